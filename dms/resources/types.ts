@@ -1,0 +1,42 @@
+/** Amounts of compute, in exact units. */
+export interface Resources {
+  /** CPU cores; fractions allowed (0.5 = half a core). */
+  cpu: number
+  memoryBytes: number
+  diskBytes: number
+  /** Number of GPUs. */
+  gpus: number
+}
+
+export const ZERO: Resources = Object.freeze({ cpu: 0, memoryBytes: 0, diskBytes: 0, gpus: 0 })
+
+/** What the machine has, as measured. */
+export interface MachineInfo {
+  cpu: { cores: number; model: string; arch: string; speedGHz: number }
+  memoryBytes: number
+  disk: { path: string; totalBytes: number; freeBytes: number }
+  gpus: Array<{ index: number; vendor: string; model: string; memoryBytes: number }>
+  os: { platform: string; distro: string; release: string; kernel: string }
+  docker: { available: boolean; version?: string; error?: string }
+  measuredAt: number
+}
+
+/**
+ * Prices in the smallest currency unit ("micro-tokens", integers) per unit-hour.
+ * A job's price per hour = cpu*perCpuHour + GiB memory*perGiBMemoryHour + GiB disk*perGiBDiskHour + gpus*perGpuHour.
+ */
+export interface Prices {
+  perCpuHour: number
+  perGiBMemoryHour: number
+  perGiBDiskHour: number
+  perGpuHour: number
+  /** A bid's total is never below this. */
+  minJobPrice: number
+}
+
+/** A provider's onboarded share of the machine and its prices. */
+export interface Offer {
+  resources: Resources
+  prices: Prices
+  onboardedAt: number
+}
