@@ -1,0 +1,35 @@
+/**
+ * Remembers nonces until their envelope expires, so a replayed envelope is refused. Bounded: when
+ * full, the entry expiring soonest is evicted (an envelope's lifetime is capped by the receiver, so
+ * an evicted nonce's envelope is close to expiry anyway).
+ */
+export class ReplayCache {
+  private readonly seen = new Map<string, number>()
+  constructor(private readonly max = 100_000) {}
+
+  /** Records the nonce; false when it was already seen and has not expired. */
+  check(nonce: Uint8Array, expiresAt: number, now: number): boolean {
+    const id = Buffer.from(nonce).toString('base64')
+    const prev = this.seen.get(id)
+    if (prev !== undefined && prev > now) return false
+    if (this.seen.size >= this.max) this.prune(now)
+    this.seen.set(id, expiresAt)
+    return true
+  }
+
+  get size(): number {
+    return this.seen.size
+  }
+
+  private prune(now: number): void {
+    for (const [id, exp] of this.seen) if (exp <= now) this.seen.delete(id)
+    // Map keeps insertion order, roughly expiry order: drop the oldest tenth if still full.
+    if (this.seen.size >= this.max) {
+      let n = Math.ceil(this.max / 10)
+      for (const id of this.seen.keys()) {
+        if (n-- <= 0) break
+        this.seen.delete(id)
+      }
+    }
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * How an actor system moves bytes between nodes. `dms/network` implements it over libp2p; the actor
+ * runtime knows nothing else about the network.
+ */
+export type PeerIdStr = string
+
+export interface InboundFrame {
+  bytes: Uint8Array
+  /** The peer the bytes came from: the connection's remote peer, or a gossip message's signed origin. */
+  from: PeerIdStr
+  via: 'direct' | 'gossip'
+  topic?: string
+}
+
+export interface Transport {
+  readonly peerId: PeerIdStr
+  /** Addresses other nodes can dial this node on. */
+  addrs(): string[]
+  /** Sends one frame to a peer on a long-lived direct stream, dialing `addrs` if not connected. */
+  send(peer: PeerIdStr, addrs: string[], bytes: Uint8Array, options?: { signal?: AbortSignal }): Promise<void>
+  /** Broadcasts one frame on a gossip topic. */
+  publish(topic: string, bytes: Uint8Array): Promise<void>
+  subscribe(topic: string): void
+  /** Number of peers known to be subscribed to the topic. */
+  topicPeers(topic: string): number
+  /** Registers the single receiver of inbound frames. */
+  onFrame(handler: (frame: InboundFrame) => void): void
+}

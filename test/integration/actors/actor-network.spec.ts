@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict'
+import { KeyPair } from '../../../actors/identity.js'
+import type { Message } from '../../../actors/system.js'
+import { startPeer, waitForTopicPeers, type TestPeer } from '../../helpers/peers.js'
+
+describe('actors over libp2p on loopback', () => {
+  let a: TestPeer
+  let b: TestPeer
+  beforeEach(async () => {
+    a = await startPeer()
+    b = await startPeer([a.host.getMultiaddrs()[0].toString()])
+  })
+  afterEach(async () => {
+    await b?.stop()
+    await a?.stop()
+  })
+
+  it('request/reply between two nodes carries payload and sender identity', async () => {
+    const server = a.system.spawn('echo', a.key)
+    let seen: Message | undefined
+    server.on('/test/echo', (m) => {
+      seen = m
+      return { echoed: (m.payload as { x: number }).x * 2 }
+    })
+    const client = b.system.spawn('client', KeyPair.generate())
+    const reply = await client.request<{ echoed: number }>(server.handle, '/test/echo', { x: 21 })
+    assert.deepEqual(reply, { echoed: 42 })
+    assert.equal(seen?.peer, b.transport.peerId)
+    assert.deepEqual(Buffer.from(seen!.from.publicKey), Buffer.from(client.key.publicKey))
+  })
+
+  it('a behaviour error reaches the caller as a RemoteError with its code', async () => {
+    const server = a.system.spawn('svc', a.key)
+    server.on('/test/fail', () => {
+      throw Object.assign(new Error('nope'), { code: 'NOPE' })
+    })
+    const client = b.system.spawn('client', KeyPair.generate())
+    await assert.rejects(client.request(server.handle, '/test/fail', {}), { name: 'RemoteError', code: 'NOPE' })
+  })
+
+  it('broadcast on a gossip topic reaches subscribed actors on other nodes', async () => {
+    const topic = '/dms/test/topic'
+    const got = new Promise<Message>((resolve) => {
+      a.system.spawn('listener', a.key).subscribe(topic).on('/test/hello', resolve)
+    })
+    const sender = b.system.spawn('sender', b.key).subscribe(topic)
+    await waitForTopicPeers(b.host, topic, 1)
+    await sender.publish(topic, '/test/hello', { hi: 1 })
+    const m = await got
+    assert.deepEqual(m.payload, { hi: 1 })
+    assert.equal(m.via, 'gossip')
+    assert.equal(m.peer, b.transport.peerId)
+  })
+})
