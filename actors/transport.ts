@@ -23,6 +23,8 @@ export interface Transport {
   subscribe(topic: string): void
   /** Number of peers known to be subscribed to the topic. */
   topicPeers(topic: string): number
+  /** Resolves once at least `n` peers are subscribed to the topic (event-driven). */
+  waitForTopicPeers(topic: string, n: number, options?: { signal?: AbortSignal }): Promise<void>
   /** Registers the single receiver of inbound frames. */
   onFrame(handler: (frame: InboundFrame) => void): void
 }

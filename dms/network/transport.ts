@@ -70,6 +70,26 @@ export class Libp2pTransport implements Transport {
     return this.components.host.services.pubsub.getSubscribers(topic).length
   }
 
+  waitForTopicPeers(topic: string, n: number, options: { signal?: AbortSignal } = {}): Promise<void> {
+    const pubsub = this.components.host.services.pubsub
+    return new Promise((resolve, reject) => {
+      const done = (err?: unknown) => {
+        pubsub.removeEventListener('subscription-change', check)
+        options.signal?.removeEventListener('abort', onAbort)
+        if (err === undefined) resolve()
+        else reject(err as Error)
+      }
+      const check = () => {
+        if (pubsub.getSubscribers(topic).length >= n) done()
+      }
+      const onAbort = () => done(options.signal?.reason ?? new Error('aborted'))
+      if (options.signal?.aborted) return onAbort()
+      pubsub.addEventListener('subscription-change', check)
+      options.signal?.addEventListener('abort', onAbort, { once: true })
+      check()
+    })
+  }
+
   async publish(topic: string, bytes: Uint8Array): Promise<void> {
     await this.components.host.services.pubsub.publish(topic, bytes)
   }

@@ -1,0 +1,68 @@
+import { request } from 'node:http'
+
+export class ApiClientError extends Error {
+  override name = 'ApiClientError'
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message)
+  }
+}
+
+export class DaemonNotRunningError extends Error {
+  override name = 'DaemonNotRunningError'
+  readonly code = 'DAEMON_NOT_RUNNING'
+  constructor(readonly socketPath: string) {
+    super(`no dms daemon answers on ${socketPath}: start one with 'dms run --config <file>'`)
+  }
+}
+
+/** A small client for the REST API on a unix socket (the CLI's and the tests' way in). */
+export class ApiClient {
+  constructor(readonly socketPath: string) {}
+
+  call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+    const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body))
+    return new Promise((resolve, reject) => {
+      const req = request(
+        {
+          socketPath: this.socketPath,
+          method,
+          path,
+          headers: data ? { 'content-type': 'application/json', 'content-length': data.length } : {},
+        },
+        (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (c: Buffer) => chunks.push(c))
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8')
+            let parsed: unknown = text
+            try {
+              parsed = text.length > 0 ? JSON.parse(text) : undefined
+            } catch {
+              /* not JSON: keep text */
+            }
+            resolve({ status: res.statusCode ?? 0, body: parsed as T })
+          })
+        },
+      )
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED') reject(new DaemonNotRunningError(this.socketPath))
+        else reject(err)
+      })
+      if (data) req.write(data)
+      req.end()
+    })
+  }
+
+  /** Like `call`, but a non-2xx answer throws ApiClientError with the server's code and message. */
+  async ok<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await this.call<T | { error?: { code: string; message: string; field?: string } }>(method, path, body)
+    if (res.status >= 200 && res.status < 300) return res.body as T
+    const e = (res.body as { error?: { code: string; message: string; field?: string } })?.error
+    throw new ApiClientError(res.status, e?.code ?? `HTTP_${res.status}`, e?.message ?? String(res.body), e?.field)
+  }
+}

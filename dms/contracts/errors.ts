@@ -1,0 +1,18 @@
+import { RefusedError } from '../../actors/errors.js'
+
+/** Stable refusal codes of the contract-db (they cross the wire in RemoteError.code). */
+export const REFUSAL = {
+  wrongContractDb: 'WRONG_CONTRACT_DB',
+  notParty: 'NOT_A_PARTY',
+  notApproved: 'PARTY_NOT_APPROVED',
+  badParty: 'BAD_PARTY_KEY',
+  badSignature: 'BAD_SIGNATURE',
+  expired: 'CONTRACT_EXPIRED',
+  duplicate: 'CONTRACT_EXISTS',
+  badTerms: 'BAD_TERMS',
+  insufficientFunds: 'INSUFFICIENT_FUNDS',
+  unknown: 'UNKNOWN_CONTRACT',
+  notActive: 'CONTRACT_NOT_ACTIVE',
+} as const
+
+export const refuse = (code: string, message: string, data?: unknown) => new RefusedError(code, message, data)

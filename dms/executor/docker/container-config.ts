@@ -1,0 +1,104 @@
+import type Docker from 'dockerode'
+import type { ExecutionSpec } from '../executor.js'
+import { InvalidSpecError } from '../errors.js'
+
+/** Where the container sees its output folder. */
+export const OUTPUTS_TARGET = '/outputs'
+
+/** Docker refuses memory limits below 6 MiB. */
+const MIN_MEMORY_BYTES = 6 * 1024 * 1024
+/** Allocation ids become a container name and a folder name: keep them to a safe alphabet. */
+const ALLOCATION_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+export interface ContainerSettings {
+  /** `uid:gid` the workload runs as. */
+  user: string
+  /** Prefix of the labels and of the container name. */
+  labelPrefix: string
+  /** Host folder bind-mounted read-write at /outputs. */
+  outputsDir: string
+}
+
+/** Rejects a spec that cannot be run as given, before anything is created. */
+export function validateSpec(spec: ExecutionSpec): void {
+  if (!ALLOCATION_ID.test(spec.allocationId)) {
+    throw new InvalidSpecError(
+      'allocationId',
+      'must be 1-128 characters of A-Z a-z 0-9 _ . - (not starting with . _ -)',
+    )
+  }
+  if (spec.image === '') throw new InvalidSpecError('image', 'is empty')
+  if (spec.command.length === 0 || spec.command[0] === '') {
+    throw new InvalidSpecError('command', 'is empty: imported images have no default command, give one')
+  }
+  if (!(spec.cpu > 0) || !Number.isFinite(spec.cpu))
+    throw new InvalidSpecError('cpu', 'must be a positive number')
+  if (!Number.isSafeInteger(spec.memoryBytes) || spec.memoryBytes < MIN_MEMORY_BYTES) {
+    throw new InvalidSpecError('memoryBytes', `must be an integer of at least ${MIN_MEMORY_BYTES} (6 MiB)`)
+  }
+  if (!(spec.timeoutSeconds > 0) || !Number.isFinite(spec.timeoutSeconds)) {
+    throw new InvalidSpecError('timeoutSeconds', 'must be a positive number')
+  }
+  if (spec.pidsLimit !== undefined && !(Number.isSafeInteger(spec.pidsLimit) && spec.pidsLimit > 0)) {
+    throw new InvalidSpecError('pidsLimit', 'must be a positive integer')
+  }
+  for (const name of Object.keys(spec.env ?? {})) {
+    if (!ENV_NAME.test(name))
+      throw new InvalidSpecError('env', `has an invalid variable name: ${JSON.stringify(name)}`)
+  }
+}
+
+/** The container's name: `<prefix>-<allocationId>`. */
+export function containerName(labelPrefix: string, spec: ExecutionSpec): string {
+  return `${labelPrefix}-${spec.allocationId}`
+}
+
+/** Labels every container carries, so a restarted node can find its own. */
+export function containerLabels(labelPrefix: string, spec: ExecutionSpec): Record<string, string> {
+  return {
+    [`${labelPrefix}.job`]: spec.jobId,
+    [`${labelPrefix}.allocation`]: spec.allocationId,
+    [`${labelPrefix}.managed`]: 'true',
+  }
+}
+
+/**
+ * The create request for one run: hardened by default (no network, no capabilities, no privilege
+ * escalation, non-root, read-only root, bounded cpu/memory/pids), with only /tmp (tmpfs) and
+ * /outputs (bind) writable.
+ */
+export function createOptions(
+  spec: ExecutionSpec,
+  settings: ContainerSettings,
+): Docker.ContainerCreateOptions {
+  return {
+    name: containerName(settings.labelPrefix, spec),
+    Image: spec.image,
+    Cmd: spec.command,
+    Env: Object.entries(spec.env ?? {}).map(([k, v]) => `${k}=${v}`),
+    User: settings.user,
+    Labels: containerLabels(settings.labelPrefix, spec),
+    Tty: false,
+    OpenStdin: false,
+    AttachStdin: false,
+    AttachStdout: true,
+    AttachStderr: true,
+    HostConfig: {
+      NetworkMode: spec.network === true ? 'bridge' : 'none',
+      CapDrop: ['ALL'],
+      SecurityOpt: ['no-new-privileges'],
+      ReadonlyRootfs: true,
+      Tmpfs: { '/tmp': 'rw,size=64m' },
+      NanoCpus: Math.round(spec.cpu * 1e9),
+      Memory: spec.memoryBytes,
+      MemorySwap: spec.memoryBytes,
+      PidsLimit: spec.pidsLimit ?? 256,
+      Mounts: [{ Type: 'bind', Source: settings.outputsDir, Target: OUTPUTS_TARGET, ReadOnly: false }],
+      // Output is read through attach; the json-file log would only fill the engine's disk.
+      LogConfig: { Type: 'none', Config: {} },
+      AutoRemove: false,
+      RestartPolicy: { Name: 'no' },
+    },
+  }
+}

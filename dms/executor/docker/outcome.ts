@@ -1,0 +1,70 @@
+import type { ExecutionResult, ExecutionStatus } from '../executor.js'
+import { hashOutputs } from '../outputs.js'
+
+/** Why this process stopped the container, if it did. */
+export type StopReason = 'timed_out' | 'cancelled'
+
+export interface ExitFacts {
+  /** Set when a timeout or an abort asked for the container to be killed. */
+  stopRequested: StopReason | undefined
+  /** Whether that kill reached a running container (false: it had already exited on its own). */
+  killed: boolean
+  /** The engine's State.OOMKilled. */
+  oomKilled: boolean
+  exitCode: number
+  timeoutSeconds: number
+}
+
+/**
+ * Status and reason of a run that started. Our own kill wins (its exit code 137 is ours, not the
+ * program's), then the memory limit (the OOM killer may hit a child, so the exit code alone does
+ * not tell), then the exit code.
+ */
+export function classifyExit(facts: ExitFacts): { status: ExecutionStatus; reason?: string } {
+  if (facts.stopRequested !== undefined && facts.killed) {
+    return facts.stopRequested === 'timed_out'
+      ? { status: 'timed_out', reason: `timed out after ${facts.timeoutSeconds}s` }
+      : { status: 'cancelled', reason: 'cancelled' }
+  }
+  if (facts.oomKilled) return { status: 'failed', reason: 'memory limit exceeded' }
+  if (facts.exitCode !== 0) return { status: 'failed', reason: `exit code ${facts.exitCode}` }
+  return { status: 'completed' }
+}
+
+/** The result of a run whose program never ran (cancelled before start, or could not be started). */
+export function notStarted(status: ExecutionStatus, exitCode: number, reason: string): ExecutionResult {
+  return {
+    status,
+    exitCode,
+    reason,
+    stdout: '',
+    stderr: '',
+    truncated: false,
+    outputs: [],
+    outputsHash: hashOutputs([]),
+    usage: { wallSeconds: 0, cpuSeconds: 0, peakMemoryBytes: 0 },
+  }
+}
+
+/**
+ * Seconds from start to exit as the engine recorded them (State.StartedAt/FinishedAt, nanosecond
+ * timestamps); `measured` (from this side of the socket) when those are missing.
+ */
+export function wallSeconds(state: { StartedAt?: string; FinishedAt?: string }, measured: number): number {
+  const started = parseDockerTime(state.StartedAt)
+  const finished = parseDockerTime(state.FinishedAt)
+  return started !== undefined && finished !== undefined && finished >= started
+    ? (finished - started) / 1000
+    : measured
+}
+
+/** Milliseconds since the epoch of a Docker RFC 3339 timestamp with up to nanosecond precision. */
+export function parseDockerTime(value: string | undefined): number | undefined {
+  if (value === undefined || value.startsWith('0001-')) return undefined
+  const match = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(value)
+  if (match === null) return undefined
+  const seconds = Date.parse(`${match[1]}${match[3]}`)
+  if (Number.isNaN(seconds)) return undefined
+  const fraction = match[2] === undefined ? 0 : Number(`0.${match[2]}`)
+  return seconds + fraction * 1000
+}

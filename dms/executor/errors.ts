@@ -1,0 +1,52 @@
+/**
+ * Errors an Executor rejects with. Callers branch on `name` (or the stable `code`); every message
+ * says what was wrong and how to fix it.
+ */
+
+/** The image is not in the local engine, and no registry is assumed to be reachable to pull it. */
+export class ImageNotFoundError extends Error {
+  override name = 'ImageNotFoundError'
+  readonly code = 'IMAGE_NOT_FOUND'
+  constructor(readonly image: string) {
+    super(
+      `image ${image} is not present locally and no registry is reachable to pull it: ` +
+        `build or load it on this machine first (e.g. docker import / docker load)`,
+    )
+  }
+}
+
+/** The container engine does not answer (not installed, not started, or no permission on its socket). */
+export class ExecutorUnavailableError extends Error {
+  override name = 'ExecutorUnavailableError'
+  readonly code = 'EXECUTOR_UNAVAILABLE'
+  constructor(
+    readonly engine: string,
+    readonly detail: string,
+  ) {
+    super(`the ${engine} engine is not reachable (${detail}): run scripts/docker-bootstrap.sh to start it`)
+  }
+}
+
+/** The spec cannot be run as given (bad allocation id, empty command, limits out of range). */
+export class InvalidSpecError extends Error {
+  override name = 'InvalidSpecError'
+  readonly code = 'INVALID_SPEC'
+  constructor(
+    readonly field: string,
+    readonly problem: string,
+  ) {
+    super(`invalid execution spec: ${field} ${problem}`)
+  }
+}
+
+/** A run for this allocation is already in progress, or its container was left behind. */
+export class AllocationBusyError extends Error {
+  override name = 'AllocationBusyError'
+  readonly code = 'ALLOCATION_BUSY'
+  constructor(
+    readonly allocationId: string,
+    detail: string,
+  ) {
+    super(`allocation ${allocationId} cannot be run: ${detail}`)
+  }
+}

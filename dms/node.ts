@@ -1,0 +1,148 @@
+import { mkdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { Logger } from 'pino'
+import { systemClock, type Clock } from '../actors/clock.js'
+import type { KeyPair } from '../actors/identity.js'
+import { ActorSystem } from '../actors/system.js'
+import { ApiServer } from './api/server.js'
+import type { NodeConfig } from './config.js'
+import { ContractDbService } from './contracts/service.js'
+import { DockerExecutor } from './executor/docker/docker-executor.js'
+import type { Executor } from './executor/executor.js'
+import { loadOrCreateKey } from './keys.js'
+import { child, silentLogger } from './log.js'
+import { createHost, type Host } from './network/host.js'
+import { Libp2pTransport } from './network/transport.js'
+import { Orchestrator } from './orchestrator/orchestrator.js'
+import { ProviderService } from './provider/provider.js'
+import { ResourceLedger } from './resources/ledger.js'
+import { openDb, type Db } from './store/db.js'
+
+export interface NodeComponents {
+  clock?: Clock
+  log?: Logger
+  /** Overrides the Docker executor (benchmarks and tests only). */
+  executor?: Executor
+}
+
+/**
+ * One DMS node: the composition root. Builds every part from config (no singletons), starts them
+ * in dependency order, and stops them in reverse; a failed start stops what it started.
+ */
+export class DmsNode {
+  key!: KeyPair
+  db!: Db
+  host!: Host
+  transport!: Libp2pTransport
+  system!: ActorSystem
+  ledger?: ResourceLedger
+  provider?: ProviderService
+  orchestrator?: Orchestrator
+  contractDb?: ContractDbService
+  api?: ApiServer
+  private readonly stops: Array<() => Promise<void> | void> = []
+  private status: 'stopped' | 'starting' | 'started' | 'stopping' = 'stopped'
+  readonly clock: Clock
+  readonly log: Logger
+
+  constructor(
+    readonly config: NodeConfig,
+    private readonly components: NodeComponents = {},
+  ) {
+    this.clock = components.clock ?? systemClock
+    this.log = components.log ?? silentLogger
+  }
+
+  get peerId(): string {
+    return this.transport.peerId
+  }
+
+  addrs(): string[] {
+    return this.transport.addrs().map((a) => (a.includes('/p2p/') ? a : `${a}/p2p/${this.peerId}`))
+  }
+
+  get socketPath(): string | undefined {
+    return this.api?.socketPath
+  }
+
+  async start(): Promise<void> {
+    if (this.status !== 'stopped') return
+    this.status = 'starting'
+    try {
+      await this.startParts()
+      this.status = 'started'
+    } catch (err) {
+      await this.stop()
+      throw err
+    }
+  }
+
+  private async startParts(): Promise<void> {
+    const cfg = this.config
+    const { clock, log } = this
+    await mkdir(cfg.dataDir, { recursive: true, mode: 0o700 })
+    this.key = (await loadOrCreateKey(cfg.dataDir)).key
+    this.db = await openDb(join(cfg.dataDir, 'db'))
+    this.stops.push(() => this.db.close())
+    this.host = await createHost(this.key, { listen: cfg.listen, bootstrap: cfg.bootstrap, oneHost: cfg.oneHost })
+    this.transport = new Libp2pTransport({ host: this.host, log: child(log, 'dms:network') })
+    this.system = new ActorSystem({ transport: this.transport, clock, log: child(log, 'actors') })
+    await this.host.start()
+    this.stops.push(() => this.host.stop())
+    await this.transport.start()
+    this.stops.push(() => this.transport.stop())
+    this.stops.push(() => this.system.stop())
+
+    if (cfg.contractDb !== undefined) {
+      this.contractDb = new ContractDbService(
+        { system: this.system, key: this.key, db: this.db, clock, log: child(log, 'dms:contract-db') },
+        cfg.contractDb,
+      )
+      await this.contractDb.start()
+      this.stops.push(() => this.contractDb?.stop())
+    }
+    if (cfg.provider !== undefined) {
+      const p = cfg.provider
+      this.ledger = new ResourceLedger({ db: this.db, clock, log: child(log, 'dms:resources') })
+      await this.ledger.start()
+      this.stops.push(() => this.ledger?.stop())
+      const { prices, ...resources } = p.offer
+      await this.ledger.setOffer({ resources, prices, onboardedAt: clock.now() })
+      const executor =
+        this.components.executor ??
+        new DockerExecutor({ log: child(log, 'dms:executor') }, { socketPath: p.docker?.socketPath, workDir: join(cfg.dataDir, 'work') })
+      this.provider = new ProviderService(
+        { system: this.system, key: this.key, ledger: this.ledger, executor, db: this.db, clock, log: child(log, 'dms:provider') },
+        { contractDb: p.contractDb, bidTtlMs: p.bidTtlMs, preferences: { allowedImages: p.allowedImages, maxDurationSeconds: p.maxDurationSeconds } },
+      )
+      await this.provider.start()
+      this.stops.push(() => this.provider?.stop())
+    }
+    if (cfg.requester !== undefined) {
+      this.orchestrator = new Orchestrator(
+        { system: this.system, transport: this.transport, key: this.key, db: this.db, clock, log: child(log, 'dms:orchestrator') },
+        cfg.requester,
+      )
+      this.stops.push(() => this.orchestrator?.stop())
+    }
+    if (cfg.api !== false) {
+      this.api = new ApiServer({ node: this, log: child(log, 'dms:api') }, { socketPath: cfg.api?.socket ?? join(cfg.dataDir, 'dms.sock') })
+      await this.api.start()
+      this.stops.push(() => this.api?.stop())
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.status === 'stopped' && this.stops.length === 0) return
+    this.status = 'stopping'
+    while (this.stops.length > 0) {
+      const stop = this.stops.pop() as () => Promise<void> | void
+      try {
+        await stop()
+      } catch (err) {
+        this.log.warn({ err }, 'error while stopping')
+      }
+    }
+    this.status = 'stopped'
+  }
+}

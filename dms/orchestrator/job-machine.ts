@@ -1,0 +1,139 @@
+/**
+ * The requester's job machine (xstate v5). Spec: specs/state-machines.md.
+ * bidding -> selecting -> requesting -> contracting -> invoking -> running -> verifying -> settling
+ * -> completed, with failed. A declined job request returns to selecting for the next bid.
+ * The machine is pure: every side effect is a step (an invoked promise actor taking an AbortSignal)
+ * supplied by the orchestrator, so tests can swap them.
+ */
+import { assign, fromPromise, setup } from 'xstate'
+import type { Clock } from '../../actors/clock.js'
+import type { JobError, JobRecord, JobState } from './job-record.js'
+import { rankBids } from './select.js'
+
+export type Patch = Partial<JobRecord>
+export type Step = (job: JobRecord, signal: AbortSignal) => Promise<Patch>
+
+export interface JobSteps {
+  collectBids: Step
+  requestLock: Step
+  closeContract: Step
+  invoke: Step
+  awaitResult: Step
+  verify: Step
+  settle: Step
+}
+
+/** An error a step throws to fail the job with a stable reason code. */
+export class JobFailure extends Error {
+  override name = 'JobFailure'
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly extra: Partial<JobError> = {},
+  ) {
+    super(message)
+  }
+}
+
+const toJobError = (err: unknown): JobError => {
+  const e = err as { code?: unknown; message?: unknown; extra?: Partial<JobError> }
+  return { code: typeof e.code === 'string' ? e.code : 'INTERNAL', message: String(e.message ?? err), ...(e.extra ?? {}) }
+}
+
+export function createJobMachine(steps: JobSteps, clock: Clock) {
+  const step = (name: keyof JobSteps) =>
+    fromPromise<Patch, JobRecord>(({ input, signal }) => steps[name](input, signal))
+  const stamp = (state: JobState) => ({ type: 'stamp' as const, params: { state } })
+  // Typed loosely on purpose: xstate's per-src inference does not follow a helper like this one;
+  // the machine is covered by test/unit/orchestrator/job-machine.spec.ts.
+  const invokeStep = (name: keyof JobSteps, next: JobState) =>
+    ({
+      invoke: {
+        src: name,
+        input: ({ context }: { context: JobRecord }) => context,
+        onDone: { target: next, actions: 'merge' },
+        onError: { target: 'failed', actions: 'fail' },
+      },
+    }) as object
+
+  return setup({
+    types: {} as { context: JobRecord; input: JobRecord },
+    actors: {
+      collectBids: step('collectBids'),
+      requestLock: step('requestLock'),
+      closeContract: step('closeContract'),
+      invoke: step('invoke'),
+      awaitResult: step('awaitResult'),
+      verify: step('verify'),
+      settle: step('settle'),
+    },
+    actions: {
+      merge: assign(({ event }) => (event as unknown as { output: Patch }).output),
+      fail: assign(({ event }) => ({ error: toJobError((event as unknown as { error: unknown }).error) })),
+      stamp: assign(({ context }, params: { state: JobState }) => ({
+        history: [...context.history, { state: params.state, at: clock.now() }],
+      })),
+      choose: assign(({ context }) => {
+        const [best, why] = rankBids(context.bids.filter((b) => !context.tried.includes(b.bidId)))[0]
+        return { winner: { bidId: best.bidId, provider: best.provider, why } }
+      }),
+      noBids: assign(({ context }) => ({
+        error: {
+          code: context.bids.length === 0 ? 'NO_BIDS' : 'NO_PROVIDER_ACCEPTED',
+          message:
+            context.bids.length === 0
+              ? context.declines.length === 0
+                ? 'no provider answered the bid request'
+                : `no provider bid: ${context.declines.map((d) => `${d.provider.slice(-8)}: ${d.reasons.join('; ')}`).join(' | ')}`
+              : 'every bidding provider declined the job request',
+          declines: context.declines,
+        },
+      })),
+      markTried: assign(({ context }) => ({ tried: [...context.tried, context.winner?.bidId ?? ''] })),
+    },
+    guards: {
+      outcomeFailed: ({ event }) => (event as unknown as { output: Patch }).output.error !== undefined,
+      hasCandidate: ({ context }) => context.bids.some((b) => !context.tried.includes(b.bidId)),
+    },
+  }).createMachine({
+    id: 'job',
+    context: ({ input }) => input,
+    initial: 'bidding',
+    states: {
+      bidding: { entry: stamp('bidding'), ...invokeStep('collectBids', 'selecting') },
+      selecting: {
+        entry: stamp('selecting'),
+        always: [{ guard: 'hasCandidate', target: 'requesting', actions: 'choose' }, { target: 'failed', actions: 'noBids' }],
+      },
+      requesting: {
+        entry: stamp('requesting'),
+        invoke: {
+          src: 'requestLock',
+          input: ({ context }) => context,
+          onDone: { target: 'contracting', actions: 'merge' },
+          onError: { target: 'selecting', actions: 'markTried' },
+        },
+      },
+      contracting: { entry: stamp('contracting'), ...invokeStep('closeContract', 'invoking') },
+      invoking: { entry: stamp('invoking'), ...invokeStep('invoke', 'running') },
+      running: { entry: stamp('running'), ...invokeStep('awaitResult', 'verifying') },
+      verifying: { entry: stamp('verifying'), ...invokeStep('verify', 'settling') },
+      settling: {
+        entry: stamp('settling'),
+        invoke: {
+          src: 'settle',
+          input: ({ context }) => context,
+          // Settled either way; the job completes only when the work succeeded and was verified.
+          onDone: [
+            { guard: 'outcomeFailed', target: 'failed', actions: 'merge' },
+            { target: 'completed', actions: 'merge' },
+          ],
+          onError: { target: 'failed', actions: 'fail' },
+        },
+      },
+      completed: { entry: stamp('completed'), type: 'final' },
+      failed: { entry: stamp('failed'), type: 'final' },
+      cancelled: { entry: stamp('cancelled'), type: 'final' },
+    },
+  })
+}

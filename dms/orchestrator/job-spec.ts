@@ -1,0 +1,112 @@
+/**
+ * The job spec a service provider posts. Spec: specs/job-spec.md. Validated with JSON Schema
+ * (unknown fields refused); sizes accept human units ("256MiB") or bytes.
+ */
+import { Ajv, type ErrorObject } from 'ajv'
+import { parseBytes, UnitError } from '../resources/units.js'
+import type { Resources } from '../resources/types.js'
+
+const size = { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', minLength: 1, maxLength: 32 }] }
+
+export const jobSpecSchema = {
+  $id: 'JobSpec',
+  type: 'object',
+  additionalProperties: false,
+  required: ['image', 'command', 'resources', 'maxDuration', 'maxPrice'],
+  properties: {
+    name: { type: 'string', maxLength: 128 },
+    image: { type: 'string', minLength: 1, maxLength: 512 },
+    command: { type: 'array', minItems: 1, maxItems: 256, items: { type: 'string', maxLength: 65536 } },
+    env: { type: 'object', maxProperties: 256, additionalProperties: { type: 'string', maxLength: 65536 } },
+    resources: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['cpu', 'memory'],
+      properties: {
+        cpu: { type: 'number', exclusiveMinimum: 0, maximum: 1024 },
+        memory: size,
+        disk: size,
+        gpu: { type: 'integer', minimum: 0, maximum: 64 },
+      },
+    },
+    maxDuration: { type: 'integer', minimum: 1, maximum: 604800, description: 'seconds' },
+    maxPrice: { type: 'integer', minimum: 0, description: 'total for the max duration, smallest unit' },
+  },
+} as const
+
+/** A validated job spec with sizes in bytes. */
+export interface JobSpec {
+  name?: string
+  image: string
+  command: string[]
+  env: Record<string, string>
+  resources: Resources
+  maxDurationSeconds: number
+  maxPrice: number
+}
+
+export class InvalidJobSpecError extends Error {
+  override name = 'InvalidJobSpecError'
+  readonly code = 'INVALID_JOB_SPEC'
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
+    super(`${field || 'spec'}: ${problem}`)
+  }
+}
+
+const ajv = new Ajv({ allErrors: false, strict: true })
+const validate = ajv.compile(jobSpecSchema)
+
+function describe(e: ErrorObject): InvalidJobSpecError {
+  const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.')
+  if (e.keyword === 'additionalProperties') {
+    const extra = (e.params as { additionalProperty: string }).additionalProperty
+    return new InvalidJobSpecError(path ? `${path}.${extra}` : extra, 'unknown field')
+  }
+  if (e.keyword === 'required') {
+    const missing = (e.params as { missingProperty: string }).missingProperty
+    return new InvalidJobSpecError(path ? `${path}.${missing}` : missing, 'is required')
+  }
+  if (e.keyword === 'anyOf') return new InvalidJobSpecError(path, 'must be a byte count or a size like "256MiB"')
+  return new InvalidJobSpecError(path, e.message ?? 'is invalid')
+}
+
+/** Validates a posted spec; throws InvalidJobSpecError naming the field at fault. */
+export function parseJobSpec(input: unknown): JobSpec {
+  if (!validate(input)) throw describe((validate.errors ?? [])[0] as ErrorObject)
+  const s = input as {
+    name?: string
+    image: string
+    command: string[]
+    env?: Record<string, string>
+    resources: { cpu: number; memory: number | string; disk?: number | string; gpu?: number }
+    maxDuration: number
+    maxPrice: number
+  }
+  const bytes = (field: string, v: number | string | undefined) => {
+    try {
+      return v === undefined ? 0 : parseBytes(v)
+    } catch (err) {
+      if (err instanceof UnitError) throw new InvalidJobSpecError(field, err.message)
+      throw err
+    }
+  }
+  const memoryBytes = bytes('resources.memory', s.resources.memory)
+  if (memoryBytes < 4 * 1024 * 1024) throw new InvalidJobSpecError('resources.memory', 'must be at least 4MiB')
+  return {
+    name: s.name,
+    image: s.image,
+    command: s.command,
+    env: s.env ?? {},
+    resources: {
+      cpu: s.resources.cpu,
+      memoryBytes,
+      diskBytes: bytes('resources.disk', s.resources.disk),
+      gpus: s.resources.gpu ?? 0,
+    },
+    maxDurationSeconds: s.maxDuration,
+    maxPrice: s.maxPrice,
+  }
+}

@@ -1,0 +1,344 @@
+import { createHash, randomUUID } from 'node:crypto'
+import type { Logger } from 'pino'
+import { createActor, type Actor as XActor } from 'xstate'
+import type { Clock } from '../../actors/clock.js'
+import type { Handle } from '../../actors/envelope.js'
+import { keyToString, type KeyPair } from '../../actors/identity.js'
+import type { Actor, ActorSystem, Message } from '../../actors/system.js'
+import type { Transport } from '../../actors/transport.js'
+import { signDoc, verifyDoc } from '../contracts/canonical.js'
+import { DOMAIN, type ContractProof, type ContractTerms, type SignedContract } from '../contracts/model.js'
+import { partyOf, publicKeyOfPeer } from '../contracts/party.js'
+import { hashOutputs } from '../executor/outputs.js'
+import {
+  B,
+  BID_REQUEST_TOPIC,
+  INBOX,
+  jobInbox,
+  type Bid,
+  type BidRequest,
+  type ContractSignReply,
+  type Decline,
+  type InvocationReply,
+  type JobRequestReply,
+  type JobResult,
+  type JobUpdate,
+  type SettleReply,
+} from '../messages.js'
+import { Repo, type Db } from '../store/db.js'
+import { createJobMachine, JobFailure, type JobSteps, type Patch } from './job-machine.js'
+import type { JobId, JobRecord, JobState } from './job-record.js'
+import type { JobSpec } from './job-spec.js'
+import { JobSession } from './session.js'
+
+export interface OrchestratorInit {
+  /** The contract-db this requester uses: peer id and addresses. */
+  contractDb: { peer: string; addrs: string[] }
+  /** Longest bid window. @default 3000 */
+  bidWindowMs?: number
+  /** Close the window early once this many bids are in. @default 3 */
+  enoughBids?: number
+  /** Grace after the max duration before a silent provider is given up. @default 30000 */
+  resultGraceMs?: number
+  /** Per-request timeout for lock, contract, invocation, settlement. @default 10000 */
+  requestTimeoutMs?: number
+}
+
+export interface OrchestratorComponents {
+  system: ActorSystem
+  transport: Transport
+  key: KeyPair
+  db: Db
+  clock: Clock
+  log: Logger
+}
+
+/** A job as stored and shown: the machine's context plus its current state. */
+export interface StoredJob {
+  state: JobState
+  record: JobRecord
+}
+
+type Running = { machine: XActor<ReturnType<typeof createJobMachine>>; session: JobSession; actor: Actor }
+
+/**
+ * The requester role: takes posted jobs through the market to settlement, one xstate job machine
+ * and one actor (inbox `job/<id>`) per job.
+ */
+export class Orchestrator {
+  readonly jobs: Repo<StoredJob>
+  private readonly running = new Map<JobId, Running>()
+  private readonly listeners = new Set<(job: StoredJob) => void>()
+  private readonly cfg: Required<Omit<OrchestratorInit, 'contractDb'>>
+
+  constructor(
+    private readonly c: OrchestratorComponents,
+    private readonly init: OrchestratorInit,
+  ) {
+    this.jobs = new Repo(c.db, 'jobs')
+    this.cfg = {
+      bidWindowMs: init.bidWindowMs ?? 3000,
+      enoughBids: init.enoughBids ?? 3,
+      resultGraceMs: init.resultGraceMs ?? 30_000,
+      requestTimeoutMs: init.requestTimeoutMs ?? 10_000,
+    }
+  }
+
+  /** Called with every persisted change of any job (for the API's live views and tests). */
+  onChange(fn: (job: StoredJob) => void): () => void {
+    this.listeners.add(fn)
+    return () => this.listeners.delete(fn)
+  }
+
+  async stop(): Promise<void> {
+    for (const r of this.running.values()) {
+      r.machine.stop()
+      r.actor.stop()
+    }
+    this.running.clear()
+  }
+
+  async get(id: JobId): Promise<StoredJob | undefined> {
+    const stored = await this.jobs.get(id)
+    const live = this.running.get(id)
+    if (stored !== undefined && live !== undefined) stored.record.updates = [...live.session.updates]
+    return stored
+  }
+
+  async list(): Promise<StoredJob[]> {
+    return this.jobs.values()
+  }
+
+  /** Accepts a validated spec and starts its journey; returns once the job is stored. */
+  async post(spec: JobSpec): Promise<StoredJob> {
+    const id = randomUUID()
+    const record: JobRecord = {
+      id,
+      spec,
+      createdAt: this.c.clock.now(),
+      history: [],
+      bids: [],
+      declines: [],
+      tried: [],
+      updates: [],
+    }
+    const session = new JobSession()
+    const actor = this.c.system
+      .spawn(jobInbox(id), this.c.key)
+      .on(B.bid, (m: Message) => this.onBid(id, session, m as Message<Bid>))
+      .on(B.decline, (m: Message) => {
+        const d = m.payload as Decline
+        if (d?.jobId === id && d.provider === m.peer && Array.isArray(d.reasons)) session.addDecline(d)
+      })
+      .on(B.update, (m: Message) => {
+        const u = m.payload as JobUpdate
+        if (u?.jobId === id && this.isWinner(id, m.peer)) session.addUpdate(u)
+      })
+      .on(B.result, (m: Message) => {
+        const r = m.payload as JobResult
+        if (r?.jobId === id && this.isWinner(id, m.peer)) session.setResult(r)
+      })
+    const machine = createActor(createJobMachine(this.steps(session, actor), this.c.clock), { input: record })
+    this.running.set(id, { machine, session, actor })
+    let first = true
+    let resolveStored!: (j: StoredJob) => void
+    const stored = new Promise<StoredJob>((r) => (resolveStored = r))
+    // Persist on every transition, in order; xstate emits synchronously, so chain the writes.
+    let chain = Promise.resolve()
+    machine.subscribe((snap) => {
+      const job: StoredJob = { state: snap.value as JobState, record: snap.context }
+      chain = chain
+        .then(() => this.jobs.put(id, job))
+        .then(() => {
+          for (const l of this.listeners) l(job)
+          if (first) {
+            first = false
+            resolveStored(job)
+          }
+          if (snap.status === 'done') this.finish(id)
+        })
+        .catch((err: unknown) => this.c.log.error({ err, jobId: id }, 'job not persisted'))
+    })
+    machine.start()
+    return stored
+  }
+
+  private isWinner(id: JobId, peer: string): boolean {
+    return this.running.get(id)?.machine.getSnapshot().context.winner?.provider === peer
+  }
+
+  private finish(id: JobId): void {
+    const r = this.running.get(id)
+    if (r === undefined) return
+    this.running.delete(id)
+    r.actor.stop()
+    const snap = r.machine.getSnapshot()
+    this.c.log.info({ jobId: id, state: snap.value, error: snap.context.error }, 'job finished')
+  }
+
+  private onBid(id: JobId, session: JobSession, m: Message<Bid>): void {
+    const bid = m.payload
+    const job = this.running.get(id)?.machine.getSnapshot()
+    if (job === undefined || job.value !== 'bidding') return
+    const spec = job.context.spec
+    const ok =
+      bid?.jobId === id &&
+      bid.provider === m.peer &&
+      typeof bid.bidId === 'string' &&
+      Number.isSafeInteger(bid.total) &&
+      Number.isSafeInteger(bid.pricePerHour) &&
+      bid.total <= spec.maxPrice &&
+      bid.expiresAt > this.c.clock.now()
+    if (!ok) {
+      this.c.log.debug({ jobId: id, from: m.peer }, 'unusable bid ignored')
+      return
+    }
+    session.addBid(bid, m.from)
+  }
+
+  private providerHandle(job: JobRecord, session: JobSession): Handle {
+    const peer = job.winner?.provider as string
+    return {
+      publicKey: publicKeyOfPeer(peer) as Uint8Array<ArrayBuffer>,
+      peer,
+      inbox: INBOX.provider,
+      addrs: session.providerAddrs.get(peer) ?? [],
+    }
+  }
+
+  private contractDbHandle(): Handle {
+    const peer = this.init.contractDb.peer
+    return { publicKey: publicKeyOfPeer(peer) as Uint8Array<ArrayBuffer>, peer, inbox: INBOX.contractDb, addrs: this.init.contractDb.addrs }
+  }
+
+  private steps(session: JobSession, actor: Actor): JobSteps {
+    const { clock } = this.c
+    const timeoutMs = this.cfg.requestTimeoutMs
+    return {
+      collectBids: async (job, signal): Promise<Patch> => {
+        const deadline = clock.now() + this.cfg.bidWindowMs
+        // A bid request published before any provider is subscribed reaches nobody: wait (bounded).
+        const seen = await Promise.race([
+          this.c.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1, { signal }).then(() => true),
+          session.until(() => false, this.cfg.bidWindowMs, signal),
+        ])
+        if (!seen) return { bids: [], declines: [] }
+        const audience = this.c.transport.topicPeers(BID_REQUEST_TOPIC)
+        const req: BidRequest = {
+          jobId: job.id,
+          resources: job.spec.resources,
+          image: job.spec.image,
+          maxDurationSeconds: job.spec.maxDurationSeconds,
+          maxPrice: job.spec.maxPrice,
+          deadline,
+          exclude: [],
+        }
+        await actor.publish(BID_REQUEST_TOPIC, B.bidRequest, req, this.cfg.bidWindowMs + 5000)
+        // Close early once enough bids are in, or every subscribed provider has answered.
+        await session.until(
+          () => session.bids.length >= this.cfg.enoughBids || session.bids.length + session.declines.length >= audience,
+          deadline - clock.now(),
+          signal,
+        )
+        return { bids: [...session.bids], declines: [...session.declines] }
+      },
+
+      requestLock: async (job, signal) => {
+        const bidId = job.winner?.bidId as string
+        await actor.request<JobRequestReply>(this.providerHandle(job, session), B.jobRequest, { jobId: job.id, bidId }, { timeoutMs, signal })
+        return {}
+      },
+
+      closeContract: async (job, signal) => {
+        const bid = job.bids.find((b) => b.bidId === job.winner?.bidId) as Bid
+        const now = clock.now()
+        const terms: ContractTerms = {
+          contractId: randomUUID(),
+          jobId: job.id,
+          bidId: bid.bidId,
+          requester: partyOf(this.c.system.peerId, this.c.key.publicKey),
+          provider: { peer: bid.provider, publicKey: keyToString(publicKeyOfPeer(bid.provider) as Uint8Array) },
+          contractDb: this.init.contractDb.peer,
+          resources: job.spec.resources,
+          image: job.spec.image,
+          maxDurationSeconds: job.spec.maxDurationSeconds,
+          pricePerHour: bid.pricePerHour,
+          escrow: bid.total,
+          createdAt: now,
+          expiresAt: now + 60_000,
+        }
+        const contract: SignedContract = { terms, requesterSignature: signDoc(this.c.key, DOMAIN.contract, terms) }
+        const signed = await actor.request<ContractSignReply>(this.providerHandle(job, session), B.contractSign, { contract }, { timeoutMs, signal })
+        if (!verifyDoc(publicKeyOfPeer(bid.provider) as Uint8Array, DOMAIN.contract, terms, signed.providerSignature))
+          throw new JobFailure('BAD_PROVIDER_SIGNATURE', 'provider countersignature is invalid')
+        contract.providerSignature = signed.providerSignature
+        let proof: ContractProof
+        try {
+          proof = await actor.request<ContractProof>(this.contractDbHandle(), B.contractVerify, { contract }, { timeoutMs, signal })
+        } catch (err) {
+          throw new JobFailure('CONTRACT_REFUSED', `contract-db refused the contract: ${(err as Error).message}`)
+        }
+        const { signature, ...body } = proof
+        if (!verifyDoc(publicKeyOfPeer(this.init.contractDb.peer) as Uint8Array, DOMAIN.proof, body, signature))
+          throw new JobFailure('BAD_PROOF', 'proof of contract is not signed by the contract-db')
+        return { contract, proof }
+      },
+
+      invoke: async (job, signal) => {
+        const reply = await actor.request<InvocationReply>(
+          this.providerHandle(job, session),
+          B.invoke,
+          { contract: job.contract, proof: job.proof, command: job.spec.command, env: job.spec.env },
+          { timeoutMs, signal },
+        )
+        return { allocationId: reply.allocationId }
+      },
+
+      awaitResult: async (job, signal) => {
+        const limit = job.spec.maxDurationSeconds * 1000 + this.cfg.resultGraceMs
+        const got = await session.until(() => session.result !== undefined, limit, signal)
+        if (!got) throw new JobFailure('PROVIDER_SILENT', `no result from the provider within ${Math.round(limit / 1000)}s`)
+        return { result: session.result, updates: [...session.updates] }
+      },
+
+      verify: async (job) => {
+        const r = job.result as JobResult
+        const provider = job.winner?.provider as string
+        const receiptSignatureOk =
+          r.receipt?.receipt?.contractId === job.contract?.terms.contractId &&
+          verifyDoc(publicKeyOfPeer(provider) as Uint8Array, DOMAIN.receipt, r.receipt.receipt, r.receipt.signature)
+        const filesOk = (r.outputs ?? []).every(
+          (f) => createHash('sha256').update(Buffer.from(f.contentBase64, 'base64')).digest('hex') === f.sha256,
+        )
+        const outputsHashOk = filesOk && hashOutputs(r.outputs ?? []) === r.receipt?.receipt?.outputsHash
+        return { verification: { outputsHashOk, receiptSignatureOk } }
+      },
+
+      settle: async (job, signal) => {
+        const r = job.result as JobResult
+        const v = job.verification as { outputsHashOk: boolean; receiptSignatureOk: boolean }
+        const verified = v.outputsHashOk && v.receiptSignatureOk
+        let settlement: SettleReply
+        try {
+          settlement = await actor.request<SettleReply>(
+            this.contractDbHandle(),
+            B.settle,
+            { contractId: job.contract?.terms.contractId, receipt: r.receipt, verified },
+            { timeoutMs, signal },
+          )
+        } catch (err) {
+          throw new JobFailure('SETTLEMENT_FAILED', `contract-db did not settle: ${(err as Error).message}`)
+        }
+        const receipt = r.receipt.receipt
+        if (!verified)
+          return { settlement, error: { code: 'VERIFICATION_FAILED', message: 'outputs or receipt did not verify; escrow refunded' } }
+        if (receipt.status !== 'completed')
+          return {
+            settlement,
+            error: { code: `RUN_${receipt.status.toUpperCase()}`, message: receipt.reason ?? `run ${receipt.status} (exit code ${receipt.exitCode})` },
+          }
+        return { settlement }
+      },
+    }
+  }
+}

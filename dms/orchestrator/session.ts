@@ -1,0 +1,63 @@
+import type { Handle } from '../../actors/envelope.js'
+import type { Bid, Decline, JobResult, JobUpdate } from '../messages.js'
+
+/**
+ * What arrives for one job while its machine waits: bids and declines during the bid window,
+ * updates and the result while it runs. Waiters are woken by arrivals, never by polling.
+ */
+export class JobSession {
+  readonly bids: Bid[] = []
+  readonly declines: Decline[] = []
+  readonly updates: JobUpdate[] = []
+  readonly providerAddrs = new Map<string, string[]>()
+  result?: JobResult
+  private wake: Array<() => void> = []
+
+  addBid(bid: Bid, from: Handle): void {
+    if (this.bids.some((b) => b.provider === bid.provider)) return // one bid per provider and job
+    this.bids.push(bid)
+    this.providerAddrs.set(bid.provider, from.addrs)
+    this.notify()
+  }
+
+  addDecline(d: Decline): void {
+    if (this.declines.some((x) => x.provider === d.provider)) return
+    this.declines.push(d)
+    this.notify()
+  }
+
+  addUpdate(u: JobUpdate): void {
+    this.updates.push(u)
+    this.notify()
+  }
+
+  setResult(r: JobResult): void {
+    this.result ??= r
+    this.notify()
+  }
+
+  /** Resolves when `ready()` is true, at `deadline` (ms from now), or rejects on abort. */
+  until(ready: () => boolean, timeoutMs: number, signal: AbortSignal): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      const finish = (v: boolean | Error) => {
+        clearTimeout(timer)
+        signal.removeEventListener('abort', onAbort)
+        this.wake = this.wake.filter((w) => w !== check)
+        if (v instanceof Error) reject(v)
+        else resolve(v)
+      }
+      const check = () => {
+        if (ready()) finish(true)
+      }
+      const onAbort = () => finish((signal.reason as Error) ?? new Error('aborted'))
+      const timer = setTimeout(() => finish(ready()), Math.max(0, timeoutMs))
+      signal.addEventListener('abort', onAbort, { once: true })
+      this.wake.push(check)
+      check()
+    })
+  }
+
+  private notify(): void {
+    for (const w of [...this.wake]) w()
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Seed 004's compareCapability / acceptJob: is the job possible here, and does this provider want it.
+ */
+import { formatAmount } from '../resources/errors.js'
+import { DIMENSIONS, sub } from '../resources/math.js'
+import type { Resources } from '../resources/types.js'
+
+export interface CapabilityComparison {
+  /** true when every required amount fits in what is available. */
+  fits: boolean
+  /** available - required per resource (negative where it does not fit). */
+  margins: Resources
+  /** One human reason per resource that does not fit. */
+  reasons: string[]
+}
+
+export function compareCapability(required: Resources, available: Resources): CapabilityComparison {
+  const margins = sub(available, required)
+  const reasons: string[] = []
+  for (const d of DIMENSIONS) {
+    if (margins[d] < 0)
+      reasons.push(`not enough ${d === 'memoryBytes' ? 'memory' : d === 'diskBytes' ? 'disk' : d}: need ${formatAmount(d, required[d])}, free ${formatAmount(d, available[d])}`)
+  }
+  return { fits: reasons.length === 0, margins, reasons }
+}
+
+/** The provider's preferences, applied after the capability comparison. */
+export interface Comparator {
+  /** Image patterns this provider runs (`*` wildcard). @default ['*'] */
+  allowedImages?: string[]
+  /** Longest job accepted, seconds. @default 86400 */
+  maxDurationSeconds?: number
+  /** Whether the engine has the image (no registry assumed). */
+  hasImage: boolean
+  /** This provider's total for the job, and the requester's ceiling. */
+  price: number
+  maxPrice: number
+  /** Peers excluded by the requester. */
+  excluded: boolean
+}
+
+export interface Decision {
+  accept: boolean
+  reasons: string[]
+}
+
+const globToRegExp = (g: string) =>
+  new RegExp(`^${g.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`)
+
+export function acceptJob(c: CapabilityComparison, p: Comparator, image: string, durationSeconds: number): Decision {
+  const reasons = [...c.reasons]
+  if (p.excluded) reasons.push('excluded by the requester')
+  if (!(p.allowedImages ?? ['*']).some((g) => globToRegExp(g).test(image))) reasons.push(`image ${image} is not allowed here`)
+  else if (!p.hasImage) reasons.push(`image ${image} is not available on this provider`)
+  const maxDur = p.maxDurationSeconds ?? 86_400
+  if (durationSeconds > maxDur) reasons.push(`max duration ${durationSeconds}s exceeds this provider's limit ${maxDur}s`)
+  if (p.price > p.maxPrice) reasons.push(`price ${p.price} exceeds the job's max price ${p.maxPrice}`)
+  return { accept: reasons.length === 0, reasons }
+}

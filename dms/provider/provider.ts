@@ -1,0 +1,246 @@
+import { randomUUID } from 'node:crypto'
+import type { Logger } from 'pino'
+import type { Clock } from '../../actors/clock.js'
+import type { Handle } from '../../actors/envelope.js'
+import { RefusedError } from '../../actors/errors.js'
+import { keyToString, type KeyPair } from '../../actors/identity.js'
+import type { Actor, ActorSystem, Message } from '../../actors/system.js'
+import { hashDoc, signDoc, verifyDoc } from '../contracts/canonical.js'
+import { DOMAIN } from '../contracts/model.js'
+import { partyIsConsistent, publicKeyOfPeer } from '../contracts/party.js'
+import type { Executor } from '../executor/executor.js'
+import {
+  B,
+  BID_REQUEST_TOPIC,
+  INBOX,
+  type Bid,
+  type BidRequest,
+  type ContractSignReply,
+  type ContractSignRequest,
+  type Decline,
+  type Invocation,
+  type InvocationReply,
+  type JobRequest,
+  type JobRequestReply,
+} from '../messages.js'
+import type { ResourceLedger } from '../resources/ledger.js'
+import { Repo, type Db } from '../store/db.js'
+import { AllocationRunner, type AllocationRecord } from './allocation.js'
+import { acceptJob, compareCapability, type Comparator } from './capability.js'
+import { pricePerHour, totalFor } from './pricing.js'
+import { checkBidRequest } from './validate.js'
+
+/** A bid this provider made, with what it needs to honour it. */
+export interface BidRecord {
+  bid: Bid
+  request: BidRequest
+  requester: Handle
+  state: 'offered' | 'locked' | 'contracted' | 'invoked' | 'expired'
+  contractHash?: string
+}
+
+export interface ProviderInit {
+  /** Peer id of the contract-db whose proofs this provider accepts. */
+  contractDb: string
+  /** How long a bid (and its reservation) stays valid. @default 30000 */
+  bidTtlMs?: number
+  preferences?: Pick<Comparator, 'allowedImages' | 'maxDurationSeconds'>
+}
+
+export interface ProviderComponents {
+  system: ActorSystem
+  key: KeyPair
+  ledger: ResourceLedger
+  executor: Executor
+  db: Db
+  clock: Clock
+  log: Logger
+}
+
+/**
+ * The provider role: answers bid requests it can serve with priced bids, locks on job request,
+ * countersigns contracts, and turns invocations into allocations.
+ */
+export class ProviderService {
+  private actor?: Actor
+  readonly bids: Repo<BidRecord>
+  readonly allocations: AllocationRunner
+  /** Declines made, by reason, for metrics and `dms resources`. */
+  readonly declines: Record<string, number> = {}
+
+  constructor(
+    private readonly c: ProviderComponents,
+    private readonly init: ProviderInit,
+  ) {
+    this.bids = new Repo(c.db, 'provider-bids')
+    this.allocations = new AllocationRunner(c, {})
+  }
+
+  get peerId(): string {
+    return this.c.system.peerId
+  }
+
+  async start(): Promise<void> {
+    if (this.actor !== undefined) return
+    this.actor = this.c.system
+      .spawn(INBOX.provider, this.c.key)
+      .subscribe(BID_REQUEST_TOPIC)
+      .on(B.bidRequest, (m) => this.onBidRequest(m as Message<BidRequest>))
+      .on(B.jobRequest, (m) => this.onJobRequest(m as Message<JobRequest>))
+      .on(B.contractSign, (m) => this.onContractSign(m as Message<ContractSignRequest>))
+      .on(B.invoke, (m) => this.onInvoke(m as Message<Invocation>))
+      .on(B.settled, () => undefined)
+  }
+
+  async stop(): Promise<void> {
+    this.actor?.stop()
+    this.actor = undefined
+    await this.allocations.stop()
+  }
+
+  private async onBidRequest(msg: Message<BidRequest>): Promise<void> {
+    const problem = checkBidRequest(msg.payload)
+    if (problem !== undefined) {
+      this.c.log.debug({ problem, from: msg.peer }, 'malformed bid request ignored')
+      return
+    }
+    const req = msg.payload
+    const now = this.c.clock.now()
+    if (req.deadline <= now) return
+    const offer = this.c.ledger.getOffer()
+    if (offer === undefined) return // not onboarded: nothing to offer, nothing to say
+    const perHour = pricePerHour(req.resources, offer.prices)
+    const total = totalFor(perHour, req.maxDurationSeconds, offer.prices)
+    const comparison = compareCapability(req.resources, this.c.ledger.free())
+    const decision = acceptJob(
+      comparison,
+      {
+        ...this.init.preferences,
+        hasImage: await this.c.executor.hasImage(req.image).catch(() => false),
+        price: total,
+        maxPrice: req.maxPrice,
+        excluded: req.exclude.includes(this.peerId),
+      },
+      req.image,
+      req.maxDurationSeconds,
+    )
+    const actor = this.actor as Actor
+    if (!decision.accept) {
+      for (const r of decision.reasons) this.declines[r.split(':')[0]] = (this.declines[r.split(':')[0]] ?? 0) + 1
+      this.c.log.info({ jobId: req.jobId, reasons: decision.reasons }, 'declined bid request')
+      const decline: Decline = { jobId: req.jobId, provider: this.peerId, reasons: decision.reasons }
+      await actor.send(msg.from, B.decline, decline).catch(() => {})
+      return
+    }
+    const bidId = randomUUID()
+    const expiresAt = now + (this.init.bidTtlMs ?? 30_000)
+    try {
+      await this.c.ledger.reserve(bidId, req.jobId, req.resources, expiresAt)
+    } catch (err) {
+      const decline: Decline = { jobId: req.jobId, provider: this.peerId, reasons: [(err as Error).message] }
+      await actor.send(msg.from, B.decline, decline).catch(() => {})
+      return
+    }
+    const bid: Bid = {
+      bidId,
+      jobId: req.jobId,
+      provider: this.peerId,
+      pricePerHour: perHour,
+      total,
+      earliestStart: now,
+      expectedFinish: now + req.maxDurationSeconds * 1000,
+      expiresAt,
+      resourcesReserved: true,
+    }
+    await this.bids.put(bidId, { bid, request: req, requester: msg.from, state: 'offered' })
+    this.c.log.info({ jobId: req.jobId, bidId, total }, 'bid sent')
+    await actor.send(msg.from, B.bid, bid).catch(async (err: unknown) => {
+      this.c.log.warn({ err, jobId: req.jobId }, 'bid not delivered; reservation released')
+      await this.c.ledger.release(bidId)
+    })
+  }
+
+  private async mine(bidId: unknown, msg: Message): Promise<BidRecord> {
+    const rec = typeof bidId === 'string' ? await this.bids.get(bidId) : undefined
+    if (rec === undefined) throw new RefusedError('UNKNOWN_BID', `no bid ${String(bidId)} here`)
+    if (rec.requester.peer !== msg.peer) throw new RefusedError('NOT_YOUR_BID', 'this bid was made to another requester')
+    return rec
+  }
+
+  private async onJobRequest(msg: Message<JobRequest>): Promise<JobRequestReply> {
+    const rec = await this.mine(msg.payload?.bidId, msg)
+    if (rec.state !== 'offered') throw new RefusedError('BID_NOT_OPEN', `bid is ${rec.state}`)
+    try {
+      await this.c.ledger.lock(rec.bid.bidId)
+    } catch (err) {
+      await this.bids.put(rec.bid.bidId, { ...rec, state: 'expired' })
+      throw new RefusedError('LOCK_FAILED', `cannot lock resources: ${(err as Error).message}`)
+    }
+    await this.bids.put(rec.bid.bidId, { ...rec, state: 'locked' })
+    return { locked: true, lockedUntil: rec.bid.expiresAt }
+  }
+
+  private async onContractSign(msg: Message<ContractSignRequest>): Promise<ContractSignReply> {
+    const contract = msg.payload?.contract
+    const t = contract?.terms
+    if (t === undefined) throw new RefusedError('BAD_TERMS', 'no contract terms')
+    const rec = await this.mine(t.bidId, msg)
+    if (rec.state !== 'locked') throw new RefusedError('BID_NOT_LOCKED', `bid is ${rec.state}`)
+    const { bid, request } = rec
+    const mismatch =
+      t.jobId !== bid.jobId ||
+      t.provider.peer !== this.peerId ||
+      t.provider.publicKey !== keyToString(this.c.key.publicKey) ||
+      t.requester.peer !== msg.peer ||
+      !partyIsConsistent(t.requester) ||
+      t.contractDb !== this.init.contractDb ||
+      t.pricePerHour !== bid.pricePerHour ||
+      t.maxDurationSeconds !== request.maxDurationSeconds ||
+      t.image !== request.image ||
+      hashDoc(t.resources) !== hashDoc(request.resources) ||
+      t.escrow < bid.total
+    if (mismatch) throw new RefusedError('TERMS_MISMATCH', 'contract terms do not match the bid')
+    const publicKey = publicKeyOfPeer(t.requester.peer) as Uint8Array
+    if (!verifyDoc(publicKey, DOMAIN.contract, t, contract.requesterSignature))
+      throw new RefusedError('BAD_SIGNATURE', 'requester signature is invalid')
+    const providerSignature = signDoc(this.c.key, DOMAIN.contract, t)
+    await this.bids.put(bid.bidId, { ...rec, state: 'contracted', contractHash: hashDoc(t) })
+    return { providerSignature }
+  }
+
+  private async onInvoke(msg: Message<Invocation>): Promise<InvocationReply> {
+    const inv = msg.payload
+    const t = inv?.contract?.terms
+    if (t === undefined || inv.proof === undefined) throw new RefusedError('BAD_INVOCATION', 'invocation needs a contract and its proof')
+    const rec = await this.mine(t.bidId, msg)
+    if (rec.state !== 'contracted' || rec.contractHash !== hashDoc(t))
+      throw new RefusedError('NOT_CONTRACTED', 'no contract signed by this provider matches the invocation')
+    const { signature, ...proofBody } = inv.proof
+    const cdbKey = publicKeyOfPeer(this.init.contractDb)
+    if (
+      cdbKey === undefined ||
+      inv.proof.contractDb !== this.init.contractDb ||
+      inv.proof.termsHash !== rec.contractHash ||
+      !verifyDoc(cdbKey, DOMAIN.proof, proofBody, signature)
+    )
+      throw new RefusedError('BAD_PROOF', 'proof of contract is not signed by the trusted contract-db for these terms')
+    if (!Array.isArray(inv.command) || inv.command.length === 0 || !inv.command.every((s) => typeof s === 'string'))
+      throw new RefusedError('BAD_INVOCATION', 'command must be a non-empty list of strings')
+    await this.c.ledger.allocate(t.bidId)
+    await this.bids.put(t.bidId, { ...rec, state: 'invoked' })
+    const allocationId = randomUUID()
+    const record: AllocationRecord = {
+      allocationId,
+      jobId: t.jobId,
+      contract: inv.contract,
+      ledgerId: t.bidId,
+      requester: msg.from,
+      command: inv.command,
+      env: inv.env ?? {},
+      state: 'contracted',
+      history: [{ state: 'contracted', at: this.c.clock.now() }],
+    }
+    this.allocations.launch(this.actor as Actor, record)
+    return { allocationId }
+  }
+}

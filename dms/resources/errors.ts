@@ -1,0 +1,175 @@
+/**
+ * Errors raised by resource measurement, parsing and the ledger. Callers branch on `name`; `code`
+ * is stable across the wire and the REST API, and each error carries the data needed to act.
+ */
+import { DIMENSIONS, shortfall, type Dimension } from './math.js'
+import type { Resources } from './types.js'
+import { formatBytes, formatCpu, formatGpus } from './units.js'
+
+// Defined next to the parser (units.ts is a leaf module); re-exported so every error is here.
+export { UnitError } from './units.js'
+
+const LABEL: Record<Dimension, string> = {
+  cpu: 'CPU',
+  memoryBytes: 'memory',
+  diskBytes: 'disk',
+  gpus: 'GPUs',
+}
+
+/** An amount of one dimension for a person: `2 GiB`, `0.5 cores`, `1 GPU`. */
+export function formatAmount(d: Dimension, v: number): string {
+  if (d === 'cpu') return formatCpu(v)
+  if (d === 'gpus') return formatGpus(v)
+  return formatBytes(v)
+}
+
+function iso(ms: number): string {
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : String(ms)
+}
+
+export class ResourceError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message)
+  }
+}
+
+/** The request does not fit in what is free. `shortfall` says how much is missing per dimension. */
+export class InsufficientResourcesError extends ResourceError {
+  override name = 'InsufficientResourcesError'
+  readonly shortfall: Resources
+  constructor(
+    readonly need: Resources,
+    readonly free: Resources,
+  ) {
+    const missing = shortfall(need, free)
+    const parts = DIMENSIONS.filter((d) => missing[d] > 0).map(
+      (d) => `not enough ${LABEL[d]}: need ${formatAmount(d, need[d])}, free ${formatAmount(d, free[d])}`,
+    )
+    super(parts.join('; '), 'INSUFFICIENT_RESOURCES')
+    this.shortfall = missing
+  }
+}
+
+/** What the ledger holds, by state. */
+export interface Committed {
+  reserved: Resources
+  locked: Resources
+  allocated: Resources
+  /** reserved + locked + allocated */
+  total: Resources
+}
+
+/** A new offer would be smaller than what is already reserved, locked or allocated. */
+export class OfferBelowCommittedError extends ResourceError {
+  override name = 'OfferBelowCommittedError'
+  /** How much the offer is short of the committed total, per dimension. */
+  readonly shortfall: Resources
+  constructor(
+    readonly offered: Resources,
+    readonly committed: Committed,
+  ) {
+    const missing = shortfall(committed.total, offered)
+    const parts = DIMENSIONS.filter((d) => missing[d] > 0).map((d) => {
+      const f = (v: number) => formatAmount(d, v)
+      return (
+        `${LABEL[d]} offered ${f(offered[d])} but ${f(committed.total[d])} is committed ` +
+        `(reserved ${f(committed.reserved[d])}, locked ${f(committed.locked[d])}, allocated ${f(committed.allocated[d])})`
+      )
+    })
+    super(
+      `cannot lower the offer below what is committed: ${parts.join('; ')}; ` +
+        'release reservations or wait for running jobs to finish, then try again',
+      'OFFER_BELOW_COMMITTED',
+    )
+    this.shortfall = missing
+  }
+}
+
+/** A reservation's `expiresAt` has passed (or was not in the future when reserving). */
+export class ReservationExpiredError extends ResourceError {
+  override name = 'ReservationExpiredError'
+  constructor(
+    readonly id: string,
+    readonly expiresAt: number,
+    readonly now: number,
+  ) {
+    super(
+      `reservation ${id} expired at ${iso(expiresAt)} (now ${iso(now)}); reserve again`,
+      'RESERVATION_EXPIRED',
+    )
+  }
+}
+
+export class EntryExistsError extends ResourceError {
+  override name = 'EntryExistsError'
+  constructor(
+    readonly id: string,
+    readonly state: string,
+  ) {
+    super(`ledger entry ${id} already exists (${state}); use a new id or release it first`, 'ENTRY_EXISTS')
+  }
+}
+
+export class EntryNotFoundError extends ResourceError {
+  override name = 'EntryNotFoundError'
+  constructor(readonly id: string) {
+    super(
+      `no ledger entry ${id}: it was never reserved, was released, or its reservation expired`,
+      'ENTRY_NOT_FOUND',
+    )
+  }
+}
+
+/** The entry is not in the state the operation starts from (e.g. allocating a mere reservation). */
+export class InvalidTransitionError extends ResourceError {
+  override name = 'InvalidTransitionError'
+  constructor(
+    readonly id: string,
+    readonly from: string,
+    readonly to: string,
+    readonly expected: string,
+  ) {
+    super(
+      `cannot make ledger entry ${id} ${to}: it is ${from}, and only ${expected} entries can be`,
+      'INVALID_TRANSITION',
+    )
+  }
+}
+
+export class InvalidResourcesError extends ResourceError {
+  override name = 'InvalidResourcesError'
+  constructor(
+    readonly what: string,
+    readonly reason: string,
+  ) {
+    super(`invalid resources for ${what}: ${reason}`, 'INVALID_RESOURCES')
+  }
+}
+
+/** A malformed request to the ledger (empty id, non-numeric deadline...). */
+export class InvalidEntryError extends ResourceError {
+  override name = 'InvalidEntryError'
+  constructor(reason: string) {
+    super(`invalid ledger request: ${reason}`, 'INVALID_ENTRY')
+  }
+}
+
+export class NoOfferError extends ResourceError {
+  override name = 'NoOfferError'
+  constructor() {
+    super(
+      'nothing is offered yet: onboard this machine (set an offer) before reserving resources',
+      'NO_OFFER',
+    )
+  }
+}
+
+export class LedgerNotStartedError extends ResourceError {
+  override name = 'LedgerNotStartedError'
+  constructor() {
+    super('the resource ledger is not started: call start() first', 'LEDGER_NOT_STARTED')
+  }
+}

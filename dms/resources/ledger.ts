@@ -1,0 +1,402 @@
+/**
+ * The provider's resource ledger: the current offer and what is promised out of it.
+ *
+ * An entry moves reserved -> locked -> allocated and leaves by `release`. A reservation holds
+ * resources while a bid is open and lapses at its `expiresAt`; locks and allocations stay until
+ * released (they survive restarts). The sum of all live entries never exceeds the offer:
+ *
+ * - every mutation runs alone (a promise-chain mutex) and checks fit against the state left by
+ *   the previous one;
+ * - every mutation is one atomic `db.batch`, and the in-memory view changes only after it
+ *   succeeded, so memory and disk never disagree and a crash leaves either all or nothing;
+ * - expired reservations stop counting the moment they expire and are deleted by the next
+ *   mutation's batch (and by `start`).
+ */
+import type { Clock } from '../../actors/clock.js'
+import { child, type Logger } from '../log.js'
+import { Repo, type Db } from '../store/db.js'
+import {
+  EntryExistsError,
+  EntryNotFoundError,
+  InsufficientResourcesError,
+  InvalidEntryError,
+  InvalidResourcesError,
+  InvalidTransitionError,
+  LedgerNotStartedError,
+  NoOfferError,
+  OfferBelowCommittedError,
+  ReservationExpiredError,
+  type Committed,
+} from './errors.js'
+import { add, fits, floorZero, normalize, resourcesProblem, sub, sum } from './math.js'
+import { ZERO, type Offer, type Resources } from './types.js'
+
+export type LedgerEntryState = 'reserved' | 'locked' | 'allocated'
+
+export interface LedgerEntry {
+  /** Unique per ledger, chosen by the caller (e.g. the bid or allocation id). */
+  id: string
+  jobId: string
+  resources: Resources
+  state: LedgerEntryState
+  /**
+   * For a reservation: when it lapses (ms epoch). For a lock: the deadline the caller gave, kept
+   * for its own timers; the ledger never releases locks by itself (see `overdueLocks`).
+   */
+  expiresAt?: number
+  createdAt: number
+}
+
+export interface ResourceSummary {
+  /** The offered resources (all zero before an offer is set). */
+  offer: Resources
+  reserved: Resources
+  locked: Resources
+  allocated: Resources
+  /** offer - (reserved + locked + allocated), never below zero. */
+  free: Resources
+}
+
+export interface ResourceLedgerComponents {
+  db: Db
+  clock: Clock
+  log: Logger
+}
+
+/** No options yet. */
+export type ResourceLedgerInit = Record<string, never>
+
+const OFFER_KEY = 'current'
+
+type Status = 'stopped' | 'started'
+
+/** What one mutation wants to write. */
+interface Change {
+  put?: LedgerEntry[]
+  del?: string[]
+  offer?: Offer
+}
+
+function isExpired(e: LedgerEntry, now: number): boolean {
+  return e.state === 'reserved' && e.expiresAt !== undefined && e.expiresAt <= now
+}
+
+function copy(e: LedgerEntry): LedgerEntry {
+  return { ...e, resources: { ...e.resources } }
+}
+
+function checkId(value: unknown, what: string): asserts value is string {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new InvalidEntryError(
+      `${what} must be a non-empty string, got ${JSON.stringify(value) ?? String(value)}`,
+    )
+  }
+}
+
+function checkResources(r: unknown, what: string): asserts r is Resources {
+  const problem = resourcesProblem(r)
+  if (problem !== undefined) throw new InvalidResourcesError(what, problem)
+}
+
+function checkTime(value: unknown, what: string): asserts value is number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new InvalidEntryError(`${what} must be a time in ms since the epoch, got ${String(value)}`)
+  }
+}
+
+export class ResourceLedger {
+  private readonly db: Db
+  private readonly clock: Clock
+  private readonly log: Logger
+  private readonly offers: Repo<Offer>
+  private readonly ledger: Repo<LedgerEntry>
+  private offer: Offer | undefined
+  private readonly byId = new Map<string, LedgerEntry>()
+  private status: Status = 'stopped'
+  /** Tail of the mutex chain; always resolves. */
+  private tail: Promise<void> = Promise.resolve()
+
+  constructor(components: ResourceLedgerComponents, _init: ResourceLedgerInit = {}) {
+    this.db = components.db
+    this.clock = components.clock
+    this.log = child(components.log, 'dms:resources:ledger')
+    this.offers = new Repo<Offer>(this.db, 'offer')
+    this.ledger = new Repo<LedgerEntry>(this.db, 'ledger')
+  }
+
+  isStarted(): boolean {
+    return this.status === 'started'
+  }
+
+  /**
+   * Loads the offer and entries, and deletes reservations that expired (including while the node
+   * was down). Idempotent.
+   */
+  async start(): Promise<void> {
+    return this.exclusive(async () => {
+      if (this.status === 'started') return
+      const offer = await this.offers.get(OFFER_KEY)
+      const entries = await this.ledger.values()
+      const now = this.clock.now()
+      const expired = entries.filter((e) => isExpired(e, now))
+      if (expired.length > 0) await this.db.batch(expired.map((e) => this.ledger.delOp(e.id)))
+      this.offer = offer
+      this.byId.clear()
+      for (const e of entries) if (!isExpired(e, now)) this.byId.set(e.id, e)
+      this.status = 'started'
+      if (expired.length > 0)
+        this.log.info({ released: expired.map((e) => e.id) }, 'released expired reservations')
+      this.log.debug({ entries: this.byId.size, offer: offer?.resources }, 'ledger started')
+    })
+  }
+
+  /** Waits for the mutation in progress, then refuses new ones until `start`. Idempotent. */
+  async stop(): Promise<void> {
+    return this.exclusive(() => {
+      if (this.status === 'stopped') return Promise.resolve()
+      this.status = 'stopped'
+      this.byId.clear()
+      this.offer = undefined
+      this.log.debug('ledger stopped')
+      return Promise.resolve()
+    })
+  }
+
+  getOffer(): Offer | undefined {
+    return this.offer === undefined
+      ? undefined
+      : { ...this.offer, resources: { ...this.offer.resources }, prices: { ...this.offer.prices } }
+  }
+
+  /** Live entries (expired reservations left out), oldest first. */
+  entries(): LedgerEntry[] {
+    const now = this.clock.now()
+    return [...this.byId.values()]
+      .filter((e) => !isExpired(e, now))
+      .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
+      .map(copy)
+  }
+
+  /** The offer minus every live entry; zero before an offer is set. */
+  free(): Resources {
+    return this.summary().free
+  }
+
+  summary(): ResourceSummary {
+    const offer = this.offer?.resources ?? { ...ZERO }
+    const c = this.committed(this.clock.now())
+    return {
+      offer: { ...offer },
+      reserved: c.reserved,
+      locked: c.locked,
+      allocated: c.allocated,
+      free: floorZero(sub(offer, c.total)),
+    }
+  }
+
+  /** Locks whose caller-given deadline has passed; the ledger keeps them until released. */
+  overdueLocks(): LedgerEntry[] {
+    const now = this.clock.now()
+    return this.entries().filter(
+      (e) => e.state === 'locked' && e.expiresAt !== undefined && e.expiresAt <= now,
+    )
+  }
+
+  /**
+   * Replaces the offer.
+   * @throws OfferBelowCommittedError if any dimension is below what is reserved + locked + allocated.
+   */
+  async setOffer(offer: Offer): Promise<void> {
+    checkResources(offer.resources, 'the offer')
+    return this.mutate('setOffer', (now) => {
+      const committed = this.committed(now)
+      if (!fits(committed.total, offer.resources))
+        throw new OfferBelowCommittedError(normalize(offer.resources), committed)
+      const next: Offer = { ...offer, resources: normalize(offer.resources), prices: { ...offer.prices } }
+      return { change: { offer: next }, result: undefined }
+    })
+  }
+
+  /**
+   * Holds `resources` for `jobId` until `expiresAt` (ms epoch).
+   * @throws InsufficientResourcesError, EntryExistsError, NoOfferError, ReservationExpiredError (expiresAt not in the future)
+   */
+  async reserve(id: string, jobId: string, resources: Resources, expiresAt: number): Promise<LedgerEntry> {
+    checkId(id, 'id')
+    checkId(jobId, 'jobId')
+    checkResources(resources, `reservation ${id}`)
+    checkTime(expiresAt, 'expiresAt')
+    return this.mutate('reserve', (now) => {
+      if (expiresAt <= now) throw new ReservationExpiredError(id, expiresAt, now)
+      const entry: LedgerEntry = {
+        id,
+        jobId,
+        resources: normalize(resources),
+        state: 'reserved',
+        expiresAt,
+        createdAt: now,
+      }
+      this.checkNewEntry(entry, now)
+      return { change: { put: [entry] }, result: entry }
+    })
+  }
+
+  /**
+   * Turns a live reservation into a lock. Locking a lock again only updates its deadline.
+   * @param opts.expiresAt deadline kept on the lock for the caller (the ledger does not enforce it)
+   * @throws ReservationExpiredError, EntryNotFoundError, InvalidTransitionError (already allocated)
+   */
+  async lock(id: string, opts: { expiresAt?: number } = {}): Promise<LedgerEntry> {
+    checkId(id, 'id')
+    if (opts.expiresAt !== undefined) checkTime(opts.expiresAt, 'expiresAt')
+    return this.mutate('lock', (now) => {
+      const e = this.byId.get(id)
+      if (e === undefined) throw new EntryNotFoundError(id)
+      // The expired reservation itself is deleted by this mutation's batch (see `mutate`).
+      if (isExpired(e, now)) throw new ReservationExpiredError(id, e.expiresAt!, now)
+      if (e.state === 'allocated') throw new InvalidTransitionError(id, e.state, 'locked', 'reserved')
+      const next: LedgerEntry = { ...copy(e), state: 'locked' }
+      if (opts.expiresAt === undefined) delete next.expiresAt
+      else next.expiresAt = opts.expiresAt
+      return { change: { put: [next] }, result: next }
+    })
+  }
+
+  /**
+   * Locks resources without a prior reservation.
+   * @throws InsufficientResourcesError, EntryExistsError, NoOfferError
+   */
+  async lockDirect(
+    id: string,
+    jobId: string,
+    resources: Resources,
+    opts: { expiresAt?: number } = {},
+  ): Promise<LedgerEntry> {
+    checkId(id, 'id')
+    checkId(jobId, 'jobId')
+    checkResources(resources, `lock ${id}`)
+    if (opts.expiresAt !== undefined) checkTime(opts.expiresAt, 'expiresAt')
+    return this.mutate('lockDirect', (now) => {
+      const entry: LedgerEntry = {
+        id,
+        jobId,
+        resources: normalize(resources),
+        state: 'locked',
+        createdAt: now,
+      }
+      if (opts.expiresAt !== undefined) entry.expiresAt = opts.expiresAt
+      this.checkNewEntry(entry, now)
+      return { change: { put: [entry] }, result: entry }
+    })
+  }
+
+  /**
+   * Marks a lock as allocated (the workload runs). Allocating an allocation is a no-op.
+   * @throws EntryNotFoundError, InvalidTransitionError (still only reserved)
+   */
+  async allocate(id: string): Promise<LedgerEntry> {
+    checkId(id, 'id')
+    return this.mutate('allocate', (now) => {
+      const e = this.byId.get(id)
+      if (e === undefined || isExpired(e, now)) throw new EntryNotFoundError(id)
+      if (e.state === 'reserved') throw new InvalidTransitionError(id, e.state, 'allocated', 'locked')
+      if (e.state === 'allocated') return { change: {}, result: copy(e) }
+      const next: LedgerEntry = { ...copy(e), state: 'allocated' }
+      delete next.expiresAt
+      return { change: { put: [next] }, result: next }
+    })
+  }
+
+  /** Removes an entry in any state. Returns false (and does nothing else) if there was none. */
+  async release(id: string): Promise<boolean> {
+    checkId(id, 'id')
+    return this.mutate('release', () => {
+      const e = this.byId.get(id)
+      if (e === undefined) return { change: {}, result: false }
+      return { change: { del: [id] }, result: true }
+    })
+  }
+
+  /** Deletes expired reservations now (otherwise the next mutation does). Returns what was released. */
+  async releaseExpired(): Promise<LedgerEntry[]> {
+    return this.mutate('releaseExpired', (now) => ({
+      change: {},
+      result: [...this.byId.values()].filter((e) => isExpired(e, now)).map(copy),
+    }))
+  }
+
+  private checkNewEntry(entry: LedgerEntry, now: number): void {
+    const existing = this.byId.get(entry.id)
+    if (existing !== undefined && !isExpired(existing, now))
+      throw new EntryExistsError(entry.id, existing.state)
+    if (this.offer === undefined) throw new NoOfferError()
+    const free = floorZero(sub(this.offer.resources, this.committed(now).total))
+    if (!fits(entry.resources, free)) throw new InsufficientResourcesError(entry.resources, free)
+  }
+
+  private committed(now: number): Committed {
+    const live = [...this.byId.values()].filter((e) => !isExpired(e, now))
+    const of = (state: LedgerEntryState) => sum(live.filter((e) => e.state === state).map((e) => e.resources))
+    const reserved = of('reserved')
+    const locked = of('locked')
+    const allocated = of('allocated')
+    return { reserved, locked, allocated, total: add(add(reserved, locked), allocated) }
+  }
+
+  /** Runs `fn` after every earlier call has settled. */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(fn)
+    this.tail = result.then(
+      () => undefined,
+      () => undefined,
+    )
+    return result
+  }
+
+  /**
+   * One mutation: under the mutex, `plan` decides (or throws) from the current state; its change
+   * plus the deletion of expired reservations is written as one batch; then memory is updated.
+   * If `plan` throws, expired reservations are still deleted before the error is rethrown.
+   */
+  private mutate<T>(op: string, plan: (now: number) => { change: Change; result: T }): Promise<T> {
+    return this.exclusive(async () => {
+      if (this.status !== 'started') throw new LedgerNotStartedError()
+      const now = this.clock.now()
+      const expired = [...this.byId.values()].filter((e) => isExpired(e, now)).map((e) => e.id)
+      let planned: { change: Change; result: T }
+      try {
+        planned = plan(now)
+      } catch (err) {
+        if (expired.length > 0) {
+          try {
+            await this.commit({}, expired)
+          } catch (writeErr) {
+            this.log.warn({ err: writeErr }, 'could not delete expired reservations')
+          }
+        }
+        throw err
+      }
+      await this.commit(planned.change, expired)
+      this.log.debug({ op, change: planned.change, expired }, 'ledger updated')
+      return planned.result
+    })
+  }
+
+  private async commit(change: Change, expired: string[]): Promise<void> {
+    const puts = change.put ?? []
+    const written = new Set(puts.map((e) => e.id))
+    const dels = new Set([...expired, ...(change.del ?? [])].filter((id) => !written.has(id)))
+    const ops = [
+      ...[...dels].map((id) => this.ledger.delOp(id)),
+      ...puts.map((e) => this.ledger.putOp(e.id, e)),
+      ...(change.offer === undefined ? [] : [this.offers.putOp(OFFER_KEY, change.offer)]),
+    ]
+    if (ops.length === 0) return
+    await this.db.batch(ops)
+    for (const id of dels) this.byId.delete(id)
+    // Copies, so that callers holding a returned entry cannot change the ledger.
+    for (const e of puts) this.byId.set(e.id, copy(e))
+    if (change.offer !== undefined) this.offer = change.offer
+    if (expired.length > 0) this.log.info({ released: expired }, 'released expired reservations')
+  }
+}

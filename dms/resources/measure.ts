@@ -1,0 +1,197 @@
+/**
+ * Measures the machine: CPU, memory, the disk holding the data directory, GPUs, OS and Docker.
+ * Every probe tolerates failure (a VM without lspci, a container without /proc/cpuinfo...) and
+ * falls back to what Node itself knows; `currentLoad()` is avoided (~0.5 s on first call).
+ */
+import { readFile, realpath, statfs } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import si from 'systeminformation'
+import type { Clock } from '../../actors/clock.js'
+import type { MachineInfo } from './types.js'
+
+export interface MeasureOptions {
+  /** The node's data directory; the disk reported is the filesystem holding it. */
+  dataDir: string
+  /** Asks the container engine for its version; throws if it is unusable. Not given: Docker is reported unavailable. */
+  dockerInfo?: () => Promise<{ version: string }>
+  /** Stamps `measuredAt`. @default Date.now */
+  clock?: Clock
+}
+
+async function attempt<T>(probe: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await probe()
+  } catch {
+    return undefined
+  }
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err)
+}
+
+/** The first `cpu MHz` in /proc/cpuinfo text, in MHz; undefined if there is none. */
+export function parseCpuInfoMHz(text: string): number | undefined {
+  const m = /^cpu MHz\s*:\s*([0-9.]+)/m.exec(text)
+  const mhz = m === null ? NaN : Number(m[1])
+  return Number.isFinite(mhz) && mhz > 0 ? mhz : undefined
+}
+
+/**
+ * Of `mounts`, the one whose mount point is the longest prefix of `target` (on path-segment
+ * boundaries: /data holds /data/x but not /database).
+ */
+export function mountFor<M extends { mount: string }>(mounts: M[], target: string): M | undefined {
+  let best: M | undefined
+  for (const m of mounts) {
+    const mount = m.mount
+    const holds =
+      mount === target ||
+      mount === path.parse(target).root ||
+      target.startsWith(mount.endsWith(path.sep) ? mount : mount + path.sep)
+    if (holds && (best === undefined || mount.length > best.mount.length)) best = m
+  }
+  return best
+}
+
+/** The real path of `p`, or of its nearest existing ancestor (the data dir may not exist yet). */
+async function existingRealPath(p: string): Promise<string> {
+  let current = path.resolve(p)
+  for (;;) {
+    try {
+      return await realpath(current)
+    } catch {
+      const parent = path.dirname(current)
+      if (parent === current) return current
+      current = parent
+    }
+  }
+}
+
+async function measureCpu(): Promise<MachineInfo['cpu']> {
+  const cpu = await attempt(() => si.cpu())
+  let speedGHz = cpu?.speed ?? 0
+  if (!(speedGHz > 0)) {
+    // systeminformation reads 0 on some VMs; the kernel still knows the clock.
+    const mhz = await attempt(async () => parseCpuInfoMHz(await readFile('/proc/cpuinfo', 'utf8')))
+    speedGHz = mhz !== undefined ? mhz / 1000 : (os.cpus()[0]?.speed ?? 0) / 1000
+  }
+  const model = [cpu?.manufacturer, cpu?.brand].filter((s) => s !== undefined && s !== '').join(' ')
+  return {
+    cores: cpu !== undefined && cpu.cores > 0 ? cpu.cores : os.availableParallelism(),
+    model: model !== '' ? model : (os.cpus()[0]?.model ?? 'unknown'),
+    arch: os.arch(),
+    speedGHz: Number(speedGHz.toFixed(3)),
+  }
+}
+
+async function measureDisk(dataDir: string): Promise<MachineInfo['disk']> {
+  const target = await existingRealPath(dataDir)
+  const mounts = await attempt(() => si.fsSize())
+  const mount = mountFor(mounts ?? [], target)
+  if (mount !== undefined && mount.size > 0) {
+    return { path: mount.mount, totalBytes: mount.size, freeBytes: mount.available }
+  }
+  // No matching mount listed (containers, unusual filesystems): ask the kernel directly.
+  const st = await attempt(() => statfs(target))
+  return {
+    path: target,
+    totalBytes: st !== undefined ? st.blocks * st.bsize : 0,
+    freeBytes: st !== undefined ? st.bavail * st.bsize : 0,
+  }
+}
+
+async function measureGpus(): Promise<MachineInfo['gpus']> {
+  const graphics = await attempt(() => si.graphics())
+  return (graphics?.controllers ?? []).map((c, index) => ({
+    index,
+    vendor: c.vendor ?? '',
+    model: c.model ?? '',
+    // systeminformation reports VRAM in MiB.
+    memoryBytes: (c.vram ?? 0) * 1024 * 1024,
+  }))
+}
+
+async function measureOs(): Promise<MachineInfo['os']> {
+  const info = await attempt(() => si.osInfo())
+  return {
+    platform: info?.platform || os.platform(),
+    distro: info?.distro || os.type(),
+    release: info?.release || os.release(),
+    kernel: info?.kernel || os.release(),
+  }
+}
+
+async function measureDocker(dockerInfo: MeasureOptions['dockerInfo']): Promise<MachineInfo['docker']> {
+  if (dockerInfo === undefined) return { available: false, error: 'no container engine configured' }
+  try {
+    const { version } = await dockerInfo()
+    return { available: true, version }
+  } catch (err) {
+    return { available: false, error: message(err) }
+  }
+}
+
+/** Measures the machine. Never throws for a missing probe; unknown values read as 0 or ''. */
+export async function measureMachine(opts: MeasureOptions): Promise<MachineInfo> {
+  const [cpu, memory, disk, gpus, osInfo, docker] = await Promise.all([
+    measureCpu(),
+    attempt(() => si.mem()),
+    measureDisk(opts.dataDir),
+    measureGpus(),
+    measureOs(),
+    measureDocker(opts.dockerInfo),
+  ])
+  return {
+    cpu,
+    memoryBytes: memory !== undefined && memory.total > 0 ? memory.total : os.totalmem(),
+    disk,
+    gpus,
+    os: osInfo,
+    docker,
+    measuredAt: (opts.clock ?? { now: Date.now }).now(),
+  }
+}
+
+export interface MachineMeterComponents {
+  dockerInfo?: MeasureOptions['dockerInfo']
+  clock?: Clock
+}
+
+export interface MachineMeterInit {
+  /** See `MeasureOptions.dataDir`. */
+  dataDir: string
+}
+
+/** Measures once and remembers; concurrent callers share one measurement. */
+export class MachineMeter {
+  private cached: MachineInfo | undefined
+  private inFlight: Promise<MachineInfo> | undefined
+  private seq = 0
+
+  constructor(
+    private readonly components: MachineMeterComponents,
+    private readonly init: MachineMeterInit,
+  ) {}
+
+  /** The last measurement, measuring first if there is none. */
+  async get(): Promise<MachineInfo> {
+    if (this.cached !== undefined) return this.cached
+    return this.inFlight ?? this.refresh()
+  }
+
+  /** Measures again; the newest measurement started is the one kept. A failed one is not cached. */
+  async refresh(): Promise<MachineInfo> {
+    const seq = ++this.seq
+    const run = measureMachine({ ...this.components, dataDir: this.init.dataDir })
+    this.inFlight = run
+    try {
+      const info = await run
+      if (seq === this.seq) this.cached = info
+      return info
+    } finally {
+      if (this.inFlight === run) this.inFlight = undefined
+    }
+  }
+}

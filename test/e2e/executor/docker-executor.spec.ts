@@ -1,0 +1,274 @@
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { createHash, randomBytes } from 'node:crypto'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Docker from 'dockerode'
+import { DockerExecutor, type DockerExecutorInit } from '../../../dms/executor/docker/docker-executor.js'
+import type { ExecutionEvent, ExecutionSpec } from '../../../dms/executor/executor.js'
+import { hashOutputs } from '../../../dms/executor/outputs.js'
+import { silentLogger } from '../../../dms/log.js'
+
+const IMAGE = process.env.DMS_TEST_IMAGE ?? 'dms-test:1'
+const MiB = 1024 * 1024
+const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex')
+
+describe('DockerExecutor (real Docker)', function () {
+  this.timeout(20_000)
+  const docker = new Docker()
+  let workDir: string
+
+  before(function () {
+    execFileSync('bash', [join(import.meta.dirname, '../../../scripts/build-test-image.sh')], {
+      stdio: 'inherit',
+    })
+    workDir = mkdtempSync(join(tmpdir(), 'dms-executor-e2e-'))
+  })
+
+  after(function () {
+    rmSync(workDir, { recursive: true, force: true })
+  })
+
+  function executor(init: Partial<DockerExecutorInit> = {}): DockerExecutor {
+    return new DockerExecutor({ log: silentLogger }, { workDir, ...init })
+  }
+
+  function spec(command: string[], overrides: Partial<ExecutionSpec> = {}): ExecutionSpec {
+    const allocationId = `e2e-${randomBytes(6).toString('hex')}`
+    return {
+      jobId: `job-${allocationId}`,
+      allocationId,
+      image: IMAGE,
+      command,
+      cpu: 1,
+      memoryBytes: 64 * MiB,
+      timeoutSeconds: 15,
+      ...overrides,
+    }
+  }
+
+  async function containersOf(allocationId: string): Promise<Docker.ContainerInfo[]> {
+    return docker.listContainers({ all: true, filters: { label: [`dms.allocation=${allocationId}`] } })
+  }
+
+  async function assertCleanedUp(allocationId: string): Promise<void> {
+    assert.deepEqual(await containersOf(allocationId), [], 'the container must be removed')
+    assert.equal(existsSync(join(workDir, allocationId)), false, 'the work folder must be removed')
+  }
+
+  it('reports the engine and finds the test image', async function () {
+    const ex = executor()
+    const info = await ex.info()
+    assert.equal(info.name, 'docker')
+    assert.match(info.version, /^\d+\.\d+/)
+    assert.equal(await ex.hasImage(IMAGE), true)
+    assert.equal(await ex.hasImage('dms-no-such-image:0'), false)
+  })
+
+  it('says the engine is unreachable when nothing answers on the socket', async function () {
+    const ex = executor({ socketPath: join(workDir, 'no-such-docker.sock') })
+    await assert.rejects(ex.info(), { name: 'ExecutorUnavailableError', code: 'EXECUTOR_UNAVAILABLE' })
+    await assert.rejects(ex.run(spec(['sh', '-c', ':'])), { name: 'ExecutorUnavailableError' })
+  })
+
+  it('runs to completion, streams stdout and collects /outputs with their hashes', async function () {
+    const s = spec(
+      [
+        'sh',
+        '-c',
+        'echo "hello $GREETING"; printf 42 > /outputs/result.txt; mkdir /outputs/sub; echo b > /outputs/sub/b.txt',
+      ],
+      { env: { GREETING: 'world' } },
+    )
+    const events: ExecutionEvent[] = []
+    const result = await executor().run(s, { onEvent: (e) => events.push(e) })
+
+    assert.equal(result.status, 'completed', result.reason)
+    assert.equal(result.exitCode, 0)
+    assert.equal(result.reason, undefined)
+    assert.equal(result.stdout, 'hello world\n')
+    assert.equal(result.stderr, '')
+    assert.equal(result.truncated, false)
+    assert.deepEqual(
+      result.outputs.map(({ path, size, sha256, contentBase64 }) => ({ path, size, sha256, contentBase64 })),
+      [
+        {
+          path: 'result.txt',
+          size: 2,
+          sha256: sha256('42'),
+          contentBase64: Buffer.from('42').toString('base64'),
+        },
+        {
+          path: 'sub/b.txt',
+          size: 2,
+          sha256: sha256('b\n'),
+          contentBase64: Buffer.from('b\n').toString('base64'),
+        },
+      ],
+    )
+    // The documented formula, computed independently of hashOutputs.
+    const expected = sha256(`result.txt\0${sha256('42')}\nsub/b.txt\0${sha256('b\n')}\n`)
+    assert.equal(result.outputsHash, expected)
+    assert.equal(hashOutputs([...result.outputs].reverse()), expected, 'hashOutputs sorts by path itself')
+
+    assert.deepEqual(
+      events.filter((e) => e.type !== 'log').map((e) => e.type),
+      ['created', 'started', 'exited'],
+    )
+    const logged = events
+      .flatMap((e) => (e.type === 'log' && e.stream === 'stdout' ? [e.chunk] : []))
+      .join('')
+    assert.equal(logged, 'hello world\n')
+    assert.ok(
+      result.usage.wallSeconds > 0 && result.usage.wallSeconds < 5,
+      `wallSeconds ${result.usage.wallSeconds}`,
+    )
+    await assertCleanedUp(s.allocationId)
+  })
+
+  it('reports a non-zero exit as failed, with stderr', async function () {
+    const s = spec(['sh', '-c', 'echo oops >&2; exit 3'])
+    const result = await executor().run(s)
+    assert.equal(result.status, 'failed')
+    assert.equal(result.exitCode, 3)
+    assert.equal(result.reason, 'exit code 3')
+    assert.equal(result.stderr, 'oops\n')
+    await assertCleanedUp(s.allocationId)
+  })
+
+  it('kills the container at the timeout', async function () {
+    const s = spec(['sleep', '30'], { timeoutSeconds: 1 })
+    const result = await executor().run(s)
+    assert.equal(result.status, 'timed_out')
+    assert.equal(result.reason, 'timed out after 1s')
+    assert.ok(
+      result.usage.wallSeconds >= 0.9 && result.usage.wallSeconds < 5,
+      `wallSeconds ${result.usage.wallSeconds}`,
+    )
+    await assertCleanedUp(s.allocationId)
+  })
+
+  it('has no network unless asked (only lo), and a network when spec.network', async function () {
+    const ex = executor()
+    const isolated = await ex.run(spec(['ls', '/sys/class/net']))
+    assert.equal(isolated.status, 'completed', isolated.reason)
+    assert.deepEqual(isolated.stdout.split(/\s+/).filter(Boolean), ['lo'])
+    const networked = await ex.run(spec(['ls', '/sys/class/net'], { network: true }))
+    assert.ok(networked.stdout.split(/\s+/).includes('eth0'), `interfaces: ${networked.stdout}`)
+  })
+
+  it('has a read-only root, a writable /tmp, a non-root user and no capabilities', async function () {
+    const script = [
+      'touch /oops 2>/dev/null && echo root-writable',
+      'touch /tmp/ok && echo tmp-writable',
+      'echo uid=$(id -u)',
+      'grep -E "^(CapEff|NoNewPrivs):" /proc/self/status',
+    ].join('; ')
+    const result = await executor().run(spec(['sh', '-c', script]))
+    assert.equal(result.status, 'completed', result.reason)
+    assert.doesNotMatch(result.stdout, /root-writable/)
+    assert.match(result.stdout, /tmp-writable/)
+    assert.match(result.stdout, /^uid=65534$/m)
+    assert.match(result.stdout, /^CapEff:\s+0+$/m)
+    assert.match(result.stdout, /^NoNewPrivs:\s+1$/m)
+  })
+
+  it('enforces the pids limit', async function () {
+    const script = 'i=0; while [ $i -lt 20 ]; do sleep 1 & i=$((i+1)); done; wait'
+    const result = await executor().run(spec(['sh', '-c', script], { pidsLimit: 5 }))
+    assert.equal(result.status, 'failed')
+    assert.match(result.stderr, /can't fork/)
+  })
+
+  it('reports a memory limit hit as "memory limit exceeded"', async function () {
+    // tail keeps the last "line" of /dev/zero, which has no newline: it grows until killed.
+    const s = spec(['sh', '-c', 'head -c 200m /dev/zero | tail'], { memoryBytes: 32 * MiB })
+    const result = await executor().run(s)
+    assert.equal(result.status, 'failed')
+    assert.equal(result.reason, 'memory limit exceeded')
+    assert.ok(result.usage.peakMemoryBytes <= 32 * MiB, `peak ${result.usage.peakMemoryBytes}`)
+    await assertCleanedUp(s.allocationId)
+  })
+
+  it('samples cpu time and peak memory of a busy job', async function () {
+    // The engine refreshes stats about once a second, so the job must outlive one refresh.
+    const s = spec(['sh', '-c', 'timeout 2 sh -c "while :; do :; done"; exit 0'])
+    const result = await executor().run(s)
+    assert.equal(result.status, 'completed', result.reason)
+    assert.ok(
+      result.usage.wallSeconds >= 1.9 && result.usage.wallSeconds < 5,
+      `wallSeconds ${result.usage.wallSeconds}`,
+    )
+    assert.ok(result.usage.cpuSeconds > 0.3, `cpuSeconds ${result.usage.cpuSeconds}`)
+    assert.ok(result.usage.cpuSeconds <= result.usage.wallSeconds * 1.1, 'cpu <= wall at 1 core')
+    assert.ok(result.usage.peakMemoryBytes > 0)
+  })
+
+  it('cancels on abort, before and during the run', async function () {
+    const ex = executor()
+    const early = new AbortController()
+    early.abort()
+    const before = await ex.run(spec(['sh', '-c', ':']), { signal: early.signal })
+    assert.equal(before.status, 'cancelled')
+
+    const controller = new AbortController()
+    const s = spec(['sh', '-c', 'echo ready; sleep 30'])
+    const result = await ex.run(s, {
+      signal: controller.signal,
+      onEvent: (e) => {
+        if (e.type === 'log' && e.chunk.includes('ready')) controller.abort()
+      },
+    })
+    assert.equal(result.status, 'cancelled')
+    assert.equal(result.reason, 'cancelled')
+    assert.ok(result.usage.wallSeconds < 10)
+    await assertCleanedUp(s.allocationId)
+  })
+
+  it('rejects a missing image with ImageNotFoundError and creates nothing', async function () {
+    const s = spec(['sh', '-c', ':'], { image: 'dms-no-such-image:0' })
+    await assert.rejects(executor().run(s), (err: Error & { code?: string }) => {
+      assert.equal(err.name, 'ImageNotFoundError')
+      assert.equal(err.code, 'IMAGE_NOT_FOUND')
+      assert.match(err.message, /not present locally/)
+      return true
+    })
+    await assertCleanedUp(s.allocationId)
+  })
+
+  it('reports a missing binary as failed with exit code 127 and leaves no container', async function () {
+    const s = spec(['/bin/no-such-program'])
+    const result = await executor().run(s)
+    assert.equal(result.status, 'failed')
+    assert.equal(result.exitCode, 127)
+    assert.match(result.reason ?? '', /^cannot start: .*no-such-program/)
+    await assertCleanedUp(s.allocationId)
+  })
+
+  it('caps each log stream at maxLogBytes', async function () {
+    const result = await executor({ maxLogBytes: 1000 }).run(spec(['sh', '-c', 'yes | head -c 100000']))
+    assert.equal(result.status, 'completed', result.reason)
+    assert.equal(result.truncated, true)
+    assert.equal(result.stdout, 'y\n'.repeat(500))
+  })
+
+  it('fails a run whose outputs exceed maxOutputBytes', async function () {
+    const s = spec(['sh', '-c', 'head -c 2000 /dev/zero > /outputs/big'])
+    const result = await executor({ maxOutputBytes: 1000 }).run(s)
+    assert.equal(result.status, 'failed')
+    assert.equal(result.reason, 'outputs exceed 1000 bytes')
+    assert.deepEqual(result.outputs, [])
+    await assertCleanedUp(s.allocationId)
+  })
+
+  it('does not follow symlinks or open FIFOs left in /outputs', async function () {
+    const script = 'ln -s /etc/passwd /outputs/link; mkfifo /outputs/fifo; echo ok > /outputs/real'
+    const result = await executor().run(spec(['sh', '-c', script]))
+    assert.equal(result.status, 'completed', result.reason)
+    assert.deepEqual(
+      result.outputs.map((o) => o.path),
+      ['real'],
+    )
+  })
+})

@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { stat } from 'node:fs/promises'
+import { keyFromString } from '../../actors/identity.js'
+import { ApiClient } from '../../dms/api/client.js'
+import { verifyDoc } from '../../dms/contracts/canonical.js'
+import { DOMAIN } from '../../dms/contracts/model.js'
+import { publicKeyOfPeer } from '../../dms/contracts/party.js'
+import type { StoredJob } from '../../dms/orchestrator/orchestrator.js'
+import type { DmsNode } from '../../dms/node.js'
+import { startNetwork, TEST_IMAGE, type TestNetwork } from '../helpers/network.js'
+
+const MiB = 1024 * 1024
+
+/** Resolves with the job once its machine reaches a final state (event-driven). */
+function settled(node: DmsNode, id: string): Promise<StoredJob> {
+  const orch = node.orchestrator!
+  return new Promise((resolve) => {
+    const off = orch.onChange((j) => {
+      if (j.record.id === id && ['completed', 'failed', 'cancelled'].includes(j.state)) {
+        off()
+        resolve(j)
+      }
+    })
+  })
+}
+
+describe('walking skeleton: a job from REST post to settled contract', function () {
+  this.timeout(120_000)
+  let net: TestNetwork
+  let api: ApiClient
+
+  before(function () {
+    execFileSync('bash', ['scripts/build-test-image.sh'], { stdio: 'inherit' })
+  })
+  beforeEach(async () => {
+    net = await startNetwork([
+      { cpu: 1, memoryBytes: 512 * MiB, perCpuHour: 3000 }, // dearer
+      { cpu: 1, memoryBytes: 512 * MiB, perCpuHour: 1000 }, // cheaper: must win
+    ])
+    api = new ApiClient(net.requester.socketPath!)
+  })
+  afterEach(async () => net?.stop())
+
+  it('runs in Docker on the cheaper provider and settles on verified usage', async () => {
+    const spec = {
+      name: 'hello',
+      image: TEST_IMAGE,
+      command: ['sh', '-c', 'echo hello from dms; echo -n 42 > /outputs/answer.txt'],
+      resources: { cpu: 0.5, memory: '64MiB' },
+      maxDuration: 60,
+      maxPrice: 10_000,
+    }
+    const posted = await api.ok<{ id: string; state: string }>('POST', '/v1/jobs', spec)
+    const done = await settled(net.requester, posted.id)
+    const job = await api.ok<StoredJob['record'] & { state: string }>('GET', `/v1/jobs/${posted.id}`)
+
+    assert.equal(job.state, 'completed', JSON.stringify(job.error))
+    // Both providers bid; the cheaper one won, and the record says why.
+    assert.equal(job.bids.length, 2)
+    const cheap = net.providers[1].peerId
+    assert.equal(job.winner?.provider, cheap)
+    assert.match(job.winner!.why, /lowest total price/)
+    // The contract carries both parties' valid signatures and the contract-db's proof.
+    const c = job.contract!
+    assert.ok(verifyDoc(keyFromString(c.terms.requester.publicKey), DOMAIN.contract, c.terms, c.requesterSignature))
+    assert.ok(verifyDoc(publicKeyOfPeer(cheap)!, DOMAIN.contract, c.terms, c.providerSignature!))
+    const { signature, ...proofBody } = job.proof!
+    assert.ok(verifyDoc(publicKeyOfPeer(net.contractDb.peerId)!, DOMAIN.proof, proofBody, signature))
+    // The container's output came back and verified.
+    assert.equal(job.result!.stdout.trim(), 'hello from dms')
+    const answer = job.result!.outputs.find((f) => f.path === 'answer.txt')!
+    assert.equal(Buffer.from(answer.contentBase64, 'base64').toString(), '42')
+    assert.deepEqual(job.verification, { outputsHashOk: true, receiptSignatureOk: true })
+    assert.equal(job.result!.receipt.receipt.exitCode, 0)
+    // Settlement moved exactly the escrow: paid + refunded, and balances agree.
+    const s = job.settlement!
+    assert.equal(s.paidToProvider + s.refundedToRequester, c.terms.escrow)
+    assert.ok(s.paidToProvider > 0)
+    const cdb = net.contractDb.contractDb!
+    assert.equal((await cdb.account(cheap)).balance, s.paidToProvider)
+    assert.deepEqual(await cdb.account(net.requester.peerId), {
+      peer: net.requester.peerId,
+      balance: 1_000_000 - s.paidToProvider,
+      escrow: 0,
+    })
+    // The machine's history lists each state in order, with non-decreasing timestamps.
+    assert.deepEqual(
+      job.history.map((h) => h.state),
+      ['bidding', 'selecting', 'requesting', 'contracting', 'invoking', 'running', 'verifying', 'settling', 'completed'],
+    )
+    for (let i = 1; i < job.history.length; i++) assert.ok(job.history[i].at >= job.history[i - 1].at)
+    assert.equal(done.state, 'completed')
+    // The winner's resources are free again; the loser's reservation is released or expiring.
+    assert.equal(net.providers[1].ledger!.summary().allocated.cpu, 0)
+    assert.equal((await stat(net.requester.socketPath!)).mode & 0o777, 0o600)
+  })
+
+  it('refuses a malformed spec with 400 naming the field', async () => {
+    const res = await api.call<{ error: { code: string; field: string; message: string } }>('POST', '/v1/jobs', {
+      image: TEST_IMAGE,
+      command: ['sh'],
+      resources: { cpu: -1, memory: '64MiB' },
+      maxDuration: 10,
+      maxPrice: 1,
+    })
+    assert.equal(res.status, 400)
+    assert.equal(res.body.error.code, 'INVALID_JOB_SPEC')
+    assert.equal(res.body.error.field, 'resources.cpu')
+    const unit = await api.call<{ error: { field: string } }>('POST', '/v1/jobs', {
+      image: TEST_IMAGE,
+      command: ['sh'],
+      resources: { cpu: 1, memory: '64 parsecs' },
+      maxDuration: 10,
+      maxPrice: 1,
+    })
+    assert.equal(unit.status, 400)
+    assert.equal(unit.body.error.field, 'resources.memory')
+    assert.equal((await api.ok<{ jobs: unknown[] }>('GET', '/v1/jobs')).jobs.length, 0, 'nothing stored for bad input')
+  })
+
+  it('fails a job no provider can serve, with the providers\' reasons', async () => {
+    const { id } = await api.ok<{ id: string }>('POST', '/v1/jobs', {
+      image: TEST_IMAGE,
+      command: ['sh', '-c', ':'],
+      resources: { cpu: 16, memory: '64MiB' },
+      maxDuration: 10,
+      maxPrice: 1_000_000,
+    })
+    const job = await settled(net.requester, id)
+    assert.equal(job.state, 'failed')
+    assert.equal(job.record.error?.code, 'NO_BIDS')
+    assert.equal(job.record.error?.declines?.length, 2)
+    for (const d of job.record.error!.declines!) assert.match(d.reasons.join(), /not enough cpu: need 16 cores/)
+    assert.match(job.record.error!.message, /not enough cpu/)
+  })
+})

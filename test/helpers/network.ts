@@ -1,0 +1,86 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { NodeConfig } from '../../dms/config.js'
+import { DmsNode, type NodeComponents } from '../../dms/node.js'
+import type { Prices } from '../../dms/resources/types.js'
+import { BID_REQUEST_TOPIC } from '../../dms/messages.js'
+
+const MiB = 1024 * 1024
+export const TEST_IMAGE = process.env.DMS_TEST_IMAGE ?? 'dms-test:1'
+
+export const prices = (perCpuHour: number): Prices => ({
+  perCpuHour,
+  perGiBMemoryHour: 10,
+  perGiBDiskHour: 0,
+  perGpuHour: 0,
+  minJobPrice: 1,
+})
+
+export interface ProviderSpec {
+  cpu: number
+  memoryBytes: number
+  perCpuHour: number
+}
+
+export interface TestNetwork {
+  contractDb: DmsNode
+  providers: DmsNode[]
+  requester: DmsNode
+  stop(): Promise<void>
+}
+
+/**
+ * A real network on 127.0.0.1: a contract-db, providers and a requester, each its own libp2p host,
+ * key and level database in a temp dir. Identities are approved and the requester funded.
+ */
+export async function startNetwork(
+  providerSpecs: ProviderSpec[],
+  opts: { components?: NodeComponents; requester?: Partial<NonNullable<NodeConfig['requester']>> } = {},
+): Promise<TestNetwork> {
+  const root = await mkdtemp(join(tmpdir(), 'dms-net-'))
+  const started: DmsNode[] = []
+  const startNode = async (name: string, cfg: Omit<NodeConfig, 'dataDir'>) => {
+    const node = new DmsNode({ dataDir: join(root, name), oneHost: true, ...cfg }, opts.components)
+    await node.start()
+    started.push(node)
+    return node
+  }
+  try {
+    // The contract-db starts with no approvals; they are added once the peer ids exist.
+    const contractDb = await startNode('contract-db', { contractDb: {} })
+    const cdb = { peer: contractDb.peerId, addrs: contractDb.addrs() }
+    const providers: DmsNode[] = []
+    for (const [i, p] of providerSpecs.entries()) {
+      providers.push(
+        await startNode(`provider-${i}`, {
+          bootstrap: cdb.addrs,
+          provider: {
+            contractDb: cdb.peer,
+            offer: { cpu: p.cpu, memoryBytes: p.memoryBytes, diskBytes: 1024 * MiB, gpus: 0, prices: prices(p.perCpuHour) },
+          },
+        }),
+      )
+    }
+    const requester = await startNode('requester', {
+      bootstrap: [...cdb.addrs, ...providers.flatMap((p) => p.addrs())],
+      requester: { contractDb: cdb, bidWindowMs: 3000, ...opts.requester },
+    })
+    for (const n of [...providers, requester]) await contractDb.contractDb?.approve(n.peerId)
+    await contractDb.contractDb?.credit(requester.peerId, 1_000_000)
+    if (providers.length > 0) await requester.transport.waitForTopicPeers(BID_REQUEST_TOPIC, providers.length)
+    return {
+      contractDb,
+      providers,
+      requester,
+      async stop() {
+        for (const n of started.reverse()) await n.stop()
+        await rm(root, { recursive: true, force: true })
+      },
+    }
+  } catch (err) {
+    for (const n of started.reverse()) await n.stop()
+    await rm(root, { recursive: true, force: true })
+    throw err
+  }
+}
