@@ -16,6 +16,9 @@ export default tseslint.config(
   { files: ['dms/cli/**', 'scripts/**'], rules: { 'no-console': 'off' } },
   {
     files: ['test/**'],
-    rules: { '@typescript-eslint/no-unused-expressions': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
+    rules: {
+      '@typescript-eslint/no-unused-expressions': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
   },
 )

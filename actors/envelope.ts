@@ -54,5 +54,5 @@ export function verifyEnvelope(env: Envelope): boolean {
 }
 
 export function decodeEnvelope(bytes: Uint8Array): Envelope {
-  return Envelope.decode(bytes, { limits: { sender: { addrs: 16 } } as never })
+  return Envelope.decode(bytes, { limits: { sender: { addrs: 16 } } })
 }

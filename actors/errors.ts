@@ -31,7 +31,10 @@ export class RemoteError extends ActorError {
 export class UnreachableError extends ActorError {
   override name = 'UnreachableError'
   constructor(peer: string, cause: unknown) {
-    super(`cannot reach peer ${peer}: ${cause instanceof Error ? cause.message : String(cause)}`, 'UNREACHABLE')
+    super(
+      `cannot reach peer ${peer}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      'UNREACHABLE',
+    )
   }
 }
 

@@ -1,4 +1,11 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto'
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  sign,
+  verify,
+  type KeyObject,
+} from 'node:crypto'
 
 /** Ed25519 raw public key, 32 bytes. */
 export type PublicKeyBytes = Uint8Array
@@ -26,7 +33,11 @@ export class KeyPair {
 
   static fromSeed(seed: Uint8Array): KeyPair {
     if (seed.length !== 32) throw new Error(`an Ed25519 seed is 32 bytes, got ${seed.length}`)
-    const privateObj = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' })
+    const privateObj = createPrivateKey({
+      key: Buffer.concat([PKCS8_PREFIX, seed]),
+      format: 'der',
+      type: 'pkcs8',
+    })
     const spki = createPublicKey(privateObj).export({ format: 'der', type: 'spki' })
     return new KeyPair(Uint8Array.from(seed), new Uint8Array(spki.subarray(spki.length - 32)), privateObj)
   }

@@ -171,7 +171,13 @@ export class ActorSystem {
   }
 
   /** @internal */
-  async publish(actor: Actor, topic: string, behaviour: string, payload: unknown, ttlMs?: number): Promise<void> {
+  async publish(
+    actor: Actor,
+    topic: string,
+    behaviour: string,
+    payload: unknown,
+    ttlMs?: number,
+  ): Promise<void> {
     const bytes = sealEnvelope(actor.key, {
       sender: this.handleOf(actor),
       topic,
@@ -236,8 +242,10 @@ export class ActorSystem {
       return this.reject('malformed', { from: frame.from })
     }
     if (env.version !== 1) return this.reject('bad_version')
-    if (env.sender === undefined || !verifyEnvelope(env)) return this.reject('bad_signature', { from: frame.from })
-    if (env.sender.peer !== frame.from) return this.reject('wrong_peer', { from: frame.from, claimed: env.sender.peer })
+    if (env.sender === undefined || !verifyEnvelope(env))
+      return this.reject('bad_signature', { from: frame.from })
+    if (env.sender.peer !== frame.from)
+      return this.reject('wrong_peer', { from: frame.from, claimed: env.sender.peer })
     const now = this.components.clock.now()
     const issuedAt = Number(env.issuedAt)
     const expiresAt = Number(env.expiresAt)
@@ -255,7 +263,10 @@ export class ActorSystem {
       if (env.toInbox.startsWith('~reply/')) {
         pending = this.pending.get(env.toInbox)
         if (pending === undefined) return this.reject('unexpected_reply')
-        if (pending.expectKey !== undefined && pending.expectKey !== Buffer.from(env.sender.publicKey).toString('base64'))
+        if (
+          pending.expectKey !== undefined &&
+          pending.expectKey !== Buffer.from(env.sender.publicKey).toString('base64')
+        )
           return this.reject('unexpected_reply', { reason: 'reply from another key' })
       } else {
         const actor = this.actors.get(env.toInbox)
@@ -286,7 +297,8 @@ export class ActorSystem {
       peer: frame.from,
       via: frame.via,
     }
-    for (const actor of targets) if (!actor.mailbox.push(msg)) this.reject('mailbox_full', { inbox: actor.inbox })
+    for (const actor of targets)
+      if (!actor.mailbox.push(msg)) this.reject('mailbox_full', { inbox: actor.inbox })
   }
 }
 
@@ -324,7 +336,12 @@ export class Actor {
     return this
   }
 
-  send(to: Handle, behaviour: string, payload: unknown, opts?: { ttlMs?: number; signal?: AbortSignal }): Promise<void> {
+  send(
+    to: Handle,
+    behaviour: string,
+    payload: unknown,
+    opts?: { ttlMs?: number; signal?: AbortSignal },
+  ): Promise<void> {
     return this.system.sendEnvelope(this, to, behaviour, payload, opts)
   }
 
@@ -360,19 +377,25 @@ export class Actor {
     } catch (err) {
       const e = err as { code?: unknown; message?: unknown; data?: unknown }
       const code = typeof e.code === 'string' ? e.code : 'INTERNAL'
-      if (code === 'INTERNAL') this.system.components.log.warn({ err, behaviour: msg.behaviour }, 'behaviour threw')
+      if (code === 'INTERNAL')
+        this.system.components.log.warn({ err, behaviour: msg.behaviour }, 'behaviour threw')
       if (msg.replyTo !== undefined)
         await this.replyError(msg, { code, message: String(e.message ?? err), data: e.data })
       return
     }
     if (msg.replyTo !== undefined) {
-      await this.system.sendEnvelope(this, msg.replyTo, msg.behaviour + REPLY, result ?? null).catch((err: unknown) => {
-        this.system.components.log.debug({ err, behaviour: msg.behaviour }, 'reply not delivered')
-      })
+      await this.system
+        .sendEnvelope(this, msg.replyTo, msg.behaviour + REPLY, result ?? null)
+        .catch((err: unknown) => {
+          this.system.components.log.debug({ err, behaviour: msg.behaviour }, 'reply not delivered')
+        })
     }
   }
 
-  private async replyError(msg: Message, e: { code: string; message: string; data?: unknown }): Promise<void> {
+  private async replyError(
+    msg: Message,
+    e: { code: string; message: string; data?: unknown },
+  ): Promise<void> {
     await this.system.sendEnvelope(this, msg.replyTo as Handle, msg.behaviour + ERROR, e).catch(() => {})
   }
 }

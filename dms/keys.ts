@@ -12,11 +12,15 @@ export async function loadOrCreateKey(dataDir: string): Promise<{ key: KeyPair; 
     const { seed } = JSON.parse(await readFile(path, 'utf8')) as { seed: string }
     return { key: KeyPair.fromSeed(new Uint8Array(Buffer.from(seed, 'base64'))), created: false }
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read key file ${path}: ${(err as Error).message}`)
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new Error(`cannot read key file ${path}: ${(err as Error).message}`)
   }
   await mkdir(dataDir, { recursive: true, mode: 0o700 })
   const key = KeyPair.generate()
-  await writeFile(path, JSON.stringify({ type: 'ed25519', seed: Buffer.from(key.seed).toString('base64') }), { mode: 0o600, flag: 'wx' })
+  await writeFile(path, JSON.stringify({ type: 'ed25519', seed: Buffer.from(key.seed).toString('base64') }), {
+    mode: 0o600,
+    flag: 'wx',
+  })
   await chmod(path, 0o600)
   return { key, created: true }
 }

@@ -84,7 +84,11 @@ export class DmsNode {
     this.key = (await loadOrCreateKey(cfg.dataDir)).key
     this.db = await openDb(join(cfg.dataDir, 'db'))
     this.stops.push(() => this.db.close())
-    this.host = await createHost(this.key, { listen: cfg.listen, bootstrap: cfg.bootstrap, oneHost: cfg.oneHost })
+    this.host = await createHost(this.key, {
+      listen: cfg.listen,
+      bootstrap: cfg.bootstrap,
+      oneHost: cfg.oneHost,
+    })
     this.transport = new Libp2pTransport({ host: this.host, log: child(log, 'dms:network') })
     this.system = new ActorSystem({ transport: this.transport, clock, log: child(log, 'actors') })
     await this.host.start()
@@ -110,23 +114,48 @@ export class DmsNode {
       await this.ledger.setOffer({ resources, prices, onboardedAt: clock.now() })
       const executor =
         this.components.executor ??
-        new DockerExecutor({ log: child(log, 'dms:executor') }, { socketPath: p.docker?.socketPath, workDir: join(cfg.dataDir, 'work') })
+        new DockerExecutor(
+          { log: child(log, 'dms:executor') },
+          { socketPath: p.docker?.socketPath, workDir: join(cfg.dataDir, 'work') },
+        )
       this.provider = new ProviderService(
-        { system: this.system, key: this.key, ledger: this.ledger, executor, db: this.db, clock, log: child(log, 'dms:provider') },
-        { contractDb: p.contractDb, bidTtlMs: p.bidTtlMs, preferences: { allowedImages: p.allowedImages, maxDurationSeconds: p.maxDurationSeconds } },
+        {
+          system: this.system,
+          key: this.key,
+          ledger: this.ledger,
+          executor,
+          db: this.db,
+          clock,
+          log: child(log, 'dms:provider'),
+        },
+        {
+          contractDb: p.contractDb,
+          bidTtlMs: p.bidTtlMs,
+          preferences: { allowedImages: p.allowedImages, maxDurationSeconds: p.maxDurationSeconds },
+        },
       )
-      await this.provider.start()
+      this.provider.start()
       this.stops.push(() => this.provider?.stop())
     }
     if (cfg.requester !== undefined) {
       this.orchestrator = new Orchestrator(
-        { system: this.system, transport: this.transport, key: this.key, db: this.db, clock, log: child(log, 'dms:orchestrator') },
+        {
+          system: this.system,
+          transport: this.transport,
+          key: this.key,
+          db: this.db,
+          clock,
+          log: child(log, 'dms:orchestrator'),
+        },
         cfg.requester,
       )
       this.stops.push(() => this.orchestrator?.stop())
     }
     if (cfg.api !== false) {
-      this.api = new ApiServer({ node: this, log: child(log, 'dms:api') }, { socketPath: cfg.api?.socket ?? join(cfg.dataDir, 'dms.sock') })
+      this.api = new ApiServer(
+        { node: this, log: child(log, 'dms:api') },
+        { socketPath: cfg.api?.socket ?? join(cfg.dataDir, 'dms.sock') },
+      )
       await this.api.start()
       this.stops.push(() => this.api?.stop())
     }

@@ -50,7 +50,8 @@ export class ApiClient {
         },
       )
       req.on('error', (err: NodeJS.ErrnoException) => {
-        if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED') reject(new DaemonNotRunningError(this.socketPath))
+        if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED')
+          reject(new DaemonNotRunningError(this.socketPath))
         else reject(err)
       })
       if (data) req.write(data)
@@ -60,9 +61,18 @@ export class ApiClient {
 
   /** Like `call`, but a non-2xx answer throws ApiClientError with the server's code and message. */
   async ok<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await this.call<T | { error?: { code: string; message: string; field?: string } }>(method, path, body)
+    const res = await this.call<T | { error?: { code: string; message: string; field?: string } }>(
+      method,
+      path,
+      body,
+    )
     if (res.status >= 200 && res.status < 300) return res.body as T
     const e = (res.body as { error?: { code: string; message: string; field?: string } })?.error
-    throw new ApiClientError(res.status, e?.code ?? `HTTP_${res.status}`, e?.message ?? String(res.body), e?.field)
+    throw new ApiClientError(
+      res.status,
+      e?.code ?? `HTTP_${res.status}`,
+      e?.message ?? JSON.stringify(res.body),
+      e?.field,
+    )
   }
 }

@@ -15,7 +15,9 @@ export interface ApiError {
   error: { code: string; message: string; field?: string }
 }
 
-const apiError = (code: string, message: string, field?: string): ApiError => ({ error: { code, message, field } })
+const apiError = (code: string, message: string, field?: string): ApiError => ({
+  error: { code, message, field },
+})
 
 /**
  * The node's REST API on a local unix socket (mode 0600). Spec: specs/rest-api.md.
@@ -52,31 +54,38 @@ export class ApiServer {
     app.setErrorHandler((err: { statusCode?: number; code?: string; message: string }, _req, reply) => {
       const status = err.statusCode ?? 500
       if (status >= 500) this.c.log.error({ err }, 'api error')
-      void reply.status(status).send(apiError(err.code ?? (status >= 500 ? 'INTERNAL' : 'BAD_REQUEST'), err.message))
+      void reply
+        .status(status)
+        .send(apiError(err.code ?? (status >= 500 ? 'INTERNAL' : 'BAD_REQUEST'), err.message))
     })
     app.setNotFoundHandler((req, reply) => {
       void reply.status(404).send(apiError('NOT_FOUND', `no route ${req.method} ${req.url}`))
     })
 
-    app.get('/v1/health', async () => ({ ok: true }))
-    app.get('/v1/info', async () => ({
-      peerId: node.peerId,
-      addrs: node.addrs(),
-      roles: {
-        requester: node.orchestrator !== undefined,
-        provider: node.provider !== undefined,
-        contractDb: node.contractDb !== undefined,
-      },
-      bidTopicPeers: node.transport.topicPeers(BID_REQUEST_TOPIC),
-      rejections: node.system.rejections,
-    }))
+    app.get('/v1/health', (_req, reply) => reply.send({ ok: true }))
+    app.get('/v1/info', (_req, reply) =>
+      reply.send({
+        peerId: node.peerId,
+        addrs: node.addrs(),
+        roles: {
+          requester: node.orchestrator !== undefined,
+          provider: node.provider !== undefined,
+          contractDb: node.contractDb !== undefined,
+        },
+        bidTopicPeers: node.transport.topicPeers(BID_REQUEST_TOPIC),
+        rejections: node.system.rejections,
+      }),
+    )
 
     const requester = () => {
       if (node.orchestrator === undefined)
-        throw Object.assign(new Error('this node is not a requester (no "requester" section in its config)'), {
-          statusCode: 409,
-          code: 'NOT_A_REQUESTER',
-        })
+        throw Object.assign(
+          new Error('this node is not a requester (no "requester" section in its config)'),
+          {
+            statusCode: 409,
+            code: 'NOT_A_REQUESTER',
+          },
+        )
       return node.orchestrator
     }
 
@@ -86,7 +95,8 @@ export class ApiServer {
       try {
         spec = parseJobSpec(req.body)
       } catch (err) {
-        if (err instanceof InvalidJobSpecError) return reply.status(400).send(apiError(err.code, err.message, err.field))
+        if (err instanceof InvalidJobSpecError)
+          return reply.status(400).send(apiError(err.code, err.message, err.field))
         throw err
       }
       const job = await orch.post(spec)
@@ -95,12 +105,28 @@ export class ApiServer {
 
     app.get('/v1/jobs', async () => {
       const jobs = await requester().list()
-      return { jobs: jobs.map((j) => ({ id: j.record.id, name: j.record.spec.name, state: j.state, createdAt: j.record.createdAt })) }
+      return {
+        jobs: jobs.map((j) => ({
+          id: j.record.id,
+          name: j.record.spec.name,
+          state: j.state,
+          createdAt: j.record.createdAt,
+        })),
+      }
+    })
+
+    app.get<{ Params: { peer: string } }>('/v1/contract-db/accounts/:peer', async (req, reply) => {
+      if (node.contractDb === undefined)
+        return reply
+          .status(409)
+          .send(apiError('NOT_A_CONTRACT_DB', 'this node does not run the contract-db role'))
+      return node.contractDb.account(req.params.peer)
     })
 
     app.get<{ Params: { id: string } }>('/v1/jobs/:id', async (req, reply) => {
       const job = await requester().get(req.params.id)
-      if (job === undefined) return reply.status(404).send(apiError('JOB_NOT_FOUND', `no job ${req.params.id}`))
+      if (job === undefined)
+        return reply.status(404).send(apiError('JOB_NOT_FOUND', `no job ${req.params.id}`))
       return { state: job.state, ...job.record }
     })
   }

@@ -5,7 +5,8 @@ import { verifySignature } from '../../actors/identity.js'
 /** JSON with object keys sorted at every level: the byte form that documents are signed in. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') {
-    if (typeof value === 'number' && !Number.isFinite(value)) throw new Error('cannot sign a non-finite number')
+    if (typeof value === 'number' && !Number.isFinite(value))
+      throw new Error('cannot sign a non-finite number')
     return JSON.stringify(value)
   }
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
@@ -16,7 +17,8 @@ export function canonicalJson(value: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`
 }
 
-const bytesFor = (domain: string, doc: unknown) => new TextEncoder().encode(`${domain}\0${canonicalJson(doc)}`)
+const bytesFor = (domain: string, doc: unknown) =>
+  new TextEncoder().encode(`${domain}\0${canonicalJson(doc)}`)
 
 /** Signs a document under a domain (so a signature for one kind can never pass as another). */
 export function signDoc(key: KeyPair, domain: string, doc: unknown): string {
@@ -25,7 +27,11 @@ export function signDoc(key: KeyPair, domain: string, doc: unknown): string {
 
 export function verifyDoc(publicKey: Uint8Array, domain: string, doc: unknown, signature: string): boolean {
   try {
-    return verifySignature(publicKey, bytesFor(domain, doc), new Uint8Array(Buffer.from(signature, 'base64url')))
+    return verifySignature(
+      publicKey,
+      bytesFor(domain, doc),
+      new Uint8Array(Buffer.from(signature, 'base64url')),
+    )
   } catch {
     return false
   }

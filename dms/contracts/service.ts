@@ -97,11 +97,16 @@ export class ContractDbService {
   private async verify(msg: Message<ContractVerifyRequest>): Promise<ContractProof> {
     const { contract } = msg.payload
     const t = contract?.terms
-    if (t === undefined || typeof t.contractId !== 'string') throw refuse(REFUSAL.badTerms, 'no contract terms')
+    if (t === undefined || typeof t.contractId !== 'string')
+      throw refuse(REFUSAL.badTerms, 'no contract terms')
     const now = this.components.clock.now()
-    if (t.contractDb !== this.peerId) throw refuse(REFUSAL.wrongContractDb, 'contract names another contract-db')
+    if (t.contractDb !== this.peerId)
+      throw refuse(REFUSAL.wrongContractDb, 'contract names another contract-db')
     if (msg.peer !== t.requester.peer) throw refuse(REFUSAL.notParty, 'only the requester submits a contract')
-    for (const [role, p] of [['requester', t.requester], ['provider', t.provider]] as const) {
+    for (const [role, p] of [
+      ['requester', t.requester],
+      ['provider', t.provider],
+    ] as const) {
       if (!partyIsConsistent(p)) throw refuse(REFUSAL.badParty, `${role} key does not match its peer id`)
       if ((await this.approved.get(p.peer)) === undefined)
         throw refuse(REFUSAL.notApproved, `${role} ${p.peer} is not an approved entity`)
@@ -122,17 +127,39 @@ export class ContractDbService {
 
     const acc = await this.account(t.requester.peer)
     if (acc.balance < t.escrow)
-      throw refuse(REFUSAL.insufficientFunds, `requester balance ${acc.balance} is short of escrow ${t.escrow} by ${t.escrow - acc.balance}`, {
-        shortfall: t.escrow - acc.balance,
-      })
-    const body = { contractId: t.contractId, termsHash: hashDoc(t), escrowLocked: t.escrow, issuedAt: now, contractDb: this.peerId }
+      throw refuse(
+        REFUSAL.insufficientFunds,
+        `requester balance ${acc.balance} is short of escrow ${t.escrow} by ${t.escrow - acc.balance}`,
+        {
+          shortfall: t.escrow - acc.balance,
+        },
+      )
+    const body = {
+      contractId: t.contractId,
+      termsHash: hashDoc(t),
+      escrowLocked: t.escrow,
+      issuedAt: now,
+      contractDb: this.peerId,
+    }
     const proof: ContractProof = { ...body, signature: signDoc(this.components.key, DOMAIN.proof, body) }
-    const record: ContractRecord = { contract, state: 'active', proof, history: [{ state: 'active', at: now }] }
+    const record: ContractRecord = {
+      contract,
+      state: 'active',
+      proof,
+      history: [{ state: 'active', at: now }],
+    }
     await this.components.db.batch([
-      this.accounts.putOp(acc.peer, { ...acc, balance: acc.balance - t.escrow, escrow: acc.escrow + t.escrow }),
+      this.accounts.putOp(acc.peer, {
+        ...acc,
+        balance: acc.balance - t.escrow,
+        escrow: acc.escrow + t.escrow,
+      }),
       this.contracts.putOp(t.contractId, record),
     ])
-    this.components.log.info({ contractId: t.contractId, escrow: t.escrow }, 'contract verified, escrow locked')
+    this.components.log.info(
+      { contractId: t.contractId, escrow: t.escrow },
+      'contract verified, escrow locked',
+    )
     return proof
   }
 
@@ -143,15 +170,28 @@ export class ContractDbService {
     const t = rec.contract.terms
     if (msg.peer !== t.requester.peer) throw refuse(REFUSAL.notParty, 'only the requester settles a contract')
     if (rec.state !== 'active') throw refuse(REFUSAL.notActive, `contract ${contractId} is ${rec.state}`)
-    if (receipt?.receipt?.contractId !== contractId || !verifyDoc(keyFromString(t.provider.publicKey), DOMAIN.receipt, receipt.receipt, receipt.signature))
+    if (
+      receipt?.receipt?.contractId !== contractId ||
+      !verifyDoc(keyFromString(t.provider.publicKey), DOMAIN.receipt, receipt.receipt, receipt.signature)
+    )
       throw refuse(REFUSAL.badSignature, 'receipt is not signed by the provider for this contract')
 
     const now = this.components.clock.now()
     const billedSeconds = Math.min(Math.max(0, receipt.receipt.usage.wallSeconds), t.maxDurationSeconds)
     const paid = verified ? costOf(billedSeconds, t.pricePerHour, t.escrow) : 0
     const refund = t.escrow - paid
-    const body = { contractId, paidToProvider: paid, refundedToRequester: refund, billedSeconds, settledAt: now, contractDb: this.peerId }
-    const settlement: Settlement = { ...body, signature: signDoc(this.components.key, DOMAIN.settlement, body) }
+    const body = {
+      contractId,
+      paidToProvider: paid,
+      refundedToRequester: refund,
+      billedSeconds,
+      settledAt: now,
+      contractDb: this.peerId,
+    }
+    const settlement: Settlement = {
+      ...body,
+      signature: signDoc(this.components.key, DOMAIN.settlement, body),
+    }
     const req = await this.account(t.requester.peer)
     const ops = [
       this.contracts.putOp(contractId, {
@@ -163,16 +203,33 @@ export class ContractDbService {
       }),
     ]
     if (t.provider.peer === t.requester.peer) {
-      ops.push(this.accounts.putOp(req.peer, { ...req, balance: req.balance + t.escrow, escrow: req.escrow - t.escrow }))
+      ops.push(
+        this.accounts.putOp(req.peer, {
+          ...req,
+          balance: req.balance + t.escrow,
+          escrow: req.escrow - t.escrow,
+        }),
+      )
     } else {
       const prov = await this.account(t.provider.peer)
-      ops.push(this.accounts.putOp(req.peer, { ...req, balance: req.balance + refund, escrow: req.escrow - t.escrow }))
+      ops.push(
+        this.accounts.putOp(req.peer, {
+          ...req,
+          balance: req.balance + refund,
+          escrow: req.escrow - t.escrow,
+        }),
+      )
       ops.push(this.accounts.putOp(prov.peer, { ...prov, balance: prov.balance + paid }))
     }
     await this.components.db.batch(ops as never)
     this.components.log.info({ contractId, paid, refund }, 'contract settled')
     // Best effort: the provider learns it was paid. The requester also holds the signed settlement.
-    const providerHandle = { publicKey: keyFromString(t.provider.publicKey), peer: t.provider.peer, inbox: INBOX.provider, addrs: [] }
+    const providerHandle = {
+      publicKey: keyFromString(t.provider.publicKey),
+      peer: t.provider.peer,
+      inbox: INBOX.provider,
+      addrs: [],
+    }
     void this.actor?.send(providerHandle as never, B.settled, settlement).catch(() => {})
     return settlement
   }

@@ -9,7 +9,11 @@ import { tcp } from '@libp2p/tcp'
 import { createLibp2p, type Libp2p } from 'libp2p'
 import type { KeyPair } from '../../actors/identity.js'
 
-export type Host = Libp2p<{ pubsub: GossipSub; identify: ReturnType<ReturnType<typeof identify>>; ping: unknown }>
+export type Host = Libp2p<{
+  pubsub: GossipSub
+  identify: ReturnType<ReturnType<typeof identify>>
+  ping: unknown
+}>
 
 export interface HostInit {
   /** Multiaddrs to listen on. @default ['/ip4/127.0.0.1/tcp/0'] */
@@ -48,5 +52,5 @@ export async function createHost(key: KeyPair, init: HostInit = {}): Promise<Hos
       }),
     },
   })
-  return node as unknown as Host
+  return node
 }

@@ -77,7 +77,7 @@ export class Libp2pTransport implements Transport {
         pubsub.removeEventListener('subscription-change', check)
         options.signal?.removeEventListener('abort', onAbort)
         if (err === undefined) resolve()
-        else reject(err as Error)
+        else reject(err instanceof Error ? err : new Error('aborted', { cause: err }))
       }
       const check = () => {
         if (pubsub.getSubscribers(topic).length >= n) done()
@@ -94,12 +94,18 @@ export class Libp2pTransport implements Transport {
     await this.components.host.services.pubsub.publish(topic, bytes)
   }
 
-  async send(peer: PeerIdStr, addrs: string[], bytes: Uint8Array, options: { signal?: AbortSignal } = {}): Promise<void> {
+  async send(
+    peer: PeerIdStr,
+    addrs: string[],
+    bytes: Uint8Array,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<void> {
     // One retry: a cached stream may have died since its last use (peer restarted, connection dropped).
     for (let attempt = 0; ; attempt++) {
       const stream = await this.streamTo(peer, addrs, options.signal)
       try {
-        if (stream.status !== 'open' || stream.writeStatus !== 'writable') throw new Error('stream not writable')
+        if (stream.status !== 'open' || stream.writeStatus !== 'writable')
+          throw new Error('stream not writable')
         if (!stream.send(lp.encode.single(bytes))) await stream.onDrain({ signal: options.signal })
         return
       } catch (err) {
@@ -128,7 +134,8 @@ export class Libp2pTransport implements Transport {
     }
     const stream = await host.dialProtocol(id, ACTOR_PROTOCOL, { signal })
     stream.addEventListener('close', () => {
-      if (this.outbound.get(peer) !== undefined) void this.outbound.get(peer)?.then((s) => s === stream && this.outbound.delete(peer))
+      if (this.outbound.get(peer) !== undefined)
+        void this.outbound.get(peer)?.then((s) => s === stream && this.outbound.delete(peer))
     })
     // The remote never writes on our outbound stream; drain it so a close is noticed.
     void (async () => {

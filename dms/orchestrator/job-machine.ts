@@ -37,7 +37,11 @@ export class JobFailure extends Error {
 
 const toJobError = (err: unknown): JobError => {
   const e = err as { code?: unknown; message?: unknown; extra?: Partial<JobError> }
-  return { code: typeof e.code === 'string' ? e.code : 'INTERNAL', message: String(e.message ?? err), ...(e.extra ?? {}) }
+  return {
+    code: typeof e.code === 'string' ? e.code : 'INTERNAL',
+    message: String(e.message ?? err),
+    ...(e.extra ?? {}),
+  }
 }
 
 export function createJobMachine(steps: JobSteps, clock: Clock) {
@@ -57,7 +61,7 @@ export function createJobMachine(steps: JobSteps, clock: Clock) {
     }) as object
 
   return setup({
-    types: {} as { context: JobRecord; input: JobRecord },
+    types: { context: {} as JobRecord, input: {} as JobRecord },
     actors: {
       collectBids: step('collectBids'),
       requestLock: step('requestLock'),
@@ -103,7 +107,10 @@ export function createJobMachine(steps: JobSteps, clock: Clock) {
       bidding: { entry: stamp('bidding'), ...invokeStep('collectBids', 'selecting') },
       selecting: {
         entry: stamp('selecting'),
-        always: [{ guard: 'hasCandidate', target: 'requesting', actions: 'choose' }, { target: 'failed', actions: 'noBids' }],
+        always: [
+          { guard: 'hasCandidate', target: 'requesting', actions: 'choose' },
+          { target: 'failed', actions: 'noBids' },
+        ],
       },
       requesting: {
         entry: stamp('requesting'),

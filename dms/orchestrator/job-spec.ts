@@ -6,7 +6,12 @@ import { Ajv, type ErrorObject } from 'ajv'
 import { parseBytes, UnitError } from '../resources/units.js'
 import type { Resources } from '../resources/types.js'
 
-const size = { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', minLength: 1, maxLength: 32 }] }
+const size = {
+  anyOf: [
+    { type: 'integer', minimum: 0 },
+    { type: 'string', minLength: 1, maxLength: 32 },
+  ],
+}
 
 export const jobSpecSchema = {
   $id: 'JobSpec',
@@ -69,13 +74,14 @@ function describe(e: ErrorObject): InvalidJobSpecError {
     const missing = (e.params as { missingProperty: string }).missingProperty
     return new InvalidJobSpecError(path ? `${path}.${missing}` : missing, 'is required')
   }
-  if (e.keyword === 'anyOf') return new InvalidJobSpecError(path, 'must be a byte count or a size like "256MiB"')
+  if (e.keyword === 'anyOf')
+    return new InvalidJobSpecError(path, 'must be a byte count or a size like "256MiB"')
   return new InvalidJobSpecError(path, e.message ?? 'is invalid')
 }
 
 /** Validates a posted spec; throws InvalidJobSpecError naming the field at fault. */
 export function parseJobSpec(input: unknown): JobSpec {
-  if (!validate(input)) throw describe((validate.errors ?? [])[0] as ErrorObject)
+  if (!validate(input)) throw describe((validate.errors ?? [])[0])
   const s = input as {
     name?: string
     image: string
@@ -94,7 +100,8 @@ export function parseJobSpec(input: unknown): JobSpec {
     }
   }
   const memoryBytes = bytes('resources.memory', s.resources.memory)
-  if (memoryBytes < 4 * 1024 * 1024) throw new InvalidJobSpecError('resources.memory', 'must be at least 4MiB')
+  if (memoryBytes < 4 * 1024 * 1024)
+    throw new InvalidJobSpecError('resources.memory', 'must be at least 4MiB')
   return {
     name: s.name,
     image: s.image,

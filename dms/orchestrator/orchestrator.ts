@@ -90,7 +90,7 @@ export class Orchestrator {
     return () => this.listeners.delete(fn)
   }
 
-  async stop(): Promise<void> {
+  stop(): void {
     for (const r of this.running.values()) {
       r.machine.stop()
       r.actor.stop()
@@ -146,7 +146,7 @@ export class Orchestrator {
     // Persist on every transition, in order; xstate emits synchronously, so chain the writes.
     let chain = Promise.resolve()
     machine.subscribe((snap) => {
-      const job: StoredJob = { state: snap.value as JobState, record: snap.context }
+      const job: StoredJob = { state: snap.value, record: snap.context }
       chain = chain
         .then(() => this.jobs.put(id, job))
         .then(() => {
@@ -208,7 +208,12 @@ export class Orchestrator {
 
   private contractDbHandle(): Handle {
     const peer = this.init.contractDb.peer
-    return { publicKey: publicKeyOfPeer(peer) as Uint8Array<ArrayBuffer>, peer, inbox: INBOX.contractDb, addrs: this.init.contractDb.addrs }
+    return {
+      publicKey: publicKeyOfPeer(peer) as Uint8Array<ArrayBuffer>,
+      peer,
+      inbox: INBOX.contractDb,
+      addrs: this.init.contractDb.addrs,
+    }
   }
 
   private steps(session: JobSession, actor: Actor): JobSteps {
@@ -236,7 +241,9 @@ export class Orchestrator {
         await actor.publish(BID_REQUEST_TOPIC, B.bidRequest, req, this.cfg.bidWindowMs + 5000)
         // Close early once enough bids are in, or every subscribed provider has answered.
         await session.until(
-          () => session.bids.length >= this.cfg.enoughBids || session.bids.length + session.declines.length >= audience,
+          () =>
+            session.bids.length >= this.cfg.enoughBids ||
+            session.bids.length + session.declines.length >= audience,
           deadline - clock.now(),
           signal,
         )
@@ -245,7 +252,12 @@ export class Orchestrator {
 
       requestLock: async (job, signal) => {
         const bidId = job.winner?.bidId as string
-        await actor.request<JobRequestReply>(this.providerHandle(job, session), B.jobRequest, { jobId: job.id, bidId }, { timeoutMs, signal })
+        await actor.request<JobRequestReply>(
+          this.providerHandle(job, session),
+          B.jobRequest,
+          { jobId: job.id, bidId },
+          { timeoutMs, signal },
+        )
         return {}
       },
 
@@ -257,7 +269,10 @@ export class Orchestrator {
           jobId: job.id,
           bidId: bid.bidId,
           requester: partyOf(this.c.system.peerId, this.c.key.publicKey),
-          provider: { peer: bid.provider, publicKey: keyToString(publicKeyOfPeer(bid.provider) as Uint8Array) },
+          provider: {
+            peer: bid.provider,
+            publicKey: keyToString(publicKeyOfPeer(bid.provider) as Uint8Array),
+          },
           contractDb: this.init.contractDb.peer,
           resources: job.spec.resources,
           image: job.spec.image,
@@ -267,19 +282,44 @@ export class Orchestrator {
           createdAt: now,
           expiresAt: now + 60_000,
         }
-        const contract: SignedContract = { terms, requesterSignature: signDoc(this.c.key, DOMAIN.contract, terms) }
-        const signed = await actor.request<ContractSignReply>(this.providerHandle(job, session), B.contractSign, { contract }, { timeoutMs, signal })
-        if (!verifyDoc(publicKeyOfPeer(bid.provider) as Uint8Array, DOMAIN.contract, terms, signed.providerSignature))
+        const contract: SignedContract = {
+          terms,
+          requesterSignature: signDoc(this.c.key, DOMAIN.contract, terms),
+        }
+        const signed = await actor.request<ContractSignReply>(
+          this.providerHandle(job, session),
+          B.contractSign,
+          { contract },
+          { timeoutMs, signal },
+        )
+        if (
+          !verifyDoc(
+            publicKeyOfPeer(bid.provider) as Uint8Array,
+            DOMAIN.contract,
+            terms,
+            signed.providerSignature,
+          )
+        )
           throw new JobFailure('BAD_PROVIDER_SIGNATURE', 'provider countersignature is invalid')
         contract.providerSignature = signed.providerSignature
         let proof: ContractProof
         try {
-          proof = await actor.request<ContractProof>(this.contractDbHandle(), B.contractVerify, { contract }, { timeoutMs, signal })
+          proof = await actor.request<ContractProof>(
+            this.contractDbHandle(),
+            B.contractVerify,
+            { contract },
+            { timeoutMs, signal },
+          )
         } catch (err) {
-          throw new JobFailure('CONTRACT_REFUSED', `contract-db refused the contract: ${(err as Error).message}`)
+          throw new JobFailure(
+            'CONTRACT_REFUSED',
+            `contract-db refused the contract: ${(err as Error).message}`,
+          )
         }
         const { signature, ...body } = proof
-        if (!verifyDoc(publicKeyOfPeer(this.init.contractDb.peer) as Uint8Array, DOMAIN.proof, body, signature))
+        if (
+          !verifyDoc(publicKeyOfPeer(this.init.contractDb.peer) as Uint8Array, DOMAIN.proof, body, signature)
+        )
           throw new JobFailure('BAD_PROOF', 'proof of contract is not signed by the contract-db')
         return { contract, proof }
       },
@@ -297,21 +337,31 @@ export class Orchestrator {
       awaitResult: async (job, signal) => {
         const limit = job.spec.maxDurationSeconds * 1000 + this.cfg.resultGraceMs
         const got = await session.until(() => session.result !== undefined, limit, signal)
-        if (!got) throw new JobFailure('PROVIDER_SILENT', `no result from the provider within ${Math.round(limit / 1000)}s`)
+        if (!got)
+          throw new JobFailure(
+            'PROVIDER_SILENT',
+            `no result from the provider within ${Math.round(limit / 1000)}s`,
+          )
         return { result: session.result, updates: [...session.updates] }
       },
 
-      verify: async (job) => {
+      verify: (job) => {
         const r = job.result as JobResult
         const provider = job.winner?.provider as string
         const receiptSignatureOk =
           r.receipt?.receipt?.contractId === job.contract?.terms.contractId &&
-          verifyDoc(publicKeyOfPeer(provider) as Uint8Array, DOMAIN.receipt, r.receipt.receipt, r.receipt.signature)
+          verifyDoc(
+            publicKeyOfPeer(provider) as Uint8Array,
+            DOMAIN.receipt,
+            r.receipt.receipt,
+            r.receipt.signature,
+          )
         const filesOk = (r.outputs ?? []).every(
-          (f) => createHash('sha256').update(Buffer.from(f.contentBase64, 'base64')).digest('hex') === f.sha256,
+          (f) =>
+            createHash('sha256').update(Buffer.from(f.contentBase64, 'base64')).digest('hex') === f.sha256,
         )
         const outputsHashOk = filesOk && hashOutputs(r.outputs ?? []) === r.receipt?.receipt?.outputsHash
-        return { verification: { outputsHashOk, receiptSignatureOk } }
+        return Promise.resolve({ verification: { outputsHashOk, receiptSignatureOk } })
       },
 
       settle: async (job, signal) => {
@@ -331,11 +381,20 @@ export class Orchestrator {
         }
         const receipt = r.receipt.receipt
         if (!verified)
-          return { settlement, error: { code: 'VERIFICATION_FAILED', message: 'outputs or receipt did not verify; escrow refunded' } }
+          return {
+            settlement,
+            error: {
+              code: 'VERIFICATION_FAILED',
+              message: 'outputs or receipt did not verify; escrow refunded',
+            },
+          }
         if (receipt.status !== 'completed')
           return {
             settlement,
-            error: { code: `RUN_${receipt.status.toUpperCase()}`, message: receipt.reason ?? `run ${receipt.status} (exit code ${receipt.exitCode})` },
+            error: {
+              code: `RUN_${receipt.status.toUpperCase()}`,
+              message: receipt.reason ?? `run ${receipt.status} (exit code ${receipt.exitCode})`,
+            },
           }
         return { settlement }
       },

@@ -44,7 +44,14 @@ export class AllocationRunner {
   private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>()
 
   constructor(
-    private readonly c: { executor: Executor; ledger: ResourceLedger; key: KeyPair; db: Db; clock: Clock; log: Logger },
+    private readonly c: {
+      executor: Executor
+      ledger: ResourceLedger
+      key: KeyPair
+      db: Db
+      clock: Clock
+      log: Logger
+    },
     _init: Record<string, never>,
   ) {
     this.repo = new Repo(c.db, 'allocations')
@@ -64,7 +71,12 @@ export class AllocationRunner {
     await Promise.all([...this.running.values()].map((r) => r.done))
   }
 
-  private async step(actor: Actor, rec: AllocationRecord, state: AllocationState, detail?: string): Promise<void> {
+  private async step(
+    actor: Actor,
+    rec: AllocationRecord,
+    state: AllocationState,
+    detail?: string,
+  ): Promise<void> {
     const at = this.c.clock.now()
     rec.state = state
     rec.history.push({ state, at, detail })
@@ -136,7 +148,12 @@ export class AllocationRunner {
       truncated: result.truncated,
       outputs: result.outputs,
     }
-    rec.result = { status: result.status, exitCode: result.exitCode, reason: result.reason, outputsHash: result.outputsHash }
+    rec.result = {
+      status: result.status,
+      exitCode: result.exitCode,
+      reason: result.reason,
+      outputsHash: result.outputsHash,
+    }
     await this.step(actor, rec, result.status, result.reason)
     await actor.send(rec.requester, B.result, message, { ttlMs: 120_000 }).catch((err: unknown) => {
       log.warn({ err }, 'result not delivered')

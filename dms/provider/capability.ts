@@ -19,7 +19,9 @@ export function compareCapability(required: Resources, available: Resources): Ca
   const reasons: string[] = []
   for (const d of DIMENSIONS) {
     if (margins[d] < 0)
-      reasons.push(`not enough ${d === 'memoryBytes' ? 'memory' : d === 'diskBytes' ? 'disk' : d}: need ${formatAmount(d, required[d])}, free ${formatAmount(d, available[d])}`)
+      reasons.push(
+        `not enough ${d === 'memoryBytes' ? 'memory' : d === 'diskBytes' ? 'disk' : d}: need ${formatAmount(d, required[d])}, free ${formatAmount(d, available[d])}`,
+      )
   }
   return { fits: reasons.length === 0, margins, reasons }
 }
@@ -45,15 +47,27 @@ export interface Decision {
 }
 
 const globToRegExp = (g: string) =>
-  new RegExp(`^${g.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`)
+  new RegExp(
+    `^${g
+      .split('*')
+      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  )
 
-export function acceptJob(c: CapabilityComparison, p: Comparator, image: string, durationSeconds: number): Decision {
+export function acceptJob(
+  c: CapabilityComparison,
+  p: Comparator,
+  image: string,
+  durationSeconds: number,
+): Decision {
   const reasons = [...c.reasons]
   if (p.excluded) reasons.push('excluded by the requester')
-  if (!(p.allowedImages ?? ['*']).some((g) => globToRegExp(g).test(image))) reasons.push(`image ${image} is not allowed here`)
+  if (!(p.allowedImages ?? ['*']).some((g) => globToRegExp(g).test(image)))
+    reasons.push(`image ${image} is not allowed here`)
   else if (!p.hasImage) reasons.push(`image ${image} is not available on this provider`)
   const maxDur = p.maxDurationSeconds ?? 86_400
-  if (durationSeconds > maxDur) reasons.push(`max duration ${durationSeconds}s exceeds this provider's limit ${maxDur}s`)
+  if (durationSeconds > maxDur)
+    reasons.push(`max duration ${durationSeconds}s exceeds this provider's limit ${maxDur}s`)
   if (p.price > p.maxPrice) reasons.push(`price ${p.price} exceeds the job's max price ${p.maxPrice}`)
   return { accept: reasons.length === 0, reasons }
 }

@@ -5,7 +5,10 @@ const GiB = 1024 ** 3
 /** Price per hour for these resources, an integer of the smallest unit (rounded up). */
 export function pricePerHour(r: Resources, p: Prices): number {
   return Math.ceil(
-    r.cpu * p.perCpuHour + (r.memoryBytes / GiB) * p.perGiBMemoryHour + (r.diskBytes / GiB) * p.perGiBDiskHour + r.gpus * p.perGpuHour,
+    r.cpu * p.perCpuHour +
+      (r.memoryBytes / GiB) * p.perGiBMemoryHour +
+      (r.diskBytes / GiB) * p.perGiBDiskHour +
+      r.gpus * p.perGpuHour,
   )
 }
 

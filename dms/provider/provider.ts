@@ -80,7 +80,7 @@ export class ProviderService {
     return this.c.system.peerId
   }
 
-  async start(): Promise<void> {
+  start(): void {
     if (this.actor !== undefined) return
     this.actor = this.c.system
       .spawn(INBOX.provider, this.c.key)
@@ -126,7 +126,8 @@ export class ProviderService {
     )
     const actor = this.actor as Actor
     if (!decision.accept) {
-      for (const r of decision.reasons) this.declines[r.split(':')[0]] = (this.declines[r.split(':')[0]] ?? 0) + 1
+      for (const r of decision.reasons)
+        this.declines[r.split(':')[0]] = (this.declines[r.split(':')[0]] ?? 0) + 1
       this.c.log.info({ jobId: req.jobId, reasons: decision.reasons }, 'declined bid request')
       const decline: Decline = { jobId: req.jobId, provider: this.peerId, reasons: decision.reasons }
       await actor.send(msg.from, B.decline, decline).catch(() => {})
@@ -163,7 +164,8 @@ export class ProviderService {
   private async mine(bidId: unknown, msg: Message): Promise<BidRecord> {
     const rec = typeof bidId === 'string' ? await this.bids.get(bidId) : undefined
     if (rec === undefined) throw new RefusedError('UNKNOWN_BID', `no bid ${String(bidId)} here`)
-    if (rec.requester.peer !== msg.peer) throw new RefusedError('NOT_YOUR_BID', 'this bid was made to another requester')
+    if (rec.requester.peer !== msg.peer)
+      throw new RefusedError('NOT_YOUR_BID', 'this bid was made to another requester')
     return rec
   }
 
@@ -211,7 +213,8 @@ export class ProviderService {
   private async onInvoke(msg: Message<Invocation>): Promise<InvocationReply> {
     const inv = msg.payload
     const t = inv?.contract?.terms
-    if (t === undefined || inv.proof === undefined) throw new RefusedError('BAD_INVOCATION', 'invocation needs a contract and its proof')
+    if (t === undefined || inv.proof === undefined)
+      throw new RefusedError('BAD_INVOCATION', 'invocation needs a contract and its proof')
     const rec = await this.mine(t.bidId, msg)
     if (rec.state !== 'contracted' || rec.contractHash !== hashDoc(t))
       throw new RefusedError('NOT_CONTRACTED', 'no contract signed by this provider matches the invocation')
@@ -223,8 +226,15 @@ export class ProviderService {
       inv.proof.termsHash !== rec.contractHash ||
       !verifyDoc(cdbKey, DOMAIN.proof, proofBody, signature)
     )
-      throw new RefusedError('BAD_PROOF', 'proof of contract is not signed by the trusted contract-db for these terms')
-    if (!Array.isArray(inv.command) || inv.command.length === 0 || !inv.command.every((s) => typeof s === 'string'))
+      throw new RefusedError(
+        'BAD_PROOF',
+        'proof of contract is not signed by the trusted contract-db for these terms',
+      )
+    if (
+      !Array.isArray(inv.command) ||
+      inv.command.length === 0 ||
+      !inv.command.every((s) => typeof s === 'string')
+    )
       throw new RefusedError('BAD_INVOCATION', 'command must be a non-empty list of strings')
     await this.c.ledger.allocate(t.bidId)
     await this.bids.put(t.bidId, { ...rec, state: 'invoked' })

@@ -18,7 +18,8 @@ export async function openDb(path: string): Promise<Db> {
     await db.open()
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause
-    if (cause?.code === 'LEVEL_LOCKED' || /lock/i.test(cause?.message ?? '')) throw new DataDirInUseError(path)
+    if (cause?.code === 'LEVEL_LOCKED' || /lock/i.test(cause?.message ?? ''))
+      throw new DataDirInUseError(path)
     throw err
   }
   return db

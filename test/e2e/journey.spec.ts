@@ -60,10 +60,12 @@ describe('walking skeleton: a job from REST post to settled contract', function 
     assert.equal(job.bids.length, 2)
     const cheap = net.providers[1].peerId
     assert.equal(job.winner?.provider, cheap)
-    assert.match(job.winner!.why, /lowest total price/)
+    assert.match(job.winner.why, /lowest total price/)
     // The contract carries both parties' valid signatures and the contract-db's proof.
     const c = job.contract!
-    assert.ok(verifyDoc(keyFromString(c.terms.requester.publicKey), DOMAIN.contract, c.terms, c.requesterSignature))
+    assert.ok(
+      verifyDoc(keyFromString(c.terms.requester.publicKey), DOMAIN.contract, c.terms, c.requesterSignature),
+    )
     assert.ok(verifyDoc(publicKeyOfPeer(cheap)!, DOMAIN.contract, c.terms, c.providerSignature!))
     const { signature, ...proofBody } = job.proof!
     assert.ok(verifyDoc(publicKeyOfPeer(net.contractDb.peerId)!, DOMAIN.proof, proofBody, signature))
@@ -87,7 +89,17 @@ describe('walking skeleton: a job from REST post to settled contract', function 
     // The machine's history lists each state in order, with non-decreasing timestamps.
     assert.deepEqual(
       job.history.map((h) => h.state),
-      ['bidding', 'selecting', 'requesting', 'contracting', 'invoking', 'running', 'verifying', 'settling', 'completed'],
+      [
+        'bidding',
+        'selecting',
+        'requesting',
+        'contracting',
+        'invoking',
+        'running',
+        'verifying',
+        'settling',
+        'completed',
+      ],
     )
     for (let i = 1; i < job.history.length; i++) assert.ok(job.history[i].at >= job.history[i - 1].at)
     assert.equal(done.state, 'completed')
@@ -97,13 +109,17 @@ describe('walking skeleton: a job from REST post to settled contract', function 
   })
 
   it('refuses a malformed spec with 400 naming the field', async () => {
-    const res = await api.call<{ error: { code: string; field: string; message: string } }>('POST', '/v1/jobs', {
-      image: TEST_IMAGE,
-      command: ['sh'],
-      resources: { cpu: -1, memory: '64MiB' },
-      maxDuration: 10,
-      maxPrice: 1,
-    })
+    const res = await api.call<{ error: { code: string; field: string; message: string } }>(
+      'POST',
+      '/v1/jobs',
+      {
+        image: TEST_IMAGE,
+        command: ['sh'],
+        resources: { cpu: -1, memory: '64MiB' },
+        maxDuration: 10,
+        maxPrice: 1,
+      },
+    )
     assert.equal(res.status, 400)
     assert.equal(res.body.error.code, 'INVALID_JOB_SPEC')
     assert.equal(res.body.error.field, 'resources.cpu')
@@ -116,10 +132,14 @@ describe('walking skeleton: a job from REST post to settled contract', function 
     })
     assert.equal(unit.status, 400)
     assert.equal(unit.body.error.field, 'resources.memory')
-    assert.equal((await api.ok<{ jobs: unknown[] }>('GET', '/v1/jobs')).jobs.length, 0, 'nothing stored for bad input')
+    assert.equal(
+      (await api.ok<{ jobs: unknown[] }>('GET', '/v1/jobs')).jobs.length,
+      0,
+      'nothing stored for bad input',
+    )
   })
 
-  it('fails a job no provider can serve, with the providers\' reasons', async () => {
+  it("fails a job no provider can serve, with the providers' reasons", async () => {
     const { id } = await api.ok<{ id: string }>('POST', '/v1/jobs', {
       image: TEST_IMAGE,
       command: ['sh', '-c', ':'],
@@ -131,7 +151,7 @@ describe('walking skeleton: a job from REST post to settled contract', function 
     assert.equal(job.state, 'failed')
     assert.equal(job.record.error?.code, 'NO_BIDS')
     assert.equal(job.record.error?.declines?.length, 2)
-    for (const d of job.record.error!.declines!) assert.match(d.reasons.join(), /not enough cpu: need 16 cores/)
-    assert.match(job.record.error!.message, /not enough cpu/)
+    for (const d of job.record.error.declines) assert.match(d.reasons.join(), /not enough cpu: need 16 cores/)
+    assert.match(job.record.error.message, /not enough cpu/)
   })
 })

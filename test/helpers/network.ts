@@ -57,7 +57,13 @@ export async function startNetwork(
           bootstrap: cdb.addrs,
           provider: {
             contractDb: cdb.peer,
-            offer: { cpu: p.cpu, memoryBytes: p.memoryBytes, diskBytes: 1024 * MiB, gpus: 0, prices: prices(p.perCpuHour) },
+            offer: {
+              cpu: p.cpu,
+              memoryBytes: p.memoryBytes,
+              diskBytes: 1024 * MiB,
+              gpus: 0,
+              prices: prices(p.perCpuHour),
+            },
           },
         }),
       )

@@ -26,7 +26,7 @@ describe('actors over libp2p on loopback', () => {
     const reply = await client.request<{ echoed: number }>(server.handle, '/test/echo', { x: 21 })
     assert.deepEqual(reply, { echoed: 42 })
     assert.equal(seen?.peer, b.transport.peerId)
-    assert.deepEqual(Buffer.from(seen!.from.publicKey), Buffer.from(client.key.publicKey))
+    assert.deepEqual(Buffer.from(seen.from.publicKey), Buffer.from(client.key.publicKey))
   })
 
   it('a behaviour error reaches the caller as a RemoteError with its code', async () => {
@@ -35,7 +35,10 @@ describe('actors over libp2p on loopback', () => {
       throw Object.assign(new Error('nope'), { code: 'NOPE' })
     })
     const client = b.system.spawn('client', KeyPair.generate())
-    await assert.rejects(client.request(server.handle, '/test/fail', {}), { name: 'RemoteError', code: 'NOPE' })
+    await assert.rejects(client.request(server.handle, '/test/fail', {}), {
+      name: 'RemoteError',
+      code: 'NOPE',
+    })
   })
 
   it('broadcast on a gossip topic reaches subscribed actors on other nodes', async () => {

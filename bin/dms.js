@@ -1,0 +1,9 @@
+#!/usr/bin/env node
+// The `dms` command. Runs the compiled CLI (npm run build); see README.md.
+import('../dist/dms/cli/main.js').catch((err) => {
+  if (err && err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('dist/dms/cli/main.js')) {
+    console.error('dms: not built yet: run `npm ci && npm run build` in the project folder first')
+    process.exit(1)
+  }
+  throw err
+})

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Sets up everything DMS needs on this machine, idempotently:
+# Node.js check, npm dependencies, the build, a running Docker engine, and the local test image.
+# On a fresh Debian machine run it as root (it installs docker.io and busybox-static with apt-get).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+
+if ! command -v node >/dev/null 2>&1; then
+  say "Node.js 20.10+ is required and was not found. Install it (e.g. from https://nodejs.org or your"
+  say "distribution's nodejs >= 20 package), then run this again."
+  exit 1
+fi
+major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$major" -lt 20 ]; then
+  say "Node.js $(node --version) is too old: DMS needs 20.10 or newer."
+  exit 1
+fi
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing npm dependencies (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+say "building (tsc)"
+npm run -s build
+
+bash scripts/docker-bootstrap.sh
+bash scripts/build-test-image.sh
+say "ready"
