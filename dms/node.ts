@@ -110,13 +110,22 @@ export class DmsNode {
       this.ledger = new ResourceLedger({ db: this.db, clock, log: child(log, 'dms:resources') })
       await this.ledger.start()
       this.stops.push(() => this.ledger?.stop())
+      // Locks whose contract never came (e.g. the node died meanwhile) are released before the offer applies.
+      for (const e of this.ledger.overdueLocks()) await this.ledger.release(e.id)
       const { prices, ...resources } = p.offer
       await this.ledger.setOffer({ resources, prices, onboardedAt: clock.now() })
       const executor =
         this.components.executor ??
         new DockerExecutor(
           { log: child(log, 'dms:executor') },
-          { socketPath: p.docker?.socketPath, workDir: join(cfg.dataDir, 'work') },
+          {
+            socketPath: p.docker?.socketPath,
+            workDir: join(cfg.dataDir, 'work'),
+            // The result travels in one envelope (4 MiB frames): 1 MiB outputs + 2 x 256 KiB logs,
+            // ~2 MiB once base64-encoded. Larger outputs need the blob transfer (data plane issue).
+            maxOutputBytes: 1024 * 1024,
+            maxLogBytes: 256 * 1024,
+          },
         )
       this.provider = new ProviderService(
         {

@@ -100,8 +100,9 @@ export function parseJobSpec(input: unknown): JobSpec {
     }
   }
   const memoryBytes = bytes('resources.memory', s.resources.memory)
-  if (memoryBytes < 4 * 1024 * 1024)
-    throw new InvalidJobSpecError('resources.memory', 'must be at least 4MiB')
+  // Docker refuses less than 6 MiB; refusing it here keeps such a job from being contracted first.
+  if (memoryBytes < 6 * 1024 * 1024)
+    throw new InvalidJobSpecError('resources.memory', 'must be at least 6MiB')
   return {
     name: s.name,
     image: s.image,

@@ -223,10 +223,12 @@ export class Orchestrator {
       collectBids: async (job, signal): Promise<Patch> => {
         const deadline = clock.now() + this.cfg.bidWindowMs
         // A bid request published before any provider is subscribed reaches nobody: wait (bounded).
-        const seen = await Promise.race([
-          this.c.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1, { signal }).then(() => true),
-          session.until(() => false, this.cfg.bidWindowMs, signal),
-        ])
+        const waiting = AbortSignal.any([signal, AbortSignal.timeout(this.cfg.bidWindowMs)])
+        const seen = await this.c.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1, { signal: waiting }).then(
+          () => true,
+          () => false,
+        )
+        signal.throwIfAborted()
         if (!seen) return { bids: [], declines: [] }
         const audience = this.c.transport.topicPeers(BID_REQUEST_TOPIC)
         const req: BidRequest = {

@@ -6,6 +6,7 @@ import type { Actor } from '../../actors/system.js'
 import { signDoc } from '../contracts/canonical.js'
 import { DOMAIN, type Receipt, type SignedContract } from '../contracts/model.js'
 import type { ExecutionResult, Executor } from '../executor/executor.js'
+import { hashOutputs } from '../executor/outputs.js'
 import { B, type JobResult, type JobUpdate } from '../messages.js'
 import type { ResourceLedger } from '../resources/ledger.js'
 import { Repo, type Db } from '../store/db.js'
@@ -124,7 +125,7 @@ export class AllocationRunner {
         stderr: '',
         truncated: false,
         outputs: [],
-        outputsHash: '',
+        outputsHash: hashOutputs([]),
         usage: { wallSeconds: 0, cpuSeconds: 0, peakMemoryBytes: 0 },
       }
     }

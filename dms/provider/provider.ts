@@ -44,6 +44,10 @@ export interface ProviderInit {
   contractDb: string
   /** How long a bid (and its reservation) stays valid. @default 30000 */
   bidTtlMs?: number
+  /** How long a lock waits for contract and invocation before it is released. @default 60000 */
+  lockTtlMs?: number
+  /** How often expired reservations and overdue locks are released. @default 5000 */
+  sweepIntervalMs?: number
   preferences?: Pick<Comparator, 'allowedImages' | 'maxDurationSeconds'>
 }
 
@@ -63,6 +67,7 @@ export interface ProviderComponents {
  */
 export class ProviderService {
   private actor?: Actor
+  private sweeper?: NodeJS.Timeout
   readonly bids: Repo<BidRecord>
   readonly allocations: AllocationRunner
   /** Declines made, by reason, for metrics and `dms resources`. */
@@ -90,9 +95,25 @@ export class ProviderService {
       .on(B.contractSign, (m) => this.onContractSign(m as Message<ContractSignRequest>))
       .on(B.invoke, (m) => this.onInvoke(m as Message<Invocation>))
       .on(B.settled, () => undefined)
+    this.sweeper = setInterval(() => void this.sweep(), this.init.sweepIntervalMs ?? 5000)
+    this.sweeper.unref()
+  }
+
+  /** Releases expired reservations and locks whose contract or invocation never came. */
+  async sweep(): Promise<void> {
+    try {
+      await this.c.ledger.releaseExpired()
+      for (const e of this.c.ledger.overdueLocks()) {
+        this.c.log.info({ jobId: e.jobId, id: e.id }, 'lock overdue: released')
+        await this.c.ledger.release(e.id)
+      }
+    } catch (err) {
+      this.c.log.warn({ err }, 'resource sweep failed')
+    }
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.sweeper)
     this.actor?.stop()
     this.actor = undefined
     await this.allocations.stop()
@@ -173,13 +194,15 @@ export class ProviderService {
     const rec = await this.mine(msg.payload?.bidId, msg)
     if (rec.state !== 'offered') throw new RefusedError('BID_NOT_OPEN', `bid is ${rec.state}`)
     try {
-      await this.c.ledger.lock(rec.bid.bidId)
+      await this.c.ledger.lock(rec.bid.bidId, {
+        expiresAt: this.c.clock.now() + (this.init.lockTtlMs ?? 60_000),
+      })
     } catch (err) {
       await this.bids.put(rec.bid.bidId, { ...rec, state: 'expired' })
       throw new RefusedError('LOCK_FAILED', `cannot lock resources: ${(err as Error).message}`)
     }
     await this.bids.put(rec.bid.bidId, { ...rec, state: 'locked' })
-    return { locked: true, lockedUntil: rec.bid.expiresAt }
+    return { locked: true, lockedUntil: this.c.clock.now() + (this.init.lockTtlMs ?? 60_000) }
   }
 
   private async onContractSign(msg: Message<ContractSignRequest>): Promise<ContractSignReply> {
