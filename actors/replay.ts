@@ -23,13 +23,10 @@ export class ReplayCache {
 
   private prune(now: number): void {
     for (const [id, exp] of this.seen) if (exp <= now) this.seen.delete(id)
-    // Map keeps insertion order, roughly expiry order: drop the oldest tenth if still full.
+    // Still full of live nonces: evict the tenth expiring soonest (sorting only happens when full).
     if (this.seen.size >= this.max) {
-      let n = Math.ceil(this.max / 10)
-      for (const id of this.seen.keys()) {
-        if (n-- <= 0) break
-        this.seen.delete(id)
-      }
+      const byExpiry = [...this.seen].sort((a, b) => a[1] - b[1])
+      for (const [id] of byExpiry.slice(0, Math.ceil(this.max / 10))) this.seen.delete(id)
     }
   }
 }

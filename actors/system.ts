@@ -19,7 +19,7 @@ export interface Message<T = unknown> {
   via: 'direct' | 'gossip'
 }
 
-/** Handles one message; a returned value (not undefined) is the reply to a request. */
+/** Handles one message; for a request, the returned value is the reply (undefined is sent as null). */
 export type Behaviour = (msg: Message) => unknown
 
 /** Why an inbound frame was refused. Each is counted. */

@@ -9,7 +9,8 @@ export function canonicalJson(value: unknown): string {
       throw new Error('cannot sign a non-finite number')
     return JSON.stringify(value)
   }
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  // As JSON.stringify does: an undefined element is null, so a signature survives a JSON round trip.
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(',')}]`
   const obj = value as Record<string, unknown>
   const keys = Object.keys(obj)
     .filter((k) => obj[k] !== undefined)

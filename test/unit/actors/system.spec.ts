@@ -1,0 +1,584 @@
+/**
+ * The receive pipeline and request/reply of ActorSystem, over an in-memory Transport and a fake
+ * clock. The real libp2p path is covered in test/integration/actors.
+ */
+import assert from 'node:assert/strict'
+import type { Clock } from '../../../actors/clock.js'
+import { decodeEnvelope, Envelope, sealEnvelope, type EnvelopeInit } from '../../../actors/envelope.js'
+import { RemoteError, RequestTimeoutError } from '../../../actors/errors.js'
+import { KeyPair } from '../../../actors/identity.js'
+import { ActorSystem, type Actor, type ActorSystemInit, type Message } from '../../../actors/system.js'
+import type { InboundFrame, PeerIdStr, Transport } from '../../../actors/transport.js'
+import { silentLogger } from '../../../dms/log.js'
+
+const T0 = 1_700_000_000_000
+
+class FakeClock implements Clock {
+  constructor(public t: number) {}
+  now(): number {
+    return this.t
+  }
+}
+
+/** Connects FakeTransports by peer id; frames are delivered on a later microtask, like a network. */
+class FakeNetwork {
+  readonly nodes = new Map<PeerIdStr, FakeTransport>()
+}
+
+class FakeTransport implements Transport {
+  private handler?: (frame: InboundFrame) => void
+  readonly topics = new Set<string>()
+  readonly sent: Array<{ peer: PeerIdStr; bytes: Uint8Array }> = []
+
+  constructor(
+    readonly peerId: PeerIdStr,
+    private readonly net: FakeNetwork,
+  ) {
+    net.nodes.set(peerId, this)
+  }
+
+  addrs(): string[] {
+    return [`/memory/${this.peerId}`]
+  }
+
+  send(peer: PeerIdStr, _addrs: string[], bytes: Uint8Array): Promise<void> {
+    const target = this.net.nodes.get(peer)
+    if (target === undefined) return Promise.reject(new Error(`no route to ${peer}`))
+    this.sent.push({ peer, bytes })
+    queueMicrotask(() => target.deliver({ bytes, from: this.peerId, via: 'direct' }))
+    return Promise.resolve()
+  }
+
+  publish(topic: string, bytes: Uint8Array): Promise<void> {
+    for (const node of this.net.nodes.values())
+      if (node !== this && node.topics.has(topic))
+        queueMicrotask(() => node.deliver({ bytes, from: this.peerId, via: 'gossip', topic }))
+    return Promise.resolve()
+  }
+
+  subscribe(topic: string): void {
+    this.topics.add(topic)
+  }
+
+  topicPeers(topic: string): number {
+    return [...this.net.nodes.values()].filter((n) => n !== this && n.topics.has(topic)).length
+  }
+
+  waitForTopicPeers(): Promise<void> {
+    return Promise.resolve()
+  }
+
+  onFrame(handler: (frame: InboundFrame) => void): void {
+    this.handler = handler
+  }
+
+  deliver(frame: InboundFrame): void {
+    this.handler?.(frame)
+  }
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void
+  const promise = new Promise<void>((r) => (resolve = r))
+  return { promise, resolve }
+}
+
+/** Lets queued microtasks and I/O callbacks run (no timers involved). */
+const flush = () => new Promise<void>((r) => setImmediate(r))
+
+const PEER_A = '12D3KooWNodeA'
+const PEER_B = '12D3KooWNodeB'
+
+describe('actors/system', () => {
+  const stops: Array<() => void> = []
+  afterEach(() => {
+    for (const s of stops.splice(0)) s()
+  })
+
+  describe('receive pipeline', () => {
+    interface Fixture {
+      system: ActorSystem
+      clock: FakeClock
+      actor: Actor
+      calls: Message[]
+      remote: KeyPair
+      /** A frame sealed by `remote` on PEER_B for the `svc` actor, as it would arrive. */
+      frame(over?: Partial<EnvelopeInit>, from?: PeerIdStr): InboundFrame
+      /** Sends a fresh valid message and checks it reaches the behaviour. */
+      assertStillDelivers(): Promise<void>
+    }
+
+    function setup(init: ActorSystemInit = {}): Fixture {
+      const net = new FakeNetwork()
+      const clock = new FakeClock(T0)
+      const system = new ActorSystem(
+        { transport: new FakeTransport(PEER_A, net), clock, log: silentLogger },
+        init,
+      )
+      stops.push(() => system.stop())
+      const calls: Message[] = []
+      const actor = system.spawn('svc', KeyPair.generate()).on('/test/hit', (m) => {
+        calls.push(m)
+      })
+      const remote = KeyPair.generate()
+      let seq = 0
+      const frame = (over: Partial<EnvelopeInit> = {}, from: PeerIdStr = PEER_B): InboundFrame => ({
+        bytes: sealEnvelope(remote, {
+          sender: {
+            publicKey: remote.publicKey as Uint8Array<ArrayBuffer>,
+            peer: PEER_B,
+            inbox: 'client',
+            addrs: [],
+          },
+          to: { peer: PEER_A, inbox: 'svc' },
+          behaviour: '/test/hit',
+          payload: new TextEncoder().encode(JSON.stringify({ seq: ++seq })),
+          issuedAt: clock.now(),
+          ttlMs: 60_000,
+          ...over,
+        }),
+        from,
+        via: 'direct',
+      })
+      return {
+        system,
+        clock,
+        actor,
+        calls,
+        remote,
+        frame,
+        async assertStillDelivers() {
+          const before = calls.length
+          const f = frame()
+          system.receive(f)
+          await actor.mailbox.idle()
+          assert.equal(calls.length, before + 1, 'a valid message after the rejection was not delivered')
+          assert.deepEqual(
+            calls.at(-1)?.payload,
+            JSON.parse(new TextDecoder().decode(decodeEnvelope(f.bytes).payload)),
+          )
+        },
+      }
+    }
+
+    it('dispatches a valid direct message to the behaviour with sender, peer and payload', async () => {
+      const fx = setup()
+      fx.system.receive(fx.frame({ payload: new TextEncoder().encode('{"hello":"world"}') }))
+      await fx.actor.mailbox.idle()
+      assert.equal(fx.calls.length, 1)
+      const m = fx.calls[0]
+      assert.deepEqual(m.payload, { hello: 'world' })
+      assert.equal(m.behaviour, '/test/hit')
+      assert.equal(m.peer, PEER_B)
+      assert.equal(m.via, 'direct')
+      assert.equal(m.from.peer, PEER_B)
+      assert.equal(m.from.inbox, 'client')
+      assert.deepEqual(Buffer.from(m.from.publicKey), Buffer.from(fx.remote.publicKey))
+      assert.deepEqual(fx.system.rejections, {})
+    })
+
+    it('a frame arriving through the transport runs the same pipeline', async () => {
+      const fx = setup()
+      const t = fx.system.components.transport as FakeTransport
+      t.deliver(fx.frame())
+      t.deliver({ ...fx.frame(), from: '12D3KooWSomeoneElse' })
+      await fx.actor.mailbox.idle()
+      assert.equal(fx.calls.length, 1)
+      assert.deepEqual(fx.system.rejections, { wrong_peer: 1 })
+    })
+
+    const rejections: Array<{
+      reason: string
+      title: string
+      init?: ActorSystemInit
+      make: (fx: Fixture) => InboundFrame
+    }> = [
+      {
+        reason: 'oversized',
+        title: 'a frame larger than maxFrameBytes',
+        init: { maxFrameBytes: 2048 },
+        make: (fx) => fx.frame({ payload: new TextEncoder().encode(JSON.stringify('x'.repeat(4096))) }),
+      },
+      {
+        reason: 'malformed',
+        title: 'bytes that are not an envelope',
+        make: () => ({
+          bytes: new TextEncoder().encode('not a protobuf at all'),
+          from: PEER_B,
+          via: 'direct',
+        }),
+      },
+      {
+        reason: 'malformed',
+        title: 'a signed envelope whose payload is not JSON',
+        make: (fx) => fx.frame({ payload: new TextEncoder().encode('{nope') }),
+      },
+      {
+        reason: 'bad_version',
+        title: 'an envelope of another version (validly signed)',
+        make: (fx) => {
+          const env = { ...decodeEnvelope(fx.frame().bytes), version: 2 }
+          const domain = new TextEncoder().encode('dms/envelope/v1\0')
+          const body = Envelope.encode({ ...env, signature: new Uint8Array(0) })
+          env.signature = fx.remote.sign(new Uint8Array([...domain, ...body])) as Uint8Array<ArrayBuffer>
+          return { bytes: Envelope.encode(env), from: PEER_B, via: 'direct' }
+        },
+      },
+      {
+        reason: 'bad_signature',
+        title: 'a tampered envelope (last signature byte flipped)',
+        make: (fx) => {
+          const f = fx.frame()
+          const bytes = Uint8Array.from(f.bytes)
+          bytes[bytes.length - 1] ^= 0x01
+          return { ...f, bytes }
+        },
+      },
+      {
+        reason: 'bad_signature',
+        title: 'a tampered envelope (payload rewritten after signing)',
+        make: (fx) => {
+          const env = decodeEnvelope(fx.frame().bytes)
+          const payload = new TextEncoder().encode('{"seq":999}')
+          return { bytes: Envelope.encode({ ...env, payload }), from: PEER_B, via: 'direct' }
+        },
+      },
+      {
+        reason: 'wrong_peer',
+        title: 'a frame whose connection peer is not the sender peer it claims',
+        make: (fx) => fx.frame({}, '12D3KooWMallory'),
+      },
+      {
+        reason: 'expired',
+        title: 'an envelope past its expiry (clock advanced to expiresAt)',
+        make: (fx) => {
+          const f = fx.frame({ ttlMs: 60_000 })
+          fx.clock.t += 60_000
+          return f
+        },
+      },
+      {
+        reason: 'future',
+        title: 'an envelope issued more than clockSkewMs ahead',
+        make: (fx) => fx.frame({ issuedAt: fx.clock.now() + 30_001 }),
+      },
+      {
+        reason: 'ttl_too_long',
+        title: 'an envelope living longer than maxTtlMs',
+        make: (fx) => fx.frame({ ttlMs: 300_001 }),
+      },
+      {
+        reason: 'misaddressed',
+        title: 'an envelope addressed to another peer',
+        make: (fx) => fx.frame({ to: { peer: '12D3KooWNodeZ', inbox: 'svc' } }),
+      },
+      {
+        reason: 'misaddressed',
+        title: 'a direct frame carrying a broadcast envelope',
+        make: (fx) => fx.frame({ to: undefined, topic: '/dms/t' }),
+      },
+      {
+        reason: 'no_inbox',
+        title: 'an envelope for an inbox that does not exist here',
+        make: (fx) => fx.frame({ to: { peer: PEER_A, inbox: 'nobody' } }),
+      },
+      {
+        reason: 'unexpected_reply',
+        title: 'a reply for a request that is not pending',
+        make: (fx) => fx.frame({ to: { peer: PEER_A, inbox: '~reply/0123456789abcdef01234567' } }),
+      },
+    ]
+
+    for (const c of rejections) {
+      it(`rejects ${c.title} as ${c.reason}, without calling the behaviour`, async () => {
+        const fx = setup(c.init)
+        fx.system.receive(c.make(fx))
+        await fx.actor.mailbox.idle()
+        assert.equal(fx.calls.length, 0, 'the behaviour was called')
+        assert.deepEqual(fx.system.rejections, { [c.reason]: 1 })
+        await fx.assertStillDelivers()
+        assert.deepEqual(fx.system.rejections, { [c.reason]: 1 })
+      })
+    }
+
+    it('rejects the same bytes a second time as replayed', async () => {
+      const fx = setup()
+      const f = fx.frame()
+      fx.system.receive(f)
+      fx.system.receive(f)
+      await fx.actor.mailbox.idle()
+      assert.equal(fx.calls.length, 1)
+      assert.deepEqual(fx.system.rejections, { replayed: 1 })
+      // Still replayed later within its lifetime.
+      fx.clock.t += 59_999
+      fx.system.receive(f)
+      assert.deepEqual(fx.system.rejections, { replayed: 2 })
+      await fx.assertStillDelivers()
+      assert.equal(fx.calls.length, 2)
+    })
+
+    it('counts no_behaviour for an unknown behaviour name and does not call other behaviours', async () => {
+      const fx = setup()
+      fx.system.receive(fx.frame({ behaviour: '/test/unknown' }))
+      await fx.actor.mailbox.idle()
+      assert.equal(fx.calls.length, 0)
+      assert.deepEqual(fx.system.rejections, { no_behaviour: 1 })
+      await fx.assertStillDelivers()
+    })
+
+    it('accepts the limits themselves: issuedAt exactly clockSkewMs ahead, TTL exactly maxTtlMs, 1 ms before expiry', async () => {
+      const fx = setup()
+      fx.system.receive(fx.frame({ issuedAt: fx.clock.now() + 30_000 }))
+      fx.system.receive(fx.frame({ ttlMs: 300_000 }))
+      const late = fx.frame({ ttlMs: 60_000 })
+      fx.clock.t += 59_999
+      fx.system.receive(late)
+      await fx.actor.mailbox.idle()
+      assert.deepEqual(fx.system.rejections, {})
+      assert.equal(fx.calls.length, 3)
+    })
+
+    it('honours configured clockSkewMs and maxTtlMs', async () => {
+      const fx = setup({ clockSkewMs: 10, maxTtlMs: 1000 })
+      fx.system.receive(fx.frame({ issuedAt: fx.clock.now() + 11 }))
+      fx.system.receive(fx.frame({ ttlMs: 1001 }))
+      fx.system.receive(fx.frame({ ttlMs: 1000 }))
+      await fx.actor.mailbox.idle()
+      assert.deepEqual(fx.system.rejections, { future: 1, ttl_too_long: 1 })
+      assert.equal(fx.calls.length, 1)
+    })
+
+    it('rejects as mailbox_full when the mailbox is full, and recovers once it drains', async () => {
+      const fx = setup()
+      const gate = deferred()
+      const seen: unknown[] = []
+      const slow = fx.system
+        .spawn('slow', KeyPair.generate(), { capacity: 1 })
+        .on('/test/slow', async (m) => {
+          seen.push(m.payload)
+          if (seen.length === 1) await gate.promise
+        })
+      const to = { peer: PEER_A, inbox: 'slow' }
+      const enc = (v: unknown) => new TextEncoder().encode(JSON.stringify(v))
+      fx.system.receive(fx.frame({ to, behaviour: '/test/slow', payload: enc(1) })) // being handled (blocked)
+      fx.system.receive(fx.frame({ to, behaviour: '/test/slow', payload: enc(2) })) // queued: fills capacity 1
+      fx.system.receive(fx.frame({ to, behaviour: '/test/slow', payload: enc(3) })) // refused
+      assert.deepEqual(fx.system.rejections, { mailbox_full: 1 })
+      assert.deepEqual(seen, [1])
+      assert.equal(slow.mailbox.stats.dropped, 1)
+      gate.resolve()
+      await slow.mailbox.idle()
+      assert.deepEqual(seen, [1, 2], 'the refused message must not be handled')
+      fx.system.receive(fx.frame({ to, behaviour: '/test/slow', payload: enc(4) }))
+      await slow.mailbox.idle()
+      assert.deepEqual(seen, [1, 2, 4])
+      assert.deepEqual(fx.system.rejections, { mailbox_full: 1 })
+      await fx.assertStillDelivers()
+    })
+
+    it('delivers nothing to a despawned actor', async () => {
+      const fx = setup()
+      fx.actor.stop()
+      fx.system.receive(fx.frame())
+      await flush()
+      assert.equal(fx.calls.length, 0)
+      assert.deepEqual(fx.system.rejections, { no_inbox: 1 })
+    })
+  })
+
+  describe('request/reply over two systems', () => {
+    let clock: FakeClock
+    let a: ActorSystem
+    let b: ActorSystem
+    let server: Actor
+    let client: Actor
+
+    beforeEach(() => {
+      const net = new FakeNetwork()
+      clock = new FakeClock(T0)
+      a = new ActorSystem({ transport: new FakeTransport(PEER_A, net), clock, log: silentLogger })
+      b = new ActorSystem({ transport: new FakeTransport(PEER_B, net), clock, log: silentLogger })
+      stops.push(
+        () => a.stop(),
+        () => b.stop(),
+      )
+      server = a.spawn('svc', KeyPair.generate())
+      client = b.spawn('client', KeyPair.generate())
+    })
+
+    it('returns the behaviour result as the reply, and the server sees the caller identity', async () => {
+      let seen: Message | undefined
+      server.on('/test/double', (m) => {
+        seen = m
+        return { twice: (m.payload as { n: number }).n * 2 }
+      })
+      const reply = await client.request<{ twice: number }>(
+        server.handle,
+        '/test/double',
+        { n: 21 },
+        { timeoutMs: 1000 },
+      )
+      assert.deepEqual(reply, { twice: 42 })
+      assert.equal(seen?.peer, PEER_B)
+      assert.deepEqual(Buffer.from(seen.from.publicKey), Buffer.from(client.key.publicKey))
+      assert.match(seen.replyTo?.inbox ?? '', /^~reply\//)
+      assert.deepEqual(a.rejections, {})
+      assert.deepEqual(b.rejections, {})
+    })
+
+    it('an async behaviour reply is awaited; undefined replies as null', async () => {
+      server.on('/test/async', async () => {
+        await flush()
+        return 'later'
+      })
+      server.on('/test/void', () => undefined)
+      assert.equal(await client.request(server.handle, '/test/async', null, { timeoutMs: 1000 }), 'later')
+      assert.equal(await client.request(server.handle, '/test/void', null, { timeoutMs: 1000 }), null)
+    })
+
+    it('a behaviour throwing {code} reaches the caller as a RemoteError with that code, message and data', async () => {
+      server.on('/test/fail', () => {
+        throw Object.assign(new Error('not today'), { code: 'NOPE', data: { retryAfter: 5 } })
+      })
+      const err = await client.request(server.handle, '/test/fail', {}, { timeoutMs: 1000 }).then(
+        () => assert.fail('expected a RemoteError'),
+        (e: unknown) => e,
+      )
+      assert.ok(err instanceof RemoteError)
+      assert.equal(err.name, 'RemoteError')
+      assert.equal(err.code, 'NOPE')
+      assert.equal(err.message, 'not today')
+      assert.deepEqual(err.data, { retryAfter: 5 })
+      // On the wire: code, message and data only, never the stack.
+      const sent = (a.components.transport as FakeTransport).sent.at(-1)!
+      const wire = decodeEnvelope(sent.bytes)
+      assert.equal(wire.behaviour, '/test/fail#error')
+      const body = JSON.parse(new TextDecoder().decode(wire.payload)) as Record<string, unknown>
+      assert.deepEqual(body, { code: 'NOPE', message: 'not today', data: { retryAfter: 5 } })
+    })
+
+    it('a behaviour throwing without a code is INTERNAL; an unknown behaviour is NO_SUCH_BEHAVIOUR', async () => {
+      server.on('/test/crash', () => {
+        throw new Error('boom')
+      })
+      await assert.rejects(client.request(server.handle, '/test/crash', {}, { timeoutMs: 1000 }), {
+        name: 'RemoteError',
+        code: 'INTERNAL',
+        message: 'boom',
+      })
+      await assert.rejects(client.request(server.handle, '/test/missing', {}, { timeoutMs: 1000 }), {
+        name: 'RemoteError',
+        code: 'NO_SUCH_BEHAVIOUR',
+      })
+      assert.deepEqual(a.rejections, { no_behaviour: 1 })
+    })
+
+    it('rejects with RequestTimeoutError when no reply comes; a late reply is then unexpected_reply', async () => {
+      const gate = deferred()
+      let called = 0
+      server.on('/test/slow', async () => {
+        called++
+        await gate.promise
+        return 'too late'
+      })
+      await assert.rejects(
+        client.request(server.handle, '/test/slow', {}, { timeoutMs: 50 }),
+        (err: unknown) => {
+          assert.ok(err instanceof RequestTimeoutError)
+          assert.equal(err.name, 'RequestTimeoutError')
+          assert.equal(err.code, 'REQUEST_TIMEOUT')
+          assert.match(err.message, /\/test\/slow.*50 ms/)
+          return true
+        },
+      )
+      assert.equal(called, 1)
+      gate.resolve()
+      await server.mailbox.idle()
+      await flush()
+      assert.deepEqual(b.rejections, { unexpected_reply: 1 })
+    })
+
+    it('a reply signed by another key than the handle named is rejected as unexpected_reply', async () => {
+      let called = 0
+      server.on('/test/echo', (m) => {
+        called++
+        return m.payload
+      })
+      const impostorHandle = {
+        ...server.handle,
+        publicKey: KeyPair.generate().publicKey as Uint8Array<ArrayBuffer>,
+      }
+      await assert.rejects(client.request(impostorHandle, '/test/echo', 'hi', { timeoutMs: 50 }), {
+        name: 'RequestTimeoutError',
+      })
+      assert.equal(called, 1, 'the server did reply')
+      assert.deepEqual(b.rejections, { unexpected_reply: 1 })
+      // Control: the true handle gets the reply.
+      assert.equal(await client.request(server.handle, '/test/echo', 'hi', { timeoutMs: 1000 }), 'hi')
+    })
+
+    it('rejects with UnreachableError when the transport cannot send', async () => {
+      const nowhere = { ...server.handle, peer: '12D3KooWNowhere' }
+      await assert.rejects(client.request(nowhere, '/test/x', {}, { timeoutMs: 1000 }), {
+        name: 'UnreachableError',
+        code: 'UNREACHABLE',
+      })
+    })
+
+    it('a request rejects at once when its signal aborts', async () => {
+      server.on('/test/hang', () => new Promise(() => {}))
+      const ac = new AbortController()
+      const p = client.request(server.handle, '/test/hang', {}, { timeoutMs: 10_000, signal: ac.signal })
+      ac.abort(new Error('user gave up'))
+      await assert.rejects(p, /user gave up/)
+    })
+
+    it('a request to an actor on the same system works without the transport', async () => {
+      const local = b.spawn('local', KeyPair.generate()).on('/test/ping', () => 'pong')
+      const sentBefore = (b.components.transport as FakeTransport).sent.length
+      assert.equal(await client.request(local.handle, '/test/ping', {}, { timeoutMs: 1000 }), 'pong')
+      assert.equal((b.components.transport as FakeTransport).sent.length, sentBefore)
+    })
+
+    it('stop() rejects pending requests', async () => {
+      server.on('/test/hang', () => new Promise(() => {}))
+      const p = client.request(server.handle, '/test/hang', {}, { timeoutMs: 10_000 })
+      await flush()
+      b.stop()
+      await assert.rejects(p, /stopped/)
+    })
+
+    it('a broadcast reaches subscribed actors on other systems via gossip', async () => {
+      const got: Message[] = []
+      server.subscribe('/dms/t').on('/test/news', (m) => {
+        got.push(m)
+      })
+      await client.publish('/dms/t', '/test/news', { headline: 1 })
+      await flush()
+      await server.mailbox.idle()
+      assert.equal(got.length, 1)
+      assert.deepEqual(got[0].payload, { headline: 1 })
+      assert.equal(got[0].via, 'gossip')
+      assert.equal(got[0].peer, PEER_B)
+    })
+
+    it('a gossip frame whose topic differs from the envelope topic is misaddressed', async () => {
+      const got: Message[] = []
+      server.subscribe('/dms/t').on('/test/news', (m) => {
+        got.push(m)
+      })
+      const bytes = sealEnvelope(client.key, {
+        sender: client.handle,
+        topic: '/dms/other',
+        behaviour: '/test/news',
+        payload: new TextEncoder().encode('1'),
+        issuedAt: clock.now(),
+        ttlMs: 1000,
+      })
+      a.receive({ bytes, from: PEER_B, via: 'gossip', topic: '/dms/t' })
+      await server.mailbox.idle()
+      assert.equal(got.length, 0)
+      assert.deepEqual(a.rejections, { misaddressed: 1 })
+    })
+  })
+})

@@ -1,0 +1,280 @@
+/**
+ * The requester's job machine with stub steps (steps are injected: the machine is pure) and a fake
+ * clock that the steps advance.
+ */
+import assert from 'node:assert/strict'
+import { createActor, waitFor } from 'xstate'
+import type { Clock } from '../../../actors/clock.js'
+import type { Settlement } from '../../../dms/contracts/model.js'
+import type { Bid, Decline } from '../../../dms/messages.js'
+import {
+  createJobMachine,
+  JobFailure,
+  type JobSteps,
+  type Patch,
+  type Step,
+} from '../../../dms/orchestrator/job-machine.js'
+import type { JobRecord, JobState } from '../../../dms/orchestrator/job-record.js'
+
+const T0 = 1_000_000
+const STEP_MS = 100
+
+class FakeClock implements Clock {
+  t = T0
+  now(): number {
+    return this.t
+  }
+}
+
+const bid = (bidId: string, total: number, provider = `12D3KooWProvider-${bidId}`): Bid => ({
+  bidId,
+  jobId: 'job-1',
+  provider,
+  pricePerHour: total,
+  total,
+  earliestStart: T0,
+  expectedFinish: T0 + 60_000,
+  expiresAt: T0 + 120_000,
+  resourcesReserved: true,
+})
+
+const settlement: Settlement = {
+  contractId: 'c-1',
+  paidToProvider: 10,
+  refundedToRequester: 90,
+  billedSeconds: 5,
+  settledAt: T0,
+  contractDb: '12D3KooWContractDb',
+  signature: 'sig',
+}
+
+const record = (): JobRecord => ({
+  id: 'job-1',
+  spec: {
+    image: 'dms-test:1',
+    command: ['true'],
+    env: {},
+    resources: { cpu: 1, memoryBytes: 64 * 1024 * 1024, diskBytes: 0, gpus: 0 },
+    maxDurationSeconds: 60,
+    maxPrice: 1000,
+  },
+  createdAt: T0,
+  history: [],
+  bids: [],
+  declines: [],
+  tried: [],
+  updates: [],
+})
+
+/** Stub steps that each advance the clock by STEP_MS and record their call; override any. */
+function stubSteps(clock: FakeClock, over: Partial<JobSteps> = {}) {
+  const calls: Array<{ step: keyof JobSteps; job: JobRecord }> = []
+  const make =
+    (name: keyof JobSteps, patch: (job: JobRecord) => Patch): Step =>
+    async (job, signal) => {
+      calls.push({ step: name, job })
+      await Promise.resolve()
+      clock.t += STEP_MS
+      const fn = over[name]
+      return fn ? fn(job, signal) : patch(job)
+    }
+  const steps: JobSteps = {
+    collectBids: make('collectBids', () => ({ bids: [bid('b1', 100), bid('b2', 200)] })),
+    requestLock: make('requestLock', () => ({})),
+    closeContract: make('closeContract', () => ({})),
+    invoke: make('invoke', () => ({ allocationId: 'alloc-1' })),
+    awaitResult: make('awaitResult', () => ({})),
+    verify: make('verify', () => ({ verification: { outputsHashOk: true, receiptSignatureOk: true } })),
+    settle: make('settle', () => ({ settlement })),
+  }
+  return { steps, calls }
+}
+
+async function run(over: Partial<JobSteps> = {}) {
+  const clock = new FakeClock()
+  const { steps, calls } = stubSteps(clock, over)
+  const actor = createActor(createJobMachine(steps, clock), { input: record() })
+  actor.start()
+  const snap = await waitFor(actor, (s) => s.status === 'done', { timeout: 2000 })
+  return { snap, calls, ctx: snap.context, states: snap.context.history.map((h) => h.state) }
+}
+
+describe('orchestrator/job-machine', () => {
+  it('happy path: visits every state in order, stamped with the clock, and completes', async () => {
+    const { snap, ctx, calls } = await run()
+    assert.equal(snap.value, 'completed')
+    assert.deepEqual(ctx.history, [
+      { state: 'bidding', at: T0 },
+      { state: 'selecting', at: T0 + 100 },
+      { state: 'requesting', at: T0 + 100 },
+      { state: 'contracting', at: T0 + 200 },
+      { state: 'invoking', at: T0 + 300 },
+      { state: 'running', at: T0 + 400 },
+      { state: 'verifying', at: T0 + 500 },
+      { state: 'settling', at: T0 + 600 },
+      { state: 'completed', at: T0 + 700 },
+    ] satisfies Array<{ state: JobState; at: number }>)
+    assert.deepEqual(
+      calls.map((c) => c.step),
+      ['collectBids', 'requestLock', 'closeContract', 'invoke', 'awaitResult', 'verify', 'settle'],
+    )
+    assert.equal(ctx.error, undefined)
+    assert.equal(ctx.allocationId, 'alloc-1')
+    assert.deepEqual(ctx.settlement, settlement)
+  })
+
+  it('picks the cheapest bid and passes each step the context so far', async () => {
+    const { ctx, calls } = await run({
+      collectBids: () => Promise.resolve({ bids: [bid('pricey', 500), bid('cheap', 150), bid('mid', 300)] }),
+    })
+    assert.equal(ctx.winner?.bidId, 'cheap')
+    assert.equal(ctx.winner?.provider, '12D3KooWProvider-cheap')
+    assert.match(ctx.winner?.why ?? '', /150.*300/)
+    const lock = calls.find((c) => c.step === 'requestLock')!
+    assert.equal(lock.job.winner?.bidId, 'cheap', 'requestLock sees the chosen winner')
+    const settle = calls.find((c) => c.step === 'settle')!
+    assert.equal(settle.job.allocationId, 'alloc-1', 'later steps see earlier patches')
+    assert.equal(settle.job.verification?.outputsHashOk, true)
+  })
+
+  it('no bids and no declines: failed with NO_BIDS', async () => {
+    const { snap, ctx, calls, states } = await run({ collectBids: () => Promise.resolve({ bids: [] }) })
+    assert.equal(snap.value, 'failed')
+    assert.equal(ctx.error?.code, 'NO_BIDS')
+    assert.match(ctx.error?.message ?? '', /no provider answered/)
+    assert.deepEqual(states, ['bidding', 'selecting', 'failed'])
+    assert.deepEqual(
+      calls.map((c) => c.step),
+      ['collectBids'],
+    )
+  })
+
+  it('no bids but declines: failed with NO_BIDS and the decline reasons in the message', async () => {
+    const declines: Decline[] = [
+      {
+        jobId: 'job-1',
+        provider: '12D3KooWAAAAAAAAprovAAAA',
+        reasons: ['not enough cpu: need 4 cores, free 2 cores'],
+      },
+      {
+        jobId: 'job-1',
+        provider: '12D3KooWBBBBBBBBprovBBBB',
+        reasons: ['image x is not allowed here', 'price 9 exceeds'],
+      },
+    ]
+    const { snap, ctx } = await run({ collectBids: () => Promise.resolve({ bids: [], declines }) })
+    assert.equal(snap.value, 'failed')
+    assert.equal(ctx.error?.code, 'NO_BIDS')
+    const msg = ctx.error?.message ?? ''
+    assert.match(msg, /not enough cpu: need 4 cores, free 2 cores/)
+    assert.match(msg, /image x is not allowed here/)
+    assert.match(msg, /price 9 exceeds/)
+    assert.match(msg, /provAAAA/, 'names the provider (shortened)')
+    assert.deepEqual(ctx.error?.declines, declines)
+  })
+
+  it('a declined job request moves on to the next-ranked bid', async () => {
+    const asked: string[] = []
+    const { snap, ctx, states } = await run({
+      collectBids: () => Promise.resolve({ bids: [bid('b2', 200), bid('b1', 100), bid('b3', 300)] }),
+      requestLock: (job) => {
+        asked.push(job.winner!.bidId)
+        return job.winner?.bidId === 'b1' ? Promise.reject(new Error('declined: busy')) : Promise.resolve({})
+      },
+    })
+    assert.equal(snap.value, 'completed')
+    assert.deepEqual(asked, ['b1', 'b2'])
+    assert.deepEqual(ctx.tried, ['b1'])
+    assert.equal(ctx.winner?.bidId, 'b2')
+    assert.equal(ctx.winner?.provider, '12D3KooWProvider-b2')
+    assert.deepEqual(states.slice(0, 6), [
+      'bidding',
+      'selecting',
+      'requesting',
+      'selecting',
+      'requesting',
+      'contracting',
+    ])
+    assert.equal(ctx.error, undefined)
+  })
+
+  it('every bidder declining the job request: failed with NO_PROVIDER_ACCEPTED', async () => {
+    const asked: string[] = []
+    const { snap, ctx, calls } = await run({
+      requestLock: (job) => {
+        asked.push(job.winner!.bidId)
+        return Promise.reject(new Error('declined'))
+      },
+    })
+    assert.equal(snap.value, 'failed')
+    assert.equal(ctx.error?.code, 'NO_PROVIDER_ACCEPTED')
+    assert.deepEqual(asked, ['b1', 'b2'])
+    assert.deepEqual(ctx.tried, ['b1', 'b2'])
+    assert.ok(!calls.some((c) => c.step === 'closeContract'), 'no contract without a lock')
+  })
+
+  it('a step throwing JobFailure fails the job with its code and message', async () => {
+    const { snap, ctx, calls, states } = await run({
+      closeContract: () =>
+        Promise.reject(new JobFailure('CONTRACT_REFUSED', 'contract-db refused: PARTY_NOT_APPROVED')),
+    })
+    assert.equal(snap.value, 'failed')
+    assert.deepEqual(ctx.error, {
+      code: 'CONTRACT_REFUSED',
+      message: 'contract-db refused: PARTY_NOT_APPROVED',
+    })
+    assert.deepEqual(states, ['bidding', 'selecting', 'requesting', 'contracting', 'failed'])
+    assert.ok(!calls.some((c) => c.step === 'invoke'), 'nothing runs after the failure')
+  })
+
+  it('JobFailure extra fields are kept; a plain error fails as INTERNAL', async () => {
+    const declines: Decline[] = [{ jobId: 'job-1', provider: 'p', reasons: ['r'] }]
+    const a = await run({
+      awaitResult: () => Promise.reject(new JobFailure('PROVIDER_SILENT', 'no result', { declines })),
+    })
+    assert.equal(a.snap.value, 'failed')
+    assert.deepEqual(a.ctx.error, { code: 'PROVIDER_SILENT', message: 'no result', declines })
+    const b = await run({ invoke: () => Promise.reject(new Error('socket hang up')) })
+    assert.equal(b.snap.value, 'failed')
+    assert.deepEqual(b.ctx.error, { code: 'INTERNAL', message: 'socket hang up' })
+  })
+
+  it('settle returning an error patch fails the job but keeps the settlement', async () => {
+    const error = { code: 'VERIFICATION_FAILED', message: 'outputs did not verify; escrow refunded' }
+    const { snap, ctx, states } = await run({ settle: () => Promise.resolve({ settlement, error }) })
+    assert.equal(snap.value, 'failed')
+    assert.deepEqual(ctx.error, error)
+    assert.deepEqual(ctx.settlement, settlement)
+    assert.deepEqual(states.slice(-2), ['settling', 'failed'])
+  })
+
+  it('settle throwing fails the job with its code', async () => {
+    const { snap, ctx } = await run({
+      settle: () => Promise.reject(new JobFailure('SETTLEMENT_FAILED', 'no answer')),
+    })
+    assert.equal(snap.value, 'failed')
+    assert.equal(ctx.error?.code, 'SETTLEMENT_FAILED')
+    assert.equal(ctx.settlement, undefined)
+  })
+
+  it('stopping the machine aborts the running step through its signal', async () => {
+    const clock = new FakeClock()
+    let signal: AbortSignal | undefined
+    let started!: () => void
+    const running = new Promise<void>((r) => (started = r))
+    const { steps } = stubSteps(clock, {
+      awaitResult: (_job, s) => {
+        signal = s
+        started()
+        return new Promise<Patch>(() => {})
+      },
+    })
+    const actor = createActor(createJobMachine(steps, clock), { input: record() })
+    actor.start()
+    await running
+    assert.equal(actor.getSnapshot().value, 'running')
+    assert.equal(signal?.aborted, false)
+    actor.stop()
+    assert.equal(signal?.aborted, true)
+  })
+})

@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict'
+import { InvalidJobSpecError, parseJobSpec } from '../../../dms/orchestrator/job-spec.js'
+
+const MiB = 1024 * 1024
+// Docker refuses containers with less than 6 MiB (dms/orchestrator/job-spec.ts; was 4 MiB).
+const MIN_MEMORY_MIB = 6
+
+const valid = () => ({
+  image: 'dms-test:1',
+  command: ['sh', '-c', 'echo hi'],
+  resources: { cpu: 0.5, memory: '64MiB' },
+  maxDuration: 60,
+  maxPrice: 1000,
+})
+
+/** Runs parseJobSpec expecting a refusal; returns the error after checking its type. */
+function refusal(input: unknown): InvalidJobSpecError {
+  try {
+    parseJobSpec(input)
+  } catch (err) {
+    assert.ok(err instanceof InvalidJobSpecError, `expected InvalidJobSpecError, got ${String(err)}`)
+    assert.equal(err.name, 'InvalidJobSpecError')
+    assert.equal(err.code, 'INVALID_JOB_SPEC')
+    return err
+  }
+  assert.fail(`expected ${JSON.stringify(input)} to be refused`)
+}
+
+/** Refusal naming `field` in both `.field` and the message. */
+function assertRefused(input: unknown, field: string, problem?: RegExp): void {
+  const err = refusal(input)
+  assert.equal(err.field, field, `field of: ${err.message}`)
+  assert.ok(err.message.startsWith(`${field}: `), `message names the field: ${err.message}`)
+  if (problem) assert.match(err.message, problem)
+}
+
+describe('orchestrator/job-spec parseJobSpec', () => {
+  it('normalizes a valid spec: sizes in bytes, defaults for disk, gpu and env', () => {
+    assert.deepEqual(parseJobSpec(valid()), {
+      name: undefined,
+      image: 'dms-test:1',
+      command: ['sh', '-c', 'echo hi'],
+      env: {},
+      resources: { cpu: 0.5, memoryBytes: 64 * MiB, diskBytes: 0, gpus: 0 },
+      maxDurationSeconds: 60,
+      maxPrice: 1000,
+    })
+  })
+
+  it('keeps every optional field given, with disk in units or bytes', () => {
+    const spec = parseJobSpec({
+      ...valid(),
+      name: 'hello',
+      env: { A: '1', B: '' },
+      resources: { cpu: 2, memory: 8 * MiB, disk: '1GiB', gpu: 1 },
+      maxPrice: 0,
+    })
+    assert.equal(spec.name, 'hello')
+    assert.deepEqual(spec.env, { A: '1', B: '' })
+    assert.deepEqual(spec.resources, { cpu: 2, memoryBytes: 8 * MiB, diskBytes: 1024 ** 3, gpus: 1 })
+    assert.equal(spec.maxPrice, 0)
+    assert.equal(
+      parseJobSpec({ ...valid(), resources: { cpu: 1, memory: '64MiB', disk: 4096 } }).resources.diskBytes,
+      4096,
+    )
+  })
+
+  it(`accepts memory of exactly the minimum (${MIN_MEMORY_MIB}MiB)`, () => {
+    const min = MIN_MEMORY_MIB * MiB
+    const at = (memory: string | number) =>
+      parseJobSpec({ ...valid(), resources: { cpu: 1, memory } }).resources.memoryBytes
+    assert.equal(at(`${MIN_MEMORY_MIB}MiB`), min)
+    assert.equal(at(min), min)
+  })
+
+  it('refuses a value that is not an object', () => {
+    for (const bad of [null, 'spec', 42, []]) refusal(bad)
+  })
+
+  it('refuses an unknown top-level field, naming it', () => {
+    assertRefused({ ...valid(), priority: 'high' }, 'priority', /unknown field/)
+  })
+
+  it('refuses an unknown resources field, naming it with its path', () => {
+    assertRefused(
+      { ...valid(), resources: { cpu: 1, memory: '64MiB', ram: '1GiB' } },
+      'resources.ram',
+      /unknown field/,
+    )
+  })
+
+  it('refuses a missing required field, naming it', () => {
+    for (const f of ['image', 'command', 'resources', 'maxDuration', 'maxPrice'] as const) {
+      const s: Record<string, unknown> = valid()
+      delete s[f]
+      assertRefused(s, f, /is required/)
+    }
+    assertRefused({ ...valid(), resources: { memory: '64MiB' } }, 'resources.cpu', /is required/)
+    assertRefused({ ...valid(), resources: { cpu: 1 } }, 'resources.memory', /is required/)
+  })
+
+  it('refuses an empty image', () => {
+    assertRefused({ ...valid(), image: '' }, 'image')
+  })
+
+  it('refuses cpu <= 0', () => {
+    assertRefused({ ...valid(), resources: { cpu: 0, memory: '64MiB' } }, 'resources.cpu')
+    assertRefused({ ...valid(), resources: { cpu: -1, memory: '64MiB' } }, 'resources.cpu')
+    assertRefused({ ...valid(), resources: { cpu: '1', memory: '64MiB' } }, 'resources.cpu')
+  })
+
+  it('refuses memory in an unknown unit, naming resources.memory', () => {
+    assertRefused({ ...valid(), resources: { cpu: 1, memory: '64 parsecs' } }, 'resources.memory')
+  })
+
+  it(`refuses memory below the minimum (${MIN_MEMORY_MIB}MiB), saying what the minimum is`, () => {
+    const problem = new RegExp(`at least ${MIN_MEMORY_MIB}MiB`)
+    for (const memory of ['3MiB', `${MIN_MEMORY_MIB - 1}MiB`, MIN_MEMORY_MIB * MiB - 1, 0])
+      assertRefused({ ...valid(), resources: { cpu: 1, memory } }, 'resources.memory', problem)
+  })
+
+  it('refuses memory that is neither a byte count nor a size string', () => {
+    assertRefused({ ...valid(), resources: { cpu: 1, memory: true } }, 'resources.memory')
+    assertRefused({ ...valid(), resources: { cpu: 1, memory: 1.5 } }, 'resources.memory')
+  })
+
+  it('refuses a bad disk size, naming resources.disk', () => {
+    assertRefused({ ...valid(), resources: { cpu: 1, memory: '64MiB', disk: 'lots' } }, 'resources.disk')
+  })
+
+  it('refuses maxDuration 0, a fraction, or more than a week', () => {
+    assertRefused({ ...valid(), maxDuration: 0 }, 'maxDuration')
+    assertRefused({ ...valid(), maxDuration: 1.5 }, 'maxDuration')
+    assertRefused({ ...valid(), maxDuration: 604_801 }, 'maxDuration')
+    assert.equal(parseJobSpec({ ...valid(), maxDuration: 604_800 }).maxDurationSeconds, 604_800)
+  })
+
+  it('refuses an empty command or a non-string argument', () => {
+    assertRefused({ ...valid(), command: [] }, 'command')
+    assertRefused({ ...valid(), command: 'echo hi' }, 'command')
+    assertRefused({ ...valid(), command: ['echo', 1] }, 'command.1')
+  })
+
+  it('refuses a negative maxPrice and a non-string env value', () => {
+    assertRefused({ ...valid(), maxPrice: -1 }, 'maxPrice')
+    assertRefused({ ...valid(), env: { A: 1 } }, 'env.A')
+  })
+})
