@@ -36,7 +36,12 @@ export interface TestNetwork {
  */
 export async function startNetwork(
   providerSpecs: ProviderSpec[],
-  opts: { components?: NodeComponents; requester?: Partial<NonNullable<NodeConfig['requester']>> } = {},
+  opts: {
+    components?: NodeComponents
+    requester?: Partial<NonNullable<NodeConfig['requester']>>
+    /** The requester's opening balance. @default 1000000 */
+    fund?: number
+  } = {},
 ): Promise<TestNetwork> {
   const root = await mkdtemp(join(tmpdir(), 'dms-net-'))
   const started: DmsNode[] = []
@@ -73,7 +78,8 @@ export async function startNetwork(
       requester: { contractDb: cdb, bidWindowMs: 3000, ...opts.requester },
     })
     for (const n of [...providers, requester]) await contractDb.contractDb?.approve(n.peerId)
-    await contractDb.contractDb?.credit(requester.peerId, 1_000_000)
+    const fund = opts.fund ?? 1_000_000
+    if (fund > 0) await contractDb.contractDb?.credit(requester.peerId, fund)
     if (providers.length > 0) await requester.transport.waitForTopicPeers(BID_REQUEST_TOPIC, providers.length)
     return {
       contractDb,
