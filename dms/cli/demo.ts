@@ -147,7 +147,11 @@ export async function demoCommand(opts: { image: string; keep?: boolean }): Prom
     const spec = {
       name: 'hello',
       image: opts.image,
-      command: ['sh', '-c', 'echo "hello from $(id -u) on $(hostname)"; echo -n 42 > /outputs/answer.txt'],
+      command: [
+        'sh',
+        '-c',
+        'echo "hello from $(id -u) on $(hostname)"; echo -n 42 > /outputs/answer.txt; sleep 1',
+      ],
       resources: { cpu: 0.5, memory: '64MiB' },
       maxDuration: 60,
       maxPrice: 100_000,

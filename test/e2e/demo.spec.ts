@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { promisify } from 'node:util'
+
+const run = promisify(execFile)
+
+// The README's demo command ends in `dms demo`: separate processes (contract-db, two providers,
+// requester) running one Docker job to settlement. This guards it, through the built CLI.
+describe('dms demo (separate processes, built CLI)', function () {
+  this.timeout(90_000)
+
+  it('runs a job to settlement on the cheaper provider and prints the journey', async function () {
+    assert.ok(
+      existsSync('dist/dms/cli/main.js'),
+      'the CLI is not built: run `npm run build` (scripts/setup.sh does)',
+    )
+    const { stdout } = await run(process.execPath, ['bin/dms.js', 'demo'], { timeout: 80_000 })
+    assert.match(stdout, /winner: provider-b \(lowest total price/)
+    assert.match(
+      stdout,
+      /requester signature valid\n\s+provider signature {2}valid\n\s+contract-db proof {3}valid/,
+    )
+    assert.match(stdout, /stdout: hello from 65534 on /)
+    assert.match(stdout, /output answer.txt: "42"/)
+    assert.match(stdout, /verification: outputs hash valid, receipt signature valid/)
+    const paid = /settlement: paid (\d+) to provider-b for ([\d.]+)s, refunded (\d+)/.exec(stdout)
+    assert.ok(paid, 'no settlement line')
+    assert.ok(Number(paid[1]) > 0 && Number(paid[2]) >= 1, 'billed for the second the job ran')
+    assert.match(stdout, /job [0-9a-f-]+: completed\n/)
+  })
+})
