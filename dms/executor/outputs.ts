@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { OutputFile } from './executor.js'
+import type { ExecutionResult, ExecutionStatus, OutputFile } from './executor.js'
 
 /**
  * The hash that names a run's outputs, independent of the executor: sha256 (hex) over, for each
@@ -19,4 +19,19 @@ export function hashOutputs(outputs: ReadonlyArray<Pick<OutputFile, 'path' | 'sh
 /** sha256 of `data`, hex. */
 export function sha256Hex(data: Uint8Array): string {
   return createHash('sha256').update(data).digest('hex')
+}
+
+/** The result of a run whose program never ran (cancelled before start, or could not be started). */
+export function notStarted(status: ExecutionStatus, exitCode: number, reason: string): ExecutionResult {
+  return {
+    status,
+    exitCode,
+    reason,
+    stdout: '',
+    stderr: '',
+    truncated: false,
+    outputs: [],
+    outputsHash: hashOutputs([]),
+    usage: { wallSeconds: 0, cpuSeconds: 0, peakMemoryBytes: 0 },
+  }
 }

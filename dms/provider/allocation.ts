@@ -6,7 +6,7 @@ import type { Actor } from '../../actors/system.js'
 import { signDoc } from '../contracts/canonical.js'
 import { DOMAIN, type Receipt, type SignedContract } from '../contracts/model.js'
 import type { ExecutionResult, Executor } from '../executor/executor.js'
-import { hashOutputs } from '../executor/outputs.js'
+import { notStarted } from '../executor/outputs.js'
 import { B, type JobResult, type JobUpdate } from '../messages.js'
 import type { ResourceLedger } from '../resources/ledger.js'
 import { Repo, type Db } from '../store/db.js'
@@ -117,17 +117,7 @@ export class AllocationRunner {
       )
     } catch (err) {
       log.warn({ err }, 'allocation could not run')
-      result = {
-        status: 'failed',
-        exitCode: -1,
-        reason: (err as Error).message,
-        stdout: '',
-        stderr: '',
-        truncated: false,
-        outputs: [],
-        outputsHash: hashOutputs([]),
-        usage: { wallSeconds: 0, cpuSeconds: 0, peakMemoryBytes: 0 },
-      }
+      result = notStarted('failed', -1, (err as Error).message)
     }
     await this.step(actor, rec, 'publishing')
     const receipt: Receipt = {

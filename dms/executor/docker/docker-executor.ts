@@ -17,7 +17,8 @@ import { collectOutputs } from './collect-outputs.js'
 import { createOptions, validateSpec } from './container-config.js'
 import { dockerMessage, dockerStatus, isEngineUnreachable } from './docker-errors.js'
 import { LogCapture } from './log-capture.js'
-import { classifyExit, notStarted, wallSeconds, type StopReason } from './outcome.js'
+import { notStarted } from '../outputs.js'
+import { classifyExit, wallSeconds, type StopReason } from './outcome.js'
 import { StatsSampler } from './stats-sampler.js'
 
 export interface DockerExecutorComponents {

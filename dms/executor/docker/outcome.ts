@@ -1,5 +1,4 @@
-import type { ExecutionResult, ExecutionStatus } from '../executor.js'
-import { hashOutputs } from '../outputs.js'
+import type { ExecutionStatus } from '../executor.js'
 
 /** Why this process stopped the container, if it did. */
 export type StopReason = 'timed_out' | 'cancelled'
@@ -29,21 +28,6 @@ export function classifyExit(facts: ExitFacts): { status: ExecutionStatus; reaso
   if (facts.oomKilled) return { status: 'failed', reason: 'memory limit exceeded' }
   if (facts.exitCode !== 0) return { status: 'failed', reason: `exit code ${facts.exitCode}` }
   return { status: 'completed' }
-}
-
-/** The result of a run whose program never ran (cancelled before start, or could not be started). */
-export function notStarted(status: ExecutionStatus, exitCode: number, reason: string): ExecutionResult {
-  return {
-    status,
-    exitCode,
-    reason,
-    stdout: '',
-    stderr: '',
-    truncated: false,
-    outputs: [],
-    outputsHash: hashOutputs([]),
-    usage: { wallSeconds: 0, cpuSeconds: 0, peakMemoryBytes: 0 },
-  }
 }
 
 /**
