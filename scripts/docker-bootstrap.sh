@@ -34,7 +34,7 @@ fi
 need=()
 command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
 command -v docker >/dev/null 2>&1 || need+=(docker.io)
-[ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -qx sh && ldd /bin/busybox 2>&1 | grep -q 'not a dynamic' || need+=(busybox-static)
+dpkg -s busybox-static >/dev/null 2>&1 || need+=(busybox-static) # the test image is built from it
 if [ ${#need[@]} -gt 0 ]; then
   say "installing: ${need[*]} (apt-get)"
   export DEBIAN_FRONTEND=noninteractive
