@@ -2,8 +2,7 @@ import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import type { Clock } from '../../actors/clock.js'
 import { ApiClient } from '../../dms/api/client.js'
-import type { StoredJob } from '../../dms/orchestrator/orchestrator.js'
-import { startNetwork, TEST_IMAGE, type TestNetwork } from '../helpers/network.js'
+import { jobReaches, startNetwork, TEST_IMAGE, type TestNetwork } from '../helpers/network.js'
 
 const MiB = 1024 * 1024
 
@@ -31,7 +30,6 @@ describe('a contract the contract-db refuses', function () {
 
   it('fails the job with the shortfall, and the provider lock is released, not leaked', async () => {
     const api = new ApiClient(net.requester.socketPath!)
-    const orch = net.requester.orchestrator!
     const { id } = await api.ok<{ id: string }>('POST', '/v1/jobs', {
       image: TEST_IMAGE,
       command: ['sh', '-c', ':'],
@@ -39,14 +37,7 @@ describe('a contract the contract-db refuses', function () {
       maxDuration: 60,
       maxPrice: 10_000,
     })
-    const job = await new Promise<StoredJob>((resolve) => {
-      const off = orch.onChange((j) => {
-        if (j.record.id === id && j.state === 'failed') {
-          off()
-          resolve(j)
-        }
-      })
-    })
+    const job = await jobReaches(net.requester, id, ['failed'])
     assert.equal(job.record.error?.code, 'CONTRACT_REFUSED')
     assert.match(job.record.error.message, /INSUFFICIENT_FUNDS|short of escrow/)
     assert.deepEqual(

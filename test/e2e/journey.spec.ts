@@ -7,23 +7,9 @@ import { verifyDoc } from '../../dms/contracts/canonical.js'
 import { DOMAIN } from '../../dms/contracts/model.js'
 import { publicKeyOfPeer } from '../../dms/contracts/party.js'
 import type { StoredJob } from '../../dms/orchestrator/orchestrator.js'
-import type { DmsNode } from '../../dms/node.js'
-import { startNetwork, TEST_IMAGE, type TestNetwork } from '../helpers/network.js'
+import { jobReaches, startNetwork, TEST_IMAGE, type TestNetwork } from '../helpers/network.js'
 
 const MiB = 1024 * 1024
-
-/** Resolves with the job once its machine reaches a final state (event-driven). */
-function settled(node: DmsNode, id: string): Promise<StoredJob> {
-  const orch = node.orchestrator!
-  return new Promise((resolve) => {
-    const off = orch.onChange((j) => {
-      if (j.record.id === id && ['completed', 'failed', 'cancelled'].includes(j.state)) {
-        off()
-        resolve(j)
-      }
-    })
-  })
-}
 
 describe('walking skeleton: a job from REST post to settled contract', function () {
   this.timeout(120_000)
@@ -52,7 +38,7 @@ describe('walking skeleton: a job from REST post to settled contract', function 
       maxPrice: 10_000,
     }
     const posted = await api.ok<{ id: string; state: string }>('POST', '/v1/jobs', spec)
-    const done = await settled(net.requester, posted.id)
+    const done = await jobReaches(net.requester, posted.id)
     const job = await api.ok<StoredJob['record'] & { state: string }>('GET', `/v1/jobs/${posted.id}`)
 
     assert.equal(job.state, 'completed', JSON.stringify(job.error))
@@ -147,7 +133,7 @@ describe('walking skeleton: a job from REST post to settled contract', function 
       maxDuration: 10,
       maxPrice: 1_000_000,
     })
-    const job = await settled(net.requester, id)
+    const job = await jobReaches(net.requester, id)
     assert.equal(job.state, 'failed')
     assert.equal(job.record.error?.code, 'NO_BIDS')
     assert.equal(job.record.error?.declines?.length, 2)

@@ -5,6 +5,7 @@ import type { NodeConfig } from '../../dms/config.js'
 import { DmsNode, type NodeComponents } from '../../dms/node.js'
 import type { Prices } from '../../dms/resources/types.js'
 import { BID_REQUEST_TOPIC } from '../../dms/messages.js'
+import type { StoredJob } from '../../dms/orchestrator/orchestrator.js'
 
 const MiB = 1024 * 1024
 export const TEST_IMAGE = process.env.DMS_TEST_IMAGE ?? 'dms-test:1'
@@ -95,4 +96,21 @@ export async function startNetwork(
     await rm(root, { recursive: true, force: true })
     throw err
   }
+}
+
+/** Resolves with the job once its machine reaches one of `states` (event-driven, no polling). */
+export function jobReaches(
+  node: DmsNode,
+  id: string,
+  states: string[] = ['completed', 'failed', 'cancelled'],
+): Promise<StoredJob> {
+  const orch = node.orchestrator!
+  return new Promise((resolve) => {
+    const off = orch.onChange((j) => {
+      if (j.record.id === id && states.includes(j.state)) {
+        off()
+        resolve(j)
+      }
+    })
+  })
 }
