@@ -7,10 +7,17 @@
 export class ImageNotFoundError extends Error {
   override name = 'ImageNotFoundError'
   readonly code = 'IMAGE_NOT_FOUND'
-  constructor(readonly image: string) {
+  constructor(
+    readonly image: string,
+    /** Why a pull failed, when one was tried. */
+    readonly pullError?: string,
+  ) {
     super(
-      `image ${image} is not present locally and no registry is reachable to pull it: ` +
-        `build or load it on this machine first (e.g. docker import / docker load)`,
+      pullError === undefined
+        ? `image ${image} is not present locally and pulling is off: ` +
+            `build or load it on this machine first (e.g. docker import / docker load)`
+        : `image ${image} is not present locally and could not be pulled (${pullError}): ` +
+            `check the registry, or build or load it on this machine (e.g. docker import / docker load)`,
     )
   }
 }
@@ -48,5 +55,14 @@ export class AllocationBusyError extends Error {
     detail: string,
   ) {
     super(`allocation ${allocationId} cannot be run: ${detail}`)
+  }
+}
+
+/** `reattach` found no container for the allocation (it was removed, or never created). */
+export class AllocationNotFoundError extends Error {
+  override name = 'AllocationNotFoundError'
+  readonly code = 'ALLOCATION_NOT_FOUND'
+  constructor(readonly allocationId: string) {
+    super(`allocation ${allocationId} has no container to re-attach to`)
   }
 }

@@ -24,6 +24,13 @@ export interface ExecutionSpec {
   network?: boolean
   /** Max processes in the container. @default 256 */
   pidsLimit?: number
+  /**
+   * Bytes the job may write to /outputs, enforced by the kernel (a loop-mounted file system of that
+   * size). Unset or 0: no quota beyond the executor's `maxOutputBytes` check after the run.
+   */
+  diskBytes?: number
+  /** GPUs to pass through (a device request for that many). @default 0 */
+  gpus?: number
 }
 
 /** One output file collected from the container's /outputs. */
@@ -62,7 +69,9 @@ export interface ExecutionResult {
 
 /** Progress of one execution, for job updates. */
 export type ExecutionEvent =
+  | { type: 'pulling'; status: string; progress?: string }
   | { type: 'created'; containerId: string }
+  | { type: 'reattached'; containerId: string; running: boolean }
   | { type: 'started' }
   | { type: 'log'; stream: 'stdout' | 'stderr'; chunk: string }
   | { type: 'exited'; exitCode: number }
@@ -72,15 +81,45 @@ export interface RunOptions {
   onEvent?: (event: ExecutionEvent) => void
 }
 
+/** A container this executor created (found by its labels), e.g. one left by an earlier process. */
+export interface ManagedContainer {
+  allocationId: AllocationId
+  jobId: JobId
+  containerId: string
+  running: boolean
+}
+
+export interface ExecutorInfo {
+  name: string
+  version: string
+  /** Whether `diskBytes` is enforced by the kernel on this machine. */
+  diskQuota: boolean
+  /** Whether missing images are pulled from a registry. */
+  pullsImages: boolean
+}
+
 export interface Executor {
-  /** Engine name and version, or an error if the engine is unusable. */
-  info(): Promise<{ name: string; version: string }>
-  /** Whether the image exists locally (no registry is assumed). */
+  /** Engine name, version and abilities, or an error if the engine is unusable. */
+  info(): Promise<ExecutorInfo>
+  /** Whether the image exists locally. */
   hasImage(image: string): Promise<boolean>
+  /** Whether a run of `image` can be attempted: it is local, or missing images are pulled. */
+  canRun(image: string): Promise<boolean>
   /**
    * Runs the spec to the end and always cleans up the container. Aborting `signal` stops the
    * container and resolves with status `cancelled`. Rejects only when the run could not be
    * attempted at all (e.g. the image is missing: `ImageNotFoundError`).
    */
   run(spec: ExecutionSpec, options?: RunOptions): Promise<ExecutionResult>
+  /** Containers of this executor that exist now (running or exited), from their labels. */
+  listManaged(): Promise<ManagedContainer[]>
+  /**
+   * Takes over the container an earlier process started for `spec.allocationId` and supervises it
+   * to the end exactly as `run` would (timeout counted from the container's start, output replayed
+   * from the engine's log, outputs collected, everything cleaned up). Rejects with
+   * `AllocationNotFoundError` when no such container exists.
+   */
+  reattach(spec: ExecutionSpec, options?: RunOptions): Promise<ExecutionResult>
+  /** Removes the container and work folder of an allocation nobody runs any more. */
+  removeAllocation(allocationId: AllocationId): Promise<void>
 }

@@ -1,24 +1,32 @@
 import { promises as fs } from 'node:fs'
 import { join } from 'node:path'
-import { performance } from 'node:perf_hooks'
 import Docker from 'dockerode'
 import { child, type Logger } from '../../log.js'
-import { AllocationBusyError, ExecutorUnavailableError, ImageNotFoundError } from '../errors.js'
+import {
+  AllocationBusyError,
+  AllocationNotFoundError,
+  ExecutorUnavailableError,
+  ImageNotFoundError,
+  InvalidSpecError,
+} from '../errors.js'
 import type {
   AllocationId,
   ExecutionEvent,
   ExecutionResult,
   ExecutionSpec,
   Executor,
+  ExecutorInfo,
+  ManagedContainer,
   RunOptions,
 } from '../executor.js'
 import { hashOutputs } from '../outputs.js'
 import { collectOutputs } from './collect-outputs.js'
-import { createOptions, validateSpec } from './container-config.js'
+import { ALLOCATION_ID, containerName, createOptions, validateSpec } from './container-config.js'
+import { quotaReached, mountQuota, releaseQuota } from './disk-quota.js'
 import { dockerMessage, dockerStatus, isEngineUnreachable } from './docker-errors.js'
 import { LogCapture } from './log-capture.js'
 import { notStarted } from '../outputs.js'
-import { classifyExit, wallSeconds, type StopReason } from './outcome.js'
+import { classifyExit, parseDockerTime, wallSeconds, type StopReason } from './outcome.js'
 import { StatsSampler } from './stats-sampler.js'
 
 export interface DockerExecutorComponents {
@@ -42,6 +50,27 @@ export interface DockerExecutorInit {
   labelPrefix?: string
   /** How often resource usage is sampled while the container runs. @default 500 */
   statsIntervalMs?: number
+  /**
+   * Enforce `diskBytes` with a loop-mounted file system on /outputs (needs root and loop devices).
+   * @default true when running as root
+   */
+  diskQuota?: boolean
+  /** Pull missing images from a registry (with progress events). @default false: no registry is assumed */
+  pullImages?: boolean
+  /**
+   * Who this executor runs for (the provider's peer id), set as the `<prefix>.owner` label:
+   * `listManaged` and so a restarted provider's clean-up only ever touch this owner's containers.
+   * @default 'local'
+   */
+  owner?: string
+}
+
+function safeEmit(options: RunOptions, event: ExecutionEvent, log: Logger): void {
+  try {
+    options.onEvent?.(event)
+  } catch (err) {
+    log.warn({ err }, 'onEvent listener threw')
+  }
 }
 
 /** How long to wait for the output stream to drain once the container has exited. */
@@ -62,6 +91,9 @@ export class DockerExecutor implements Executor {
   private readonly maxOutputFiles: number
   private readonly labelPrefix: string
   private readonly statsIntervalMs: number
+  private readonly diskQuota: boolean
+  private readonly pullImages: boolean
+  private readonly owner: string
   private readonly active = new Set<AllocationId>()
 
   constructor(components: DockerExecutorComponents, init: DockerExecutorInit) {
@@ -75,11 +107,19 @@ export class DockerExecutor implements Executor {
     this.maxOutputFiles = init.maxOutputFiles ?? 10_000
     this.labelPrefix = init.labelPrefix ?? 'dms'
     this.statsIntervalMs = init.statsIntervalMs ?? 500
+    this.diskQuota = init.diskQuota ?? process.getuid?.() === 0
+    this.pullImages = init.pullImages ?? false
+    this.owner = init.owner ?? 'local'
   }
 
-  async info(): Promise<{ name: string; version: string }> {
+  async info(): Promise<ExecutorInfo> {
     const version = await this.engine(() => this.docker.version())
-    return { name: 'docker', version: version.Version }
+    return {
+      name: 'docker',
+      version: version.Version,
+      diskQuota: this.diskQuota,
+      pullsImages: this.pullImages,
+    }
   }
 
   async hasImage(image: string): Promise<boolean> {
@@ -92,46 +132,165 @@ export class DockerExecutor implements Executor {
     }
   }
 
+  async canRun(image: string): Promise<boolean> {
+    return this.pullImages || (await this.hasImage(image))
+  }
+
   async run(spec: ExecutionSpec, options: RunOptions = {}): Promise<ExecutionResult> {
     validateSpec(spec)
-    if (this.active.has(spec.allocationId)) {
-      throw new AllocationBusyError(spec.allocationId, 'it is already running in this process')
-    }
-    this.active.add(spec.allocationId)
-    try {
-      if (!(await this.hasImage(spec.image))) throw new ImageNotFoundError(spec.image)
+    return this.exclusively(spec.allocationId, async () => {
+      await this.ensureImage(spec.image, (e) => safeEmit(options, e, this.log))
       return await this.runInWorkDir(spec, options)
-    } finally {
-      this.active.delete(spec.allocationId)
+    })
+  }
+
+  async reattach(spec: ExecutionSpec, options: RunOptions = {}): Promise<ExecutionResult> {
+    validateSpec(spec)
+    return this.exclusively(spec.allocationId, async () => {
+      const log = this.log.child({ jobId: spec.jobId, allocationId: spec.allocationId })
+      const container = this.docker.getContainer(containerName(this.labelPrefix, spec))
+      let inspected: Docker.ContainerInspectInfo
+      try {
+        inspected = await this.engine(() => container.inspect())
+      } catch (err) {
+        if (dockerStatus(err) === 404) throw new AllocationNotFoundError(spec.allocationId)
+        throw err
+      }
+      const state = inspected.State
+      const dirs = this.dirsOf(spec.allocationId)
+      if (state.Status === 'created') {
+        // Created but never started: nothing ran, so nothing to take over. `run` starts afresh.
+        await this.cleanup(spec.allocationId, container, log)
+        throw new AllocationNotFoundError(spec.allocationId)
+      }
+      try {
+        safeEmit(options, { type: 'reattached', containerId: inspected.Id, running: state.Running }, log)
+        // The engine's copy of the output, from the start, then live while the container runs.
+        const stream = (await container.logs({
+          follow: true,
+          stdout: true,
+          stderr: true,
+        })) as unknown as NodeJS.ReadableStream & Partial<{ destroy: () => void }>
+        const startedAt = parseDockerTime(state.StartedAt) ?? Date.now()
+        log.info({ running: state.Running }, 're-attached to the container')
+        return await this.supervise(container, spec, dirs.outputs, options, log, stream, startedAt)
+      } finally {
+        await this.cleanup(spec.allocationId, container, log)
+      }
+    })
+  }
+
+  async listManaged(): Promise<ManagedContainer[]> {
+    const p = this.labelPrefix
+    const list = await this.engine(() =>
+      this.docker.listContainers({
+        all: true,
+        filters: { label: [`${p}.managed=true`, `${p}.owner=${this.owner}`] },
+      }),
+    )
+    return list.map((c) => ({
+      allocationId: c.Labels[`${p}.allocation`] ?? '',
+      jobId: c.Labels[`${p}.job`] ?? '',
+      containerId: c.Id,
+      running: c.State === 'running',
+    }))
+  }
+
+  async removeAllocation(allocationId: AllocationId): Promise<void> {
+    if (!ALLOCATION_ID.test(allocationId)) throw new InvalidSpecError('allocationId', 'is not a valid id')
+    await this.exclusively(allocationId, async () => {
+      const container = this.docker.getContainer(`${this.labelPrefix}-${allocationId}`)
+      await this.cleanup(allocationId, container, this.log.child({ allocationId }))
+    })
+  }
+
+  /** One operation at a time per allocation in this process. */
+  private async exclusively<T>(allocationId: AllocationId, fn: () => Promise<T>): Promise<T> {
+    if (this.active.has(allocationId)) {
+      throw new AllocationBusyError(allocationId, 'it is already running in this process')
     }
+    this.active.add(allocationId)
+    try {
+      return await fn()
+    } finally {
+      this.active.delete(allocationId)
+    }
+  }
+
+  /** Makes sure the image is local: pulls it (reporting progress) when pulling is on. */
+  private async ensureImage(image: string, emit: (e: ExecutionEvent) => void): Promise<void> {
+    if (await this.hasImage(image)) return
+    if (!this.pullImages) throw new ImageNotFoundError(image)
+    try {
+      const stream = await this.engine(() => this.docker.pull(image))
+      await new Promise<void>((resolve, reject) => {
+        this.docker.modem.followProgress(
+          stream,
+          (err: Error | null) => (err === null ? resolve() : reject(err)),
+          (p: { status?: string; progress?: string; id?: string }) =>
+            emit({
+              type: 'pulling',
+              status: [p.id, p.status].filter(Boolean).join(' '),
+              ...(p.progress !== undefined ? { progress: p.progress } : {}),
+            }),
+        )
+      })
+    } catch (err) {
+      if (err instanceof ExecutorUnavailableError) throw err
+      throw new ImageNotFoundError(image, dockerMessage(err))
+    }
+  }
+
+  private dirsOf(allocationId: AllocationId): { alloc: string; outputs: string; disk: string } {
+    const alloc = join(this.workDir, allocationId)
+    return { alloc, outputs: join(alloc, 'outputs'), disk: join(alloc, 'disk.img') }
   }
 
   private async runInWorkDir(spec: ExecutionSpec, options: RunOptions): Promise<ExecutionResult> {
     const log = this.log.child({ jobId: spec.jobId, allocationId: spec.allocationId })
     if (options.signal?.aborted === true) return notStarted('cancelled', -1, 'cancelled before start')
-    const allocDir = join(this.workDir, spec.allocationId)
+    const dirs = this.dirsOf(spec.allocationId)
     await fs.mkdir(this.workDir, { recursive: true })
     try {
-      await fs.mkdir(allocDir) // not recursive: an existing folder belongs to another run
+      await fs.mkdir(dirs.alloc) // not recursive: an existing folder belongs to another run
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
       throw new AllocationBusyError(
         spec.allocationId,
-        `its work folder ${allocDir} exists (another run, or one left by a crash: remove it if no dms is running it)`,
+        `its work folder ${dirs.alloc} exists (another run, or one left by a crash: remove it if no dms is running it)`,
       )
     }
     let container: Docker.Container | undefined
     try {
-      const outputsDir = join(allocDir, 'outputs')
-      await this.prepareOutputsDir(outputsDir)
-      container = await this.create(spec, outputsDir)
-      return await this.runContainer(container, spec, outputsDir, options, log)
+      await fs.mkdir(dirs.outputs)
+      if (this.diskQuota && (spec.diskBytes ?? 0) > 0) {
+        await mountQuota(dirs.outputs, dirs.disk, spec.diskBytes as number)
+      }
+      await this.prepareOutputsDir(dirs.outputs)
+      container = await this.create(spec, dirs.outputs)
+      return await this.runContainer(container, spec, dirs.outputs, options, log)
     } finally {
-      if (container !== undefined) await this.remove(container, log)
-      await fs.rm(allocDir, { recursive: true, force: true }).catch((err: unknown) => {
-        log.warn({ err, allocDir }, 'could not remove the work folder')
-      })
+      await this.cleanup(spec.allocationId, container, log)
     }
+  }
+
+  /** Removes the container (if any), the disk quota and the work folder; logs what it could not. */
+  private async cleanup(
+    allocationId: AllocationId,
+    container: Docker.Container | undefined,
+    log: Logger,
+  ): Promise<void> {
+    if (container !== undefined) await this.remove(container, log)
+    const dirs = this.dirsOf(allocationId)
+    try {
+      await releaseQuota(dirs.outputs, dirs.disk)
+    } catch (err) {
+      log.warn({ err }, 'could not release the disk quota')
+      return // never rm -r through a file system that is still mounted
+    }
+    await fs.rm(dirs.alloc, { recursive: true, force: true }).catch((err: unknown) => {
+      log.warn({ err, allocDir: dirs.alloc }, 'could not remove the work folder')
+    })
   }
 
   private async runContainer(
@@ -141,22 +300,46 @@ export class DockerExecutor implements Executor {
     options: RunOptions,
     log: Logger,
   ): Promise<ExecutionResult> {
-    const emit = (event: ExecutionEvent): void => {
-      try {
-        options.onEvent?.(event)
-      } catch (err) {
-        log.warn({ err }, 'onEvent listener threw')
-      }
-    }
-    emit({ type: 'created', containerId: container.id })
-    const stdout = new LogCapture(this.maxLogBytes, (chunk) => emit({ type: 'log', stream: 'stdout', chunk }))
-    const stderr = new LogCapture(this.maxLogBytes, (chunk) => emit({ type: 'log', stream: 'stderr', chunk }))
+    safeEmit(options, { type: 'created', containerId: container.id }, log)
     // Attach before start, so not a byte of output is missed.
     const stream = (await container.attach({
       stream: true,
       stdout: true,
       stderr: true,
     })) as NodeJS.ReadableStream & Partial<{ destroy: () => void }>
+    if (options.signal?.aborted === true) {
+      stream.destroy?.()
+      return notStarted('cancelled', -1, 'cancelled before start')
+    }
+    try {
+      await container.start()
+    } catch (err) {
+      stream.destroy?.()
+      log.info({ err: dockerMessage(err) }, 'container did not start')
+      return notStarted('failed', 127, `cannot start: ${dockerMessage(err)}`)
+    }
+    const startedAt = Date.now()
+    safeEmit(options, { type: 'started' }, log)
+    log.debug({ containerId: container.id }, 'container started')
+    return this.supervise(container, spec, outputsDir, options, log, stream, startedAt)
+  }
+
+  /**
+   * Watches a started container to its end: output into capped captures, the timeout (counted from
+   * `startedAt`), cancellation, usage samples; then classifies the exit and collects /outputs.
+   */
+  private async supervise(
+    container: Docker.Container,
+    spec: ExecutionSpec,
+    outputsDir: string,
+    options: RunOptions,
+    log: Logger,
+    stream: NodeJS.ReadableStream & Partial<{ destroy: () => void }>,
+    startedAt: number,
+  ): Promise<ExecutionResult> {
+    const emit = (event: ExecutionEvent): void => safeEmit(options, event, log)
+    const stdout = new LogCapture(this.maxLogBytes, (chunk) => emit({ type: 'log', stream: 'stdout', chunk }))
+    const stderr = new LogCapture(this.maxLogBytes, (chunk) => emit({ type: 'log', stream: 'stderr', chunk }))
     const drained = new Promise<void>((resolve) => {
       stream.once('end', resolve)
       stream.once('close', resolve)
@@ -165,36 +348,24 @@ export class DockerExecutor implements Executor {
     this.docker.modem.demuxStream(stream, stdout, stderr)
 
     let requested: StopReason | undefined
-    let started = false
     let killed: Promise<boolean> = Promise.resolve(false)
     const stop = (reason: StopReason): void => {
       if (requested !== undefined) return
       requested = reason
-      if (started) killed = this.kill(container, log)
+      killed = this.kill(container, log)
     }
     const onAbort = (): void => stop('cancelled')
     options.signal?.addEventListener('abort', onAbort, { once: true })
-    if (options.signal?.aborted === true) stop('cancelled')
     const sampler = new StatsSampler(container, log, this.statsIntervalMs)
-    let timer: NodeJS.Timeout | undefined
+    const timer = setTimeout(
+      () => stop('timed_out'),
+      Math.max(0, startedAt + spec.timeoutSeconds * 1000 - Date.now()),
+    )
     try {
-      if (requested !== undefined) return notStarted('cancelled', -1, 'cancelled before start')
-      try {
-        await container.start()
-      } catch (err) {
-        log.info({ err: dockerMessage(err) }, 'container did not start')
-        return notStarted('failed', 127, `cannot start: ${dockerMessage(err)}`)
-      }
-      const startedAt = performance.now()
-      started = true
-      emit({ type: 'started' })
-      log.debug({ containerId: container.id }, 'container started')
+      if (options.signal?.aborted === true) stop('cancelled')
       sampler.start()
-      timer = setTimeout(() => stop('timed_out'), spec.timeoutSeconds * 1000)
-      if (requested !== undefined) killed = this.kill(container, log) // aborted while starting
-
       const { StatusCode: exitCode } = (await container.wait()) as { StatusCode: number }
-      const measuredWall = (performance.now() - startedAt) / 1000
+      const measuredWall = (Date.now() - startedAt) / 1000
       clearTimeout(timer)
       const sampled = sampler.stop()
       await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, STREAM_DRAIN_MS).unref())])
@@ -211,6 +382,17 @@ export class DockerExecutor implements Executor {
         exitCode,
         timeoutSeconds: spec.timeoutSeconds,
       })
+      if (
+        status === 'failed' &&
+        (spec.diskBytes ?? 0) > 0 &&
+        this.diskQuota &&
+        (await quotaReached(outputsDir, spec.diskBytes as number))
+      ) {
+        reason = `disk quota exceeded (${spec.diskBytes} bytes on /outputs); ${reason ?? ''}`.replace(
+          /; $/,
+          '',
+        )
+      }
       const collected = await collectOutputs(outputsDir, {
         maxBytes: this.maxOutputBytes,
         maxFiles: this.maxOutputFiles,
@@ -246,7 +428,7 @@ export class DockerExecutor implements Executor {
 
   /** The container's /outputs on the host, writable by the container's user. */
   private async prepareOutputsDir(dir: string): Promise<void> {
-    await fs.mkdir(dir)
+    // (created by the caller, possibly with the disk quota mounted on it)
     const ids = /^(\d+)(?::(\d+))?$/.exec(this.user)
     if (process.getuid?.() === 0 && ids !== null) {
       const uid = Number(ids[1])
@@ -259,7 +441,13 @@ export class DockerExecutor implements Executor {
   }
 
   private async create(spec: ExecutionSpec, outputsDir: string): Promise<Docker.Container> {
-    const opts = createOptions(spec, { user: this.user, labelPrefix: this.labelPrefix, outputsDir })
+    const opts = createOptions(spec, {
+      user: this.user,
+      labelPrefix: this.labelPrefix,
+      owner: this.owner,
+      outputsDir,
+      maxLogBytes: this.maxLogBytes,
+    })
     try {
       return await this.engine(() => this.docker.createContainer(opts))
     } catch (err) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Docker from 'dockerode'
@@ -181,6 +181,17 @@ describe('DockerExecutor (real Docker)', function () {
     assert.match(result.stderr, /can't fork/)
   })
 
+  it('holds a fork bomb at the pids limit until the timeout kills it', async function () {
+    const s = spec(['sh', '-c', 'bomb() { bomb | bomb & }; bomb; sleep 30'], {
+      pidsLimit: 16,
+      timeoutSeconds: 2,
+    })
+    const result = await executor().run(s)
+    assert.equal(result.status, 'timed_out')
+    assert.match(result.stderr, /can't fork/)
+    await assertCleanedUp(s.allocationId)
+  })
+
   it('reports a memory limit hit as "memory limit exceeded"', async function () {
     // tail keeps the last "line" of /dev/zero, which has no newline: it grows until killed.
     const s = spec(['sh', '-c', 'head -c 200m /dev/zero | tail'], { memoryBytes: 32 * MiB })
@@ -270,5 +281,150 @@ describe('DockerExecutor (real Docker)', function () {
       result.outputs.map((o) => o.path),
       ['real'],
     )
+  })
+
+  it('stops a job at its disk quota and says so, while a job within it completes', async function () {
+    if (process.getuid?.() !== 0) this.skip() // the quota needs root (loop mounts)
+    const ex = executor()
+    assert.equal((await ex.info()).diskQuota, true)
+    const within = await ex.run(
+      spec(['sh', '-c', 'head -c 4194304 /dev/zero > /outputs/four && echo wrote'], { diskBytes: 16 * MiB }),
+    )
+    assert.equal(within.status, 'completed', within.reason)
+    assert.deepEqual(
+      within.outputs.map((o) => [o.path, o.size]),
+      [['four', 4 * MiB]],
+    )
+
+    const s = spec(['sh', '-c', 'dd if=/dev/zero of=/outputs/big bs=1M count=64'], { diskBytes: 16 * MiB })
+    const over = await ex.run(s)
+    assert.equal(over.status, 'failed')
+    assert.match(over.reason ?? '', /^disk quota exceeded \(16777216 bytes on \/outputs\)/)
+    assert.match(over.stderr, /No space left on device/)
+    assert.ok(
+      over.outputs.every((o) => o.size <= 17 * MiB),
+      'the file stopped at the quota',
+    )
+    const mounts = await import('node:fs/promises').then((fs) => fs.readFile('/proc/self/mountinfo', 'utf8'))
+    assert.equal(mounts.includes(s.allocationId), false, 'the quota file system is unmounted')
+    await assertCleanedUp(s.allocationId)
+  })
+
+  it('re-attaches to a container whose executor process was SIGKILLed, and finishes the run', async function () {
+    this.timeout(40_000)
+    // The job waits for a file the test drops into its /outputs, so the kill lands mid-run.
+    const s = spec(
+      [
+        'sh',
+        '-c',
+        'echo before; until [ -f /outputs/go ]; do sleep 0.1; done; echo after; echo out > /outputs/r',
+      ],
+      { timeoutSeconds: 30, diskBytes: process.getuid?.() === 0 ? 16 * MiB : 0 },
+    )
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(import.meta.dirname, '../../fixtures/executor-run.ts'),
+        JSON.stringify(s),
+        workDir,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    )
+    const started = await new Promise<string>((resolve, reject) => {
+      let out = ''
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString()
+        const m = /started (\w+)/.exec(out)
+        if (m !== null) resolve(m[1])
+      })
+      child.once('exit', (code) => reject(new Error(`fixture exited (${code}) before the container started`)))
+    })
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    child.kill('SIGKILL')
+    await exited
+
+    const ex = executor()
+    const managed = await ex.listManaged()
+    const mine = managed.find((m) => m.allocationId === s.allocationId)
+    assert.deepEqual(mine, {
+      allocationId: s.allocationId,
+      jobId: s.jobId,
+      containerId: started,
+      running: true,
+    })
+
+    const events: ExecutionEvent[] = []
+    const resultP = ex.reattach(s, {
+      onEvent: (e) => {
+        events.push(e)
+        // Release the job only once we are attached: its output after this point is live.
+        if (e.type === 'reattached') writeFileSync(join(workDir, s.allocationId, 'outputs', 'go'), '')
+      },
+    })
+    const result = await resultP
+    assert.equal(result.status, 'completed', result.reason)
+    assert.equal(result.stdout, 'before\nafter\n', 'output from before the kill is replayed')
+    assert.deepEqual(
+      result.outputs.map((o) => o.path),
+      ['go', 'r'],
+    )
+    assert.deepEqual(events[0], { type: 'reattached', containerId: started, running: true })
+    await assertCleanedUp(s.allocationId)
+    await assert.rejects(ex.reattach(s), { name: 'AllocationNotFoundError' })
+  })
+
+  it('removes the container and folder of an allocation nobody runs any more', async function () {
+    const s = spec(['sleep', '30'])
+    const ex = executor()
+    const controller = new AbortController()
+    const running = ex.run(s, {
+      signal: controller.signal,
+      onEvent: (e) => {
+        if (e.type === 'started') controller.abort()
+      },
+    })
+    await running // a quick way to get a container created and cleaned by run itself
+    await assertCleanedUp(s.allocationId)
+    // Now an orphan: a container created outside any run, as a crash would leave.
+    const orphan = spec(['sleep', '30'])
+    const c = await docker.createContainer({
+      name: `dms-${orphan.allocationId}`,
+      Image: IMAGE,
+      Cmd: ['sleep', '30'],
+      Labels: {
+        'dms.managed': 'true',
+        'dms.owner': 'local',
+        'dms.allocation': orphan.allocationId,
+        'dms.job': orphan.jobId,
+      },
+    })
+    await c.start()
+    mkdirSync(join(workDir, orphan.allocationId, 'outputs'), { recursive: true })
+    assert.ok((await ex.listManaged()).some((m) => m.allocationId === orphan.allocationId && m.running))
+    const other = new DockerExecutor({ log: silentLogger }, { workDir, owner: 'another-provider' })
+    assert.equal(
+      (await other.listManaged()).some((m) => m.allocationId === orphan.allocationId),
+      false,
+      "another owner's executor does not see it",
+    )
+    await ex.removeAllocation(orphan.allocationId)
+    await assertCleanedUp(orphan.allocationId)
+  })
+
+  it('tries a pull when pulling is on, and says why it failed', async function () {
+    const image = '127.0.0.1:9/dms-nothing:1'
+    const ex = executor({ pullImages: true })
+    assert.equal(await ex.canRun(image), true)
+    assert.equal(await executor().canRun(image), false)
+    const s = spec(['sh', '-c', ':'], { image })
+    await assert.rejects(ex.run(s), (err: Error & { pullError?: string }) => {
+      assert.equal(err.name, 'ImageNotFoundError')
+      assert.match(err.message, /could not be pulled/)
+      assert.ok((err.pullError ?? '') !== '')
+      return true
+    })
+    await assertCleanedUp(s.allocationId)
   })
 })

@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict'
+import { createOptions, tmpSizeBytes, validateSpec } from '../../../dms/executor/docker/container-config.js'
+import type { ExecutionSpec } from '../../../dms/executor/executor.js'
+
+const MiB = 1024 * 1024
+const base: ExecutionSpec = {
+  jobId: 'j1',
+  allocationId: 'a1',
+  image: 'dms-test:1',
+  command: ['sh', '-c', ':'],
+  cpu: 0.5,
+  memoryBytes: 32 * MiB,
+  timeoutSeconds: 10,
+}
+const settings = {
+  user: '65534:65534',
+  labelPrefix: 'dms',
+  owner: 'peer-a',
+  outputsDir: '/w/a1/outputs',
+  maxLogBytes: MiB,
+}
+
+describe('container-config', function () {
+  it('labels the container with its job, allocation and owner, so a restart finds only its own', function () {
+    assert.deepEqual(createOptions(base, settings).Labels, {
+      'dms.job': 'j1',
+      'dms.allocation': 'a1',
+      'dms.managed': 'true',
+      'dms.owner': 'peer-a',
+    })
+  })
+
+  it('asks for no GPU unless the spec does, then for exactly that many', function () {
+    assert.equal(createOptions(base, settings).HostConfig?.DeviceRequests, undefined)
+    assert.equal(createOptions({ ...base, gpus: 0 }, settings).HostConfig?.DeviceRequests, undefined)
+    const requests = createOptions({ ...base, gpus: 2 }, settings).HostConfig?.DeviceRequests
+    assert.deepEqual(requests, [
+      { Driver: '', Count: 2, DeviceIDs: [], Capabilities: [['gpu']], Options: {} },
+    ])
+  })
+
+  it('sizes the tmpfs /tmp within the memory limit, since its pages are charged to it', function () {
+    assert.equal(tmpSizeBytes(base), 32 * MiB)
+    assert.equal(tmpSizeBytes({ ...base, memoryBytes: 512 * MiB }), 64 * MiB)
+    const tmpfs = createOptions(base, settings).HostConfig?.Tmpfs?.['/tmp'] ?? ''
+    assert.match(tmpfs, new RegExp(`size=${32 * MiB}`))
+    assert.match(tmpfs, /noexec/)
+  })
+
+  it('keeps a capped engine log (one file) so a restarted provider can replay it', function () {
+    const log = createOptions(base, settings).HostConfig?.LogConfig
+    assert.equal(log?.Type, 'local')
+    assert.deepEqual(log?.Config, { 'max-size': String(2 * MiB), 'max-file': '1', compress: 'false' })
+  })
+
+  it('rejects bad disk and GPU amounts', function () {
+    assert.throws(() => validateSpec({ ...base, diskBytes: -1 }), /diskBytes must be a non-negative integer/)
+    assert.throws(() => validateSpec({ ...base, diskBytes: 1.5 }), /diskBytes/)
+    assert.throws(() => validateSpec({ ...base, gpus: 0.5 }), /gpus must be a non-negative integer/)
+    validateSpec({ ...base, diskBytes: 64 * MiB, gpus: 1 })
+  })
+})
