@@ -22,7 +22,8 @@ export interface NodeConfig {
   provider?: {
     contractDb: string
     offer: Resources & { prices: Prices }
-    docker?: { socketPath?: string }
+    /** Docker engine and executor settings (specs/executor.md). */
+    docker?: { socketPath?: string; pullImages?: boolean; diskQuota?: boolean }
     allowedImages?: string[]
     maxDurationSeconds?: number
     bidTtlMs?: number

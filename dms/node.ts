@@ -120,7 +120,10 @@ export class DmsNode {
           { log: child(log, 'dms:executor') },
           {
             socketPath: p.docker?.socketPath,
+            pullImages: p.docker?.pullImages,
+            diskQuota: p.docker?.diskQuota,
             workDir: join(cfg.dataDir, 'work'),
+            owner: this.peerId,
             // The result travels in one envelope (4 MiB frames): 1 MiB outputs + 2 x 256 KiB logs,
             // ~2 MiB once base64-encoded. Larger outputs need the blob transfer (data plane issue).
             maxOutputBytes: 1024 * 1024,
@@ -143,7 +146,7 @@ export class DmsNode {
           preferences: { allowedImages: p.allowedImages, maxDurationSeconds: p.maxDurationSeconds },
         },
       )
-      this.provider.start()
+      await this.provider.start()
       this.stops.push(() => this.provider?.stop())
     }
     if (cfg.requester !== undefined) {

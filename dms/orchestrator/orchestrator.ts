@@ -69,6 +69,7 @@ export class Orchestrator {
   readonly jobs: Repo<StoredJob>
   private readonly running = new Map<JobId, Running>()
   private readonly listeners = new Set<(job: StoredJob) => void>()
+  private readonly updateListeners = new Set<(jobId: JobId, update: JobUpdate) => void>()
   private readonly cfg: Required<Omit<OrchestratorInit, 'contractDb'>>
 
   constructor(
@@ -88,6 +89,12 @@ export class Orchestrator {
   onChange(fn: (job: StoredJob) => void): () => void {
     this.listeners.add(fn)
     return () => this.listeners.delete(fn)
+  }
+
+  /** Called with each progress update a job's provider sends (live, before it is persisted). */
+  onUpdate(fn: (jobId: JobId, update: JobUpdate) => void): () => void {
+    this.updateListeners.add(fn)
+    return () => this.updateListeners.delete(fn)
   }
 
   stop(): void {
@@ -132,7 +139,10 @@ export class Orchestrator {
       })
       .on(B.update, (m: Message) => {
         const u = m.payload as JobUpdate
-        if (u?.jobId === id && this.isWinner(id, m.peer)) session.addUpdate(u)
+        if (u?.jobId === id && this.isWinner(id, m.peer)) {
+          session.addUpdate(u)
+          for (const fn of this.updateListeners) fn(id, u)
+        }
       })
       .on(B.result, (m: Message) => {
         const r = m.payload as JobResult

@@ -5,7 +5,7 @@ import type { KeyPair } from '../../actors/identity.js'
 import type { Actor } from '../../actors/system.js'
 import { signDoc } from '../contracts/canonical.js'
 import { DOMAIN, type Receipt, type SignedContract } from '../contracts/model.js'
-import type { ExecutionResult, Executor } from '../executor/executor.js'
+import type { ExecutionResult, ExecutionSpec, Executor, RunOptions } from '../executor/executor.js'
 import { notStarted } from '../executor/outputs.js'
 import { B, type JobResult, type JobUpdate } from '../messages.js'
 import type { ResourceLedger } from '../resources/ledger.js'
@@ -21,6 +21,19 @@ export type AllocationState =
   | 'timed_out'
   | 'cancelled'
   | 'released'
+
+/** How an allocation is (re)started: fresh, re-attached after a restart, or known lost. */
+type LaunchMode = 'run' | 'reattach' | 'lost'
+
+/** States an allocation can be left in by a crash. */
+const UNFINISHED = new Set<AllocationState>(['contracted', 'provisioning', 'running', 'publishing'])
+
+export interface RecoverySummary {
+  reattached: number
+  restarted: number
+  lost: number
+  orphansRemoved: number
+}
 
 export interface AllocationRecord {
   allocationId: string
@@ -58,13 +71,47 @@ export class AllocationRunner {
     this.repo = new Repo(c.db, 'allocations')
   }
 
-  launch(actor: Actor, rec: AllocationRecord): void {
+  launch(actor: Actor, rec: AllocationRecord, how: LaunchMode = 'run'): void {
     const abort = new AbortController()
-    const done = this.run(actor, rec, abort.signal).catch((err: unknown) => {
+    const done = this.run(actor, rec, abort.signal, how).catch((err: unknown) => {
       this.c.log.error({ err, allocationId: rec.allocationId }, 'allocation crashed')
     })
     this.running.set(rec.allocationId, { abort, done })
     void done.finally(() => this.running.delete(rec.allocationId))
+  }
+
+  /**
+   * After a restart: carries on with every allocation an earlier process left unfinished (re-attaches
+   * to its container, or starts it if it never started, or reports it lost if its container is
+   * gone mid-run), and removes containers of allocations this provider does not know.
+   */
+  async recover(actor: Actor): Promise<RecoverySummary> {
+    const summary: RecoverySummary = { reattached: 0, restarted: 0, lost: 0, orphansRemoved: 0 }
+    const containers = new Set((await this.c.executor.listManaged()).map((m) => m.allocationId))
+    for (const rec of await this.repo.values()) {
+      if (!UNFINISHED.has(rec.state) || this.running.has(rec.allocationId)) continue
+      if (containers.delete(rec.allocationId)) {
+        this.launch(actor, rec, 'reattach')
+        summary.reattached++
+      } else if (rec.state === 'contracted' || rec.state === 'provisioning') {
+        this.launch(actor, rec, 'run')
+        summary.restarted++
+      } else {
+        this.launch(actor, rec, 'lost')
+        summary.lost++
+      }
+    }
+    for (const allocationId of containers) {
+      if (this.running.has(allocationId)) continue
+      await this.c.executor.removeAllocation(allocationId).catch((err: unknown) => {
+        this.c.log.warn({ err, allocationId }, 'could not remove an orphaned container')
+      })
+      summary.orphansRemoved++
+    }
+    if (summary.reattached + summary.restarted + summary.lost + summary.orphansRemoved > 0) {
+      this.c.log.info(summary, 'allocations recovered after restart')
+    }
+    return summary
   }
 
   async stop(): Promise<void> {
@@ -86,35 +133,61 @@ export class AllocationRunner {
     await actor.send(rec.requester, B.update, update).catch(() => {})
   }
 
-  private async run(actor: Actor, rec: AllocationRecord, signal: AbortSignal): Promise<void> {
+  private async run(
+    actor: Actor,
+    rec: AllocationRecord,
+    signal: AbortSignal,
+    how: LaunchMode,
+  ): Promise<void> {
     const t = rec.contract.terms
     const log = this.c.log.child({ allocationId: rec.allocationId, jobId: rec.jobId })
     await this.repo.put(rec.allocationId, rec)
-    await this.step(actor, rec, 'provisioning')
+    const spec: ExecutionSpec = {
+      jobId: rec.jobId,
+      allocationId: rec.allocationId,
+      image: t.image,
+      command: rec.command,
+      env: rec.env,
+      cpu: t.resources.cpu,
+      memoryBytes: t.resources.memoryBytes,
+      diskBytes: t.resources.diskBytes,
+      gpus: t.resources.gpus,
+      timeoutSeconds: t.maxDurationSeconds,
+    }
+    let announced = false
+    const options: RunOptions = {
+      signal,
+      onEvent: (e) => {
+        if ((e.type === 'started' || (e.type === 'reattached' && e.running)) && !announced) {
+          announced = true
+          void this.step(
+            actor,
+            rec,
+            'running',
+            e.type === 'reattached' ? 're-attached after a restart' : undefined,
+          )
+        }
+      },
+    }
     let result: ExecutionResult
     try {
-      let announced = false
-      result = await this.c.executor.run(
-        {
-          jobId: rec.jobId,
-          allocationId: rec.allocationId,
-          image: t.image,
-          command: rec.command,
-          env: rec.env,
-          cpu: t.resources.cpu,
-          memoryBytes: t.resources.memoryBytes,
-          timeoutSeconds: t.maxDurationSeconds,
-        },
-        {
-          signal,
-          onEvent: (e) => {
-            if (e.type === 'started' && !announced) {
-              announced = true
-              void this.step(actor, rec, 'running')
-            }
-          },
-        },
-      )
+      if (how === 'lost') {
+        result = notStarted(
+          'failed',
+          -1,
+          'the provider restarted and the container was gone: the run is lost',
+        )
+      } else if (how === 'reattach') {
+        result = await this.c.executor.reattach(spec, options).catch(async (err: unknown) => {
+          // A container created but never started is removed by reattach: start afresh.
+          if ((err as Error).name !== 'AllocationNotFoundError') throw err
+          await this.step(actor, rec, 'provisioning', 'started afresh after a restart')
+          return this.c.executor.run(spec, options)
+        })
+      } else {
+        await this.step(actor, rec, 'provisioning')
+        result = await this.c.executor.run(spec, options)
+      }
     } catch (err) {
       log.warn({ err }, 'allocation could not run')
       result = notStarted('failed', -1, (err as Error).message)

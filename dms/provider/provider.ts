@@ -25,7 +25,7 @@ import {
 } from '../messages.js'
 import type { ResourceLedger } from '../resources/ledger.js'
 import { Repo, type Db } from '../store/db.js'
-import { AllocationRunner, type AllocationRecord } from './allocation.js'
+import { AllocationRunner, type RecoverySummary, type AllocationRecord } from './allocation.js'
 import { acceptJob, compareCapability, type Comparator } from './capability.js'
 import { pricePerHour, totalFor } from './pricing.js'
 import { checkBidRequest } from './validate.js'
@@ -85,7 +85,11 @@ export class ProviderService {
     return this.c.system.peerId
   }
 
-  start(): void {
+  /** What `start` found left by an earlier process (re-attached, restarted, lost, orphans removed). */
+  recovered?: RecoverySummary
+
+  /** Starts answering bid requests, then recovers allocations an earlier process left unfinished. */
+  async start(): Promise<void> {
     if (this.actor !== undefined) return
     this.actor = this.c.system
       .spawn(INBOX.provider, this.c.key)
@@ -97,6 +101,12 @@ export class ProviderService {
       .on(B.settled, () => undefined)
     this.sweeper = setInterval(() => void this.sweep(), this.init.sweepIntervalMs ?? 5000)
     this.sweeper.unref()
+    try {
+      this.recovered = await this.allocations.recover(this.actor)
+    } catch (err) {
+      // The engine may be down: new bids are declined for that anyway; recovery runs at next start.
+      this.c.log.warn({ err }, 'could not recover allocations left by an earlier run')
+    }
   }
 
   /** Releases expired reservations and locks whose contract or invocation never came. */
@@ -137,7 +147,7 @@ export class ProviderService {
       comparison,
       {
         ...this.init.preferences,
-        hasImage: await this.c.executor.hasImage(req.image).catch(() => false),
+        hasImage: await this.c.executor.canRun(req.image).catch(() => false),
         price: total,
         maxPrice: req.maxPrice,
         excluded: req.exclude.includes(this.peerId),

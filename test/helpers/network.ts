@@ -25,6 +25,8 @@ export interface ProviderSpec {
 }
 
 export interface TestNetwork {
+  /** Temp folder holding every node's data dir; removed by stop(). */
+  root: string
   contractDb: DmsNode
   providers: DmsNode[]
   requester: DmsNode
@@ -83,6 +85,7 @@ export async function startNetwork(
     if (fund > 0) await contractDb.contractDb?.credit(requester.peerId, fund)
     if (providers.length > 0) await requester.transport.waitForTopicPeers(BID_REQUEST_TOPIC, providers.length)
     return {
+      root,
       contractDb,
       providers,
       requester,
