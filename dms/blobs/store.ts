@@ -1,0 +1,197 @@
+/**
+ * Content-addressed blobs on disk: `<dir>/<sha256 hex>`, written atomically (temp file, hash
+ * checked, rename), so a blob that exists under its name always has that hash. Job inputs and
+ * output archives travel as blobs (specs/data-plane.md).
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { promises as fs } from 'node:fs'
+import { join } from 'node:path'
+
+export const SHA256_HEX = /^[0-9a-f]{64}$/
+
+export class InvalidBlobIdError extends Error {
+  override name = 'InvalidBlobIdError'
+  readonly code = 'INVALID_BLOB_ID'
+  constructor(readonly id: string) {
+    super(`not a blob id (64 lowercase hex characters of sha256): ${JSON.stringify(id.slice(0, 80))}`)
+  }
+}
+
+export class BlobNotFoundError extends Error {
+  override name = 'BlobNotFoundError'
+  readonly code = 'BLOB_NOT_FOUND'
+  constructor(readonly sha256: string) {
+    super(`blob ${sha256} is not in the store`)
+  }
+}
+
+/** Received bytes do not hash to the blob id they were sent for (or are not its size). */
+export class BlobCorruptError extends Error {
+  override name = 'BlobCorruptError'
+  readonly code = 'BLOB_CORRUPT'
+  constructor(
+    readonly sha256: string,
+    detail: string,
+  ) {
+    super(`blob ${sha256} rejected: ${detail}`)
+  }
+}
+
+export class BlobTooLargeError extends Error {
+  override name = 'BlobTooLargeError'
+  readonly code = 'BLOB_TOO_LARGE'
+  constructor(
+    readonly size: number,
+    readonly limit: number,
+  ) {
+    super(`blob of ${size} bytes exceeds the limit of ${limit} bytes`)
+  }
+}
+
+export function checkBlobId(id: string): void {
+  if (!SHA256_HEX.test(id)) throw new InvalidBlobIdError(id)
+}
+
+export interface BlobStoreInit {
+  dir: string
+  /** Largest blob accepted. @default 1 GiB */
+  maxBlobBytes?: number
+}
+
+export class BlobStore {
+  readonly dir: string
+  readonly maxBlobBytes: number
+  private readonly tmpDir: string
+
+  constructor(init: BlobStoreInit) {
+    this.dir = init.dir
+    this.tmpDir = join(init.dir, 'tmp')
+    this.maxBlobBytes = init.maxBlobBytes ?? 1024 * 1024 * 1024
+  }
+
+  /** Creates the folders and drops temp files a crash left behind. */
+  async start(): Promise<void> {
+    await fs.mkdir(this.dir, { recursive: true, mode: 0o700 })
+    await fs.rm(this.tmpDir, { recursive: true, force: true })
+    await fs.mkdir(this.tmpDir, { mode: 0o700 })
+  }
+
+  path(sha256: string): string {
+    checkBlobId(sha256)
+    return join(this.dir, sha256)
+  }
+
+  /** The blob's size, or undefined when it is not here. */
+  async size(sha256: string): Promise<number | undefined> {
+    try {
+      return (await fs.stat(this.path(sha256))).size
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      throw err
+    }
+  }
+
+  async has(sha256: string): Promise<boolean> {
+    return (await this.size(sha256)) !== undefined
+  }
+
+  /** Stores `data` and returns its id. Storing a blob that is already here is a no-op. */
+  async put(data: Uint8Array): Promise<string> {
+    if (data.length > this.maxBlobBytes) throw new BlobTooLargeError(data.length, this.maxBlobBytes)
+    const sha256 = createHash('sha256').update(data).digest('hex')
+    if (await this.has(sha256)) return sha256
+    const w = await this.writer(sha256, data.length)
+    await w.write(data)
+    await w.commit()
+    return sha256
+  }
+
+  /** Reads `length` bytes at `offset` (fewer at the end of the blob). */
+  async read(sha256: string, offset = 0, length?: number): Promise<Uint8Array> {
+    let handle
+    try {
+      handle = await fs.open(this.path(sha256), 'r')
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobNotFoundError(sha256)
+      throw err
+    }
+    try {
+      const { size } = await handle.stat()
+      const n = Math.max(0, Math.min(length ?? size, size - offset))
+      const buf = Buffer.alloc(n)
+      if (n > 0) await handle.read(buf, 0, n, offset)
+      return buf
+    } finally {
+      await handle.close()
+    }
+  }
+
+  async delete(sha256: string): Promise<void> {
+    await fs.rm(this.path(sha256), { force: true })
+  }
+
+  /**
+   * A writer for a blob arriving in pieces: bytes go to a temp file while being hashed; `commit`
+   * checks the size and hash and only then moves the file into place. `abort` drops it.
+   */
+  async writer(sha256: string, size: number): Promise<BlobWriter> {
+    checkBlobId(sha256)
+    if (!Number.isSafeInteger(size) || size < 0) throw new BlobCorruptError(sha256, `bad size ${size}`)
+    if (size > this.maxBlobBytes) throw new BlobTooLargeError(size, this.maxBlobBytes)
+    const tmp = join(this.tmpDir, `${sha256}.${randomBytes(6).toString('hex')}`)
+    const handle = await fs.open(tmp, 'wx', 0o600)
+    return new BlobWriter(sha256, size, tmp, handle, this.path(sha256))
+  }
+}
+
+export class BlobWriter {
+  private readonly hash = createHash('sha256')
+  private written = 0
+  private done = false
+
+  constructor(
+    readonly sha256: string,
+    readonly size: number,
+    private readonly tmp: string,
+    private readonly handle: fs.FileHandle,
+    private readonly target: string,
+  ) {}
+
+  get received(): number {
+    return this.written
+  }
+
+  async write(chunk: Uint8Array): Promise<void> {
+    if (this.written + chunk.length > this.size) {
+      await this.abort()
+      throw new BlobCorruptError(this.sha256, `more than the announced ${this.size} bytes`)
+    }
+    this.hash.update(chunk)
+    await this.handle.write(chunk)
+    this.written += chunk.length
+  }
+
+  async commit(): Promise<void> {
+    if (this.done) return
+    this.done = true
+    await this.handle.close()
+    const actual = this.hash.digest('hex')
+    if (this.written !== this.size || actual !== this.sha256) {
+      await fs.rm(this.tmp, { force: true })
+      throw new BlobCorruptError(
+        this.sha256,
+        this.written !== this.size
+          ? `received ${this.written} of ${this.size} bytes`
+          : `content hashes to ${actual}`,
+      )
+    }
+    await fs.rename(this.tmp, this.target)
+  }
+
+  async abort(): Promise<void> {
+    if (this.done) return
+    this.done = true
+    await this.handle.close().catch(() => {})
+    await fs.rm(this.tmp, { force: true })
+  }
+}
