@@ -139,7 +139,8 @@ export class BlobStore {
     if (!Number.isSafeInteger(size) || size < 0) throw new BlobCorruptError(sha256, `bad size ${size}`)
     if (size > this.maxBlobBytes) throw new BlobTooLargeError(size, this.maxBlobBytes)
     const tmp = join(this.tmpDir, `${sha256}.${randomBytes(6).toString('hex')}`)
-    const handle = await fs.open(tmp, 'wx', 0o600)
+    // 0644: an input blob is hard-linked into a container's /inputs, read by an unprivileged user.
+    const handle = await fs.open(tmp, 'wx', 0o644)
     return new BlobWriter(sha256, size, tmp, handle, this.path(sha256))
   }
 }

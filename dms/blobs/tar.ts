@@ -29,7 +29,7 @@ export function writeTar(files: TarFile[]): Buffer {
   const parts: Buffer[] = []
   let previous: string | undefined
   for (const f of sorted) {
-    checkPath(f.path)
+    checkRelativePath(f.path)
     if (f.path === previous) throw new TarFormatError(`duplicate path ${f.path}`)
     previous = f.path
     const name = Buffer.from(f.path, 'utf8')
@@ -73,14 +73,14 @@ export function readTar(archive: Uint8Array): TarFile[] {
     const prefix = cString(h, 345, 155)
     const path = paxPath ?? (prefix !== '' ? `${prefix}/${cString(h, 0, 100)}` : cString(h, 0, 100))
     paxPath = undefined
-    checkPath(path)
+    checkRelativePath(path)
     files.push({ path, content: body })
   }
   throw new TarFormatError('no end-of-archive marker')
 }
 
-/** Relative, forward slashes, no empty, `.` or `..` components. */
-function checkPath(path: string): void {
+/** Relative, forward slashes, no empty, `.` or `..` components; throws TarFormatError otherwise. */
+export function checkRelativePath(path: string): void {
   if (path === '' || path.startsWith('/') || path.includes('\0')) {
     throw new TarFormatError(`unsafe path ${JSON.stringify(path)}`)
   }

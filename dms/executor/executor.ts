@@ -31,6 +31,8 @@ export interface ExecutionSpec {
   diskBytes?: number
   /** GPUs to pass through (a device request for that many). @default 0 */
   gpus?: number
+  /** Host folder mounted read-only at /inputs (the job's staged input blobs). */
+  inputsDir?: string
 }
 
 /** One output file collected from the container's /outputs. */

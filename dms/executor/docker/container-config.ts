@@ -4,6 +4,8 @@ import { InvalidSpecError } from '../errors.js'
 
 /** Where the container sees its output folder. */
 export const OUTPUTS_TARGET = '/outputs'
+/** Where the container sees its inputs (read-only). */
+export const INPUTS_TARGET = '/inputs'
 
 /** Docker refuses memory limits below 6 MiB. */
 const MIN_MEMORY_BYTES = 6 * 1024 * 1024
@@ -113,7 +115,12 @@ export function createOptions(
       Memory: spec.memoryBytes,
       MemorySwap: spec.memoryBytes,
       PidsLimit: spec.pidsLimit ?? 256,
-      Mounts: [{ Type: 'bind', Source: settings.outputsDir, Target: OUTPUTS_TARGET, ReadOnly: false }],
+      Mounts: [
+        { Type: 'bind', Source: settings.outputsDir, Target: OUTPUTS_TARGET, ReadOnly: false },
+        ...(spec.inputsDir !== undefined
+          ? [{ Type: 'bind' as const, Source: spec.inputsDir, Target: INPUTS_TARGET, ReadOnly: true }]
+          : []),
+      ],
       ...((spec.gpus ?? 0) > 0
         ? {
             DeviceRequests: [

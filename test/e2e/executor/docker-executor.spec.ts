@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict'
 import { execFileSync, spawn } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Docker from 'dockerode'
+import { stageInputs } from '../../../dms/blobs/staging.js'
+import { BlobStore } from '../../../dms/blobs/store.js'
 import { DockerExecutor, type DockerExecutorInit } from '../../../dms/executor/docker/docker-executor.js'
 import type { ExecutionEvent, ExecutionSpec } from '../../../dms/executor/executor.js'
 import { hashOutputs } from '../../../dms/executor/outputs.js'
@@ -281,6 +283,20 @@ describe('DockerExecutor (real Docker)', function () {
       result.outputs.map((o) => o.path),
       ['real'],
     )
+  })
+
+  it('mounts staged inputs read-only at /inputs', async function () {
+    const store = new BlobStore({ dir: join(workDir, 'blobs') })
+    await store.start()
+    const id = await store.put(Buffer.from('input data\n'))
+    const inputsDir = join(workDir, `inputs-${randomBytes(4).toString('hex')}`)
+    await stageInputs(store, [{ path: 'd/in.txt', sha256: id, size: 11 }], inputsDir)
+    const script =
+      'cat /inputs/d/in.txt; echo x > /inputs/d/in.txt || echo input-read-only; touch /inputs/new || echo dir-read-only'
+    const result = await executor().run(spec(['sh', '-c', script], { inputsDir }))
+    assert.equal(result.status, 'completed', result.reason)
+    assert.equal(result.stdout, 'input data\ninput-read-only\ndir-read-only\n')
+    assert.equal(readFileSync(join(inputsDir, 'd/in.txt'), 'utf8'), 'input data\n', 'the input is unchanged')
   })
 
   it('stops a job at its disk quota and says so, while a job within it completes', async function () {

@@ -1,0 +1,134 @@
+/**
+ * The data plane's blob exchange (specs/data-plane.md). A node serves a blob only to the peers it
+ * granted it to: the requester grants a job's inputs to the provider that holds the contract, the
+ * provider grants an output archive to the job's requester. Grants are persisted so a restart
+ * does not strand a transfer. A fetch pulls only what the local store lacks, in chunks, and the
+ * store refuses the blob unless it hashes to its id.
+ */
+import type { Logger } from 'pino'
+import { Repo, type Db } from '../store/db.js'
+import { BlobNotFoundError, checkBlobId, type BlobStore } from './store.js'
+
+/** Largest chunk one request may ask for: well inside one 4 MiB frame. */
+export const MAX_CHUNK_BYTES = 1024 * 1024
+
+export class BlobNotGrantedError extends Error {
+  override name = 'BlobNotGrantedError'
+  readonly code = 'BLOB_NOT_GRANTED'
+  constructor(
+    readonly sha256: string,
+    readonly peer: string,
+  ) {
+    super(`blob ${sha256} is not shared with ${peer}`)
+  }
+}
+
+export interface ChunkRequest {
+  sha256: string
+  offset: number
+  length: number
+}
+export interface Chunk {
+  /** The blob's total size. */
+  size: number
+  data: Uint8Array
+}
+
+/** A blob to have locally: its id and size as the other side announced them. */
+export interface BlobRef {
+  sha256: string
+  size: number
+}
+
+interface Grant {
+  sha256: string
+  peer: string
+  at: number
+}
+
+export class BlobService {
+  private readonly grants: Repo<Grant>
+
+  constructor(
+    private readonly c: { store: BlobStore; db: Db; log: Logger; now: () => number },
+    private readonly init: { chunkBytes?: number } = {},
+  ) {
+    this.grants = new Repo(c.db, 'blob-grants')
+  }
+
+  get store(): BlobStore {
+    return this.c.store
+  }
+
+  /** Lets `peer` fetch `sha256` from this node. */
+  async grant(peer: string, sha256: string): Promise<void> {
+    checkBlobId(sha256)
+    await this.grants.put(`${sha256}/${peer}`, { sha256, peer, at: this.c.now() })
+  }
+
+  async revoke(peer: string, sha256: string): Promise<void> {
+    await this.grants.del(`${sha256}/${peer}`)
+  }
+
+  /** Answers one chunk request from `peer`. */
+  async serve(peer: string, req: ChunkRequest): Promise<Chunk> {
+    checkBlobId(req.sha256)
+    if (
+      !Number.isSafeInteger(req.offset) ||
+      req.offset < 0 ||
+      !Number.isSafeInteger(req.length) ||
+      req.length <= 0 ||
+      req.length > MAX_CHUNK_BYTES
+    ) {
+      throw new RangeError(`chunk must be 1..${MAX_CHUNK_BYTES} bytes at a non-negative offset`)
+    }
+    if ((await this.grants.get(`${req.sha256}/${peer}`)) === undefined) {
+      throw new BlobNotGrantedError(req.sha256, peer)
+    }
+    const size = await this.c.store.size(req.sha256)
+    if (size === undefined) throw new BlobNotFoundError(req.sha256)
+    return { size, data: await this.c.store.read(req.sha256, req.offset, req.length) }
+  }
+
+  /**
+   * Makes sure every blob in `refs` is in the local store, fetching the missing ones through
+   * `getChunk` (one request per chunk). Returns the ids it had to fetch. A blob that does not hash
+   * to its id, or is not the announced size, rejects with BlobCorruptError and is not stored.
+   */
+  async fetchMissing(
+    refs: BlobRef[],
+    getChunk: (req: ChunkRequest) => Promise<Chunk>,
+    onProgress?: (p: { sha256: string; received: number; size: number }) => void,
+  ): Promise<string[]> {
+    const fetched: string[] = []
+    for (const ref of refs) {
+      if (await this.c.store.has(ref.sha256)) continue
+      await this.fetchOne(ref, getChunk, onProgress)
+      fetched.push(ref.sha256)
+    }
+    return fetched
+  }
+
+  private async fetchOne(
+    ref: BlobRef,
+    getChunk: (req: ChunkRequest) => Promise<Chunk>,
+    onProgress?: (p: { sha256: string; received: number; size: number }) => void,
+  ): Promise<void> {
+    const chunkBytes = Math.min(this.init.chunkBytes ?? MAX_CHUNK_BYTES, MAX_CHUNK_BYTES)
+    const writer = await this.c.store.writer(ref.sha256, ref.size)
+    try {
+      while (writer.received < ref.size) {
+        const length = Math.min(chunkBytes, ref.size - writer.received)
+        const chunk = await getChunk({ sha256: ref.sha256, offset: writer.received, length })
+        if (chunk.data.length === 0) break // the other side has no more: commit says what is wrong
+        await writer.write(chunk.data)
+        onProgress?.({ sha256: ref.sha256, received: writer.received, size: ref.size })
+      }
+      await writer.commit()
+      this.c.log.debug({ sha256: ref.sha256, size: ref.size }, 'blob fetched')
+    } catch (err) {
+      await writer.abort()
+      throw err
+    }
+  }
+}

@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { BlobService, type Chunk, type ChunkRequest } from '../../../dms/blobs/service.js'
+import { inputsProblem, stageInputs } from '../../../dms/blobs/staging.js'
+import { BlobStore } from '../../../dms/blobs/store.js'
+import { silentLogger } from '../../../dms/log.js'
+import { openDb, type Db } from '../../../dms/store/db.js'
+
+const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex')
+
+describe('BlobService (grants, chunked fetch of what is missing) and input staging', function () {
+  let dir: string
+  let dbs: Db[]
+  let a: BlobService
+  let b: BlobService
+
+  async function service(name: string, chunkBytes?: number): Promise<BlobService> {
+    const store = new BlobStore({ dir: join(dir, name, 'blobs') })
+    await store.start()
+    const db = await openDb(join(dir, name, 'db'))
+    dbs.push(db)
+    return new BlobService({ store, db, log: silentLogger, now: () => 1 }, { chunkBytes })
+  }
+
+  beforeEach(async function () {
+    dir = await mkdtemp(join(tmpdir(), 'dms-blobsvc-'))
+    dbs = []
+    a = await service('a')
+    b = await service('b', 4)
+  })
+  afterEach(async function () {
+    for (const db of dbs) await db.close()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('serves a blob only to a peer it was granted to', async function () {
+    const id = await a.store.put(Buffer.from('secret input'))
+    const req = { sha256: id, offset: 0, length: 100 }
+    await assert.rejects(a.serve('peer-b', req), { code: 'BLOB_NOT_GRANTED' })
+    await a.grant('peer-b', id)
+    assert.equal(Buffer.from((await a.serve('peer-b', req)).data).toString(), 'secret input')
+    await assert.rejects(a.serve('peer-c', req), { code: 'BLOB_NOT_GRANTED' })
+    await assert.rejects(a.serve('peer-b', { ...req, length: 2 * 1024 * 1024 }), RangeError)
+    await a.revoke('peer-b', id)
+    await assert.rejects(a.serve('peer-b', req), { code: 'BLOB_NOT_GRANTED' })
+  })
+
+  it('fetches only the blobs it lacks, in chunks, and verifies each', async function () {
+    const one = await a.store.put(Buffer.from('first input file'))
+    const two = await a.store.put(Buffer.from('second'))
+    await b.store.put(Buffer.from('second')) // already cached on b
+    for (const id of [one, two]) await a.grant('peer-b', id)
+    const asked: ChunkRequest[] = []
+    const getChunk = (r: ChunkRequest): Promise<Chunk> => {
+      asked.push(r)
+      return a.serve('peer-b', r)
+    }
+    const fetched = await b.fetchMissing(
+      [
+        { sha256: one, size: 16 },
+        { sha256: two, size: 6 },
+      ],
+      getChunk,
+    )
+    assert.deepEqual(fetched, [one], 'the cached blob is not asked for')
+    assert.deepEqual(
+      asked.map((r) => [r.offset, r.length]),
+      [
+        [0, 4],
+        [4, 4],
+        [8, 4],
+        [12, 4],
+      ],
+    )
+    assert.equal(Buffer.from(await b.store.read(one)).toString(), 'first input file')
+  })
+
+  it('rejects a corrupted or short blob and stores nothing', async function () {
+    const id = sha('the real content')
+    const corrupt = (r: ChunkRequest): Promise<Chunk> =>
+      Promise.resolve({
+        size: 16,
+        data: Buffer.from('the fake content').subarray(r.offset, r.offset + r.length),
+      })
+    await assert.rejects(b.fetchMissing([{ sha256: id, size: 16 }], corrupt), { code: 'BLOB_CORRUPT' })
+    assert.equal(await b.store.has(id), false)
+    const short = (r: ChunkRequest): Promise<Chunk> =>
+      Promise.resolve({ size: 16, data: r.offset < 8 ? Buffer.from('the real') : Buffer.alloc(0) })
+    await assert.rejects(b.fetchMissing([{ sha256: id, size: 16 }], short), /received 8 of 16 bytes/)
+    assert.equal(await b.store.has(id), false)
+  })
+
+  it('stages inputs as read-only files and refuses unsafe layouts', async function () {
+    const id = await a.store.put(Buffer.from('data\n'))
+    const target = join(dir, 'staged')
+    await stageInputs(a.store, [{ path: 'd/in.txt', sha256: id, size: 5 }], target)
+    assert.equal(await readFile(join(target, 'd/in.txt'), 'utf8'), 'data\n')
+    assert.equal((await stat(join(target, 'd/in.txt'))).mode & 0o777, 0o444)
+    assert.match(inputsProblem([{ path: '../x', sha256: id, size: 5 }]) ?? '', /must be relative/)
+    assert.match(
+      inputsProblem([
+        { path: 'a', sha256: id, size: 5 },
+        { path: 'a', sha256: id, size: 5 },
+      ]) ?? '',
+      /given twice/,
+    )
+    assert.match(
+      inputsProblem([
+        { path: 'a', sha256: id, size: 5 },
+        { path: 'a/b', sha256: id, size: 5 },
+      ]) ?? '',
+      /both a file and a folder/,
+    )
+  })
+})
