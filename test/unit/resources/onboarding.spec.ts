@@ -254,7 +254,7 @@ describe('resources/Onboarding', () => {
     await ledger.start()
     const view = await new Onboarding({
       ledger,
-      meter: { get: async () => info, refresh: async () => info },
+      meter: { get: () => Promise.resolve(info), refresh: () => Promise.resolve(info) },
       clock,
     }).view()
     assert.equal(view.status, 'offboarded')
