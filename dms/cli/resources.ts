@@ -49,7 +49,7 @@ async function withNode<T>(
   direct: (o: Onboarding) => Promise<T>,
 ): Promise<T> {
   const dataDir = resolve(t.dataDir)
-  const socket = t.socket ?? process.env.DMS_SOCKET ?? join(dataDir, 'dms.sock')
+  const socket = t.socket ?? join(dataDir, 'dms.sock')
   try {
     try {
       return await viaApi(new ApiClient(socket))
