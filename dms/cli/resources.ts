@@ -4,6 +4,7 @@
  * dir's database directly (the database lock refuses while another dms holds it).
  * Spec: specs/resources.md.
  */
+import { mkdir } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { systemClock } from '../../actors/clock.js'
@@ -56,6 +57,7 @@ async function withNode<T>(
     } catch (err) {
       if (!(err instanceof DaemonNotRunningError)) throw err
     }
+    await mkdir(dataDir, { recursive: true, mode: 0o700 }) // as the node creates it
     const db = await openDb(join(dataDir, 'db'))
     const ledger = new ResourceLedger({ db, clock: systemClock, log: silentLogger })
     try {
