@@ -115,8 +115,9 @@ export class Onboarding {
    * @throws UnitError, InvalidPriceError, UnknownGpuError, OfferExceedsMachineError, OfferBelowCommittedError
    */
   async onboard(req: OnboardRequest): Promise<ResourcesView> {
-    const current = this.c.ledger.getOffer()
     const machine = await this.c.meter.refresh()
+    // Read after the await, so that defaults come from the newest offer.
+    const current = this.c.ledger.getOffer()
     const reserve = hostReserve(machine, this.init.hostReserve)
     const max = maxOffer(machine, reserve)
     const prices: Prices = { ...DEFAULT_PRICES, ...current?.prices }
