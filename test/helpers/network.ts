@@ -22,6 +22,8 @@ export interface ProviderSpec {
   cpu: number
   memoryBytes: number
   perCpuHour: number
+  /** The provider's Docker engine socket. @default dockerode's default */
+  docker?: { socketPath?: string }
 }
 
 export interface TestNetwork {
@@ -72,6 +74,7 @@ export async function startNetwork(
               gpus: 0,
               prices: prices(p.perCpuHour),
             },
+            docker: p.docker,
           },
         }),
       )
