@@ -21,7 +21,11 @@ export interface NodeConfig {
   /** Provider role: bid for jobs and run them in Docker. */
   provider?: {
     contractDb: string
-    offer: Resources & { prices: Prices }
+    /**
+     * Initial offer, applied only when nothing is onboarded yet (no offer in the database). Once
+     * onboarded, `dms onboard` / `dms offboard` change the stored offer and this is ignored.
+     */
+    offer?: Resources & { prices: Prices }
     /** Docker engine and executor settings (specs/executor.md). */
     docker?: { socketPath?: string; pullImages?: boolean; diskQuota?: boolean }
     allowedImages?: string[]

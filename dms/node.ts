@@ -16,6 +16,8 @@ import { Libp2pTransport } from './network/transport.js'
 import { Orchestrator } from './orchestrator/orchestrator.js'
 import { ProviderService } from './provider/provider.js'
 import { ResourceLedger } from './resources/ledger.js'
+import { MachineMeter } from './resources/measure.js'
+import { Onboarding } from './resources/onboarding.js'
 import { openDb, type Db } from './store/db.js'
 
 export interface NodeComponents {
@@ -36,6 +38,10 @@ export class DmsNode {
   transport!: Libp2pTransport
   system!: ActorSystem
   ledger?: ResourceLedger
+  /** The provider's machine measurement (cached; refreshed on demand). */
+  meter?: MachineMeter
+  /** `dms onboard` / `dms offboard` / `dms resources` over this node's ledger. */
+  onboarding?: Onboarding
   provider?: ProviderService
   orchestrator?: Orchestrator
   contractDb?: ContractDbService
@@ -110,10 +116,8 @@ export class DmsNode {
       this.ledger = new ResourceLedger({ db: this.db, clock, log: child(log, 'dms:resources') })
       await this.ledger.start()
       this.stops.push(() => this.ledger?.stop())
-      // Locks whose contract never came (e.g. the node died meanwhile) are released before the offer applies.
+      // Locks whose contract never came (e.g. the node died meanwhile) are released at start.
       for (const e of this.ledger.overdueLocks()) await this.ledger.release(e.id)
-      const { prices, ...resources } = p.offer
-      await this.ledger.setOffer({ resources, prices, onboardedAt: clock.now() })
       const executor =
         this.components.executor ??
         new DockerExecutor(
@@ -130,11 +134,15 @@ export class DmsNode {
             maxLogBytes: 256 * 1024,
           },
         )
+      this.meter = new MachineMeter({ dockerInfo: () => executor.info(), clock }, { dataDir: cfg.dataDir })
+      this.onboarding = new Onboarding({ ledger: this.ledger, meter: this.meter, clock })
+      await this.applyConfigOffer(this.ledger, p.offer)
       this.provider = new ProviderService(
         {
           system: this.system,
           key: this.key,
           ledger: this.ledger,
+          machine: this.meter,
           executor,
           db: this.db,
           clock,
@@ -171,6 +179,32 @@ export class DmsNode {
       await this.api.start()
       this.stops.push(() => this.api?.stop())
     }
+  }
+
+  /**
+   * The offer is state: once onboarded (`dms onboard`, or an earlier start), the stored offer wins
+   * and the config's `provider.offer` is ignored. The config's offer applies only when nothing was
+   * ever onboarded (specs/config.md, "Offer precedence").
+   */
+  private async applyConfigOffer(
+    ledger: ResourceLedger,
+    offer: NonNullable<NodeConfig['provider']>['offer'],
+  ): Promise<void> {
+    const stored = ledger.getOffer()
+    if (offer === undefined) {
+      if (stored === undefined) this.log.warn("provider not onboarded: run 'dms onboard' to offer resources")
+      return
+    }
+    if (stored !== undefined) {
+      this.log.info(
+        { stored: stored.resources, withdrawn: stored.withdrawnAt !== undefined },
+        'using the onboarded offer from the database; provider.offer in the config is ignored',
+      )
+      return
+    }
+    const { prices, ...resources } = offer
+    const now = this.clock.now()
+    await ledger.setOffer({ resources, prices, onboardedAt: now, updatedAt: now })
   }
 
   async stop(): Promise<void> {

@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import { InvalidJobSpecError, parseJobSpec } from '../orchestrator/job-spec.js'
 import type { DmsNode } from '../node.js'
 import { BID_REQUEST_TOPIC } from '../messages.js'
+import { resourceRoutes } from './resources-routes.js'
 
 export interface ApiServerInit {
   /** Unix socket path; created with mode 0600. */
@@ -61,6 +62,8 @@ export class ApiServer {
     app.setNotFoundHandler((req, reply) => {
       void reply.status(404).send(apiError('NOT_FOUND', `no route ${req.method} ${req.url}`))
     })
+
+    void app.register(resourceRoutes, { onboarding: () => node.onboarding })
 
     app.get('/v1/health', (_req, reply) => reply.send({ ok: true }))
     app.get('/v1/info', (_req, reply) =>

@@ -7,6 +7,7 @@ import { DaemonNotRunningError } from '../api/client.js'
 import { demoCommand } from './demo.js'
 import { jobRunCommand, jobStatusCommand } from './job.js'
 import { CliError } from './output.js'
+import { registerResourceCommands } from './resources.js'
 import { initCommand, runCommand } from './run.js'
 
 const defaultDataDir = process.env.DMS_DATA_DIR ?? join(homedir(), '.dms')
@@ -54,6 +55,8 @@ job
   .option('--json', 'print JSON')
   .option('--socket <path>', 'REST socket of the requester node', defaultSocket)
   .action((id: string, o: { socket: string; json?: boolean }) => jobStatusCommand(id, o))
+
+registerResourceCommands(program, defaultDataDir)
 
 program
   .command('demo')

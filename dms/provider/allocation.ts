@@ -114,6 +114,11 @@ export class AllocationRunner {
     return summary
   }
 
+  /** Resolves once every allocation running now has ended (released its resources). */
+  async idle(): Promise<void> {
+    await Promise.all([...this.running.values()].map((r) => r.done))
+  }
+
   async stop(): Promise<void> {
     for (const r of this.running.values()) r.abort.abort(new Error('provider stopping'))
     await Promise.all([...this.running.values()].map((r) => r.done))

@@ -24,11 +24,15 @@ import {
   type JobRequestReply,
 } from '../messages.js'
 import type { ResourceLedger } from '../resources/ledger.js'
+import type { MachineInfo } from '../resources/types.js'
 import { Repo, type Db } from '../store/db.js'
 import { AllocationRunner, type RecoverySummary, type AllocationRecord } from './allocation.js'
 import { acceptJob, compareCapability, type Comparator } from './capability.js'
 import { pricePerHour, totalFor } from './pricing.js'
 import { checkBidRequest } from './validate.js'
+
+/** How often an unavailable container engine is checked again (on the next bid request). */
+const ENGINE_RECHECK_MS = 15_000
 
 /** A bid this provider made, with what it needs to honour it. */
 export interface BidRecord {
@@ -55,6 +59,11 @@ export interface ProviderComponents {
   system: ActorSystem
   key: KeyPair
   ledger: ResourceLedger
+  /**
+   * The machine measurement (cached). A provider whose container engine is unavailable declines
+   * every bid request with "docker unavailable: <why>". Not given: the engine is not checked.
+   */
+  machine?: { get(): Promise<MachineInfo>; refresh(): Promise<MachineInfo> }
   executor: Executor
   db: Db
   clock: Clock
@@ -140,6 +149,16 @@ export class ProviderService {
     if (req.deadline <= now) return
     const offer = this.c.ledger.getOffer()
     if (offer === undefined) return // not onboarded: nothing to offer, nothing to say
+    const actor = this.actor as Actor
+    const refusal = offer.withdrawnAt !== undefined ? 'offboarded' : await this.engineProblem()
+    if (refusal !== undefined) {
+      const reason = refusal.split(':')[0]
+      this.declines[reason] = (this.declines[reason] ?? 0) + 1
+      this.c.log.info({ jobId: req.jobId, reason: refusal }, 'declined bid request')
+      const decline: Decline = { jobId: req.jobId, provider: this.peerId, reasons: [refusal] }
+      await actor.send(msg.from, B.decline, decline).catch(() => {})
+      return
+    }
     const perHour = pricePerHour(req.resources, offer.prices)
     const total = totalFor(perHour, req.maxDurationSeconds, offer.prices)
     const comparison = compareCapability(req.resources, this.c.ledger.free())
@@ -155,7 +174,6 @@ export class ProviderService {
       req.image,
       req.maxDurationSeconds,
     )
-    const actor = this.actor as Actor
     if (!decision.accept) {
       for (const r of decision.reasons)
         this.declines[r.split(':')[0]] = (this.declines[r.split(':')[0]] ?? 0) + 1
@@ -190,6 +208,20 @@ export class ProviderService {
       this.c.log.warn({ err, jobId: req.jobId }, 'bid not delivered; reservation released')
       await this.c.ledger.release(bidId)
     })
+  }
+
+  /**
+   * Why the container engine cannot run jobs, or undefined when it can. An unavailable engine is
+   * measured again at most every `ENGINE_RECHECK_MS`, so a provider whose Docker comes up later
+   * starts bidding without a restart.
+   */
+  private async engineProblem(): Promise<string | undefined> {
+    const meter = this.c.machine
+    if (meter === undefined) return undefined
+    let m = await meter.get()
+    if (!m.docker.available && this.c.clock.now() - m.measuredAt >= ENGINE_RECHECK_MS)
+      m = await meter.refresh()
+    return m.docker.available ? undefined : `docker unavailable: ${m.docker.error ?? 'unknown reason'}`
   }
 
   private async mine(bidId: unknown, msg: Message): Promise<BidRecord> {

@@ -173,3 +173,83 @@ export class LedgerNotStartedError extends ResourceError {
     super('the resource ledger is not started: call start() first', 'LEDGER_NOT_STARTED')
   }
 }
+
+/** What was asked for, the machine, the host reserve and the resulting limit, per refused dimension. */
+export interface MachineLimit {
+  dimension: Dimension
+  requested: number
+  machine: number
+  hostReserve: number
+  max: number
+}
+
+/**
+ * An offer larger than the machine minus the host reserve. The message names each limit, e.g.
+ * "cannot offer 8 cores of CPU: this machine has 2 cores, minus 0.5 cores reserved for the host = 1.5 cores at most".
+ */
+export class OfferExceedsMachineError extends ResourceError {
+  override name = 'OfferExceedsMachineError'
+  constructor(readonly limits: MachineLimit[]) {
+    const parts = limits.map((l) => {
+      const f = (v: number) => formatAmount(l.dimension, v)
+      const has = l.dimension === 'diskBytes' ? 'has free on its data disk' : 'has'
+      return (
+        `cannot offer ${f(l.requested)} of ${LABEL[l.dimension]}: this machine ${has} ${f(l.machine)}, ` +
+        `minus ${f(l.hostReserve)} reserved for the host = ${f(l.max)} at most`
+      )
+    })
+    super(parts.join('; '), 'OFFER_EXCEEDS_MACHINE')
+  }
+}
+
+/** A GPU index that the machine does not have (or listed twice). */
+export class UnknownGpuError extends ResourceError {
+  override name = 'UnknownGpuError'
+  constructor(
+    readonly index: number,
+    readonly available: number[],
+    reason = 'this machine has no such GPU',
+  ) {
+    super(
+      `cannot offer GPU ${index}: ${reason}; ` +
+        (available.length === 0
+          ? 'this machine has no GPUs (offer none)'
+          : `GPUs here: ${available.join(', ')}`),
+      'UNKNOWN_GPU',
+    )
+  }
+}
+
+/** A price that is not a whole number >= 0 of micro-tokens. */
+export class InvalidPriceError extends ResourceError {
+  override name = 'InvalidPriceError'
+  constructor(
+    readonly field: string,
+    readonly value: unknown,
+  ) {
+    super(
+      `invalid price ${field} ${JSON.stringify(value) ?? String(value)}: ` +
+        'prices are whole numbers of micro-tokens, 0 or more (e.g. 1000)',
+      'INVALID_PRICE',
+    )
+  }
+}
+
+/** The offer was withdrawn (`dms offboard`): nothing new is reserved until the machine is onboarded again. */
+export class OfferWithdrawnError extends ResourceError {
+  override name = 'OfferWithdrawnError'
+  constructor(readonly withdrawnAt: number) {
+    super(
+      `offboarded at ${iso(withdrawnAt)}: no new reservations; run 'dms onboard' to offer resources again`,
+      'OFFBOARDED',
+    )
+  }
+}
+
+/** Offboarding (or another operation on the offer) when nothing was ever onboarded. */
+export class NotOnboardedError extends ResourceError {
+  override name = 'NotOnboardedError'
+  constructor() {
+    super("this machine is not onboarded: run 'dms onboard' first", 'NOT_ONBOARDED')
+  }
+}

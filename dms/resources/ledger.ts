@@ -11,6 +11,10 @@
  *   succeeded, so memory and disk never disagree and a crash leaves either all or nothing;
  * - expired reservations stop counting the moment they expire and are deleted by the next
  *   mutation's batch (and by `start`).
+ *
+ * The offer itself is stored in the same database (it is state, not config): `setOffer` onboards or
+ * changes it, `withdrawOffer` offboards (no new entries; live ones run to their end).
+ * Spec: specs/resources.md.
  */
 import type { Clock } from '../../actors/clock.js'
 import { child, type Logger } from '../log.js'
@@ -24,7 +28,9 @@ import {
   InvalidTransitionError,
   LedgerNotStartedError,
   NoOfferError,
+  NotOnboardedError,
   OfferBelowCommittedError,
+  OfferWithdrawnError,
   ReservationExpiredError,
   type Committed,
 } from './errors.js'
@@ -53,7 +59,7 @@ export interface ResourceSummary {
   reserved: Resources
   locked: Resources
   allocated: Resources
-  /** offer - (reserved + locked + allocated), never below zero. */
+  /** offer - (reserved + locked + allocated), never below zero; zero while the offer is withdrawn. */
   free: Resources
 }
 
@@ -165,7 +171,12 @@ export class ResourceLedger {
   getOffer(): Offer | undefined {
     return this.offer === undefined
       ? undefined
-      : { ...this.offer, resources: { ...this.offer.resources }, prices: { ...this.offer.prices } }
+      : {
+          ...this.offer,
+          resources: { ...this.offer.resources },
+          prices: { ...this.offer.prices },
+          ...(this.offer.gpuIndices === undefined ? {} : { gpuIndices: [...this.offer.gpuIndices] }),
+        }
   }
 
   /** Live entries (expired reservations left out), oldest first. */
@@ -185,12 +196,13 @@ export class ResourceLedger {
   summary(): ResourceSummary {
     const offer = this.offer?.resources ?? { ...ZERO }
     const c = this.committed(this.clock.now())
+    const withdrawn = this.offer?.withdrawnAt !== undefined
     return {
       offer: { ...offer },
       reserved: c.reserved,
       locked: c.locked,
       allocated: c.allocated,
-      free: floorZero(sub(offer, c.total)),
+      free: withdrawn ? { ...ZERO } : floorZero(sub(offer, c.total)),
     }
   }
 
@@ -203,7 +215,7 @@ export class ResourceLedger {
   }
 
   /**
-   * Replaces the offer.
+   * Replaces the offer (an offer without `withdrawnAt` onboards a withdrawn one again).
    * @throws OfferBelowCommittedError if any dimension is below what is reserved + locked + allocated.
    */
   async setOffer(offer: Offer): Promise<void> {
@@ -213,13 +225,29 @@ export class ResourceLedger {
       if (!fits(committed.total, offer.resources))
         throw new OfferBelowCommittedError(normalize(offer.resources), committed)
       const next: Offer = { ...offer, resources: normalize(offer.resources), prices: { ...offer.prices } }
+      if (offer.gpuIndices !== undefined) next.gpuIndices = [...offer.gpuIndices]
       return { change: { offer: next }, result: undefined }
     })
   }
 
   /**
+   * Withdraws the offer (offboarding): `reserve` and `lockDirect` are refused from now on, while
+   * live entries keep their resources and move on as usual (a reservation may still be locked).
+   * Withdrawing a withdrawn offer changes nothing. Returns the withdrawn offer.
+   * @throws NotOnboardedError if there is no offer.
+   */
+  async withdrawOffer(): Promise<Offer> {
+    return this.mutate('withdrawOffer', (now) => {
+      if (this.offer === undefined) throw new NotOnboardedError()
+      if (this.offer.withdrawnAt !== undefined) return { change: {}, result: this.getOffer() as Offer }
+      const next: Offer = { ...this.offer, withdrawnAt: now }
+      return { change: { offer: next }, result: { ...next, resources: { ...next.resources } } }
+    })
+  }
+
+  /**
    * Holds `resources` for `jobId` until `expiresAt` (ms epoch).
-   * @throws InsufficientResourcesError, EntryExistsError, NoOfferError, ReservationExpiredError (expiresAt not in the future)
+   * @throws InsufficientResourcesError, EntryExistsError, NoOfferError, OfferWithdrawnError, ReservationExpiredError (expiresAt not in the future)
    */
   async reserve(id: string, jobId: string, resources: Resources, expiresAt: number): Promise<LedgerEntry> {
     checkId(id, 'id')
@@ -264,7 +292,7 @@ export class ResourceLedger {
 
   /**
    * Locks resources without a prior reservation.
-   * @throws InsufficientResourcesError, EntryExistsError, NoOfferError
+   * @throws InsufficientResourcesError, EntryExistsError, NoOfferError, OfferWithdrawnError
    */
   async lockDirect(
     id: string,
@@ -330,6 +358,7 @@ export class ResourceLedger {
     if (existing !== undefined && !isExpired(existing, now))
       throw new EntryExistsError(entry.id, existing.state)
     if (this.offer === undefined) throw new NoOfferError()
+    if (this.offer.withdrawnAt !== undefined) throw new OfferWithdrawnError(this.offer.withdrawnAt)
     const free = floorZero(sub(this.offer.resources, this.committed(now).total))
     if (!fits(entry.resources, free)) throw new InsufficientResourcesError(entry.resources, free)
   }

@@ -38,5 +38,15 @@ export interface Prices {
 export interface Offer {
   resources: Resources
   prices: Prices
+  /** When this machine was first onboarded (ms epoch); kept when the offer changes. */
   onboardedAt: number
+  /** When the offer last changed (ms epoch). */
+  updatedAt?: number
+  /** Which of the machine's GPUs (by `MachineInfo.gpus[].index`) are offered; `resources.gpus` is their count. */
+  gpuIndices?: number[]
+  /**
+   * Set by `dms offboard`: no new reservations (the provider declines with "offboarded"), while
+   * what is reserved, locked or allocated runs to its end. Cleared by onboarding again.
+   */
+  withdrawnAt?: number
 }

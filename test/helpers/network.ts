@@ -22,6 +22,8 @@ export interface ProviderSpec {
   cpu: number
   memoryBytes: number
   perCpuHour: number
+  /** The provider's Docker engine socket. @default dockerode's default */
+  docker?: { socketPath?: string }
 }
 
 export interface TestNetwork {
@@ -72,6 +74,7 @@ export async function startNetwork(
               gpus: 0,
               prices: prices(p.perCpuHour),
             },
+            docker: p.docker,
           },
         }),
       )
@@ -101,19 +104,29 @@ export async function startNetwork(
   }
 }
 
-/** Resolves with the job once its machine reaches one of `states` (event-driven, no polling). */
+/**
+ * Resolves with the job once its machine is in one of `states`: now, or at a later change
+ * (event-driven, no polling). Subscribes before reading the current state, so no change is missed.
+ */
 export function jobReaches(
   node: DmsNode,
   id: string,
   states: string[] = ['completed', 'failed', 'cancelled'],
 ): Promise<StoredJob> {
   const orch = node.orchestrator!
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    let settled = false
+    const done = (j: StoredJob) => {
+      if (settled) return
+      settled = true
+      off()
+      resolve(j)
+    }
     const off = orch.onChange((j) => {
-      if (j.record.id === id && states.includes(j.state)) {
-        off()
-        resolve(j)
-      }
+      if (j.record.id === id && states.includes(j.state)) done(j)
     })
+    orch.get(id).then((j) => {
+      if (j !== undefined && states.includes(j.state)) done(j)
+    }, reject)
   })
 }

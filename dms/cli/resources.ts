@@ -1,0 +1,272 @@
+/**
+ * `dms onboard`, `dms offboard`, `dms resources`: the provider's offer and where its resources are.
+ * They talk to the running daemon over its REST socket; when no daemon answers they open the data
+ * dir's database directly (the database lock refuses while another dms holds it).
+ * Spec: specs/resources.md.
+ */
+import { mkdir } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import type { Command } from 'commander'
+import { systemClock } from '../../actors/clock.js'
+import { ApiClient, ApiClientError, DaemonNotRunningError } from '../api/client.js'
+import { DockerExecutor } from '../executor/docker/docker-executor.js'
+import { silentLogger } from '../log.js'
+import { formatAmount, ResourceError, UnitError } from '../resources/errors.js'
+import { ResourceLedger } from '../resources/ledger.js'
+import { DIMENSIONS } from '../resources/math.js'
+import { formatResources } from '../resources/units.js'
+import { MachineMeter } from '../resources/measure.js'
+import { Onboarding, type OnboardRequest, type ResourcesView } from '../resources/onboarding.js'
+import type { Prices } from '../resources/types.js'
+import { DataDirInUseError, openDb } from '../store/db.js'
+import { CliError, print, printJson } from './output.js'
+
+export interface Target {
+  dataDir: string
+  /** @default '<dataDir>/dms.sock' */
+  socket?: string
+  json?: boolean
+}
+
+export interface OnboardOptions extends Target {
+  cpu?: string
+  memory?: string
+  disk?: string
+  gpu?: string
+  priceCpu?: string
+  priceMemory?: string
+  priceDisk?: string
+  priceGpu?: string
+  minPrice?: string
+}
+
+/**
+ * Runs `viaApi` against the daemon, or `direct` on the data dir when no daemon answers.
+ * User mistakes (bad units, limits, a data dir in use) become one-line CliErrors.
+ */
+async function withNode<T>(
+  t: Target,
+  viaApi: (api: ApiClient) => Promise<T>,
+  direct: (o: Onboarding) => Promise<T>,
+): Promise<T> {
+  const dataDir = resolve(t.dataDir)
+  const socket = t.socket ?? join(dataDir, 'dms.sock')
+  try {
+    try {
+      return await viaApi(new ApiClient(socket))
+    } catch (err) {
+      if (!(err instanceof DaemonNotRunningError)) throw err
+    }
+    await mkdir(dataDir, { recursive: true, mode: 0o700 }) // as the node creates it
+    const db = await openDb(join(dataDir, 'db'))
+    const ledger = new ResourceLedger({ db, clock: systemClock, log: silentLogger })
+    try {
+      await ledger.start()
+      const executor = new DockerExecutor({ log: silentLogger }, { workDir: join(dataDir, 'work') })
+      const meter = new MachineMeter({ dockerInfo: () => executor.info(), clock: systemClock }, { dataDir })
+      return await direct(new Onboarding({ ledger, meter, clock: systemClock }))
+    } finally {
+      await ledger.stop()
+      await db.close()
+    }
+  } catch (err) {
+    if (
+      err instanceof ApiClientError ||
+      err instanceof ResourceError ||
+      err instanceof UnitError ||
+      err instanceof DataDirInUseError
+    )
+      throw new CliError(err.message)
+    throw err
+  }
+}
+
+function wholePrice(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined
+  if (!/^\d+$/.test(v.trim()))
+    throw new CliError(`${flag} must be a whole number of micro-tokens, 0 or more (e.g. 1000), got "${v}"`)
+  return Number(v)
+}
+
+function gpuList(v: string | undefined): number[] | undefined {
+  if (v === undefined) return undefined
+  if (v.trim() === '' || v.trim() === 'none') return []
+  return v.split(',').map((s) => {
+    if (!/^\d+$/.test(s.trim()))
+      throw new CliError(`--gpu takes GPU indices separated by commas (e.g. 0,1) or "none", got "${v}"`)
+    return Number(s)
+  })
+}
+
+/** The REST body / service request for these flags (only what was given). */
+export function onboardRequest(o: OnboardOptions): OnboardRequest {
+  const prices: Partial<Prices> = {}
+  const set = (k: keyof Prices, flag: string, v: string | undefined) => {
+    const n = wholePrice(flag, v)
+    if (n !== undefined) prices[k] = n
+  }
+  set('perCpuHour', '--price-cpu', o.priceCpu)
+  set('perGiBMemoryHour', '--price-memory', o.priceMemory)
+  set('perGiBDiskHour', '--price-disk', o.priceDisk)
+  set('perGpuHour', '--price-gpu', o.priceGpu)
+  set('minJobPrice', '--min-price', o.minPrice)
+  const req: OnboardRequest = {}
+  if (o.cpu !== undefined) req.cpu = o.cpu
+  if (o.memory !== undefined) req.memory = o.memory
+  if (o.disk !== undefined) req.disk = o.disk
+  const gpus = gpuList(o.gpu)
+  if (gpus !== undefined) req.gpus = gpus
+  if (Object.keys(prices).length > 0) req.prices = prices
+  return req
+}
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/** `dms resources` as text: the machine, the offer and its prices, and a table of amounts by state. */
+export function renderResources(v: ResourcesView): string {
+  const m = v.machine
+  const lines: string[] = []
+  lines.push(
+    `machine   ${m.cpu.model}, ${m.cpu.cores} cores ${m.cpu.arch} @ ${m.cpu.speedGHz} GHz; ` +
+      `${m.os.distro} ${m.os.release} (${m.os.platform} ${m.os.kernel})`,
+  )
+  lines.push(
+    `gpus      ${m.gpus.length === 0 ? 'none' : m.gpus.map((g) => `#${g.index} ${g.vendor} ${g.model} ${formatAmount('memoryBytes', g.memoryBytes)}`).join('; ')}`,
+  )
+  lines.push(
+    `docker    ${m.docker.available ? `available, engine ${m.docker.version ?? '?'}` : `unavailable (${m.docker.error ?? 'unknown'})`}`,
+  )
+  lines.push(
+    `data disk ${m.disk.path}: ${formatAmount('diskBytes', m.disk.freeBytes)} free of ${formatAmount('diskBytes', m.disk.totalBytes)}`,
+  )
+  const o = v.offer
+  if (o === null) lines.push("status    not onboarded: run 'dms onboard' to offer resources")
+  else {
+    lines.push(
+      v.status === 'offboarded'
+        ? `status    offboarded at ${iso(o.withdrawnAt ?? 0)}: no new bids; running work finishes`
+        : `status    onboarded since ${iso(o.onboardedAt)}${o.updatedAt !== undefined && o.updatedAt !== o.onboardedAt ? `, changed ${iso(o.updatedAt)}` : ''}`,
+    )
+    const p = o.prices
+    lines.push(
+      `prices    ${p.perCpuHour}/core-hour, ${p.perGiBMemoryHour}/GiB-hour memory, ${p.perGiBDiskHour}/GiB-hour disk, ` +
+        `${p.perGpuHour}/GPU-hour, min ${p.minJobPrice} per job (micro-tokens)`,
+    )
+    if ((o.gpuIndices ?? []).length > 0) lines.push(`gpus      offered: ${(o.gpuIndices ?? []).join(', ')}`)
+  }
+  const rows: Array<[string, ResourcesView['free']]> = [
+    ['machine', v.machineResources],
+    ['host reserve', v.hostReserve],
+    ['max offer', v.maxOffer],
+    ['onboarded', v.onboarded],
+    ['reserved', v.reserved],
+    ['locked', v.locked],
+    ['allocated', v.allocated],
+    ['free', v.free],
+  ]
+  const table = [
+    ['', 'cpu', 'memory', 'disk', 'gpus'],
+    ...rows.map(([name, r]) => [name, ...DIMENSIONS.map((d) => formatAmount(d, r[d]))]),
+  ]
+  const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)))
+  lines.push('')
+  for (const row of table)
+    lines.push(
+      row
+        .map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+        .join('  ')
+        .trimEnd(),
+    )
+  lines.push('(machine disk = free space on the data disk)')
+  if (v.entries.length > 0) {
+    lines.push('')
+    for (const e of v.entries)
+      lines.push(
+        `${e.state.padEnd(9)} ${e.id}  job ${e.jobId}  ${DIMENSIONS.map((d) => formatAmount(d, e.resources[d])).join(', ')}` +
+          (e.expiresAt !== undefined ? `  until ${iso(e.expiresAt)}` : ''),
+      )
+  }
+  return lines.join('\n')
+}
+
+export async function onboardCommand(o: OnboardOptions): Promise<void> {
+  const req = onboardRequest(o)
+  const view = await withNode(
+    o,
+    (api) => api.ok<ResourcesView>('PUT', '/v1/resources/offer', req),
+    (ob) => ob.onboard(req),
+  )
+  if (o.json) {
+    printJson(view)
+    return
+  }
+  print(`onboarded: ${formatResources(view.onboarded)}`)
+  print(renderResources(view))
+}
+
+export async function offboardCommand(o: Target): Promise<void> {
+  const view = await withNode(
+    o,
+    (api) => api.ok<ResourcesView>('DELETE', '/v1/resources/offer'),
+    (ob) => ob.offboard(),
+  )
+  if (o.json) {
+    printJson(view)
+    return
+  }
+  const busy = DIMENSIONS.some((d) => view.reserved[d] + view.locked[d] + view.allocated[d] > 0)
+  print(`offboarded: no new bids${busy ? '; reserved, locked and running work finishes' : ''}`)
+  print(renderResources(view))
+}
+
+export async function resourcesCommand(o: Target & { refresh?: boolean }): Promise<void> {
+  const view = await withNode(
+    o,
+    (api) => api.ok<ResourcesView>('GET', `/v1/resources${o.refresh ? '?refresh=true' : ''}`),
+    (ob) => ob.view({ refresh: o.refresh }),
+  )
+  if (o.json) {
+    printJson(view)
+    return
+  }
+  print(renderResources(view))
+}
+
+/** Registers `onboard`, `offboard` and `resources` on the `dms` program. */
+export function registerResourceCommands(program: Command, defaultDataDir: string): void {
+  const target = (c: Command) =>
+    c
+      .option('--data-dir <dir>', 'data directory of the provider node', defaultDataDir)
+      .option('--socket <path>', "REST socket of the running node (default: '<data-dir>/dms.sock')")
+      .option('--json', 'print JSON')
+  target(
+    program
+      .command('onboard')
+      .description(
+        'offer a share of this machine (or change the offer); refuses more than the machine minus the host reserve',
+      )
+      .option(
+        '--cpu <cores>',
+        'CPU cores, e.g. 2 or 0.5 (default: current offer, else all the machine allows)',
+      )
+      .option('--memory <size>', 'memory, e.g. 4GiB (default: current offer, else all the machine allows)')
+      .option('--disk <size>', 'disk, e.g. 20GiB (default: current offer, else 10GiB)')
+      .option('--gpu <indices>', 'GPUs offered, e.g. 0,1, or "none" (default: current offer, else none)')
+      .option('--price-cpu <n>', 'micro-tokens per core-hour (default: current, else 1000)')
+      .option('--price-memory <n>', 'micro-tokens per GiB-hour of memory (default: current, else 100)')
+      .option('--price-disk <n>', 'micro-tokens per GiB-hour of disk (default: current, else 1)')
+      .option('--price-gpu <n>', 'micro-tokens per GPU-hour (default: current, else 10000)')
+      .option('--min-price <n>', 'lowest price of any job, micro-tokens (default: current, else 1)'),
+  ).action((o: OnboardOptions) => onboardCommand(o))
+  target(
+    program
+      .command('offboard')
+      .description('withdraw the offer: no new bids; reserved, locked and running work finishes'),
+  ).action((o: Target) => offboardCommand(o))
+  target(
+    program
+      .command('resources')
+      .description('show the machine, the offer, and what is free, reserved, locked and allocated')
+      .option('--refresh', 'measure the machine again'),
+  ).action((o: Target & { refresh?: boolean }) => resourcesCommand(o))
+}
