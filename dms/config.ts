@@ -1,4 +1,7 @@
-/** A node's configuration. Spec: specs/config.md. */
+/**
+ * A node's configuration. Spec: specs/config.md. The contract-db is not a role of this node: it
+ * runs as its own process (`dms contract-db run`, dms/contracts/contract-db-node.ts).
+ */
 import type { Prices, Resources } from './resources/types.js'
 
 export interface NodeConfig {
@@ -27,6 +30,4 @@ export interface NodeConfig {
     maxDurationSeconds?: number
     bidTtlMs?: number
   }
-  /** Contract-db role: verify contracts, hold escrow, settle. */
-  contractDb?: { approve?: string[]; fund?: Record<string, number> }
 }

@@ -4,6 +4,7 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { Command } from 'commander'
 import { DaemonNotRunningError } from '../api/client.js'
+import { registerContractDbCommands } from './contract-db.js'
 import { demoCommand } from './demo.js'
 import { jobRunCommand, jobStatusCommand } from './job.js'
 import { CliError } from './output.js'
@@ -54,6 +55,8 @@ job
   .option('--json', 'print JSON')
   .option('--socket <path>', 'REST socket of the requester node', defaultSocket)
   .action((id: string, o: { socket: string; json?: boolean }) => jobStatusCommand(id, o))
+
+registerContractDbCommands(program)
 
 program
   .command('demo')
