@@ -221,12 +221,13 @@ export class ContractDbService {
       !verifyDoc(keyFromString(t.provider.publicKey), DOMAIN.contract, t, contract!.providerSignature)
     )
       throw refuse(REFUSAL.badSignature, 'provider signature is missing or invalid')
+    // A replay is named as such, even once the contract has expired.
+    if ((await this.contracts.get(t.contractId)) !== undefined)
+      throw refuse(REFUSAL.duplicate, `contract ${t.contractId} was already submitted`)
     if (!(typeof t.expiresAt === 'number' && t.expiresAt > now))
       throw refuse(REFUSAL.expired, `contract expired at ${new Date(t.expiresAt).toISOString()}`)
     const badTerms = checkBidTerms(t)
     if (badTerms !== undefined) throw refuse(REFUSAL.badTerms, badTerms)
-    if ((await this.contracts.get(t.contractId)) !== undefined)
-      throw refuse(REFUSAL.duplicate, `contract ${t.contractId} was already submitted`)
 
     const acc = await this.account(t.requester.peer)
     if (acc.balance < t.escrow) {
@@ -364,7 +365,7 @@ export class ContractDbService {
     const body = {
       contractId: t.contractId,
       outcome: state === 'settled' ? ('settled' as const) : ('terminated' as const),
-      reason: how.reason,
+      ...(how.reason !== undefined ? { reason: how.reason } : {}),
       paidToProvider: paid,
       refundedToRequester: refund,
       billedSeconds: how.ms / 1000,
