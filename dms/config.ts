@@ -20,6 +20,12 @@ export interface NodeConfig {
     contractDb: { peer: string; addrs: string[] }
     bidWindowMs?: number
     enoughBids?: number
+    /** Grace after the max duration before a silent provider is given up. @default 30000 */
+    resultGraceMs?: number
+    /** Per-request timeout (lock, contract, invocation, settlement). @default 10000 */
+    requestTimeoutMs?: number
+    /** Attempts at settling/terminating while the contract-db is unreachable. @default 4 */
+    settleAttempts?: number
   }
   /** Provider role: bid for jobs and run them in Docker. */
   provider?: {

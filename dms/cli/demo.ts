@@ -227,6 +227,10 @@ export async function demoCommand(opts: { image: string; keep?: boolean }): Prom
       print(
         `  settlement: paid ${s.paidToProvider} to ${names[job.winner!.provider]} for ${s.billedSeconds.toFixed(2)}s, refunded ${s.refundedToRequester}`,
       )
+      const { signature: sSig, ...sBody } = s
+      print(
+        `    contract-db settlement signature ${ok(verifyDoc(publicKeyOfPeer(cdb.peerId)!, DOMAIN.settlement, sBody, sSig))}`,
+      )
       const cdbApi = new ApiClient(cdb.socket)
       for (const peer of [req.peerId, job.winner!.provider]) {
         const acc = await cdbApi.ok<{ balance: number; escrow: number }>(
@@ -235,6 +239,8 @@ export async function demoCommand(opts: { image: string; keep?: boolean }): Prom
         )
         print(`    balance of ${names[peer]}: ${acc.balance} (in escrow ${acc.escrow})`)
       }
+      print(`\n$ dms contract-db contracts --data-dir ${dirs.cdb}`)
+      print((await operator('contracts')).stdout.trimEnd())
     }
     print(`\njob ${id}: ${job.state}${job.error ? ` (${job.error.code}: ${job.error.message})` : ''}`)
     if (job.state !== 'completed') throw new CliError(`demo job ended ${job.state}; logs in ${root}`, 2)
