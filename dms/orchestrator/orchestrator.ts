@@ -464,7 +464,8 @@ export class Orchestrator {
         return { result: session.result, updates: [...session.updates] }
       }),
 
-      verify: (job) => {
+      // A malformed result makes verify throw: that too is the provider's fault.
+      verify: this.terminatesOnFailure(actor, (job) => {
         const r = job.result as JobResult
         const provider = job.winner?.provider as string
         const receiptSignatureOk =
@@ -481,7 +482,7 @@ export class Orchestrator {
         )
         const outputsHashOk = filesOk && hashOutputs(r.outputs ?? []) === r.receipt?.receipt?.outputsHash
         return Promise.resolve({ verification: { outputsHashOk, receiptSignatureOk } })
-      },
+      }),
 
       settle: async (job, signal) => {
         const r = job.result as JobResult
