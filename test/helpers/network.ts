@@ -44,6 +44,8 @@ export async function startNetwork(
     requester?: Partial<NonNullable<NodeConfig['requester']>>
     /** The requester's opening balance. @default 1000000 */
     fund?: number
+    /** The contract-db's listen addresses (e.g. a fixed port, to restart it). @default tcp/0 */
+    contractDbListen?: string[]
   } = {},
 ): Promise<TestNetwork> {
   const root = await mkdtemp(join(tmpdir(), 'dms-net-'))
@@ -57,7 +59,7 @@ export async function startNetwork(
   try {
     // The contract-db starts with no approvals; they are added once the peer ids exist.
     const contractDb = new ContractDbNode(
-      { dataDir: join(root, 'contract-db'), oneHost: true },
+      { dataDir: join(root, 'contract-db'), oneHost: true, listen: opts.contractDbListen },
       { clock: opts.components?.clock },
     )
     await contractDb.start()
