@@ -1,4 +1,7 @@
-/** A node's configuration. Spec: specs/config.md. */
+/**
+ * A node's configuration. Spec: specs/config.md. The contract-db is not a role of this node: it
+ * runs as its own process (`dms contract-db run`, dms/contracts/contract-db-node.ts).
+ */
 import type { Prices, Resources } from './resources/types.js'
 
 export interface NodeConfig {
@@ -17,6 +20,12 @@ export interface NodeConfig {
     contractDb: { peer: string; addrs: string[] }
     bidWindowMs?: number
     enoughBids?: number
+    /** Grace after the max duration before a silent provider is given up. @default 30000 */
+    resultGraceMs?: number
+    /** Per-request timeout (lock, contract, invocation, settlement). @default 10000 */
+    requestTimeoutMs?: number
+    /** Attempts at settling/terminating while the contract-db is unreachable. @default 4 */
+    settleAttempts?: number
   }
   /** Provider role: bid for jobs and run them in Docker. */
   provider?: {
@@ -32,6 +41,4 @@ export interface NodeConfig {
     maxDurationSeconds?: number
     bidTtlMs?: number
   }
-  /** Contract-db role: verify contracts, hold escrow, settle. */
-  contractDb?: { approve?: string[]; fund?: Record<string, number> }
 }

@@ -6,7 +6,6 @@ import type { KeyPair } from '../actors/identity.js'
 import { ActorSystem } from '../actors/system.js'
 import { ApiServer } from './api/server.js'
 import type { NodeConfig } from './config.js'
-import { ContractDbService } from './contracts/service.js'
 import { DockerExecutor } from './executor/docker/docker-executor.js'
 import type { Executor } from './executor/executor.js'
 import { loadOrCreateKey } from './keys.js'
@@ -44,7 +43,6 @@ export class DmsNode {
   onboarding?: Onboarding
   provider?: ProviderService
   orchestrator?: Orchestrator
-  contractDb?: ContractDbService
   api?: ApiServer
   private readonly stops: Array<() => Promise<void> | void> = []
   private status: 'stopped' | 'starting' | 'started' | 'stopping' = 'stopped'
@@ -103,14 +101,6 @@ export class DmsNode {
     this.stops.push(() => this.transport.stop())
     this.stops.push(() => this.system.stop())
 
-    if (cfg.contractDb !== undefined) {
-      this.contractDb = new ContractDbService(
-        { system: this.system, key: this.key, db: this.db, clock, log: child(log, 'dms:contract-db') },
-        cfg.contractDb,
-      )
-      await this.contractDb.start()
-      this.stops.push(() => this.contractDb?.stop())
-    }
     if (cfg.provider !== undefined) {
       const p = cfg.provider
       this.ledger = new ResourceLedger({ db: this.db, clock, log: child(log, 'dms:resources') })

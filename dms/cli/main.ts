@@ -4,6 +4,7 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { Command } from 'commander'
 import { DaemonNotRunningError } from '../api/client.js'
+import { registerContractDbCommands } from './contract-db.js'
 import { demoCommand } from './demo.js'
 import { jobRunCommand, jobStatusCommand } from './job.js'
 import { CliError } from './output.js'
@@ -57,6 +58,7 @@ job
   .action((id: string, o: { socket: string; json?: boolean }) => jobStatusCommand(id, o))
 
 registerResourceCommands(program, defaultDataDir)
+registerContractDbCommands(program)
 
 program
   .command('demo')

@@ -191,17 +191,23 @@ export class ProviderService {
       await actor.send(msg.from, B.decline, decline).catch(() => {})
       return
     }
-    const bid: Bid = {
+    const body: Omit<Bid, 'signature'> = {
       bidId,
       jobId: req.jobId,
       provider: this.peerId,
+      resources: req.resources,
+      image: req.image,
+      maxDurationSeconds: req.maxDurationSeconds,
       pricePerHour: perHour,
+      minJobPrice: offer.prices.minJobPrice,
       total,
       earliestStart: now,
       expectedFinish: now + req.maxDurationSeconds * 1000,
       expiresAt,
       resourcesReserved: true,
     }
+    // Signed, so the contract that embeds it can be checked against it by the contract-db.
+    const bid: Bid = { ...body, signature: signDoc(this.c.key, DOMAIN.bid, body) }
     await this.bids.put(bidId, { bid, request: req, requester: msg.from, state: 'offered' })
     this.c.log.info({ jobId: req.jobId, bidId, total }, 'bid sent')
     await actor.send(msg.from, B.bid, bid).catch(async (err: unknown) => {
@@ -265,7 +271,8 @@ export class ProviderService {
       t.maxDurationSeconds !== request.maxDurationSeconds ||
       t.image !== request.image ||
       hashDoc(t.resources) !== hashDoc(request.resources) ||
-      t.escrow < bid.total
+      hashDoc(t.bid) !== hashDoc(bid) ||
+      t.escrow !== bid.total
     if (mismatch) throw new RefusedError('TERMS_MISMATCH', 'contract terms do not match the bid')
     const publicKey = publicKeyOfPeer(t.requester.peer) as Uint8Array
     if (!verifyDoc(publicKey, DOMAIN.contract, t, contract.requesterSignature))

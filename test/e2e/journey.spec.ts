@@ -65,7 +65,7 @@ describe('walking skeleton: a job from REST post to settled contract', function 
     const s = job.settlement!
     assert.equal(s.paidToProvider + s.refundedToRequester, c.terms.escrow)
     assert.ok(s.paidToProvider > 0)
-    const cdb = net.contractDb.contractDb!
+    const cdb = net.contractDb.service
     assert.equal((await cdb.account(cheap)).balance, s.paidToProvider)
     assert.deepEqual(await cdb.account(net.requester.peerId), {
       peer: net.requester.peerId,

@@ -97,7 +97,7 @@ describe('provider restart (separate process, real Docker)', function () {
     const configPath = join(net.root, 'provider-proc.json')
     await writeFile(configPath, JSON.stringify(config))
     provider = await startProvider(configPath)
-    await net.contractDb.contractDb!.approve(provider.peerId)
+    await net.contractDb.service.approve(provider.peerId)
     await net.requester.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1)
 
     // The job waits for a file the test drops into its /outputs, so the kill lands mid-run.

@@ -137,7 +137,7 @@ describe('onboarding through the REST API and the dms CLI', function () {
   })
 
   it('refuses resource routes on a node that is not a provider', async () => {
-    const n = await start({ dataDir, contractDb: {} })
+    const n = await start({ dataDir })
     const res = await new ApiClient(n.socketPath!).call<{ error: { code: string } }>('GET', '/v1/resources')
     assert.equal(res.status, 409)
     assert.equal(res.body.error.code, 'NOT_A_PROVIDER')
