@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { Envelope, type Handle } from '../proto/envelope.js'
 import { verifySignature, type KeyPair } from './identity.js'
+import { checkWire, type WireSchema } from './wire.js'
 
 export { Envelope, type Handle }
 
@@ -53,6 +54,32 @@ export function verifyEnvelope(env: Envelope): boolean {
   return verifySignature(env.sender.publicKey, signingBytes(env), env.signature)
 }
 
+const HANDLE_WIRE: WireSchema = { 1: { wire: 2 }, 2: { wire: 2 }, 3: { wire: 2 }, 4: { wire: 2 } }
+/** proto/envelope.proto as wire types: keep in step with the .proto (a unit test checks it). */
+export const ENVELOPE_WIRE: WireSchema = {
+  1: { wire: 0 },
+  2: { wire: 2, message: HANDLE_WIRE },
+  3: { wire: 2 },
+  4: { wire: 2 },
+  5: { wire: 2 },
+  6: { wire: 2 },
+  7: { wire: 2 },
+  8: { wire: 0 },
+  9: { wire: 0 },
+  10: { wire: 2, message: HANDLE_WIRE },
+  11: { wire: 2 },
+  12: { wire: 2 },
+}
+
+const MAX_ADDRS = 16
+
+/**
+ * Decodes wire bytes strictly: wrong wire types and unknown fields are refused before protons
+ * (which decodes by field number alone) sees them; each handle carries at most 16 addresses.
+ */
 export function decodeEnvelope(bytes: Uint8Array): Envelope {
-  return Envelope.decode(bytes, { limits: { sender: { addrs: 16 } } })
+  checkWire(bytes, ENVELOPE_WIRE)
+  return Envelope.decode(bytes, {
+    limits: { sender: { addrs: MAX_ADDRS }, replyTo: { addrs: MAX_ADDRS } },
+  })
 }

@@ -8,7 +8,7 @@ import { decodeEnvelope, Envelope, sealEnvelope, type EnvelopeInit } from '../..
 import { RemoteError, RequestTimeoutError } from '../../../actors/errors.js'
 import { KeyPair } from '../../../actors/identity.js'
 import { ActorSystem, type Actor, type ActorSystemInit, type Message } from '../../../actors/system.js'
-import type { InboundFrame, PeerIdStr, Transport } from '../../../actors/transport.js'
+import type { FrameHandlers, InboundFrame, PeerIdStr, Transport } from '../../../actors/transport.js'
 import { silentLogger } from '../../../dms/log.js'
 
 const T0 = 1_700_000_000_000
@@ -26,7 +26,7 @@ class FakeNetwork {
 }
 
 class FakeTransport implements Transport {
-  private handler?: (frame: InboundFrame) => void
+  private handlers?: FrameHandlers
   readonly topics = new Set<string>()
   readonly sent: Array<{ peer: PeerIdStr; bytes: Uint8Array }> = []
 
@@ -68,12 +68,16 @@ class FakeTransport implements Transport {
     return Promise.resolve()
   }
 
-  onFrame(handler: (frame: InboundFrame) => void): void {
-    this.handler = handler
+  onFrame(handlers: FrameHandlers): void {
+    this.handlers = handlers
   }
 
   deliver(frame: InboundFrame): void {
-    this.handler?.(frame)
+    this.handlers?.frame(frame)
+  }
+
+  refuse(reason: 'oversized' | 'malformed', from: PeerIdStr): void {
+    this.handlers?.refused({ reason, from, via: 'direct' })
   }
 }
 
@@ -179,7 +183,7 @@ describe('actors/system', () => {
 
     it('a frame arriving through the transport runs the same pipeline', async () => {
       const fx = setup()
-      const t = fx.system.components.transport as FakeTransport
+      const t = fx.system.components.transport as unknown as FakeTransport
       t.deliver(fx.frame())
       t.deliver({ ...fx.frame(), from: '12D3KooWSomeoneElse' })
       await fx.actor.mailbox.idle()
@@ -247,6 +251,37 @@ describe('actors/system', () => {
         reason: 'wrong_peer',
         title: 'a frame whose connection peer is not the sender peer it claims',
         make: (fx) => fx.frame({}, '12D3KooWMallory'),
+      },
+      {
+        reason: 'bad_reply_to',
+        title: 'a request whose reply-to names another peer than the sender',
+        make: (fx) =>
+          fx.frame({
+            replyTo: {
+              publicKey: fx.remote.publicKey as Uint8Array<ArrayBuffer>,
+              peer: '12D3KooWVictim',
+              inbox: '~reply/00',
+              addrs: [],
+            },
+          }),
+      },
+      {
+        reason: 'malformed',
+        title: 'a validly signed envelope with a field in another wire type (issued_at as bytes)',
+        make: (fx) => {
+          // Field 8 (issued_at) appended as length-delimited: protons would misread it as a varint.
+          const f = fx.frame()
+          const bytes = new Uint8Array([...f.bytes, (8 << 3) | 2, 1, 0x41])
+          return { ...f, bytes }
+        },
+      },
+      {
+        reason: 'malformed',
+        title: 'an envelope with an unknown field',
+        make: (fx) => {
+          const f = fx.frame()
+          return { ...f, bytes: new Uint8Array([...f.bytes, (20 << 3) | 0, 1]) }
+        },
       },
       {
         reason: 'expired',
@@ -376,13 +411,72 @@ describe('actors/system', () => {
       await fx.assertStillDelivers()
     })
 
-    it('delivers nothing to a despawned actor', async () => {
+    it('delivers nothing to a despawned actor, and counts the message as late rather than rejected', async () => {
       const fx = setup()
       fx.actor.stop()
-      fx.system.receive(fx.frame())
+      assert.equal(fx.system.receive(fx.frame()), 'ignore')
       await flush()
       assert.equal(fx.calls.length, 0)
+      assert.deepEqual(fx.system.rejections, {})
+      assert.deepEqual(fx.system.late, { inbox_closed: 1 })
+      // Once the envelope lifetime cap has passed, the closed inbox is forgotten: plain no_inbox.
+      fx.clock.t += 300_001
+      fx.system.receive(fx.frame())
       assert.deepEqual(fx.system.rejections, { no_inbox: 1 })
+    })
+
+    it('a re-spawned inbox receives again', async () => {
+      const fx = setup()
+      fx.actor.stop()
+      const seen: Message[] = []
+      const again = fx.system.spawn('svc', KeyPair.generate()).on('/test/hit', (m) => {
+        seen.push(m)
+      })
+      fx.system.receive(fx.frame())
+      await again.mailbox.idle()
+      assert.equal(seen.length, 1)
+      assert.deepEqual(fx.system.late, {})
+    })
+
+    it('replay protection is per sender: the same nonce from two senders is two messages', async () => {
+      const fx = setup()
+      const first = decodeEnvelope(fx.frame().bytes)
+      // Another sender on the same peer reusing that nonce, signed by its own key.
+      const other = KeyPair.generate()
+      const env: Envelope = {
+        ...first,
+        sender: { ...first.sender!, publicKey: other.publicKey as Uint8Array<ArrayBuffer> },
+        signature: new Uint8Array(0),
+      }
+      const domain = new TextEncoder().encode('dms/envelope/v1\0')
+      env.signature = other.sign(
+        new Uint8Array([...domain, ...Envelope.encode({ ...env, signature: new Uint8Array(0) })]),
+      ) as Uint8Array<ArrayBuffer>
+      fx.system.receive({ bytes: Envelope.encode(first), from: PEER_B, via: 'direct' })
+      fx.system.receive({ bytes: Envelope.encode(env), from: PEER_B, via: 'direct' })
+      await fx.actor.mailbox.idle()
+      assert.equal(fx.calls.length, 2)
+      assert.deepEqual(fx.system.rejections, {})
+    })
+
+    it('counts refusals reported by the transport (oversized, malformed framing)', async () => {
+      const fx = setup()
+      const t = fx.system.components.transport as unknown as FakeTransport
+      t.refuse('oversized', PEER_B)
+      t.refuse('malformed', PEER_B)
+      assert.deepEqual(fx.system.rejections, { oversized: 1, malformed: 1 })
+      await fx.assertStillDelivers()
+    })
+
+    it('gives gossip validation verdicts: accept valid, ignore stale, reject invalid', () => {
+      const fx = setup()
+      fx.actor.subscribe('/dms/t')
+      const f = fx.frame({ to: undefined, topic: '/dms/t' })
+      const gossip = { ...f, via: 'gossip' as const, topic: '/dms/t' }
+      assert.equal(fx.system.receive(gossip), 'accept')
+      assert.equal(fx.system.receive(gossip), 'ignore', 'a replay is stale, not invalid')
+      assert.equal(fx.system.receive({ ...gossip, from: '12D3KooWMallory' }), 'reject')
+      assert.equal(fx.system.receive({ ...gossip, bytes: new Uint8Array([1, 2, 3]) }), 'reject')
     })
   })
 
@@ -450,7 +544,7 @@ describe('actors/system', () => {
       assert.equal(err.message, 'not today')
       assert.deepEqual(err.data, { retryAfter: 5 })
       // On the wire: code, message and data only, never the stack.
-      const sent = (a.components.transport as FakeTransport).sent.at(-1)!
+      const sent = (a.components.transport as unknown as FakeTransport).sent.at(-1)!
       const wire = decodeEnvelope(sent.bytes)
       assert.equal(wire.behaviour, '/test/fail#error')
       const body = JSON.parse(new TextDecoder().decode(wire.payload)) as Record<string, unknown>
@@ -473,7 +567,7 @@ describe('actors/system', () => {
       assert.deepEqual(a.rejections, { no_behaviour: 1 })
     })
 
-    it('rejects with RequestTimeoutError when no reply comes; a late reply is then unexpected_reply', async () => {
+    it('rejects with RequestTimeoutError when no reply comes; a late reply is then counted as late, not rejected', async () => {
       const gate = deferred()
       let called = 0
       server.on('/test/slow', async () => {
@@ -495,7 +589,8 @@ describe('actors/system', () => {
       gate.resolve()
       await server.mailbox.idle()
       await flush()
-      assert.deepEqual(b.rejections, { unexpected_reply: 1 })
+      assert.deepEqual(b.rejections, {})
+      assert.deepEqual(b.late, { reply_after_timeout: 1 })
     })
 
     it('a reply signed by another key than the handle named is rejected as unexpected_reply', async () => {
@@ -535,9 +630,9 @@ describe('actors/system', () => {
 
     it('a request to an actor on the same system works without the transport', async () => {
       const local = b.spawn('local', KeyPair.generate()).on('/test/ping', () => 'pong')
-      const sentBefore = (b.components.transport as FakeTransport).sent.length
+      const sentBefore = (b.components.transport as unknown as FakeTransport).sent.length
       assert.equal(await client.request(local.handle, '/test/ping', {}, { timeoutMs: 1000 }), 'pong')
-      assert.equal((b.components.transport as FakeTransport).sent.length, sentBefore)
+      assert.equal((b.components.transport as unknown as FakeTransport).sent.length, sentBefore)
     })
 
     it('stop() rejects pending requests', async () => {
