@@ -26,6 +26,8 @@ export const B = {
 /** Inboxes of the well-known actors on every node. */
 export const INBOX = { provider: 'provider', contractDb: 'contract-db' } as const
 export const jobInbox = (jobId: string) => `job/${jobId}`
+/** The provider-side child actor of one allocation. */
+export const allocationInbox = (allocationId: string) => `alloc/${allocationId}`
 
 export interface BidRequest {
   jobId: string

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createWriteStream } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
@@ -13,7 +14,7 @@ import { verifyDoc } from '../contracts/canonical.js'
 import { DOMAIN } from '../contracts/model.js'
 import { publicKeyOfPeer } from '../contracts/party.js'
 import { keyFromString } from '../../actors/identity.js'
-import { loadOrCreateKey } from '../keys.js'
+import { loadOrCreateKey, PASSPHRASE_ENV } from '../keys.js'
 import { CliError, print } from './output.js'
 import { follow } from './job.js'
 
@@ -29,18 +30,20 @@ interface Proc {
   logPath: string
 }
 
-async function peerIdOf(dataDir: string): Promise<string> {
-  const { key } = await loadOrCreateKey(dataDir)
+async function peerIdOf(dataDir: string, passphrase: string): Promise<string> {
+  const { key } = await loadOrCreateKey(dataDir, () => Promise.resolve(passphrase))
   return peerIdFromPrivateKey(privateKeyFromRaw(key.libp2pRaw())).toString()
 }
 
 /** Starts `dms run` in its own process and resolves with its ready line. */
-async function startProcess(root: string, name: string, cfg: NodeConfig): Promise<Proc> {
+async function startProcess(root: string, name: string, cfg: NodeConfig, passphrase: string): Promise<Proc> {
   const cfgPath = join(root, `${name}.json`)
   await writeFile(cfgPath, JSON.stringify(cfg, null, 2))
   const logPath = join(root, `${name}.log`)
+  // The children unseal their keys non-interactively with the demo's passphrase.
   const child = spawn(process.execPath, [BIN, 'run', '--config', cfgPath], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, [PASSPHRASE_ENV]: passphrase },
   })
   child.stderr?.pipe(createWriteStream(logPath))
   const lines = createInterface({ input: child.stdout })
@@ -95,14 +98,29 @@ export async function demoCommand(opts: { image: string; keep?: boolean }): Prom
       req: join(root, 'requester'),
     }
     for (const d of Object.values(dirs)) await mkdir(d, { recursive: true })
-    const ids = { a: await peerIdOf(dirs.a), b: await peerIdOf(dirs.b), req: await peerIdOf(dirs.req) }
+    // Keys are sealed at rest: DMS_PASSPHRASE when set, else a throwaway one for this demo only.
+    const pass = process.env[PASSPHRASE_ENV] || randomBytes(16).toString('hex')
+    if (opts.keep && !process.env[PASSPHRASE_ENV]) {
+      await writeFile(join(root, 'passphrase'), pass, { mode: 0o600 })
+      print(`  keys sealed with a generated passphrase, kept in ${join(root, 'passphrase')}`)
+    }
+    const ids = {
+      a: await peerIdOf(dirs.a, pass),
+      b: await peerIdOf(dirs.b, pass),
+      req: await peerIdOf(dirs.req, pass),
+    }
     const base = { listen: ['/ip4/127.0.0.1/tcp/0'], oneHost: true }
 
-    const cdb = await startProcess(root, 'contract-db', {
-      ...base,
-      dataDir: dirs.cdb,
-      contractDb: { approve: [ids.a, ids.b, ids.req], fund: { [ids.req]: 100_000_000 } },
-    })
+    const cdb = await startProcess(
+      root,
+      'contract-db',
+      {
+        ...base,
+        dataDir: dirs.cdb,
+        contractDb: { approve: [ids.a, ids.b, ids.req], fund: { [ids.req]: 100_000_000 } },
+      },
+      pass,
+    )
     procs.push(cdb)
     print(`  contract-db  ${cdb.peerId}  approved 3 peers, funded the requester with 100000000`)
     const offer = (perCpuHour: number) => ({
@@ -117,22 +135,32 @@ export async function demoCommand(opts: { image: string; keep?: boolean }): Prom
       ['a', 3_600_000],
       ['b', 1_200_000],
     ] as const) {
-      const p = await startProcess(root, `provider-${k}`, {
-        ...base,
-        dataDir: dirs[k],
-        bootstrap: cdb.addrs,
-        provider: { contractDb: cdb.peerId, offer: offer(price) },
-      })
+      const p = await startProcess(
+        root,
+        `provider-${k}`,
+        {
+          ...base,
+          dataDir: dirs[k],
+          bootstrap: cdb.addrs,
+          provider: { contractDb: cdb.peerId, offer: offer(price) },
+        },
+        pass,
+      )
       procs.push(p)
       names[p.peerId] = `provider-${k}`
       print(`  provider-${k}   ${p.peerId}  offers 1 cpu, 512 MiB at ${price}/cpu-hour`)
     }
-    const req = await startProcess(root, 'requester', {
-      ...base,
-      dataDir: dirs.req,
-      bootstrap: procs.flatMap((p) => p.addrs),
-      requester: { contractDb: { peer: cdb.peerId, addrs: cdb.addrs }, bidWindowMs: 3000 },
-    })
+    const req = await startProcess(
+      root,
+      'requester',
+      {
+        ...base,
+        dataDir: dirs.req,
+        bootstrap: procs.flatMap((p) => p.addrs),
+        requester: { contractDb: { peer: cdb.peerId, addrs: cdb.addrs }, bidWindowMs: 3000 },
+      },
+      pass,
+    )
     procs.push(req)
     names[req.peerId] = 'requester'
     print(`  requester    ${req.peerId}  REST API on ${req.socket}`)

@@ -58,13 +58,17 @@ export class AllocationRunner {
     this.repo = new Repo(c.db, 'allocations')
   }
 
+  /** Runs the allocation as `actor` (its own child actor), which is stopped when the run ends. */
   launch(actor: Actor, rec: AllocationRecord): void {
     const abort = new AbortController()
     const done = this.run(actor, rec, abort.signal).catch((err: unknown) => {
       this.c.log.error({ err, allocationId: rec.allocationId }, 'allocation crashed')
     })
     this.running.set(rec.allocationId, { abort, done })
-    void done.finally(() => this.running.delete(rec.allocationId))
+    void done.finally(() => {
+      this.running.delete(rec.allocationId)
+      actor.stop()
+    })
   }
 
   async stop(): Promise<void> {

@@ -3,7 +3,7 @@ import type { Logger } from 'pino'
 import type { Clock } from '../../actors/clock.js'
 import type { Handle } from '../../actors/envelope.js'
 import { RefusedError } from '../../actors/errors.js'
-import { keyToString, type KeyPair } from '../../actors/identity.js'
+import { KeyPair, keyToString } from '../../actors/identity.js'
 import type { Actor, ActorSystem, Message } from '../../actors/system.js'
 import { hashDoc, signDoc, verifyDoc } from '../contracts/canonical.js'
 import { DOMAIN } from '../contracts/model.js'
@@ -13,6 +13,7 @@ import {
   B,
   BID_REQUEST_TOPIC,
   INBOX,
+  allocationInbox,
   type Bid,
   type BidRequest,
   type ContractSignReply,
@@ -273,7 +274,8 @@ export class ProviderService {
       state: 'contracted',
       history: [{ state: 'contracted', at: this.c.clock.now() }],
     }
-    this.allocations.launch(this.actor as Actor, record)
+    // Each allocation is its own actor (key and inbox); receipts are still signed with the node key.
+    this.allocations.launch(this.c.system.spawn(allocationInbox(allocationId), KeyPair.generate()), record)
     return { allocationId }
   }
 }

@@ -9,6 +9,8 @@ import type { StoredJob } from '../../dms/orchestrator/orchestrator.js'
 
 const MiB = 1024 * 1024
 export const TEST_IMAGE = process.env.DMS_TEST_IMAGE ?? 'dms-test:1'
+/** Unseals the test nodes' keys (they are sealed like any node's). */
+export const TEST_PASSPHRASE = () => Promise.resolve('test passphrase')
 
 export const prices = (perCpuHour: number): Prices => ({
   perCpuHour,
@@ -47,7 +49,10 @@ export async function startNetwork(
   const root = await mkdtemp(join(tmpdir(), 'dms-net-'))
   const started: DmsNode[] = []
   const startNode = async (name: string, cfg: Omit<NodeConfig, 'dataDir'>) => {
-    const node = new DmsNode({ dataDir: join(root, name), oneHost: true, ...cfg }, opts.components)
+    const node = new DmsNode(
+      { dataDir: join(root, name), oneHost: true, ...cfg },
+      { passphrase: TEST_PASSPHRASE, ...opts.components },
+    )
     await node.start()
     started.push(node)
     return node
