@@ -82,6 +82,9 @@ export interface ActorSystemMetrics {
   replayCacheSize: number
 }
 
+/** A counted refusal or late arrival, as observers see it (metrics exporters, tests). */
+export type ReceiveEvent = { kind: 'rejected'; reason: RejectReason } | { kind: 'late'; reason: LateReason }
+
 interface PendingReply {
   resolve: (payload: unknown) => void
   reject: (err: Error) => void
@@ -107,6 +110,7 @@ export class ActorSystem {
   readonly rejections: Partial<Record<RejectReason, number>> = {}
   readonly late: Partial<Record<LateReason, number>> = {}
   private delivered = 0
+  private readonly observers = new Set<(e: ReceiveEvent) => void>()
   private readonly actors = new Map<string, Actor>()
   private readonly topics = new Map<string, Set<Actor>>()
   private readonly pending = new Map<string, PendingReply>()
@@ -147,6 +151,22 @@ export class ActorSystem {
       actors: this.actors.size,
       pendingRequests: this.pending.size,
       replayCacheSize: this.replay.size,
+    }
+  }
+
+  /** Calls `fn` on every counted rejection and late arrival; returns the unsubscribe function. */
+  observe(fn: (e: ReceiveEvent) => void): () => void {
+    this.observers.add(fn)
+    return () => this.observers.delete(fn)
+  }
+
+  private emit(e: ReceiveEvent): void {
+    for (const fn of this.observers) {
+      try {
+        fn(e)
+      } catch (err) {
+        this.components.log.warn({ err }, 'receive observer threw')
+      }
     }
   }
 
@@ -281,6 +301,7 @@ export class ActorSystem {
   countRejection(reason: RejectReason, detail?: Record<string, unknown>): void {
     this.rejections[reason] = (this.rejections[reason] ?? 0) + 1
     this.components.log.debug({ reason, ...detail }, 'frame rejected')
+    this.emit({ kind: 'rejected', reason })
   }
 
   private reject(reason: RejectReason, detail?: Record<string, unknown>): FrameVerdict {
@@ -291,6 +312,7 @@ export class ActorSystem {
   private lateArrival(reason: LateReason, inbox: string): FrameVerdict {
     this.late[reason] = (this.late[reason] ?? 0) + 1
     this.components.log.debug({ reason, inbox }, 'message for a closed inbox dropped')
+    this.emit({ kind: 'late', reason })
     return 'ignore'
   }
 
