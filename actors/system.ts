@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { Logger } from 'pino'
 import { Actor, ERROR, type RequestOptions, type SendOptions } from './actor.js'
 import type { Clock } from './clock.js'
+import { CodecRegistry, REPLY_SUFFIX, type ErrorPayload } from './codec.js'
 import { decodeEnvelope, sealEnvelope, verifyEnvelope, type Envelope, type Handle } from './envelope.js'
 import { RemoteError, RequestTimeoutError, UnreachableError } from './errors.js'
 import type { KeyPair } from './identity.js'
@@ -29,6 +30,7 @@ export type Behaviour = (msg: Message) => unknown
 export type RejectReason =
   | 'oversized'
   | 'malformed'
+  | 'bad_payload'
   | 'bad_version'
   | 'bad_signature'
   | 'wrong_peer'
@@ -70,6 +72,8 @@ export interface ActorSystemComponents {
   transport: Transport
   clock: Clock
   log: Logger
+  /** Payload codecs by behaviour. @default an empty registry: every payload is JSON */
+  codecs?: CodecRegistry
 }
 
 /** Counters for metrics (GET /v1/info, Prometheus names in specs/protocol.md). */
@@ -89,12 +93,10 @@ interface PendingReply {
   resolve: (payload: unknown) => void
   reject: (err: Error) => void
   expectKey?: string
+  /** The request's behaviour: a reply must be `<it>#reply` or `<it>#error`. */
+  behaviour: string
 }
 
-const enc = new TextEncoder()
-const dec = new TextDecoder()
-export const encodePayload = (v: unknown): Uint8Array => enc.encode(JSON.stringify(v ?? null))
-export const decodePayload = (b: Uint8Array): unknown => (b.length === 0 ? null : JSON.parse(dec.decode(b)))
 const REPLY_INBOX = '~reply/'
 const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64')
 
@@ -117,6 +119,7 @@ export class ActorSystem {
   /** inbox -> until when a message for it counts as late rather than misaddressed. */
   private readonly closed = new Map<string, number>()
   private readonly replay: ReplayCache
+  readonly codecs: CodecRegistry
   private readonly cfg: Required<Omit<ActorSystemInit, 'mailbox'>> & { mailbox: MailboxInit }
 
   constructor(
@@ -133,6 +136,7 @@ export class ActorSystem {
       mailbox: init.mailbox ?? {},
     }
     this.replay = new ReplayCache(this.cfg.replayCacheSize)
+    this.codecs = components.codecs ?? new CodecRegistry()
     components.transport.onFrame({
       frame: (f) => this.receive(f),
       refused: (r: TransportRefusal) => this.countRejection(r.reason, { from: r.from, via: r.via }),
@@ -224,7 +228,7 @@ export class ActorSystem {
       sender: this.handleOf(actor),
       to: { peer: to.peer, inbox: to.inbox },
       behaviour,
-      payload: encodePayload(payload),
+      payload: this.codecs.encode(behaviour, payload),
       replyTo: opts.replyTo,
       issuedAt: this.components.clock.now(),
       ttlMs: opts.ttlMs ?? this.cfg.defaultTtlMs,
@@ -252,7 +256,7 @@ export class ActorSystem {
       sender: this.handleOf(actor),
       topic,
       behaviour,
-      payload: encodePayload(payload),
+      payload: this.codecs.encode(behaviour, payload),
       issuedAt: this.components.clock.now(),
       ttlMs: ttlMs ?? this.cfg.defaultTtlMs,
     })
@@ -272,7 +276,7 @@ export class ActorSystem {
     const replyTo = this.handleOf(actor, replyInbox)
     const result = new Promise<unknown>((resolve, reject) => {
       const expectKey = to.publicKey.length > 0 ? b64(to.publicKey) : undefined
-      this.pending.set(replyInbox, { resolve, reject, expectKey })
+      this.pending.set(replyInbox, { resolve, reject, expectKey, behaviour })
     })
     let timer: NodeJS.Timeout | undefined
     const onAbort = () => this.pending.get(replyInbox)?.reject(opts.signal?.reason as Error)
@@ -381,6 +385,11 @@ export class ActorSystem {
           lateReason = 'reply_after_timeout'
         } else if (pending.expectKey !== undefined && pending.expectKey !== b64(env.sender.publicKey))
           return this.reject('unexpected_reply', { from, reason: 'reply from another key' })
+        else if (
+          env.behaviour !== pending.behaviour + REPLY_SUFFIX &&
+          env.behaviour !== pending.behaviour + ERROR
+        )
+          return this.reject('unexpected_reply', { from, reason: 'reply for another behaviour' })
       } else {
         const actor = this.actors.get(env.toInbox)
         if (actor !== undefined) targets = [actor]
@@ -394,21 +403,15 @@ export class ActorSystem {
 
     let payload: unknown
     try {
-      payload = decodePayload(env.payload)
-    } catch {
-      return this.reject('malformed', { from, reason: 'payload' })
+      payload = this.codecs.decode(env.behaviour, env.payload)
+    } catch (err) {
+      return this.reject('bad_payload', { from, behaviour: env.behaviour, err: (err as Error).message })
     }
     this.delivered++
     if (pending !== undefined) {
       if (env.behaviour.endsWith(ERROR)) {
-        const e = (payload ?? {}) as { code?: unknown; message?: unknown; data?: unknown }
-        pending.reject(
-          new RemoteError(
-            typeof e.code === 'string' ? e.code : 'REMOTE_ERROR',
-            typeof e.message === 'string' ? e.message : 'remote error',
-            e.data,
-          ),
-        )
+        const e = payload as ErrorPayload
+        pending.reject(new RemoteError(e.code, e.message, e.data))
       } else pending.resolve(payload)
       return 'accept'
     }

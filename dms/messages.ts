@@ -1,6 +1,7 @@
 /**
  * Behaviour names and payloads of the DMS protocol. Spec: specs/protocol.md.
- * Payloads travel JSON-encoded inside signed protobuf envelopes (proto/envelope.proto).
+ * Payloads travel as protobuf messages (proto/dms.proto, codecs in wire.ts) inside signed
+ * protobuf envelopes (proto/envelope.proto).
  */
 import type { ContractProof, SignedContract, SignedReceipt, Settlement } from './contracts/model.js'
 import type { OutputFile } from './executor/executor.js'

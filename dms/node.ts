@@ -13,6 +13,7 @@ import { envPassphrase, loadOrCreateKey, type PassphraseSource } from './keys.js
 import { child, silentLogger } from './log.js'
 import { createHost, type Host } from './network/host.js'
 import { Libp2pTransport } from './network/transport.js'
+import { dmsCodecs } from './wire.js'
 import { Orchestrator } from './orchestrator/orchestrator.js'
 import { ProviderService } from './provider/provider.js'
 import { ResourceLedger } from './resources/ledger.js'
@@ -102,7 +103,7 @@ export class DmsNode {
       { maxFrameBytes: cfg.network?.maxFrameBytes },
     )
     this.system = new ActorSystem(
-      { transport: this.transport, clock, log: child(log, 'actors') },
+      { transport: this.transport, clock, log: child(log, 'actors'), codecs: dmsCodecs() },
       { maxFrameBytes: cfg.network?.maxFrameBytes, mailbox: cfg.network?.mailbox },
     )
     await this.host.start()

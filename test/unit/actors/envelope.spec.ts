@@ -239,7 +239,8 @@ describe('actors/envelope', () => {
     it('ENVELOPE_WIRE matches proto/envelope.proto field for field', async () => {
       const { readFile } = await import('node:fs/promises')
       const proto = await readFile(new URL('../../../proto/envelope.proto', import.meta.url), 'utf8')
-      const body = proto.slice(proto.indexOf('message Envelope'))
+      const start = proto.indexOf('message Envelope')
+      const body = proto.slice(start, proto.indexOf('}', start))
       const fields = [...body.matchAll(/^\s*(?:optional\s+)?(\w+)\s+\w+\s*=\s*(\d+);/gm)].map((m) => ({
         type: m[1],
         n: Number(m[2]),

@@ -5,7 +5,9 @@
 import assert from 'node:assert/strict'
 import type { Clock } from '../../../actors/clock.js'
 import { decodeEnvelope, Envelope, sealEnvelope, type EnvelopeInit } from '../../../actors/envelope.js'
+import { CodecRegistry, type PayloadCodec } from '../../../actors/codec.js'
 import { RemoteError, RequestTimeoutError } from '../../../actors/errors.js'
+import { ErrorReply } from '../../../proto/envelope.js'
 import { KeyPair } from '../../../actors/identity.js'
 import { ActorSystem, type Actor, type ActorSystemInit, type Message } from '../../../actors/system.js'
 import type { FrameHandlers, InboundFrame, PeerIdStr, Transport } from '../../../actors/transport.js'
@@ -213,8 +215,8 @@ describe('actors/system', () => {
         }),
       },
       {
-        reason: 'malformed',
-        title: 'a signed envelope whose payload is not JSON',
+        reason: 'bad_payload',
+        title: 'a signed envelope whose payload does not decode (not JSON, for an unregistered behaviour)',
         make: (fx) => fx.frame({ payload: new TextEncoder().encode('{nope') }),
       },
       {
@@ -547,8 +549,10 @@ describe('actors/system', () => {
       const sent = (a.components.transport as unknown as FakeTransport).sent.at(-1)!
       const wire = decodeEnvelope(sent.bytes)
       assert.equal(wire.behaviour, '/test/fail#error')
-      const body = JSON.parse(new TextDecoder().decode(wire.payload)) as Record<string, unknown>
-      assert.deepEqual(body, { code: 'NOPE', message: 'not today', data: { retryAfter: 5 } })
+      const body = ErrorReply.decode(wire.payload)
+      assert.equal(body.code, 'NOPE')
+      assert.equal(body.message, 'not today')
+      assert.deepEqual(JSON.parse(new TextDecoder().decode(body.data)), { retryAfter: 5 })
     })
 
     it('a behaviour throwing without a code is INTERNAL; an unknown behaviour is NO_SUCH_BEHAVIOUR', async () => {
@@ -610,6 +614,59 @@ describe('actors/system', () => {
       assert.deepEqual(b.rejections, { unexpected_reply: 1 })
       // Control: the true handle gets the reply.
       assert.equal(await client.request(server.handle, '/test/echo', 'hi', { timeoutMs: 1000 }), 'hi')
+    })
+
+    it('a reply under another behaviour name than the request is unexpected_reply', async () => {
+      server.on('/test/hang', () => new Promise(() => {}))
+      const p = client.request(server.handle, '/test/hang', {}, { timeoutMs: 200 })
+      await flush()
+      const req = decodeEnvelope((b.components.transport as unknown as FakeTransport).sent.at(-1)!.bytes)
+      const forged = sealEnvelope(server.key, {
+        sender: server.handle,
+        to: { peer: PEER_B, inbox: req.replyTo!.inbox },
+        behaviour: '/test/other#reply',
+        payload: new TextEncoder().encode('1'),
+        issuedAt: clock.now(),
+        ttlMs: 1000,
+      })
+      b.receive({ bytes: forged, from: PEER_A, via: 'direct' })
+      assert.deepEqual(b.rejections, { unexpected_reply: 1 })
+      await assert.rejects(p, { name: 'RequestTimeoutError' })
+    })
+
+    it('payloads use the registered codec both ways; bytes it cannot decode are bad_payload', async () => {
+      const net = new FakeNetwork()
+      // A toy codec: a single byte holding a number < 128.
+      const byte: PayloadCodec<number> = {
+        encode: (n) => new Uint8Array([n]),
+        decode: (bytes) => {
+          if (bytes.length !== 1 || bytes[0] > 127) throw new Error('not a small number')
+          return bytes[0]
+        },
+      }
+      const codecs = new CodecRegistry().register('/test/inc', { request: byte, reply: byte })
+      const x = new ActorSystem({ transport: new FakeTransport('X', net), clock, log: silentLogger, codecs })
+      const y = new ActorSystem({ transport: new FakeTransport('Y', net), clock, log: silentLogger, codecs })
+      stops.push(
+        () => x.stop(),
+        () => y.stop(),
+      )
+      const inc = x.spawn('inc', KeyPair.generate()).on('/test/inc', (m) => (m.payload as number) + 1)
+      const caller = y.spawn('caller', KeyPair.generate())
+      assert.equal(await caller.request(inc.handle, '/test/inc', 41, { timeoutMs: 1000 }), 42)
+      const sent = (y.components.transport as unknown as FakeTransport).sent.at(-1)!
+      assert.deepEqual([...decodeEnvelope(sent.bytes).payload], [41], 'the request went out in the codec')
+      const bad = sealEnvelope(caller.key, {
+        sender: caller.handle,
+        to: { peer: 'X', inbox: 'inc' },
+        behaviour: '/test/inc',
+        payload: new Uint8Array([200]),
+        issuedAt: clock.now(),
+        ttlMs: 1000,
+      })
+      x.receive({ bytes: bad, from: 'Y', via: 'direct' })
+      assert.deepEqual(x.rejections, { bad_payload: 1 })
+      assert.equal(await caller.request(inc.handle, '/test/inc', 1, { timeoutMs: 1000 }), 2)
     })
 
     it('rejects with UnreachableError when the transport cannot send', async () => {

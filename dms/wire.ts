@@ -1,0 +1,172 @@
+/**
+ * The DMS protocol's payload codecs: behaviour name -> protobuf messages of proto/dms.proto.
+ * Adding a behaviour = a message in proto/dms.proto (`npm run proto`), its payload type in
+ * messages.ts, and one `register` line below. Spec: specs/protocol.md ("Behaviours").
+ */
+import { CodecRegistry, type PayloadCodec } from '../actors/codec.js'
+import * as P from '../proto/dms.js'
+import { canonicalJson } from './contracts/canonical.js'
+import type { ContractProof, Settlement, SignedContract, SignedReceipt } from './contracts/model.js'
+import { asContractProof, asSettlement, asSignedContract, asSignedReceipt } from './contracts/shapes.js'
+import {
+  B,
+  type Bid,
+  type BidRequest,
+  type ContractSignReply,
+  type ContractSignRequest,
+  type Decline,
+  type Invocation,
+  type InvocationReply,
+  type JobRequest,
+  type JobRequestReply,
+  type JobResult,
+  type JobUpdate,
+  type SettleRequest,
+} from './messages.js'
+import type { Resources } from './resources/types.js'
+
+interface ProtoMessage<W> {
+  encode(obj: Partial<W>): Uint8Array
+  decode(buf: Uint8Array): W
+}
+
+/** A codec from a generated protobuf message and the mapping between it and the payload type. */
+function proto<T, W>(
+  msg: ProtoMessage<W>,
+  toWire: (v: T) => Partial<W>,
+  fromWire: (w: W) => T,
+): PayloadCodec<T> {
+  return { encode: (v) => msg.encode(toWire(v)), decode: (b) => fromWire(msg.decode(b)) }
+}
+
+const enc = new TextEncoder()
+const dec = new TextDecoder('utf-8', { fatal: true })
+/** A signed document on the wire: its canonical JSON, the bytes its signature covers. */
+const docToBytes = (doc: unknown): Uint8Array<ArrayBuffer> => enc.encode(canonicalJson(doc))
+const docFromBytes = <T>(bytes: Uint8Array, as: (v: unknown) => T): T => as(JSON.parse(dec.decode(bytes)))
+
+function need<T>(v: T | undefined, what: string): T {
+  if (v === undefined) throw new Error(`${what} is missing`)
+  return v
+}
+const resources = (r: P.Resources): Resources => ({
+  cpu: r.cpu,
+  memoryBytes: r.memoryBytes,
+  diskBytes: r.diskBytes,
+  gpus: r.gpus,
+})
+
+const bidRequest = proto<BidRequest, P.BidRequest>(
+  P.BidRequest,
+  (v) => v,
+  (w) => ({ ...w, resources: resources(need(w.resources, 'resources')) }),
+)
+const bid = proto<Bid, P.Bid>(
+  P.Bid,
+  (v) => v,
+  (w) => w,
+)
+const decline = proto<Decline, P.Decline>(
+  P.Decline,
+  (v) => v,
+  (w) => w,
+)
+const jobRequest = proto<JobRequest, P.JobRequest>(
+  P.JobRequest,
+  (v) => v,
+  (w) => w,
+)
+const jobRequestReply = proto<JobRequestReply, P.JobRequestReply>(
+  P.JobRequestReply,
+  (v) => v,
+  (w) => ({ locked: true, lockedUntil: w.lockedUntil }),
+)
+const contractRequest = proto<ContractSignRequest, P.ContractRequest>(
+  P.ContractRequest,
+  (v) => ({ contract: docToBytes(v.contract) }),
+  (w) => ({ contract: docFromBytes<SignedContract>(w.contract, asSignedContract) }),
+)
+const contractSignReply = proto<ContractSignReply, P.ContractSignReply>(
+  P.ContractSignReply,
+  (v) => v,
+  (w) => w,
+)
+const contractProof = proto<ContractProof, P.ContractProofMessage>(
+  P.ContractProofMessage,
+  (v) => ({ proof: docToBytes(v) }),
+  (w) => docFromBytes(w.proof, asContractProof),
+)
+const invocation = proto<Invocation, P.Invocation>(
+  P.Invocation,
+  (v) => ({
+    contract: docToBytes(v.contract),
+    proof: docToBytes(v.proof),
+    command: v.command,
+    env: new Map(Object.entries(v.env ?? {})),
+  }),
+  (w) => ({
+    contract: docFromBytes(w.contract, asSignedContract),
+    proof: docFromBytes(w.proof, asContractProof),
+    command: w.command,
+    env: Object.fromEntries(w.env),
+  }),
+)
+const invocationReply = proto<InvocationReply, P.InvocationReply>(
+  P.InvocationReply,
+  (v) => v,
+  (w) => w,
+)
+const jobUpdate = proto<JobUpdate, P.JobUpdate>(
+  P.JobUpdate,
+  (v) => v,
+  (w) => w,
+)
+const jobResult = proto<JobResult, P.JobResult>(
+  P.JobResult,
+  (v) => ({
+    ...v,
+    receipt: docToBytes(v.receipt),
+    outputs: v.outputs.map((f) => ({
+      path: f.path,
+      sha256: f.sha256,
+      size: f.size,
+      content: new Uint8Array(Buffer.from(f.contentBase64, 'base64')),
+    })),
+  }),
+  (w) => ({
+    ...w,
+    receipt: docFromBytes<SignedReceipt>(w.receipt, asSignedReceipt),
+    outputs: w.outputs.map((f) => ({
+      path: f.path,
+      sha256: f.sha256,
+      size: f.size,
+      contentBase64: Buffer.from(f.content).toString('base64'),
+    })),
+  }),
+)
+const settleRequest = proto<SettleRequest, P.SettleRequest>(
+  P.SettleRequest,
+  (v) => ({ ...v, receipt: docToBytes(v.receipt) }),
+  (w) => ({ ...w, receipt: docFromBytes(w.receipt, asSignedReceipt) }),
+)
+const settlement = proto<Settlement, P.SettlementMessage>(
+  P.SettlementMessage,
+  (v) => ({ settlement: docToBytes(v) }),
+  (w) => docFromBytes(w.settlement, asSettlement),
+)
+
+/** Every DMS behaviour with its request (and reply) codec. */
+export function dmsCodecs(): CodecRegistry {
+  return new CodecRegistry()
+    .register(B.bidRequest, { request: bidRequest })
+    .register(B.bid, { request: bid })
+    .register(B.decline, { request: decline })
+    .register(B.jobRequest, { request: jobRequest, reply: jobRequestReply })
+    .register(B.contractSign, { request: contractRequest, reply: contractSignReply })
+    .register(B.contractVerify, { request: contractRequest, reply: contractProof })
+    .register(B.invoke, { request: invocation, reply: invocationReply })
+    .register(B.update, { request: jobUpdate })
+    .register(B.result, { request: jobResult })
+    .register(B.settle, { request: settleRequest, reply: settlement })
+    .register(B.settled, { request: settlement })
+}
