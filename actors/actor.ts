@@ -1,3 +1,4 @@
+import type { BehaviourDef } from './codec.js'
 import type { Handle } from './envelope.js'
 import type { KeyPair } from './identity.js'
 import { Mailbox, type MailboxInit } from './mailbox.js'
@@ -43,9 +44,14 @@ export class Actor {
     return this.system.handleOf(this)
   }
 
-  /** Registers the behaviour for a hierarchical name, e.g. `/dms/job/bid`. */
-  on(behaviour: string, fn: Behaviour): this {
-    this.behaviours.set(behaviour, fn)
+  /**
+   * Registers the behaviour for a hierarchical name, e.g. `/dms/job/bid`. With a BehaviourDef the
+   * handler is typed and the def's codecs are registered with the system if they are not yet.
+   */
+  on<Req, Rep>(behaviour: BehaviourDef<Req, Rep>, fn: (msg: Message<Req>) => Rep | Promise<Rep>): this
+  on(behaviour: string, fn: Behaviour): this
+  on(behaviour: string | BehaviourDef<unknown, unknown>, fn: Behaviour): this {
+    this.behaviours.set(this.nameOf(behaviour), fn)
     return this
   }
 
@@ -56,21 +62,63 @@ export class Actor {
   }
 
   /** One-way message; resolves once handed to the transport. */
-  send(to: Handle, behaviour: string, payload: unknown, opts?: SendOptions): Promise<void> {
-    return this.system.sendEnvelope(this, to, behaviour, payload, opts)
+  send<Req>(
+    to: Handle,
+    behaviour: BehaviourDef<Req, unknown>,
+    payload: Req,
+    opts?: SendOptions,
+  ): Promise<void>
+  send(to: Handle, behaviour: string, payload: unknown, opts?: SendOptions): Promise<void>
+  send(
+    to: Handle,
+    behaviour: string | BehaviourDef<unknown, unknown>,
+    payload: unknown,
+    opts?: SendOptions,
+  ): Promise<void> {
+    return this.system.sendEnvelope(this, to, this.nameOf(behaviour), payload, opts)
   }
 
   /**
    * Sends and waits for the reply on a one-shot inbox; rejects with RemoteError,
    * RequestTimeoutError, UnreachableError, or the signal's reason.
    */
-  request<T = unknown>(to: Handle, behaviour: string, payload: unknown, opts?: RequestOptions): Promise<T> {
-    return this.system.request(this, to, behaviour, payload, opts) as Promise<T>
+  request<Req, Rep>(
+    to: Handle,
+    behaviour: BehaviourDef<Req, Rep>,
+    payload: Req,
+    opts?: RequestOptions,
+  ): Promise<Rep>
+  request<T = unknown>(to: Handle, behaviour: string, payload: unknown, opts?: RequestOptions): Promise<T>
+  request(
+    to: Handle,
+    behaviour: string | BehaviourDef<unknown, unknown>,
+    payload: unknown,
+    opts?: RequestOptions,
+  ): Promise<unknown> {
+    return this.system.request(this, to, this.nameOf(behaviour), payload, opts)
   }
 
   /** Broadcasts on a gossip topic. */
-  publish(topic: string, behaviour: string, payload: unknown, ttlMs?: number): Promise<void> {
-    return this.system.publish(this, topic, behaviour, payload, ttlMs)
+  publish<Req>(
+    topic: string,
+    behaviour: BehaviourDef<Req, unknown>,
+    payload: Req,
+    ttlMs?: number,
+  ): Promise<void>
+  publish(topic: string, behaviour: string, payload: unknown, ttlMs?: number): Promise<void>
+  publish(
+    topic: string,
+    behaviour: string | BehaviourDef<unknown, unknown>,
+    payload: unknown,
+    ttlMs?: number,
+  ): Promise<void> {
+    return this.system.publish(this, topic, this.nameOf(behaviour), payload, ttlMs)
+  }
+
+  private nameOf(behaviour: string | BehaviourDef<unknown, unknown>): string {
+    if (typeof behaviour === 'string') return behaviour
+    if (!this.system.codecs.has(behaviour.name)) this.system.codecs.add(behaviour)
+    return behaviour.name
   }
 
   /** Removes the actor from its system; queued messages are dropped, later ones count as late. */

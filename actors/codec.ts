@@ -60,6 +60,22 @@ export const errorCodec: PayloadCodec<ErrorPayload> = {
   },
 }
 
+/**
+ * A behaviour with its payload types and codecs: the typed handle for `Actor.on/send/request/
+ * publish`. `Rep` is the reply of a request/reply behaviour (`void` for one-way ones).
+ */
+export interface BehaviourDef<Req, Rep = void> {
+  readonly name: string
+  readonly codecs: BehaviourCodecs<Req, Rep>
+}
+
+export function defineBehaviour<Req, Rep = void>(
+  name: string,
+  codecs: BehaviourCodecs<Req, Rep>,
+): BehaviourDef<Req, Rep> {
+  return { name, codecs }
+}
+
 /** Behaviour name -> codecs. Extending the protocol is one `register` call per behaviour. */
 export class CodecRegistry {
   private readonly byName = new Map<string, BehaviourCodecs>()
@@ -69,6 +85,11 @@ export class CodecRegistry {
       throw new Error(`register ${behaviour} without its #reply/#error suffix`)
     this.byName.set(behaviour, codecs)
     return this
+  }
+
+  /** Registers a typed behaviour (see defineBehaviour). */
+  add(def: BehaviourDef<unknown, unknown>): this {
+    return this.register(def.name, def.codecs)
   }
 
   has(behaviour: string): boolean {

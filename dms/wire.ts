@@ -1,9 +1,9 @@
 /**
  * The DMS protocol's payload codecs: behaviour name -> protobuf messages of proto/dms.proto.
  * Adding a behaviour = a message in proto/dms.proto (`npm run proto`), its payload type in
- * messages.ts, and one `register` line below. Spec: specs/protocol.md ("Behaviours").
+ * messages.ts, and one entry in `W` below. Spec: specs/protocol.md ("Behaviours").
  */
-import { CodecRegistry, type PayloadCodec } from '../actors/codec.js'
+import { CodecRegistry, defineBehaviour, type PayloadCodec } from '../actors/codec.js'
 import * as P from '../proto/dms.js'
 import { canonicalJson } from './contracts/canonical.js'
 import type { ContractProof, Settlement, SignedContract, SignedReceipt } from './contracts/model.js'
@@ -14,6 +14,7 @@ import {
   type BidRequest,
   type ContractSignReply,
   type ContractSignRequest,
+  type ContractVerifyRequest,
   type Decline,
   type Invocation,
   type InvocationReply,
@@ -155,18 +156,40 @@ const settlement = proto<Settlement, P.SettlementMessage>(
   (w) => docFromBytes(w.settlement, asSettlement),
 )
 
-/** Every DMS behaviour with its request (and reply) codec. */
+/**
+ * Every DMS behaviour, typed, with its request (and reply) codec: `actor.send(to, W.bid, bid)`
+ * type-checks `bid`; `actor.request(to, W.jobRequest, req)` resolves with a JobRequestReply.
+ * Code that still passes the name strings (B.*) gets the same codecs through the registry.
+ */
+export const W = {
+  bidRequest: defineBehaviour<BidRequest>(B.bidRequest, { request: bidRequest }),
+  bid: defineBehaviour<Bid>(B.bid, { request: bid }),
+  decline: defineBehaviour<Decline>(B.decline, { request: decline }),
+  jobRequest: defineBehaviour<JobRequest, JobRequestReply>(B.jobRequest, {
+    request: jobRequest,
+    reply: jobRequestReply,
+  }),
+  contractSign: defineBehaviour<ContractSignRequest, ContractSignReply>(B.contractSign, {
+    request: contractRequest,
+    reply: contractSignReply,
+  }),
+  contractVerify: defineBehaviour<ContractVerifyRequest, ContractProof>(B.contractVerify, {
+    request: contractRequest,
+    reply: contractProof,
+  }),
+  invoke: defineBehaviour<Invocation, InvocationReply>(B.invoke, {
+    request: invocation,
+    reply: invocationReply,
+  }),
+  update: defineBehaviour<JobUpdate>(B.update, { request: jobUpdate }),
+  result: defineBehaviour<JobResult>(B.result, { request: jobResult }),
+  settle: defineBehaviour<SettleRequest, Settlement>(B.settle, { request: settleRequest, reply: settlement }),
+  settled: defineBehaviour<Settlement>(B.settled, { request: settlement }),
+} as const
+
+/** The registry a DMS node's ActorSystem decodes with: every behaviour in W. */
 export function dmsCodecs(): CodecRegistry {
-  return new CodecRegistry()
-    .register(B.bidRequest, { request: bidRequest })
-    .register(B.bid, { request: bid })
-    .register(B.decline, { request: decline })
-    .register(B.jobRequest, { request: jobRequest, reply: jobRequestReply })
-    .register(B.contractSign, { request: contractRequest, reply: contractSignReply })
-    .register(B.contractVerify, { request: contractRequest, reply: contractProof })
-    .register(B.invoke, { request: invocation, reply: invocationReply })
-    .register(B.update, { request: jobUpdate })
-    .register(B.result, { request: jobResult })
-    .register(B.settle, { request: settleRequest, reply: settlement })
-    .register(B.settled, { request: settlement })
+  const registry = new CodecRegistry()
+  for (const def of Object.values(W)) registry.add(def)
+  return registry
 }
