@@ -5,6 +5,8 @@
  * tools). `<name>#error` replies always use ErrorReply (proto/envelope.proto).
  */
 import { ErrorReply } from '../proto/envelope.js'
+import { ErrorReplyWire } from '../proto/envelope.wire.js'
+import { checkWire } from './wire.js'
 
 export interface PayloadCodec<T> {
   encode(value: T): Uint8Array
@@ -51,6 +53,7 @@ export const errorCodec: PayloadCodec<ErrorPayload> = {
       data: e.data === undefined ? undefined : enc.encode(JSON.stringify(e.data)),
     }),
   decode: (b) => {
+    checkWire(b, ErrorReplyWire)
     const r = ErrorReply.decode(b)
     return {
       code: r.code === '' ? 'REMOTE_ERROR' : r.code,

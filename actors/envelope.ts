@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { Envelope, type Handle } from '../proto/envelope.js'
 import { verifySignature, type KeyPair } from './identity.js'
-import { checkWire, type WireSchema } from './wire.js'
+import { EnvelopeWire } from '../proto/envelope.wire.js'
+import { checkWire } from './wire.js'
 
 export { Envelope, type Handle }
 
@@ -54,22 +55,8 @@ export function verifyEnvelope(env: Envelope): boolean {
   return verifySignature(env.sender.publicKey, signingBytes(env), env.signature)
 }
 
-const HANDLE_WIRE: WireSchema = { 1: { wire: 2 }, 2: { wire: 2 }, 3: { wire: 2 }, 4: { wire: 2 } }
-/** proto/envelope.proto as wire types: keep in step with the .proto (a unit test checks it). */
-export const ENVELOPE_WIRE: WireSchema = {
-  1: { wire: 0 },
-  2: { wire: 2, message: HANDLE_WIRE },
-  3: { wire: 2 },
-  4: { wire: 2 },
-  5: { wire: 2 },
-  6: { wire: 2 },
-  7: { wire: 2 },
-  8: { wire: 0 },
-  9: { wire: 0 },
-  10: { wire: 2, message: HANDLE_WIRE },
-  11: { wire: 2 },
-  12: { wire: 2 },
-}
+/** proto/envelope.proto as wire types, generated (proto/envelope.wire.ts, `npm run proto`). */
+export const ENVELOPE_WIRE = EnvelopeWire
 
 const MAX_ADDRS = 16
 

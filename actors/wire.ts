@@ -10,6 +10,8 @@ export type WireType = 0 | 1 | 2 | 5
 
 export interface WireField {
   wire: WireType
+  /** Also accepted (a packed repeated number arrives length-delimited). */
+  alt?: WireType
   /** For a length-delimited field holding a message: its schema, checked recursively. */
   message?: WireSchema
 }
@@ -51,7 +53,7 @@ function walk(buf: Uint8Array, pos: number, end: number, schema: WireSchema, dep
     const wire = tag % 8
     const spec = schema[field]
     if (spec === undefined) throw new WireFormatError(`unknown field ${field}`)
-    if (spec.wire !== wire)
+    if (spec.wire !== wire && spec.alt !== wire)
       throw new WireFormatError(`field ${field} has wire type ${wire}, expected ${spec.wire}`)
     switch (wire) {
       case 0:
@@ -66,7 +68,8 @@ function walk(buf: Uint8Array, pos: number, end: number, schema: WireSchema, dep
       case 2: {
         const [len, start] = varint(buf, pos, end)
         if (len > end - start) throw new WireFormatError(`field ${field} runs past the end`)
-        if (spec.message !== undefined) walk(buf, start, start + len, spec.message, depth + 1)
+        if (spec.message !== undefined && spec.wire === 2)
+          walk(buf, start, start + len, spec.message, depth + 1)
         pos = start + len
         break
       }

@@ -4,7 +4,9 @@
  * messages.ts, and one entry in `W` below. Spec: specs/protocol.md ("Behaviours").
  */
 import { CodecRegistry, defineBehaviour, type PayloadCodec } from '../actors/codec.js'
+import { checkWire, type WireSchema } from '../actors/wire.js'
 import * as P from '../proto/dms.js'
+import * as PW from '../proto/dms.wire.js'
 import { canonicalJson } from './contracts/canonical.js'
 import type { ContractProof, Settlement, SignedContract, SignedReceipt } from './contracts/model.js'
 import { asContractProof, asSettlement, asSignedContract, asSignedReceipt } from './contracts/shapes.js'
@@ -31,13 +33,23 @@ interface ProtoMessage<W> {
   decode(buf: Uint8Array): W
 }
 
-/** A codec from a generated protobuf message and the mapping between it and the payload type. */
+/**
+ * A codec from a generated protobuf message (its wire-type schema checked strictly before protons
+ * decodes) and the mapping between it and the payload type.
+ */
 function proto<T, W>(
   msg: ProtoMessage<W>,
+  schema: WireSchema,
   toWire: (v: T) => Partial<W>,
   fromWire: (w: W) => T,
 ): PayloadCodec<T> {
-  return { encode: (v) => msg.encode(toWire(v)), decode: (b) => fromWire(msg.decode(b)) }
+  return {
+    encode: (v) => msg.encode(toWire(v)),
+    decode: (b) => {
+      checkWire(b, schema)
+      return fromWire(msg.decode(b))
+    },
+  }
 }
 
 const enc = new TextEncoder()
@@ -59,46 +71,55 @@ const resources = (r: P.Resources): Resources => ({
 
 const bidRequest = proto<BidRequest, P.BidRequest>(
   P.BidRequest,
+  PW.BidRequestWire,
   (v) => v,
   (w) => ({ ...w, resources: resources(need(w.resources, 'resources')) }),
 )
 const bid = proto<Bid, P.Bid>(
   P.Bid,
+  PW.BidWire,
   (v) => v,
   (w) => w,
 )
 const decline = proto<Decline, P.Decline>(
   P.Decline,
+  PW.DeclineWire,
   (v) => v,
   (w) => w,
 )
 const jobRequest = proto<JobRequest, P.JobRequest>(
   P.JobRequest,
+  PW.JobRequestWire,
   (v) => v,
   (w) => w,
 )
 const jobRequestReply = proto<JobRequestReply, P.JobRequestReply>(
   P.JobRequestReply,
+  PW.JobRequestReplyWire,
   (v) => v,
   (w) => ({ locked: true, lockedUntil: w.lockedUntil }),
 )
 const contractRequest = proto<ContractSignRequest, P.ContractRequest>(
   P.ContractRequest,
+  PW.ContractRequestWire,
   (v) => ({ contract: docToBytes(v.contract) }),
   (w) => ({ contract: docFromBytes<SignedContract>(w.contract, asSignedContract) }),
 )
 const contractSignReply = proto<ContractSignReply, P.ContractSignReply>(
   P.ContractSignReply,
+  PW.ContractSignReplyWire,
   (v) => v,
   (w) => w,
 )
 const contractProof = proto<ContractProof, P.ContractProofMessage>(
   P.ContractProofMessage,
+  PW.ContractProofMessageWire,
   (v) => ({ proof: docToBytes(v) }),
   (w) => docFromBytes(w.proof, asContractProof),
 )
 const invocation = proto<Invocation, P.Invocation>(
   P.Invocation,
+  PW.InvocationWire,
   (v) => ({
     contract: docToBytes(v.contract),
     proof: docToBytes(v.proof),
@@ -114,16 +135,19 @@ const invocation = proto<Invocation, P.Invocation>(
 )
 const invocationReply = proto<InvocationReply, P.InvocationReply>(
   P.InvocationReply,
+  PW.InvocationReplyWire,
   (v) => v,
   (w) => w,
 )
 const jobUpdate = proto<JobUpdate, P.JobUpdate>(
   P.JobUpdate,
+  PW.JobUpdateWire,
   (v) => v,
   (w) => w,
 )
 const jobResult = proto<JobResult, P.JobResult>(
   P.JobResult,
+  PW.JobResultWire,
   (v) => ({
     ...v,
     receipt: docToBytes(v.receipt),
@@ -147,11 +171,13 @@ const jobResult = proto<JobResult, P.JobResult>(
 )
 const settleRequest = proto<SettleRequest, P.SettleRequest>(
   P.SettleRequest,
+  PW.SettleRequestWire,
   (v) => ({ ...v, receipt: docToBytes(v.receipt) }),
   (w) => ({ ...w, receipt: docFromBytes(w.receipt, asSignedReceipt) }),
 )
 const settlement = proto<Settlement, P.SettlementMessage>(
   P.SettlementMessage,
+  PW.SettlementMessageWire,
   (v) => ({ settlement: docToBytes(v) }),
   (w) => docFromBytes(w.settlement, asSettlement),
 )

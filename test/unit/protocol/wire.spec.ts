@@ -171,6 +171,26 @@ describe('dms/wire (protobuf payload codecs)', () => {
     assert.throws(() => codecs.decode(B.settled, notJson))
   })
 
+  it('refuses a field in another wire type, at the top, in a nested message and in a map entry', () => {
+    const bidBytes = codecs.encode(B.bid, samples[1][1])
+    // total (field 5, a varint) appended length-delimited: protons would misread it.
+    assert.throws(() => codecs.decode(B.bid, new Uint8Array([...bidBytes, (5 << 3) | 2, 1, 0x41])), {
+      name: 'WireFormatError',
+      message: /field 5 has wire type 2/,
+    })
+    // resources (field 2) whose cpu (field 1, a double) is a varint.
+    const req = new Uint8Array([(1 << 3) | 2, 1, 0x6a, (2 << 3) | 2, 2, (1 << 3) | 0, 1])
+    assert.throws(() => codecs.decode(B.bidRequest, req), /field 1 has wire type 0, expected 1/)
+    // env (field 4) map entry whose value (field 2, a string) is a varint.
+    const inv = codecs.encode(B.invoke, samples[9][1])
+    const badEntry = [(4 << 3) | 2, 5, (1 << 3) | 2, 1, 0x41, (2 << 3) | 0, 1]
+    assert.throws(
+      () => codecs.decode(B.invoke, new Uint8Array([...inv, ...badEntry])),
+      /field 2 has wire type 0/,
+    )
+    assert.throws(() => codecs.decode(B.update, new Uint8Array([(9 << 3) | 0, 1])), /unknown field 9/)
+  })
+
   it('an error reply is an ErrorReply with JSON data, for any behaviour', () => {
     const bytes = codecs.encode(`${B.contractVerify}#error`, {
       code: 'INSUFFICIENT_FUNDS',
