@@ -322,12 +322,12 @@ export class ActorSystem {
 
   private remember(inbox: string): void {
     const now = this.components.clock.now()
-    if (this.closed.size >= this.cfg.closedInboxMemory) {
-      for (const [k, until] of this.closed) if (until <= now) this.closed.delete(k)
-      // Still full: forget the oldest (Map keeps insertion order).
-      while (this.closed.size >= this.cfg.closedInboxMemory)
-        this.closed.delete(this.closed.keys().next().value as string)
+    // Every entry lives maxTtlMs, so insertion order is expiry order: trim from the oldest, O(1).
+    for (const [k, until] of this.closed) {
+      if (until > now && this.closed.size < this.cfg.closedInboxMemory) break
+      this.closed.delete(k)
     }
+    this.closed.delete(inbox)
     this.closed.set(inbox, now + this.cfg.maxTtlMs)
   }
 

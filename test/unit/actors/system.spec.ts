@@ -427,6 +427,22 @@ describe('actors/system', () => {
       assert.deepEqual(fx.system.rejections, { no_inbox: 1 })
     })
 
+    it('remembers at most closedInboxMemory closed inboxes (oldest forgotten); metrics() reports the counters', () => {
+      const fx = setup({ closedInboxMemory: 2 })
+      for (const name of ['x1', 'x2', 'x3']) fx.system.spawn(name, KeyPair.generate()).stop()
+      fx.system.receive(fx.frame({ to: { peer: PEER_A, inbox: 'x1' } }))
+      fx.system.receive(fx.frame({ to: { peer: PEER_A, inbox: 'x2' } }))
+      fx.system.receive(fx.frame({ to: { peer: PEER_A, inbox: 'x3' } }))
+      assert.deepEqual(fx.system.rejections, { no_inbox: 1 })
+      assert.deepEqual(fx.system.late, { inbox_closed: 2 })
+      const m = fx.system.metrics()
+      assert.deepEqual(m.rejections, { no_inbox: 1 })
+      assert.deepEqual(m.late, { inbox_closed: 2 })
+      assert.equal(m.actors, 1, 'svc only')
+      assert.equal(m.replayCacheSize, 2, 'the no_inbox frame is refused before the replay check')
+      assert.equal(m.delivered, 0)
+    })
+
     it('a re-spawned inbox receives again', async () => {
       const fx = setup()
       fx.actor.stop()
