@@ -2,7 +2,17 @@
  * A node's configuration. Spec: specs/config.md. The contract-db is not a role of this node: it
  * runs as its own process (`dms contract-db run`, dms/contracts/contract-db-node.ts).
  */
+import type { MailboxInit } from '../actors/mailbox.js'
+import type { NetworkInit } from './network/host.js'
 import type { Prices, Resources } from './resources/types.js'
+
+/** `network`: discovery, connection limits, gossipsub and actor limits. Spec: specs/config.md. */
+export interface NetworkConfig extends NetworkInit {
+  /** Largest frame (envelope) accepted, on streams and gossip. @default 4194304 */
+  maxFrameBytes?: number
+  /** Default mailbox of each actor. @default { capacity: 1024, overflow: 'drop-newest' } */
+  mailbox?: MailboxInit
+}
 
 export interface NodeConfig {
   /** Where the key, database and socket live. */
@@ -13,6 +23,8 @@ export interface NodeConfig {
   bootstrap?: string[]
   /** One-host network settings (tests, devnet). @default false */
   oneHost?: boolean
+  /** Discovery, connection limits, gossipsub overrides, frame and mailbox limits. @default {} */
+  network?: NetworkConfig
   /** REST API on a unix socket; false disables it. @default { socket: '<dataDir>/dms.sock' } */
   api?: { socket?: string } | false
   /** Requester role: post jobs and drive them to settlement. */

@@ -1,6 +1,7 @@
 /**
  * Behaviour names and payloads of the DMS protocol. Spec: specs/protocol.md.
- * Payloads travel JSON-encoded inside signed protobuf envelopes (proto/envelope.proto).
+ * Payloads travel as protobuf messages (proto/dms.proto, codecs in wire.ts) inside signed
+ * protobuf envelopes (proto/envelope.proto).
  */
 import type {
   ContractProof,
@@ -34,6 +35,8 @@ export const B = {
 /** Inboxes of the well-known actors on every node. */
 export const INBOX = { provider: 'provider', contractDb: 'contract-db' } as const
 export const jobInbox = (jobId: string) => `job/${jobId}`
+/** The provider-side child actor of one allocation. */
+export const allocationInbox = (allocationId: string) => `alloc/${allocationId}`
 
 export interface BidRequest {
   jobId: string
@@ -134,8 +137,6 @@ export interface SettleRequest {
 }
 export type SettleReply = Settlement
 export type VerifyReply = ContractProof
-
-// ---- issue 7: contract-db termination (JSON payloads; to be ported to proto at merge) ----
 
 /**
  * `/dms/contract/terminate`: a party closes an active contract without a normal settlement.

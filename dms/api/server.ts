@@ -76,6 +76,7 @@ export class ApiServer {
         },
         bidTopicPeers: node.transport.topicPeers(BID_REQUEST_TOPIC),
         rejections: node.system.rejections,
+        late: node.system.late,
       }),
     )
 

@@ -3,6 +3,8 @@
  * (approve, revoke, credit, balance, contracts) over its local socket. Spec: specs/contract-db.md.
  */
 import { readFile } from 'node:fs/promises'
+import { cliPassphrase } from './passphrase.js'
+import { keyProblem } from './run.js'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
@@ -47,12 +49,12 @@ async function runService(opts: { dataDir?: string; config?: string }): Promise<
   const dataDir = opts.dataDir ?? fromFile.dataDir ?? defaultDir
   const cfg: ContractDbConfig = { ...fromFile, dataDir: resolve(dataDir) }
   const log = createLogger()
-  const node = new ContractDbNode(cfg, { log })
+  const node = new ContractDbNode(cfg, { log, passphrase: cliPassphrase() })
   try {
     await node.start()
   } catch (err) {
     if (err instanceof DataDirInUseError) throw new CliError(err.message)
-    throw err
+    keyProblem(err)
   }
   const ready = {
     event: 'ready',

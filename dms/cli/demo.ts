@@ -1,4 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -15,7 +16,7 @@ import { verifyDoc } from '../contracts/canonical.js'
 import { DOMAIN } from '../contracts/model.js'
 import { publicKeyOfPeer } from '../contracts/party.js'
 import { keyFromString } from '../../actors/identity.js'
-import { loadOrCreateKey } from '../keys.js'
+import { loadOrCreateKey, PASSPHRASE_ENV } from '../keys.js'
 import { CliError, print } from './output.js'
 import { follow } from './job.js'
 
@@ -32,8 +33,8 @@ interface Proc {
   logPath: string
 }
 
-async function peerIdOf(dataDir: string): Promise<string> {
-  const { key } = await loadOrCreateKey(dataDir)
+async function peerIdOf(dataDir: string, passphrase: string): Promise<string> {
+  const { key } = await loadOrCreateKey(dataDir, () => Promise.resolve(passphrase))
   return peerIdFromPrivateKey(privateKeyFromRaw(key.libp2pRaw())).toString()
 }
 
@@ -106,7 +107,19 @@ export async function demoCommand(opts: { image: string; keep?: boolean }): Prom
       req: join(root, 'requester'),
     }
     for (const d of Object.values(dirs)) await mkdir(d, { recursive: true })
-    const ids = { a: await peerIdOf(dirs.a), b: await peerIdOf(dirs.b), req: await peerIdOf(dirs.req) }
+    // Keys are sealed at rest: DMS_PASSPHRASE when set, else a throwaway one for this demo only.
+    // Every child process (nodes, the contract-db and its operator CLI) inherits it.
+    const pass = process.env[PASSPHRASE_ENV] || randomBytes(16).toString('hex')
+    if (opts.keep === true && !process.env[PASSPHRASE_ENV]) {
+      await writeFile(join(root, 'passphrase'), pass, { mode: 0o600 })
+      print(`  keys sealed with a generated passphrase, kept in ${join(root, 'passphrase')}`)
+    }
+    process.env[PASSPHRASE_ENV] = pass
+    const ids = {
+      a: await peerIdOf(dirs.a, pass),
+      b: await peerIdOf(dirs.b, pass),
+      req: await peerIdOf(dirs.req, pass),
+    }
     const base = { listen: ['/ip4/127.0.0.1/tcp/0'], oneHost: true }
 
     const cdb = await startProcess(root, 'contract-db', { ...base, dataDir: dirs.cdb }, [

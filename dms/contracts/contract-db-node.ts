@@ -4,7 +4,9 @@ import type { Logger } from 'pino'
 import { systemClock, type Clock } from '../../actors/clock.js'
 import type { KeyPair } from '../../actors/identity.js'
 import { ActorSystem } from '../../actors/system.js'
-import { loadOrCreateKey } from '../keys.js'
+import type { NetworkConfig } from '../config.js'
+import { envPassphrase, loadOrCreateKey, type PassphraseSource } from '../keys.js'
+import { dmsCodecs } from '../wire.js'
 import { child, silentLogger } from '../log.js'
 import { createHost, type Host } from '../network/host.js'
 import { Libp2pTransport } from '../network/transport.js'
@@ -22,6 +24,8 @@ export interface ContractDbConfig {
   bootstrap?: string[]
   /** One-host network settings (tests, demo). @default false */
   oneHost?: boolean
+  /** Discovery, connection limits, gossipsub overrides, frame and mailbox limits (as for a node). */
+  network?: NetworkConfig
   /** The operator's REST socket (mode 0600); false disables it. @default '<dataDir>/contract-db.sock' */
   socket?: string | false
 }
@@ -46,12 +50,15 @@ export class ContractDbNode {
   readonly clock: Clock
   readonly log: Logger
 
+  private readonly passphrase: PassphraseSource
+
   constructor(
     readonly config: ContractDbConfig,
-    components: { clock?: Clock; log?: Logger } = {},
+    components: { clock?: Clock; log?: Logger; passphrase?: PassphraseSource } = {},
   ) {
     this.clock = components.clock ?? systemClock
     this.log = components.log ?? silentLogger
+    this.passphrase = components.passphrase ?? envPassphrase()
   }
 
   get peerId(): string {
@@ -82,16 +89,29 @@ export class ContractDbNode {
     const cfg = this.config
     const { clock, log } = this
     await mkdir(cfg.dataDir, { recursive: true, mode: 0o700 })
-    this.key = (await loadOrCreateKey(cfg.dataDir)).key
+    const loaded = await loadOrCreateKey(cfg.dataDir, this.passphrase)
+    this.key = loaded.key
+    if (loaded.migrated) {
+      log.warn(
+        { dataDir: cfg.dataDir },
+        'node.key was a plain key file (dms 0.1): sealed it with the passphrase',
+      )
+    }
     this.db = await openDb(join(cfg.dataDir, 'db'))
     this.stops.push(() => this.db.close())
-    this.host = await createHost(this.key, {
-      listen: cfg.listen,
-      bootstrap: cfg.bootstrap,
-      oneHost: cfg.oneHost,
-    })
-    this.transport = new Libp2pTransport({ host: this.host, log: child(log, 'dms:network') })
-    this.system = new ActorSystem({ transport: this.transport, clock, log: child(log, 'actors') })
+    this.host = await createHost(
+      this.key,
+      { ...cfg.network, listen: cfg.listen, bootstrap: cfg.bootstrap, oneHost: cfg.oneHost },
+      child(log, 'dms:network'),
+    )
+    this.transport = new Libp2pTransport(
+      { host: this.host, log: child(log, 'dms:network') },
+      { maxFrameBytes: cfg.network?.maxFrameBytes },
+    )
+    this.system = new ActorSystem(
+      { transport: this.transport, clock, log: child(log, 'actors'), codecs: dmsCodecs() },
+      { maxFrameBytes: cfg.network?.maxFrameBytes, mailbox: cfg.network?.mailbox },
+    )
     await this.host.start()
     this.stops.push(() => this.host.stop())
     await this.transport.start()

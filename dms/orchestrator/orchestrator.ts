@@ -3,7 +3,7 @@ import type { Logger } from 'pino'
 import { createActor, type Actor as XActor } from 'xstate'
 import type { Clock } from '../../actors/clock.js'
 import type { Handle } from '../../actors/envelope.js'
-import { keyToString, type KeyPair } from '../../actors/identity.js'
+import { KeyPair, keyToString } from '../../actors/identity.js'
 import type { Actor, ActorSystem, Message } from '../../actors/system.js'
 import type { Transport } from '../../actors/transport.js'
 import { hashDoc, signDoc, verifyDoc } from '../contracts/canonical.js'
@@ -148,8 +148,9 @@ export class Orchestrator {
       updates: [],
     }
     const session = new JobSession()
+    // The job's actor has its own key; contracts are still signed with the node key.
     const actor = this.c.system
-      .spawn(jobInbox(id), this.c.key)
+      .spawn(jobInbox(id), KeyPair.generate())
       .on(B.bid, (m: Message) => this.onBid(id, session, m as Message<Bid>))
       .on(B.decline, (m: Message) => {
         const d = m.payload as Decline

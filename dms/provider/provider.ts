@@ -3,7 +3,7 @@ import type { Logger } from 'pino'
 import type { Clock } from '../../actors/clock.js'
 import type { Handle } from '../../actors/envelope.js'
 import { RefusedError } from '../../actors/errors.js'
-import { keyToString, type KeyPair } from '../../actors/identity.js'
+import { KeyPair, keyToString } from '../../actors/identity.js'
 import type { Actor, ActorSystem, Message } from '../../actors/system.js'
 import { hashDoc, signDoc, verifyDoc } from '../contracts/canonical.js'
 import { DOMAIN } from '../contracts/model.js'
@@ -13,6 +13,7 @@ import {
   B,
   BID_REQUEST_TOPIC,
   INBOX,
+  allocationInbox,
   type Bid,
   type BidRequest,
   type ContractSignReply,
@@ -111,7 +112,7 @@ export class ProviderService {
     this.sweeper = setInterval(() => void this.sweep(), this.init.sweepIntervalMs ?? 5000)
     this.sweeper.unref()
     try {
-      this.recovered = await this.allocations.recover(this.actor)
+      this.recovered = await this.allocations.recover((id) => this.spawnAllocation(id))
     } catch (err) {
       // The engine may be down: new bids are declined for that anyway; recovery runs at next start.
       this.c.log.warn({ err }, 'could not recover allocations left by an earlier run')
@@ -129,6 +130,11 @@ export class ProviderService {
     } catch (err) {
       this.c.log.warn({ err }, 'resource sweep failed')
     }
+  }
+
+  /** Each allocation is its own child actor: its own key and inbox `alloc/<id>`. */
+  private spawnAllocation(allocationId: string): Actor {
+    return this.c.system.spawn(allocationInbox(allocationId), KeyPair.generate())
   }
 
   async stop(): Promise<void> {
@@ -322,7 +328,8 @@ export class ProviderService {
       state: 'contracted',
       history: [{ state: 'contracted', at: this.c.clock.now() }],
     }
-    this.allocations.launch(this.actor as Actor, record)
+    // Each allocation is its own actor (key and inbox); receipts are still signed with the node key.
+    this.allocations.launch(this.spawnAllocation(allocationId), record)
     return { allocationId }
   }
 }

@@ -29,7 +29,11 @@ function startProvider(configPath: string): Promise<Running> {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', join(ROOT, 'dms/cli/main.ts'), 'run', '--config', configPath],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DMS_LOG_LEVEL: 'warn' } },
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, DMS_LOG_LEVEL: 'warn', DMS_PASSPHRASE: 'test passphrase' },
+    },
   )
   let stderr = ''
   child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)))

@@ -10,6 +10,8 @@ import type { StoredJob } from '../../dms/orchestrator/orchestrator.js'
 
 const MiB = 1024 * 1024
 export const TEST_IMAGE = process.env.DMS_TEST_IMAGE ?? 'dms-test:1'
+/** Unseals the test nodes' keys (they are sealed like any node's). */
+export const TEST_PASSPHRASE = () => Promise.resolve('test passphrase')
 
 export const prices = (perCpuHour: number): Prices => ({
   perCpuHour,
@@ -55,7 +57,10 @@ export async function startNetwork(
   const root = await mkdtemp(join(tmpdir(), 'dms-net-'))
   const started: Array<{ stop(): Promise<void> }> = []
   const startNode = async (name: string, cfg: Omit<NodeConfig, 'dataDir'>) => {
-    const node = new DmsNode({ dataDir: join(root, name), oneHost: true, ...cfg }, opts.components)
+    const node = new DmsNode(
+      { dataDir: join(root, name), oneHost: true, ...cfg },
+      { passphrase: TEST_PASSPHRASE, ...opts.components },
+    )
     await node.start()
     started.push(node)
     return node
@@ -64,7 +69,7 @@ export async function startNetwork(
     // The contract-db starts with no approvals; they are added once the peer ids exist.
     const contractDb = new ContractDbNode(
       { dataDir: join(root, 'contract-db'), oneHost: true, listen: opts.contractDbListen },
-      { clock: opts.components?.clock },
+      { clock: opts.components?.clock, passphrase: TEST_PASSPHRASE },
     )
     await contractDb.start()
     started.push(contractDb)

@@ -33,9 +33,8 @@ function startContractDb(dataDir: string, configPath: string): Promise<Running> 
   const child = spawn(
     process.execPath,
     ['bin/dms.js', 'contract-db', 'run', '--data-dir', dataDir, '-c', configPath],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+    // The service's key is sealed at rest: the process unseals it with DMS_PASSPHRASE.
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DMS_PASSPHRASE: 'test passphrase' } },
   )
   let stderr = ''
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))

@@ -10,7 +10,7 @@ import type { ExecutionResult } from '../../../dms/executor/executor.js'
 import { TestExecutor } from '../../helpers/test-executor.js'
 import { hashOutputs } from '../../../dms/executor/outputs.js'
 import { ApiClient } from '../../../dms/api/client.js'
-import { jobReaches, startNetwork, type TestNetwork } from '../../helpers/network.js'
+import { jobReaches, startNetwork, TEST_PASSPHRASE, type TestNetwork } from '../../helpers/network.js'
 
 const MiB = 1024 * 1024
 
@@ -89,7 +89,7 @@ describe('contract-db restart between escrow lock and settlement (in-process)', 
     executor.open() // ...the job finishes, and the requester tries to settle: UNREACHABLE
     await settling
     const back = Date.now()
-    revived = new ContractDbNode(old.config) // same key, db and port
+    revived = new ContractDbNode(old.config, { passphrase: TEST_PASSPHRASE }) // same key, db and port
     await revived.start()
     const job = await jobReaches(net.requester, id)
     assert.equal(job.state, 'completed', JSON.stringify(job.record.error))
