@@ -1,5 +1,6 @@
 import { systemClock } from '../../actors/clock.js'
 import { KeyPair } from '../../actors/identity.js'
+import { dmsCodecs } from '../../dms/wire.js'
 import { ActorSystem, type ActorSystemInit, type RejectReason } from '../../actors/system.js'
 import { createHost, type Host, type HostInit } from '../../dms/network/host.js'
 import { Libp2pTransport, type Libp2pTransportInit } from '../../dms/network/transport.js'
@@ -26,7 +27,11 @@ export async function startPeer(bootstrap: string[] = [], init: PeerInit = {}): 
   const key = KeyPair.generate()
   const host = await createHost(key, { oneHost: true, bootstrap, ...init.host })
   const transport = new Libp2pTransport({ host, log: silentLogger }, init.transport)
-  const system = new ActorSystem({ transport, clock: systemClock, log: silentLogger }, init.system)
+  // DMS payload codecs; behaviours outside DMS (the runtime's own tests) fall back to JSON.
+  const system = new ActorSystem(
+    { transport, clock: systemClock, log: silentLogger, codecs: dmsCodecs() },
+    init.system,
+  )
   await host.start()
   await transport.start()
   return {

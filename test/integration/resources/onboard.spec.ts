@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ApiClient } from '../../../dms/api/client.js'
 import type { NodeConfig } from '../../../dms/config.js'
+import { TEST_PASSPHRASE } from '../../helpers/network.js'
 import { DmsNode } from '../../../dms/node.js'
 import type { ResourcesView } from '../../../dms/resources/onboarding.js'
 
@@ -47,7 +48,7 @@ describe('onboarding through the REST API and the dms CLI', function () {
     ...over,
   })
   const start = async (c: NodeConfig = cfg()) => {
-    node = new DmsNode(c)
+    node = new DmsNode(c, { passphrase: TEST_PASSPHRASE })
     await node.start()
     return node
   }
