@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { Envelope, type Handle } from '../proto/envelope.js'
 import { verifySignature, type KeyPair } from './identity.js'
+import { EnvelopeWire } from '../proto/envelope.wire.js'
+import { checkWire } from './wire.js'
 
 export { Envelope, type Handle }
 
@@ -53,6 +55,18 @@ export function verifyEnvelope(env: Envelope): boolean {
   return verifySignature(env.sender.publicKey, signingBytes(env), env.signature)
 }
 
+/** proto/envelope.proto as wire types, generated (proto/envelope.wire.ts, `npm run proto`). */
+export const ENVELOPE_WIRE = EnvelopeWire
+
+const MAX_ADDRS = 16
+
+/**
+ * Decodes wire bytes strictly: wrong wire types and unknown fields are refused before protons
+ * (which decodes by field number alone) sees them; each handle carries at most 16 addresses.
+ */
 export function decodeEnvelope(bytes: Uint8Array): Envelope {
-  return Envelope.decode(bytes, { limits: { sender: { addrs: 16 } } })
+  checkWire(bytes, ENVELOPE_WIRE)
+  return Envelope.decode(bytes, {
+    limits: { sender: { addrs: MAX_ADDRS }, replyTo: { addrs: MAX_ADDRS } },
+  })
 }

@@ -1,12 +1,16 @@
 import { randomBytes } from 'node:crypto'
 import type { Logger } from 'pino'
+import { Actor, ERROR, type RequestOptions, type SendOptions } from './actor.js'
 import type { Clock } from './clock.js'
+import { CodecRegistry, REPLY_SUFFIX, type ErrorPayload } from './codec.js'
 import { decodeEnvelope, sealEnvelope, verifyEnvelope, type Envelope, type Handle } from './envelope.js'
 import { RemoteError, RequestTimeoutError, UnreachableError } from './errors.js'
 import type { KeyPair } from './identity.js'
-import { Mailbox, type MailboxInit } from './mailbox.js'
+import type { MailboxInit } from './mailbox.js'
 import { ReplayCache } from './replay.js'
-import type { InboundFrame, Transport } from './transport.js'
+import type { FrameVerdict, InboundFrame, Transport, TransportRefusal } from './transport.js'
+
+export { Actor, type RequestOptions, type SendOptions }
 
 /** A message as a behaviour sees it: verified, decoded, addressed to this actor. */
 export interface Message<T = unknown> {
@@ -22,13 +26,15 @@ export interface Message<T = unknown> {
 /** Handles one message; for a request, the returned value is the reply (undefined is sent as null). */
 export type Behaviour = (msg: Message) => unknown
 
-/** Why an inbound frame was refused. Each is counted. */
+/** Why an inbound frame was refused. Each is counted in `rejections`. Spec: specs/protocol.md. */
 export type RejectReason =
   | 'oversized'
   | 'malformed'
+  | 'bad_payload'
   | 'bad_version'
   | 'bad_signature'
   | 'wrong_peer'
+  | 'bad_reply_to'
   | 'expired'
   | 'future'
   | 'ttl_too_long'
@@ -39,6 +45,12 @@ export type RejectReason =
   | 'unexpected_reply'
   | 'mailbox_full'
 
+/**
+ * Valid messages that came after their addressee was gone: a job update after the job ended, a
+ * reply after its request timed out. Not attacks, so not rejections; counted in `late`.
+ */
+export type LateReason = 'inbox_closed' | 'reply_after_timeout'
+
 export interface ActorSystemInit {
   /** Largest accepted frame. @default 4 MiB */
   maxFrameBytes?: number
@@ -48,8 +60,11 @@ export interface ActorSystemInit {
   clockSkewMs?: number
   /** Lifetime given to outgoing envelopes. @default 60000 */
   defaultTtlMs?: number
-  /** @default 100000 */
+  /** (sender, nonce) pairs remembered. @default 100000 */
   replayCacheSize?: number
+  /** Closed inboxes remembered (for `late` accounting), each for maxTtlMs. @default 10000 */
+  closedInboxMemory?: number
+  /** Default mailbox of spawned actors. @default { capacity: 1024, overflow: 'drop-newest' } */
   mailbox?: MailboxInit
 }
 
@@ -57,31 +72,54 @@ export interface ActorSystemComponents {
   transport: Transport
   clock: Clock
   log: Logger
+  /** Payload codecs by behaviour. @default an empty registry: every payload is JSON */
+  codecs?: CodecRegistry
 }
+
+/** Counters for metrics (GET /v1/info, Prometheus names in specs/protocol.md). */
+export interface ActorSystemMetrics {
+  rejections: Partial<Record<RejectReason, number>>
+  late: Partial<Record<LateReason, number>>
+  delivered: number
+  actors: number
+  pendingRequests: number
+  replayCacheSize: number
+}
+
+/** A counted refusal or late arrival, as observers see it (metrics exporters, tests). */
+export type ReceiveEvent = { kind: 'rejected'; reason: RejectReason } | { kind: 'late'; reason: LateReason }
 
 interface PendingReply {
   resolve: (payload: unknown) => void
   reject: (err: Error) => void
   expectKey?: string
+  /** The request's behaviour: a reply must be `<it>#reply` or `<it>#error`. */
+  behaviour: string
 }
 
-const enc = new TextEncoder()
-const dec = new TextDecoder()
-export const encodePayload = (v: unknown): Uint8Array => enc.encode(JSON.stringify(v ?? null))
-export const decodePayload = (b: Uint8Array): unknown => (b.length === 0 ? null : JSON.parse(dec.decode(b)))
-const REPLY = '#reply'
-const ERROR = '#error'
+const REPLY_INBOX = '~reply/'
+const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64')
+
+/** Rejections a gossip router should not forward or hold against the origin (stale, not invalid). */
+const IGNORED: ReadonlySet<RejectReason> = new Set(['expired', 'replayed'])
 
 /**
- * Hosts this node's actors: runs the receive pipeline (size -> decode -> signature -> sender peer
- * -> expiry -> replay -> mailbox -> behaviour) and sends signed envelopes for them.
+ * Hosts this node's actors. Runs the receive pipeline (size -> decode -> signature -> sender peer
+ * -> reply-to peer -> expiry -> address -> replay -> payload -> mailbox -> behaviour) and sends
+ * signed envelopes for them. Never throws on input: every refusal is counted.
  */
 export class ActorSystem {
-  readonly rejections: Record<string, number> = {}
+  readonly rejections: Partial<Record<RejectReason, number>> = {}
+  readonly late: Partial<Record<LateReason, number>> = {}
+  private delivered = 0
+  private readonly observers = new Set<(e: ReceiveEvent) => void>()
   private readonly actors = new Map<string, Actor>()
   private readonly topics = new Map<string, Set<Actor>>()
   private readonly pending = new Map<string, PendingReply>()
+  /** inbox -> until when a message for it counts as late rather than misaddressed. */
+  private readonly closed = new Map<string, number>()
   private readonly replay: ReplayCache
+  readonly codecs: CodecRegistry
   private readonly cfg: Required<Omit<ActorSystemInit, 'mailbox'>> & { mailbox: MailboxInit }
 
   constructor(
@@ -94,29 +132,65 @@ export class ActorSystem {
       clockSkewMs: init.clockSkewMs ?? 30_000,
       defaultTtlMs: init.defaultTtlMs ?? 60_000,
       replayCacheSize: init.replayCacheSize ?? 100_000,
+      closedInboxMemory: init.closedInboxMemory ?? 10_000,
       mailbox: init.mailbox ?? {},
     }
     this.replay = new ReplayCache(this.cfg.replayCacheSize)
-    components.transport.onFrame((f) => this.receive(f))
+    this.codecs = components.codecs ?? new CodecRegistry()
+    components.transport.onFrame({
+      frame: (f) => this.receive(f),
+      refused: (r: TransportRefusal) => this.countRejection(r.reason, { from: r.from, via: r.via }),
+    })
   }
 
   get peerId(): string {
     return this.components.transport.peerId
   }
 
+  metrics(): ActorSystemMetrics {
+    return {
+      rejections: { ...this.rejections },
+      late: { ...this.late },
+      delivered: this.delivered,
+      actors: this.actors.size,
+      pendingRequests: this.pending.size,
+      replayCacheSize: this.replay.size,
+    }
+  }
+
+  /** Calls `fn` on every counted rejection and late arrival; returns the unsubscribe function. */
+  observe(fn: (e: ReceiveEvent) => void): () => void {
+    this.observers.add(fn)
+    return () => this.observers.delete(fn)
+  }
+
+  private emit(e: ReceiveEvent): void {
+    for (const fn of this.observers) {
+      try {
+        fn(e)
+      } catch (err) {
+        this.components.log.warn({ err }, 'receive observer threw')
+      }
+    }
+  }
+
   /** Creates an actor with its own key and inbox on this node. */
   spawn(inbox: string, key: KeyPair, mailbox: MailboxInit = this.cfg.mailbox): Actor {
     if (this.actors.has(inbox)) throw new Error(`inbox ${inbox} already exists`)
+    if (inbox.startsWith(REPLY_INBOX)) throw new Error(`inbox names starting ${REPLY_INBOX} are reserved`)
     const actor = new Actor(this, inbox, key, mailbox)
     this.actors.set(inbox, actor)
+    this.closed.delete(inbox)
     return actor
   }
 
-  /** Removes an actor; its queued messages are dropped. */
+  /** Removes an actor; its queued messages are dropped and later ones are counted as late. */
   despawn(actor: Actor): void {
+    if (this.actors.get(actor.inbox) !== actor) return
     actor.mailbox.close()
     this.actors.delete(actor.inbox)
     for (const set of this.topics.values()) set.delete(actor)
+    this.remember(actor.inbox)
   }
 
   stop(): void {
@@ -148,13 +222,13 @@ export class ActorSystem {
     to: Handle,
     behaviour: string,
     payload: unknown,
-    opts: { replyTo?: Handle; ttlMs?: number; signal?: AbortSignal } = {},
+    opts: SendOptions & { replyTo?: Handle } = {},
   ): Promise<void> {
     const bytes = sealEnvelope(actor.key, {
       sender: this.handleOf(actor),
       to: { peer: to.peer, inbox: to.inbox },
       behaviour,
-      payload: encodePayload(payload),
+      payload: this.codecs.encode(behaviour, payload),
       replyTo: opts.replyTo,
       issuedAt: this.components.clock.now(),
       ttlMs: opts.ttlMs ?? this.cfg.defaultTtlMs,
@@ -182,7 +256,7 @@ export class ActorSystem {
       sender: this.handleOf(actor),
       topic,
       behaviour,
-      payload: encodePayload(payload),
+      payload: this.codecs.encode(behaviour, payload),
       issuedAt: this.components.clock.now(),
       ttlMs: ttlMs ?? this.cfg.defaultTtlMs,
     })
@@ -195,14 +269,14 @@ export class ActorSystem {
     to: Handle,
     behaviour: string,
     payload: unknown,
-    opts: { timeoutMs?: number; signal?: AbortSignal } = {},
+    opts: RequestOptions = {},
   ): Promise<unknown> {
     const timeoutMs = opts.timeoutMs ?? 10_000
-    const replyInbox = `~reply/${randomBytes(12).toString('hex')}`
+    const replyInbox = `${REPLY_INBOX}${randomBytes(12).toString('hex')}`
     const replyTo = this.handleOf(actor, replyInbox)
     const result = new Promise<unknown>((resolve, reject) => {
-      const expectKey = to.publicKey.length > 0 ? Buffer.from(to.publicKey).toString('base64') : undefined
-      this.pending.set(replyInbox, { resolve, reject, expectKey })
+      const expectKey = to.publicKey.length > 0 ? b64(to.publicKey) : undefined
+      this.pending.set(replyInbox, { resolve, reject, expectKey, behaviour })
     })
     let timer: NodeJS.Timeout | undefined
     const onAbort = () => this.pending.get(replyInbox)?.reject(opts.signal?.reason as Error)
@@ -215,187 +289,142 @@ export class ActorSystem {
       )
       await this.sendEnvelope(actor, to, behaviour, payload, {
         replyTo,
-        ttlMs: Math.max(timeoutMs, 1000),
+        ttlMs: Math.min(Math.max(timeoutMs, 1000), this.cfg.maxTtlMs),
         signal: opts.signal,
       })
       return await result
     } finally {
       clearTimeout(timer)
       opts.signal?.removeEventListener('abort', onAbort)
-      this.pending.delete(replyInbox)
+      if (this.pending.delete(replyInbox)) this.remember(replyInbox)
       result.catch(() => {}) // settled by whoever won; nobody else awaits it
     }
   }
 
-  private reject(reason: RejectReason, detail?: Record<string, unknown>): void {
+  /** @internal Counts a refusal (also used by actors for `no_behaviour`). */
+  countRejection(reason: RejectReason, detail?: Record<string, unknown>): void {
     this.rejections[reason] = (this.rejections[reason] ?? 0) + 1
     this.components.log.debug({ reason, ...detail }, 'frame rejected')
+    this.emit({ kind: 'rejected', reason })
   }
 
-  /** The receive pipeline. Never throws: every refusal is counted. */
-  receive(frame: InboundFrame): void {
-    if (frame.bytes.length > this.cfg.maxFrameBytes) return this.reject('oversized', { from: frame.from })
+  private reject(reason: RejectReason, detail?: Record<string, unknown>): FrameVerdict {
+    this.countRejection(reason, detail)
+    return IGNORED.has(reason) ? 'ignore' : 'reject'
+  }
+
+  private lateArrival(reason: LateReason, inbox: string): FrameVerdict {
+    this.late[reason] = (this.late[reason] ?? 0) + 1
+    this.components.log.debug({ reason, inbox }, 'message for a closed inbox dropped')
+    this.emit({ kind: 'late', reason })
+    return 'ignore'
+  }
+
+  private remember(inbox: string): void {
+    const now = this.components.clock.now()
+    // Every entry lives maxTtlMs, so insertion order is expiry order: trim from the oldest, O(1).
+    for (const [k, until] of this.closed) {
+      if (until > now && this.closed.size < this.cfg.closedInboxMemory) break
+      this.closed.delete(k)
+    }
+    this.closed.delete(inbox)
+    this.closed.set(inbox, now + this.cfg.maxTtlMs)
+  }
+
+  private recentlyClosed(inbox: string, now: number): boolean {
+    const until = this.closed.get(inbox)
+    return until !== undefined && until > now
+  }
+
+  /** The receive pipeline (specs/protocol.md "Receive pipeline"). Never throws. */
+  receive(frame: InboundFrame): FrameVerdict {
+    try {
+      return this.pipeline(frame)
+    } catch (err) {
+      // A bug in a check must not take the node down with it; count it with the malformed.
+      this.components.log.warn({ err, from: frame.from }, 'receive pipeline threw')
+      return this.reject('malformed', { from: frame.from, reason: 'pipeline error' })
+    }
+  }
+
+  private pipeline(frame: InboundFrame): FrameVerdict {
+    const from = frame.from
+    if (frame.bytes.length > this.cfg.maxFrameBytes) return this.reject('oversized', { from })
     let env: Envelope
     try {
       env = decodeEnvelope(frame.bytes)
-    } catch {
-      return this.reject('malformed', { from: frame.from })
+    } catch (err) {
+      return this.reject('malformed', { from, err: (err as Error).message })
     }
-    if (env.version !== 1) return this.reject('bad_version')
-    if (env.sender === undefined || !verifyEnvelope(env))
-      return this.reject('bad_signature', { from: frame.from })
-    if (env.sender.peer !== frame.from)
-      return this.reject('wrong_peer', { from: frame.from, claimed: env.sender.peer })
+    if (env.version !== 1) return this.reject('bad_version', { from })
+    if (env.sender === undefined || !verifyEnvelope(env)) return this.reject('bad_signature', { from })
+    if (env.sender.peer !== from) return this.reject('wrong_peer', { from, claimed: env.sender.peer })
+    // A reply may only be asked for on the requester's own node: otherwise anyone could make this
+    // node send signed replies (and connections) to a third party.
+    if (env.replyTo !== undefined && env.replyTo.peer !== from)
+      return this.reject('bad_reply_to', { from, replyTo: env.replyTo.peer })
     const now = this.components.clock.now()
     const issuedAt = Number(env.issuedAt)
     const expiresAt = Number(env.expiresAt)
-    if (expiresAt <= now) return this.reject('expired')
-    if (issuedAt > now + this.cfg.clockSkewMs) return this.reject('future')
-    if (expiresAt - issuedAt > this.cfg.maxTtlMs) return this.reject('ttl_too_long')
+    if (expiresAt <= now) return this.reject('expired', { from })
+    if (issuedAt > now + this.cfg.clockSkewMs) return this.reject('future', { from })
+    if (expiresAt - issuedAt > this.cfg.maxTtlMs) return this.reject('ttl_too_long', { from })
 
     let targets: Actor[] = []
     let pending: PendingReply | undefined
+    let lateReason: LateReason | undefined
     if (frame.via === 'gossip') {
-      if (env.topic === '' || env.topic !== frame.topic) return this.reject('misaddressed')
+      if (env.topic === '' || env.topic !== frame.topic) return this.reject('misaddressed', { from })
       targets = [...(this.topics.get(env.topic) ?? [])]
     } else {
-      if (env.toPeer !== this.peerId || env.topic !== '') return this.reject('misaddressed')
-      if (env.toInbox.startsWith('~reply/')) {
+      if (env.toPeer !== this.peerId || env.topic !== '') return this.reject('misaddressed', { from })
+      if (env.toInbox.startsWith(REPLY_INBOX)) {
         pending = this.pending.get(env.toInbox)
-        if (pending === undefined) return this.reject('unexpected_reply')
-        if (
-          pending.expectKey !== undefined &&
-          pending.expectKey !== Buffer.from(env.sender.publicKey).toString('base64')
+        if (pending === undefined) {
+          if (!this.recentlyClosed(env.toInbox, now)) return this.reject('unexpected_reply', { from })
+          lateReason = 'reply_after_timeout'
+        } else if (pending.expectKey !== undefined && pending.expectKey !== b64(env.sender.publicKey))
+          return this.reject('unexpected_reply', { from, reason: 'reply from another key' })
+        else if (
+          env.behaviour !== pending.behaviour + REPLY_SUFFIX &&
+          env.behaviour !== pending.behaviour + ERROR
         )
-          return this.reject('unexpected_reply', { reason: 'reply from another key' })
+          return this.reject('unexpected_reply', { from, reason: 'reply for another behaviour' })
       } else {
         const actor = this.actors.get(env.toInbox)
-        if (actor === undefined) return this.reject('no_inbox', { inbox: env.toInbox })
-        targets = [actor]
+        if (actor !== undefined) targets = [actor]
+        else if (this.recentlyClosed(env.toInbox, now)) lateReason = 'inbox_closed'
+        else return this.reject('no_inbox', { from, inbox: env.toInbox })
       }
     }
-    if (!this.replay.check(env.nonce, expiresAt, now)) return this.reject('replayed', { from: frame.from })
+    if (!this.replay.check(env.sender.publicKey, env.nonce, expiresAt, now))
+      return this.reject('replayed', { from })
+    if (lateReason !== undefined) return this.lateArrival(lateReason, env.toInbox)
 
     let payload: unknown
     try {
-      payload = decodePayload(env.payload)
-    } catch {
-      return this.reject('malformed', { from: frame.from, reason: 'payload' })
+      payload = this.codecs.decode(env.behaviour, env.payload)
+    } catch (err) {
+      return this.reject('bad_payload', { from, behaviour: env.behaviour, err: (err as Error).message })
     }
+    this.delivered++
     if (pending !== undefined) {
       if (env.behaviour.endsWith(ERROR)) {
-        const e = (payload ?? {}) as { code?: string; message?: string; data?: unknown }
-        pending.reject(new RemoteError(e.code ?? 'REMOTE_ERROR', e.message ?? 'remote error', e.data))
+        const e = payload as ErrorPayload
+        pending.reject(new RemoteError(e.code, e.message, e.data))
       } else pending.resolve(payload)
-      return
+      return 'accept'
     }
     const msg: Message = {
       behaviour: env.behaviour,
       from: env.sender,
       payload,
       replyTo: env.replyTo,
-      peer: frame.from,
+      peer: from,
       via: frame.via,
     }
     for (const actor of targets)
-      if (!actor.mailbox.push(msg)) this.reject('mailbox_full', { inbox: actor.inbox })
-  }
-}
-
-/** One actor: a key, an inbox, behaviours, a bounded mailbox. */
-export class Actor {
-  readonly mailbox: Mailbox<Message>
-  private readonly behaviours = new Map<string, Behaviour>()
-
-  constructor(
-    readonly system: ActorSystem,
-    readonly inbox: string,
-    readonly key: KeyPair,
-    mailbox: MailboxInit,
-  ) {
-    this.mailbox = new Mailbox<Message>(
-      (m) => this.dispatch(m),
-      (err, m) => system.components.log.warn({ err, behaviour: m.behaviour }, 'behaviour failed'),
-      mailbox,
-    )
-  }
-
-  get handle(): Handle {
-    return this.system.handleOf(this)
-  }
-
-  /** Registers the behaviour for a name, e.g. `/dms/job/bid`. */
-  on(behaviour: string, fn: Behaviour): this {
-    this.behaviours.set(behaviour, fn)
-    return this
-  }
-
-  /** Receives broadcasts on a gossip topic (dispatched by behaviour name like any message). */
-  subscribe(topic: string): this {
-    this.system.subscribe(this, topic)
-    return this
-  }
-
-  send(
-    to: Handle,
-    behaviour: string,
-    payload: unknown,
-    opts?: { ttlMs?: number; signal?: AbortSignal },
-  ): Promise<void> {
-    return this.system.sendEnvelope(this, to, behaviour, payload, opts)
-  }
-
-  /** Sends and waits for the reply; rejects with RemoteError, RequestTimeoutError or UnreachableError. */
-  request<T = unknown>(
-    to: Handle,
-    behaviour: string,
-    payload: unknown,
-    opts?: { timeoutMs?: number; signal?: AbortSignal },
-  ): Promise<T> {
-    return this.system.request(this, to, behaviour, payload, opts) as Promise<T>
-  }
-
-  publish(topic: string, behaviour: string, payload: unknown, ttlMs?: number): Promise<void> {
-    return this.system.publish(this, topic, behaviour, payload, ttlMs)
-  }
-
-  stop(): void {
-    this.system.despawn(this)
-  }
-
-  private async dispatch(msg: Message): Promise<void> {
-    const fn = this.behaviours.get(msg.behaviour)
-    if (fn === undefined) {
-      this.system['reject']('no_behaviour', { behaviour: msg.behaviour })
-      if (msg.replyTo !== undefined)
-        await this.replyError(msg, { code: 'NO_SUCH_BEHAVIOUR', message: `no behaviour ${msg.behaviour}` })
-      return
-    }
-    let result: unknown
-    try {
-      result = await fn(msg)
-    } catch (err) {
-      const e = err as { code?: unknown; message?: unknown; data?: unknown }
-      const code = typeof e.code === 'string' ? e.code : 'INTERNAL'
-      if (code === 'INTERNAL')
-        this.system.components.log.warn({ err, behaviour: msg.behaviour }, 'behaviour threw')
-      if (msg.replyTo !== undefined)
-        await this.replyError(msg, { code, message: String(e.message ?? err), data: e.data })
-      return
-    }
-    if (msg.replyTo !== undefined) {
-      await this.system
-        .sendEnvelope(this, msg.replyTo, msg.behaviour + REPLY, result ?? null)
-        .catch((err: unknown) => {
-          this.system.components.log.debug({ err, behaviour: msg.behaviour }, 'reply not delivered')
-        })
-    }
-  }
-
-  private async replyError(
-    msg: Message,
-    e: { code: string; message: string; data?: unknown },
-  ): Promise<void> {
-    await this.system.sendEnvelope(this, msg.replyTo as Handle, msg.behaviour + ERROR, e).catch(() => {})
+      if (!actor.mailbox.push(msg)) this.countRejection('mailbox_full', { inbox: actor.inbox })
+    return 'accept'
   }
 }

@@ -12,6 +12,26 @@ export interface InboundFrame {
   topic?: string
 }
 
+/**
+ * What the receiver made of a frame. A gossip transport uses it as its validation result:
+ * `reject` (invalid: not forwarded, the origin is penalised), `ignore` (valid but stale or already
+ * seen: not forwarded), `accept` (forwarded to the mesh).
+ */
+export type FrameVerdict = 'accept' | 'ignore' | 'reject'
+
+/** A frame the transport refused before the receiver saw it (e.g. a length prefix over the limit). */
+export interface TransportRefusal {
+  reason: 'oversized' | 'malformed'
+  from: PeerIdStr
+  via: 'direct' | 'gossip'
+}
+
+export interface FrameHandlers {
+  frame(frame: InboundFrame): FrameVerdict
+  /** Counted by the receiver like its own rejections. */
+  refused(refusal: TransportRefusal): void
+}
+
 export interface Transport {
   readonly peerId: PeerIdStr
   /** Addresses other nodes can dial this node on. */
@@ -26,5 +46,5 @@ export interface Transport {
   /** Resolves once at least `n` peers are subscribed to the topic (event-driven). */
   waitForTopicPeers(topic: string, n: number, options?: { signal?: AbortSignal }): Promise<void>
   /** Registers the single receiver of inbound frames. */
-  onFrame(handler: (frame: InboundFrame) => void): void
+  onFrame(handlers: FrameHandlers): void
 }

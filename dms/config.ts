@@ -1,5 +1,18 @@
-/** A node's configuration. Spec: specs/config.md. */
+/**
+ * A node's configuration. Spec: specs/config.md. The contract-db is not a role of this node: it
+ * runs as its own process (`dms contract-db run`, dms/contracts/contract-db-node.ts).
+ */
+import type { MailboxInit } from '../actors/mailbox.js'
+import type { NetworkInit } from './network/host.js'
 import type { Prices, Resources } from './resources/types.js'
+
+/** `network`: discovery, connection limits, gossipsub and actor limits. Spec: specs/config.md. */
+export interface NetworkConfig extends NetworkInit {
+  /** Largest frame (envelope) accepted, on streams and gossip. @default 4194304 */
+  maxFrameBytes?: number
+  /** Default mailbox of each actor. @default { capacity: 1024, overflow: 'drop-newest' } */
+  mailbox?: MailboxInit
+}
 
 export interface NodeConfig {
   /** Where the key, database and socket live. */
@@ -10,6 +23,8 @@ export interface NodeConfig {
   bootstrap?: string[]
   /** One-host network settings (tests, devnet). @default false */
   oneHost?: boolean
+  /** Discovery, connection limits, gossipsub overrides, frame and mailbox limits. @default {} */
+  network?: NetworkConfig
   /** REST API on a unix socket; false disables it. @default { socket: '<dataDir>/dms.sock' } */
   api?: { socket?: string } | false
   /** Requester role: post jobs and drive them to settlement. */
@@ -17,6 +32,12 @@ export interface NodeConfig {
     contractDb: { peer: string; addrs: string[] }
     bidWindowMs?: number
     enoughBids?: number
+    /** Grace after the max duration before a silent provider is given up. @default 30000 */
+    resultGraceMs?: number
+    /** Per-request timeout (lock, contract, invocation, settlement). @default 10000 */
+    requestTimeoutMs?: number
+    /** Attempts at settling/terminating while the contract-db is unreachable. @default 4 */
+    settleAttempts?: number
   }
   /** Provider role: bid for jobs and run them in Docker. */
   provider?: {
@@ -32,6 +53,4 @@ export interface NodeConfig {
     maxDurationSeconds?: number
     bidTtlMs?: number
   }
-  /** Contract-db role: verify contracts, hold escrow, settle. */
-  contractDb?: { approve?: string[]; fund?: Record<string, number> }
 }

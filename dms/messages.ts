@@ -1,8 +1,16 @@
 /**
  * Behaviour names and payloads of the DMS protocol. Spec: specs/protocol.md.
- * Payloads travel JSON-encoded inside signed protobuf envelopes (proto/envelope.proto).
+ * Payloads travel as protobuf messages (proto/dms.proto, codecs in wire.ts) inside signed
+ * protobuf envelopes (proto/envelope.proto).
  */
-import type { ContractProof, SignedContract, SignedReceipt, Settlement } from './contracts/model.js'
+import type {
+  ContractProof,
+  SignedContract,
+  SignedReceipt,
+  SignedVerification,
+  Settlement,
+  TerminationReason,
+} from './contracts/model.js'
 import type { OutputFile } from './executor/executor.js'
 import type { Resources } from './resources/types.js'
 
@@ -21,11 +29,14 @@ export const B = {
   result: '/dms/job/result',
   settle: '/dms/contract/settle',
   settled: '/dms/contract/settled',
+  terminate: '/dms/contract/terminate',
 } as const
 
 /** Inboxes of the well-known actors on every node. */
 export const INBOX = { provider: 'provider', contractDb: 'contract-db' } as const
 export const jobInbox = (jobId: string) => `job/${jobId}`
+/** The provider-side child actor of one allocation. */
+export const allocationInbox = (allocationId: string) => `alloc/${allocationId}`
 
 export interface BidRequest {
   jobId: string
@@ -40,18 +51,29 @@ export interface BidRequest {
   exclude: string[]
 }
 
+/**
+ * A provider's bid, signed by the provider (`signature` over the rest, domain `dms/bid/v1`) so the
+ * contract that embeds it can be checked by the contract-db.
+ */
 export interface Bid {
   bidId: string
   jobId: string
   provider: string
+  /** What is bid for, copied from the bid request. */
+  resources: Resources
+  image: string
+  maxDurationSeconds: number
   pricePerHour: number
-  /** pricePerHour x max duration, at least the provider's minimum job price. */
+  /** The provider's minimum job price: a completed job pays at least this. */
+  minJobPrice: number
+  /** pricePerHour x max duration, at least minJobPrice (money.escrowFor). 0 = volunteer. */
   total: number
   earliestStart: number
   expectedFinish: number
   /** The provider holds its reservation until then. */
   expiresAt: number
   resourcesReserved: boolean
+  signature: string
 }
 
 export interface Decline {
@@ -110,8 +132,22 @@ export interface JobResult {
 export interface SettleRequest {
   contractId: string
   receipt: SignedReceipt
-  /** The requester's verdict after checking the outputs against the receipt. */
-  verified: boolean
+  /** The requester's signed verdict after checking the outputs against the receipt. */
+  verification: SignedVerification
 }
 export type SettleReply = Settlement
 export type VerifyReply = ContractProof
+
+/**
+ * `/dms/contract/terminate`: a party closes an active contract without a normal settlement.
+ * Reply: the signed `Settlement` with `outcome: 'terminated'`. Spec: specs/contract-db.md.
+ */
+export interface TerminateRequest {
+  contractId: string
+  reason: TerminationReason
+  /** For a person: what happened. */
+  detail?: string
+  /** REQUESTER_CANCELLED: the provider's receipt, if one came, to bill its usage. */
+  receipt?: SignedReceipt
+}
+export type TerminateReply = Settlement

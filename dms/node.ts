@@ -6,13 +6,13 @@ import type { KeyPair } from '../actors/identity.js'
 import { ActorSystem } from '../actors/system.js'
 import { ApiServer } from './api/server.js'
 import type { NodeConfig } from './config.js'
-import { ContractDbService } from './contracts/service.js'
 import { DockerExecutor } from './executor/docker/docker-executor.js'
 import type { Executor } from './executor/executor.js'
-import { loadOrCreateKey } from './keys.js'
+import { envPassphrase, loadOrCreateKey, type PassphraseSource } from './keys.js'
 import { child, silentLogger } from './log.js'
 import { createHost, type Host } from './network/host.js'
 import { Libp2pTransport } from './network/transport.js'
+import { dmsCodecs } from './wire.js'
 import { Orchestrator } from './orchestrator/orchestrator.js'
 import { ProviderService } from './provider/provider.js'
 import { ResourceLedger } from './resources/ledger.js'
@@ -25,6 +25,8 @@ export interface NodeComponents {
   log?: Logger
   /** Overrides the Docker executor (benchmarks and tests only). */
   executor?: Executor
+  /** Unseals the node key. @default DMS_PASSPHRASE from the environment */
+  passphrase?: PassphraseSource
 }
 
 /**
@@ -44,7 +46,6 @@ export class DmsNode {
   onboarding?: Onboarding
   provider?: ProviderService
   orchestrator?: Orchestrator
-  contractDb?: ContractDbService
   api?: ApiServer
   private readonly stops: Array<() => Promise<void> | void> = []
   private status: 'stopped' | 'starting' | 'started' | 'stopping' = 'stopped'
@@ -87,30 +88,34 @@ export class DmsNode {
     const cfg = this.config
     const { clock, log } = this
     await mkdir(cfg.dataDir, { recursive: true, mode: 0o700 })
-    this.key = (await loadOrCreateKey(cfg.dataDir)).key
+    const loaded = await loadOrCreateKey(cfg.dataDir, this.components.passphrase ?? envPassphrase())
+    this.key = loaded.key
+    if (loaded.migrated)
+      log.warn(
+        { dataDir: cfg.dataDir },
+        'node.key was a plain key file (dms 0.1): sealed it with the passphrase',
+      )
     this.db = await openDb(join(cfg.dataDir, 'db'))
     this.stops.push(() => this.db.close())
-    this.host = await createHost(this.key, {
-      listen: cfg.listen,
-      bootstrap: cfg.bootstrap,
-      oneHost: cfg.oneHost,
-    })
-    this.transport = new Libp2pTransport({ host: this.host, log: child(log, 'dms:network') })
-    this.system = new ActorSystem({ transport: this.transport, clock, log: child(log, 'actors') })
+    this.host = await createHost(
+      this.key,
+      { ...cfg.network, listen: cfg.listen, bootstrap: cfg.bootstrap, oneHost: cfg.oneHost },
+      child(log, 'dms:network'),
+    )
+    this.transport = new Libp2pTransport(
+      { host: this.host, log: child(log, 'dms:network') },
+      { maxFrameBytes: cfg.network?.maxFrameBytes },
+    )
+    this.system = new ActorSystem(
+      { transport: this.transport, clock, log: child(log, 'actors'), codecs: dmsCodecs() },
+      { maxFrameBytes: cfg.network?.maxFrameBytes, mailbox: cfg.network?.mailbox },
+    )
     await this.host.start()
     this.stops.push(() => this.host.stop())
     await this.transport.start()
     this.stops.push(() => this.transport.stop())
     this.stops.push(() => this.system.stop())
 
-    if (cfg.contractDb !== undefined) {
-      this.contractDb = new ContractDbService(
-        { system: this.system, key: this.key, db: this.db, clock, log: child(log, 'dms:contract-db') },
-        cfg.contractDb,
-      )
-      await this.contractDb.start()
-      this.stops.push(() => this.contractDb?.stop())
-    }
     if (cfg.provider !== undefined) {
       const p = cfg.provider
       this.ledger = new ResourceLedger({ db: this.db, clock, log: child(log, 'dms:resources') })

@@ -555,3 +555,137 @@ export namespace Envelope {
     return streamMessage(buf, Envelope.codec(), opts)
   }
 }
+
+export interface ErrorReply {
+  code: string
+  message: string
+  data?: Uint8Array<ArrayBuffer>
+}
+
+export namespace ErrorReply {
+  let _codec: Codec<ErrorReply>
+
+  export const codec = (): Codec<ErrorReply> => {
+    if (_codec == null) {
+      _codec = message<ErrorReply>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.code != null && obj.code !== '')) {
+          w.uint32(10)
+          w.string(obj.code)
+        }
+
+        if ((obj.message != null && obj.message !== '')) {
+          w.uint32(18)
+          w.string(obj.message)
+        }
+
+        if (obj.data != null) {
+          w.uint32(26)
+          w.bytes(obj.data)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          code: '',
+          message: ''
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.code = reader.string()
+              break
+            }
+            case 2: {
+              obj.message = reader.string()
+              break
+            }
+            case 3: {
+              obj.data = reader.bytes()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.code`,
+                value: reader.string()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.message`,
+                value: reader.string()
+              }
+              break
+            }
+            case 3: {
+              yield {
+                field: `${prefix}.data`,
+                value: reader.bytes()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface ErrorReplyCodeFieldEvent {
+    field: '$.code'
+    value: string
+  }
+
+  export interface ErrorReplyMessageFieldEvent {
+    field: '$.message'
+    value: string
+  }
+
+  export interface ErrorReplyDataFieldEvent {
+    field: '$.data'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export function encode (obj: Partial<ErrorReply>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, ErrorReply.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<ErrorReply>): ErrorReply {
+    return decodeMessage(buf, ErrorReply.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<ErrorReply>): Generator<ErrorReplyCodeFieldEvent | ErrorReplyMessageFieldEvent | ErrorReplyDataFieldEvent> {
+    return streamMessage(buf, ErrorReply.codec(), opts)
+  }
+}

@@ -73,10 +73,10 @@ export class ApiServer {
         roles: {
           requester: node.orchestrator !== undefined,
           provider: node.provider !== undefined,
-          contractDb: node.contractDb !== undefined,
         },
         bidTopicPeers: node.transport.topicPeers(BID_REQUEST_TOPIC),
         rejections: node.system.rejections,
+        late: node.system.late,
       }),
     )
 
@@ -116,14 +116,6 @@ export class ApiServer {
           createdAt: j.record.createdAt,
         })),
       }
-    })
-
-    app.get<{ Params: { peer: string } }>('/v1/contract-db/accounts/:peer', async (req, reply) => {
-      if (node.contractDb === undefined)
-        return reply
-          .status(409)
-          .send(apiError('NOT_A_CONTRACT_DB', 'this node does not run the contract-db role'))
-      return node.contractDb.account(req.params.peer)
     })
 
     app.get<{ Params: { id: string } }>('/v1/jobs/:id', async (req, reply) => {

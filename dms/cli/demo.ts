@@ -1,22 +1,26 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { privateKeyFromRaw } from '@libp2p/crypto/keys'
 import { ApiClient } from '../api/client.js'
 import type { NodeConfig } from '../config.js'
+import type { ContractDbConfig } from '../contracts/contract-db-node.js'
 import { verifyDoc } from '../contracts/canonical.js'
 import { DOMAIN } from '../contracts/model.js'
 import { publicKeyOfPeer } from '../contracts/party.js'
 import { keyFromString } from '../../actors/identity.js'
-import { loadOrCreateKey } from '../keys.js'
+import { loadOrCreateKey, PASSPHRASE_ENV } from '../keys.js'
 import { CliError, print } from './output.js'
 import { follow } from './job.js'
 
+const run = promisify(execFile)
 const BIN = fileURLToPath(new URL('../../../bin/dms.js', import.meta.url))
 const MiB = 1024 * 1024
 
@@ -29,17 +33,25 @@ interface Proc {
   logPath: string
 }
 
-async function peerIdOf(dataDir: string): Promise<string> {
-  const { key } = await loadOrCreateKey(dataDir)
+async function peerIdOf(dataDir: string, passphrase: string): Promise<string> {
+  const { key } = await loadOrCreateKey(dataDir, () => Promise.resolve(passphrase))
   return peerIdFromPrivateKey(privateKeyFromRaw(key.libp2pRaw())).toString()
 }
 
-/** Starts `dms run` in its own process and resolves with its ready line. */
-async function startProcess(root: string, name: string, cfg: NodeConfig): Promise<Proc> {
+/**
+ * Starts `dms run` (or, with `command`, e.g. `contract-db run`) in its own process and resolves
+ * with its ready line.
+ */
+async function startProcess(
+  root: string,
+  name: string,
+  cfg: NodeConfig | ContractDbConfig,
+  command = ['run'],
+): Promise<Proc> {
   const cfgPath = join(root, `${name}.json`)
   await writeFile(cfgPath, JSON.stringify(cfg, null, 2))
   const logPath = join(root, `${name}.log`)
-  const child = spawn(process.execPath, [BIN, 'run', '--config', cfgPath], {
+  const child = spawn(process.execPath, [BIN, ...command, '--config', cfgPath], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   child.stderr?.pipe(createWriteStream(logPath))
@@ -95,16 +107,38 @@ export async function demoCommand(opts: { image: string; keep?: boolean }): Prom
       req: join(root, 'requester'),
     }
     for (const d of Object.values(dirs)) await mkdir(d, { recursive: true })
-    const ids = { a: await peerIdOf(dirs.a), b: await peerIdOf(dirs.b), req: await peerIdOf(dirs.req) }
+    // Keys are sealed at rest: DMS_PASSPHRASE when set, else a throwaway one for this demo only.
+    // Every child process (nodes, the contract-db and its operator CLI) inherits it.
+    const pass = process.env[PASSPHRASE_ENV] || randomBytes(16).toString('hex')
+    if (opts.keep === true && !process.env[PASSPHRASE_ENV]) {
+      await writeFile(join(root, 'passphrase'), pass, { mode: 0o600 })
+      print(`  keys sealed with a generated passphrase, kept in ${join(root, 'passphrase')}`)
+    }
+    process.env[PASSPHRASE_ENV] = pass
+    const ids = {
+      a: await peerIdOf(dirs.a, pass),
+      b: await peerIdOf(dirs.b, pass),
+      req: await peerIdOf(dirs.req, pass),
+    }
     const base = { listen: ['/ip4/127.0.0.1/tcp/0'], oneHost: true }
 
-    const cdb = await startProcess(root, 'contract-db', {
-      ...base,
-      dataDir: dirs.cdb,
-      contractDb: { approve: [ids.a, ids.b, ids.req], fund: { [ids.req]: 100_000_000 } },
-    })
+    const cdb = await startProcess(root, 'contract-db', { ...base, dataDir: dirs.cdb }, [
+      'contract-db',
+      'run',
+    ])
     procs.push(cdb)
-    print(`  contract-db  ${cdb.peerId}  approved 3 peers, funded the requester with 100000000`)
+    // The operator approves the three peers and credits the requester through the CLI.
+    const operator = (...args: string[]) =>
+      run(process.execPath, [BIN, 'contract-db', ...args, '--data-dir', dirs.cdb]).catch((err: unknown) => {
+        throw new CliError(
+          `dms contract-db ${args.join(' ')} failed: ${(err as { stderr?: string }).stderr ?? String(err)}`,
+        )
+      })
+    for (const peer of [ids.a, ids.b, ids.req]) await operator('approve', peer)
+    await operator('credit', ids.req, '100000000')
+    print(
+      `  contract-db  ${cdb.peerId}  (dms contract-db run) approved 3 peers, credited the requester 100000000`,
+    )
     const offer = (perCpuHour: number) => ({
       cpu: 1,
       memoryBytes: 512 * MiB,
@@ -206,6 +240,10 @@ export async function demoCommand(opts: { image: string; keep?: boolean }): Prom
       print(
         `  settlement: paid ${s.paidToProvider} to ${names[job.winner!.provider]} for ${s.billedSeconds.toFixed(2)}s, refunded ${s.refundedToRequester}`,
       )
+      const { signature: sSig, ...sBody } = s
+      print(
+        `    contract-db settlement signature ${ok(verifyDoc(publicKeyOfPeer(cdb.peerId)!, DOMAIN.settlement, sBody, sSig))}`,
+      )
       const cdbApi = new ApiClient(cdb.socket)
       for (const peer of [req.peerId, job.winner!.provider]) {
         const acc = await cdbApi.ok<{ balance: number; escrow: number }>(
@@ -214,6 +252,8 @@ export async function demoCommand(opts: { image: string; keep?: boolean }): Prom
         )
         print(`    balance of ${names[peer]}: ${acc.balance} (in escrow ${acc.escrow})`)
       }
+      print(`\n$ dms contract-db contracts --data-dir ${dirs.cdb}`)
+      print((await operator('contracts')).stdout.trimEnd())
     }
     print(`\njob ${id}: ${job.state}${job.error ? ` (${job.error.code}: ${job.error.message})` : ''}`)
     if (job.state !== 'completed') throw new CliError(`demo job ended ${job.state}; logs in ${root}`, 2)

@@ -4,6 +4,7 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { Command } from 'commander'
 import { DaemonNotRunningError } from '../api/client.js'
+import { registerContractDbCommands } from './contract-db.js'
 import { demoCommand } from './demo.js'
 import { jobRunCommand, jobStatusCommand } from './job.js'
 import { CliError } from './output.js'
@@ -20,14 +21,18 @@ const program = new Command('dms')
 
 program
   .command('init')
-  .description("create this node's identity (Ed25519 key) and print its peer id")
+  .description(
+    "create this node's identity (Ed25519 key sealed with DMS_PASSPHRASE, or a passphrase asked on the terminal) and print its peer id",
+  )
   .option('--data-dir <dir>', 'data directory', defaultDataDir)
   .option('--json', 'print JSON')
   .action((o: { dataDir: string; json?: boolean }) => initCommand(o))
 
 program
   .command('run')
-  .description('run a node from a config file until SIGINT/SIGTERM (see specs/config.md)')
+  .description(
+    'run a node from a config file until SIGINT/SIGTERM (see specs/config.md); the key passphrase comes from DMS_PASSPHRASE or a prompt',
+  )
   .requiredOption('-c, --config <file>', 'node config (JSON)')
   .option('--data-dir <dir>', "override the config's dataDir")
   .action((o: { config: string; dataDir?: string }) => runCommand(o))
@@ -57,6 +62,7 @@ job
   .action((id: string, o: { socket: string; json?: boolean }) => jobStatusCommand(id, o))
 
 registerResourceCommands(program, defaultDataDir)
+registerContractDbCommands(program)
 
 program
   .command('demo')

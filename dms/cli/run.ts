@@ -1,11 +1,23 @@
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { NodeConfig } from '../config.js'
-import { loadOrCreateKey } from '../keys.js'
+import { KeyFileError, loadOrCreateKey, PassphraseRequiredError, WrongPassphraseError } from '../keys.js'
 import { createLogger } from '../log.js'
 import { DmsNode } from '../node.js'
 import { DataDirInUseError } from '../store/db.js'
 import { CliError, print, printJson } from './output.js'
+import { cliPassphrase } from './passphrase.js'
+
+/** Key errors are the user's to fix: shown as a message, never a stack. */
+export function keyProblem(err: unknown): never {
+  if (
+    err instanceof PassphraseRequiredError ||
+    err instanceof WrongPassphraseError ||
+    err instanceof KeyFileError
+  )
+    throw new CliError(err.message)
+  throw err
+}
 
 export async function readConfig(path: string): Promise<NodeConfig> {
   let text: string
@@ -25,15 +37,21 @@ export async function readConfig(path: string): Promise<NodeConfig> {
   return cfg
 }
 
-/** `dms init`: creates the node's key in its data directory and prints its peer id. */
+/**
+ * `dms init`: creates the node's key in its data directory, sealed with the passphrase
+ * (DMS_PASSPHRASE or a prompt), and prints its peer id. A plain key file of dms 0.1 is sealed.
+ */
 export async function initCommand(opts: { dataDir: string; json?: boolean }): Promise<void> {
   const dataDir = resolve(opts.dataDir)
-  const { key, created } = await loadOrCreateKey(dataDir)
+  const { key, created, migrated } = await loadOrCreateKey(dataDir, cliPassphrase()).catch(keyProblem)
   const { peerIdFromPrivateKey } = await import('@libp2p/peer-id')
   const { privateKeyFromRaw } = await import('@libp2p/crypto/keys')
   const peerId = peerIdFromPrivateKey(privateKeyFromRaw(key.libp2pRaw())).toString()
-  if (opts.json) printJson({ peerId, dataDir, created })
-  else print(`${created ? 'created' : 'existing'} identity ${peerId} in ${dataDir}`)
+  if (opts.json) printJson({ peerId, dataDir, created, migrated })
+  else {
+    if (migrated) print(`warning: ${dataDir}/node.key was a plain key file; it is now sealed`)
+    print(`${created ? 'created' : 'existing'} identity ${peerId} in ${dataDir}`)
+  }
 }
 
 /**
@@ -45,12 +63,12 @@ export async function runCommand(opts: { config: string; dataDir?: string }): Pr
   if (opts.dataDir !== undefined) cfg.dataDir = opts.dataDir
   cfg.dataDir = resolve(cfg.dataDir)
   const log = createLogger()
-  const node = new DmsNode(cfg, { log })
+  const node = new DmsNode(cfg, { log, passphrase: cliPassphrase() })
   try {
     await node.start()
   } catch (err) {
     if (err instanceof DataDirInUseError) throw new CliError(err.message)
-    throw err
+    keyProblem(err)
   }
   process.stdout.write(
     `${JSON.stringify({ event: 'ready', peerId: node.peerId, addrs: node.addrs(), socket: node.socketPath ?? null })}\n`,

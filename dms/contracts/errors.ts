@@ -13,6 +13,10 @@ export const REFUSAL = {
   insufficientFunds: 'INSUFFICIENT_FUNDS',
   unknown: 'UNKNOWN_CONTRACT',
   notActive: 'CONTRACT_NOT_ACTIVE',
+  badReceipt: 'BAD_RECEIPT',
+  badVerification: 'BAD_VERIFICATION',
+  badReason: 'BAD_REASON',
+  badPeerId: 'BAD_PEER_ID',
 } as const
 
 export const refuse = (code: string, message: string, data?: unknown) => new RefusedError(code, message, data)

@@ -1,7 +1,9 @@
 /**
  * The contract and the documents around it. Spec: specs/protocol.md ("Contract closure",
- * "Settlement"). All amounts are integers of the smallest currency unit ("micro-tokens").
+ * "Settlement") and specs/contract-db.md. All amounts are integers of the smallest currency unit
+ * ("micro-tokens", dms/contracts/money.ts).
  */
+import type { Bid } from '../messages.js'
 import type { Resources } from '../resources/types.js'
 
 export type ContractId = string
@@ -26,6 +28,11 @@ export interface ContractTerms {
   pricePerHour: number
   /** Locked from the requester at verification: the bid's total for the max duration. 0 = volunteer. */
   escrow: number
+  /**
+   * The provider's signed bid, embedded so the contract-db can check the terms against what the
+   * provider actually offered (job, resources, image, price, max duration, total).
+   */
+  bid: Bid
   createdAt: number
   /** The contract must be verified before this time. */
   expiresAt: number
@@ -71,9 +78,39 @@ export interface SignedReceipt {
   signature: string
 }
 
-/** The contract-db's signed record of how a contract was settled. */
+/** The requester's signed verdict on a receipt, after checking the outputs against it. */
+export interface Verification {
+  contractId: ContractId
+  /** hashDoc(receipt): the receipt this verdict is about. */
+  receiptHash: string
+  verified: boolean
+  outputsHashOk: boolean
+  receiptSignatureOk: boolean
+  verifiedAt: number
+}
+
+export interface SignedVerification {
+  verification: Verification
+  signature: string
+}
+
+/** Why a contract was closed without (or with a partial) settlement. Spec: specs/contract-db.md. */
+export const TERMINATION = {
+  /** The provider failed (silent, refused the invocation, could not run): the requester is refunded. */
+  providerFault: 'PROVIDER_FAULT',
+  /** The requester cancelled: the time used so far is paid, the rest refunded. */
+  requesterCancelled: 'REQUESTER_CANCELLED',
+  /** Settlement with a negative verification: the requester is refunded. */
+  rejectedResult: 'REQUESTER_REJECTED_RESULT',
+} as const
+export type TerminationReason = (typeof TERMINATION)[keyof typeof TERMINATION]
+
+/** The contract-db's signed record of how a contract was settled or terminated. */
 export interface Settlement {
   contractId: ContractId
+  /** settled: by receipt and verification; terminated: with `reason`. */
+  outcome: 'settled' | 'terminated'
+  reason?: TerminationReason
   paidToProvider: number
   refundedToRequester: number
   billedSeconds: number
@@ -88,9 +125,6 @@ export const DOMAIN = {
   proof: 'dms/contract-proof/v1',
   receipt: 'dms/receipt/v1',
   settlement: 'dms/settlement/v1',
+  bid: 'dms/bid/v1',
+  verification: 'dms/verification/v1',
 } as const
-
-/** What the provider is paid for `seconds` of use at `pricePerHour`, capped at the escrow. */
-export function costOf(seconds: number, pricePerHour: number, cap: number): number {
-  return Math.min(cap, Math.ceil((Math.max(0, seconds) * pricePerHour) / 3600))
-}

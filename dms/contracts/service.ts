@@ -1,56 +1,87 @@
 import type { Logger } from 'pino'
 import type { Clock } from '../../actors/clock.js'
-import { keyFromString } from '../../actors/identity.js'
+import { keyFromString, type KeyPair } from '../../actors/identity.js'
 import type { Actor, ActorSystem, Message } from '../../actors/system.js'
-import type { KeyPair } from '../../actors/identity.js'
-import { B, INBOX, type SettleRequest, type ContractVerifyRequest } from '../messages.js'
+import {
+  B,
+  INBOX,
+  jobInbox,
+  type ContractVerifyRequest,
+  type SettleRequest,
+  type TerminateRequest,
+} from '../messages.js'
 import { Repo, type Db } from '../store/db.js'
 import { hashDoc, signDoc, verifyDoc } from './canonical.js'
+import { nextContractState, type ContractEvent, type ContractState } from './contract-machine.js'
 import { REFUSAL, refuse } from './errors.js'
-import { costOf, DOMAIN, type ContractProof, type SignedContract, type Settlement } from './model.js'
-import { partyIsConsistent } from './party.js'
+import {
+  DOMAIN,
+  TERMINATION,
+  type ContractProof,
+  type ContractTerms,
+  type Receipt,
+  type Settlement,
+  type SignedContract,
+  type SignedReceipt,
+  type TerminationReason,
+} from './model.js'
+import { billableMs, costOfMs, isAmount, InvalidAmountError, type Amount } from './money.js'
+import { partyIsConsistent, publicKeyOfPeer } from './party.js'
+import { checkBidTerms, checkReceipt, checkVerification } from './checks.js'
+
+export type { ContractState } from './contract-machine.js'
 
 export interface Account {
   peer: string
-  /** Spendable balance. */
-  balance: number
-  /** Locked in active contracts. */
-  escrow: number
+  /** Spendable balance, micro-tokens. */
+  balance: Amount
+  /** Locked in active contracts, micro-tokens. */
+  escrow: Amount
 }
-
-export type ContractState = 'active' | 'settled' | 'terminated'
 
 export interface ContractRecord {
   contract: SignedContract
+  /** The contract machine's state (its persisted form). */
   state: ContractState
   proof: ContractProof
+  /** When escrow was locked (the proof's issuedAt). */
+  activatedAt: number
   settlement?: Settlement
-  reason?: string
+  /** Which party closed it. */
+  closedBy?: string
+  detail?: string
   history: Array<{ state: ContractState; at: number }>
 }
 
-export interface ContractDbInit {
-  /** Peers approved at start (added, never removed, by this list). @default [] */
-  approve?: string[]
-  /** Opening balances, applied only to accounts that do not exist yet. @default {} */
-  fund?: Record<string, number>
+export interface ApprovedEntity {
+  peer: string
+  approvedAt: number
+}
+
+export interface ContractDbComponents {
+  system: ActorSystem
+  key: KeyPair
+  db: Db
+  clock: Clock
+  log: Logger
 }
 
 /**
  * The contract-db verifier service: approved entities, accounts, contract verification with
- * escrow, settlement. One actor; its mailbox handles one request at a time, so the balance checks
- * and the batch that follows them cannot interleave.
+ * escrow, settlement and termination. Spec: specs/contract-db.md.
+ *
+ * Every operation that reads and then writes accounts or contracts runs through one queue
+ * (`serial`), whether it came over the network (the actor) or from the operator (REST), so a
+ * check and the atomic batch that follows it never interleave with another operation.
  */
 export class ContractDbService {
   private actor?: Actor
-  readonly approved: Repo<{ peer: string; approvedAt: number }>
+  private queue: Promise<unknown> = Promise.resolve()
+  readonly approved: Repo<ApprovedEntity>
   readonly accounts: Repo<Account>
   readonly contracts: Repo<ContractRecord>
 
-  constructor(
-    private readonly components: { system: ActorSystem; key: KeyPair; db: Db; clock: Clock; log: Logger },
-    private readonly init: ContractDbInit = {},
-  ) {
+  constructor(private readonly components: ContractDbComponents) {
     this.approved = new Repo(components.db, 'cdb-approved')
     this.accounts = new Repo(components.db, 'cdb-accounts')
     this.contracts = new Repo(components.db, 'cdb-contracts')
@@ -60,17 +91,15 @@ export class ContractDbService {
     return this.components.system.peerId
   }
 
-  async start(): Promise<void> {
+  start(): void {
     if (this.actor !== undefined) return
-    const now = this.components.clock.now()
-    for (const peer of this.init.approve ?? []) await this.approve(peer, now)
-    for (const [peer, amount] of Object.entries(this.init.fund ?? {})) {
-      if ((await this.accounts.get(peer)) === undefined) await this.credit(peer, amount)
-    }
     this.actor = this.components.system
       .spawn(INBOX.contractDb, this.components.key)
-      .on(B.contractVerify, (m) => this.verify(m as Message<ContractVerifyRequest>))
-      .on(B.settle, (m) => this.settle(m as Message<SettleRequest>))
+      .on(B.contractVerify, (m: Message) =>
+        this.verify(m.peer, (m as Message<ContractVerifyRequest>).payload?.contract),
+      )
+      .on(B.settle, (m: Message) => this.settle(m.peer, m.payload as SettleRequest))
+      .on(B.terminate, (m: Message) => this.terminate(m.peer, m.payload as TerminateRequest))
   }
 
   stop(): void {
@@ -78,62 +107,138 @@ export class ContractDbService {
     this.actor = undefined
   }
 
-  async approve(peer: string, at = this.components.clock.now()): Promise<void> {
-    if ((await this.approved.get(peer)) === undefined) await this.approved.put(peer, { peer, approvedAt: at })
+  /** Runs `fn` after every operation queued before it (one at a time). */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn)
+    this.queue = run.catch(() => undefined)
+    return run
   }
 
-  async credit(peer: string, amount: number): Promise<Account> {
-    if (!Number.isSafeInteger(amount) || amount <= 0) throw new Error('credit must be a positive integer')
-    const acc = (await this.accounts.get(peer)) ?? { peer, balance: 0, escrow: 0 }
-    acc.balance += amount
-    await this.accounts.put(peer, acc)
-    return acc
+  // ---- operator: approvals and accounts ----
+
+  approve(peer: string): Promise<ApprovedEntity> {
+    if (publicKeyOfPeer(peer) === undefined)
+      throw refuse(REFUSAL.badPeerId, `${peer} is not an Ed25519 peer id`)
+    return this.serial(async () => {
+      const existing = await this.approved.get(peer)
+      if (existing !== undefined) return existing
+      const rec = { peer, approvedAt: this.components.clock.now() }
+      await this.approved.put(peer, rec)
+      this.components.log.info({ peer }, 'entity approved')
+      return rec
+    })
+  }
+
+  /** Removes an approval. New contracts naming the peer are refused; active ones still close. */
+  revoke(peer: string): Promise<boolean> {
+    return this.serial(async () => {
+      const existing = await this.approved.get(peer)
+      if (existing === undefined) return false
+      await this.approved.del(peer)
+      this.components.log.info({ peer }, 'entity revoked')
+      return true
+    })
+  }
+
+  async isApproved(peer: string): Promise<boolean> {
+    return (await this.approved.get(peer)) !== undefined
+  }
+
+  listApproved(): Promise<ApprovedEntity[]> {
+    return this.approved.values()
+  }
+
+  /** Adds test tokens to a peer's balance (operator only: there is no network route for it). */
+  credit(peer: string, amount: Amount): Promise<Account> {
+    if (!isAmount(amount) || amount === 0) throw new InvalidAmountError('a credit (> 0)', amount)
+    if (publicKeyOfPeer(peer) === undefined)
+      throw refuse(REFUSAL.badPeerId, `${peer} is not an Ed25519 peer id`)
+    return this.serial(async () => {
+      const acc = await this.account(peer)
+      const next = { ...acc, balance: acc.balance + amount }
+      if (!isAmount(next.balance)) throw new InvalidAmountError('the resulting balance', next.balance)
+      await this.accounts.put(peer, next)
+      this.components.log.info({ peer, amount }, 'account credited')
+      return next
+    })
   }
 
   async account(peer: string): Promise<Account> {
     return (await this.accounts.get(peer)) ?? { peer, balance: 0, escrow: 0 }
   }
 
-  private async verify(msg: Message<ContractVerifyRequest>): Promise<ContractProof> {
-    const { contract } = msg.payload
+  listAccounts(): Promise<Account[]> {
+    return this.accounts.values()
+  }
+
+  contract(id: string): Promise<ContractRecord | undefined> {
+    return this.contracts.get(id)
+  }
+
+  listContracts(): Promise<ContractRecord[]> {
+    return this.contracts.values()
+  }
+
+  // ---- the protocol: verify, settle, terminate ----
+
+  /** Verifies a two-party contract, locks its escrow and returns the signed proof. */
+  verify(submitter: string, contract: SignedContract | undefined): Promise<ContractProof> {
+    return this.serial(() => this.verifyNow(submitter, contract))
+  }
+
+  /** Settles an active contract from the provider's receipt and the requester's verification. */
+  settle(submitter: string, req: SettleRequest | undefined): Promise<Settlement> {
+    return this.serial(() => this.settleNow(submitter, req))
+  }
+
+  /** Closes an active contract with a reason code (see TERMINATION). */
+  terminate(submitter: string, req: TerminateRequest | undefined): Promise<Settlement> {
+    return this.serial(() => this.terminateNow(submitter, req))
+  }
+
+  private async verifyNow(submitter: string, contract: SignedContract | undefined): Promise<ContractProof> {
     const t = contract?.terms
-    if (t === undefined || typeof t.contractId !== 'string')
+    if (t === undefined || t === null || typeof t !== 'object' || typeof t.contractId !== 'string')
       throw refuse(REFUSAL.badTerms, 'no contract terms')
     const now = this.components.clock.now()
     if (t.contractDb !== this.peerId)
       throw refuse(REFUSAL.wrongContractDb, 'contract names another contract-db')
-    if (msg.peer !== t.requester.peer) throw refuse(REFUSAL.notParty, 'only the requester submits a contract')
+    if (submitter !== t.requester?.peer)
+      throw refuse(REFUSAL.notParty, 'only the requester submits a contract')
     for (const [role, p] of [
       ['requester', t.requester],
       ['provider', t.provider],
     ] as const) {
-      if (!partyIsConsistent(p)) throw refuse(REFUSAL.badParty, `${role} key does not match its peer id`)
-      if ((await this.approved.get(p.peer)) === undefined)
-        throw refuse(REFUSAL.notApproved, `${role} ${p.peer} is not an approved entity`)
+      if (p === undefined || !partyIsConsistent(p))
+        throw refuse(REFUSAL.badParty, `${role} key does not match its peer id`)
+      if (!(await this.isApproved(p.peer)))
+        throw refuse(REFUSAL.notApproved, `${role} ${p.peer} is not an approved entity`, { peer: p.peer })
     }
-    if (!verifyDoc(keyFromString(t.requester.publicKey), DOMAIN.contract, t, contract.requesterSignature))
+    if (!verifyDoc(keyFromString(t.requester.publicKey), DOMAIN.contract, t, contract!.requesterSignature))
       throw refuse(REFUSAL.badSignature, 'requester signature is invalid')
     if (
-      contract.providerSignature === undefined ||
-      !verifyDoc(keyFromString(t.provider.publicKey), DOMAIN.contract, t, contract.providerSignature)
+      typeof contract!.providerSignature !== 'string' ||
+      !verifyDoc(keyFromString(t.provider.publicKey), DOMAIN.contract, t, contract!.providerSignature)
     )
       throw refuse(REFUSAL.badSignature, 'provider signature is missing or invalid')
-    if (t.expiresAt <= now) throw refuse(REFUSAL.expired, 'contract expired before verification')
+    // A replay is named as such, even once the contract has expired.
     if ((await this.contracts.get(t.contractId)) !== undefined)
       throw refuse(REFUSAL.duplicate, `contract ${t.contractId} was already submitted`)
-    const minEscrow = costOf(t.maxDurationSeconds, t.pricePerHour, Number.MAX_SAFE_INTEGER)
-    if (!Number.isSafeInteger(t.escrow) || t.escrow < 0 || (t.pricePerHour > 0 && t.escrow < minEscrow))
-      throw refuse(REFUSAL.badTerms, `escrow must cover price x max duration (${minEscrow})`)
+    if (!(typeof t.expiresAt === 'number' && t.expiresAt > now))
+      throw refuse(REFUSAL.expired, `contract expired at ${new Date(t.expiresAt).toISOString()}`)
+    const badTerms = checkBidTerms(t)
+    if (badTerms !== undefined) throw refuse(REFUSAL.badTerms, badTerms)
 
     const acc = await this.account(t.requester.peer)
-    if (acc.balance < t.escrow)
+    if (acc.balance < t.escrow) {
+      const shortfall = t.escrow - acc.balance
       throw refuse(
         REFUSAL.insufficientFunds,
-        `requester balance ${acc.balance} is short of escrow ${t.escrow} by ${t.escrow - acc.balance}`,
-        {
-          shortfall: t.escrow - acc.balance,
-        },
+        `requester balance ${acc.balance} is short of escrow ${t.escrow} by ${shortfall}`,
+        { shortfall, balance: acc.balance, escrow: t.escrow },
       )
+    }
+    const state = this.next('proposed', 'VERIFY', t.contractId)
     const body = {
       contractId: t.contractId,
       termsHash: hashDoc(t),
@@ -143,19 +248,23 @@ export class ContractDbService {
     }
     const proof: ContractProof = { ...body, signature: signDoc(this.components.key, DOMAIN.proof, body) }
     const record: ContractRecord = {
-      contract,
-      state: 'active',
+      contract: contract!,
+      state,
       proof,
-      history: [{ state: 'active', at: now }],
+      activatedAt: now,
+      history: [{ state, at: now }],
     }
-    await this.components.db.batch([
-      this.accounts.putOp(acc.peer, {
-        ...acc,
-        balance: acc.balance - t.escrow,
-        escrow: acc.escrow + t.escrow,
-      }),
-      this.contracts.putOp(t.contractId, record),
-    ])
+    const ops = [this.contracts.putOp(t.contractId, record)]
+    // A volunteer job (escrow 0) is verified and recorded but moves no money.
+    if (t.escrow > 0)
+      ops.push(
+        this.accounts.putOp(acc.peer, {
+          ...acc,
+          balance: acc.balance - t.escrow,
+          escrow: acc.escrow + t.escrow,
+        }),
+      )
+    await this.components.db.batch(ops as never)
     this.components.log.info(
       { contractId: t.contractId, escrow: t.escrow },
       'contract verified, escrow locked',
@@ -163,28 +272,103 @@ export class ContractDbService {
     return proof
   }
 
-  private async settle(msg: Message<SettleRequest>): Promise<Settlement> {
-    const { contractId, receipt, verified } = msg.payload
-    const rec = await this.contracts.get(contractId)
-    if (rec === undefined) throw refuse(REFUSAL.unknown, `no contract ${contractId}`)
+  /** The active contract `contractId`, if `submitter` is one of its parties. */
+  private async activeFor(
+    submitter: string,
+    contractId: unknown,
+  ): Promise<{ rec: ContractRecord; t: ContractTerms; role: 'requester' | 'provider' }> {
+    const rec = typeof contractId === 'string' ? await this.contracts.get(contractId) : undefined
+    if (rec === undefined) throw refuse(REFUSAL.unknown, `no contract ${String(contractId)}`)
     const t = rec.contract.terms
-    if (msg.peer !== t.requester.peer) throw refuse(REFUSAL.notParty, 'only the requester settles a contract')
-    if (rec.state !== 'active') throw refuse(REFUSAL.notActive, `contract ${contractId} is ${rec.state}`)
-    if (
-      receipt?.receipt?.contractId !== contractId ||
-      !verifyDoc(keyFromString(t.provider.publicKey), DOMAIN.receipt, receipt.receipt, receipt.signature)
-    )
-      throw refuse(REFUSAL.badSignature, 'receipt is not signed by the provider for this contract')
+    const role =
+      submitter === t.requester.peer ? 'requester' : submitter === t.provider.peer ? 'provider' : undefined
+    if (role === undefined)
+      throw refuse(REFUSAL.notParty, `${submitter} is not a party to contract ${t.contractId}`)
+    if (rec.state !== 'active')
+      throw refuse(REFUSAL.notActive, `contract ${t.contractId} is already ${rec.state}`, {
+        state: rec.state,
+        settlement: rec.settlement,
+      })
+    return { rec, t, role }
+  }
 
+  private async settleNow(submitter: string, req: SettleRequest | undefined): Promise<Settlement> {
+    const { rec, t } = await this.activeFor(submitter, req?.contractId)
+    const receipt = this.checkedReceipt(t, req?.receipt)
+    const problem = checkVerification(req?.verification, t.contractId, hashDoc(receipt))
+    if (problem !== undefined) throw refuse(REFUSAL.badVerification, problem)
+    const v = req!.verification
+    if (!verifyDoc(keyFromString(t.requester.publicKey), DOMAIN.verification, v.verification, v.signature))
+      throw refuse(REFUSAL.badSignature, 'verification is not signed by the requester')
+
+    const ms = billableMs(receipt.usage.wallSeconds, t.maxDurationSeconds)
+    let paid = 0
+    if (v.verification.verified) paid = billFor(receipt, ms, t)
+    const outcome = v.verification.verified ? 'settled' : 'terminated'
+    const reason = v.verification.verified ? undefined : TERMINATION.rejectedResult
+    return this.close(rec, submitter, outcome === 'settled' ? 'SETTLE' : 'TERMINATE', { paid, ms, reason })
+  }
+
+  private async terminateNow(submitter: string, req: TerminateRequest | undefined): Promise<Settlement> {
+    const { rec, t, role } = await this.activeFor(submitter, req?.contractId)
+    const reason = req!.reason
+    if (reason === TERMINATION.providerFault) {
+      return this.close(rec, submitter, 'TERMINATE', { paid: 0, ms: 0, reason, detail: req!.detail })
+    }
+    if (reason === TERMINATION.requesterCancelled) {
+      if (role !== 'requester')
+        throw refuse(
+          REFUSAL.badReason,
+          'only the requester can cancel; a provider terminates with PROVIDER_FAULT',
+        )
+      // The time used: the provider's receipt when one came, otherwise the time since escrow locked.
+      const wallSeconds =
+        req!.receipt !== undefined
+          ? this.checkedReceipt(t, req!.receipt).usage.wallSeconds
+          : (this.components.clock.now() - rec.activatedAt) / 1000
+      const ms = billableMs(wallSeconds, t.maxDurationSeconds)
+      const paid = Math.min(t.escrow, costOfMs(ms, t.pricePerHour))
+      return this.close(rec, submitter, 'TERMINATE', { paid, ms, reason, detail: req!.detail })
+    }
+    throw refuse(
+      REFUSAL.badReason,
+      `unknown termination reason ${String(reason)}: use ${TERMINATION.providerFault} or ${TERMINATION.requesterCancelled}`,
+    )
+  }
+
+  private checkedReceipt(t: ContractTerms, signed: SignedReceipt | undefined): Receipt {
+    const problem = checkReceipt(signed, t)
+    if (problem !== undefined) throw refuse(REFUSAL.badReceipt, problem)
+    if (!verifyDoc(keyFromString(t.provider.publicKey), DOMAIN.receipt, signed!.receipt, signed!.signature))
+      throw refuse(REFUSAL.badSignature, 'receipt is not signed by the provider')
+    return signed!.receipt
+  }
+
+  private next(from: ContractState, event: ContractEvent['type'], id: string): ContractState {
+    const to = nextContractState(from, event)
+    if (to === undefined) throw refuse(REFUSAL.notActive, `contract ${id} is ${from}: ${event} not allowed`)
+    return to
+  }
+
+  /** Pays `paid` to the provider and refunds the rest of the escrow, in one atomic batch. */
+  private async close(
+    rec: ContractRecord,
+    by: string,
+    event: 'SETTLE' | 'TERMINATE',
+    how: { paid: Amount; ms: number; reason?: TerminationReason; detail?: string },
+  ): Promise<Settlement> {
+    const t = rec.contract.terms
+    const state = this.next(rec.state, event, t.contractId)
     const now = this.components.clock.now()
-    const billedSeconds = Math.min(Math.max(0, receipt.receipt.usage.wallSeconds), t.maxDurationSeconds)
-    const paid = verified ? costOf(billedSeconds, t.pricePerHour, t.escrow) : 0
+    const paid = Math.min(how.paid, t.escrow)
     const refund = t.escrow - paid
     const body = {
-      contractId,
+      contractId: t.contractId,
+      outcome: state === 'settled' ? ('settled' as const) : ('terminated' as const),
+      ...(how.reason !== undefined ? { reason: how.reason } : {}),
       paidToProvider: paid,
       refundedToRequester: refund,
-      billedSeconds,
+      billedSeconds: how.ms / 1000,
       settledAt: now,
       contractDb: this.peerId,
     }
@@ -192,45 +376,76 @@ export class ContractDbService {
       ...body,
       signature: signDoc(this.components.key, DOMAIN.settlement, body),
     }
-    const req = await this.account(t.requester.peer)
     const ops = [
-      this.contracts.putOp(contractId, {
+      this.contracts.putOp(t.contractId, {
         ...rec,
-        state: verified ? 'settled' : 'terminated',
-        reason: verified ? undefined : 'REQUESTER_REJECTED_RESULT',
+        state,
         settlement,
-        history: [...rec.history, { state: verified ? 'settled' : 'terminated', at: now }],
+        closedBy: by,
+        detail: how.detail,
+        history: [...rec.history, { state, at: now }],
       }),
     ]
-    if (t.provider.peer === t.requester.peer) {
-      ops.push(
-        this.accounts.putOp(req.peer, {
-          ...req,
-          balance: req.balance + t.escrow,
-          escrow: req.escrow - t.escrow,
-        }),
-      )
-    } else {
-      const prov = await this.account(t.provider.peer)
-      ops.push(
-        this.accounts.putOp(req.peer, {
-          ...req,
-          balance: req.balance + refund,
-          escrow: req.escrow - t.escrow,
-        }),
-      )
-      ops.push(this.accounts.putOp(prov.peer, { ...prov, balance: prov.balance + paid }))
+    if (t.escrow > 0) {
+      const req = await this.account(t.requester.peer)
+      if (t.provider.peer === t.requester.peer) {
+        ops.push(
+          this.accounts.putOp(req.peer, {
+            ...req,
+            balance: req.balance + t.escrow,
+            escrow: req.escrow - t.escrow,
+          }),
+        )
+      } else {
+        const prov = await this.account(t.provider.peer)
+        ops.push(
+          this.accounts.putOp(req.peer, {
+            ...req,
+            balance: req.balance + refund,
+            escrow: req.escrow - t.escrow,
+          }),
+        )
+        ops.push(this.accounts.putOp(prov.peer, { ...prov, balance: prov.balance + paid }))
+      }
     }
     await this.components.db.batch(ops as never)
-    this.components.log.info({ contractId, paid, refund }, 'contract settled')
-    // Best effort: the provider learns it was paid. The requester also holds the signed settlement.
-    const providerHandle = {
-      publicKey: keyFromString(t.provider.publicKey),
-      peer: t.provider.peer,
-      inbox: INBOX.provider,
-      addrs: [],
-    }
-    void this.actor?.send(providerHandle as never, B.settled, settlement).catch(() => {})
+    this.components.log.info(
+      { contractId: t.contractId, state, reason: how.reason, paid, refund },
+      'contract closed',
+    )
+    this.notify(t, by, settlement)
     return settlement
   }
+
+  /** Best effort: the party that did not submit also gets the signed settlement. */
+  private notify(t: ContractTerms, by: string, settlement: Settlement): void {
+    const other =
+      by === t.provider.peer
+        ? {
+            publicKey: keyFromString(t.requester.publicKey),
+            peer: t.requester.peer,
+            inbox: jobInbox(t.jobId),
+            addrs: [],
+          }
+        : {
+            publicKey: keyFromString(t.provider.publicKey),
+            peer: t.provider.peer,
+            inbox: INBOX.provider,
+            addrs: [],
+          }
+    if (other.peer === by) return
+    void this.actor?.send(other as never, B.settled, settlement).catch(() => {})
+  }
+}
+
+/**
+ * What a verified receipt pays (spec: specs/contract-db.md, "Billing"): usage × price, capped at
+ * the escrow; a completed run pays at least the provider's minimum job price; a run that never
+ * started (failed with exit code < 0) pays nothing.
+ */
+export function billFor(receipt: Receipt, ms: number, t: ContractTerms): Amount {
+  if (receipt.status === 'failed' && receipt.exitCode < 0) return 0
+  const usage = costOfMs(ms, t.pricePerHour)
+  const floor = receipt.status === 'completed' ? t.bid.minJobPrice : 0
+  return Math.min(t.escrow, Math.max(floor, usage))
 }

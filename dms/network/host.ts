@@ -2,11 +2,13 @@ import { noise } from '@chainsafe/libp2p-noise'
 import { yamux } from '@chainsafe/libp2p-yamux'
 import { bootstrap } from '@libp2p/bootstrap'
 import { privateKeyFromRaw } from '@libp2p/crypto/keys'
-import { gossipsub, type GossipSub } from '@libp2p/gossipsub'
+import { gossipsub, type GossipSub, type GossipsubOpts } from '@libp2p/gossipsub'
 import { identify } from '@libp2p/identify'
+import { mdns } from '@libp2p/mdns'
 import { ping } from '@libp2p/ping'
 import { tcp } from '@libp2p/tcp'
 import { createLibp2p, type Libp2p } from 'libp2p'
+import type { Logger } from 'pino'
 import type { KeyPair } from '../../actors/identity.js'
 
 export type Host = Libp2p<{
@@ -15,24 +17,110 @@ export type Host = Libp2p<{
   ping: unknown
 }>
 
-export interface HostInit {
+/** Connection limits (libp2p connection manager). Unset fields keep libp2p's defaults. */
+export interface ConnectionLimits {
+  /** @default 300 (libp2p) */
+  maxConnections?: number
+  /** Inbound dials per second accepted from one host. @default 5 (libp2p); Infinity with oneHost */
+  inboundConnectionThreshold?: number
+  /** Inbound connections still upgrading. @default 10 (libp2p) */
+  maxIncomingPendingConnections?: number
+  /** @default 100 (libp2p) */
+  maxParallelDials?: number
+}
+
+/** Gossipsub settings a deployment may tune. Unset fields keep gossipsub's defaults. */
+export interface GossipSettings {
+  /** Mesh degree. @default 6 */
+  D?: number
+  /** @default 4 */
+  Dlo?: number
+  /** @default 12 */
+  Dhi?: number
+  /** @default 6 */
+  Dlazy?: number
+  /** @default 1000 */
+  heartbeatIntervalMs?: number
+  /** Publish to every subscribed peer, not just the mesh. @default true */
+  floodPublish?: boolean
+  /** Score penalty for many peers behind one IP. @default -5 (gossipsub); 0 with oneHost */
+  ipColocationFactorWeight?: number
+}
+
+/** `network` section of the node config (specs/config.md). */
+export interface NetworkInit {
+  connections?: ConnectionLimits
+  gossipsub?: GossipSettings
+  /** Find peers on the local network by multicast DNS and dial them. @default false */
+  mdns?: boolean | { intervalMs?: number; serviceTag?: string }
+}
+
+export interface HostInit extends NetworkInit {
   /** Multiaddrs to listen on. @default ['/ip4/127.0.0.1/tcp/0'] */
   listen?: string[]
   /** Multiaddrs (with /p2p/<id>) to dial at start. @default [] */
   bootstrap?: string[]
   /**
-   * Settings for many nodes on one host (tests, devnet): no per-host inbound dial rate limit and no
-   * gossipsub IP-colocation penalty. Keep false on a real network, where both protect you.
+   * Settings for many nodes on one host (tests, devnet, benchmarks): no per-host inbound dial rate
+   * limit and no gossipsub IP-colocation penalty (../shared/STACK.md). Explicit `connections` and
+   * `gossipsub` values win. Keep false on a real network, where both protect you.
    * @default false
    */
   oneHost?: boolean
 }
 
-/** Builds (does not start) a libp2p host whose peer id derives from the node's key. */
-export async function createHost(key: KeyPair, init: HostInit = {}): Promise<Host> {
-  const privateKey = privateKeyFromRaw(key.libp2pRaw())
+/** The libp2p options a HostInit stands for (exported for tests and the config docs). */
+export function hostOptions(init: HostInit): {
+  connectionManager: ConnectionLimits
+  gossipsub: Partial<GossipsubOpts>
+} {
   const oneHost = init.oneHost ?? false
+  const c = init.connections ?? {}
+  const g = init.gossipsub ?? {}
+  const connectionManager: ConnectionLimits = {
+    ...(oneHost ? { inboundConnectionThreshold: Infinity } : {}),
+    ...definedOnly({ ...c }),
+  }
+  const colocation = g.ipColocationFactorWeight ?? (oneHost ? 0 : undefined)
+  const gossip: Partial<GossipsubOpts> = definedOnly({
+    D: g.D,
+    Dlo: g.Dlo,
+    Dhi: g.Dhi,
+    Dlazy: g.Dlazy,
+    heartbeatInterval: g.heartbeatIntervalMs,
+    floodPublish: g.floodPublish,
+  })
+  if (colocation !== undefined) gossip.scoreParams = { IPColocationFactorWeight: colocation }
+  return { connectionManager, gossipsub: gossip }
+}
+
+function definedOnly<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T
+}
+
+/**
+ * Identifies a gossip message by origin and sequence number (the default message id under
+ * StrictSign) before its signature is checked. Without it gossipsub verifies the signature of
+ * every duplicate copy (about D per message and node); with it, duplicates are dropped first.
+ * Measured with scripts/bench-actors.ts: see specs/protocol.md ("Performance").
+ */
+function fastMsgIdFn(msg: { from?: Uint8Array; seqno?: Uint8Array; data?: Uint8Array }): string {
+  const from = msg.from === undefined ? '' : Buffer.from(msg.from).toString('base64')
+  const seqno = msg.seqno === undefined ? '' : Buffer.from(msg.seqno).toString('base64')
+  return `${from}/${seqno}`
+}
+
+/** Builds (does not start) a libp2p host whose peer id derives from the node's key. */
+export async function createHost(key: KeyPair, init: HostInit = {}, log?: Logger): Promise<Host> {
+  const privateKey = privateKeyFromRaw(key.libp2pRaw())
   const boot = init.bootstrap ?? []
+  const opts = hostOptions(init)
+  const discovery: Array<ReturnType<typeof bootstrap> | ReturnType<typeof mdns>> = []
+  if (boot.length > 0) discovery.push(bootstrap({ list: boot, timeout: 0 }))
+  if (init.mdns !== undefined && init.mdns !== false) {
+    const m = init.mdns === true ? {} : init.mdns
+    discovery.push(mdns({ interval: m.intervalMs, serviceTag: m.serviceTag }))
+  }
   const node = await createLibp2p({
     privateKey,
     start: false,
@@ -40,17 +128,26 @@ export async function createHost(key: KeyPair, init: HostInit = {}): Promise<Hos
     transports: [tcp()],
     connectionEncrypters: [noise()],
     streamMuxers: [yamux()],
-    peerDiscovery: boot.length > 0 ? [bootstrap({ list: boot, timeout: 0 })] : [],
-    connectionManager: oneHost ? { inboundConnectionThreshold: Infinity } : {},
+    peerDiscovery: discovery,
+    connectionManager: opts.connectionManager,
     services: {
       identify: identify(),
       ping: ping(),
       pubsub: gossipsub({
         emitSelf: false,
         allowPublishToZeroTopicPeers: true,
-        ...(oneHost ? { scoreParams: { IPColocationFactorWeight: 0 } } : {}),
+        fastMsgIdFn,
+        ...opts.gossipsub,
       }),
     },
   })
+  if (init.mdns !== undefined && init.mdns !== false) {
+    // libp2p 3 records discovered peers but does not dial them; bootstrap dials its own list.
+    node.addEventListener('peer:discovery', (evt) => {
+      const id = evt.detail.id
+      if (id.equals(node.peerId) || node.getConnections(id).length > 0) return
+      node.dial(id).catch((err: unknown) => log?.debug({ err, peer: id.toString() }, 'mdns dial failed'))
+    })
+  }
   return node
 }

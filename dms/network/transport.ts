@@ -1,9 +1,16 @@
+import { TopicValidatorResult } from '@libp2p/gossipsub'
 import type { Connection, PeerId, Stream } from '@libp2p/interface'
 import { peerIdFromString } from '@libp2p/peer-id'
 import { multiaddr } from '@multiformats/multiaddr'
 import * as lp from 'it-length-prefixed'
 import type { Logger } from 'pino'
-import type { InboundFrame, PeerIdStr, Transport } from '../../actors/transport.js'
+import type {
+  FrameHandlers,
+  FrameVerdict,
+  InboundFrame,
+  PeerIdStr,
+  Transport,
+} from '../../actors/transport.js'
 import type { Host } from './host.js'
 
 /** The direct actor protocol: one long-lived stream per peer carrying length-prefixed envelopes. */
@@ -12,13 +19,27 @@ export const ACTOR_PROTOCOL = '/dms/actor/1.0.0'
 export interface Libp2pTransportInit {
   /** Frames larger than this are refused by the reader (the stream is closed). @default 4 MiB */
   maxFrameBytes?: number
+  /** Inbound actor streams allowed per connection (one is normal). @default 4 */
+  maxInboundStreams?: number
 }
 
-/** The actor runtime's Transport over libp2p: direct streams for messages, gossipsub for broadcasts. */
+const VERDICT: Record<FrameVerdict, TopicValidatorResult> = {
+  accept: TopicValidatorResult.Accept,
+  ignore: TopicValidatorResult.Ignore,
+  reject: TopicValidatorResult.Reject,
+}
+
+/**
+ * The actor runtime's Transport over libp2p: direct messages on one long-lived length-prefixed
+ * stream per peer, broadcasts on gossipsub. Gossip frames go through the receiver as gossipsub's
+ * topic validator, so an invalid envelope is neither delivered nor forwarded, and its origin is
+ * scored down. Spec: specs/protocol.md ("Transport").
+ */
 export class Libp2pTransport implements Transport {
-  private handler: (f: InboundFrame) => void = () => {}
+  private handlers: FrameHandlers = { frame: () => 'ignore', refused: () => {} }
   private readonly outbound = new Map<PeerIdStr, Promise<Stream>>()
   private readonly maxFrameBytes: number
+  private readonly maxInboundStreams: number
   private started = false
 
   constructor(
@@ -26,6 +47,7 @@ export class Libp2pTransport implements Transport {
     init: Libp2pTransportInit = {},
   ) {
     this.maxFrameBytes = init.maxFrameBytes ?? 4 * 1024 * 1024
+    this.maxInboundStreams = init.maxInboundStreams ?? 4
   }
 
   get peerId(): PeerIdStr {
@@ -36,8 +58,8 @@ export class Libp2pTransport implements Transport {
     return this.components.host.getMultiaddrs().map((a) => a.toString())
   }
 
-  onFrame(handler: (f: InboundFrame) => void): void {
-    this.handler = handler
+  onFrame(handlers: FrameHandlers): void {
+    this.handlers = handlers
   }
 
   async start(): Promise<void> {
@@ -45,13 +67,8 @@ export class Libp2pTransport implements Transport {
     this.started = true
     const { host } = this.components
     await host.handle(ACTOR_PROTOCOL, (stream, connection) => this.readLoop(stream, connection), {
-      maxInboundStreams: 4,
+      maxInboundStreams: this.maxInboundStreams,
       runOnLimitedConnection: false,
-    })
-    host.services.pubsub.addEventListener('message', (evt) => {
-      const msg = evt.detail
-      if (msg.type !== 'signed') return
-      this.deliver({ bytes: msg.data, from: msg.from.toString(), via: 'gossip', topic: msg.topic })
     })
   }
 
@@ -59,11 +76,23 @@ export class Libp2pTransport implements Transport {
     if (!this.started) return
     this.started = false
     await this.components.host.unhandle(ACTOR_PROTOCOL)
+    for (const topic of this.components.host.services.pubsub.topicValidators.keys())
+      this.components.host.services.pubsub.topicValidators.delete(topic)
     this.outbound.clear()
   }
 
   subscribe(topic: string): void {
-    this.components.host.services.pubsub.subscribe(topic)
+    const pubsub = this.components.host.services.pubsub
+    if (!pubsub.topicValidators.has(topic))
+      pubsub.topicValidators.set(topic, (_propagationSource, msg) => {
+        // StrictSign is gossipsub's default: an unsigned message has no origin to check against.
+        if (msg.type !== 'signed') {
+          this.refuse({ reason: 'malformed', from: _propagationSource.toString(), via: 'gossip' })
+          return TopicValidatorResult.Reject
+        }
+        return VERDICT[this.deliver({ bytes: msg.data, from: msg.from.toString(), via: 'gossip', topic })]
+      })
+    pubsub.subscribe(topic)
   }
 
   topicPeers(topic: string): number {
@@ -155,17 +184,31 @@ export class Libp2pTransport implements Transport {
         this.deliver({ bytes: frame.subarray(), from, via: 'direct' })
       }
     } catch (err) {
-      // Oversized or garbled length prefix: drop this stream; the peer may open a new one.
+      // Framing is lost after a bad length prefix: count it and drop this stream; the peer's
+      // next send opens a new one.
+      const name = (err as Error).name
+      if (name === 'InvalidDataLengthError') this.refuse({ reason: 'oversized', from, via: 'direct' })
+      else if (name === 'InvalidDataLengthLengthError' || name === 'InvalidMessageLengthError')
+        this.refuse({ reason: 'malformed', from, via: 'direct' })
       this.components.log.debug({ err, from }, 'actor stream closed with error')
       stream.abort(err as Error)
     }
   }
 
-  private deliver(frame: InboundFrame): void {
+  private deliver(frame: InboundFrame): FrameVerdict {
     try {
-      this.handler(frame)
+      return this.handlers.frame(frame)
     } catch (err) {
       this.components.log.warn({ err }, 'frame handler threw')
+      return 'ignore'
+    }
+  }
+
+  private refuse(r: Parameters<FrameHandlers['refused']>[0]): void {
+    try {
+      this.handlers.refused(r)
+    } catch (err) {
+      this.components.log.warn({ err }, 'refusal handler threw')
     }
   }
 }

@@ -26,6 +26,8 @@ export interface JobSteps {
 /** An error a step throws to fail the job with a stable reason code. */
 export class JobFailure extends Error {
   override name = 'JobFailure'
+  /** Merged into the record with the error (e.g. the settlement of a terminated contract). */
+  patch?: Patch
   constructor(
     readonly code: string,
     message: string,
@@ -73,7 +75,10 @@ export function createJobMachine(steps: JobSteps, clock: Clock) {
     },
     actions: {
       merge: assign(({ event }) => (event as unknown as { output: Patch }).output),
-      fail: assign(({ event }) => ({ error: toJobError((event as unknown as { error: unknown }).error) })),
+      fail: assign(({ event }) => {
+        const err = (event as unknown as { error: unknown }).error
+        return { ...((err as { patch?: Patch })?.patch ?? {}), error: toJobError(err) }
+      }),
       stamp: assign(({ context }, params: { state: JobState }) => ({
         history: [...context.history, { state: params.state, at: clock.now() }],
       })),

@@ -3,11 +3,22 @@ import type { Logger } from 'pino'
 import { createActor, type Actor as XActor } from 'xstate'
 import type { Clock } from '../../actors/clock.js'
 import type { Handle } from '../../actors/envelope.js'
-import { keyToString, type KeyPair } from '../../actors/identity.js'
+import { KeyPair, keyToString } from '../../actors/identity.js'
 import type { Actor, ActorSystem, Message } from '../../actors/system.js'
 import type { Transport } from '../../actors/transport.js'
-import { signDoc, verifyDoc } from '../contracts/canonical.js'
-import { DOMAIN, type ContractProof, type ContractTerms, type SignedContract } from '../contracts/model.js'
+import { hashDoc, signDoc, verifyDoc } from '../contracts/canonical.js'
+import { bidSignatureOk } from '../contracts/checks.js'
+import {
+  DOMAIN,
+  TERMINATION,
+  type ContractProof,
+  type ContractTerms,
+  type Settlement,
+  type SignedContract,
+  type TerminationReason,
+  type Verification,
+} from '../contracts/model.js'
+import { escrowFor } from '../contracts/money.js'
 import { partyOf, publicKeyOfPeer } from '../contracts/party.js'
 import { hashOutputs } from '../executor/outputs.js'
 import {
@@ -24,9 +35,10 @@ import {
   type JobResult,
   type JobUpdate,
   type SettleReply,
+  type TerminateRequest,
 } from '../messages.js'
 import { Repo, type Db } from '../store/db.js'
-import { createJobMachine, JobFailure, type JobSteps, type Patch } from './job-machine.js'
+import { createJobMachine, JobFailure, type JobSteps, type Patch, type Step } from './job-machine.js'
 import type { JobId, JobRecord, JobState } from './job-record.js'
 import type { JobSpec } from './job-spec.js'
 import { JobSession } from './session.js'
@@ -42,6 +54,11 @@ export interface OrchestratorInit {
   resultGraceMs?: number
   /** Per-request timeout for lock, contract, invocation, settlement. @default 10000 */
   requestTimeoutMs?: number
+  /**
+   * Attempts at settling or terminating when the contract-db is unreachable or slow (it may be
+   * restarting); waits 1 s, 2 s, 4 s... between them. @default 4
+   */
+  settleAttempts?: number
 }
 
 export interface OrchestratorComponents {
@@ -82,6 +99,7 @@ export class Orchestrator {
       enoughBids: init.enoughBids ?? 3,
       resultGraceMs: init.resultGraceMs ?? 30_000,
       requestTimeoutMs: init.requestTimeoutMs ?? 10_000,
+      settleAttempts: init.settleAttempts ?? 4,
     }
   }
 
@@ -130,8 +148,9 @@ export class Orchestrator {
       updates: [],
     }
     const session = new JobSession()
+    // The job's actor has its own key; contracts are still signed with the node key.
     const actor = this.c.system
-      .spawn(jobInbox(id), this.c.key)
+      .spawn(jobInbox(id), KeyPair.generate())
       .on(B.bid, (m: Message) => this.onBid(id, session, m as Message<Bid>))
       .on(B.decline, (m: Message) => {
         const d = m.payload as Decline
@@ -195,8 +214,12 @@ export class Orchestrator {
       bid?.jobId === id &&
       bid.provider === m.peer &&
       typeof bid.bidId === 'string' &&
-      Number.isSafeInteger(bid.total) &&
-      Number.isSafeInteger(bid.pricePerHour) &&
+      bidSignatureOk(bid) &&
+      // The bid is for what was asked, and its total is what the contract-db will lock.
+      bid.image === spec.image &&
+      bid.maxDurationSeconds === spec.maxDurationSeconds &&
+      hashDoc(bid.resources) === hashDoc(spec.resources) &&
+      totalOk(bid) &&
       bid.total <= spec.maxPrice &&
       bid.expiresAt > this.c.clock.now()
     if (!ok) {
@@ -224,6 +247,93 @@ export class Orchestrator {
       inbox: INBOX.contractDb,
       addrs: this.init.contractDb.addrs,
     }
+  }
+
+  /**
+   * Wraps a step after contract verification: when it fails (not on abort), the contract is
+   * terminated for provider fault, so the escrow returns to the requester; the signed
+   * termination lands in the record as its `settlement`.
+   */
+  private terminatesOnFailure(actor: Actor, step: Step): Step {
+    return async (job, signal) => {
+      try {
+        return await step(job, signal)
+      } catch (err) {
+        if (signal.aborted || job.proof === undefined) throw err
+        const failure =
+          err instanceof JobFailure
+            ? err
+            : new JobFailure(
+                typeof (err as { code?: unknown }).code === 'string'
+                  ? (err as { code: string }).code
+                  : 'INTERNAL',
+                (err as Error).message,
+              )
+        failure.patch = {
+          settlement: await this.terminate(actor, job, TERMINATION.providerFault, failure.message, signal),
+        }
+        throw failure
+      }
+    }
+  }
+
+  /** Terminates the job's contract; undefined (logged) when the contract-db did not answer. */
+  private async terminate(
+    actor: Actor,
+    job: JobRecord,
+    reason: TerminationReason,
+    detail: string,
+    signal: AbortSignal,
+  ): Promise<Settlement | undefined> {
+    const req: TerminateRequest = { contractId: job.contract?.terms.contractId as string, reason, detail }
+    try {
+      return await this.closeAtContractDb(actor, job, B.terminate, req, signal)
+    } catch (err) {
+      this.c.log.warn({ err, jobId: job.id }, 'contract not terminated: escrow stays locked')
+      return undefined
+    }
+  }
+
+  /**
+   * Sends settle or terminate to the contract-db, retrying (with backoff) while it is unreachable
+   * or silent, and checks the signed settlement it returns. A contract already closed (a reply lost
+   * on the way) yields the settlement the contract-db kept.
+   */
+  private async closeAtContractDb(
+    actor: Actor,
+    job: JobRecord,
+    behaviour: string,
+    payload: unknown,
+    signal: AbortSignal,
+  ): Promise<Settlement> {
+    const terms = job.contract?.terms as ContractTerms
+    let settlement: Settlement | undefined
+    for (let attempt = 1; settlement === undefined; attempt++) {
+      try {
+        settlement = await actor.request<Settlement>(this.contractDbHandle(), behaviour, payload, {
+          timeoutMs: this.cfg.requestTimeoutMs,
+          signal,
+        })
+      } catch (err) {
+        const e = err as { code?: string; data?: { settlement?: Settlement } }
+        if (e.code === 'CONTRACT_NOT_ACTIVE' && e.data?.settlement !== undefined)
+          settlement = e.data.settlement
+        else if (
+          (e.code === 'UNREACHABLE' || e.code === 'REQUEST_TIMEOUT') &&
+          attempt < this.cfg.settleAttempts
+        )
+          await delay(1000 * 2 ** (attempt - 1), signal)
+        else throw err
+      }
+    }
+    const { signature, ...body } = settlement
+    if (
+      settlement.contractId !== terms.contractId ||
+      settlement.paidToProvider + settlement.refundedToRequester !== terms.escrow ||
+      !verifyDoc(publicKeyOfPeer(this.init.contractDb.peer) as Uint8Array, DOMAIN.settlement, body, signature)
+    )
+      throw new JobFailure('BAD_SETTLEMENT', 'settlement is not signed by the contract-db for this contract')
+    return settlement
   }
 
   private steps(session: JobSession, actor: Actor): JobSteps {
@@ -291,6 +401,7 @@ export class Orchestrator {
           maxDurationSeconds: job.spec.maxDurationSeconds,
           pricePerHour: bid.pricePerHour,
           escrow: bid.total,
+          bid,
           createdAt: now,
           expiresAt: now + 60_000,
         }
@@ -333,10 +444,17 @@ export class Orchestrator {
           !verifyDoc(publicKeyOfPeer(this.init.contractDb.peer) as Uint8Array, DOMAIN.proof, body, signature)
         )
           throw new JobFailure('BAD_PROOF', 'proof of contract is not signed by the contract-db')
+        if (
+          proof.contractId !== terms.contractId ||
+          proof.termsHash !== hashDoc(terms) ||
+          proof.escrowLocked !== terms.escrow ||
+          proof.contractDb !== this.init.contractDb.peer
+        )
+          throw new JobFailure('BAD_PROOF', 'proof of contract is for other terms')
         return { contract, proof }
       },
 
-      invoke: async (job, signal) => {
+      invoke: this.terminatesOnFailure(actor, async (job, signal) => {
         const reply = await actor.request<InvocationReply>(
           this.providerHandle(job, session),
           B.invoke,
@@ -344,9 +462,9 @@ export class Orchestrator {
           { timeoutMs, signal },
         )
         return { allocationId: reply.allocationId }
-      },
+      }),
 
-      awaitResult: async (job, signal) => {
+      awaitResult: this.terminatesOnFailure(actor, async (job, signal) => {
         const limit = job.spec.maxDurationSeconds * 1000 + this.cfg.resultGraceMs
         const got = await session.until(() => session.result !== undefined, limit, signal)
         if (!got)
@@ -355,9 +473,10 @@ export class Orchestrator {
             `no result from the provider within ${Math.round(limit / 1000)}s`,
           )
         return { result: session.result, updates: [...session.updates] }
-      },
+      }),
 
-      verify: (job) => {
+      // A malformed result makes verify throw: that too is the provider's fault.
+      verify: this.terminatesOnFailure(actor, (job) => {
         const r = job.result as JobResult
         const provider = job.winner?.provider as string
         const receiptSignatureOk =
@@ -374,19 +493,36 @@ export class Orchestrator {
         )
         const outputsHashOk = filesOk && hashOutputs(r.outputs ?? []) === r.receipt?.receipt?.outputsHash
         return Promise.resolve({ verification: { outputsHashOk, receiptSignatureOk } })
-      },
+      }),
 
       settle: async (job, signal) => {
         const r = job.result as JobResult
         const v = job.verification as { outputsHashOk: boolean; receiptSignatureOk: boolean }
         const verified = v.outputsHashOk && v.receiptSignatureOk
+        const contractId = job.contract?.terms.contractId as string
+        const verification: Verification = {
+          contractId,
+          receiptHash: hashDoc(r.receipt?.receipt),
+          verified,
+          outputsHashOk: v.outputsHashOk,
+          receiptSignatureOk: v.receiptSignatureOk,
+          verifiedAt: clock.now(),
+        }
         let settlement: SettleReply
         try {
-          settlement = await actor.request<SettleReply>(
-            this.contractDbHandle(),
+          settlement = await this.closeAtContractDb(
+            actor,
+            job,
             B.settle,
-            { contractId: job.contract?.terms.contractId, receipt: r.receipt, verified },
-            { timeoutMs, signal },
+            {
+              contractId,
+              receipt: r.receipt,
+              verification: {
+                verification,
+                signature: signDoc(this.c.key, DOMAIN.verification, verification),
+              },
+            },
+            signal,
           )
         } catch (err) {
           throw new JobFailure('SETTLEMENT_FAILED', `contract-db did not settle: ${(err as Error).message}`)
@@ -413,3 +549,25 @@ export class Orchestrator {
     }
   }
 }
+
+/** true when the bid's total is exactly what the contract-db will lock for it. */
+function totalOk(bid: Bid): boolean {
+  try {
+    return bid.total === escrowFor(bid.pricePerHour, bid.maxDurationSeconds, bid.minJobPrice)
+  } catch {
+    return false
+  }
+}
+
+const delay = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms)
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer)
+        reject(signal.reason as Error)
+      },
+      { once: true },
+    )
+  })

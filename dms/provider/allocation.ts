@@ -71,13 +71,17 @@ export class AllocationRunner {
     this.repo = new Repo(c.db, 'allocations')
   }
 
+  /** Runs the allocation as `actor` (its own child actor), which is stopped when the run ends. */
   launch(actor: Actor, rec: AllocationRecord, how: LaunchMode = 'run'): void {
     const abort = new AbortController()
     const done = this.run(actor, rec, abort.signal, how).catch((err: unknown) => {
       this.c.log.error({ err, allocationId: rec.allocationId }, 'allocation crashed')
     })
     this.running.set(rec.allocationId, { abort, done })
-    void done.finally(() => this.running.delete(rec.allocationId))
+    void done.finally(() => {
+      this.running.delete(rec.allocationId)
+      actor.stop()
+    })
   }
 
   /**
@@ -85,19 +89,19 @@ export class AllocationRunner {
    * to its container, or starts it if it never started, or reports it lost if its container is
    * gone mid-run), and removes containers of allocations this provider does not know.
    */
-  async recover(actor: Actor): Promise<RecoverySummary> {
+  async recover(spawn: (allocationId: string) => Actor): Promise<RecoverySummary> {
     const summary: RecoverySummary = { reattached: 0, restarted: 0, lost: 0, orphansRemoved: 0 }
     const containers = new Set((await this.c.executor.listManaged()).map((m) => m.allocationId))
     for (const rec of await this.repo.values()) {
       if (!UNFINISHED.has(rec.state) || this.running.has(rec.allocationId)) continue
       if (containers.delete(rec.allocationId)) {
-        this.launch(actor, rec, 'reattach')
+        this.launch(spawn(rec.allocationId), rec, 'reattach')
         summary.reattached++
       } else if (rec.state === 'contracted' || rec.state === 'provisioning') {
-        this.launch(actor, rec, 'run')
+        this.launch(spawn(rec.allocationId), rec, 'run')
         summary.restarted++
       } else {
-        this.launch(actor, rec, 'lost')
+        this.launch(spawn(rec.allocationId), rec, 'lost')
         summary.lost++
       }
     }

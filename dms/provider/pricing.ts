@@ -1,3 +1,4 @@
+import { escrowFor } from '../contracts/money.js'
 import type { Prices, Resources } from '../resources/types.js'
 
 const GiB = 1024 ** 3
@@ -12,7 +13,10 @@ export function pricePerHour(r: Resources, p: Prices): number {
   )
 }
 
-/** The bid's total for the whole max duration: at least the provider's minimum job price. */
+/**
+ * The bid's total for the whole max duration: at least the provider's minimum job price. Computed
+ * exactly as the contract-db checks it (`escrowFor`, integer arithmetic).
+ */
 export function totalFor(perHour: number, durationSeconds: number, p: Prices): number {
-  return Math.max(p.minJobPrice, Math.ceil((perHour * durationSeconds) / 3600))
+  return escrowFor(perHour, durationSeconds, p.minJobPrice)
 }

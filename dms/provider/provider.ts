@@ -3,7 +3,7 @@ import type { Logger } from 'pino'
 import type { Clock } from '../../actors/clock.js'
 import type { Handle } from '../../actors/envelope.js'
 import { RefusedError } from '../../actors/errors.js'
-import { keyToString, type KeyPair } from '../../actors/identity.js'
+import { KeyPair, keyToString } from '../../actors/identity.js'
 import type { Actor, ActorSystem, Message } from '../../actors/system.js'
 import { hashDoc, signDoc, verifyDoc } from '../contracts/canonical.js'
 import { DOMAIN } from '../contracts/model.js'
@@ -13,6 +13,7 @@ import {
   B,
   BID_REQUEST_TOPIC,
   INBOX,
+  allocationInbox,
   type Bid,
   type BidRequest,
   type ContractSignReply,
@@ -111,7 +112,7 @@ export class ProviderService {
     this.sweeper = setInterval(() => void this.sweep(), this.init.sweepIntervalMs ?? 5000)
     this.sweeper.unref()
     try {
-      this.recovered = await this.allocations.recover(this.actor)
+      this.recovered = await this.allocations.recover((id) => this.spawnAllocation(id))
     } catch (err) {
       // The engine may be down: new bids are declined for that anyway; recovery runs at next start.
       this.c.log.warn({ err }, 'could not recover allocations left by an earlier run')
@@ -129,6 +130,11 @@ export class ProviderService {
     } catch (err) {
       this.c.log.warn({ err }, 'resource sweep failed')
     }
+  }
+
+  /** Each allocation is its own child actor: its own key and inbox `alloc/<id>`. */
+  private spawnAllocation(allocationId: string): Actor {
+    return this.c.system.spawn(allocationInbox(allocationId), KeyPair.generate())
   }
 
   async stop(): Promise<void> {
@@ -191,17 +197,23 @@ export class ProviderService {
       await actor.send(msg.from, B.decline, decline).catch(() => {})
       return
     }
-    const bid: Bid = {
+    const body: Omit<Bid, 'signature'> = {
       bidId,
       jobId: req.jobId,
       provider: this.peerId,
+      resources: req.resources,
+      image: req.image,
+      maxDurationSeconds: req.maxDurationSeconds,
       pricePerHour: perHour,
+      minJobPrice: offer.prices.minJobPrice,
       total,
       earliestStart: now,
       expectedFinish: now + req.maxDurationSeconds * 1000,
       expiresAt,
       resourcesReserved: true,
     }
+    // Signed, so the contract that embeds it can be checked against it by the contract-db.
+    const bid: Bid = { ...body, signature: signDoc(this.c.key, DOMAIN.bid, body) }
     await this.bids.put(bidId, { bid, request: req, requester: msg.from, state: 'offered' })
     this.c.log.info({ jobId: req.jobId, bidId, total }, 'bid sent')
     await actor.send(msg.from, B.bid, bid).catch(async (err: unknown) => {
@@ -265,7 +277,8 @@ export class ProviderService {
       t.maxDurationSeconds !== request.maxDurationSeconds ||
       t.image !== request.image ||
       hashDoc(t.resources) !== hashDoc(request.resources) ||
-      t.escrow < bid.total
+      hashDoc(t.bid) !== hashDoc(bid) ||
+      t.escrow !== bid.total
     if (mismatch) throw new RefusedError('TERMS_MISMATCH', 'contract terms do not match the bid')
     const publicKey = publicKeyOfPeer(t.requester.peer) as Uint8Array
     if (!verifyDoc(publicKey, DOMAIN.contract, t, contract.requesterSignature))
@@ -315,7 +328,8 @@ export class ProviderService {
       state: 'contracted',
       history: [{ state: 'contracted', at: this.c.clock.now() }],
     }
-    this.allocations.launch(this.actor as Actor, record)
+    // Each allocation is its own actor (key and inbox); receipts are still signed with the node key.
+    this.allocations.launch(this.spawnAllocation(allocationId), record)
     return { allocationId }
   }
 }

@@ -45,7 +45,7 @@ describe('a contract the contract-db refuses', function () {
       ['bidding', 'selecting', 'requesting', 'contracting', 'failed'],
     )
     // Nothing moved at the contract-db.
-    const acc = await net.contractDb.contractDb!.account(net.requester.peerId)
+    const acc = await net.contractDb.service.account(net.requester.peerId)
     assert.deepEqual([acc.balance, acc.escrow], [0, 0])
     // The provider still holds the lock it took for the job request...
     const provider = net.providers[0]

@@ -65,7 +65,7 @@ describe('walking skeleton: a job from REST post to settled contract', function 
     const s = job.settlement!
     assert.equal(s.paidToProvider + s.refundedToRequester, c.terms.escrow)
     assert.ok(s.paidToProvider > 0)
-    const cdb = net.contractDb.contractDb!
+    const cdb = net.contractDb.service
     assert.equal((await cdb.account(cheap)).balance, s.paidToProvider)
     assert.deepEqual(await cdb.account(net.requester.peerId), {
       peer: net.requester.peerId,
@@ -89,6 +89,14 @@ describe('walking skeleton: a job from REST post to settled contract', function 
     )
     for (let i = 1; i < job.history.length; i++) assert.ok(job.history[i].at >= job.history[i - 1].at)
     assert.equal(done.state, 'completed')
+    // The job talked through its own child actor: inbox job/<id>, a key that is not the node's.
+    const bidRec = (await net.providers[1].provider!.bids.values()).find((b) => b.bid.jobId === posted.id)!
+    const keyBytes = (k: unknown) => Buffer.from(Object.values(k as Record<string, number>))
+    assert.equal(bidRec.requester.inbox, `job/${posted.id}`)
+    assert.equal(bidRec.requester.peer, net.requester.peerId)
+    assert.notDeepEqual(keyBytes(bidRec.requester.publicKey), Buffer.from(net.requester.key.publicKey))
+    // Updates the allocation sends after the job ended are late, never no_inbox rejections.
+    assert.equal(net.requester.system.rejections.no_inbox, undefined)
     // The winner's resources are free again; the loser's reservation is released or expiring.
     assert.equal(net.providers[1].ledger!.summary().allocated.cpu, 0)
     assert.equal((await stat(net.requester.socketPath!)).mode & 0o777, 0o600)

@@ -29,7 +29,11 @@ function startProvider(configPath: string): Promise<Running> {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', join(ROOT, 'dms/cli/main.ts'), 'run', '--config', configPath],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DMS_LOG_LEVEL: 'warn' } },
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, DMS_LOG_LEVEL: 'warn', DMS_PASSPHRASE: 'test passphrase' },
+    },
   )
   let stderr = ''
   child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)))
@@ -97,7 +101,7 @@ describe('provider restart (separate process, real Docker)', function () {
     const configPath = join(net.root, 'provider-proc.json')
     await writeFile(configPath, JSON.stringify(config))
     provider = await startProvider(configPath)
-    await net.contractDb.contractDb!.approve(provider.peerId)
+    await net.contractDb.service.approve(provider.peerId)
     await net.requester.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1)
 
     // The job waits for a file the test drops into its /outputs, so the kill lands mid-run.

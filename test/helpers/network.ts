@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { NodeConfig } from '../../dms/config.js'
+import { ContractDbNode } from '../../dms/contracts/contract-db-node.js'
 import { DmsNode, type NodeComponents } from '../../dms/node.js'
 import type { Prices } from '../../dms/resources/types.js'
 import { BID_REQUEST_TOPIC } from '../../dms/messages.js'
@@ -9,6 +10,8 @@ import type { StoredJob } from '../../dms/orchestrator/orchestrator.js'
 
 const MiB = 1024 * 1024
 export const TEST_IMAGE = process.env.DMS_TEST_IMAGE ?? 'dms-test:1'
+/** Unseals the test nodes' keys (they are sealed like any node's). */
+export const TEST_PASSPHRASE = () => Promise.resolve('test passphrase')
 
 export const prices = (perCpuHour: number): Prices => ({
   perCpuHour,
@@ -29,7 +32,8 @@ export interface ProviderSpec {
 export interface TestNetwork {
   /** Temp folder holding every node's data dir; removed by stop(). */
   root: string
-  contractDb: DmsNode
+  /** The contract-db, embedded in-process (the real process is `dms contract-db run`). */
+  contractDb: ContractDbNode
   providers: DmsNode[]
   requester: DmsNode
   stop(): Promise<void>
@@ -46,19 +50,29 @@ export async function startNetwork(
     requester?: Partial<NonNullable<NodeConfig['requester']>>
     /** The requester's opening balance. @default 1000000 */
     fund?: number
+    /** The contract-db's listen addresses (e.g. a fixed port, to restart it). @default tcp/0 */
+    contractDbListen?: string[]
   } = {},
 ): Promise<TestNetwork> {
   const root = await mkdtemp(join(tmpdir(), 'dms-net-'))
-  const started: DmsNode[] = []
+  const started: Array<{ stop(): Promise<void> }> = []
   const startNode = async (name: string, cfg: Omit<NodeConfig, 'dataDir'>) => {
-    const node = new DmsNode({ dataDir: join(root, name), oneHost: true, ...cfg }, opts.components)
+    const node = new DmsNode(
+      { dataDir: join(root, name), oneHost: true, ...cfg },
+      { passphrase: TEST_PASSPHRASE, ...opts.components },
+    )
     await node.start()
     started.push(node)
     return node
   }
   try {
     // The contract-db starts with no approvals; they are added once the peer ids exist.
-    const contractDb = await startNode('contract-db', { contractDb: {} })
+    const contractDb = new ContractDbNode(
+      { dataDir: join(root, 'contract-db'), oneHost: true, listen: opts.contractDbListen },
+      { clock: opts.components?.clock, passphrase: TEST_PASSPHRASE },
+    )
+    await contractDb.start()
+    started.push(contractDb)
     const cdb = { peer: contractDb.peerId, addrs: contractDb.addrs() }
     const providers: DmsNode[] = []
     for (const [i, p] of providerSpecs.entries()) {
@@ -83,9 +97,9 @@ export async function startNetwork(
       bootstrap: [...cdb.addrs, ...providers.flatMap((p) => p.addrs())],
       requester: { contractDb: cdb, bidWindowMs: 3000, ...opts.requester },
     })
-    for (const n of [...providers, requester]) await contractDb.contractDb?.approve(n.peerId)
+    for (const n of [...providers, requester]) await contractDb.service.approve(n.peerId)
     const fund = opts.fund ?? 1_000_000
-    if (fund > 0) await contractDb.contractDb?.credit(requester.peerId, fund)
+    if (fund > 0) await contractDb.service.credit(requester.peerId, fund)
     if (providers.length > 0) await requester.transport.waitForTopicPeers(BID_REQUEST_TOPIC, providers.length)
     return {
       root,

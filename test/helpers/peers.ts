@@ -1,8 +1,9 @@
 import { systemClock } from '../../actors/clock.js'
 import { KeyPair } from '../../actors/identity.js'
-import { ActorSystem } from '../../actors/system.js'
-import { createHost, type Host } from '../../dms/network/host.js'
-import { Libp2pTransport } from '../../dms/network/transport.js'
+import { dmsCodecs } from '../../dms/wire.js'
+import { ActorSystem, type ActorSystemInit, type RejectReason } from '../../actors/system.js'
+import { createHost, type Host, type HostInit } from '../../dms/network/host.js'
+import { Libp2pTransport, type Libp2pTransportInit } from '../../dms/network/transport.js'
 import { silentLogger } from '../../dms/log.js'
 
 export interface TestPeer {
@@ -10,15 +11,27 @@ export interface TestPeer {
   host: Host
   transport: Libp2pTransport
   system: ActorSystem
+  /** The first listen address with /p2p/<id>. */
+  addr: string
   stop(): Promise<void>
 }
 
-/** A real libp2p host on 127.0.0.1 with an actor system on it. */
-export async function startPeer(bootstrap: string[] = []): Promise<TestPeer> {
+export interface PeerInit {
+  host?: HostInit
+  transport?: Libp2pTransportInit
+  system?: ActorSystemInit
+}
+
+/** A real libp2p host on 127.0.0.1 with an actor system on it (one-host settings). */
+export async function startPeer(bootstrap: string[] = [], init: PeerInit = {}): Promise<TestPeer> {
   const key = KeyPair.generate()
-  const host = await createHost(key, { oneHost: true, bootstrap })
-  const transport = new Libp2pTransport({ host, log: silentLogger })
-  const system = new ActorSystem({ transport, clock: systemClock, log: silentLogger })
+  const host = await createHost(key, { oneHost: true, bootstrap, ...init.host })
+  const transport = new Libp2pTransport({ host, log: silentLogger }, init.transport)
+  // DMS payload codecs; behaviours outside DMS (the runtime's own tests) fall back to JSON.
+  const system = new ActorSystem(
+    { transport, clock: systemClock, log: silentLogger, codecs: dmsCodecs() },
+    init.system,
+  )
   await host.start()
   await transport.start()
   return {
@@ -26,6 +39,7 @@ export async function startPeer(bootstrap: string[] = []): Promise<TestPeer> {
     host,
     transport,
     system,
+    addr: `${host.getMultiaddrs()[0].toString()}`,
     async stop() {
       system.stop()
       await transport.stop()
@@ -45,6 +59,20 @@ export function waitForTopicPeers(host: Host, topic: string, n: number): Promise
       }
     }
     pubsub.addEventListener('subscription-change', check)
+    check()
+  })
+}
+
+/** Resolves once `system` has counted `n` rejections for `reason` in total (event-driven). */
+export function rejected(system: ActorSystem, reason: RejectReason, n = 1): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if ((system.rejections[reason] ?? 0) >= n) {
+        off()
+        resolve()
+      }
+    }
+    const off = system.observe(check)
     check()
   })
 }

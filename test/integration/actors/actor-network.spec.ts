@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { KeyPair } from '../../../actors/identity.js'
 import type { Message } from '../../../actors/system.js'
+import type { JobRequest } from '../../../dms/messages.js'
+import { W } from '../../../dms/wire.js'
 import { startPeer, waitForTopicPeers, type TestPeer } from '../../helpers/peers.js'
 
 describe('actors over libp2p on loopback', () => {
@@ -27,6 +29,24 @@ describe('actors over libp2p on loopback', () => {
     assert.deepEqual(reply, { echoed: 42 })
     assert.equal(seen?.peer, b.transport.peerId)
     assert.deepEqual(Buffer.from(seen.from.publicKey), Buffer.from(client.key.publicKey))
+  })
+
+  it('typed behaviours: a W def types the handler and the reply, and the payload travels as protobuf', async () => {
+    // Neither system was given the DMS registry: using the def registers its codecs.
+    const server = a.system.spawn('provider', a.key)
+    let seen: Message<JobRequest> | undefined
+    server.on(W.jobRequest, (m) => {
+      seen = m
+      return { locked: true, lockedUntil: 1234 + m.payload.bidId.length }
+    })
+    const client = b.system.spawn('job', KeyPair.generate())
+    const reply = await client.request(server.handle, W.jobRequest, { jobId: 'j', bidId: 'bid-1' })
+    assert.deepEqual(reply, { locked: true, lockedUntil: 1239 })
+    assert.deepEqual(seen?.payload, { jobId: 'j', bidId: 'bid-1' })
+    assert.ok(a.system.codecs.has(W.jobRequest.name) && b.system.codecs.has(W.jobRequest.name))
+    // The same payload as JSON would be refused by the registered protobuf codec.
+    const json = new TextEncoder().encode(JSON.stringify({ jobId: 'j', bidId: 'x' }))
+    assert.throws(() => a.system.codecs.decode(W.jobRequest.name, json))
   })
 
   it('a behaviour error reaches the caller as a RemoteError with its code', async () => {

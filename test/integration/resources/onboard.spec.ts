@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ApiClient } from '../../../dms/api/client.js'
 import type { NodeConfig } from '../../../dms/config.js'
+import { TEST_PASSPHRASE } from '../../helpers/network.js'
 import { DmsNode } from '../../../dms/node.js'
 import type { ResourcesView } from '../../../dms/resources/onboarding.js'
 
@@ -47,7 +48,7 @@ describe('onboarding through the REST API and the dms CLI', function () {
     ...over,
   })
   const start = async (c: NodeConfig = cfg()) => {
-    node = new DmsNode(c)
+    node = new DmsNode(c, { passphrase: TEST_PASSPHRASE })
     await node.start()
     return node
   }
@@ -137,7 +138,7 @@ describe('onboarding through the REST API and the dms CLI', function () {
   })
 
   it('refuses resource routes on a node that is not a provider', async () => {
-    const n = await start({ dataDir, contractDb: {} })
+    const n = await start({ dataDir })
     const res = await new ApiClient(n.socketPath!).call<{ error: { code: string } }>('GET', '/v1/resources')
     assert.equal(res.status, 409)
     assert.equal(res.body.error.code, 'NOT_A_PROVIDER')

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import {
   decodeEnvelope,
+  ENVELOPE_WIRE,
   Envelope,
   ENVELOPE_VERSION,
   sealEnvelope,
@@ -212,9 +213,43 @@ describe('actors/envelope', () => {
 
   describe('decodeEnvelope', () => {
     it('refuses garbage', () => {
-      assert.throws(() => decodeEnvelope(new Uint8Array([0xff, 0xff, 0xff])), /out of range/)
-      assert.throws(() => decodeEnvelope(new Uint8Array([0x12, 0x10, 0x01])), /out of range/)
-      assert.throws(() => decodeEnvelope(new TextEncoder().encode('not a protobuf at all')), /wire type/)
+      assert.throws(() => decodeEnvelope(new Uint8Array([0xff, 0xff, 0xff])), { name: 'WireFormatError' })
+      assert.throws(() => decodeEnvelope(new Uint8Array([0x12, 0x10, 0x01])), /runs past the end/)
+      assert.throws(
+        () => decodeEnvelope(new TextEncoder().encode('not a protobuf at all')),
+        /wire type|unknown/,
+      )
+    })
+
+    it('refuses a known field in another wire type, in the envelope and in a nested handle', () => {
+      const good = sealEnvelope(key, init())
+      // version (field 1, varint) sent length-delimited
+      assert.throws(
+        () => decodeEnvelope(new Uint8Array([(1 << 3) | 2, 1, 7, ...good])),
+        /field 1 has wire type 2/,
+      )
+      // sender (field 2) holding a Handle whose peer (field 2) is a varint
+      assert.throws(
+        () => decodeEnvelope(new Uint8Array([(2 << 3) | 2, 2, (2 << 3) | 0, 1])),
+        /field 2 has wire type 0/,
+      )
+      assert.doesNotThrow(() => decodeEnvelope(good))
+    })
+
+    it('ENVELOPE_WIRE matches proto/envelope.proto field for field', async () => {
+      const { readFile } = await import('node:fs/promises')
+      const proto = await readFile(new URL('../../../proto/envelope.proto', import.meta.url), 'utf8')
+      const start = proto.indexOf('message Envelope')
+      const body = proto.slice(start, proto.indexOf('}', start))
+      const fields = [...body.matchAll(/^\s*(?:optional\s+)?(\w+)\s+\w+\s*=\s*(\d+);/gm)].map((m) => ({
+        type: m[1],
+        n: Number(m[2]),
+      }))
+      assert.equal(Object.keys(ENVELOPE_WIRE).length, fields.length)
+      for (const f of fields) {
+        const varint = ['uint32', 'uint64', 'int32', 'int64', 'bool'].includes(f.type)
+        assert.equal(ENVELOPE_WIRE[f.n]?.wire, varint ? 0 : 2, `field ${f.n} (${f.type})`)
+      }
     })
 
     it('refuses a sender with more than 16 addresses, accepts 16', () => {

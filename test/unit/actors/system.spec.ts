@@ -5,10 +5,12 @@
 import assert from 'node:assert/strict'
 import type { Clock } from '../../../actors/clock.js'
 import { decodeEnvelope, Envelope, sealEnvelope, type EnvelopeInit } from '../../../actors/envelope.js'
+import { CodecRegistry, type PayloadCodec } from '../../../actors/codec.js'
 import { RemoteError, RequestTimeoutError } from '../../../actors/errors.js'
+import { ErrorReply } from '../../../proto/envelope.js'
 import { KeyPair } from '../../../actors/identity.js'
 import { ActorSystem, type Actor, type ActorSystemInit, type Message } from '../../../actors/system.js'
-import type { InboundFrame, PeerIdStr, Transport } from '../../../actors/transport.js'
+import type { FrameHandlers, InboundFrame, PeerIdStr, Transport } from '../../../actors/transport.js'
 import { silentLogger } from '../../../dms/log.js'
 
 const T0 = 1_700_000_000_000
@@ -26,7 +28,7 @@ class FakeNetwork {
 }
 
 class FakeTransport implements Transport {
-  private handler?: (frame: InboundFrame) => void
+  private handlers?: FrameHandlers
   readonly topics = new Set<string>()
   readonly sent: Array<{ peer: PeerIdStr; bytes: Uint8Array }> = []
 
@@ -68,12 +70,16 @@ class FakeTransport implements Transport {
     return Promise.resolve()
   }
 
-  onFrame(handler: (frame: InboundFrame) => void): void {
-    this.handler = handler
+  onFrame(handlers: FrameHandlers): void {
+    this.handlers = handlers
   }
 
   deliver(frame: InboundFrame): void {
-    this.handler?.(frame)
+    this.handlers?.frame(frame)
+  }
+
+  refuse(reason: 'oversized' | 'malformed', from: PeerIdStr): void {
+    this.handlers?.refused({ reason, from, via: 'direct' })
   }
 }
 
@@ -179,7 +185,7 @@ describe('actors/system', () => {
 
     it('a frame arriving through the transport runs the same pipeline', async () => {
       const fx = setup()
-      const t = fx.system.components.transport as FakeTransport
+      const t = fx.system.components.transport as unknown as FakeTransport
       t.deliver(fx.frame())
       t.deliver({ ...fx.frame(), from: '12D3KooWSomeoneElse' })
       await fx.actor.mailbox.idle()
@@ -209,8 +215,8 @@ describe('actors/system', () => {
         }),
       },
       {
-        reason: 'malformed',
-        title: 'a signed envelope whose payload is not JSON',
+        reason: 'bad_payload',
+        title: 'a signed envelope whose payload does not decode (not JSON, for an unregistered behaviour)',
         make: (fx) => fx.frame({ payload: new TextEncoder().encode('{nope') }),
       },
       {
@@ -247,6 +253,37 @@ describe('actors/system', () => {
         reason: 'wrong_peer',
         title: 'a frame whose connection peer is not the sender peer it claims',
         make: (fx) => fx.frame({}, '12D3KooWMallory'),
+      },
+      {
+        reason: 'bad_reply_to',
+        title: 'a request whose reply-to names another peer than the sender',
+        make: (fx) =>
+          fx.frame({
+            replyTo: {
+              publicKey: fx.remote.publicKey as Uint8Array<ArrayBuffer>,
+              peer: '12D3KooWVictim',
+              inbox: '~reply/00',
+              addrs: [],
+            },
+          }),
+      },
+      {
+        reason: 'malformed',
+        title: 'a validly signed envelope with a field in another wire type (issued_at as bytes)',
+        make: (fx) => {
+          // Field 8 (issued_at) appended as length-delimited: protons would misread it as a varint.
+          const f = fx.frame()
+          const bytes = new Uint8Array([...f.bytes, (8 << 3) | 2, 1, 0x41])
+          return { ...f, bytes }
+        },
+      },
+      {
+        reason: 'malformed',
+        title: 'an envelope with an unknown field',
+        make: (fx) => {
+          const f = fx.frame()
+          return { ...f, bytes: new Uint8Array([...f.bytes, (20 << 3) | 0, 1]) }
+        },
       },
       {
         reason: 'expired',
@@ -376,13 +413,88 @@ describe('actors/system', () => {
       await fx.assertStillDelivers()
     })
 
-    it('delivers nothing to a despawned actor', async () => {
+    it('delivers nothing to a despawned actor, and counts the message as late rather than rejected', async () => {
       const fx = setup()
       fx.actor.stop()
-      fx.system.receive(fx.frame())
+      assert.equal(fx.system.receive(fx.frame()), 'ignore')
       await flush()
       assert.equal(fx.calls.length, 0)
+      assert.deepEqual(fx.system.rejections, {})
+      assert.deepEqual(fx.system.late, { inbox_closed: 1 })
+      // Once the envelope lifetime cap has passed, the closed inbox is forgotten: plain no_inbox.
+      fx.clock.t += 300_001
+      fx.system.receive(fx.frame())
       assert.deepEqual(fx.system.rejections, { no_inbox: 1 })
+    })
+
+    it('remembers at most closedInboxMemory closed inboxes (oldest forgotten); metrics() reports the counters', () => {
+      const fx = setup({ closedInboxMemory: 2 })
+      for (const name of ['x1', 'x2', 'x3']) fx.system.spawn(name, KeyPair.generate()).stop()
+      fx.system.receive(fx.frame({ to: { peer: PEER_A, inbox: 'x1' } }))
+      fx.system.receive(fx.frame({ to: { peer: PEER_A, inbox: 'x2' } }))
+      fx.system.receive(fx.frame({ to: { peer: PEER_A, inbox: 'x3' } }))
+      assert.deepEqual(fx.system.rejections, { no_inbox: 1 })
+      assert.deepEqual(fx.system.late, { inbox_closed: 2 })
+      const m = fx.system.metrics()
+      assert.deepEqual(m.rejections, { no_inbox: 1 })
+      assert.deepEqual(m.late, { inbox_closed: 2 })
+      assert.equal(m.actors, 1, 'svc only')
+      assert.equal(m.replayCacheSize, 2, 'the no_inbox frame is refused before the replay check')
+      assert.equal(m.delivered, 0)
+    })
+
+    it('a re-spawned inbox receives again', async () => {
+      const fx = setup()
+      fx.actor.stop()
+      const seen: Message[] = []
+      const again = fx.system.spawn('svc', KeyPair.generate()).on('/test/hit', (m) => {
+        seen.push(m)
+      })
+      fx.system.receive(fx.frame())
+      await again.mailbox.idle()
+      assert.equal(seen.length, 1)
+      assert.deepEqual(fx.system.late, {})
+    })
+
+    it('replay protection is per sender: the same nonce from two senders is two messages', async () => {
+      const fx = setup()
+      const first = decodeEnvelope(fx.frame().bytes)
+      // Another sender on the same peer reusing that nonce, signed by its own key.
+      const other = KeyPair.generate()
+      const env: Envelope = {
+        ...first,
+        sender: { ...first.sender!, publicKey: other.publicKey as Uint8Array<ArrayBuffer> },
+        signature: new Uint8Array(0),
+      }
+      const domain = new TextEncoder().encode('dms/envelope/v1\0')
+      env.signature = other.sign(
+        new Uint8Array([...domain, ...Envelope.encode({ ...env, signature: new Uint8Array(0) })]),
+      ) as Uint8Array<ArrayBuffer>
+      fx.system.receive({ bytes: Envelope.encode(first), from: PEER_B, via: 'direct' })
+      fx.system.receive({ bytes: Envelope.encode(env), from: PEER_B, via: 'direct' })
+      await fx.actor.mailbox.idle()
+      assert.equal(fx.calls.length, 2)
+      assert.deepEqual(fx.system.rejections, {})
+    })
+
+    it('counts refusals reported by the transport (oversized, malformed framing)', async () => {
+      const fx = setup()
+      const t = fx.system.components.transport as unknown as FakeTransport
+      t.refuse('oversized', PEER_B)
+      t.refuse('malformed', PEER_B)
+      assert.deepEqual(fx.system.rejections, { oversized: 1, malformed: 1 })
+      await fx.assertStillDelivers()
+    })
+
+    it('gives gossip validation verdicts: accept valid, ignore stale, reject invalid', () => {
+      const fx = setup()
+      fx.actor.subscribe('/dms/t')
+      const f = fx.frame({ to: undefined, topic: '/dms/t' })
+      const gossip = { ...f, via: 'gossip' as const, topic: '/dms/t' }
+      assert.equal(fx.system.receive(gossip), 'accept')
+      assert.equal(fx.system.receive(gossip), 'ignore', 'a replay is stale, not invalid')
+      assert.equal(fx.system.receive({ ...gossip, from: '12D3KooWMallory' }), 'reject')
+      assert.equal(fx.system.receive({ ...gossip, bytes: new Uint8Array([1, 2, 3]) }), 'reject')
     })
   })
 
@@ -450,11 +562,13 @@ describe('actors/system', () => {
       assert.equal(err.message, 'not today')
       assert.deepEqual(err.data, { retryAfter: 5 })
       // On the wire: code, message and data only, never the stack.
-      const sent = (a.components.transport as FakeTransport).sent.at(-1)!
+      const sent = (a.components.transport as unknown as FakeTransport).sent.at(-1)!
       const wire = decodeEnvelope(sent.bytes)
       assert.equal(wire.behaviour, '/test/fail#error')
-      const body = JSON.parse(new TextDecoder().decode(wire.payload)) as Record<string, unknown>
-      assert.deepEqual(body, { code: 'NOPE', message: 'not today', data: { retryAfter: 5 } })
+      const body = ErrorReply.decode(wire.payload)
+      assert.equal(body.code, 'NOPE')
+      assert.equal(body.message, 'not today')
+      assert.deepEqual(JSON.parse(new TextDecoder().decode(body.data)), { retryAfter: 5 })
     })
 
     it('a behaviour throwing without a code is INTERNAL; an unknown behaviour is NO_SUCH_BEHAVIOUR', async () => {
@@ -473,7 +587,7 @@ describe('actors/system', () => {
       assert.deepEqual(a.rejections, { no_behaviour: 1 })
     })
 
-    it('rejects with RequestTimeoutError when no reply comes; a late reply is then unexpected_reply', async () => {
+    it('rejects with RequestTimeoutError when no reply comes; a late reply is then counted as late, not rejected', async () => {
       const gate = deferred()
       let called = 0
       server.on('/test/slow', async () => {
@@ -495,7 +609,8 @@ describe('actors/system', () => {
       gate.resolve()
       await server.mailbox.idle()
       await flush()
-      assert.deepEqual(b.rejections, { unexpected_reply: 1 })
+      assert.deepEqual(b.rejections, {})
+      assert.deepEqual(b.late, { reply_after_timeout: 1 })
     })
 
     it('a reply signed by another key than the handle named is rejected as unexpected_reply', async () => {
@@ -517,6 +632,59 @@ describe('actors/system', () => {
       assert.equal(await client.request(server.handle, '/test/echo', 'hi', { timeoutMs: 1000 }), 'hi')
     })
 
+    it('a reply under another behaviour name than the request is unexpected_reply', async () => {
+      server.on('/test/hang', () => new Promise(() => {}))
+      const p = client.request(server.handle, '/test/hang', {}, { timeoutMs: 200 })
+      await flush()
+      const req = decodeEnvelope((b.components.transport as unknown as FakeTransport).sent.at(-1)!.bytes)
+      const forged = sealEnvelope(server.key, {
+        sender: server.handle,
+        to: { peer: PEER_B, inbox: req.replyTo!.inbox },
+        behaviour: '/test/other#reply',
+        payload: new TextEncoder().encode('1'),
+        issuedAt: clock.now(),
+        ttlMs: 1000,
+      })
+      b.receive({ bytes: forged, from: PEER_A, via: 'direct' })
+      assert.deepEqual(b.rejections, { unexpected_reply: 1 })
+      await assert.rejects(p, { name: 'RequestTimeoutError' })
+    })
+
+    it('payloads use the registered codec both ways; bytes it cannot decode are bad_payload', async () => {
+      const net = new FakeNetwork()
+      // A toy codec: a single byte holding a number < 128.
+      const byte: PayloadCodec<number> = {
+        encode: (n) => new Uint8Array([n]),
+        decode: (bytes) => {
+          if (bytes.length !== 1 || bytes[0] > 127) throw new Error('not a small number')
+          return bytes[0]
+        },
+      }
+      const codecs = new CodecRegistry().register('/test/inc', { request: byte, reply: byte })
+      const x = new ActorSystem({ transport: new FakeTransport('X', net), clock, log: silentLogger, codecs })
+      const y = new ActorSystem({ transport: new FakeTransport('Y', net), clock, log: silentLogger, codecs })
+      stops.push(
+        () => x.stop(),
+        () => y.stop(),
+      )
+      const inc = x.spawn('inc', KeyPair.generate()).on('/test/inc', (m) => (m.payload as number) + 1)
+      const caller = y.spawn('caller', KeyPair.generate())
+      assert.equal(await caller.request(inc.handle, '/test/inc', 41, { timeoutMs: 1000 }), 42)
+      const sent = (y.components.transport as unknown as FakeTransport).sent.at(-1)!
+      assert.deepEqual([...decodeEnvelope(sent.bytes).payload], [41], 'the request went out in the codec')
+      const bad = sealEnvelope(caller.key, {
+        sender: caller.handle,
+        to: { peer: 'X', inbox: 'inc' },
+        behaviour: '/test/inc',
+        payload: new Uint8Array([200]),
+        issuedAt: clock.now(),
+        ttlMs: 1000,
+      })
+      x.receive({ bytes: bad, from: 'Y', via: 'direct' })
+      assert.deepEqual(x.rejections, { bad_payload: 1 })
+      assert.equal(await caller.request(inc.handle, '/test/inc', 1, { timeoutMs: 1000 }), 2)
+    })
+
     it('rejects with UnreachableError when the transport cannot send', async () => {
       const nowhere = { ...server.handle, peer: '12D3KooWNowhere' }
       await assert.rejects(client.request(nowhere, '/test/x', {}, { timeoutMs: 1000 }), {
@@ -535,9 +703,9 @@ describe('actors/system', () => {
 
     it('a request to an actor on the same system works without the transport', async () => {
       const local = b.spawn('local', KeyPair.generate()).on('/test/ping', () => 'pong')
-      const sentBefore = (b.components.transport as FakeTransport).sent.length
+      const sentBefore = (b.components.transport as unknown as FakeTransport).sent.length
       assert.equal(await client.request(local.handle, '/test/ping', {}, { timeoutMs: 1000 }), 'pong')
-      assert.equal((b.components.transport as FakeTransport).sent.length, sentBefore)
+      assert.equal((b.components.transport as unknown as FakeTransport).sent.length, sentBefore)
     })
 
     it('stop() rejects pending requests', async () => {

@@ -30,16 +30,22 @@ const bid = (bidId: string, total: number, provider = `12D3KooWProvider-${bidId}
   bidId,
   jobId: 'job-1',
   provider,
+  resources: { cpu: 1, memoryBytes: 1, diskBytes: 0, gpus: 0 },
+  image: 'dms-test:1',
+  maxDurationSeconds: 60,
   pricePerHour: total,
+  minJobPrice: 0,
   total,
   earliestStart: T0,
   expectedFinish: T0 + 60_000,
   expiresAt: T0 + 120_000,
   resourcesReserved: true,
+  signature: 'sig',
 })
 
 const settlement: Settlement = {
   contractId: 'c-1',
+  outcome: 'settled',
   paidToProvider: 10,
   refundedToRequester: 90,
   billedSeconds: 5,

@@ -6,12 +6,17 @@ const bid = (bidId: string, total: number, expectedFinish = 1000): Bid => ({
   bidId,
   jobId: 'job-1',
   provider: `peer-${bidId}`,
+  resources: { cpu: 1, memoryBytes: 1, diskBytes: 0, gpus: 0 },
+  image: 'dms-test:1',
+  maxDurationSeconds: 60,
   pricePerHour: total,
+  minJobPrice: 0,
   total,
   earliestStart: 0,
   expectedFinish,
   expiresAt: 10_000,
   resourcesReserved: true,
+  signature: 'sig',
 })
 
 const ids = (ranked: Array<[Bid, string]>) => ranked.map(([b]) => b.bidId)

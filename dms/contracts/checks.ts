@@ -1,0 +1,97 @@
+/**
+ * Shape and consistency checks on the documents the contract-db receives. Each returns a reason
+ * for a person, or undefined when the document is fine. Signatures are checked by the caller.
+ */
+import { hashDoc, verifyDoc } from './canonical.js'
+import { DOMAIN, type ContractTerms, type SignedReceipt, type SignedVerification } from './model.js'
+import { escrowFor, isAmount, InvalidAmountError } from './money.js'
+import { publicKeyOfPeer } from './party.js'
+import type { Bid } from '../messages.js'
+
+const STATUSES = new Set(['completed', 'failed', 'timed_out', 'cancelled'])
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null
+const finiteNonNeg = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0
+
+/** The bid without its signature: the document the provider signed. */
+export function bidBody(bid: Bid): Omit<Bid, 'signature'> {
+  const { signature: _signature, ...body } = bid
+  return body
+}
+
+/** true when `bid` carries a valid signature of its provider. */
+export function bidSignatureOk(bid: Bid): boolean {
+  const key = typeof bid?.provider === 'string' ? publicKeyOfPeer(bid.provider) : undefined
+  return (
+    key !== undefined &&
+    typeof bid.signature === 'string' &&
+    verifyDoc(key, DOMAIN.bid, bidBody(bid), bid.signature)
+  )
+}
+
+/**
+ * The terms agree with the provider's signed bid: same job, bid, provider, resources, image,
+ * price and max duration, and the escrow is exactly the bid's total (price × max duration, at
+ * least the minimum job price).
+ */
+export function checkBidTerms(t: ContractTerms): string | undefined {
+  const bid = t.bid
+  if (!isObj(bid)) return 'the contract does not embed the provider bid'
+  if (!bidSignatureOk(bid)) return 'the embedded bid is not signed by its provider'
+  if (bid.provider !== t.provider.peer) return 'the bid was made by another provider'
+  if (bid.bidId !== t.bidId) return `bid id ${String(t.bidId)} differs from the bid's ${bid.bidId}`
+  if (bid.jobId !== t.jobId) return `job ${String(t.jobId)} differs from the bid's job ${bid.jobId}`
+  if (bid.image !== t.image) return `image ${String(t.image)} differs from the bid's ${bid.image}`
+  if (!isObj(t.resources) || hashDoc(bid.resources) !== hashDoc(t.resources))
+    return 'resources differ from the bid'
+  if (!isAmount(t.pricePerHour) || t.pricePerHour !== bid.pricePerHour)
+    return `price ${String(t.pricePerHour)}/hour differs from the bid's ${bid.pricePerHour}`
+  if (!Number.isSafeInteger(t.maxDurationSeconds) || t.maxDurationSeconds <= 0)
+    return 'max duration must be a positive whole number of seconds'
+  if (t.maxDurationSeconds !== bid.maxDurationSeconds)
+    return `max duration ${t.maxDurationSeconds}s differs from the bid's ${bid.maxDurationSeconds}s`
+  let total: number
+  try {
+    total = escrowFor(bid.pricePerHour, bid.maxDurationSeconds, bid.minJobPrice)
+  } catch (err) {
+    return err instanceof InvalidAmountError ? `bid: ${err.message}` : String(err)
+  }
+  if (bid.total !== total) return `the bid's total ${bid.total} is not price × max duration (${total})`
+  if (t.escrow !== total) return `escrow ${String(t.escrow)} must equal price × max duration (${total})`
+  return undefined
+}
+
+/** The receipt is well formed and about this contract and job. */
+export function checkReceipt(signed: SignedReceipt | undefined, t: ContractTerms): string | undefined {
+  if (!isObj(signed) || !isObj(signed.receipt) || typeof signed.signature !== 'string')
+    return 'no signed receipt'
+  const r = signed.receipt
+  if (r.contractId !== t.contractId) return 'the receipt is for another contract'
+  if (r.jobId !== t.jobId) return 'the receipt is for another job'
+  if (!STATUSES.has(r.status)) return `unknown receipt status ${String(r.status)}`
+  if (!Number.isSafeInteger(r.exitCode)) return 'receipt exitCode must be an integer'
+  if (typeof r.outputsHash !== 'string') return 'receipt outputsHash must be a string'
+  const u = r.usage
+  if (
+    !isObj(u) ||
+    !finiteNonNeg(u.wallSeconds) ||
+    !finiteNonNeg(u.cpuSeconds) ||
+    !finiteNonNeg(u.peakMemoryBytes)
+  )
+    return 'receipt usage must hold non-negative wallSeconds, cpuSeconds and peakMemoryBytes'
+  return undefined
+}
+
+/** The verification is well formed and about this receipt. */
+export function checkVerification(
+  signed: SignedVerification | undefined,
+  contractId: string,
+  receiptHash: string,
+): string | undefined {
+  if (!isObj(signed) || !isObj(signed.verification) || typeof signed.signature !== 'string')
+    return 'no signed verification'
+  const v = signed.verification
+  if (v.contractId !== contractId) return 'the verification is for another contract'
+  if (v.receiptHash !== receiptHash) return 'the verification is about another receipt'
+  if (typeof v.verified !== 'boolean') return 'verification.verified must be true or false'
+  return undefined
+}

@@ -1,0 +1,136 @@
+import { chmod, rm } from 'node:fs/promises'
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import { RefusedError } from '../../actors/errors.js'
+import type { ContractDbNode } from './contract-db-node.js'
+import { InvalidAmountError } from './money.js'
+import type { ContractRecord } from './service.js'
+
+/** A contract as listed by `GET /v1/contract-db/contracts`. */
+export interface ContractSummary {
+  contractId: string
+  jobId: string
+  state: string
+  requester: string
+  provider: string
+  escrow: number
+  pricePerHour: number
+  maxDurationSeconds: number
+  activatedAt: number
+  paidToProvider?: number
+  refundedToRequester?: number
+  reason?: string
+}
+
+export const summarize = (r: ContractRecord): ContractSummary => {
+  const t = r.contract.terms
+  return {
+    contractId: t.contractId,
+    jobId: t.jobId,
+    state: r.state,
+    requester: t.requester.peer,
+    provider: t.provider.peer,
+    escrow: t.escrow,
+    pricePerHour: t.pricePerHour,
+    maxDurationSeconds: t.maxDurationSeconds,
+    activatedAt: r.activatedAt,
+    paidToProvider: r.settlement?.paidToProvider,
+    refundedToRequester: r.settlement?.refundedToRequester,
+    reason: r.settlement?.reason,
+  }
+}
+
+const apiError = (code: string, message: string) => ({ error: { code, message } })
+
+/**
+ * The contract-db operator's REST API on a local unix socket (mode 0600): approvals, credits,
+ * balances, contracts. Spec: specs/contract-db.md ("Operator API"). Credits exist only here,
+ * never on the network.
+ */
+export class OperatorApi {
+  private app?: FastifyInstance
+
+  constructor(
+    private readonly c: { node: ContractDbNode; log: Logger },
+    private readonly init: { socketPath: string },
+  ) {}
+
+  get socketPath(): string {
+    return this.init.socketPath
+  }
+
+  async start(): Promise<void> {
+    if (this.app !== undefined) return
+    const app = Fastify({ logger: false, bodyLimit: 64 * 1024 })
+    this.routes(app)
+    await rm(this.init.socketPath, { force: true })
+    await app.listen({ path: this.init.socketPath })
+    await chmod(this.init.socketPath, 0o600)
+    this.app = app
+  }
+
+  async stop(): Promise<void> {
+    await this.app?.close()
+    this.app = undefined
+  }
+
+  private routes(app: FastifyInstance): void {
+    const { node } = this.c
+    const svc = () => node.service
+    app.setErrorHandler((err: { statusCode?: number; code?: string; message: string }, _req, reply) => {
+      if (err instanceof RefusedError || err instanceof InvalidAmountError)
+        return reply.status(400).send(apiError(err.code, err.message))
+      const status = err.statusCode ?? 500
+      if (status >= 500) this.c.log.error({ err }, 'api error')
+      return reply
+        .status(status)
+        .send(apiError(err.code ?? (status >= 500 ? 'INTERNAL' : 'BAD_REQUEST'), err.message))
+    })
+    app.setNotFoundHandler((req, reply) =>
+      reply.status(404).send(apiError('NOT_FOUND', `no route ${req.method} ${req.url}`)),
+    )
+
+    app.get('/v1/health', () => ({ ok: true }))
+    app.get('/v1/info', async () => {
+      const contracts = await svc().listContracts()
+      const byState: Record<string, number> = {}
+      for (const r of contracts) byState[r.state] = (byState[r.state] ?? 0) + 1
+      return {
+        role: 'contract-db',
+        peerId: node.peerId,
+        addrs: node.addrs(),
+        approved: (await svc().listApproved()).length,
+        contracts: byState,
+        rejections: node.system.rejections,
+      }
+    })
+
+    app.get('/v1/contract-db/approved', async () => ({ approved: await svc().listApproved() }))
+    app.put<{ Params: { peer: string } }>('/v1/contract-db/approved/:peer', (req) =>
+      svc().approve(req.params.peer),
+    )
+    app.delete<{ Params: { peer: string } }>('/v1/contract-db/approved/:peer', async (req) => ({
+      peer: req.params.peer,
+      revoked: await svc().revoke(req.params.peer),
+    }))
+
+    app.get('/v1/contract-db/accounts', async () => ({ accounts: await svc().listAccounts() }))
+    app.get<{ Params: { peer: string } }>('/v1/contract-db/accounts/:peer', (req) =>
+      svc().account(req.params.peer),
+    )
+    app.post<{ Params: { peer: string }; Body: { amount?: unknown } }>(
+      '/v1/contract-db/accounts/:peer/credit',
+      (req) => svc().credit(req.params.peer, req.body?.amount as number),
+    )
+
+    app.get('/v1/contract-db/contracts', async () => ({
+      contracts: (await svc().listContracts()).map(summarize),
+    }))
+    app.get<{ Params: { id: string } }>('/v1/contract-db/contracts/:id', async (req, reply) => {
+      const rec = await svc().contract(req.params.id)
+      if (rec === undefined)
+        return reply.status(404).send(apiError('UNKNOWN_CONTRACT', `no contract ${req.params.id}`))
+      return rec
+    })
+  }
+}

@@ -1,0 +1,2521 @@
+import { decodeMessage, encodeMessage, MaxLengthError, MaxSizeError, message, streamMessage } from 'protons-runtime'
+import { alloc as uint8ArrayAlloc } from 'uint8arrays/alloc'
+import type { Codec, DecodeOptions } from 'protons-runtime'
+import type { Uint8ArrayList } from 'uint8arraylist'
+
+export interface Resources {
+  cpu: number
+  memoryBytes: number
+  diskBytes: number
+  gpus: number
+}
+
+export namespace Resources {
+  let _codec: Codec<Resources>
+
+  export const codec = (): Codec<Resources> => {
+    if (_codec == null) {
+      _codec = message<Resources>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.cpu != null && obj.cpu !== 0)) {
+          w.uint32(9)
+          w.double(obj.cpu)
+        }
+
+        if ((obj.memoryBytes != null && obj.memoryBytes !== 0)) {
+          w.uint32(16)
+          w.uint64Number(obj.memoryBytes)
+        }
+
+        if ((obj.diskBytes != null && obj.diskBytes !== 0)) {
+          w.uint32(24)
+          w.uint64Number(obj.diskBytes)
+        }
+
+        if ((obj.gpus != null && obj.gpus !== 0)) {
+          w.uint32(32)
+          w.uint32(obj.gpus)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          cpu: 0,
+          memoryBytes: 0,
+          diskBytes: 0,
+          gpus: 0
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.cpu = reader.double()
+              break
+            }
+            case 2: {
+              obj.memoryBytes = reader.uint64Number()
+              break
+            }
+            case 3: {
+              obj.diskBytes = reader.uint64Number()
+              break
+            }
+            case 4: {
+              obj.gpus = reader.uint32()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.cpu`,
+                value: reader.double()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.memoryBytes`,
+                value: reader.uint64Number()
+              }
+              break
+            }
+            case 3: {
+              yield {
+                field: `${prefix}.diskBytes`,
+                value: reader.uint64Number()
+              }
+              break
+            }
+            case 4: {
+              yield {
+                field: `${prefix}.gpus`,
+                value: reader.uint32()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface ResourcesCpuFieldEvent {
+    field: '$.cpu'
+    value: number
+  }
+
+  export interface ResourcesMemoryBytesFieldEvent {
+    field: '$.memoryBytes'
+    value: number
+  }
+
+  export interface ResourcesDiskBytesFieldEvent {
+    field: '$.diskBytes'
+    value: number
+  }
+
+  export interface ResourcesGpusFieldEvent {
+    field: '$.gpus'
+    value: number
+  }
+
+  export function encode (obj: Partial<Resources>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, Resources.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Resources>): Resources {
+    return decodeMessage(buf, Resources.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Resources>): Generator<ResourcesCpuFieldEvent | ResourcesMemoryBytesFieldEvent | ResourcesDiskBytesFieldEvent | ResourcesGpusFieldEvent> {
+    return streamMessage(buf, Resources.codec(), opts)
+  }
+}
+
+export interface BidRequest {
+  jobId: string
+  resources?: Resources
+  image: string
+  maxDurationSeconds: number
+  maxPrice: number
+  deadline: number
+  exclude: string[]
+}
+
+export namespace BidRequest {
+  let _codec: Codec<BidRequest>
+
+  export const codec = (): Codec<BidRequest> => {
+    if (_codec == null) {
+      _codec = message<BidRequest>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.jobId != null && obj.jobId !== '')) {
+          w.uint32(10)
+          w.string(obj.jobId)
+        }
+
+        if (obj.resources != null) {
+          w.uint32(18)
+          Resources.codec().encode(obj.resources, w)
+        }
+
+        if ((obj.image != null && obj.image !== '')) {
+          w.uint32(26)
+          w.string(obj.image)
+        }
+
+        if ((obj.maxDurationSeconds != null && obj.maxDurationSeconds !== 0)) {
+          w.uint32(32)
+          w.uint32(obj.maxDurationSeconds)
+        }
+
+        if ((obj.maxPrice != null && obj.maxPrice !== 0)) {
+          w.uint32(40)
+          w.uint64Number(obj.maxPrice)
+        }
+
+        if ((obj.deadline != null && obj.deadline !== 0)) {
+          w.uint32(48)
+          w.uint64Number(obj.deadline)
+        }
+
+        if (obj.exclude != null && obj.exclude.length > 0) {
+          for (const value of obj.exclude) {
+            w.uint32(58)
+            w.string(value)
+          }
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          jobId: '',
+          image: '',
+          maxDurationSeconds: 0,
+          maxPrice: 0,
+          deadline: 0,
+          exclude: []
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.jobId = reader.string()
+              break
+            }
+            case 2: {
+              obj.resources = Resources.codec().decode(reader, reader.uint32(), {
+                limits: opts.limits?.resources
+              })
+              break
+            }
+            case 3: {
+              obj.image = reader.string()
+              break
+            }
+            case 4: {
+              obj.maxDurationSeconds = reader.uint32()
+              break
+            }
+            case 5: {
+              obj.maxPrice = reader.uint64Number()
+              break
+            }
+            case 6: {
+              obj.deadline = reader.uint64Number()
+              break
+            }
+            case 7: {
+              if (opts.limits?.exclude != null && obj.exclude.length === opts.limits.exclude) {
+                throw new MaxLengthError('Decode error - repeated field "exclude" had too many elements')
+              }
+
+              obj.exclude.push(reader.string())
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const obj = {
+          exclude: 0
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.jobId`,
+                value: reader.string()
+              }
+              break
+            }
+            case 2: {
+              yield * Resources.codec().stream(reader, reader.uint32(), `${prefix}.resources`, {
+                limits: opts.limits?.resources
+              })
+
+              break
+            }
+            case 3: {
+              yield {
+                field: `${prefix}.image`,
+                value: reader.string()
+              }
+              break
+            }
+            case 4: {
+              yield {
+                field: `${prefix}.maxDurationSeconds`,
+                value: reader.uint32()
+              }
+              break
+            }
+            case 5: {
+              yield {
+                field: `${prefix}.maxPrice`,
+                value: reader.uint64Number()
+              }
+              break
+            }
+            case 6: {
+              yield {
+                field: `${prefix}.deadline`,
+                value: reader.uint64Number()
+              }
+              break
+            }
+            case 7: {
+              if (opts.limits?.exclude != null && obj.exclude === opts.limits.exclude) {
+                throw new MaxLengthError('Streaming decode error - repeated field "exclude" had too many elements')
+              }
+
+              yield {
+                field: `${prefix}.exclude[]`,
+                index: obj.exclude,
+                value: reader.string()
+              }
+
+              obj.exclude++
+
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface BidRequestJobIdFieldEvent {
+    field: '$.jobId'
+    value: string
+  }
+
+  export interface BidRequestResourcesCpuFieldEvent {
+    field: '$.resources.cpu'
+    value: number
+  }
+
+  export interface BidRequestResourcesMemoryBytesFieldEvent {
+    field: '$.resources.memoryBytes'
+    value: number
+  }
+
+  export interface BidRequestResourcesDiskBytesFieldEvent {
+    field: '$.resources.diskBytes'
+    value: number
+  }
+
+  export interface BidRequestResourcesGpusFieldEvent {
+    field: '$.resources.gpus'
+    value: number
+  }
+
+  export interface BidRequestImageFieldEvent {
+    field: '$.image'
+    value: string
+  }
+
+  export interface BidRequestMaxDurationSecondsFieldEvent {
+    field: '$.maxDurationSeconds'
+    value: number
+  }
+
+  export interface BidRequestMaxPriceFieldEvent {
+    field: '$.maxPrice'
+    value: number
+  }
+
+  export interface BidRequestDeadlineFieldEvent {
+    field: '$.deadline'
+    value: number
+  }
+
+  export interface BidRequestExcludeFieldEvent {
+    field: '$.exclude[]'
+    index: number
+    value: string
+  }
+
+  export function encode (obj: Partial<BidRequest>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, BidRequest.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BidRequest>): BidRequest {
+    return decodeMessage(buf, BidRequest.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BidRequest>): Generator<BidRequestJobIdFieldEvent | BidRequestResourcesCpuFieldEvent | BidRequestResourcesMemoryBytesFieldEvent | BidRequestResourcesDiskBytesFieldEvent | BidRequestResourcesGpusFieldEvent | BidRequestImageFieldEvent | BidRequestMaxDurationSecondsFieldEvent | BidRequestMaxPriceFieldEvent | BidRequestDeadlineFieldEvent | BidRequestExcludeFieldEvent> {
+    return streamMessage(buf, BidRequest.codec(), opts)
+  }
+}
+
+export interface Bid {
+  bid: Uint8Array<ArrayBuffer>
+}
+
+export namespace Bid {
+  let _codec: Codec<Bid>
+
+  export const codec = (): Codec<Bid> => {
+    if (_codec == null) {
+      _codec = message<Bid>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.bid != null && obj.bid.byteLength > 0)) {
+          w.uint32(10)
+          w.bytes(obj.bid)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          bid: uint8ArrayAlloc(0)
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.bid = reader.bytes()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.bid`,
+                value: reader.bytes()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface BidBidFieldEvent {
+    field: '$.bid'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export function encode (obj: Partial<Bid>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, Bid.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Bid>): Bid {
+    return decodeMessage(buf, Bid.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Bid>): Generator<BidBidFieldEvent> {
+    return streamMessage(buf, Bid.codec(), opts)
+  }
+}
+
+export interface Decline {
+  jobId: string
+  provider: string
+  reasons: string[]
+}
+
+export namespace Decline {
+  let _codec: Codec<Decline>
+
+  export const codec = (): Codec<Decline> => {
+    if (_codec == null) {
+      _codec = message<Decline>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.jobId != null && obj.jobId !== '')) {
+          w.uint32(10)
+          w.string(obj.jobId)
+        }
+
+        if ((obj.provider != null && obj.provider !== '')) {
+          w.uint32(18)
+          w.string(obj.provider)
+        }
+
+        if (obj.reasons != null && obj.reasons.length > 0) {
+          for (const value of obj.reasons) {
+            w.uint32(26)
+            w.string(value)
+          }
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          jobId: '',
+          provider: '',
+          reasons: []
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.jobId = reader.string()
+              break
+            }
+            case 2: {
+              obj.provider = reader.string()
+              break
+            }
+            case 3: {
+              if (opts.limits?.reasons != null && obj.reasons.length === opts.limits.reasons) {
+                throw new MaxLengthError('Decode error - repeated field "reasons" had too many elements')
+              }
+
+              obj.reasons.push(reader.string())
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const obj = {
+          reasons: 0
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.jobId`,
+                value: reader.string()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.provider`,
+                value: reader.string()
+              }
+              break
+            }
+            case 3: {
+              if (opts.limits?.reasons != null && obj.reasons === opts.limits.reasons) {
+                throw new MaxLengthError('Streaming decode error - repeated field "reasons" had too many elements')
+              }
+
+              yield {
+                field: `${prefix}.reasons[]`,
+                index: obj.reasons,
+                value: reader.string()
+              }
+
+              obj.reasons++
+
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface DeclineJobIdFieldEvent {
+    field: '$.jobId'
+    value: string
+  }
+
+  export interface DeclineProviderFieldEvent {
+    field: '$.provider'
+    value: string
+  }
+
+  export interface DeclineReasonsFieldEvent {
+    field: '$.reasons[]'
+    index: number
+    value: string
+  }
+
+  export function encode (obj: Partial<Decline>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, Decline.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Decline>): Decline {
+    return decodeMessage(buf, Decline.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Decline>): Generator<DeclineJobIdFieldEvent | DeclineProviderFieldEvent | DeclineReasonsFieldEvent> {
+    return streamMessage(buf, Decline.codec(), opts)
+  }
+}
+
+export interface JobRequest {
+  jobId: string
+  bidId: string
+}
+
+export namespace JobRequest {
+  let _codec: Codec<JobRequest>
+
+  export const codec = (): Codec<JobRequest> => {
+    if (_codec == null) {
+      _codec = message<JobRequest>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.jobId != null && obj.jobId !== '')) {
+          w.uint32(10)
+          w.string(obj.jobId)
+        }
+
+        if ((obj.bidId != null && obj.bidId !== '')) {
+          w.uint32(18)
+          w.string(obj.bidId)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          jobId: '',
+          bidId: ''
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.jobId = reader.string()
+              break
+            }
+            case 2: {
+              obj.bidId = reader.string()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.jobId`,
+                value: reader.string()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.bidId`,
+                value: reader.string()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface JobRequestJobIdFieldEvent {
+    field: '$.jobId'
+    value: string
+  }
+
+  export interface JobRequestBidIdFieldEvent {
+    field: '$.bidId'
+    value: string
+  }
+
+  export function encode (obj: Partial<JobRequest>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, JobRequest.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobRequest>): JobRequest {
+    return decodeMessage(buf, JobRequest.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobRequest>): Generator<JobRequestJobIdFieldEvent | JobRequestBidIdFieldEvent> {
+    return streamMessage(buf, JobRequest.codec(), opts)
+  }
+}
+
+export interface JobRequestReply {
+  locked: boolean
+  lockedUntil: number
+}
+
+export namespace JobRequestReply {
+  let _codec: Codec<JobRequestReply>
+
+  export const codec = (): Codec<JobRequestReply> => {
+    if (_codec == null) {
+      _codec = message<JobRequestReply>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.locked != null && obj.locked !== false)) {
+          w.uint32(8)
+          w.bool(obj.locked)
+        }
+
+        if ((obj.lockedUntil != null && obj.lockedUntil !== 0)) {
+          w.uint32(16)
+          w.uint64Number(obj.lockedUntil)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          locked: false,
+          lockedUntil: 0
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.locked = reader.bool()
+              break
+            }
+            case 2: {
+              obj.lockedUntil = reader.uint64Number()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.locked`,
+                value: reader.bool()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.lockedUntil`,
+                value: reader.uint64Number()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface JobRequestReplyLockedFieldEvent {
+    field: '$.locked'
+    value: boolean
+  }
+
+  export interface JobRequestReplyLockedUntilFieldEvent {
+    field: '$.lockedUntil'
+    value: number
+  }
+
+  export function encode (obj: Partial<JobRequestReply>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, JobRequestReply.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobRequestReply>): JobRequestReply {
+    return decodeMessage(buf, JobRequestReply.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobRequestReply>): Generator<JobRequestReplyLockedFieldEvent | JobRequestReplyLockedUntilFieldEvent> {
+    return streamMessage(buf, JobRequestReply.codec(), opts)
+  }
+}
+
+export interface ContractRequest {
+  contract: Uint8Array<ArrayBuffer>
+}
+
+export namespace ContractRequest {
+  let _codec: Codec<ContractRequest>
+
+  export const codec = (): Codec<ContractRequest> => {
+    if (_codec == null) {
+      _codec = message<ContractRequest>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.contract != null && obj.contract.byteLength > 0)) {
+          w.uint32(10)
+          w.bytes(obj.contract)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          contract: uint8ArrayAlloc(0)
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.contract = reader.bytes()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.contract`,
+                value: reader.bytes()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface ContractRequestContractFieldEvent {
+    field: '$.contract'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export function encode (obj: Partial<ContractRequest>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, ContractRequest.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<ContractRequest>): ContractRequest {
+    return decodeMessage(buf, ContractRequest.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<ContractRequest>): Generator<ContractRequestContractFieldEvent> {
+    return streamMessage(buf, ContractRequest.codec(), opts)
+  }
+}
+
+export interface ContractSignReply {
+  providerSignature: string
+}
+
+export namespace ContractSignReply {
+  let _codec: Codec<ContractSignReply>
+
+  export const codec = (): Codec<ContractSignReply> => {
+    if (_codec == null) {
+      _codec = message<ContractSignReply>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.providerSignature != null && obj.providerSignature !== '')) {
+          w.uint32(10)
+          w.string(obj.providerSignature)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          providerSignature: ''
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.providerSignature = reader.string()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.providerSignature`,
+                value: reader.string()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface ContractSignReplyProviderSignatureFieldEvent {
+    field: '$.providerSignature'
+    value: string
+  }
+
+  export function encode (obj: Partial<ContractSignReply>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, ContractSignReply.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<ContractSignReply>): ContractSignReply {
+    return decodeMessage(buf, ContractSignReply.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<ContractSignReply>): Generator<ContractSignReplyProviderSignatureFieldEvent> {
+    return streamMessage(buf, ContractSignReply.codec(), opts)
+  }
+}
+
+export interface ContractProofMessage {
+  proof: Uint8Array<ArrayBuffer>
+}
+
+export namespace ContractProofMessage {
+  let _codec: Codec<ContractProofMessage>
+
+  export const codec = (): Codec<ContractProofMessage> => {
+    if (_codec == null) {
+      _codec = message<ContractProofMessage>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.proof != null && obj.proof.byteLength > 0)) {
+          w.uint32(10)
+          w.bytes(obj.proof)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          proof: uint8ArrayAlloc(0)
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.proof = reader.bytes()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.proof`,
+                value: reader.bytes()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface ContractProofMessageProofFieldEvent {
+    field: '$.proof'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export function encode (obj: Partial<ContractProofMessage>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, ContractProofMessage.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<ContractProofMessage>): ContractProofMessage {
+    return decodeMessage(buf, ContractProofMessage.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<ContractProofMessage>): Generator<ContractProofMessageProofFieldEvent> {
+    return streamMessage(buf, ContractProofMessage.codec(), opts)
+  }
+}
+
+export interface Invocation {
+  contract: Uint8Array<ArrayBuffer>
+  proof: Uint8Array<ArrayBuffer>
+  command: string[]
+  env: Map<string, string>
+}
+
+export namespace Invocation {
+  export interface Invocation$envEntry {
+    key: string
+    value: string
+  }
+
+  export namespace Invocation$envEntry {
+    let _codec: Codec<Invocation$envEntry>
+
+    export const codec = (): Codec<Invocation$envEntry> => {
+      if (_codec == null) {
+        _codec = message<Invocation$envEntry>((obj, w, opts = {}) => {
+          if (opts.lengthDelimited !== false) {
+            w.fork()
+          }
+
+          if ((obj.key != null && obj.key !== '')) {
+            w.uint32(10)
+            w.string(obj.key)
+          }
+
+          if ((obj.value != null && obj.value !== '')) {
+            w.uint32(18)
+            w.string(obj.value)
+          }
+
+          if (opts.lengthDelimited !== false) {
+            w.ldelim()
+          }
+        }, (reader, length, opts = {}) => {
+          const obj: any = {
+            key: '',
+            value: ''
+          }
+
+          const end = length == null ? reader.len : reader.pos + length
+
+          while (reader.pos < end) {
+            const tag = reader.uint32()
+
+            switch (tag >>> 3) {
+              case 1: {
+                obj.key = reader.string()
+                break
+              }
+              case 2: {
+                obj.value = reader.string()
+                break
+              }
+              default: {
+                reader.skipType(tag & 7)
+                break
+              }
+            }
+          }
+
+          return obj
+        }, function * (reader, length, prefix, opts = {}) {
+          const end = length == null ? reader.len : reader.pos + length
+
+          while (reader.pos < end) {
+            const tag = reader.uint32()
+
+            switch (tag >>> 3) {
+              case 1: {
+                yield {
+                  field: `${prefix}.key`,
+                  value: reader.string()
+                }
+                break
+              }
+              case 2: {
+                yield {
+                  field: `${prefix}.value`,
+                  value: reader.string()
+                }
+                break
+              }
+              default: {
+                reader.skipType(tag & 7)
+                break
+              }
+            }
+          }
+        })
+      }
+
+      return _codec
+    }
+
+    export interface Invocation$envEntryKeyFieldEvent {
+      field: '$.key'
+      value: string
+    }
+
+    export interface Invocation$envEntryValueFieldEvent {
+      field: '$.value'
+      value: string
+    }
+
+    export function encode (obj: Partial<Invocation$envEntry>): Uint8Array<ArrayBuffer> {
+      return encodeMessage(obj, Invocation$envEntry.codec())
+    }
+
+    export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Invocation$envEntry>): Invocation$envEntry {
+      return decodeMessage(buf, Invocation$envEntry.codec(), opts)
+    }
+
+    export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Invocation$envEntry>): Generator<Invocation$envEntryKeyFieldEvent | Invocation$envEntryValueFieldEvent> {
+      return streamMessage(buf, Invocation$envEntry.codec(), opts)
+    }
+  }
+
+  let _codec: Codec<Invocation>
+
+  export const codec = (): Codec<Invocation> => {
+    if (_codec == null) {
+      _codec = message<Invocation>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.contract != null && obj.contract.byteLength > 0)) {
+          w.uint32(10)
+          w.bytes(obj.contract)
+        }
+
+        if ((obj.proof != null && obj.proof.byteLength > 0)) {
+          w.uint32(18)
+          w.bytes(obj.proof)
+        }
+
+        if (obj.command != null && obj.command.length > 0) {
+          for (const value of obj.command) {
+            w.uint32(26)
+            w.string(value)
+          }
+        }
+
+        if (obj.env != null && obj.env.size > 0) {
+          for (const [key, value] of obj.env.entries()) {
+            w.uint32(34)
+            Invocation.Invocation$envEntry.codec().encode({ key, value }, w)
+          }
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          contract: uint8ArrayAlloc(0),
+          proof: uint8ArrayAlloc(0),
+          command: [],
+          env: new Map<string, string>()
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.contract = reader.bytes()
+              break
+            }
+            case 2: {
+              obj.proof = reader.bytes()
+              break
+            }
+            case 3: {
+              if (opts.limits?.command != null && obj.command.length === opts.limits.command) {
+                throw new MaxLengthError('Decode error - repeated field "command" had too many elements')
+              }
+
+              obj.command.push(reader.string())
+              break
+            }
+            case 4: {
+              if (opts.limits?.env != null && obj.env.size === opts.limits.env) {
+                throw new MaxSizeError('Decode error - map field "env" had too many elements')
+              }
+
+              const entry = Invocation.Invocation$envEntry.codec().decode(reader, reader.uint32(), {
+                limits: {
+                  value: opts.limits?.env$value
+                }
+              })
+              obj.env.set(entry.key, entry.value)
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const obj = {
+          command: 0,
+          env: 0
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.contract`,
+                value: reader.bytes()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.proof`,
+                value: reader.bytes()
+              }
+              break
+            }
+            case 3: {
+              if (opts.limits?.command != null && obj.command === opts.limits.command) {
+                throw new MaxLengthError('Streaming decode error - repeated field "command" had too many elements')
+              }
+
+              yield {
+                field: `${prefix}.command[]`,
+                index: obj.command,
+                value: reader.string()
+              }
+
+              obj.command++
+
+              break
+            }
+            case 4: {
+              if (opts.limits?.env != null && obj.env === opts.limits.env) {
+                throw new MaxLengthError('Decode error - map field "env" had too many elements')
+              }
+
+              yield * Invocation.Invocation$envEntry.codec().stream(reader, reader.uint32(), `${prefix}.env{}`, {
+                limits: {
+                  value: opts.limits?.env$value
+                }
+              })
+
+              obj.env++
+
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface InvocationContractFieldEvent {
+    field: '$.contract'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export interface InvocationProofFieldEvent {
+    field: '$.proof'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export interface InvocationCommandFieldEvent {
+    field: '$.command[]'
+    index: number
+    value: string
+  }
+
+  export interface InvocationEnvFieldEvent {
+    field: '$.env{}'
+    key: string
+    value: string
+  }
+
+  export function encode (obj: Partial<Invocation>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, Invocation.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Invocation>): Invocation {
+    return decodeMessage(buf, Invocation.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Invocation>): Generator<InvocationContractFieldEvent | InvocationProofFieldEvent | InvocationCommandFieldEvent | InvocationEnvFieldEvent> {
+    return streamMessage(buf, Invocation.codec(), opts)
+  }
+}
+
+export interface InvocationReply {
+  allocationId: string
+}
+
+export namespace InvocationReply {
+  let _codec: Codec<InvocationReply>
+
+  export const codec = (): Codec<InvocationReply> => {
+    if (_codec == null) {
+      _codec = message<InvocationReply>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.allocationId != null && obj.allocationId !== '')) {
+          w.uint32(10)
+          w.string(obj.allocationId)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          allocationId: ''
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.allocationId = reader.string()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.allocationId`,
+                value: reader.string()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface InvocationReplyAllocationIdFieldEvent {
+    field: '$.allocationId'
+    value: string
+  }
+
+  export function encode (obj: Partial<InvocationReply>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, InvocationReply.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<InvocationReply>): InvocationReply {
+    return decodeMessage(buf, InvocationReply.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<InvocationReply>): Generator<InvocationReplyAllocationIdFieldEvent> {
+    return streamMessage(buf, InvocationReply.codec(), opts)
+  }
+}
+
+export interface JobUpdate {
+  jobId: string
+  allocationId: string
+  state: string
+  at: number
+  detail?: string
+}
+
+export namespace JobUpdate {
+  let _codec: Codec<JobUpdate>
+
+  export const codec = (): Codec<JobUpdate> => {
+    if (_codec == null) {
+      _codec = message<JobUpdate>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.jobId != null && obj.jobId !== '')) {
+          w.uint32(10)
+          w.string(obj.jobId)
+        }
+
+        if ((obj.allocationId != null && obj.allocationId !== '')) {
+          w.uint32(18)
+          w.string(obj.allocationId)
+        }
+
+        if ((obj.state != null && obj.state !== '')) {
+          w.uint32(26)
+          w.string(obj.state)
+        }
+
+        if ((obj.at != null && obj.at !== 0)) {
+          w.uint32(32)
+          w.uint64Number(obj.at)
+        }
+
+        if (obj.detail != null) {
+          w.uint32(42)
+          w.string(obj.detail)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          jobId: '',
+          allocationId: '',
+          state: '',
+          at: 0
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.jobId = reader.string()
+              break
+            }
+            case 2: {
+              obj.allocationId = reader.string()
+              break
+            }
+            case 3: {
+              obj.state = reader.string()
+              break
+            }
+            case 4: {
+              obj.at = reader.uint64Number()
+              break
+            }
+            case 5: {
+              obj.detail = reader.string()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.jobId`,
+                value: reader.string()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.allocationId`,
+                value: reader.string()
+              }
+              break
+            }
+            case 3: {
+              yield {
+                field: `${prefix}.state`,
+                value: reader.string()
+              }
+              break
+            }
+            case 4: {
+              yield {
+                field: `${prefix}.at`,
+                value: reader.uint64Number()
+              }
+              break
+            }
+            case 5: {
+              yield {
+                field: `${prefix}.detail`,
+                value: reader.string()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface JobUpdateJobIdFieldEvent {
+    field: '$.jobId'
+    value: string
+  }
+
+  export interface JobUpdateAllocationIdFieldEvent {
+    field: '$.allocationId'
+    value: string
+  }
+
+  export interface JobUpdateStateFieldEvent {
+    field: '$.state'
+    value: string
+  }
+
+  export interface JobUpdateAtFieldEvent {
+    field: '$.at'
+    value: number
+  }
+
+  export interface JobUpdateDetailFieldEvent {
+    field: '$.detail'
+    value: string
+  }
+
+  export function encode (obj: Partial<JobUpdate>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, JobUpdate.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobUpdate>): JobUpdate {
+    return decodeMessage(buf, JobUpdate.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobUpdate>): Generator<JobUpdateJobIdFieldEvent | JobUpdateAllocationIdFieldEvent | JobUpdateStateFieldEvent | JobUpdateAtFieldEvent | JobUpdateDetailFieldEvent> {
+    return streamMessage(buf, JobUpdate.codec(), opts)
+  }
+}
+
+export interface OutputFile {
+  path: string
+  sha256: string
+  size: number
+  content: Uint8Array<ArrayBuffer>
+}
+
+export namespace OutputFile {
+  let _codec: Codec<OutputFile>
+
+  export const codec = (): Codec<OutputFile> => {
+    if (_codec == null) {
+      _codec = message<OutputFile>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.path != null && obj.path !== '')) {
+          w.uint32(10)
+          w.string(obj.path)
+        }
+
+        if ((obj.sha256 != null && obj.sha256 !== '')) {
+          w.uint32(18)
+          w.string(obj.sha256)
+        }
+
+        if ((obj.size != null && obj.size !== 0)) {
+          w.uint32(24)
+          w.uint64Number(obj.size)
+        }
+
+        if ((obj.content != null && obj.content.byteLength > 0)) {
+          w.uint32(34)
+          w.bytes(obj.content)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          path: '',
+          sha256: '',
+          size: 0,
+          content: uint8ArrayAlloc(0)
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.path = reader.string()
+              break
+            }
+            case 2: {
+              obj.sha256 = reader.string()
+              break
+            }
+            case 3: {
+              obj.size = reader.uint64Number()
+              break
+            }
+            case 4: {
+              obj.content = reader.bytes()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.path`,
+                value: reader.string()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.sha256`,
+                value: reader.string()
+              }
+              break
+            }
+            case 3: {
+              yield {
+                field: `${prefix}.size`,
+                value: reader.uint64Number()
+              }
+              break
+            }
+            case 4: {
+              yield {
+                field: `${prefix}.content`,
+                value: reader.bytes()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface OutputFilePathFieldEvent {
+    field: '$.path'
+    value: string
+  }
+
+  export interface OutputFileSha256FieldEvent {
+    field: '$.sha256'
+    value: string
+  }
+
+  export interface OutputFileSizeFieldEvent {
+    field: '$.size'
+    value: number
+  }
+
+  export interface OutputFileContentFieldEvent {
+    field: '$.content'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export function encode (obj: Partial<OutputFile>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, OutputFile.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<OutputFile>): OutputFile {
+    return decodeMessage(buf, OutputFile.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<OutputFile>): Generator<OutputFilePathFieldEvent | OutputFileSha256FieldEvent | OutputFileSizeFieldEvent | OutputFileContentFieldEvent> {
+    return streamMessage(buf, OutputFile.codec(), opts)
+  }
+}
+
+export interface JobResult {
+  jobId: string
+  receipt: Uint8Array<ArrayBuffer>
+  stdout: string
+  stderr: string
+  truncated: boolean
+  outputs: OutputFile[]
+}
+
+export namespace JobResult {
+  let _codec: Codec<JobResult>
+
+  export const codec = (): Codec<JobResult> => {
+    if (_codec == null) {
+      _codec = message<JobResult>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.jobId != null && obj.jobId !== '')) {
+          w.uint32(10)
+          w.string(obj.jobId)
+        }
+
+        if ((obj.receipt != null && obj.receipt.byteLength > 0)) {
+          w.uint32(18)
+          w.bytes(obj.receipt)
+        }
+
+        if ((obj.stdout != null && obj.stdout !== '')) {
+          w.uint32(26)
+          w.string(obj.stdout)
+        }
+
+        if ((obj.stderr != null && obj.stderr !== '')) {
+          w.uint32(34)
+          w.string(obj.stderr)
+        }
+
+        if ((obj.truncated != null && obj.truncated !== false)) {
+          w.uint32(40)
+          w.bool(obj.truncated)
+        }
+
+        if (obj.outputs != null && obj.outputs.length > 0) {
+          for (const value of obj.outputs) {
+            w.uint32(50)
+            OutputFile.codec().encode(value, w)
+          }
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          jobId: '',
+          receipt: uint8ArrayAlloc(0),
+          stdout: '',
+          stderr: '',
+          truncated: false,
+          outputs: []
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.jobId = reader.string()
+              break
+            }
+            case 2: {
+              obj.receipt = reader.bytes()
+              break
+            }
+            case 3: {
+              obj.stdout = reader.string()
+              break
+            }
+            case 4: {
+              obj.stderr = reader.string()
+              break
+            }
+            case 5: {
+              obj.truncated = reader.bool()
+              break
+            }
+            case 6: {
+              if (opts.limits?.outputs != null && obj.outputs.length === opts.limits.outputs) {
+                throw new MaxLengthError('Decode error - repeated field "outputs" had too many elements')
+              }
+
+              obj.outputs.push(OutputFile.codec().decode(reader, reader.uint32(), {
+                limits: opts.limits?.outputs$
+              }))
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const obj = {
+          outputs: 0
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.jobId`,
+                value: reader.string()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.receipt`,
+                value: reader.bytes()
+              }
+              break
+            }
+            case 3: {
+              yield {
+                field: `${prefix}.stdout`,
+                value: reader.string()
+              }
+              break
+            }
+            case 4: {
+              yield {
+                field: `${prefix}.stderr`,
+                value: reader.string()
+              }
+              break
+            }
+            case 5: {
+              yield {
+                field: `${prefix}.truncated`,
+                value: reader.bool()
+              }
+              break
+            }
+            case 6: {
+              if (opts.limits?.outputs != null && obj.outputs === opts.limits.outputs) {
+                throw new MaxLengthError('Streaming decode error - repeated field "outputs" had too many elements')
+              }
+
+              for (const evt of OutputFile.codec().stream(reader, reader.uint32(), `${prefix}.outputs[]`, {
+                limits: opts.limits?.outputs$
+              })) {
+                yield {
+                  ...evt,
+                  index: obj.outputs
+                }
+              }
+
+              obj.outputs++
+
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface JobResultJobIdFieldEvent {
+    field: '$.jobId'
+    value: string
+  }
+
+  export interface JobResultReceiptFieldEvent {
+    field: '$.receipt'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export interface JobResultStdoutFieldEvent {
+    field: '$.stdout'
+    value: string
+  }
+
+  export interface JobResultStderrFieldEvent {
+    field: '$.stderr'
+    value: string
+  }
+
+  export interface JobResultTruncatedFieldEvent {
+    field: '$.truncated'
+    value: boolean
+  }
+
+  export interface JobResultOutputsPathFieldEvent {
+    field: '$.outputs[].path'
+    value: string
+    index: number
+  }
+
+  export interface JobResultOutputsSha256FieldEvent {
+    field: '$.outputs[].sha256'
+    value: string
+    index: number
+  }
+
+  export interface JobResultOutputsSizeFieldEvent {
+    field: '$.outputs[].size'
+    value: number
+    index: number
+  }
+
+  export interface JobResultOutputsContentFieldEvent {
+    field: '$.outputs[].content'
+    value: Uint8Array<ArrayBuffer>
+    index: number
+  }
+
+  export function encode (obj: Partial<JobResult>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, JobResult.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobResult>): JobResult {
+    return decodeMessage(buf, JobResult.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobResult>): Generator<JobResultJobIdFieldEvent | JobResultReceiptFieldEvent | JobResultStdoutFieldEvent | JobResultStderrFieldEvent | JobResultTruncatedFieldEvent | JobResultOutputsPathFieldEvent | JobResultOutputsSha256FieldEvent | JobResultOutputsSizeFieldEvent | JobResultOutputsContentFieldEvent> {
+    return streamMessage(buf, JobResult.codec(), opts)
+  }
+}
+
+export interface SettleRequest {
+  contractId: string
+  receipt: Uint8Array<ArrayBuffer>
+  verification: Uint8Array<ArrayBuffer>
+}
+
+export namespace SettleRequest {
+  let _codec: Codec<SettleRequest>
+
+  export const codec = (): Codec<SettleRequest> => {
+    if (_codec == null) {
+      _codec = message<SettleRequest>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.contractId != null && obj.contractId !== '')) {
+          w.uint32(10)
+          w.string(obj.contractId)
+        }
+
+        if ((obj.receipt != null && obj.receipt.byteLength > 0)) {
+          w.uint32(18)
+          w.bytes(obj.receipt)
+        }
+
+        if ((obj.verification != null && obj.verification.byteLength > 0)) {
+          w.uint32(26)
+          w.bytes(obj.verification)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          contractId: '',
+          receipt: uint8ArrayAlloc(0),
+          verification: uint8ArrayAlloc(0)
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.contractId = reader.string()
+              break
+            }
+            case 2: {
+              obj.receipt = reader.bytes()
+              break
+            }
+            case 3: {
+              obj.verification = reader.bytes()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.contractId`,
+                value: reader.string()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.receipt`,
+                value: reader.bytes()
+              }
+              break
+            }
+            case 3: {
+              yield {
+                field: `${prefix}.verification`,
+                value: reader.bytes()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface SettleRequestContractIdFieldEvent {
+    field: '$.contractId'
+    value: string
+  }
+
+  export interface SettleRequestReceiptFieldEvent {
+    field: '$.receipt'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export interface SettleRequestVerificationFieldEvent {
+    field: '$.verification'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export function encode (obj: Partial<SettleRequest>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, SettleRequest.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<SettleRequest>): SettleRequest {
+    return decodeMessage(buf, SettleRequest.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<SettleRequest>): Generator<SettleRequestContractIdFieldEvent | SettleRequestReceiptFieldEvent | SettleRequestVerificationFieldEvent> {
+    return streamMessage(buf, SettleRequest.codec(), opts)
+  }
+}
+
+export interface SettlementMessage {
+  settlement: Uint8Array<ArrayBuffer>
+}
+
+export namespace SettlementMessage {
+  let _codec: Codec<SettlementMessage>
+
+  export const codec = (): Codec<SettlementMessage> => {
+    if (_codec == null) {
+      _codec = message<SettlementMessage>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.settlement != null && obj.settlement.byteLength > 0)) {
+          w.uint32(10)
+          w.bytes(obj.settlement)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          settlement: uint8ArrayAlloc(0)
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.settlement = reader.bytes()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.settlement`,
+                value: reader.bytes()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface SettlementMessageSettlementFieldEvent {
+    field: '$.settlement'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export function encode (obj: Partial<SettlementMessage>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, SettlementMessage.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<SettlementMessage>): SettlementMessage {
+    return decodeMessage(buf, SettlementMessage.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<SettlementMessage>): Generator<SettlementMessageSettlementFieldEvent> {
+    return streamMessage(buf, SettlementMessage.codec(), opts)
+  }
+}
+
+export interface TerminateRequest {
+  contractId: string
+  reason: string
+  detail?: string
+  receipt?: Uint8Array<ArrayBuffer>
+}
+
+export namespace TerminateRequest {
+  let _codec: Codec<TerminateRequest>
+
+  export const codec = (): Codec<TerminateRequest> => {
+    if (_codec == null) {
+      _codec = message<TerminateRequest>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.contractId != null && obj.contractId !== '')) {
+          w.uint32(10)
+          w.string(obj.contractId)
+        }
+
+        if ((obj.reason != null && obj.reason !== '')) {
+          w.uint32(18)
+          w.string(obj.reason)
+        }
+
+        if (obj.detail != null) {
+          w.uint32(26)
+          w.string(obj.detail)
+        }
+
+        if (obj.receipt != null) {
+          w.uint32(34)
+          w.bytes(obj.receipt)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          contractId: '',
+          reason: ''
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.contractId = reader.string()
+              break
+            }
+            case 2: {
+              obj.reason = reader.string()
+              break
+            }
+            case 3: {
+              obj.detail = reader.string()
+              break
+            }
+            case 4: {
+              obj.receipt = reader.bytes()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.contractId`,
+                value: reader.string()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.reason`,
+                value: reader.string()
+              }
+              break
+            }
+            case 3: {
+              yield {
+                field: `${prefix}.detail`,
+                value: reader.string()
+              }
+              break
+            }
+            case 4: {
+              yield {
+                field: `${prefix}.receipt`,
+                value: reader.bytes()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface TerminateRequestContractIdFieldEvent {
+    field: '$.contractId'
+    value: string
+  }
+
+  export interface TerminateRequestReasonFieldEvent {
+    field: '$.reason'
+    value: string
+  }
+
+  export interface TerminateRequestDetailFieldEvent {
+    field: '$.detail'
+    value: string
+  }
+
+  export interface TerminateRequestReceiptFieldEvent {
+    field: '$.receipt'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export function encode (obj: Partial<TerminateRequest>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, TerminateRequest.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<TerminateRequest>): TerminateRequest {
+    return decodeMessage(buf, TerminateRequest.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<TerminateRequest>): Generator<TerminateRequestContractIdFieldEvent | TerminateRequestReasonFieldEvent | TerminateRequestDetailFieldEvent | TerminateRequestReceiptFieldEvent> {
+    return streamMessage(buf, TerminateRequest.codec(), opts)
+  }
+}

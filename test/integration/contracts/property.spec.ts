@@ -1,0 +1,332 @@
+/**
+ * Property test of the contract-db: random sequences of credit / verify / settle / terminate (and
+ * restarts), run in concurrent batches with duplicates, forgeries, strangers and expired
+ * contracts. After every batch:
+ *  - the total of all balances plus escrow equals everything ever credited (money is conserved);
+ *  - each account's escrow is exactly the escrow of its active contracts; nothing is negative;
+ *  - no contract closed (settled or terminated) more than once, and its stored settlement is the
+ *    one that was returned;
+ *  - every refusal is one the request deserved.
+ * Deterministic: a seeded generator. A failure prints the seed; rerun it with
+ * DMS_PROPERTY_SEED=<seed> DMS_PROPERTY_RUNS=1.
+ */
+import assert from 'node:assert/strict'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Clock } from '../../../actors/clock.js'
+import { signDoc } from '../../../dms/contracts/canonical.js'
+import { DOMAIN, type Settlement, type SignedContract } from '../../../dms/contracts/model.js'
+import { ContractDbService } from '../../../dms/contracts/service.js'
+import { silentLogger } from '../../../dms/log.js'
+import { openDb, type Db } from '../../../dms/store/db.js'
+import { makeContract, makeReceipt, makeSettle, newParty, type Who } from '../../helpers/contracts.js'
+import { startPeer, type TestPeer } from '../../helpers/peers.js'
+
+const BASE_SEED = Number(process.env.DMS_PROPERTY_SEED ?? 20_261_121)
+const RUNS = Number(process.env.DMS_PROPERTY_RUNS ?? 30)
+const BATCHES = 40
+
+/** mulberry32: a small, well-mixed 32-bit PRNG. */
+function rng(seed: number) {
+  let a = seed >>> 0
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  return {
+    next,
+    int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),
+    pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)],
+    chance: (p: number) => next() < p,
+  }
+}
+
+class TestClock implements Clock {
+  t = Date.now()
+  now(): number {
+    return this.t
+  }
+}
+
+interface Known {
+  c: SignedContract
+  req: Who
+  prov: Who
+  /** Verified (escrow locked) in an earlier batch. */
+  accepted: boolean
+}
+
+type Op = {
+  label: string
+  run: () => Promise<unknown>
+  allowed: string[]
+  contractId?: string
+  closes?: boolean
+}
+
+describe('contract-db property: money is conserved and no contract closes twice', function () {
+  this.timeout(120_000)
+  let peer: TestPeer
+  let root: string
+
+  before(async () => {
+    peer = await startPeer()
+    root = await mkdtemp(join(tmpdir(), 'dms-cdb-prop-'))
+  })
+  after(async () => {
+    await peer.stop()
+    await rm(root, { recursive: true, force: true })
+  })
+
+  it(`holds over ${RUNS} seeded runs of ${BATCHES} concurrent batches`, async () => {
+    let stats = { ops: 0, ok: 0, refused: 0, closes: 0 }
+    for (let i = 0; i < RUNS; i++) {
+      const seed = BASE_SEED + i
+      try {
+        const s = await runOnce(seed)
+        stats = {
+          ops: stats.ops + s.ops,
+          ok: stats.ok + s.ok,
+          refused: stats.refused + s.refused,
+          closes: stats.closes + s.closes,
+        }
+      } catch (err) {
+        throw new Error(
+          `property failed with seed ${seed} (rerun: DMS_PROPERTY_SEED=${seed} DMS_PROPERTY_RUNS=1): ${(err as Error).message}`,
+          { cause: err },
+        )
+      }
+    }
+    // The generator must exercise both sides: plenty accepted, plenty refused, many closes.
+    assert.ok(
+      stats.ok > RUNS * 20 && stats.refused > RUNS * 10 && stats.closes > RUNS * 5,
+      JSON.stringify(stats),
+    )
+  })
+
+  async function runOnce(seed: number) {
+    const r = rng(seed)
+    const clock = new TestClock()
+    const dir = join(root, String(seed))
+    let db: Db = await openDb(dir)
+    const open = () =>
+      new ContractDbService({ system: peer.system, key: peer.key, db, clock, log: silentLogger })
+    let svc = open()
+    const cdb = peer.system.peerId
+    const approved = [newParty(), newParty(), newParty()]
+    const stranger = newParty() // never approved
+    const everyone = [...approved, stranger]
+    for (const p of approved) await svc.approve(p.peer)
+    let credited = 0
+    const known: Known[] = []
+    const closes = new Map<string, Settlement[]>()
+    const stats = { ops: 0, ok: 0, refused: 0, closes: 0 }
+
+    const genOp = (): Op => {
+      const roll = r.next()
+      if (roll < 0.2) {
+        const who = r.pick(everyone)
+        const amount = r.int(1, 400)
+        return {
+          label: `credit ${amount}`,
+          allowed: ['ok'],
+          run: async () => {
+            const acc = await svc.credit(who.peer, amount)
+            credited += amount
+            return acc
+          },
+        }
+      }
+      if (roll < 0.5 || known.length === 0) {
+        const party = (not?: Who) => (r.chance(0.1) ? stranger : r.pick(approved.filter((p) => p !== not)))
+        const req = party()
+        const prov = party(req)
+        const forged = r.chance(0.1)
+        const expired = r.chance(0.1)
+        const c = makeContract(req, prov, cdb, {
+          now: clock.t,
+          pricePerHour: r.pick([0, 360, 3600, 36_000]),
+          maxDurationSeconds: r.int(1, 120),
+          minJobPrice: r.pick([0, 0, 5]),
+          expiresAt: expired ? clock.t - 1 : clock.t + 60_000,
+        })
+        if (forged) c.requesterSignature = signDoc(prov.key, DOMAIN.contract, c.terms)
+        known.push({ c, req, prov, accepted: false })
+        const allowed =
+          req === stranger || prov === stranger
+            ? ['PARTY_NOT_APPROVED']
+            : forged
+              ? ['BAD_SIGNATURE']
+              : expired
+                ? ['CONTRACT_EXPIRED']
+                : ['ok', 'INSUFFICIENT_FUNDS']
+        return {
+          label: `verify ${c.terms.escrow}`,
+          allowed,
+          contractId: c.terms.contractId,
+          run: () => svc.verify(req.peer, c),
+        }
+      }
+      const k = r.pick(known)
+      const id = k.c.terms.contractId
+      if (roll < 0.6) {
+        // A replayed submission of an earlier contract.
+        return {
+          label: 'verify again',
+          allowed: k.accepted
+            ? ['CONTRACT_EXISTS']
+            : [
+                'ok',
+                'INSUFFICIENT_FUNDS',
+                'PARTY_NOT_APPROVED',
+                'BAD_SIGNATURE',
+                'CONTRACT_EXPIRED',
+                'CONTRACT_EXISTS',
+              ],
+          contractId: id,
+          run: () => svc.verify(k.req.peer, k.c),
+        }
+      }
+      const who = r.pick([
+        k.req,
+        k.req,
+        k.prov,
+        k.prov,
+        r.pick(everyone.filter((p) => p !== k.req && p !== k.prov)),
+      ])
+      const third = who !== k.req && who !== k.prov
+      const base = k.accepted
+        ? third
+          ? ['NOT_A_PARTY']
+          : ['ok', 'CONTRACT_NOT_ACTIVE']
+        : ['UNKNOWN_CONTRACT', 'NOT_A_PARTY', 'ok', 'CONTRACT_NOT_ACTIVE']
+      if (roll < 0.85) {
+        const forged = r.chance(0.1)
+        const req = makeSettle(k.c, k.req, k.prov, {
+          wallSeconds: r.int(0, 150_000) / 1000,
+          status: r.pick(['completed', 'failed', 'timed_out', 'cancelled'] as const),
+          exitCode: r.pick([0, 1, 137, -1]),
+          verified: r.chance(0.85),
+        })
+        if (forged) req.receipt = makeReceipt(k.c, k.req) // not the provider's signature
+        const allowed = forged ? base.map((c) => (c === 'ok' ? 'BAD_SIGNATURE' : c)) : base
+        return {
+          label: `settle by ${third ? 'stranger' : who === k.req ? 'requester' : 'provider'}`,
+          allowed,
+          contractId: id,
+          closes: true,
+          run: () => svc.settle(who.peer, req),
+        }
+      }
+      if (roll < 0.97) {
+        const reason = r.pick(['PROVIDER_FAULT', 'REQUESTER_CANCELLED'] as const)
+        const badReason = reason === 'REQUESTER_CANCELLED' && who === k.prov
+        const allowed = badReason ? base.map((c) => (c === 'ok' ? 'BAD_REASON' : c)) : base
+        return {
+          label: `terminate ${reason}`,
+          allowed,
+          contractId: id,
+          closes: true,
+          run: () => svc.terminate(who.peer, { contractId: id, reason }),
+        }
+      }
+      return {
+        label: 'restart',
+        allowed: ['ok'],
+        run: async () => {
+          svc.stop()
+          await db.close()
+          db = await openDb(dir)
+          svc = open()
+        },
+      }
+    }
+
+    const trace: string[] = []
+    for (let b = 0; b < BATCHES; b++) {
+      clock.t += r.int(0, 5000)
+      let batch = Array.from({ length: r.int(1, 5) }, genOp)
+      // A restart runs alone; a duplicate of a close runs beside it.
+      if (batch.some((o) => o.label === 'restart'))
+        batch = batch.filter((o) => o.label === 'restart').slice(0, 1)
+      else if (r.chance(0.3)) {
+        const close = batch.find((o) => o.closes)
+        if (close !== undefined) batch.push({ ...close, label: `${close.label} (duplicate)` })
+      }
+      const results = await Promise.allSettled(batch.map((o) => o.run()))
+      for (const [i, res] of results.entries()) {
+        const op = batch[i]
+        const outcome =
+          res.status === 'fulfilled' ? 'ok' : ((res.reason as { code?: string }).code ?? String(res.reason))
+        trace.push(`${b}: ${op.label} -> ${outcome}`)
+        stats.ops++
+        if (outcome === 'ok') stats.ok++
+        else stats.refused++
+        assert.ok(
+          op.allowed.includes(outcome),
+          `${op.label}: got ${outcome}, allowed ${op.allowed.join('|')}\n${trace.slice(-12).join('\n')}`,
+        )
+        if (outcome === 'ok' && op.closes) {
+          const list = closes.get(op.contractId!) ?? []
+          list.push(res.status === 'fulfilled' ? (res.value as Settlement) : (undefined as never))
+          closes.set(op.contractId!, list)
+          stats.closes++
+        }
+      }
+      // What was verified in this batch is known to be accepted from now on.
+      for (const k of known)
+        if (!k.accepted && (await svc.contract(k.c.terms.contractId)) !== undefined) k.accepted = true
+      await checkInvariants(svc, credited, closes, trace)
+    }
+    svc.stop()
+    await db.close()
+    return stats
+  }
+})
+
+async function checkInvariants(
+  svc: ContractDbService,
+  credited: number,
+  closes: Map<string, Settlement[]>,
+  trace: string[],
+): Promise<void> {
+  const where = `\n${trace.slice(-12).join('\n')}`
+  const accounts = await svc.listAccounts()
+  const contracts = await svc.listContracts()
+  let total = 0
+  const lockedBy = new Map<string, number>()
+  for (const rec of contracts) {
+    const t = rec.contract.terms
+    if (rec.state === 'active')
+      lockedBy.set(t.requester.peer, (lockedBy.get(t.requester.peer) ?? 0) + t.escrow)
+    else {
+      const s = rec.settlement!
+      assert.equal(
+        s.paidToProvider + s.refundedToRequester,
+        t.escrow,
+        `closed contract splits its escrow${where}`,
+      )
+      assert.ok(s.paidToProvider >= 0 && s.refundedToRequester >= 0)
+    }
+    const returned = closes.get(t.contractId) ?? []
+    assert.ok(returned.length <= 1, `contract ${t.contractId} closed ${returned.length} times${where}`)
+    if (returned.length === 1)
+      assert.deepEqual(rec.settlement, returned[0], `stored settlement is the one returned${where}`)
+    else assert.equal(rec.state, 'active', `a contract closed without a returned settlement${where}`)
+  }
+  for (const a of accounts) {
+    assert.ok(Number.isSafeInteger(a.balance) && a.balance >= 0, `balance ${a.balance}${where}`)
+    assert.ok(Number.isSafeInteger(a.escrow) && a.escrow >= 0, `escrow ${a.escrow}${where}`)
+    assert.equal(
+      a.escrow,
+      lockedBy.get(a.peer) ?? 0,
+      `escrow of ${a.peer} equals its active contracts${where}`,
+    )
+    total += a.balance + a.escrow
+  }
+  assert.equal(total, credited, `balances + escrow = everything credited${where}`)
+}

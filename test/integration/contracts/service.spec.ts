@@ -1,0 +1,388 @@
+/**
+ * The contract-db verifier service over a real level db and a real libp2p host: what it accepts,
+ * what it refuses (with which code and reason), and exactly what money moves.
+ */
+import assert from 'node:assert/strict'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Clock } from '../../../actors/clock.js'
+import type { RemoteError } from '../../../actors/errors.js'
+import { hashDoc, signDoc, verifyDoc } from '../../../dms/contracts/canonical.js'
+import { DOMAIN, type SignedContract } from '../../../dms/contracts/model.js'
+import { publicKeyOfPeer } from '../../../dms/contracts/party.js'
+import { ContractDbService } from '../../../dms/contracts/service.js'
+import { silentLogger } from '../../../dms/log.js'
+import { B, INBOX } from '../../../dms/messages.js'
+import { openDb, type Db } from '../../../dms/store/db.js'
+import {
+  makeContract,
+  makeReceipt,
+  makeSettle,
+  makeVerification,
+  newParty,
+  sign,
+  type Who,
+} from '../../helpers/contracts.js'
+import { startPeer, type TestPeer } from '../../helpers/peers.js'
+
+class TestClock implements Clock {
+  t = Date.now()
+  now(): number {
+    return this.t
+  }
+}
+
+/** Asserts a refusal with `code` and a message matching `why`. */
+function expectRefused(r: { code: string; message: string }, code: string, why: RegExp): void {
+  assert.equal(r.code, code, r.message)
+  assert.match(r.message, why)
+}
+
+/** Resolves with the refusal's code, message and data (fails the test if it did not refuse). */
+async function refusal(p: Promise<unknown>): Promise<{ code: string; message: string; data?: unknown }> {
+  try {
+    await p
+  } catch (err) {
+    const e = err as { code: string; message: string; data?: unknown }
+    return { code: e.code, message: e.message, data: e.data }
+  }
+  assert.fail('expected a refusal')
+}
+
+describe('contract-db service', function () {
+  this.timeout(20_000)
+  let dir: string
+  let db: Db
+  let peer: TestPeer
+  let svc: ContractDbService
+  let clock: TestClock
+  let req: Who
+  let prov: Who
+  let cdb: string
+
+  const open = async () => {
+    db = await openDb(join(dir, 'db'))
+    svc = new ContractDbService({ system: peer.system, key: peer.key, db, clock, log: silentLogger })
+  }
+  const contract = (o: Parameters<typeof makeContract>[3] = {}) =>
+    makeContract(req, prov, cdb, { now: clock.t, ...o })
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'dms-cdb-'))
+    peer = await startPeer()
+    cdb = peer.system.peerId
+    clock = new TestClock()
+    await open()
+    req = newParty()
+    prov = newParty()
+    await svc.approve(req.peer)
+    await svc.approve(prov.peer)
+    await svc.credit(req.peer, 1000)
+  })
+  afterEach(async () => {
+    svc.stop()
+    await db.close()
+    await peer.stop()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  describe('verify', () => {
+    it('locks escrow = price x max duration and returns a proof signed over the terms', async () => {
+      const c = contract({ pricePerHour: 3600, maxDurationSeconds: 60 })
+      assert.equal(c.terms.escrow, 60)
+      const proof = await svc.verify(req.peer, c)
+      const { signature, ...body } = proof
+      assert.ok(verifyDoc(publicKeyOfPeer(cdb)!, DOMAIN.proof, body, signature))
+      assert.equal(proof.termsHash, hashDoc(c.terms))
+      assert.equal(proof.escrowLocked, 60)
+      assert.deepEqual(await svc.account(req.peer), { peer: req.peer, balance: 940, escrow: 60 })
+      assert.equal((await svc.contract(c.terms.contractId))?.state, 'active')
+    })
+
+    it('refuses forged signatures: requester, provider, and the embedded bid', async () => {
+      const c = contract()
+      const forgedReq = { ...c, requesterSignature: signDoc(newParty().key, DOMAIN.contract, c.terms) }
+      expectRefused(await refusal(svc.verify(req.peer, forgedReq)), 'BAD_SIGNATURE', /requester signature/)
+      const forgedProv = { ...c, providerSignature: signDoc(req.key, DOMAIN.contract, c.terms) }
+      expectRefused(await refusal(svc.verify(req.peer, forgedProv)), 'BAD_SIGNATURE', /provider signature/)
+      // Both parties sign terms whose bid the provider never signed (the requester made it up).
+      const bid = { ...c.terms.bid, signature: signDoc(req.key, DOMAIN.bid, { x: 1 }) }
+      const made = sign({ ...c.terms, bid }, req, prov)
+      expectRefused(await refusal(svc.verify(req.peer, made)), 'BAD_TERMS', /not signed by its provider/)
+      assert.deepEqual(await svc.account(req.peer), { peer: req.peer, balance: 1000, escrow: 0 })
+    })
+
+    it('refuses terms that differ from the signed bid: price, max duration, resources, escrow', async () => {
+      const c = contract({ pricePerHour: 3600, maxDurationSeconds: 60 })
+      const cases: Array<[Partial<SignedContract['terms']>, RegExp]> = [
+        [{ pricePerHour: 1 }, /price 1\/hour differs from the bid's 3600/],
+        [{ maxDurationSeconds: 6000 }, /max duration 6000s differs/],
+        [{ resources: { ...c.terms.resources, cpu: 8 } }, /resources differ/],
+        [{ escrow: 1 }, /escrow 1 must equal price × max duration \(60\)/],
+        [{ jobId: 'another-job' }, /differs from the bid's job/],
+      ]
+      for (const [change, why] of cases) {
+        const r = await refusal(svc.verify(req.peer, sign({ ...c.terms, ...change }, req, prov)))
+        expectRefused(r, 'BAD_TERMS', why)
+      }
+    })
+
+    it('refuses an expired contract, a replayed one, and one submitted by someone else', async () => {
+      const expired = contract({ expiresAt: clock.t - 1 })
+      assert.equal((await refusal(svc.verify(req.peer, expired))).code, 'CONTRACT_EXPIRED')
+      const c = contract()
+      assert.equal((await refusal(svc.verify(prov.peer, c))).code, 'NOT_A_PARTY')
+      await svc.verify(req.peer, c)
+      const again = await refusal(svc.verify(req.peer, c))
+      expectRefused(again, 'CONTRACT_EXISTS', /already submitted/)
+      assert.deepEqual(
+        await svc.account(req.peer),
+        { peer: req.peer, balance: 940, escrow: 60 },
+        'locked once',
+      )
+    })
+
+    it('refuses unapproved and revoked parties, naming them', async () => {
+      const stranger = newParty()
+      const r = await refusal(svc.verify(req.peer, makeContract(req, stranger, cdb, { now: clock.t })))
+      expectRefused(r, 'PARTY_NOT_APPROVED', new RegExp(`provider ${stranger.peer} is not an approved`))
+      assert.equal(await svc.revoke(prov.peer), true)
+      assert.equal((await refusal(svc.verify(req.peer, contract()))).code, 'PARTY_NOT_APPROVED')
+      await svc.approve(prov.peer)
+      await svc.verify(req.peer, contract())
+    })
+
+    it('refuses insufficient funds with the exact shortfall, moving nothing', async () => {
+      const c = contract({ pricePerHour: 3_600_000, maxDurationSeconds: 2 }) // escrow 2000
+      const r = await refusal(svc.verify(req.peer, c))
+      assert.equal(r.code, 'INSUFFICIENT_FUNDS')
+      assert.match(r.message, /short of escrow 2000 by 1000/)
+      assert.deepEqual(r.data, { shortfall: 1000, balance: 1000, escrow: 2000 })
+      assert.deepEqual(await svc.account(req.peer), { peer: req.peer, balance: 1000, escrow: 0 })
+      assert.equal(await svc.contract(c.terms.contractId), undefined)
+    })
+
+    it('verifies a volunteer job (price 0) without escrow or funds, and settles it paying nothing', async () => {
+      const poor = newParty()
+      await svc.approve(poor.peer)
+      const c = makeContract(poor, prov, cdb, { now: clock.t, pricePerHour: 0, minJobPrice: 0 })
+      assert.equal(c.terms.escrow, 0)
+      const proof = await svc.verify(poor.peer, c)
+      assert.equal(proof.escrowLocked, 0)
+      const s = await svc.settle(poor.peer, makeSettle(c, poor, prov))
+      assert.deepEqual([s.outcome, s.paidToProvider, s.refundedToRequester], ['settled', 0, 0])
+      assert.deepEqual(await svc.listAccounts().then((a) => a.map((x) => x.peer)), [req.peer].sort())
+    })
+  })
+
+  describe('settle', () => {
+    it('pays min(usage x price, escrow) to the provider, refunds the rest, signed for both', async () => {
+      const c = contract({ pricePerHour: 3600, maxDurationSeconds: 60 })
+      await svc.verify(req.peer, c)
+      const s = await svc.settle(req.peer, makeSettle(c, req, prov, { wallSeconds: 10.2 }))
+      assert.deepEqual(
+        [s.outcome, s.paidToProvider, s.refundedToRequester, s.billedSeconds],
+        ['settled', 11, 49, 10.2],
+      )
+      const { signature, ...body } = s
+      assert.ok(verifyDoc(publicKeyOfPeer(cdb)!, DOMAIN.settlement, body, signature))
+      assert.deepEqual(await svc.account(req.peer), { peer: req.peer, balance: 989, escrow: 0 })
+      assert.deepEqual(await svc.account(prov.peer), { peer: prov.peer, balance: 11, escrow: 0 })
+    })
+
+    it('settles once: a replay is refused and carries the stored settlement', async () => {
+      const c = contract()
+      await svc.verify(req.peer, c)
+      const request = makeSettle(c, req, prov)
+      const [a, b] = await Promise.allSettled([svc.settle(req.peer, request), svc.settle(prov.peer, request)])
+      assert.equal(a.status, 'fulfilled')
+      assert.equal(b.status, 'rejected')
+      const r = await refusal(svc.settle(req.peer, request))
+      assert.equal(r.code, 'CONTRACT_NOT_ACTIVE')
+      assert.deepEqual(
+        (r.data as { settlement: unknown }).settlement,
+        (a as PromiseFulfilledResult<unknown>).value,
+      )
+      assert.equal((await svc.account(prov.peer)).balance, 10, 'paid once')
+    })
+
+    it('bills by status: completed pays at least the minimum job price, a run that never started nothing, usage is capped at max duration', async () => {
+      const cases: Array<[Parameters<typeof makeSettle>[3], number]> = [
+        [{ wallSeconds: 1, status: 'completed' }, 30], // minimum job price
+        [{ wallSeconds: 1, status: 'failed', exitCode: 3 }, 1], // the program failed: usage
+        [{ wallSeconds: 0, status: 'failed', exitCode: -1 }, 0], // never started: provider's problem
+        [{ wallSeconds: 500, status: 'timed_out', exitCode: 137 }, 60], // capped at max duration
+        [{ wallSeconds: 45, status: 'cancelled', exitCode: 137 }, 45],
+      ]
+      for (const [how, paid] of cases) {
+        const c = contract({ pricePerHour: 3600, maxDurationSeconds: 60, minJobPrice: 30 })
+        await svc.verify(req.peer, c)
+        const s = await svc.settle(req.peer, makeSettle(c, req, prov, how))
+        assert.equal(s.paidToProvider, paid, JSON.stringify(how))
+        assert.equal(s.refundedToRequester, 60 - paid)
+      }
+    })
+
+    it('lets either party settle, and refuses a third party', async () => {
+      const c = contract()
+      await svc.verify(req.peer, c)
+      const r = await refusal(svc.settle(newParty().peer, makeSettle(c, req, prov)))
+      expectRefused(r, 'NOT_A_PARTY', /is not a party/)
+      const s = await svc.settle(prov.peer, makeSettle(c, req, prov)) // with the requester's signed verdict
+      assert.equal(s.outcome, 'settled')
+    })
+
+    it('refuses a forged receipt, a malformed receipt, a forged or mismatched verification', async () => {
+      const c = contract()
+      await svc.verify(req.peer, c)
+      const good = makeSettle(c, req, prov)
+      const forgedReceipt = makeReceipt(c, req) // signed by the requester, not the provider
+      const cases: Array<[unknown, string, RegExp]> = [
+        [
+          { ...good, receipt: forgedReceipt, verification: makeVerification(c, forgedReceipt, req) },
+          'BAD_SIGNATURE',
+          /receipt is not signed by the provider/,
+        ],
+        [
+          { ...good, receipt: { ...good.receipt, receipt: { ...good.receipt.receipt, status: 'done' } } },
+          'BAD_RECEIPT',
+          /unknown receipt status/,
+        ],
+        [
+          {
+            ...good,
+            receipt: { ...good.receipt, receipt: { ...good.receipt.receipt, usage: { wallSeconds: -5 } } },
+          },
+          'BAD_RECEIPT',
+          /usage/,
+        ],
+        [
+          { ...good, verification: makeVerification(c, good.receipt, prov) },
+          'BAD_SIGNATURE',
+          /verification is not signed by the requester/,
+        ],
+        [
+          { ...good, verification: makeVerification(c, makeReceipt(c, prov), req) },
+          'BAD_VERIFICATION',
+          /another receipt/,
+        ],
+        [{ ...good, contractId: 'nope' }, 'UNKNOWN_CONTRACT', /no contract nope/],
+      ]
+      for (const [request, code, why] of cases)
+        expectRefused(await refusal(svc.settle(req.peer, request as never)), code, why)
+      assert.equal((await svc.contract(c.terms.contractId))?.state, 'active', 'nothing closed it')
+      await svc.settle(req.peer, good)
+    })
+
+    it('a negative verification terminates the contract and refunds the whole escrow', async () => {
+      const c = contract()
+      await svc.verify(req.peer, c)
+      const s = await svc.settle(req.peer, makeSettle(c, req, prov, { verified: false }))
+      assert.deepEqual(
+        [s.outcome, s.reason, s.paidToProvider, s.refundedToRequester],
+        ['terminated', 'REQUESTER_REJECTED_RESULT', 0, 60],
+      )
+      assert.deepEqual(await svc.account(req.peer), { peer: req.peer, balance: 1000, escrow: 0 })
+    })
+  })
+
+  describe('terminate', () => {
+    it('provider fault refunds the requester; the contract cannot be settled afterwards', async () => {
+      const c = contract()
+      await svc.verify(req.peer, c)
+      const s = await svc.terminate(req.peer, {
+        contractId: c.terms.contractId,
+        reason: 'PROVIDER_FAULT',
+        detail: 'silent',
+      })
+      assert.deepEqual(
+        [s.outcome, s.reason, s.paidToProvider, s.refundedToRequester],
+        ['terminated', 'PROVIDER_FAULT', 0, 60],
+      )
+      assert.deepEqual(await svc.account(req.peer), { peer: req.peer, balance: 1000, escrow: 0 })
+      assert.equal(
+        (await refusal(svc.settle(prov.peer, makeSettle(c, req, prov)))).code,
+        'CONTRACT_NOT_ACTIVE',
+      )
+    })
+
+    it('requester cancel pays the time used since escrow was locked, or the receipt usage', async () => {
+      const c = contract({ pricePerHour: 3600, maxDurationSeconds: 60 })
+      await svc.verify(req.peer, c)
+      clock.t += 20_000
+      const s = await svc.terminate(req.peer, {
+        contractId: c.terms.contractId,
+        reason: 'REQUESTER_CANCELLED',
+      })
+      assert.deepEqual([s.paidToProvider, s.refundedToRequester, s.billedSeconds], [20, 40, 20])
+      const d = contract({ pricePerHour: 3600, maxDurationSeconds: 60 })
+      await svc.verify(req.peer, d)
+      const receipt = makeReceipt(d, prov, { wallSeconds: 7, status: 'cancelled' })
+      const t = await svc.terminate(req.peer, {
+        contractId: d.terms.contractId,
+        reason: 'REQUESTER_CANCELLED',
+        receipt,
+      })
+      assert.equal(t.paidToProvider, 7)
+    })
+
+    it('refuses a provider "cancelling" for the requester, unknown reasons and third parties', async () => {
+      const c = contract()
+      await svc.verify(req.peer, c)
+      const id = c.terms.contractId
+      assert.equal(
+        (await refusal(svc.terminate(prov.peer, { contractId: id, reason: 'REQUESTER_CANCELLED' }))).code,
+        'BAD_REASON',
+      )
+      assert.equal(
+        (await refusal(svc.terminate(req.peer, { contractId: id, reason: 'BORED' as never }))).code,
+        'BAD_REASON',
+      )
+      assert.equal(
+        (await refusal(svc.terminate(newParty().peer, { contractId: id, reason: 'PROVIDER_FAULT' }))).code,
+        'NOT_A_PARTY',
+      )
+      const s = await svc.terminate(prov.peer, { contractId: id, reason: 'PROVIDER_FAULT' })
+      assert.equal(s.refundedToRequester, 60)
+    })
+  })
+
+  it('restarts with nothing lost: an active contract settles after the db is reopened', async () => {
+    const c = contract()
+    await svc.verify(req.peer, c)
+    await db.close()
+    await open()
+    assert.deepEqual(await svc.account(req.peer), { peer: req.peer, balance: 940, escrow: 60 })
+    const s = await svc.settle(req.peer, makeSettle(c, req, prov))
+    assert.equal(s.paidToProvider + s.refundedToRequester, 60)
+    assert.equal(
+      (await svc.contract(c.terms.contractId))?.history.map((h) => h.state).join(),
+      'active,settled',
+    )
+  })
+
+  it('over the network: the caller is the envelope sender, so a third party cannot settle', async () => {
+    svc.start()
+    const stranger = await startPeer(peer.transport.addrs().map((a) => `${a}/p2p/${cdb}`))
+    try {
+      const c = contract()
+      await svc.verify(req.peer, c)
+      const actor = stranger.system.spawn('test', stranger.key)
+      const to = {
+        publicKey: peer.key.publicKey,
+        peer: cdb,
+        inbox: INBOX.contractDb,
+        addrs: peer.transport.addrs(),
+      }
+      const err = await refusal(actor.request(to as never, B.settle, makeSettle(c, req, prov)))
+      assert.equal(err.code, 'NOT_A_PARTY')
+      await assert.rejects(
+        actor.request(to as never, B.contractVerify, { contract: c }),
+        (e: RemoteError) => e.code === 'NOT_A_PARTY',
+      )
+    } finally {
+      await stranger.stop()
+    }
+  })
+})

@@ -1,0 +1,104 @@
+/**
+ * The contract-db goes down between escrow lock and settlement, and comes back on the same data
+ * directory and port: the requester's settlement retries and completes, nothing lost. (The same
+ * with a real separate process and kill -9: contract-db-process.spec.ts.)
+ */
+import assert from 'node:assert/strict'
+import { createServer } from 'node:net'
+import { ContractDbNode } from '../../../dms/contracts/contract-db-node.js'
+import type { ExecutionResult } from '../../../dms/executor/executor.js'
+import { TestExecutor } from '../../helpers/test-executor.js'
+import { hashOutputs } from '../../../dms/executor/outputs.js'
+import { ApiClient } from '../../../dms/api/client.js'
+import { jobReaches, startNetwork, TEST_PASSPHRASE, type TestNetwork } from '../../helpers/network.js'
+
+const MiB = 1024 * 1024
+
+/** Runs "successfully" for 2 s of reported wall time, once the test releases it. */
+class GatedExecutor extends TestExecutor {
+  private onStart: () => void = () => {}
+  private release: () => void = () => {}
+  readonly started = new Promise<void>((r) => (this.onStart = r))
+  private readonly gate = new Promise<void>((r) => (this.release = r))
+  constructor() {
+    super('gated')
+  }
+  open(): void {
+    this.release()
+  }
+  async run(): Promise<ExecutionResult> {
+    this.onStart()
+    await this.gate
+    return {
+      status: 'completed',
+      exitCode: 0,
+      stdout: 'ok\n',
+      stderr: '',
+      truncated: false,
+      outputs: [],
+      outputsHash: hashOutputs([]),
+      usage: { wallSeconds: 2, cpuSeconds: 0.1, peakMemoryBytes: 1024 },
+    }
+  }
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number }
+      srv.close(() => resolve(port))
+    })
+  })
+
+describe('contract-db restart between escrow lock and settlement (in-process)', function () {
+  this.timeout(30_000)
+  let net: TestNetwork
+  let revived: ContractDbNode | undefined
+  const executor = new GatedExecutor()
+
+  beforeEach(async () => {
+    net = await startNetwork([{ cpu: 1, memoryBytes: 512 * MiB, perCpuHour: 3_600_000 }], {
+      components: { executor },
+      contractDbListen: [`/ip4/127.0.0.1/tcp/${await freePort()}`],
+    })
+    // See terminate-on-failure.spec.ts: wait for the requester's gossip stream to the provider.
+    const pubsub = net.requester.host.services.pubsub
+    const outbound = (pubsub as unknown as { streamsOutbound: Map<string, unknown> }).streamsOutbound
+    while (!outbound.has(net.providers[0].peerId))
+      await new Promise((r) => pubsub.addEventListener('gossipsub:heartbeat', r, { once: true }))
+  })
+  afterEach(async () => {
+    await revived?.stop()
+    await net?.stop()
+  })
+
+  it('the requester retries the settlement until the contract-db is back, and it completes', async () => {
+    const { id } = await new ApiClient(net.requester.socketPath!).ok<{ id: string }>('POST', '/v1/jobs', {
+      image: 'dms-test:1',
+      command: ['sh', '-c', ':'],
+      resources: { cpu: 1, memory: '64MiB' },
+      maxDuration: 60,
+      maxPrice: 1_000_000,
+    })
+    await executor.started // the contract is verified and its escrow locked
+    const old = net.contractDb
+    const escrowed = await old.service.account(net.requester.peerId)
+    assert.ok(escrowed.escrow > 0)
+    await old.stop() // the contract-db goes away...
+    const settling = jobReaches(net.requester, id, ['settling'])
+    executor.open() // ...the job finishes, and the requester tries to settle: UNREACHABLE
+    await settling
+    const back = Date.now()
+    revived = new ContractDbNode(old.config, { passphrase: TEST_PASSPHRASE }) // same key, db and port
+    await revived.start()
+    const job = await jobReaches(net.requester, id)
+    assert.equal(job.state, 'completed', JSON.stringify(job.record.error))
+    const s = job.record.settlement!
+    assert.equal(s.outcome, 'settled')
+    assert.ok(s.settledAt >= back, 'settled by the revived contract-db, after a retry')
+    assert.equal(s.paidToProvider, 2001) // 2 s at 3 600 001/hour = 2000.0006, rounded up
+    const acc = await revived.service.account(net.requester.peerId)
+    assert.deepEqual(acc, { peer: net.requester.peerId, balance: 1_000_000 - 2001, escrow: 0 })
+    assert.equal((await revived.service.account(net.providers[0].peerId)).balance, 2001)
+  })
+})

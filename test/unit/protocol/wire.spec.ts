@@ -1,0 +1,240 @@
+import assert from 'node:assert/strict'
+import { KeyPair, keyToString } from '../../../actors/identity.js'
+import { signDoc, verifyDoc } from '../../../dms/contracts/canonical.js'
+import {
+  DOMAIN,
+  type ContractTerms,
+  type SignedContract,
+  type SignedReceipt,
+} from '../../../dms/contracts/model.js'
+import { B } from '../../../dms/messages.js'
+import { dmsCodecs } from '../../../dms/wire.js'
+import { ErrorReply } from '../../../proto/envelope.js'
+
+const requester = KeyPair.generate()
+const provider = KeyPair.generate()
+const bidBody = {
+  bidId: 'b-1',
+  jobId: 'j-1',
+  provider: '12D3KooWProv',
+  resources: { cpu: 0.5, memoryBytes: 64 * 2 ** 20, diskBytes: 0, gpus: 0 },
+  image: 'dms-test:1',
+  maxDurationSeconds: 60,
+  pricePerHour: 507,
+  minJobPrice: 1,
+  total: 9,
+  earliestStart: 1,
+  expectedFinish: 60_001,
+  expiresAt: 30_001,
+  resourcesReserved: true,
+}
+const bid = { ...bidBody, signature: signDoc(provider, DOMAIN.bid, bidBody) }
+const terms: ContractTerms = {
+  contractId: 'c-1',
+  jobId: 'j-1',
+  bidId: 'b-1',
+  requester: { peer: '12D3KooWReq', publicKey: keyToString(requester.publicKey) },
+  provider: { peer: '12D3KooWProv', publicKey: keyToString(provider.publicKey) },
+  contractDb: '12D3KooWCdb',
+  resources: { cpu: 0.5, memoryBytes: 64 * 2 ** 20, diskBytes: 0, gpus: 0 },
+  image: 'dms-test:1',
+  maxDurationSeconds: 60,
+  pricePerHour: 507,
+  escrow: 9,
+  bid,
+  createdAt: 1_700_000_000_000,
+  expiresAt: 1_700_000_060_000,
+}
+const contract: SignedContract = {
+  terms,
+  requesterSignature: signDoc(requester, DOMAIN.contract, terms),
+  providerSignature: signDoc(provider, DOMAIN.contract, terms),
+}
+const receiptBody = {
+  contractId: 'c-1',
+  jobId: 'j-1',
+  allocationId: 'a-1',
+  status: 'completed' as const,
+  exitCode: 0,
+  outputsHash: 'ab'.repeat(32),
+  usage: { wallSeconds: 1.3, cpuSeconds: 0.01, peakMemoryBytes: 1024 },
+  finishedAt: 1_700_000_001_300,
+}
+const receipt: SignedReceipt = {
+  receipt: receiptBody,
+  signature: signDoc(provider, DOMAIN.receipt, receiptBody),
+}
+const proofBody = {
+  contractId: 'c-1',
+  termsHash: 'cd'.repeat(32),
+  escrowLocked: 9,
+  issuedAt: 1_700_000_000_500,
+  contractDb: '12D3KooWCdb',
+}
+const proof = { ...proofBody, signature: 'sig' }
+const verificationBody = {
+  contractId: 'c-1',
+  receiptHash: 'ef'.repeat(32),
+  verified: true,
+  outputsHashOk: true,
+  receiptSignatureOk: true,
+  verifiedAt: 1_700_000_001_400,
+}
+const verification = {
+  verification: verificationBody,
+  signature: signDoc(requester, DOMAIN.verification, verificationBody),
+}
+const settlement = {
+  contractId: 'c-1',
+  outcome: 'settled',
+  paidToProvider: 1,
+  refundedToRequester: 8,
+  billedSeconds: 1.3,
+  settledAt: 1_700_000_002_000,
+  contractDb: '12D3KooWCdb',
+  signature: 'sig',
+}
+
+/** One sample payload per behaviour (and reply), as the code sends them. */
+const samples: Array<[string, unknown]> = [
+  [
+    B.bidRequest,
+    {
+      jobId: 'j-1',
+      resources: terms.resources,
+      image: 'dms-test:1',
+      maxDurationSeconds: 60,
+      maxPrice: 10_000,
+      deadline: 1_700_000_003_000,
+      exclude: ['12D3KooWBad'],
+    },
+  ],
+  [B.bid, bid],
+  [B.decline, { jobId: 'j-1', provider: '12D3KooWProv', reasons: ['not enough cpu: need 16 cores'] }],
+  [B.jobRequest, { jobId: 'j-1', bidId: 'b-1' }],
+  [`${B.jobRequest}#reply`, { locked: true, lockedUntil: 1_700_000_060_000 }],
+  [B.contractSign, { contract }],
+  [`${B.contractSign}#reply`, { providerSignature: contract.providerSignature }],
+  [B.contractVerify, { contract }],
+  [`${B.contractVerify}#reply`, proof],
+  [B.invoke, { contract, proof, command: ['sh', '-c', 'echo hi'], env: { A: '1', B: 'two' } }],
+  [`${B.invoke}#reply`, { allocationId: 'a-1' }],
+  [B.update, { jobId: 'j-1', allocationId: 'a-1', state: 'running', at: 5 }],
+  [B.update, { jobId: 'j-1', allocationId: 'a-1', state: 'failed', at: 6, detail: 'OOMKilled' }],
+  [
+    B.result,
+    {
+      jobId: 'j-1',
+      receipt,
+      stdout: 'hi\n',
+      stderr: '',
+      truncated: false,
+      outputs: [{ path: 'answer.txt', sha256: 'ef'.repeat(32), size: 2, contentBase64: 'NDI=' }],
+    },
+  ],
+  [B.settle, { contractId: 'c-1', receipt, verification }],
+  [B.terminate, { contractId: 'c-1', reason: 'PROVIDER_FAULT', detail: 'provider silent' }],
+  [B.terminate, { contractId: 'c-1', reason: 'REQUESTER_CANCELLED', receipt }],
+  [`${B.terminate}#reply`, { ...settlement, outcome: 'terminated', reason: 'PROVIDER_FAULT' }],
+  [`${B.settle}#reply`, settlement],
+  [B.settled, settlement],
+]
+
+describe('dms/wire (protobuf payload codecs)', () => {
+  const codecs = dmsCodecs()
+
+  it('every DMS behaviour is registered', () => {
+    for (const name of Object.values(B)) assert.ok(codecs.has(name), `${name} has no codec`)
+  })
+
+  for (const [behaviour, payload] of samples) {
+    it(`${behaviour} round-trips through protobuf unchanged`, () => {
+      const bytes = codecs.encode(behaviour, payload)
+      assert.ok(bytes instanceof Uint8Array)
+      // Protobuf, not JSON text (signed documents inside are JSON, but the outer bytes are not).
+      assert.notEqual(bytes[0], '{'.charCodeAt(0))
+      assert.deepEqual(codecs.decode(behaviour, bytes), payload)
+    })
+  }
+
+  it('signed documents keep verifying after the trip (they travel as their canonical JSON)', () => {
+    const back = codecs.decode(B.contractVerify, codecs.encode(B.contractVerify, { contract })) as {
+      contract: SignedContract
+    }
+    assert.ok(
+      verifyDoc(requester.publicKey, DOMAIN.contract, back.contract.terms, back.contract.requesterSignature),
+    )
+    assert.ok(
+      verifyDoc(provider.publicKey, DOMAIN.contract, back.contract.terms, back.contract.providerSignature!),
+    )
+    const r = codecs.decode(
+      B.settle,
+      codecs.encode(B.settle, { contractId: 'c-1', receipt, verification }),
+    ) as {
+      receipt: SignedReceipt
+    }
+    assert.ok(verifyDoc(provider.publicKey, DOMAIN.receipt, r.receipt.receipt, r.receipt.signature))
+  })
+
+  it('refuses garbage and documents of the wrong shape', () => {
+    assert.throws(() => codecs.decode(B.bid, new Uint8Array([0xff, 0xff, 0xff])))
+    assert.throws(() => codecs.decode(B.bidRequest, new Uint8Array(0)), /resources is missing/)
+    const badDoc = codecs.encode(B.contractSign, {
+      contract: { ...contract, terms: { ...terms, escrow: '9' } },
+    })
+    assert.throws(() => codecs.decode(B.contractSign, badDoc), {
+      name: 'DocumentShapeError',
+      message: /contract\.terms\.escrow must be a number/,
+    })
+    assert.throws(
+      () => codecs.decode(B.terminate, codecs.encode(B.terminate, { contractId: 'c-1', reason: 'BECAUSE' })),
+      /reason must be one of/,
+    )
+    const notJson = codecs.encode(B.settled, settlement)
+    notJson[notJson.length - 1] = 0xff
+    assert.throws(() => codecs.decode(B.settled, notJson))
+  })
+
+  it('refuses a field in another wire type, at the top, in a nested message and in a map entry', () => {
+    const updateBytes = codecs.encode(B.update, {
+      jobId: 'j-1',
+      allocationId: 'a-1',
+      state: 'running',
+      at: 5,
+    })
+    // at (field 4, a varint) appended length-delimited: protons would misread it.
+    assert.throws(() => codecs.decode(B.update, new Uint8Array([...updateBytes, (4 << 3) | 2, 1, 0x41])), {
+      name: 'WireFormatError',
+      message: /field 4 has wire type 2/,
+    })
+    // resources (field 2) whose cpu (field 1, a double) is a varint.
+    const req = new Uint8Array([(1 << 3) | 2, 1, 0x6a, (2 << 3) | 2, 2, (1 << 3) | 0, 1])
+    assert.throws(() => codecs.decode(B.bidRequest, req), /field 1 has wire type 0, expected 1/)
+    // env (field 4) map entry whose value (field 2, a string) is a varint.
+    const inv = codecs.encode(B.invoke, samples[9][1])
+    const badEntry = [(4 << 3) | 2, 5, (1 << 3) | 2, 1, 0x41, (2 << 3) | 0, 1]
+    assert.throws(
+      () => codecs.decode(B.invoke, new Uint8Array([...inv, ...badEntry])),
+      /field 2 has wire type 0/,
+    )
+    assert.throws(() => codecs.decode(B.update, new Uint8Array([(9 << 3) | 0, 1])), /unknown field 9/)
+  })
+
+  it('an error reply is an ErrorReply with JSON data, for any behaviour', () => {
+    const bytes = codecs.encode(`${B.contractVerify}#error`, {
+      code: 'INSUFFICIENT_FUNDS',
+      message: 'short by 3',
+      data: { shortfall: 3 },
+    })
+    assert.equal(ErrorReply.decode(bytes).code, 'INSUFFICIENT_FUNDS')
+    assert.deepEqual(codecs.decode(`/anything#error`, bytes), {
+      code: 'INSUFFICIENT_FUNDS',
+      message: 'short by 3',
+      data: { shortfall: 3 },
+    })
+  })
+
+  it('an unregistered behaviour falls back to JSON', () => {
+    assert.deepEqual(codecs.decode('/test/x', codecs.encode('/test/x', { a: [1] })), { a: [1] })
+  })
+})
