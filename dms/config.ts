@@ -50,6 +50,8 @@ export interface NodeConfig {
     /** Docker engine and executor settings (specs/executor.md). */
     docker?: { socketPath?: string; pullImages?: boolean; diskQuota?: boolean }
     allowedImages?: string[]
+    /** Largest total of a job's output files (archived and fetched by the requester). @default 268435456 (256 MiB) */
+    maxOutputBytes?: number
     maxDurationSeconds?: number
     bidTtlMs?: number
   }

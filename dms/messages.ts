@@ -11,7 +11,7 @@ import type {
   Settlement,
   TerminationReason,
 } from './contracts/model.js'
-import type { OutputFile } from './executor/executor.js'
+import type { InputFile } from './blobs/staging.js'
 import type { Resources } from './resources/types.js'
 
 /** Gossip topic that carries bid requests. */
@@ -30,10 +30,12 @@ export const B = {
   settle: '/dms/contract/settle',
   settled: '/dms/contract/settled',
   terminate: '/dms/contract/terminate',
+  blobGet: '/dms/blob/get',
+  log: '/dms/job/log',
 } as const
 
 /** Inboxes of the well-known actors on every node. */
-export const INBOX = { provider: 'provider', contractDb: 'contract-db' } as const
+export const INBOX = { provider: 'provider', contractDb: 'contract-db', blobs: 'blobs' } as const
 export const jobInbox = (jobId: string) => `job/${jobId}`
 /** The provider-side child actor of one allocation. */
 export const allocationInbox = (allocationId: string) => `alloc/${allocationId}`
@@ -107,6 +109,8 @@ export interface Invocation {
   proof: ContractProof
   command: string[]
   env: Record<string, string>
+  /** Staged read-only at /inputs; the provider fetches the blobs it lacks from the requester. */
+  inputs: InputFile[]
 }
 export interface InvocationReply {
   allocationId: string
@@ -126,7 +130,31 @@ export interface JobResult {
   stdout: string
   stderr: string
   truncated: boolean
-  outputs: OutputFile[]
+  /** The outputs' manifest; `hashOutputs(outputs)` is the receipt's outputsHash. */
+  outputs: OutputEntry[]
+  /** The tar of the outputs (a blob the requester fetches from the provider); absent when none. */
+  archive?: OutputArchive
+}
+
+/** One output file as listed in a result (its content is in the archive). */
+export interface OutputEntry {
+  path: string
+  sha256: string
+  size: number
+}
+export interface OutputArchive {
+  sha256: string
+  size: number
+}
+
+/** `/dms/job/log`: live output of an allocation, in order. */
+export interface JobLog {
+  jobId: string
+  allocationId: string
+  stream: 'stdout' | 'stderr'
+  /** 0, 1, 2… per allocation: the requester drops repeats and notices gaps. */
+  seq: number
+  data: string
 }
 
 export interface SettleRequest {

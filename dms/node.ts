@@ -6,6 +6,9 @@ import type { KeyPair } from '../actors/identity.js'
 import { ActorSystem } from '../actors/system.js'
 import { ApiServer } from './api/server.js'
 import type { NodeConfig } from './config.js'
+import { BlobService } from './blobs/service.js'
+import { BlobStore } from './blobs/store.js'
+import { startBlobActor } from './blobs/transfer.js'
 import { DockerExecutor } from './executor/docker/docker-executor.js'
 import type { Executor } from './executor/executor.js'
 import { envPassphrase, loadOrCreateKey, type PassphraseSource } from './keys.js'
@@ -39,6 +42,8 @@ export class DmsNode {
   host!: Host
   transport!: Libp2pTransport
   system!: ActorSystem
+  /** Content-addressed blobs of this node: job inputs, output archives. */
+  blobs!: BlobService
   ledger?: ResourceLedger
   /** The provider's machine measurement (cached; refreshed on demand). */
   meter?: MachineMeter
@@ -116,6 +121,13 @@ export class DmsNode {
     this.stops.push(() => this.transport.stop())
     this.stops.push(() => this.system.stop())
 
+    // The data plane: content-addressed blobs (job inputs, output archives), served to granted peers.
+    const store = new BlobStore({ dir: join(cfg.dataDir, 'blobs') })
+    await store.start()
+    this.blobs = new BlobService({ store, db: this.db, log: child(log, 'dms:blobs'), now: () => clock.now() })
+    const blobActor = startBlobActor(this.system, this.key, this.blobs)
+    this.stops.push(() => blobActor.stop())
+
     if (cfg.provider !== undefined) {
       const p = cfg.provider
       this.ledger = new ResourceLedger({ db: this.db, clock, log: child(log, 'dms:resources') })
@@ -133,9 +145,9 @@ export class DmsNode {
             diskQuota: p.docker?.diskQuota,
             workDir: join(cfg.dataDir, 'work'),
             owner: this.peerId,
-            // The result travels in one envelope (4 MiB frames): 1 MiB outputs + 2 x 256 KiB logs,
-            // ~2 MiB once base64-encoded. Larger outputs need the blob transfer (data plane issue).
-            maxOutputBytes: 1024 * 1024,
+            // Outputs travel as a blob (an archive fetched in chunks); logs travel in the result
+            // and live in /dms/job/log messages, so they stay small enough for one frame.
+            maxOutputBytes: p.maxOutputBytes ?? 256 * 1024 * 1024,
             maxLogBytes: 256 * 1024,
           },
         )
@@ -152,6 +164,8 @@ export class DmsNode {
           db: this.db,
           clock,
           log: child(log, 'dms:provider'),
+          blobs: this.blobs,
+          workDir: join(cfg.dataDir, 'work'),
         },
         {
           contractDb: p.contractDb,
@@ -171,6 +185,7 @@ export class DmsNode {
           db: this.db,
           clock,
           log: child(log, 'dms:orchestrator'),
+          blobs: this.blobs,
         },
         cfg.requester,
       )

@@ -7,6 +7,7 @@ import { CodecRegistry, defineBehaviour, type PayloadCodec } from '../actors/cod
 import { checkWire, type WireSchema } from '../actors/wire.js'
 import * as P from '../proto/dms.js'
 import * as PW from '../proto/dms.wire.js'
+import type { Chunk, ChunkRequest } from './blobs/service.js'
 import { canonicalJson } from './contracts/canonical.js'
 import {
   TERMINATION,
@@ -36,6 +37,7 @@ import {
   type InvocationReply,
   type JobRequest,
   type JobRequestReply,
+  type JobLog,
   type JobResult,
   type JobUpdate,
   type SettleRequest,
@@ -140,12 +142,14 @@ const invocation = proto<Invocation, P.Invocation>(
     proof: docToBytes(v.proof),
     command: v.command,
     env: new Map(Object.entries(v.env ?? {})),
+    inputs: v.inputs,
   }),
   (w) => ({
     contract: docFromBytes(w.contract, asSignedContract),
     proof: docFromBytes(w.proof, asContractProof),
     command: w.command,
     env: Object.fromEntries(w.env),
+    inputs: w.inputs,
   }),
 )
 const invocationReply = proto<InvocationReply, P.InvocationReply>(
@@ -163,26 +167,36 @@ const jobUpdate = proto<JobUpdate, P.JobUpdate>(
 const jobResult = proto<JobResult, P.JobResult>(
   P.JobResult,
   PW.JobResultWire,
-  (v) => ({
-    ...v,
-    receipt: docToBytes(v.receipt),
-    outputs: v.outputs.map((f) => ({
-      path: f.path,
-      sha256: f.sha256,
-      size: f.size,
-      content: new Uint8Array(Buffer.from(f.contentBase64, 'base64')),
-    })),
-  }),
-  (w) => ({
-    ...w,
-    receipt: docFromBytes<SignedReceipt>(w.receipt, asSignedReceipt),
-    outputs: w.outputs.map((f) => ({
-      path: f.path,
-      sha256: f.sha256,
-      size: f.size,
-      contentBase64: Buffer.from(f.content).toString('base64'),
-    })),
-  }),
+  (v) => ({ ...v, receipt: docToBytes(v.receipt) }),
+  (w) => {
+    const { archive, ...rest } = w
+    return {
+      ...rest,
+      receipt: docFromBytes<SignedReceipt>(w.receipt, asSignedReceipt),
+      ...(archive !== undefined ? { archive } : {}),
+    }
+  },
+)
+const blobChunkRequest = proto<ChunkRequest, P.BlobChunkRequest>(
+  P.BlobChunkRequest,
+  PW.BlobChunkRequestWire,
+  (v) => v,
+  (w) => w,
+)
+const blobChunk = proto<Chunk, P.BlobChunk>(
+  P.BlobChunk,
+  PW.BlobChunkWire,
+  (v) => ({ size: v.size, data: v.data as Uint8Array<ArrayBuffer> }),
+  (w) => w,
+)
+const jobLog = proto<JobLog, P.JobLog>(
+  P.JobLog,
+  PW.JobLogWire,
+  (v) => v,
+  (w) => {
+    if (w.stream !== 'stdout' && w.stream !== 'stderr') throw new Error('stream must be stdout or stderr')
+    return { ...w, stream: w.stream }
+  },
 )
 const settleRequest = proto<SettleRequest, P.SettleRequest>(
   P.SettleRequest,
@@ -255,6 +269,8 @@ export const W = {
   result: defineBehaviour<JobResult>(B.result, { request: jobResult }),
   settle: defineBehaviour<SettleRequest, Settlement>(B.settle, { request: settleRequest, reply: settlement }),
   settled: defineBehaviour<Settlement>(B.settled, { request: settlement }),
+  blobGet: defineBehaviour<ChunkRequest, Chunk>(B.blobGet, { request: blobChunkRequest, reply: blobChunk }),
+  log: defineBehaviour<JobLog>(B.log, { request: jobLog }),
   terminate: defineBehaviour<TerminateRequest, Settlement>(B.terminate, {
     request: terminateRequest,
     reply: settlement,

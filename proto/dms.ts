@@ -1162,6 +1162,7 @@ export interface Invocation {
   proof: Uint8Array<ArrayBuffer>
   command: string[]
   env: Map<string, string>
+  inputs: InputFile[]
 }
 
 export namespace Invocation {
@@ -1310,6 +1311,13 @@ export namespace Invocation {
           }
         }
 
+        if (obj.inputs != null && obj.inputs.length > 0) {
+          for (const value of obj.inputs) {
+            w.uint32(42)
+            InputFile.codec().encode(value, w)
+          }
+        }
+
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
@@ -1318,7 +1326,8 @@ export namespace Invocation {
           contract: uint8ArrayAlloc(0),
           proof: uint8ArrayAlloc(0),
           command: [],
-          env: new Map<string, string>()
+          env: new Map<string, string>(),
+          inputs: []
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -1356,6 +1365,16 @@ export namespace Invocation {
               obj.env.set(entry.key, entry.value)
               break
             }
+            case 5: {
+              if (opts.limits?.inputs != null && obj.inputs.length === opts.limits.inputs) {
+                throw new MaxLengthError('Decode error - repeated field "inputs" had too many elements')
+              }
+
+              obj.inputs.push(InputFile.codec().decode(reader, reader.uint32(), {
+                limits: opts.limits?.inputs$
+              }))
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -1367,7 +1386,8 @@ export namespace Invocation {
       }, function * (reader, length, prefix, opts = {}) {
         const obj = {
           command: 0,
-          env: 0
+          env: 0,
+          inputs: 0
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -1420,6 +1440,24 @@ export namespace Invocation {
 
               break
             }
+            case 5: {
+              if (opts.limits?.inputs != null && obj.inputs === opts.limits.inputs) {
+                throw new MaxLengthError('Streaming decode error - repeated field "inputs" had too many elements')
+              }
+
+              for (const evt of InputFile.codec().stream(reader, reader.uint32(), `${prefix}.inputs[]`, {
+                limits: opts.limits?.inputs$
+              })) {
+                yield {
+                  ...evt,
+                  index: obj.inputs
+                }
+              }
+
+              obj.inputs++
+
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -1454,6 +1492,24 @@ export namespace Invocation {
     value: string
   }
 
+  export interface InvocationInputsPathFieldEvent {
+    field: '$.inputs[].path'
+    value: string
+    index: number
+  }
+
+  export interface InvocationInputsSha256FieldEvent {
+    field: '$.inputs[].sha256'
+    value: string
+    index: number
+  }
+
+  export interface InvocationInputsSizeFieldEvent {
+    field: '$.inputs[].size'
+    value: number
+    index: number
+  }
+
   export function encode (obj: Partial<Invocation>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, Invocation.codec())
   }
@@ -1462,8 +1518,143 @@ export namespace Invocation {
     return decodeMessage(buf, Invocation.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Invocation>): Generator<InvocationContractFieldEvent | InvocationProofFieldEvent | InvocationCommandFieldEvent | InvocationEnvFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Invocation>): Generator<InvocationContractFieldEvent | InvocationProofFieldEvent | InvocationCommandFieldEvent | InvocationEnvFieldEvent | InvocationInputsPathFieldEvent | InvocationInputsSha256FieldEvent | InvocationInputsSizeFieldEvent> {
     return streamMessage(buf, Invocation.codec(), opts)
+  }
+}
+
+export interface InputFile {
+  path: string
+  sha256: string
+  size: number
+}
+
+export namespace InputFile {
+  let _codec: Codec<InputFile>
+
+  export const codec = (): Codec<InputFile> => {
+    if (_codec == null) {
+      _codec = message<InputFile>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.path != null && obj.path !== '')) {
+          w.uint32(10)
+          w.string(obj.path)
+        }
+
+        if ((obj.sha256 != null && obj.sha256 !== '')) {
+          w.uint32(18)
+          w.string(obj.sha256)
+        }
+
+        if ((obj.size != null && obj.size !== 0)) {
+          w.uint32(24)
+          w.uint64Number(obj.size)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          path: '',
+          sha256: '',
+          size: 0
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.path = reader.string()
+              break
+            }
+            case 2: {
+              obj.sha256 = reader.string()
+              break
+            }
+            case 3: {
+              obj.size = reader.uint64Number()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.path`,
+                value: reader.string()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.sha256`,
+                value: reader.string()
+              }
+              break
+            }
+            case 3: {
+              yield {
+                field: `${prefix}.size`,
+                value: reader.uint64Number()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface InputFilePathFieldEvent {
+    field: '$.path'
+    value: string
+  }
+
+  export interface InputFileSha256FieldEvent {
+    field: '$.sha256'
+    value: string
+  }
+
+  export interface InputFileSizeFieldEvent {
+    field: '$.size'
+    value: number
+  }
+
+  export function encode (obj: Partial<InputFile>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, InputFile.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<InputFile>): InputFile {
+    return decodeMessage(buf, InputFile.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<InputFile>): Generator<InputFilePathFieldEvent | InputFileSha256FieldEvent | InputFileSizeFieldEvent> {
+    return streamMessage(buf, InputFile.codec(), opts)
   }
 }
 
@@ -1740,7 +1931,6 @@ export interface OutputFile {
   path: string
   sha256: string
   size: number
-  content: Uint8Array<ArrayBuffer>
 }
 
 export namespace OutputFile {
@@ -1768,11 +1958,6 @@ export namespace OutputFile {
           w.uint64Number(obj.size)
         }
 
-        if ((obj.content != null && obj.content.byteLength > 0)) {
-          w.uint32(34)
-          w.bytes(obj.content)
-        }
-
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
@@ -1780,8 +1965,7 @@ export namespace OutputFile {
         const obj: any = {
           path: '',
           sha256: '',
-          size: 0,
-          content: uint8ArrayAlloc(0)
+          size: 0
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -1800,10 +1984,6 @@ export namespace OutputFile {
             }
             case 3: {
               obj.size = reader.uint64Number()
-              break
-            }
-            case 4: {
-              obj.content = reader.bytes()
               break
             }
             default: {
@@ -1842,13 +2022,6 @@ export namespace OutputFile {
               }
               break
             }
-            case 4: {
-              yield {
-                field: `${prefix}.content`,
-                value: reader.bytes()
-              }
-              break
-            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -1876,11 +2049,6 @@ export namespace OutputFile {
     value: number
   }
 
-  export interface OutputFileContentFieldEvent {
-    field: '$.content'
-    value: Uint8Array<ArrayBuffer>
-  }
-
   export function encode (obj: Partial<OutputFile>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, OutputFile.codec())
   }
@@ -1889,8 +2057,120 @@ export namespace OutputFile {
     return decodeMessage(buf, OutputFile.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<OutputFile>): Generator<OutputFilePathFieldEvent | OutputFileSha256FieldEvent | OutputFileSizeFieldEvent | OutputFileContentFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<OutputFile>): Generator<OutputFilePathFieldEvent | OutputFileSha256FieldEvent | OutputFileSizeFieldEvent> {
     return streamMessage(buf, OutputFile.codec(), opts)
+  }
+}
+
+export interface OutputArchive {
+  sha256: string
+  size: number
+}
+
+export namespace OutputArchive {
+  let _codec: Codec<OutputArchive>
+
+  export const codec = (): Codec<OutputArchive> => {
+    if (_codec == null) {
+      _codec = message<OutputArchive>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.sha256 != null && obj.sha256 !== '')) {
+          w.uint32(10)
+          w.string(obj.sha256)
+        }
+
+        if ((obj.size != null && obj.size !== 0)) {
+          w.uint32(16)
+          w.uint64Number(obj.size)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          sha256: '',
+          size: 0
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.sha256 = reader.string()
+              break
+            }
+            case 2: {
+              obj.size = reader.uint64Number()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.sha256`,
+                value: reader.string()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.size`,
+                value: reader.uint64Number()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface OutputArchiveSha256FieldEvent {
+    field: '$.sha256'
+    value: string
+  }
+
+  export interface OutputArchiveSizeFieldEvent {
+    field: '$.size'
+    value: number
+  }
+
+  export function encode (obj: Partial<OutputArchive>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, OutputArchive.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<OutputArchive>): OutputArchive {
+    return decodeMessage(buf, OutputArchive.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<OutputArchive>): Generator<OutputArchiveSha256FieldEvent | OutputArchiveSizeFieldEvent> {
+    return streamMessage(buf, OutputArchive.codec(), opts)
   }
 }
 
@@ -1901,6 +2181,7 @@ export interface JobResult {
   stderr: string
   truncated: boolean
   outputs: OutputFile[]
+  archive?: OutputArchive
 }
 
 export namespace JobResult {
@@ -1943,6 +2224,11 @@ export namespace JobResult {
             w.uint32(50)
             OutputFile.codec().encode(value, w)
           }
+        }
+
+        if (obj.archive != null) {
+          w.uint32(58)
+          OutputArchive.codec().encode(obj.archive, w)
         }
 
         if (opts.lengthDelimited !== false) {
@@ -1992,6 +2278,12 @@ export namespace JobResult {
               obj.outputs.push(OutputFile.codec().decode(reader, reader.uint32(), {
                 limits: opts.limits?.outputs$
               }))
+              break
+            }
+            case 7: {
+              obj.archive = OutputArchive.codec().decode(reader, reader.uint32(), {
+                limits: opts.limits?.archive
+              })
               break
             }
             default: {
@@ -2066,6 +2358,13 @@ export namespace JobResult {
 
               break
             }
+            case 7: {
+              yield * OutputArchive.codec().stream(reader, reader.uint32(), `${prefix}.archive`, {
+                limits: opts.limits?.archive
+              })
+
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -2121,10 +2420,14 @@ export namespace JobResult {
     index: number
   }
 
-  export interface JobResultOutputsContentFieldEvent {
-    field: '$.outputs[].content'
-    value: Uint8Array<ArrayBuffer>
-    index: number
+  export interface JobResultArchiveSha256FieldEvent {
+    field: '$.archive.sha256'
+    value: string
+  }
+
+  export interface JobResultArchiveSizeFieldEvent {
+    field: '$.archive.size'
+    value: number
   }
 
   export function encode (obj: Partial<JobResult>): Uint8Array<ArrayBuffer> {
@@ -2135,8 +2438,436 @@ export namespace JobResult {
     return decodeMessage(buf, JobResult.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobResult>): Generator<JobResultJobIdFieldEvent | JobResultReceiptFieldEvent | JobResultStdoutFieldEvent | JobResultStderrFieldEvent | JobResultTruncatedFieldEvent | JobResultOutputsPathFieldEvent | JobResultOutputsSha256FieldEvent | JobResultOutputsSizeFieldEvent | JobResultOutputsContentFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobResult>): Generator<JobResultJobIdFieldEvent | JobResultReceiptFieldEvent | JobResultStdoutFieldEvent | JobResultStderrFieldEvent | JobResultTruncatedFieldEvent | JobResultOutputsPathFieldEvent | JobResultOutputsSha256FieldEvent | JobResultOutputsSizeFieldEvent | JobResultArchiveSha256FieldEvent | JobResultArchiveSizeFieldEvent> {
     return streamMessage(buf, JobResult.codec(), opts)
+  }
+}
+
+export interface BlobChunkRequest {
+  sha256: string
+  offset: number
+  length: number
+}
+
+export namespace BlobChunkRequest {
+  let _codec: Codec<BlobChunkRequest>
+
+  export const codec = (): Codec<BlobChunkRequest> => {
+    if (_codec == null) {
+      _codec = message<BlobChunkRequest>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.sha256 != null && obj.sha256 !== '')) {
+          w.uint32(10)
+          w.string(obj.sha256)
+        }
+
+        if ((obj.offset != null && obj.offset !== 0)) {
+          w.uint32(16)
+          w.uint64Number(obj.offset)
+        }
+
+        if ((obj.length != null && obj.length !== 0)) {
+          w.uint32(24)
+          w.uint32(obj.length)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          sha256: '',
+          offset: 0,
+          length: 0
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.sha256 = reader.string()
+              break
+            }
+            case 2: {
+              obj.offset = reader.uint64Number()
+              break
+            }
+            case 3: {
+              obj.length = reader.uint32()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.sha256`,
+                value: reader.string()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.offset`,
+                value: reader.uint64Number()
+              }
+              break
+            }
+            case 3: {
+              yield {
+                field: `${prefix}.length`,
+                value: reader.uint32()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface BlobChunkRequestSha256FieldEvent {
+    field: '$.sha256'
+    value: string
+  }
+
+  export interface BlobChunkRequestOffsetFieldEvent {
+    field: '$.offset'
+    value: number
+  }
+
+  export interface BlobChunkRequestLengthFieldEvent {
+    field: '$.length'
+    value: number
+  }
+
+  export function encode (obj: Partial<BlobChunkRequest>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, BlobChunkRequest.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BlobChunkRequest>): BlobChunkRequest {
+    return decodeMessage(buf, BlobChunkRequest.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BlobChunkRequest>): Generator<BlobChunkRequestSha256FieldEvent | BlobChunkRequestOffsetFieldEvent | BlobChunkRequestLengthFieldEvent> {
+    return streamMessage(buf, BlobChunkRequest.codec(), opts)
+  }
+}
+
+export interface BlobChunk {
+  size: number
+  data: Uint8Array<ArrayBuffer>
+}
+
+export namespace BlobChunk {
+  let _codec: Codec<BlobChunk>
+
+  export const codec = (): Codec<BlobChunk> => {
+    if (_codec == null) {
+      _codec = message<BlobChunk>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.size != null && obj.size !== 0)) {
+          w.uint32(8)
+          w.uint64Number(obj.size)
+        }
+
+        if ((obj.data != null && obj.data.byteLength > 0)) {
+          w.uint32(18)
+          w.bytes(obj.data)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          size: 0,
+          data: uint8ArrayAlloc(0)
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.size = reader.uint64Number()
+              break
+            }
+            case 2: {
+              obj.data = reader.bytes()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.size`,
+                value: reader.uint64Number()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.data`,
+                value: reader.bytes()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface BlobChunkSizeFieldEvent {
+    field: '$.size'
+    value: number
+  }
+
+  export interface BlobChunkDataFieldEvent {
+    field: '$.data'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export function encode (obj: Partial<BlobChunk>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, BlobChunk.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BlobChunk>): BlobChunk {
+    return decodeMessage(buf, BlobChunk.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BlobChunk>): Generator<BlobChunkSizeFieldEvent | BlobChunkDataFieldEvent> {
+    return streamMessage(buf, BlobChunk.codec(), opts)
+  }
+}
+
+export interface JobLog {
+  jobId: string
+  allocationId: string
+  stream: string
+  seq: number
+  data: string
+}
+
+export namespace JobLog {
+  let _codec: Codec<JobLog>
+
+  export const codec = (): Codec<JobLog> => {
+    if (_codec == null) {
+      _codec = message<JobLog>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.jobId != null && obj.jobId !== '')) {
+          w.uint32(10)
+          w.string(obj.jobId)
+        }
+
+        if ((obj.allocationId != null && obj.allocationId !== '')) {
+          w.uint32(18)
+          w.string(obj.allocationId)
+        }
+
+        if ((obj.stream != null && obj.stream !== '')) {
+          w.uint32(26)
+          w.string(obj.stream)
+        }
+
+        if ((obj.seq != null && obj.seq !== 0)) {
+          w.uint32(32)
+          w.uint32(obj.seq)
+        }
+
+        if ((obj.data != null && obj.data !== '')) {
+          w.uint32(42)
+          w.string(obj.data)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          jobId: '',
+          allocationId: '',
+          stream: '',
+          seq: 0,
+          data: ''
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.jobId = reader.string()
+              break
+            }
+            case 2: {
+              obj.allocationId = reader.string()
+              break
+            }
+            case 3: {
+              obj.stream = reader.string()
+              break
+            }
+            case 4: {
+              obj.seq = reader.uint32()
+              break
+            }
+            case 5: {
+              obj.data = reader.string()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.jobId`,
+                value: reader.string()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.allocationId`,
+                value: reader.string()
+              }
+              break
+            }
+            case 3: {
+              yield {
+                field: `${prefix}.stream`,
+                value: reader.string()
+              }
+              break
+            }
+            case 4: {
+              yield {
+                field: `${prefix}.seq`,
+                value: reader.uint32()
+              }
+              break
+            }
+            case 5: {
+              yield {
+                field: `${prefix}.data`,
+                value: reader.string()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface JobLogJobIdFieldEvent {
+    field: '$.jobId'
+    value: string
+  }
+
+  export interface JobLogAllocationIdFieldEvent {
+    field: '$.allocationId'
+    value: string
+  }
+
+  export interface JobLogStreamFieldEvent {
+    field: '$.stream'
+    value: string
+  }
+
+  export interface JobLogSeqFieldEvent {
+    field: '$.seq'
+    value: number
+  }
+
+  export interface JobLogDataFieldEvent {
+    field: '$.data'
+    value: string
+  }
+
+  export function encode (obj: Partial<JobLog>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, JobLog.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobLog>): JobLog {
+    return decodeMessage(buf, JobLog.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobLog>): Generator<JobLogJobIdFieldEvent | JobLogAllocationIdFieldEvent | JobLogStreamFieldEvent | JobLogSeqFieldEvent | JobLogDataFieldEvent> {
+    return streamMessage(buf, JobLog.codec(), opts)
   }
 }
 

@@ -11,10 +11,15 @@ export const ContractRequestWire: WireSchema = {}
 export const ContractSignReplyWire: WireSchema = {}
 export const ContractProofMessageWire: WireSchema = {}
 export const InvocationWire: WireSchema = {}
+export const InputFileWire: WireSchema = {}
 export const InvocationReplyWire: WireSchema = {}
 export const JobUpdateWire: WireSchema = {}
 export const OutputFileWire: WireSchema = {}
+export const OutputArchiveWire: WireSchema = {}
 export const JobResultWire: WireSchema = {}
+export const BlobChunkRequestWire: WireSchema = {}
+export const BlobChunkWire: WireSchema = {}
+export const JobLogWire: WireSchema = {}
 export const SettleRequestWire: WireSchema = {}
 export const SettlementMessageWire: WireSchema = {}
 export const TerminateRequestWire: WireSchema = {}
@@ -64,6 +69,12 @@ Object.assign(InvocationWire, {
   2: { wire: 2 },
   3: { wire: 2 },
   4: { wire: 2, message: { 1: { wire: 2 }, 2: { wire: 2 } } },
+  5: { wire: 2, message: InputFileWire },
+})
+Object.assign(InputFileWire, {
+  1: { wire: 2 },
+  2: { wire: 2 },
+  3: { wire: 0 },
 })
 Object.assign(InvocationReplyWire, {
   1: { wire: 2 },
@@ -79,7 +90,10 @@ Object.assign(OutputFileWire, {
   1: { wire: 2 },
   2: { wire: 2 },
   3: { wire: 0 },
-  4: { wire: 2 },
+})
+Object.assign(OutputArchiveWire, {
+  1: { wire: 2 },
+  2: { wire: 0 },
 })
 Object.assign(JobResultWire, {
   1: { wire: 2 },
@@ -88,6 +102,23 @@ Object.assign(JobResultWire, {
   4: { wire: 2 },
   5: { wire: 0 },
   6: { wire: 2, message: OutputFileWire },
+  7: { wire: 2, message: OutputArchiveWire },
+})
+Object.assign(BlobChunkRequestWire, {
+  1: { wire: 2 },
+  2: { wire: 0 },
+  3: { wire: 0 },
+})
+Object.assign(BlobChunkWire, {
+  1: { wire: 0 },
+  2: { wire: 2 },
+})
+Object.assign(JobLogWire, {
+  1: { wire: 2 },
+  2: { wire: 2 },
+  3: { wire: 2 },
+  4: { wire: 0 },
+  5: { wire: 2 },
 })
 Object.assign(SettleRequestWire, {
   1: { wire: 2 },

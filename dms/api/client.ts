@@ -59,6 +59,49 @@ export class ApiClient {
     })
   }
 
+  /**
+   * A request with a raw body (uploads) and a raw answer (files, archives). `onData` gets the
+   * answer's bytes as they arrive (streams such as `logs?follow=true`); then `body` is empty.
+   */
+  raw(
+    method: string,
+    path: string,
+    opts: { body?: Uint8Array; onData?: (chunk: Buffer) => void } = {},
+  ): Promise<{ status: number; contentType: string; body: Buffer }> {
+    return new Promise((resolve, reject) => {
+      const req = request(
+        {
+          socketPath: this.socketPath,
+          method,
+          path,
+          headers:
+            opts.body !== undefined
+              ? { 'content-type': 'application/octet-stream', 'content-length': opts.body.length }
+              : {},
+        },
+        (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (c: Buffer) => (opts.onData !== undefined ? opts.onData(c) : chunks.push(c)))
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              contentType: String(res.headers['content-type'] ?? ''),
+              body: Buffer.concat(chunks),
+            }),
+          )
+          res.on('error', reject)
+        },
+      )
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED')
+          reject(new DaemonNotRunningError(this.socketPath))
+        else reject(err)
+      })
+      if (opts.body !== undefined) req.write(opts.body)
+      req.end()
+    })
+  }
+
   /** Like `call`, but a non-2xx answer throws ApiClientError with the server's code and message. */
   async ok<T>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await this.call<T | { error?: { code: string; message: string; field?: string } }>(

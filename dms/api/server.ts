@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import { InvalidJobSpecError, parseJobSpec } from '../orchestrator/job-spec.js'
 import type { DmsNode } from '../node.js'
 import { BID_REQUEST_TOPIC } from '../messages.js'
+import { dataRoutes } from './data-routes.js'
 import { resourceRoutes } from './resources-routes.js'
 
 export interface ApiServerInit {
@@ -64,6 +65,7 @@ export class ApiServer {
     })
 
     void app.register(resourceRoutes, { onboarding: () => node.onboarding })
+    void app.register(dataRoutes, { blobs: () => node.blobs, orchestrator: () => node.orchestrator })
 
     app.get('/v1/health', (_req, reply) => reply.send({ ok: true }))
     app.get('/v1/info', (_req, reply) =>
@@ -94,15 +96,15 @@ export class ApiServer {
 
     app.post('/v1/jobs', async (req, reply) => {
       const orch = requester()
-      let spec
+      let job
       try {
-        spec = parseJobSpec(req.body)
+        // post() refuses an input naming a blob this node does not have, like a bad field.
+        job = await orch.post(parseJobSpec(req.body))
       } catch (err) {
         if (err instanceof InvalidJobSpecError)
           return reply.status(400).send(apiError(err.code, err.message, err.field))
         throw err
       }
-      const job = await orch.post(spec)
       return reply.status(201).send({ id: job.record.id, state: job.state })
     })
 

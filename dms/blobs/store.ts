@@ -106,6 +106,33 @@ export class BlobStore {
     return sha256
   }
 
+  /**
+   * Stores a stream of unknown content (an upload): written to a temp file while hashed, then moved
+   * under its hash. Refuses more than `maxBlobBytes`, keeping nothing.
+   */
+  async putStream(stream: AsyncIterable<Uint8Array>): Promise<{ sha256: string; size: number }> {
+    const tmp = join(this.tmpDir, `upload.${randomBytes(6).toString('hex')}`)
+    const handle = await fs.open(tmp, 'wx', 0o644)
+    const hash = createHash('sha256')
+    let size = 0
+    try {
+      for await (const chunk of stream) {
+        size += chunk.length
+        if (size > this.maxBlobBytes) throw new BlobTooLargeError(size, this.maxBlobBytes)
+        hash.update(chunk)
+        await handle.write(chunk)
+      }
+      await handle.close()
+      const sha256 = hash.digest('hex')
+      await fs.rename(tmp, join(this.dir, sha256))
+      return { sha256, size }
+    } catch (err) {
+      await handle.close().catch(() => {})
+      await fs.rm(tmp, { force: true })
+      throw err
+    }
+  }
+
   /** Reads `length` bytes at `offset` (fewer at the end of the blob). */
   async read(sha256: string, offset = 0, length?: number): Promise<Uint8Array> {
     let handle

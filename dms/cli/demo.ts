@@ -226,9 +226,15 @@ export async function demoCommand(opts: { image: string; keep?: boolean }): Prom
         `  allocation ${r.allocationId}: ${r.status}, exit code ${r.exitCode}, ${r.usage.wallSeconds.toFixed(2)}s wall`,
       )
       print(`    stdout: ${job.result.stdout.trim()}`)
-      for (const f of job.result.outputs)
+      for (const f of job.result.outputs) {
+        const file = await api.raw('GET', `/v1/jobs/${job.id}/outputs/${f.path}`)
+        const shown =
+          file.status === 200 ? JSON.stringify(file.body.toString()) : `(not fetched: ${file.status})`
+        print(`    output ${f.path}: ${shown} sha256 ${f.sha256.slice(0, 16)}…`)
+      }
+      if (job.result.archive)
         print(
-          `    output ${f.path}: ${JSON.stringify(Buffer.from(f.contentBase64, 'base64').toString())} sha256 ${f.sha256.slice(0, 16)}…`,
+          `    outputs archive ${job.result.archive.sha256.slice(0, 16)}… (${job.result.archive.size} bytes), fetched from the provider`,
         )
     }
     if (job.verification)

@@ -42,8 +42,7 @@ export interface OutputFile {
   /** sha256 of the content, hex. */
   sha256: string
   size: number
-  /** Content, base64. */
-  contentBase64: string
+  content: Uint8Array
 }
 
 export interface ResourceUsage {

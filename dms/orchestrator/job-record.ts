@@ -41,7 +41,7 @@ export interface JobRecord {
   allocationId?: string
   updates: JobUpdate[]
   result?: JobResult
-  verification?: { outputsHashOk: boolean; receiptSignatureOk: boolean }
+  verification?: { outputsHashOk: boolean; receiptSignatureOk: boolean; outputsProblem?: string }
   settlement?: Settlement
   error?: JobError
 }

@@ -2,6 +2,7 @@
  * The job spec a service provider posts. Spec: specs/job-spec.md. Validated with JSON Schema
  * (unknown fields refused); sizes accept human units ("256MiB") or bytes.
  */
+import { inputsProblem } from '../blobs/staging.js'
 import { Ajv, type ErrorObject } from 'ajv'
 import { parseBytes, UnitError } from '../resources/units.js'
 import type { Resources } from '../resources/types.js'
@@ -36,6 +37,26 @@ export const jobSpecSchema = {
     },
     maxDuration: { type: 'integer', minimum: 1, maximum: 604800, description: 'seconds' },
     maxPrice: { type: 'integer', minimum: 0, description: 'total for the max duration, smallest unit' },
+    inputs: {
+      type: 'array',
+      maxItems: 1000,
+      description: 'files staged read-only at /inputs: inline (content, contentBase64) or a blob (sha256)',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['path'],
+        properties: {
+          path: { type: 'string', minLength: 1, maxLength: 1024 },
+          content: { type: 'string', description: 'UTF-8 text' },
+          contentBase64: { type: 'string', pattern: '^[A-Za-z0-9+/]*={0,2}$' },
+          sha256: {
+            type: 'string',
+            pattern: '^[0-9a-f]{64}$',
+            description: 'a blob uploaded with PUT /v1/blobs',
+          },
+        },
+      },
+    },
   },
 } as const
 
@@ -48,6 +69,18 @@ export interface JobSpec {
   resources: Resources
   maxDurationSeconds: number
   maxPrice: number
+  /**
+   * Files for /inputs. As parsed: inline content (`contentBase64`) or a blob id (`sha256`); once
+   * posted, every input is a blob with its `sha256` and `size` (Orchestrator.post stores inline ones).
+   */
+  inputs?: InputSpec[]
+}
+
+export interface InputSpec {
+  path: string
+  sha256?: string
+  size?: number
+  contentBase64?: string
 }
 
 export class InvalidJobSpecError extends Error {
@@ -90,6 +123,7 @@ export function parseJobSpec(input: unknown): JobSpec {
     resources: { cpu: number; memory: number | string; disk?: number | string; gpu?: number }
     maxDuration: number
     maxPrice: number
+    inputs?: Array<{ path: string; content?: string; contentBase64?: string; sha256?: string }>
   }
   const bytes = (field: string, v: number | string | undefined) => {
     try {
@@ -116,5 +150,24 @@ export function parseJobSpec(input: unknown): JobSpec {
     },
     maxDurationSeconds: s.maxDuration,
     maxPrice: s.maxPrice,
+    ...(s.inputs !== undefined ? { inputs: parseInputs(s.inputs) } : {}),
   }
+}
+
+function parseInputs(
+  inputs: Array<{ path: string; content?: string; contentBase64?: string; sha256?: string }>,
+) {
+  const out: InputSpec[] = inputs.map((f, i) => {
+    const given = [f.content, f.contentBase64, f.sha256].filter((v) => v !== undefined).length
+    if (given !== 1) {
+      throw new InvalidJobSpecError(`inputs.${i}`, 'needs exactly one of content, contentBase64, sha256')
+    }
+    if (f.sha256 !== undefined) return { path: f.path, sha256: f.sha256 }
+    const contentBase64 =
+      f.content !== undefined ? Buffer.from(f.content, 'utf8').toString('base64') : f.contentBase64
+    return { path: f.path, contentBase64 }
+  })
+  const problem = inputsProblem(out.map((f) => ({ path: f.path, sha256: '', size: 0 })))
+  if (problem !== undefined) throw new InvalidJobSpecError('inputs', problem)
+  return out
 }

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import { createActor, type Actor as XActor } from 'xstate'
 import type { Clock } from '../../actors/clock.js'
@@ -20,7 +20,6 @@ import {
 } from '../contracts/model.js'
 import { escrowFor } from '../contracts/money.js'
 import { partyOf, publicKeyOfPeer } from '../contracts/party.js'
-import { hashOutputs } from '../executor/outputs.js'
 import {
   B,
   BID_REQUEST_TOPIC,
@@ -32,6 +31,7 @@ import {
   type Decline,
   type InvocationReply,
   type JobRequestReply,
+  type JobLog,
   type JobResult,
   type JobUpdate,
   type SettleReply,
@@ -42,6 +42,9 @@ import { createJobMachine, JobFailure, type JobSteps, type Patch, type Step } fr
 import type { JobId, JobRecord, JobState } from './job-record.js'
 import type { JobSpec } from './job-spec.js'
 import { JobSession } from './session.js'
+import { fetchAndCheckOutputs, grantInputs, resolveInputs } from './data-plane.js'
+import type { BlobService } from '../blobs/service.js'
+import type { InputFile } from '../blobs/staging.js'
 
 export interface OrchestratorInit {
   /** The contract-db this requester uses: peer id and addresses. */
@@ -68,6 +71,8 @@ export interface OrchestratorComponents {
   db: Db
   clock: Clock
   log: Logger
+  /** This node's blobs: job inputs served to providers, output archives fetched from them. */
+  blobs: BlobService
 }
 
 /** A job as stored and shown: the machine's context plus its current state. */
@@ -87,6 +92,7 @@ export class Orchestrator {
   private readonly running = new Map<JobId, Running>()
   private readonly listeners = new Set<(job: StoredJob) => void>()
   private readonly updateListeners = new Set<(jobId: JobId, update: JobUpdate) => void>()
+  private readonly logListeners = new Set<(jobId: JobId, log: JobLog) => void>()
   private readonly cfg: Required<Omit<OrchestratorInit, 'contractDb'>>
 
   constructor(
@@ -107,6 +113,17 @@ export class Orchestrator {
   onChange(fn: (job: StoredJob) => void): () => void {
     this.listeners.add(fn)
     return () => this.listeners.delete(fn)
+  }
+
+  /** Called with each piece of live output a job's provider streams (`/dms/job/log`). */
+  onLog(fn: (jobId: JobId, log: JobLog) => void): () => void {
+    this.logListeners.add(fn)
+    return () => this.logListeners.delete(fn)
+  }
+
+  /** The live output received so far of a running job (undefined when it is not running here). */
+  liveLogs(id: JobId): { stdout: string; stderr: string; truncated: boolean } | undefined {
+    return this.running.get(id)?.session.logs()
   }
 
   /** Called with each progress update a job's provider sends (live, before it is persisted). */
@@ -135,7 +152,11 @@ export class Orchestrator {
   }
 
   /** Accepts a validated spec and starts its journey; returns once the job is stored. */
-  async post(spec: JobSpec): Promise<StoredJob> {
+  async post(parsed: JobSpec): Promise<StoredJob> {
+    // Inline inputs become blobs here, so the stored job holds ids, never content.
+    const inputs = await resolveInputs(this.c.blobs, parsed.inputs)
+    const spec: JobSpec = { ...parsed, ...(inputs.length > 0 ? { inputs } : { inputs: undefined }) }
+    if (inputs.length === 0) delete spec.inputs
     const id = randomUUID()
     const record: JobRecord = {
       id,
@@ -161,6 +182,13 @@ export class Orchestrator {
         if (u?.jobId === id && this.isWinner(id, m.peer)) {
           session.addUpdate(u)
           for (const fn of this.updateListeners) fn(id, u)
+        }
+      })
+      .on(B.log, (m: Message) => {
+        const l = m.payload as JobLog
+        if (l?.jobId === id && this.isWinner(id, m.peer)) {
+          session.addLog(l)
+          for (const fn of this.logListeners) fn(id, l)
         }
       })
       .on(B.result, (m: Message) => {
@@ -455,10 +483,12 @@ export class Orchestrator {
       },
 
       invoke: this.terminatesOnFailure(actor, async (job, signal) => {
+        const inputs = (job.spec.inputs ?? []) as InputFile[]
+        await grantInputs(this.c.blobs, job.winner?.provider as string, inputs)
         const reply = await actor.request<InvocationReply>(
           this.providerHandle(job, session),
           B.invoke,
-          { contract: job.contract, proof: job.proof, command: job.spec.command, env: job.spec.env },
+          { contract: job.contract, proof: job.proof, command: job.spec.command, env: job.spec.env, inputs },
           { timeoutMs, signal },
         )
         return { allocationId: reply.allocationId }
@@ -476,7 +506,7 @@ export class Orchestrator {
       }),
 
       // A malformed result makes verify throw: that too is the provider's fault.
-      verify: this.terminatesOnFailure(actor, (job) => {
+      verify: this.terminatesOnFailure(actor, async (job, signal) => {
         const r = job.result as JobResult
         const provider = job.winner?.provider as string
         const receiptSignatureOk =
@@ -487,12 +517,22 @@ export class Orchestrator {
             r.receipt.receipt,
             r.receipt.signature,
           )
-        const filesOk = (r.outputs ?? []).every(
-          (f) =>
-            createHash('sha256').update(Buffer.from(f.contentBase64, 'base64')).digest('hex') === f.sha256,
+        // The outputs are fetched (one archive, in chunks) and checked file by file.
+        const outputs = await fetchAndCheckOutputs(
+          actor,
+          this.c.blobs,
+          { peer: provider, addrs: session.providerAddrs.get(provider) ?? [] },
+          r,
+          { signal, timeoutMs },
         )
-        const outputsHashOk = filesOk && hashOutputs(r.outputs ?? []) === r.receipt?.receipt?.outputsHash
-        return Promise.resolve({ verification: { outputsHashOk, receiptSignatureOk } })
+        if (!outputs.ok) this.c.log.warn({ jobId: job.id, reason: outputs.reason }, 'outputs did not verify')
+        return {
+          verification: {
+            outputsHashOk: outputs.ok,
+            receiptSignatureOk,
+            ...(outputs.ok ? {} : { outputsProblem: outputs.reason }),
+          },
+        }
       }),
 
       settle: async (job, signal) => {

@@ -1,5 +1,8 @@
 import type { Handle } from '../../actors/envelope.js'
-import type { Bid, Decline, JobResult, JobUpdate } from '../messages.js'
+import type { Bid, Decline, JobLog, JobResult, JobUpdate } from '../messages.js'
+
+/** Characters of live output kept per stream while a job runs (the result carries the final copy). */
+const LIVE_LOG_CAP = 1024 * 1024
 
 /**
  * What arrives for one job while its machine waits: bids and declines during the bid window,
@@ -11,6 +14,9 @@ export class JobSession {
   readonly updates: JobUpdate[] = []
   readonly providerAddrs = new Map<string, string[]>()
   result?: JobResult
+  private readonly live = { stdout: '', stderr: '' }
+  private liveTruncated = false
+  private nextLogSeq = 0
   private wake: Array<() => void> = []
 
   addBid(bid: Bid, from: Handle): void {
@@ -29,6 +35,19 @@ export class JobSession {
   addUpdate(u: JobUpdate): void {
     this.updates.push(u)
     this.notify()
+  }
+
+  /** Live output, in `seq` order, capped per stream; a repeated or out-of-order piece is dropped. */
+  addLog(l: JobLog): void {
+    if (l.seq < this.nextLogSeq) return
+    this.nextLogSeq = l.seq + 1
+    const room = LIVE_LOG_CAP - this.live[l.stream].length
+    if (l.data.length > room) this.liveTruncated = true
+    if (room > 0) this.live[l.stream] += l.data.slice(0, room)
+  }
+
+  logs(): { stdout: string; stderr: string; truncated: boolean } {
+    return { ...this.live, truncated: this.liveTruncated }
   }
 
   setResult(r: JobResult): void {

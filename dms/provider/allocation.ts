@@ -1,4 +1,10 @@
+import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
 import type { Logger } from 'pino'
+import type { BlobService } from '../blobs/service.js'
+import { stageInputs, type InputFile } from '../blobs/staging.js'
+import { writeTar } from '../blobs/tar.js'
+import { blobsHandle, fetchBlobs, LogForwarder } from '../blobs/transfer.js'
 import type { Clock } from '../../actors/clock.js'
 import type { Handle } from '../../actors/envelope.js'
 import type { KeyPair } from '../../actors/identity.js'
@@ -6,8 +12,8 @@ import type { Actor } from '../../actors/system.js'
 import { signDoc } from '../contracts/canonical.js'
 import { DOMAIN, type Receipt, type SignedContract } from '../contracts/model.js'
 import type { ExecutionResult, ExecutionSpec, Executor, RunOptions } from '../executor/executor.js'
-import { notStarted } from '../executor/outputs.js'
-import { B, type JobResult, type JobUpdate } from '../messages.js'
+import { hashOutputs, notStarted } from '../executor/outputs.js'
+import { B, type JobResult, type JobUpdate, type OutputArchive, type OutputEntry } from '../messages.js'
 import type { ResourceLedger } from '../resources/ledger.js'
 import { Repo, type Db } from '../store/db.js'
 
@@ -44,6 +50,8 @@ export interface AllocationRecord {
   requester: Handle
   command: string[]
   env: Record<string, string>
+  /** Staged read-only at /inputs before the run. @default [] (records of dms 0.1) */
+  inputs?: InputFile[]
   state: AllocationState
   history: Array<{ state: AllocationState; at: number; detail?: string }>
   result?: { status: string; exitCode: number; reason?: string; outputsHash: string }
@@ -65,6 +73,10 @@ export class AllocationRunner {
       db: Db
       clock: Clock
       log: Logger
+      /** The node's blobs: inputs fetched and staged, output archives published. */
+      blobs: BlobService
+      /** Holds `inputs/<allocationId>/`, the staged inputs of running allocations. */
+      workDir: string
     },
     _init: Record<string, never>,
   ) {
@@ -142,6 +154,49 @@ export class AllocationRunner {
     await actor.send(rec.requester, B.update, update).catch(() => {})
   }
 
+  private inputsDir(allocationId: string): string {
+    return join(this.c.workDir, 'inputs', allocationId)
+  }
+
+  /**
+   * Fetches the inputs' blobs this provider lacks from the requester's node (each checked against
+   * its hash) and lays them out read-only for /inputs. Returns the folder (none without inputs).
+   */
+  private async stageInputs(
+    actor: Actor,
+    rec: AllocationRecord,
+    signal: AbortSignal,
+  ): Promise<{ dir?: string; detail?: string }> {
+    const inputs = rec.inputs ?? []
+    if (inputs.length === 0) return {}
+    const from = blobsHandle(rec.requester.peer, rec.requester.addrs)
+    const fetched = await fetchBlobs(actor, this.c.blobs, from, inputs, { signal })
+    const dir = this.inputsDir(rec.allocationId)
+    await rm(dir, { recursive: true, force: true })
+    await stageInputs(this.c.blobs.store, inputs, dir)
+    const bytes = inputs.reduce((n, f) => n + f.size, 0)
+    return {
+      dir,
+      detail: `inputs staged: ${inputs.length} files, ${bytes} bytes (${fetched.length} blobs fetched, ${inputs.length - fetched.length} cached)`,
+    }
+  }
+
+  /**
+   * The outputs as a deterministic tar in the blob store, granted to the requester's node, and
+   * their manifest (the receipt's outputsHash is over the manifest).
+   */
+  private async publishOutputs(
+    rec: AllocationRecord,
+    result: ExecutionResult,
+  ): Promise<{ outputs: OutputEntry[]; archive?: OutputArchive }> {
+    const outputs = result.outputs.map(({ path, sha256, size }) => ({ path, sha256, size }))
+    if (result.outputs.length === 0) return { outputs }
+    const tar = writeTar(result.outputs)
+    const sha256 = await this.c.blobs.store.put(tar)
+    await this.c.blobs.grant(rec.requester.peer, sha256)
+    return { outputs, archive: { sha256, size: tar.length } }
+  }
+
   private async run(
     actor: Actor,
     rec: AllocationRecord,
@@ -164,9 +219,14 @@ export class AllocationRunner {
       timeoutSeconds: t.maxDurationSeconds,
     }
     let announced = false
+    const forwarder = new LogForwarder((l) => actor.send(rec.requester, B.log, l), {
+      jobId: rec.jobId,
+      allocationId: rec.allocationId,
+    })
     const options: RunOptions = {
       signal,
       onEvent: (e) => {
+        if (e.type === 'log') forwarder.push(e.stream, e.chunk)
         if ((e.type === 'started' || (e.type === 'reattached' && e.running)) && !announced) {
           announced = true
           void this.step(
@@ -195,13 +255,23 @@ export class AllocationRunner {
         })
       } else {
         await this.step(actor, rec, 'provisioning')
-        result = await this.c.executor.run(spec, options)
+        const staged = await this.stageInputs(actor, rec, signal)
+        if (staged.detail !== undefined) await this.step(actor, rec, 'provisioning', staged.detail)
+        result = await this.c.executor.run({ ...spec, inputsDir: staged.dir }, options)
       }
     } catch (err) {
       log.warn({ err }, 'allocation could not run')
       result = notStarted('failed', -1, (err as Error).message)
     }
+    forwarder.flush()
+    await rm(this.inputsDir(rec.allocationId), { recursive: true, force: true })
     await this.step(actor, rec, 'publishing')
+    const published = await this.publishOutputs(rec, result).catch((err: unknown) => {
+      log.warn({ err }, 'outputs could not be archived')
+      const reason = `outputs could not be archived: ${(err as Error).message}`
+      result = { ...result, status: 'failed', reason, outputs: [], outputsHash: hashOutputs([]) }
+      return { outputs: [], archive: undefined }
+    })
     const receipt: Receipt = {
       contractId: t.contractId,
       jobId: rec.jobId,
@@ -219,7 +289,8 @@ export class AllocationRunner {
       stdout: result.stdout,
       stderr: result.stderr,
       truncated: result.truncated,
-      outputs: result.outputs,
+      outputs: published.outputs,
+      ...(published.archive !== undefined ? { archive: published.archive } : {}),
     }
     rec.result = {
       status: result.status,

@@ -27,6 +27,9 @@ import {
 import type { ResourceLedger } from '../resources/ledger.js'
 import type { MachineInfo } from '../resources/types.js'
 import { Repo, type Db } from '../store/db.js'
+import type { BlobService } from '../blobs/service.js'
+import { inputsProblem, type InputFile } from '../blobs/staging.js'
+import { SHA256_HEX } from '../blobs/store.js'
 import { AllocationRunner, type RecoverySummary, type AllocationRecord } from './allocation.js'
 import { acceptJob, compareCapability, type Comparator } from './capability.js'
 import { pricePerHour, totalFor } from './pricing.js'
@@ -69,6 +72,10 @@ export interface ProviderComponents {
   db: Db
   clock: Clock
   log: Logger
+  /** The node's blobs: job inputs fetched from requesters, output archives served to them. */
+  blobs: BlobService
+  /** Holds the staged inputs of running allocations (`inputs/<allocationId>/`). */
+  workDir: string
 }
 
 /**
@@ -314,6 +321,9 @@ export class ProviderService {
       !inv.command.every((s) => typeof s === 'string')
     )
       throw new RefusedError('BAD_INVOCATION', 'command must be a non-empty list of strings')
+    const inputs = inv.inputs ?? []
+    const inputsIssue = inputsProblem(inputs) ?? inputsTooLarge(inputs, t.resources.diskBytes)
+    if (inputsIssue !== undefined) throw new RefusedError('BAD_INVOCATION', inputsIssue)
     await this.c.ledger.allocate(t.bidId)
     await this.bids.put(t.bidId, { ...rec, state: 'invoked' })
     const allocationId = randomUUID()
@@ -325,6 +335,7 @@ export class ProviderService {
       requester: msg.from,
       command: inv.command,
       env: inv.env ?? {},
+      inputs,
       state: 'contracted',
       history: [{ state: 'contracted', at: this.c.clock.now() }],
     }
@@ -332,4 +343,15 @@ export class ProviderService {
     this.allocations.launch(this.spawnAllocation(allocationId), record)
     return { allocationId }
   }
+}
+
+/** Inputs must be real blob ids and, together, fit the job's disk (or 1 GiB without a disk size). */
+function inputsTooLarge(inputs: InputFile[], diskBytes: number): string | undefined {
+  const bad = inputs.findIndex(
+    (f) => !SHA256_HEX.test(f.sha256) || !Number.isSafeInteger(f.size) || f.size < 0,
+  )
+  if (bad >= 0) return `inputs[${bad}] needs a sha256 blob id and a size`
+  const total = inputs.reduce((n, f) => n + f.size, 0)
+  const limit = diskBytes > 0 ? diskBytes : 1024 * 1024 * 1024
+  return total > limit ? `inputs total ${total} bytes, more than the job's ${limit} bytes of disk` : undefined
 }

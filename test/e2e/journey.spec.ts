@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { stat } from 'node:fs/promises'
 import { keyFromString } from '../../actors/identity.js'
 import { ApiClient } from '../../dms/api/client.js'
@@ -57,9 +58,21 @@ describe('walking skeleton: a job from REST post to settled contract', function 
     assert.ok(verifyDoc(publicKeyOfPeer(net.contractDb.peerId)!, DOMAIN.proof, proofBody, signature))
     // The container's output came back and verified.
     assert.equal(job.result!.stdout.trim(), 'hello from dms')
-    const answer = job.result!.outputs.find((f) => f.path === 'answer.txt')!
-    assert.equal(Buffer.from(answer.contentBase64, 'base64').toString(), '42')
+    // The outputs came as an archive fetched from the provider, checked file by file.
     assert.deepEqual(job.verification, { outputsHashOk: true, receiptSignatureOk: true })
+    const listed = await api.ok<{
+      files: Array<{ path: string; size: number }>
+      archive: { sha256: string }
+    }>('GET', `/v1/jobs/${posted.id}/outputs`)
+    assert.deepEqual(
+      listed.files.map((f) => [f.path, f.size]),
+      [['answer.txt', 2]],
+    )
+    const answer = await api.raw('GET', `/v1/jobs/${posted.id}/outputs/answer.txt`)
+    assert.equal(answer.status, 200)
+    assert.equal(answer.body.toString(), '42')
+    const tar = await api.raw('GET', `/v1/jobs/${posted.id}/outputs.tar`)
+    assert.equal(createHash('sha256').update(tar.body).digest('hex'), listed.archive.sha256)
     assert.equal(job.result!.receipt.receipt.exitCode, 0)
     // Settlement moved exactly the escrow: paid + refunded, and balances agree.
     const s = job.settlement!

@@ -51,7 +51,7 @@ export async function collectOutputs(dir: string, limits: CollectLimits): Promis
           path,
           sha256: sha256Hex(content),
           size: content.length,
-          contentBase64: content.toString('base64'),
+          content,
         })
       } finally {
         await handle.close()

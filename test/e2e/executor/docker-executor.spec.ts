@@ -93,19 +93,24 @@ describe('DockerExecutor (real Docker)', function () {
     assert.equal(result.stderr, '')
     assert.equal(result.truncated, false)
     assert.deepEqual(
-      result.outputs.map(({ path, size, sha256, contentBase64 }) => ({ path, size, sha256, contentBase64 })),
+      result.outputs.map(({ path, size, sha256, content }) => ({
+        path,
+        size,
+        sha256,
+        text: Buffer.from(content).toString(),
+      })),
       [
         {
           path: 'result.txt',
           size: 2,
           sha256: sha256('42'),
-          contentBase64: Buffer.from('42').toString('base64'),
+          text: '42',
         },
         {
           path: 'sub/b.txt',
           size: 2,
           sha256: sha256('b\n'),
-          contentBase64: Buffer.from('b\n').toString('base64'),
+          text: 'b\n',
         },
       ],
     )

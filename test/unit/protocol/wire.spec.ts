@@ -117,7 +117,16 @@ const samples: Array<[string, unknown]> = [
   [`${B.contractSign}#reply`, { providerSignature: contract.providerSignature }],
   [B.contractVerify, { contract }],
   [`${B.contractVerify}#reply`, proof],
-  [B.invoke, { contract, proof, command: ['sh', '-c', 'echo hi'], env: { A: '1', B: 'two' } }],
+  [
+    B.invoke,
+    {
+      contract,
+      proof,
+      command: ['sh', '-c', 'echo hi'],
+      env: { A: '1', B: 'two' },
+      inputs: [{ path: 'd/in.txt', sha256: 'cd'.repeat(32), size: 5 }],
+    },
+  ],
   [`${B.invoke}#reply`, { allocationId: 'a-1' }],
   [B.update, { jobId: 'j-1', allocationId: 'a-1', state: 'running', at: 5 }],
   [B.update, { jobId: 'j-1', allocationId: 'a-1', state: 'failed', at: 6, detail: 'OOMKilled' }],
@@ -129,7 +138,8 @@ const samples: Array<[string, unknown]> = [
       stdout: 'hi\n',
       stderr: '',
       truncated: false,
-      outputs: [{ path: 'answer.txt', sha256: 'ef'.repeat(32), size: 2, contentBase64: 'NDI=' }],
+      outputs: [{ path: 'answer.txt', sha256: 'ef'.repeat(32), size: 2 }],
+      archive: { sha256: 'ab'.repeat(32), size: 2048 },
     },
   ],
   [B.settle, { contractId: 'c-1', receipt, verification }],
@@ -138,6 +148,9 @@ const samples: Array<[string, unknown]> = [
   [`${B.terminate}#reply`, { ...settlement, outcome: 'terminated', reason: 'PROVIDER_FAULT' }],
   [`${B.settle}#reply`, settlement],
   [B.settled, settlement],
+  [B.blobGet, { sha256: 'ab'.repeat(32), offset: 1048576, length: 65536 }],
+  [`${B.blobGet}#reply`, { size: 2048, data: new Uint8Array([1, 2, 3]) }],
+  [B.log, { jobId: 'j-1', allocationId: 'a-1', stream: 'stderr', seq: 3, data: 'warning\n' }],
 ]
 
 describe('dms/wire (protobuf payload codecs)', () => {

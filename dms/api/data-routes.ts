@@ -1,0 +1,153 @@
+/**
+ * Data-plane routes of a requester node (specs/rest-api.md, specs/data-plane.md):
+ *
+ *   PUT  /v1/blobs                       upload an input blob (raw body) -> { sha256, size }
+ *   GET  /v1/jobs/:id/logs[?follow=true] a job's output (JSON), or NDJSON live until it ends
+ *   GET  /v1/jobs/:id/outputs            the outputs' manifest and archive id
+ *   GET  /v1/jobs/:id/outputs.tar        the archive (deterministic tar)
+ *   GET  /v1/jobs/:id/outputs/<path>     one output file's bytes
+ */
+import { PassThrough } from 'node:stream'
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
+import type { BlobService } from '../blobs/service.js'
+import type { JobLog } from '../messages.js'
+import { readOutputFile } from '../orchestrator/data-plane.js'
+import type { Orchestrator, StoredJob } from '../orchestrator/orchestrator.js'
+
+export interface DataRoutesOptions {
+  blobs: () => BlobService
+  /** The node's orchestrator; undefined when the node is not a requester. */
+  orchestrator: () => Orchestrator | undefined
+}
+
+/** States a job does not leave. */
+const FINAL = new Set(['completed', 'failed', 'cancelled'])
+
+const httpError = (statusCode: number, code: string, message: string) =>
+  Object.assign(new Error(message), { statusCode, code })
+
+export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (app: FastifyInstance, opts) => {
+  // Uploads arrive as a raw stream; the blob store hashes them as they are written.
+  app.addContentTypeParser('application/octet-stream', (_req, payload, done) => done(null, payload))
+
+  const orchestrator = (): Orchestrator => {
+    const o = opts.orchestrator()
+    if (o === undefined) {
+      throw httpError(
+        409,
+        'NOT_A_REQUESTER',
+        'this node is not a requester (no "requester" section in its config)',
+      )
+    }
+    return o
+  }
+  const jobOf = async (id: string): Promise<StoredJob> => {
+    const job = await orchestrator().get(id)
+    if (job === undefined) throw httpError(404, 'JOB_NOT_FOUND', `no job ${id}`)
+    return job
+  }
+
+  app.put('/v1/blobs', { bodyLimit: opts.blobs().store.maxBlobBytes }, async (req, reply) => {
+    if (typeof (req.body as AsyncIterable<Uint8Array> | undefined)?.[Symbol.asyncIterator] !== 'function') {
+      throw httpError(415, 'FST_ERR_CTP_INVALID_MEDIA_TYPE', 'send the blob as application/octet-stream')
+    }
+    const stored = await opts.blobs().store.putStream(req.body as AsyncIterable<Uint8Array>)
+    return reply.status(201).send(stored)
+  })
+
+  app.get<{ Params: { id: string }; Querystring: { follow?: string } }>(
+    '/v1/jobs/:id/logs',
+    {
+      schema: {
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { follow: { type: 'string', enum: ['true', 'false', '1', '0'] } },
+        },
+      },
+    },
+    async (req, reply) => {
+      const orch = orchestrator()
+      const id = req.params.id
+      const follow = req.query.follow === 'true' || req.query.follow === '1'
+      if (!follow) return logsOf(orch, await jobOf(id))
+      // Subscribe first, then read: nothing that arrives in between is lost.
+      const out = new PassThrough()
+      const line = (v: unknown) => out.write(`${JSON.stringify(v)}\n`)
+      const offLog = orch.onLog((jobId, l: JobLog) => {
+        if (jobId === id) line({ stream: l.stream, data: l.data })
+      })
+      let ended = false
+      const end = (state: string) => {
+        if (ended) return
+        ended = true
+        offLog()
+        offChange()
+        line({ end: true, state })
+        out.end()
+      }
+      const offChange = orch.onChange((j) => {
+        if (j.record.id === id && FINAL.has(j.state)) end(j.state)
+      })
+      req.raw.once('close', () => {
+        offLog()
+        offChange()
+      })
+      let job: StoredJob
+      try {
+        job = await jobOf(id)
+      } catch (err) {
+        offLog()
+        offChange()
+        throw err
+      }
+      const sofar = logsOf(orch, job)
+      if (sofar.stdout !== '') line({ stream: 'stdout', data: sofar.stdout })
+      if (sofar.stderr !== '') line({ stream: 'stderr', data: sofar.stderr })
+      if (FINAL.has(job.state)) end(job.state)
+      return reply.type('application/x-ndjson').send(out)
+    },
+  )
+
+  app.get<{ Params: { id: string } }>('/v1/jobs/:id/outputs', async (req) => {
+    const { record, state } = await jobOf(req.params.id)
+    return {
+      state,
+      archive: record.result?.archive ?? null,
+      files: record.result?.outputs ?? [],
+      verified: record.verification?.outputsHashOk ?? null,
+    }
+  })
+
+  app.get<{ Params: { id: string } }>('/v1/jobs/:id/outputs.tar', async (req, reply) => {
+    const { record } = await jobOf(req.params.id)
+    const archive = record.result?.archive
+    if (archive === undefined || !(await opts.blobs().store.has(archive.sha256))) {
+      throw httpError(404, 'OUTPUTS_NOT_AVAILABLE', `job ${req.params.id} has no fetched output archive`)
+    }
+    return reply.type('application/x-tar').send(Buffer.from(await opts.blobs().store.read(archive.sha256)))
+  })
+
+  app.get<{ Params: { id: string; '*': string } }>('/v1/jobs/:id/outputs/*', async (req, reply) => {
+    const { record } = await jobOf(req.params.id)
+    const path = req.params['*']
+    const content =
+      record.result === undefined ? undefined : await readOutputFile(opts.blobs(), record.result, path)
+    if (content === undefined) {
+      throw httpError(
+        404,
+        'OUTPUT_NOT_FOUND',
+        `job ${req.params.id} has no fetched output ${JSON.stringify(path)}`,
+      )
+    }
+    return reply.type('application/octet-stream').send(Buffer.from(content))
+  })
+  return Promise.resolve()
+}
+
+/** A job's output so far: live while it runs here, then the copy in its result. */
+function logsOf(orch: Orchestrator, job: StoredJob): { stdout: string; stderr: string; truncated: boolean } {
+  const r = job.record.result
+  if (r !== undefined) return { stdout: r.stdout, stderr: r.stderr, truncated: r.truncated }
+  return orch.liveLogs(job.record.id) ?? { stdout: '', stderr: '', truncated: false }
+}

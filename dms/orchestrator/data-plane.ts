@@ -1,0 +1,107 @@
+/**
+ * The requester's side of the data plane (specs/data-plane.md): a job's inputs become blobs it
+ * grants to the provider; a result's outputs are fetched as one archive from the provider and
+ * checked file by file against the manifest the receipt's outputsHash covers.
+ */
+import type { Actor } from '../../actors/actor.js'
+import type { BlobService } from '../blobs/service.js'
+import type { InputFile } from '../blobs/staging.js'
+import { readTar, type TarFile } from '../blobs/tar.js'
+import { blobsHandle, fetchBlobs } from '../blobs/transfer.js'
+import { hashOutputs, sha256Hex } from '../executor/outputs.js'
+import type { JobResult } from '../messages.js'
+import { InvalidJobSpecError, type InputSpec } from './job-spec.js'
+
+/** Largest output archive the requester fetches. */
+export const MAX_ARCHIVE_BYTES = 1024 * 1024 * 1024
+
+/**
+ * Turns a parsed spec's inputs into blobs: inline content is stored; a `sha256` must name a blob
+ * already in this node's store (uploaded with PUT /v1/blobs), or the spec is refused naming it.
+ */
+export async function resolveInputs(
+  blobs: BlobService,
+  inputs: InputSpec[] | undefined,
+): Promise<InputFile[]> {
+  const out: InputFile[] = []
+  for (const [i, f] of (inputs ?? []).entries()) {
+    if (f.contentBase64 !== undefined) {
+      const data = Buffer.from(f.contentBase64, 'base64')
+      out.push({ path: f.path, sha256: await blobs.store.put(data), size: data.length })
+      continue
+    }
+    const size = f.sha256 === undefined ? undefined : await blobs.store.size(f.sha256)
+    if (f.sha256 === undefined || size === undefined) {
+      throw new InvalidJobSpecError(
+        `inputs.${i}.sha256`,
+        `blob ${f.sha256 ?? '(none)'} is not on this node: upload it first with PUT /v1/blobs`,
+      )
+    }
+    out.push({ path: f.path, sha256: f.sha256, size })
+  }
+  return out
+}
+
+/** Lets the provider fetch the job's input blobs from this node. */
+export async function grantInputs(blobs: BlobService, provider: string, inputs: InputFile[]): Promise<void> {
+  for (const f of inputs) await blobs.grant(provider, f.sha256)
+}
+
+export type OutputsCheck = { ok: true } | { ok: false; reason: string }
+
+/**
+ * Fetches the result's archive from the provider (unless this node has it), then checks: the
+ * archive hashes to its id, it holds exactly the manifest's files with their sizes and hashes, and
+ * the manifest hashes to the receipt's outputsHash. A failed check is a reason, not a throw.
+ */
+export async function fetchAndCheckOutputs(
+  actor: Actor,
+  blobs: BlobService,
+  provider: { peer: string; addrs: string[] },
+  result: JobResult,
+  opts: { signal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<OutputsCheck> {
+  const manifest = result.outputs ?? []
+  if (hashOutputs(manifest) !== result.receipt?.receipt?.outputsHash) {
+    return { ok: false, reason: 'the manifest does not hash to the receipt outputsHash' }
+  }
+  if (result.archive === undefined) {
+    return manifest.length === 0 ? { ok: true } : { ok: false, reason: 'outputs listed but no archive' }
+  }
+  if (result.archive.size > MAX_ARCHIVE_BYTES) {
+    return { ok: false, reason: `archive of ${result.archive.size} bytes exceeds ${MAX_ARCHIVE_BYTES}` }
+  }
+  try {
+    await fetchBlobs(actor, blobs, blobsHandle(provider.peer, provider.addrs), [result.archive], opts)
+  } catch (err) {
+    return { ok: false, reason: `archive not fetched: ${(err as Error).message}` }
+  }
+  let files: TarFile[]
+  try {
+    files = readTar(await blobs.store.read(result.archive.sha256))
+  } catch (err) {
+    return { ok: false, reason: (err as Error).message }
+  }
+  const byPath = new Map(files.map((f) => [f.path, f]))
+  if (byPath.size !== manifest.length || files.length !== manifest.length) {
+    return { ok: false, reason: `archive holds ${files.length} files, the manifest lists ${manifest.length}` }
+  }
+  for (const m of manifest) {
+    const f = byPath.get(m.path)
+    if (f === undefined) return { ok: false, reason: `${m.path} is missing from the archive` }
+    if (f.content.length !== m.size || sha256Hex(f.content) !== m.sha256) {
+      return { ok: false, reason: `${m.path} in the archive does not match its manifest entry` }
+    }
+  }
+  return { ok: true }
+}
+
+/** One output file of a fetched archive, or undefined when there is no such file. */
+export async function readOutputFile(
+  blobs: BlobService,
+  result: JobResult,
+  path: string,
+): Promise<Uint8Array | undefined> {
+  if (result.archive === undefined || !(await blobs.store.has(result.archive.sha256))) return undefined
+  return readTar(await blobs.store.read(result.archive.sha256)).find((f) => f.path === path)?.content
+}
