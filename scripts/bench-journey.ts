@@ -45,7 +45,7 @@ setTimeout(() => {
 
 const pct = (xs: number[], p: number): number => {
   const s = [...xs].sort((a, b) => a - b)
-  return s.length === 0 ? NaN : (s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number)
+  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]
 }
 const f0 = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : '-')
 const results: Record<string, unknown> = {
@@ -58,7 +58,7 @@ function table(title: string, head: string[], rows: Array<Array<string | number>
   const width = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)))
   console.log(`\n${title}\n`)
   for (const [n, r] of all.entries()) {
-    console.log(r.map((c, i) => (i === 0 ? c.padEnd(width[i]!) : c.padStart(width[i]!))).join('  '))
+    console.log(r.map((c, i) => (i === 0 ? c.padEnd(width[i]) : c.padStart(width[i]))).join('  '))
     if (n === 0) console.log(width.map((w) => '-'.repeat(w)).join('  '))
   }
 }
@@ -113,7 +113,7 @@ async function oneJob(net: TestNetwork): Promise<Timed> {
 function phasesOf(job: StoredJob): Record<string, number> {
   const h = job.record.history
   const out: Record<string, number> = {}
-  for (let i = 0; i + 1 < h.length; i++) out[h[i]!.state] = (out[h[i]!.state] ?? 0) + h[i + 1]!.at - h[i]!.at
+  for (let i = 0; i + 1 < h.length; i++) out[h[i].state] = (out[h[i].state] ?? 0) + h[i + 1].at - h[i].at
   const u = job.record.updates
   const at = (s: string) => u.find((x) => x.state === s)?.at
   const prov = at('provisioning')
@@ -234,7 +234,7 @@ function phaseTable(name: string, runs: Timed[]): Record<string, number> {
     `1. one job by phase, ${name} executor, 20 providers, ${runs.length} jobs (ms, p50)`,
     ['phase', 'p50'],
     [
-      ...keys.map((k) => [k, f0(p50s[k]!)]),
+      ...keys.map((k) => [k, f0(p50s[k])]),
       [
         'post -> running',
         f0(
@@ -315,8 +315,8 @@ for (const n of SCALE) {
   scaleOut[n] = { p50: pct(xs, 50), p99: pct(xs, 99) }
   scaleRows.push([n, f0(pct(xs, 50)), f0(pct(xs, 99))])
 }
-const first = scaleOut[SCALE[0]!]!.p50
-const last = scaleOut[SCALE.at(-1)!]!.p50
+const first = scaleOut[SCALE[0]].p50
+const last = scaleOut[SCALE.at(-1)!].p50
 table('3. scale, noop executor, job latency (ms)', ['nodes', 'p50', 'p99'], scaleRows)
 console.log(
   `\n   ${SCALE.at(-1)}-node p50 / ${SCALE[0]}-node p50 = ${(last / first).toFixed(2)} (target <= 1.5)`,
