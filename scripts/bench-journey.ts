@@ -35,6 +35,8 @@ const TP_JOBS = Number(process.env.BENCH_THROUGHPUT_JOBS ?? (QUICK ? 60 : 300))
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50)
 const SCALE = (process.env.BENCH_SCALE ?? (QUICK ? '10,20' : '10,50,100')).split(',').map(Number)
 const MiB = 1024 * 1024
+/** Sections to run (all by default): latency, throughput, scale, memory. */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'latency,throughput,scale,memory').split(','))
 const ROOT = join(import.meta.dirname, '..')
 
 // Bounded: whatever happens, the process ends.
@@ -261,71 +263,84 @@ function phaseTable(name: string, runs: Timed[]): Record<string, number> {
 execFileSync('bash', [join(ROOT, 'scripts/build-test-image.sh')], { stdio: 'ignore' })
 console.log(`bench-journey${QUICK ? ' (quick)' : ''}: ${cpus().length} cores, ${cpus()[0]?.model ?? '?'}`)
 
-const noop = await latency('noop')
-const docker = await latency('docker')
-const raw = await rawDockerStart(JOBS)
-const noopP50 = phaseTable('noop', noop)
-const dockerP50 = phaseTable('docker', docker)
-const toRunning = pct(
-  docker.map((r) => r.toRunning),
-  50,
-)
-const rawP50 = pct(raw, 50)
-table(
-  '   orchestration overhead (docker)',
-  ['measure', 'p50 ms'],
-  [
-    ['post -> container running', f0(toRunning)],
-    ['raw docker run -d (same image)', f0(rawP50)],
-    ['overhead (target <= 150)', f0(toRunning - rawP50)],
-  ],
-)
-results.latency = {
-  noop: {
-    phasesP50: noopP50,
-    totalP50: pct(
-      noop.map((r) => r.total),
-      50,
-    ),
-  },
-  docker: {
-    phasesP50: dockerP50,
-    totalP50: pct(
-      docker.map((r) => r.total),
-      50,
-    ),
-    postToRunningP50: toRunning,
-  },
-  rawDockerRunP50: rawP50,
-  overheadP50: toRunning - rawP50,
+async function latencySection(): Promise<void> {
+  const noop = await latency('noop')
+  const docker = await latency('docker')
+  const raw = await rawDockerStart(JOBS)
+  const noopP50 = phaseTable('noop', noop)
+  const dockerP50 = phaseTable('docker', docker)
+  const toRunning = pct(
+    docker.map((r) => r.toRunning),
+    50,
+  )
+  const rawP50 = pct(raw, 50)
+  table(
+    '   orchestration overhead (docker)',
+    ['measure', 'p50 ms'],
+    [
+      ['post -> container running', f0(toRunning)],
+      ['raw docker run -d (same image)', f0(rawP50)],
+      ['overhead (target <= 150)', f0(toRunning - rawP50)],
+    ],
+  )
+  results.latency = {
+    noop: {
+      phasesP50: noopP50,
+      totalP50: pct(
+        noop.map((r) => r.total),
+        50,
+      ),
+    },
+    docker: {
+      phasesP50: dockerP50,
+      totalP50: pct(
+        docker.map((r) => r.total),
+        50,
+      ),
+      postToRunningP50: toRunning,
+    },
+    rawDockerRunP50: rawP50,
+    overheadP50: toRunning - rawP50,
+  }
 }
 
-const tp = await throughput()
-table(
-  `2. throughput, noop executor, 10 nodes, ${CONCURRENCY} in flight`,
-  ['jobs', 'failed', 'seconds', 'jobs/s (target >= 50)'],
-  [[tp.jobs, tp.failed, tp.seconds.toFixed(1), tp.perSecond.toFixed(1)]],
-)
-results.throughput = tp
-
-const scaleRows: Array<Array<string | number>> = []
-const scaleOut: Record<string, { p50: number; p99: number }> = {}
-for (const n of SCALE) {
-  const xs = await scale(n)
-  scaleOut[n] = { p50: pct(xs, 50), p99: pct(xs, 99) }
-  scaleRows.push([n, f0(pct(xs, 50)), f0(pct(xs, 99))])
+async function throughputSection(): Promise<void> {
+  const tp = await throughput()
+  table(
+    `2. throughput, noop executor, 10 nodes, ${CONCURRENCY} in flight`,
+    ['jobs', 'failed', 'seconds', 'jobs/s (target >= 50)'],
+    [[tp.jobs, tp.failed, tp.seconds.toFixed(1), tp.perSecond.toFixed(1)]],
+  )
+  results.throughput = tp
 }
-const first = scaleOut[SCALE[0]].p50
-const last = scaleOut[SCALE.at(-1)!].p50
-table('3. scale, noop executor, job latency (ms)', ['nodes', 'p50', 'p99'], scaleRows)
-console.log(
-  `\n   ${SCALE.at(-1)}-node p50 / ${SCALE[0]}-node p50 = ${(last / first).toFixed(2)} (target <= 1.5)`,
-)
-results.scale = scaleOut
 
-const rss = await idleRss()
-table('4. memory', ['measure', 'MB'], [['idle provider node RSS (target <= 80)', rss.toFixed(1)]])
-results.idleRssMB = rss
+async function scaleSection(): Promise<void> {
+  const rows: Array<Array<string | number>> = []
+  const out: Record<string, { p50: number; p99: number }> = {}
+  for (const n of SCALE) {
+    const xs = await scale(n)
+    out[n] = { p50: pct(xs, 50), p99: pct(xs, 99) }
+    rows.push([n, f0(pct(xs, 50)), f0(pct(xs, 99))])
+  }
+  const first = out[SCALE[0]].p50
+  const last = out[SCALE.at(-1)!].p50
+  table('3. scale, noop executor, job latency (ms)', ['nodes', 'p50', 'p99'], rows)
+  console.log(
+    `\n   ${SCALE.at(-1)}-node p50 / ${SCALE[0]}-node p50 = ${(last / first).toFixed(2)} (target <= 1.5)`,
+  )
+  results.scale = out
+}
+
+async function memorySection(): Promise<void> {
+  const rss = await idleRss()
+  table('4. memory', ['measure', 'MB'], [['idle provider node RSS (target <= 80)', rss.toFixed(1)]])
+  results.idleRssMB = rss
+}
+
+if (ONLY.has('latency')) await latencySection()
+if (ONLY.has('throughput')) await throughputSection()
+if (ONLY.has('scale')) await scaleSection()
+if (ONLY.has('memory')) await memorySection()
 
 mkdirSync(join(ROOT, 'bench/results'), { recursive: true })
 const file = join(ROOT, 'bench/results', `journey-${new Date().toISOString().replace(/[:.]/g, '-')}.json`)
