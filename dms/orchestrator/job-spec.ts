@@ -36,6 +36,15 @@ export const jobSpecSchema = {
     },
     maxDuration: { type: 'integer', minimum: 1, maximum: 604800, description: 'seconds' },
     maxPrice: { type: 'integer', minimum: 0, description: 'total for the max duration, smallest unit' },
+    retries: { type: 'integer', minimum: 0, maximum: 10, description: 'provider faults retried; default 3' },
+    providers: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        allow: { type: 'array', maxItems: 256, items: { type: 'string', minLength: 1, maxLength: 128 } },
+        deny: { type: 'array', maxItems: 256, items: { type: 'string', minLength: 1, maxLength: 128 } },
+      },
+    },
   },
 } as const
 
@@ -48,7 +57,14 @@ export interface JobSpec {
   resources: Resources
   maxDurationSeconds: number
   maxPrice: number
+  /** How many times a provider fault (silent, unreachable) is retried with another provider. */
+  retries: number
+  /** Peer ids allowed to run the job (empty: any) and peers that must not. */
+  providers: { allow: string[]; deny: string[] }
 }
+
+/** Default of `retries`. */
+export const DEFAULT_RETRIES = 3
 
 export class InvalidJobSpecError extends Error {
   override name = 'InvalidJobSpecError'
@@ -90,6 +106,8 @@ export function parseJobSpec(input: unknown): JobSpec {
     resources: { cpu: number; memory: number | string; disk?: number | string; gpu?: number }
     maxDuration: number
     maxPrice: number
+    retries?: number
+    providers?: { allow?: string[]; deny?: string[] }
   }
   const bytes = (field: string, v: number | string | undefined) => {
     try {
@@ -116,5 +134,7 @@ export function parseJobSpec(input: unknown): JobSpec {
     },
     maxDurationSeconds: s.maxDuration,
     maxPrice: s.maxPrice,
+    retries: s.retries ?? DEFAULT_RETRIES,
+    providers: { allow: s.providers?.allow ?? [], deny: s.providers?.deny ?? [] },
   }
 }

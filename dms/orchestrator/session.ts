@@ -11,6 +11,8 @@ export class JobSession {
   readonly updates: JobUpdate[] = []
   readonly providerAddrs = new Map<string, string[]>()
   result?: JobResult
+  /** When the provider was last heard from (update or heartbeat), clock ms; 0 = not yet. */
+  lastSeen = 0
   private wake: Array<() => void> = []
 
   addBid(bid: Bid, from: Handle): void {
@@ -26,9 +28,19 @@ export class JobSession {
     this.notify()
   }
 
-  addUpdate(u: JobUpdate): void {
-    this.updates.push(u)
+  addUpdate(u: JobUpdate, now: number, heartbeat = false): void {
+    if (!heartbeat) this.updates.push(u)
+    this.lastSeen = now
     this.notify()
+  }
+
+  /** Forgets the previous round (a re-bid after a provider fault). */
+  reset(): void {
+    this.bids.length = 0
+    this.declines.length = 0
+    this.updates.length = 0
+    this.result = undefined
+    this.lastSeen = 0
   }
 
   setResult(r: JobResult): void {

@@ -21,11 +21,14 @@ import {
   type Decline,
   type Invocation,
   type InvocationReply,
+  type JobCancel,
+  type JobCancelReply,
   type JobRequest,
   type JobRequestReply,
 } from '../messages.js'
 import type { ResourceLedger } from '../resources/ledger.js'
-import type { MachineInfo } from '../resources/types.js'
+import { DIMENSIONS } from '../resources/math.js'
+import type { MachineInfo, Resources } from '../resources/types.js'
 import { Repo, type Db } from '../store/db.js'
 import { AllocationRunner, type RecoverySummary, type AllocationRecord } from './allocation.js'
 import { acceptJob, compareCapability, type Comparator } from './capability.js'
@@ -53,7 +56,18 @@ export interface ProviderInit {
   lockTtlMs?: number
   /** How often expired reservations and overdue locks are released. @default 5000 */
   sweepIntervalMs?: number
-  preferences?: Pick<Comparator, 'allowedImages' | 'maxDurationSeconds'>
+  /** The accept policy (specs/job-spec.md, "Provider policy"). */
+  preferences?: Pick<
+    Comparator,
+    | 'allowedImages'
+    | 'maxDurationSeconds'
+    | 'minPrice'
+    | 'allowRequesters'
+    | 'denyRequesters'
+    | 'maxConcurrentJobs'
+  >
+  /** How often a running allocation sends a heartbeat update. @default 2000 */
+  heartbeatMs?: number
 }
 
 export interface ProviderComponents {
@@ -82,13 +96,15 @@ export class ProviderService {
   readonly allocations: AllocationRunner
   /** Declines made, by reason, for metrics and `dms resources`. */
   readonly declines: Record<string, number> = {}
+  /** Open bids by job, so a re-published bid request gets the same bid. */
+  private readonly offered = new Map<string, { bid: Bid; expiresAt: number; requester: string }>()
 
   constructor(
     private readonly c: ProviderComponents,
     private readonly init: ProviderInit,
   ) {
     this.bids = new Repo(c.db, 'provider-bids')
-    this.allocations = new AllocationRunner(c, {})
+    this.allocations = new AllocationRunner(c, { heartbeatMs: init.heartbeatMs })
   }
 
   get peerId(): string {
@@ -108,6 +124,7 @@ export class ProviderService {
       .on(B.jobRequest, (m) => this.onJobRequest(m as Message<JobRequest>))
       .on(B.contractSign, (m) => this.onContractSign(m as Message<ContractSignRequest>))
       .on(B.invoke, (m) => this.onInvoke(m as Message<Invocation>))
+      .on(B.cancel, (m) => this.onCancel(m as Message<JobCancel>))
       .on(B.settled, () => undefined)
     this.sweeper = setInterval(() => void this.sweep(), this.init.sweepIntervalMs ?? 5000)
     this.sweeper.unref()
@@ -156,6 +173,12 @@ export class ProviderService {
     const offer = this.c.ledger.getOffer()
     if (offer === undefined) return // not onboarded: nothing to offer, nothing to say
     const actor = this.actor as Actor
+    // A re-published request (the requester heard nothing yet): the same bid again, no new reservation.
+    const earlier = this.offered.get(req.jobId)
+    if (earlier !== undefined && earlier.expiresAt > now && earlier.requester === msg.peer) {
+      await actor.send(msg.from, B.bid, earlier.bid).catch(() => {})
+      return
+    }
     const refusal = offer.withdrawnAt !== undefined ? 'offboarded' : await this.engineProblem()
     if (refusal !== undefined) {
       const reason = refusal.split(':')[0]
@@ -176,6 +199,8 @@ export class ProviderService {
         price: total,
         maxPrice: req.maxPrice,
         excluded: req.exclude.includes(this.peerId),
+        requester: msg.peer,
+        activeJobs: this.c.ledger.entries().filter((e) => e.state !== 'reserved').length,
       },
       req.image,
       req.maxDurationSeconds,
@@ -211,10 +236,13 @@ export class ProviderService {
       expectedFinish: now + req.maxDurationSeconds * 1000,
       expiresAt,
       resourcesReserved: true,
+      fit: fitOf(req.resources, comparison.margins, this.c.ledger.free()),
     }
     // Signed, so the contract that embeds it can be checked against it by the contract-db.
     const bid: Bid = { ...body, signature: signDoc(this.c.key, DOMAIN.bid, body) }
     await this.bids.put(bidId, { bid, request: req, requester: msg.from, state: 'offered' })
+    this.offered.set(req.jobId, { bid, expiresAt, requester: msg.peer })
+    for (const [jobId, o] of this.offered) if (o.expiresAt <= now) this.offered.delete(jobId)
     this.c.log.info({ jobId: req.jobId, bidId, total }, 'bid sent')
     await actor.send(msg.from, B.bid, bid).catch(async (err: unknown) => {
       this.c.log.warn({ err, jobId: req.jobId }, 'bid not delivered; reservation released')
@@ -332,4 +360,22 @@ export class ProviderService {
     this.allocations.launch(this.spawnAllocation(allocationId), record)
     return { allocationId }
   }
+
+  /** `/dms/job/cancel`: the contract's requester stops its allocation; the receipt follows as a result. */
+  private async onCancel(msg: Message<JobCancel>): Promise<JobCancelReply> {
+    const contractId = msg.payload?.contractId
+    for (const rec of await this.allocations.repo.values()) {
+      if (rec.contract.terms.contractId !== contractId) continue
+      if (rec.contract.terms.requester.peer !== msg.peer)
+        throw new RefusedError('NOT_YOUR_JOB', 'this contract belongs to another requester')
+      return { stopping: this.allocations.cancel(rec.allocationId) }
+    }
+    return { stopping: false }
+  }
+}
+
+/** The smallest share of free capacity the job leaves, over the resources it asks for (Bid.fit). */
+function fitOf(required: Resources, margins: Resources, free: Resources): number {
+  const shares = DIMENSIONS.filter((d) => required[d] > 0 && free[d] > 0).map((d) => margins[d] / free[d])
+  return shares.length === 0 ? 1 : Math.round(Math.min(...shares) * 1000) / 1000
 }
