@@ -10,17 +10,9 @@ import { notStarted } from '../executor/outputs.js'
 import { B, type JobResult, type JobUpdate } from '../messages.js'
 import type { ResourceLedger } from '../resources/ledger.js'
 import { Repo, type Db } from '../store/db.js'
+import { nextAllocationState, type AllocationState } from './allocation-machine.js'
 
-export type AllocationState =
-  | 'contracted'
-  | 'provisioning'
-  | 'running'
-  | 'publishing'
-  | 'completed'
-  | 'failed'
-  | 'timed_out'
-  | 'cancelled'
-  | 'released'
+export type { AllocationState } from './allocation-machine.js'
 
 /** `detail` of the periodic liveness update (JobUpdate) a live allocation sends its requester. */
 export const HEARTBEAT = 'heartbeat'
@@ -188,8 +180,9 @@ export class AllocationRunner {
     detail?: string,
   ): Promise<void> {
     const at = this.c.clock.now()
-    rec.state = state
-    rec.history.push({ state, at, detail })
+    // The allocation machine decides (throws on a transition it does not allow).
+    rec.state = nextAllocationState(rec.state, state)
+    rec.history.push({ state: rec.state, at, detail })
     await this.repo.put(rec.allocationId, rec)
     const update: JobUpdate = { jobId: rec.jobId, allocationId: rec.allocationId, state, at, detail }
     await actor.send(rec.requester, B.update, update).catch(() => {})

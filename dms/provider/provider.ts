@@ -190,7 +190,8 @@ export class ProviderService {
     }
     const perHour = pricePerHour(req.resources, offer.prices)
     const total = totalFor(perHour, req.maxDurationSeconds, offer.prices)
-    const comparison = compareCapability(req.resources, this.c.ledger.free())
+    const free = this.c.ledger.free()
+    const comparison = compareCapability(req.resources, free)
     const decision = acceptJob(
       comparison,
       {
@@ -236,7 +237,7 @@ export class ProviderService {
       expectedFinish: now + req.maxDurationSeconds * 1000,
       expiresAt,
       resourcesReserved: true,
-      fit: fitOf(req.resources, comparison.margins, this.c.ledger.free()),
+      fit: fitOf(req.resources, comparison.margins, free),
     }
     // Signed, so the contract that embeds it can be checked against it by the contract-db.
     const bid: Bid = { ...body, signature: signDoc(this.c.key, DOMAIN.bid, body) }
