@@ -65,7 +65,7 @@ describe('selection among five providers (real network, real Docker)', function 
     const ranked = scoreBids(r.bids, { maxPrice: 300, maxDurationSeconds: 60, reliability: r.reliability! })
     assert.equal(ranked[0].provider, peer(2))
     assert.equal(r.winner?.provider, peer(2))
-    assert.match(r.winner!.why, /lowest score of 3 bids/)
+    assert.match(r.winner.why, /lowest score of 3 bids/)
     assert.equal(r.result?.stdout, 'chosen\n')
   })
 
@@ -83,8 +83,8 @@ describe('selection among five providers (real network, real Docker)', function 
     assert.equal(job.state, 'failed')
     assert.equal(job.record.error?.code, 'NO_BIDS')
     assert.equal(job.record.error?.declines?.length, 5)
-    for (const p of net.providers) assert.match(job.record.error!.message, new RegExp(p.peerId.slice(-8)))
-    assert.match(job.record.error!.message, /not enough cpu: need 16/)
+    for (const p of net.providers) assert.match(job.record.error.message, new RegExp(p.peerId.slice(-8)))
+    assert.match(job.record.error.message, /not enough cpu: need 16/)
     assert.deepEqual(
       job.record.history.map((h) => h.state),
       ['bidding', 'selecting', 'failed'],
