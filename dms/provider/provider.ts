@@ -98,6 +98,8 @@ export class ProviderService {
   readonly declines: Record<string, number> = {}
   /** Open bids by job, so a re-published bid request gets the same bid. */
   private readonly offered = new Map<string, { bid: Bid; expiresAt: number; requester: string }>()
+  /** Contracts cancelled before their invocation arrived: the invocation is then refused. */
+  private readonly cancelled = new Set<string>()
 
   constructor(
     private readonly c: ProviderComponents,
@@ -247,6 +249,7 @@ export class ProviderService {
     this.c.log.info({ jobId: req.jobId, bidId, total }, 'bid sent')
     await actor.send(msg.from, B.bid, bid).catch(async (err: unknown) => {
       this.c.log.warn({ err, jobId: req.jobId }, 'bid not delivered; reservation released')
+      this.offered.delete(req.jobId)
       await this.c.ledger.release(bidId)
     })
   }
@@ -343,6 +346,10 @@ export class ProviderService {
       !inv.command.every((s) => typeof s === 'string')
     )
       throw new RefusedError('BAD_INVOCATION', 'command must be a non-empty list of strings')
+    if (this.cancelled.delete(t.contractId)) {
+      await this.c.ledger.release(t.bidId)
+      throw new RefusedError('CANCELLED', 'the requester cancelled this contract')
+    }
     await this.c.ledger.allocate(t.bidId)
     await this.bids.put(t.bidId, { ...rec, state: 'invoked' })
     const allocationId = randomUUID()
@@ -371,6 +378,12 @@ export class ProviderService {
         throw new RefusedError('NOT_YOUR_JOB', 'this contract belongs to another requester')
       return { stopping: this.allocations.cancel(rec.allocationId) }
     }
+    // Not invoked (yet): an invocation racing the cancel must not start a run nobody pays for.
+    // Kept only for a peer with a contracted bid here, so a stranger cannot grow the set.
+    const contracted = (await this.bids.values()).some(
+      (b) => b.state === 'contracted' && b.requester.peer === msg.peer,
+    )
+    if (typeof contractId === 'string' && contracted) this.cancelled.add(contractId)
     return { stopping: false }
   }
 }
