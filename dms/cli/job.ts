@@ -104,6 +104,7 @@ export async function jobStatusCommand(id: string, opts: { socket: string; json?
   }
   print(`${job.id}  ${job.state}${job.spec.name ? `  (${job.spec.name})` : ''}`)
   for (const h of job.history) print(`  ${new Date(h.at).toISOString()}  ${h.state}`)
+  for (const a of job.attempts ?? []) print(`dropped: ${a.provider} (${a.error.code}: ${a.error.message})`)
   if (job.winner) print(`provider: ${job.winner.provider} (${job.winner.why})`)
   if (job.settlement)
     print(`settled: paid ${job.settlement.paidToProvider}, refunded ${job.settlement.refundedToRequester}`)

@@ -155,4 +155,34 @@ describe('cancel mid-run (real network, real Docker)', function () {
     assert.equal(unknown.status, 404)
     assert.equal(unknown.body.error.code, 'JOB_NOT_FOUND')
   })
+
+  it('job timeout: the run is killed at its max duration and settled on its usage', async () => {
+    const posted = await net.requester.orchestrator!.post(
+      parseJobSpec({
+        image: TEST_IMAGE,
+        command: ['sh', '-c', 'sleep 60'],
+        resources: { cpu: 1, memory: '64MiB' },
+        maxDuration: 1,
+        maxPrice: 100_000_000,
+      }),
+    )
+    const job = await jobReaches(net.requester, posted.record.id)
+    const r = job.record
+    assert.equal(job.state, 'failed')
+    assert.equal(r.error?.code, 'RUN_TIMED_OUT')
+    const receipt = r.result!.receipt.receipt
+    assert.equal(receipt.status, 'timed_out')
+    const t = r.contract!.terms
+    const s = r.settlement!
+    assert.equal(s.outcome, 'settled', 'a verified timed-out run is settled, not refunded')
+    const ms = billableMs(receipt.usage.wallSeconds, t.maxDurationSeconds)
+    assert.equal(s.paidToProvider, Math.min(t.escrow, costOfMs(ms, t.pricePerHour)))
+    assert.equal(s.paidToProvider + s.refundedToRequester, t.escrow)
+    const docker = new Docker()
+    const left = await docker.listContainers({
+      all: true,
+      filters: { label: [`dms.allocation=${r.allocationId}`] },
+    })
+    assert.deepEqual(left, [], 'the container is gone')
+  })
 })
