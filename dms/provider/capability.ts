@@ -81,7 +81,7 @@ export function acceptJob(
     reasons.push(`max duration ${durationSeconds}s exceeds this provider's limit ${maxDur}s`)
   if (p.price > p.maxPrice) reasons.push(`price ${p.price} exceeds the job's max price ${p.maxPrice}`)
   if (p.minPrice !== undefined && p.maxPrice < p.minPrice)
-    reasons.push(`max price ${p.maxPrice} is below this provider's minimum ${p.minPrice}`)
+    reasons.push(`below minimum price: the job's max price ${p.maxPrice} is under ${p.minPrice}`)
   if (p.requester !== undefined) {
     if ((p.denyRequesters ?? []).includes(p.requester)) reasons.push('requester denied by this provider')
     else if ((p.allowRequesters ?? []).length > 0 && !(p.allowRequesters ?? []).includes(p.requester))

@@ -150,7 +150,7 @@ describe('provider/capability', () => {
 
     it('applies the accept policy: minimum price, requester lists, concurrent jobs', () => {
       const why = (over: Partial<Comparator>) => acceptJob(fits, prefs(over), 'dms-test:1', 60).reasons
-      assert.deepEqual(why({ minPrice: 200 }), ["max price 100 is below this provider's minimum 200"])
+      assert.deepEqual(why({ minPrice: 200 }), ["below minimum price: the job's max price 100 is under 200"])
       assert.deepEqual(why({ minPrice: 100 }), [])
       assert.deepEqual(why({ requester: 'A', denyRequesters: ['A'] }), ['requester denied by this provider'])
       assert.deepEqual(why({ requester: 'A', allowRequesters: ['B'] }), [
