@@ -51,7 +51,7 @@ describe('orchestrator: bid requests re-published with backoff', function () {
     const job = await jobReaches(net.requester, posted.record.id)
     assert.equal(job.state, 'failed')
     assert.equal(job.record.error?.code, 'NO_BIDS')
-    assert.match(job.record.error!.message, /answered the second request/)
+    assert.match(job.record.error.message, /answered the second request/)
     assert.equal(seen.length, 2, 'published twice: the second got an answer, so no third')
     // The second came after the first window (1 s) and the first backoff (1 s).
     assert.ok(seen[1] - seen[0] >= 1900, `re-published ${seen[1] - seen[0]} ms later`)
