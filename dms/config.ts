@@ -38,6 +38,10 @@ export interface NodeConfig {
     requestTimeoutMs?: number
     /** Attempts at settling/terminating while the contract-db is unreachable. @default 4 */
     settleAttempts?: number
+    /** Bid requests published (with backoff) while some providers stay silent. @default 3 */
+    publishAttempts?: number
+    /** A running job's provider silent this long is dropped (provider fault). @default 6000 */
+    livenessTimeoutMs?: number
   }
   /** Provider role: bid for jobs and run them in Docker. */
   provider?: {
@@ -54,5 +58,14 @@ export interface NodeConfig {
     maxOutputBytes?: number
     maxDurationSeconds?: number
     bidTtlMs?: number
+    /** Accept policy (specs/job-spec.md, "Provider policy"): lowest total worked for. */
+    minPrice?: number
+    /** Requesters served (empty: any) and never served. */
+    allowRequesters?: string[]
+    denyRequesters?: string[]
+    /** Most jobs locked or running at once. @default unlimited */
+    maxConcurrentJobs?: number
+    /** How often a running allocation tells its requester it is alive. @default 2000 */
+    heartbeatMs?: number
   }
 }

@@ -170,7 +170,15 @@ export class DmsNode {
         {
           contractDb: p.contractDb,
           bidTtlMs: p.bidTtlMs,
-          preferences: { allowedImages: p.allowedImages, maxDurationSeconds: p.maxDurationSeconds },
+          heartbeatMs: p.heartbeatMs,
+          preferences: {
+            allowedImages: p.allowedImages,
+            maxDurationSeconds: p.maxDurationSeconds,
+            minPrice: p.minPrice,
+            allowRequesters: p.allowRequesters,
+            denyRequesters: p.denyRequesters,
+            maxConcurrentJobs: p.maxConcurrentJobs,
+          },
         },
       )
       await this.provider.start()
@@ -190,6 +198,8 @@ export class DmsNode {
         cfg.requester,
       )
       this.stops.push(() => this.orchestrator?.stop())
+      // Jobs an earlier process left unfinished carry on from their persisted snapshots.
+      await this.orchestrator.start()
     }
     if (cfg.api !== false) {
       this.api = new ApiServer(

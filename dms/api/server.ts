@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { InvalidJobSpecError, parseJobSpec } from '../orchestrator/job-spec.js'
 import type { DmsNode } from '../node.js'
+import { JobEndedError, JobNotFoundError } from '../orchestrator/orchestrator.js'
 import { BID_REQUEST_TOPIC } from '../messages.js'
 import { dataRoutes } from './data-routes.js'
 import { resourceRoutes } from './resources-routes.js'
@@ -125,6 +126,18 @@ export class ApiServer {
       if (job === undefined)
         return reply.status(404).send(apiError('JOB_NOT_FOUND', `no job ${req.params.id}`))
       return { state: job.state, ...job.record }
+    })
+
+    // Cancel (specs/rest-api.md): 202 once the machine took the cancel; the job ends `cancelled`.
+    app.delete<{ Params: { id: string } }>('/v1/jobs/:id', async (req, reply) => {
+      try {
+        const job = await requester().cancel(req.params.id)
+        return reply.status(202).send({ id: job.record.id, state: job.state })
+      } catch (err) {
+        if (err instanceof JobNotFoundError) return reply.status(404).send(apiError(err.code, err.message))
+        if (err instanceof JobEndedError) return reply.status(409).send(apiError(err.code, err.message))
+        throw err
+      }
     })
   }
 }

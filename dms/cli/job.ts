@@ -104,8 +104,23 @@ export async function jobStatusCommand(id: string, opts: { socket: string; json?
   }
   print(`${job.id}  ${job.state}${job.spec.name ? `  (${job.spec.name})` : ''}`)
   for (const h of job.history) print(`  ${new Date(h.at).toISOString()}  ${h.state}`)
+  for (const a of job.attempts ?? []) print(`dropped: ${a.provider} (${a.error.code}: ${a.error.message})`)
   if (job.winner) print(`provider: ${job.winner.provider} (${job.winner.why})`)
   if (job.settlement)
     print(`settled: paid ${job.settlement.paidToProvider}, refunded ${job.settlement.refundedToRequester}`)
   if (job.error) print(`error: ${job.error.code}: ${job.error.message}`)
+}
+
+/** `dms job cancel <id>`: asks the requester to cancel (DELETE /v1/jobs/:id); prints the state. */
+export async function jobCancelCommand(id: string, opts: { socket: string; json?: boolean }): Promise<void> {
+  const api = new ApiClient(opts.socket)
+  let res: { id: string; state: string }
+  try {
+    res = await api.ok<{ id: string; state: string }>('DELETE', `/v1/jobs/${id}`)
+  } catch (err) {
+    if (err instanceof ApiClientError) throw new CliError(err.message)
+    throw err
+  }
+  if (opts.json) printJson(res)
+  else print(`${res.id}  ${res.state}`)
 }

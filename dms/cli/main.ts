@@ -6,7 +6,7 @@ import { Command } from 'commander'
 import { DaemonNotRunningError } from '../api/client.js'
 import { registerContractDbCommands } from './contract-db.js'
 import { demoCommand } from './demo.js'
-import { jobRunCommand, jobStatusCommand } from './job.js'
+import { jobCancelCommand, jobRunCommand, jobStatusCommand } from './job.js'
 import { CliError } from './output.js'
 import { registerResourceCommands } from './resources.js'
 import { initCommand, runCommand } from './run.js'
@@ -60,6 +60,13 @@ job
   .option('--json', 'print JSON')
   .option('--socket <path>', 'REST socket of the requester node', defaultSocket)
   .action((id: string, o: { socket: string; json?: boolean }) => jobStatusCommand(id, o))
+job
+  .command('cancel')
+  .description('cancel a job: the provider stops it and the contract pays the time used')
+  .argument('<id>', 'job id')
+  .option('--json', 'print JSON')
+  .option('--socket <path>', 'REST socket of the requester node', defaultSocket)
+  .action((id: string, o: { socket: string; json?: boolean }) => jobCancelCommand(id, o))
 
 registerResourceCommands(program, defaultDataDir)
 registerContractDbCommands(program)
