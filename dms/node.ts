@@ -72,6 +72,11 @@ export class DmsNode {
     return this.api?.socketPath
   }
 
+  /** `host:port` of the API's TCP listener, when `api.tcp` is configured. */
+  get apiTcpAddress(): string | undefined {
+    return this.api?.tcpAddress
+  }
+
   async start(): Promise<void> {
     if (this.status !== 'stopped') return
     this.status = 'starting'
@@ -179,7 +184,11 @@ export class DmsNode {
     if (cfg.api !== false) {
       this.api = new ApiServer(
         { node: this, log: child(log, 'dms:api') },
-        { socketPath: cfg.api?.socket ?? join(cfg.dataDir, 'dms.sock') },
+        {
+          socketPath: cfg.api?.socket ?? join(cfg.dataDir, 'dms.sock'),
+          tcp: cfg.api?.tcp,
+          tokenPath: join(cfg.dataDir, 'api-token'),
+        },
       )
       await this.api.start()
       this.stops.push(() => this.api?.stop())
