@@ -93,6 +93,9 @@ export class DmsNode {
     const cfg = this.config
     const { clock, log } = this
     await mkdir(cfg.dataDir, { recursive: true, mode: 0o700 })
+    // The database lock first: a data dir in use is refused before any passphrase is asked.
+    this.db = await openDb(join(cfg.dataDir, 'db'))
+    this.stops.push(() => this.db.close())
     const loaded = await loadOrCreateKey(cfg.dataDir, this.components.passphrase ?? envPassphrase())
     this.key = loaded.key
     if (loaded.migrated)
@@ -100,8 +103,6 @@ export class DmsNode {
         { dataDir: cfg.dataDir },
         'node.key was a plain key file (dms 0.1): sealed it with the passphrase',
       )
-    this.db = await openDb(join(cfg.dataDir, 'db'))
-    this.stops.push(() => this.db.close())
     this.host = await createHost(
       this.key,
       { ...cfg.network, listen: cfg.listen, bootstrap: cfg.bootstrap, oneHost: cfg.oneHost },

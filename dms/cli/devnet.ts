@@ -17,7 +17,7 @@ import { ApiClient } from '../api/client.js'
 import { ENV_OVERRIDES, type NodeConfig } from '../config.js'
 import type { ContractDbConfig } from '../contracts/contract-db-node.js'
 import { loadOrCreateKey, PASSPHRASE_ENV } from '../keys.js'
-import { CliError, print, printJson } from './output.js'
+import { CliError, print } from './output.js'
 
 const run = promisify(execFile)
 const BIN = fileURLToPath(new URL('../../../bin/dms.js', import.meta.url))
@@ -334,6 +334,6 @@ export async function devnetCommand(opts: {
   })
   if (!opts.json) print('stopping the devnet…')
   await net.stop()
-  if (opts.json) printJson({ event: 'devnet-stopped' })
+  if (opts.json) process.stdout.write(`${JSON.stringify({ event: 'devnet-stopped' })}\n`)
   else print('stopped')
 }
