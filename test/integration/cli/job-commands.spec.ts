@@ -70,6 +70,7 @@ describe('dms job commands against the data-plane and cancel route contract', fu
       res.write(`${JSON.stringify({ stream: 'stderr', data: 'oops\n' })}\n`)
       res.write(`${JSON.stringify({ stream: 'stdout', data: 'second\n' })}\n`)
       res.end(`${JSON.stringify({ end: true, state: 'completed' })}\n`)
+      return reply
     })
     app.get('/v1/jobs/:id/outputs', (req) =>
       (req.params as { id: string }).id === 'evil'
