@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
 import { Ajv } from 'ajv'
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify'
 import type { Logger } from 'pino'
 import { InvalidJobSpecError, parseJobSpec } from '../orchestrator/job-spec.js'
 import type { DmsNode } from '../node.js'
@@ -54,7 +54,7 @@ const jobIdParams = {
   type: 'object',
   additionalProperties: false,
   required: ['id'],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 128 } },
+  properties: { id: { type: 'string', minLength: 1, maxLength: 100 } },
 } as const
 
 const jobSummarySchema = {
@@ -77,7 +77,15 @@ export function buildApi(
   opts: { token?: string } = {},
 ): { app: FastifyInstance; openapi: () => object } {
   const { node } = c
-  const app = Fastify({ logger: false, bodyLimit: 8 * 1024 * 1024 })
+  const app = Fastify({
+    logger: false,
+    bodyLimit: 8 * 1024 * 1024,
+    // Errors the router raises before any route (a bad URL, a too-long param) keep the JSON shape.
+    frameworkErrors: (err, _req, reply) => {
+      const status = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : (err.statusCode ?? 400)
+      void (reply as FastifyReply).status(status).send(apiError(err.code, err.message))
+    },
+  })
   const recorded = recordRoutes(app)
   const openapi = () => openApiDocument(recorded(), API_VERSION)
   // Strict request schemas: unknown fields are refused, nothing is coerced or dropped.
