@@ -132,11 +132,14 @@ async function startProcess(
   })
 }
 
-async function stopProcess(p: DevnetProc): Promise<void> {
+/** SIGTERM, then SIGKILL if the process has not exited within `graceMs`. */
+async function stopProcess(p: DevnetProc, graceMs = 15_000): Promise<void> {
   if (p.child.exitCode !== null || p.child.signalCode !== null) return
   const exited = new Promise((r) => p.child.once('exit', r))
   p.child.kill('SIGTERM')
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), graceMs)
   await exited
+  clearTimeout(timer)
 }
 
 const letter = (i: number) => (i < 26 ? String.fromCharCode(97 + i) : `p${i}`)
@@ -153,9 +156,15 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
   const keep = init.keep === true || init.dir !== undefined
   await mkdir(root, { recursive: true, mode: 0o700 })
   const procs: DevnetProc[] = []
+  // The children run in their own process groups: if this process dies, do not leave them behind.
+  const killAll = () => procs.forEach((p) => p.child.kill('SIGKILL'))
+  process.once('exit', killAll)
   const stop = async () => {
-    for (const p of [...procs].reverse()) await stopProcess(p)
+    // The nodes together, then the contract-db (procs[0]) they settle with.
+    await Promise.all(procs.slice(1).map((p) => stopProcess(p)))
+    if (procs[0] !== undefined) await stopProcess(procs[0])
     procs.length = 0
+    process.off('exit', killAll)
     if (!keep) await rm(root, { recursive: true, force: true })
   }
   try {

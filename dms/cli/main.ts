@@ -152,8 +152,9 @@ program.parseAsync(process.argv).catch((err: unknown) => {
     process.stderr.write(`dms: ${err.message}\n`)
     process.exit(1)
   }
-  process.stderr.write(
-    `dms: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
-  )
+  // One line by default; the stack with DMS_LOG_LEVEL=debug (or trace).
+  const debug = ['debug', 'trace'].includes(process.env.DMS_LOG_LEVEL ?? '')
+  const text = err instanceof Error ? (debug ? (err.stack ?? err.message) : err.message) : String(err)
+  process.stderr.write(`dms: unexpected error: ${debug ? text : text.split('\n')[0]}\n`)
   process.exit(70)
 })

@@ -147,4 +147,7 @@ export async function runCommand(opts: {
   )
   if (signalled !== undefined) stop(signalled)
   await stopped
+  // Everything is closed; libp2p can leave timers (dial backoff, ~2 s) that would delay the exit.
+  log.flush()
+  process.exit(0)
 }
