@@ -21,7 +21,7 @@ import { registerResourceCommands } from './resources.js'
 import { initCommand, runCommand } from './run.js'
 
 const defaultDataDir = process.env.DMS_DATA_DIR ?? join(homedir(), '.dms')
-const defaultSocket = process.env.DMS_SOCKET ?? join(defaultDataDir, 'dms.sock')
+const defaultSocket = process.env.DMS_SOCKET || process.env.DMS_API_SOCKET || join(defaultDataDir, 'dms.sock')
 
 const program = new Command('dms')
   .description('DMS: a peer-to-peer compute marketplace agent')
