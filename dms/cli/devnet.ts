@@ -43,8 +43,11 @@ export interface Devnet {
   requester: DevnetProc & { tokenFile: string }
   /** Runs `dms contract-db <args> --data-dir <contract-db dir>`. */
   operator: (...args: string[]) => Promise<{ stdout: string }>
-  /** Stops every process (SIGTERM, in reverse order) and removes the root unless kept. */
-  stop: () => Promise<void>
+  /**
+   * Stops every process (SIGTERM: the nodes together, then the contract-db) and removes the root
+   * unless kept. Resolves with each process's exit code (or the signal that ended it).
+   */
+  stop: () => Promise<Record<string, number | string | null>>
 }
 
 export interface DevnetInit {
@@ -132,14 +135,16 @@ async function startProcess(
   })
 }
 
-/** SIGTERM, then SIGKILL if the process has not exited within `graceMs`. */
-async function stopProcess(p: DevnetProc, graceMs = 15_000): Promise<void> {
-  if (p.child.exitCode !== null || p.child.signalCode !== null) return
+/** SIGTERM, then SIGKILL if the process has not exited within `graceMs`; its exit code or signal. */
+async function stopProcess(p: DevnetProc, graceMs = 15_000): Promise<number | string | null> {
+  const status = () => p.child.exitCode ?? p.child.signalCode
+  if (status() !== null) return status()
   const exited = new Promise((r) => p.child.once('exit', r))
   p.child.kill('SIGTERM')
   const timer = setTimeout(() => p.child.kill('SIGKILL'), graceMs)
   await exited
   clearTimeout(timer)
+  return status()
 }
 
 const letter = (i: number) => (i < 26 ? String.fromCharCode(97 + i) : `p${i}`)
@@ -160,12 +165,14 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
   const killAll = () => procs.forEach((p) => p.child.kill('SIGKILL'))
   process.once('exit', killAll)
   const stop = async () => {
+    const exits: Record<string, number | string | null> = {}
     // The nodes together, then the contract-db (procs[0]) they settle with.
-    await Promise.all(procs.slice(1).map((p) => stopProcess(p)))
-    if (procs[0] !== undefined) await stopProcess(procs[0])
+    await Promise.all(procs.slice(1).map(async (p) => (exits[p.name] = await stopProcess(p))))
+    if (procs[0] !== undefined) exits[procs[0].name] = await stopProcess(procs[0])
     procs.length = 0
     process.off('exit', killAll)
     if (!keep) await rm(root, { recursive: true, force: true })
+    return exits
   }
   try {
     say(`DMS devnet on 127.0.0.1 (data and logs in ${root})`)
@@ -342,7 +349,12 @@ export async function devnetCommand(opts: {
     process.on('SIGTERM', onSignal)
   })
   if (!opts.json) print('stopping the devnet…')
-  await net.stop()
-  if (opts.json) process.stdout.write(`${JSON.stringify({ event: 'devnet-stopped' })}\n`)
-  else print('stopped')
+  const exits = await net.stop()
+  if (opts.json) process.stdout.write(`${JSON.stringify({ event: 'devnet-stopped', exits })}\n`)
+  else
+    print(
+      `stopped (exit codes: ${Object.entries(exits)
+        .map(([n, c]) => `${n} ${c}`)
+        .join(', ')})`,
+    )
 }

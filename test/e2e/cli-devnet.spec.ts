@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { readFile, stat } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { request } from 'node:http'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { promisify } from 'node:util'
@@ -59,11 +60,14 @@ describe('dms CLI against a devnet of separate processes', function () {
   let devnet: ChildProcess
   let ready: Ready
   let exited: Promise<number | null>
+  let dir: string
   const lines: unknown[] = []
 
   before(async function () {
     assert.ok(existsSync('dist/dms/cli/main.js'), 'the CLI is not built: run `npm run build`')
-    devnet = spawn(process.execPath, ['bin/dms.js', 'devnet', '--providers', '1', '--json'], {
+    dir = await mkdtemp(join(tmpdir(), 'dms-e2e-devnet-'))
+    // --dir keeps the data and logs, so the test can check what each process left at stop.
+    devnet = spawn(process.execPath, ['bin/dms.js', 'devnet', '--providers', '1', '--json', '--dir', dir], {
       stdio: ['ignore', 'pipe', 'inherit'],
     })
     exited = new Promise((r) => devnet.once('exit', (code) => r(code)))
@@ -81,6 +85,7 @@ describe('dms CLI against a devnet of separate processes', function () {
   after(async function () {
     if (devnet.exitCode === null && devnet.signalCode === null) devnet.kill('SIGINT')
     await exited
+    await rm(dir, { recursive: true, force: true })
   })
 
   it('runs a job with --wait to settlement and shows it in list and status', async function () {
@@ -225,12 +230,25 @@ describe('dms CLI against a devnet of separate processes', function () {
     assert.match(none.stderr, /^dms: no dms daemon answers on .*nothing\.sock: start one with 'dms run/)
   })
 
-  it('stops every process on SIGINT and removes its temp folder', async function () {
+  it('stops every process on SIGINT, each one cleanly', async function () {
     devnet.kill('SIGINT')
     assert.equal(await exited, 0)
-    assert.deepEqual(lines.at(-1), { event: 'devnet-stopped' })
-    assert.equal(existsSync(ready.root), false)
+    assert.deepEqual(lines.at(-1), {
+      event: 'devnet-stopped',
+      exits: { 'contract-db': 0, 'provider-a': 0, requester: 0 },
+    })
     for (const p of [ready.contractDb, ...ready.providers, ready.requester])
       assert.equal(existsSync(p.socket), false, `${p.name} left its socket`)
+    // The nodes logged their orderly stop (dms run: "stopping", then "stopped" with its duration).
+    for (const name of ['provider-a', 'requester']) {
+      const log = (await readFile(join(dir, `${name}.log`), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { msg: string; sig?: string; ms?: number })
+      const stopping = log.findIndex((l) => l.msg.startsWith('stopping'))
+      assert.ok(stopping >= 0, `${name} did not log its stop`)
+      assert.equal(log[stopping].sig, 'SIGTERM')
+      assert.equal(log.at(-1)?.msg, 'stopped', `${name}: ${JSON.stringify(log.at(-1))}`)
+    }
   })
 })
