@@ -88,9 +88,11 @@ export function buildApi(
   })
   const recorded = recordRoutes(app)
   const openapi = () => openApiDocument(recorded(), API_VERSION)
-  // Strict request schemas: unknown fields are refused, nothing is coerced or dropped.
-  const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true })
-  app.setValidatorCompiler(({ schema }) => ajv.compile(schema))
+  // Strict request schemas: unknown fields are refused, nothing is dropped. Bodies are JSON and
+  // never coerced; params and query strings are text, so `?follow=true` may be declared boolean.
+  const strict = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true })
+  const text = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, coerceTypes: true })
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : text).compile(schema))
 
   if (opts.token !== undefined) {
     const expected = Buffer.from(`Bearer ${opts.token}`)

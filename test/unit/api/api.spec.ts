@@ -94,6 +94,60 @@ describe('REST API framework: schemas, OpenAPI, errors, token', () => {
     await app.close()
   })
 
+  it('coerces query strings to their declared types but never bodies; refuses unknown fields in both', async () => {
+    const { app, openapi } = buildApi({ node, log: silentLogger })
+    // A route added later the way other modules do (the data plane's `?follow=true`).
+    app.get(
+      '/v1/x/:id',
+      {
+        schema: {
+          params: { type: 'object', properties: { id: { type: 'string' } } },
+          querystring: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { follow: { type: 'boolean' } },
+          },
+        },
+      },
+      (req) => ({ follow: (req.query as { follow?: boolean }).follow }),
+    )
+    app.post(
+      '/v1/x',
+      {
+        schema: {
+          body: { type: 'object', additionalProperties: false, properties: { n: { type: 'integer' } } },
+        },
+      },
+      (req) => req.body,
+    )
+    assert.deepEqual((await app.inject({ method: 'GET', url: '/v1/x/1?follow=true' })).json(), {
+      follow: true,
+    })
+    const maybe = await app.inject({ method: 'GET', url: '/v1/x/1?follow=maybe' })
+    assert.equal(maybe.statusCode, 400)
+    assert.equal(errorOf(maybe).field, 'querystring/follow')
+    const other = await app.inject({ method: 'GET', url: '/v1/x/1?other=1' })
+    assert.equal(other.statusCode, 400)
+    assert.equal(errorOf(other).code, 'INVALID_REQUEST')
+    const text = await app.inject({ method: 'POST', url: '/v1/x', payload: { n: '1' } })
+    assert.equal(text.statusCode, 400, 'a JSON body is not coerced')
+    assert.equal(errorOf(text).field, 'body/n')
+    assert.equal(
+      (await app.inject({ method: 'POST', url: '/v1/x', payload: { n: 1, m: 2 } })).statusCode,
+      400,
+    )
+    assert.deepEqual((await app.inject({ method: 'POST', url: '/v1/x', payload: { n: 1 } })).json(), { n: 1 })
+    // ...and it is in the OpenAPI document without any extra step.
+    const doc = openapi() as {
+      paths: Record<string, { get?: { parameters: Array<{ name: string; in: string }> } }>
+    }
+    assert.deepEqual(
+      doc.paths['/v1/x/{id}'].get?.parameters.map((p) => `${p.in}:${p.name}`),
+      ['path:id', 'query:follow'],
+    )
+    await app.close()
+  })
+
   it('with a token, refuses every request without the exact bearer token', async () => {
     const { app } = buildApi({ node, log: silentLogger }, { token: 'a'.repeat(32) })
     for (const authorization of [
