@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { BID_REQUEST_TOPIC } from '../messages.js'
 import type { DmsNode } from '../node.js'
+import { DMS_VERSION } from './openapi.js'
 import { collectNodeMetrics, PROMETHEUS_CONTENT_TYPE, renderPrometheus } from './metrics.js'
 
 export interface NodeRoutesOptions {
@@ -93,7 +94,7 @@ export const nodeRoutes: FastifyPluginAsync<NodeRoutesOptions> = (
       const node = opts.node()
       return {
         peerId: node.peerId,
-        version: '0.1.0',
+        version: DMS_VERSION,
         addrs: node.addrs(),
         roles: { requester: node.orchestrator !== undefined, provider: node.provider !== undefined },
         bidTopicPeers: node.transport.topicPeers(BID_REQUEST_TOPIC),

@@ -6,6 +6,9 @@
  */
 import type { FastifyInstance, RouteOptions } from 'fastify'
 
+/** The dms version the API reports (`/v1/info`, the OpenAPI document). Keep in step with package.json. */
+export const DMS_VERSION = '0.1.0'
+
 /** What a route documents beyond its request schemas. Put it in the route's `config.doc`. */
 export interface RouteDoc {
   summary: string

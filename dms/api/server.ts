@@ -7,7 +7,7 @@ import type { Logger } from 'pino'
 import { InvalidJobSpecError, parseJobSpec } from '../orchestrator/job-spec.js'
 import type { DmsNode } from '../node.js'
 import { nodeRoutes } from './node-routes.js'
-import { openApiDocument, recordRoutes } from './openapi.js'
+import { DMS_VERSION, openApiDocument, recordRoutes } from './openapi.js'
 import { resourceRoutes } from './resources-routes.js'
 
 export interface ApiServerInit {
@@ -35,8 +35,6 @@ const STATUS: Record<string, number> = {
   NOT_A_REQUESTER: 409,
   NOT_A_PROVIDER: 409,
 }
-
-export const API_VERSION = '0.1.0'
 
 /** An error a route throws: the code is stable, the status is HTTP. */
 export class RouteError extends Error {
@@ -87,7 +85,7 @@ export function buildApi(
     },
   })
   const recorded = recordRoutes(app)
-  const openapi = () => openApiDocument(recorded(), API_VERSION)
+  const openapi = () => openApiDocument(recorded(), DMS_VERSION)
   // Strict request schemas: unknown fields are refused, nothing is dropped. Bodies are JSON and
   // never coerced; params and query strings are text, so `?follow=true` may be declared boolean.
   const strict = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true })
