@@ -2,6 +2,7 @@
  * A node's configuration. Spec: specs/config.md. The contract-db is not a role of this node: it
  * runs as its own process (`dms contract-db run`, dms/contracts/contract-db-node.ts).
  */
+import { Ajv } from 'ajv'
 import type { MailboxInit } from '../actors/mailbox.js'
 import type { NetworkInit } from './network/host.js'
 import type { Prices, Resources } from './resources/types.js'
@@ -12,6 +13,20 @@ export interface NetworkConfig extends NetworkInit {
   maxFrameBytes?: number
   /** Default mailbox of each actor. @default { capacity: 1024, overflow: 'drop-newest' } */
   mailbox?: MailboxInit
+}
+
+export interface ApiConfig {
+  /** @default '<dataDir>/dms.sock' */
+  socket?: string
+  /** An extra TCP listener; every request must carry `authorization: Bearer <token>`. */
+  tcp?: {
+    /** Loopback only. @default '127.0.0.1' */
+    host?: '127.0.0.1' | '::1'
+    /** 0 picks a free port. */
+    port: number
+    /** @default a random token generated into '<dataDir>/api-token' (mode 0600) */
+    token?: string
+  }
 }
 
 export interface NodeConfig {
@@ -25,8 +40,13 @@ export interface NodeConfig {
   oneHost?: boolean
   /** Discovery, connection limits, gossipsub overrides, frame and mailbox limits. @default {} */
   network?: NetworkConfig
-  /** REST API on a unix socket; false disables it. @default { socket: '<dataDir>/dms.sock' } */
-  api?: { socket?: string } | false
+  /** Logging (pino, JSON on stderr). */
+  log?: { level?: (typeof LOG_LEVELS)[number] }
+  /**
+   * REST API on a unix socket (mode 0600), and optionally on TCP (loopback only, bearer token).
+   * false disables it. @default { socket: '<dataDir>/dms.sock' }
+   */
+  api?: ApiConfig | false
   /** Requester role: post jobs and drive them to settlement. */
   requester?: {
     contractDb: { peer: string; addrs: string[] }
@@ -38,6 +58,10 @@ export interface NodeConfig {
     requestTimeoutMs?: number
     /** Attempts at settling/terminating while the contract-db is unreachable. @default 4 */
     settleAttempts?: number
+    /** Bid requests published (with backoff) while some providers stay silent. @default 3 */
+    publishAttempts?: number
+    /** A running job's provider silent this long is dropped (provider fault). @default 6000 */
+    livenessTimeoutMs?: number
   }
   /** Provider role: bid for jobs and run them in Docker. */
   provider?: {
@@ -54,5 +78,237 @@ export interface NodeConfig {
     maxOutputBytes?: number
     maxDurationSeconds?: number
     bidTtlMs?: number
+    /** Accept policy (specs/job-spec.md, "Provider policy"): lowest total worked for. */
+    minPrice?: number
+    /** Requesters served (empty: any) and never served. */
+    allowRequesters?: string[]
+    denyRequesters?: string[]
+    /** Most jobs locked or running at once. @default unlimited */
+    maxConcurrentJobs?: number
+    /** How often a running allocation tells its requester it is alive. @default 2000 */
+    heartbeatMs?: number
   }
+}
+
+/** Log levels accepted by `log.level` and `DMS_LOG_LEVEL`. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const
+
+/** A config file or `DMS_*` variable that does not fit the schema: names the field and the source. */
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+  readonly code = 'INVALID_CONFIG'
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+const nonNegInt = { type: 'integer', minimum: 0 } as const
+const posInt = { type: 'integer', minimum: 1 } as const
+const nonNeg = { type: 'number', minimum: 0 } as const
+const str = { type: 'string', minLength: 1 } as const
+const strings = { type: 'array', items: str } as const
+const peerId = { type: 'string', pattern: '^[1-9A-HJ-NP-Za-km-z]{46,60}$' } as const
+const obj = (properties: Record<string, unknown>, required: string[] = []) => ({
+  type: 'object',
+  additionalProperties: false,
+  properties,
+  required,
+})
+
+/** JSON schema of `NodeConfig` (specs/config.md): every object refuses unknown fields. */
+export const nodeConfigSchema = obj(
+  {
+    dataDir: str,
+    listen: strings,
+    bootstrap: strings,
+    oneHost: { type: 'boolean' },
+    log: obj({ level: { type: 'string', enum: [...LOG_LEVELS] } }),
+    network: obj({
+      connections: obj({
+        maxConnections: posInt,
+        inboundConnectionThreshold: nonNeg,
+        maxIncomingPendingConnections: posInt,
+        maxParallelDials: posInt,
+      }),
+      gossipsub: obj({
+        D: nonNegInt,
+        Dlo: nonNegInt,
+        Dhi: nonNegInt,
+        Dlazy: nonNegInt,
+        heartbeatIntervalMs: posInt,
+        floodPublish: { type: 'boolean' },
+        ipColocationFactorWeight: { type: 'number' },
+      }),
+      mdns: {
+        anyOf: [{ type: 'boolean' }, obj({ intervalMs: posInt, serviceTag: str })],
+      },
+      maxFrameBytes: { type: 'integer', minimum: 1024 },
+      mailbox: obj({ capacity: posInt, overflow: { type: 'string', enum: ['drop-newest', 'drop-oldest'] } }),
+    }),
+    api: {
+      anyOf: [
+        { const: false },
+        obj({
+          socket: str,
+          tcp: obj(
+            {
+              host: { type: 'string', enum: ['127.0.0.1', '::1'] },
+              port: { type: 'integer', minimum: 0, maximum: 65535 },
+              token: { type: 'string', minLength: 16 },
+            },
+            ['port'],
+          ),
+        }),
+      ],
+    },
+    requester: obj(
+      {
+        contractDb: obj({ peer: peerId, addrs: strings }, ['peer', 'addrs']),
+        bidWindowMs: nonNegInt,
+        enoughBids: posInt,
+        resultGraceMs: nonNegInt,
+        requestTimeoutMs: posInt,
+        settleAttempts: posInt,
+        publishAttempts: posInt,
+        livenessTimeoutMs: posInt,
+      },
+      ['contractDb'],
+    ),
+    provider: obj(
+      {
+        contractDb: peerId,
+        offer: obj(
+          {
+            cpu: nonNeg,
+            memoryBytes: nonNegInt,
+            diskBytes: nonNegInt,
+            gpus: nonNegInt,
+            prices: obj(
+              {
+                perCpuHour: nonNegInt,
+                perGiBMemoryHour: nonNegInt,
+                perGiBDiskHour: nonNegInt,
+                perGpuHour: nonNegInt,
+                minJobPrice: nonNegInt,
+              },
+              ['perCpuHour', 'perGiBMemoryHour', 'perGiBDiskHour', 'perGpuHour', 'minJobPrice'],
+            ),
+          },
+          ['cpu', 'memoryBytes', 'diskBytes', 'gpus', 'prices'],
+        ),
+        docker: obj({ socketPath: str, pullImages: { type: 'boolean' }, diskQuota: { type: 'boolean' } }),
+        allowedImages: strings,
+        maxDurationSeconds: posInt,
+        bidTtlMs: posInt,
+        maxOutputBytes: posInt,
+        minPrice: nonNegInt,
+        allowRequesters: { type: 'array', items: peerId },
+        denyRequesters: { type: 'array', items: peerId },
+        maxConcurrentJobs: posInt,
+        heartbeatMs: posInt,
+      },
+      ['contractDb'],
+    ),
+  },
+  ['dataDir'],
+)
+
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true })
+const validate = ajv.compile(nodeConfigSchema)
+
+/** The most telling of ajv's errors: the deepest path, and not an anyOf/const summary of a union. */
+function mostSpecific<T extends { instancePath: string; keyword: string }>(errors: T[]): T | undefined {
+  const depth = (e: T) => e.instancePath.split('/').length
+  const weak = (e: T) => (e.keyword === 'anyOf' || e.keyword === 'const' ? 2 : e.keyword === 'type' ? 1 : 0)
+  return [...errors].sort((a, b) => depth(b) - depth(a) || weak(a) - weak(b))[0]
+}
+
+/** `DMS_*` variables that override a config field (specs/config.md, "Environment"). */
+export const ENV_OVERRIDES: Array<{ env: string; field: string; kind: 'string' | 'list' | 'bool' | 'int' }> =
+  [
+    { env: 'DMS_DATA_DIR', field: 'dataDir', kind: 'string' },
+    { env: 'DMS_LISTEN', field: 'listen', kind: 'list' },
+    { env: 'DMS_BOOTSTRAP', field: 'bootstrap', kind: 'list' },
+    { env: 'DMS_ONE_HOST', field: 'oneHost', kind: 'bool' },
+    { env: 'DMS_LOG_LEVEL', field: 'log.level', kind: 'string' },
+    { env: 'DMS_API_SOCKET', field: 'api.socket', kind: 'string' },
+    { env: 'DMS_API_PORT', field: 'api.tcp.port', kind: 'int' },
+    { env: 'DMS_API_TOKEN', field: 'api.tcp.token', kind: 'string' },
+  ]
+
+function envValue(o: (typeof ENV_OVERRIDES)[number], raw: string): unknown {
+  switch (o.kind) {
+    case 'string':
+      return raw
+    case 'list':
+      return raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0)
+    case 'bool':
+      if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true
+      if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false
+      throw new ConfigError(o.field, `${o.env}=${raw}: must be true or false`)
+    case 'int': {
+      if (!/^\d+$/.test(raw)) throw new ConfigError(o.field, `${o.env}=${raw}: must be a whole number`)
+      return Number(raw)
+    }
+  }
+}
+
+/**
+ * Builds a node config from a parsed config file (or `{}`), `DMS_*` overrides from `env`, then
+ * checks it against `nodeConfigSchema`. Precedence: env over file. Throws ConfigError naming the
+ * field (and the variable, when it came from one). Does not resolve paths.
+ */
+export function loadNodeConfig(
+  file: unknown,
+  env: Record<string, string | undefined> = {},
+  source = 'config',
+): NodeConfig {
+  if (typeof file !== 'object' || file === null || Array.isArray(file))
+    throw new ConfigError('', `${source}: must be a JSON object`)
+  const cfg = structuredClone(file) as Record<string, unknown>
+  const fromEnv = new Map<string, string>()
+  for (const o of ENV_OVERRIDES) {
+    const raw = env[o.env]
+    if (raw === undefined || raw === '') continue
+    const value = envValue(o, raw)
+    const path = o.field.split('.')
+    let at = cfg
+    for (const k of path.slice(0, -1)) {
+      const next = at[k]
+      if (next === false && k === 'api')
+        throw new ConfigError(o.field, `${o.env} is set but the config disables the API ("api": false)`)
+      if (typeof next !== 'object' || next === null) at[k] = {}
+      at = at[k] as Record<string, unknown>
+    }
+    at[path[path.length - 1]] = value
+    fromEnv.set(`/${path.join('/')}`, o.env)
+  }
+  if (!validate(cfg)) {
+    const e = mostSpecific(validate.errors ?? [])
+    let path = e?.instancePath ?? ''
+    let detail = e?.message ?? 'invalid'
+    if (e?.keyword === 'additionalProperties') {
+      const extra = String((e.params as { additionalProperty?: string }).additionalProperty)
+      path = `${path}/${extra}`
+      detail = 'unknown field'
+    } else if (e?.keyword === 'required') {
+      path = `${path}/${String((e.params as { missingProperty?: string }).missingProperty)}`
+      detail = 'is required'
+    } else if (e?.keyword === 'enum') {
+      detail = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
+    }
+    const field = path.replace(/^\//, '').replaceAll('/', '.')
+    const env = fromEnv.get(path)
+    throw new ConfigError(
+      field,
+      `${source}: ${field === '' ? '(root)' : `"${field}"`}${env ? ` (from ${env})` : ''}: ${detail}`,
+    )
+  }
+  return cfg as unknown as NodeConfig
 }

@@ -32,6 +32,7 @@ export const B = {
   terminate: '/dms/contract/terminate',
   blobGet: '/dms/blob/get',
   log: '/dms/job/log',
+  cancel: '/dms/job/cancel',
 } as const
 
 /** Inboxes of the well-known actors on every node. */
@@ -75,6 +76,11 @@ export interface Bid {
   /** The provider holds its reservation until then. */
   expiresAt: number
   resourcesReserved: boolean
+  /**
+   * How tightly the job fits what the provider had free: the smallest share of free capacity left
+   * after it, over the resources asked for (0 = fills one resource, 1 = leaves everything free).
+   */
+  fit?: number
   signature: string
 }
 
@@ -179,3 +185,16 @@ export interface TerminateRequest {
   receipt?: SignedReceipt
 }
 export type TerminateReply = Settlement
+
+/**
+ * `/dms/job/cancel`, requester -> provider inbox: stop the allocation of this contract. The
+ * allocation's result (a receipt with status `cancelled` and the usage) follows as `/dms/job/result`.
+ */
+export interface JobCancel {
+  jobId: string
+  contractId: string
+}
+export interface JobCancelReply {
+  /** false when no allocation of this contract is running here (not started, or already ended). */
+  stopping: boolean
+}

@@ -77,6 +77,11 @@ export class DmsNode {
     return this.api?.socketPath
   }
 
+  /** `host:port` of the API's TCP listener, when `api.tcp` is configured. */
+  get apiTcpAddress(): string | undefined {
+    return this.api?.tcpAddress
+  }
+
   async start(): Promise<void> {
     if (this.status !== 'stopped') return
     this.status = 'starting'
@@ -93,6 +98,9 @@ export class DmsNode {
     const cfg = this.config
     const { clock, log } = this
     await mkdir(cfg.dataDir, { recursive: true, mode: 0o700 })
+    // The database lock first: a data dir in use is refused before any passphrase is asked.
+    this.db = await openDb(join(cfg.dataDir, 'db'))
+    this.stops.push(() => this.db.close())
     const loaded = await loadOrCreateKey(cfg.dataDir, this.components.passphrase ?? envPassphrase())
     this.key = loaded.key
     if (loaded.migrated)
@@ -100,8 +108,6 @@ export class DmsNode {
         { dataDir: cfg.dataDir },
         'node.key was a plain key file (dms 0.1): sealed it with the passphrase',
       )
-    this.db = await openDb(join(cfg.dataDir, 'db'))
-    this.stops.push(() => this.db.close())
     this.host = await createHost(
       this.key,
       { ...cfg.network, listen: cfg.listen, bootstrap: cfg.bootstrap, oneHost: cfg.oneHost },
@@ -170,7 +176,15 @@ export class DmsNode {
         {
           contractDb: p.contractDb,
           bidTtlMs: p.bidTtlMs,
-          preferences: { allowedImages: p.allowedImages, maxDurationSeconds: p.maxDurationSeconds },
+          heartbeatMs: p.heartbeatMs,
+          preferences: {
+            allowedImages: p.allowedImages,
+            maxDurationSeconds: p.maxDurationSeconds,
+            minPrice: p.minPrice,
+            allowRequesters: p.allowRequesters,
+            denyRequesters: p.denyRequesters,
+            maxConcurrentJobs: p.maxConcurrentJobs,
+          },
         },
       )
       await this.provider.start()
@@ -190,11 +204,17 @@ export class DmsNode {
         cfg.requester,
       )
       this.stops.push(() => this.orchestrator?.stop())
+      // Jobs an earlier process left unfinished carry on from their persisted snapshots.
+      await this.orchestrator.start()
     }
     if (cfg.api !== false) {
       this.api = new ApiServer(
         { node: this, log: child(log, 'dms:api') },
-        { socketPath: cfg.api?.socket ?? join(cfg.dataDir, 'dms.sock') },
+        {
+          socketPath: cfg.api?.socket ?? join(cfg.dataDir, 'dms.sock'),
+          tcp: cfg.api?.tcp,
+          tokenPath: join(cfg.dataDir, 'api-token'),
+        },
       )
       await this.api.start()
       this.stops.push(() => this.api?.stop())

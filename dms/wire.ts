@@ -35,6 +35,8 @@ import {
   type Decline,
   type Invocation,
   type InvocationReply,
+  type JobCancel,
+  type JobCancelReply,
   type JobRequest,
   type JobRequestReply,
   type JobLog,
@@ -239,6 +241,18 @@ const settlement = proto<Settlement, P.SettlementMessage>(
   (v) => ({ settlement: docToBytes(v) }),
   (w) => docFromBytes(w.settlement, asSettlement),
 )
+const jobCancel = proto<JobCancel, P.JobCancel>(
+  P.JobCancel,
+  PW.JobCancelWire,
+  (v) => v,
+  (w) => w,
+)
+const jobCancelReply = proto<JobCancelReply, P.JobCancelReply>(
+  P.JobCancelReply,
+  PW.JobCancelReplyWire,
+  (v) => v,
+  (w) => w,
+)
 
 /**
  * Every DMS behaviour, typed, with its request (and reply) codec: `actor.send(to, W.bid, bid)`
@@ -275,6 +289,7 @@ export const W = {
     request: terminateRequest,
     reply: settlement,
   }),
+  cancel: defineBehaviour<JobCancel, JobCancelReply>(B.cancel, { request: jobCancel, reply: jobCancelReply }),
 } as const
 
 /** The registry a DMS node's ActorSystem decodes with: every behaviour in W. */

@@ -3250,3 +3250,204 @@ export namespace TerminateRequest {
     return streamMessage(buf, TerminateRequest.codec(), opts)
   }
 }
+
+export interface JobCancel {
+  jobId: string
+  contractId: string
+}
+
+export namespace JobCancel {
+  let _codec: Codec<JobCancel>
+
+  export const codec = (): Codec<JobCancel> => {
+    if (_codec == null) {
+      _codec = message<JobCancel>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.jobId != null && obj.jobId !== '')) {
+          w.uint32(10)
+          w.string(obj.jobId)
+        }
+
+        if ((obj.contractId != null && obj.contractId !== '')) {
+          w.uint32(18)
+          w.string(obj.contractId)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          jobId: '',
+          contractId: ''
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.jobId = reader.string()
+              break
+            }
+            case 2: {
+              obj.contractId = reader.string()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.jobId`,
+                value: reader.string()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.contractId`,
+                value: reader.string()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface JobCancelJobIdFieldEvent {
+    field: '$.jobId'
+    value: string
+  }
+
+  export interface JobCancelContractIdFieldEvent {
+    field: '$.contractId'
+    value: string
+  }
+
+  export function encode (obj: Partial<JobCancel>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, JobCancel.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobCancel>): JobCancel {
+    return decodeMessage(buf, JobCancel.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobCancel>): Generator<JobCancelJobIdFieldEvent | JobCancelContractIdFieldEvent> {
+    return streamMessage(buf, JobCancel.codec(), opts)
+  }
+}
+
+export interface JobCancelReply {
+  stopping: boolean
+}
+
+export namespace JobCancelReply {
+  let _codec: Codec<JobCancelReply>
+
+  export const codec = (): Codec<JobCancelReply> => {
+    if (_codec == null) {
+      _codec = message<JobCancelReply>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.stopping != null && obj.stopping !== false)) {
+          w.uint32(8)
+          w.bool(obj.stopping)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          stopping: false
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.stopping = reader.bool()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.stopping`,
+                value: reader.bool()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface JobCancelReplyStoppingFieldEvent {
+    field: '$.stopping'
+    value: boolean
+  }
+
+  export function encode (obj: Partial<JobCancelReply>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, JobCancelReply.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobCancelReply>): JobCancelReply {
+    return decodeMessage(buf, JobCancelReply.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobCancelReply>): Generator<JobCancelReplyStoppingFieldEvent> {
+    return streamMessage(buf, JobCancelReply.codec(), opts)
+  }
+}

@@ -23,6 +23,8 @@ export const JobLogWire: WireSchema = {}
 export const SettleRequestWire: WireSchema = {}
 export const SettlementMessageWire: WireSchema = {}
 export const TerminateRequestWire: WireSchema = {}
+export const JobCancelWire: WireSchema = {}
+export const JobCancelReplyWire: WireSchema = {}
 
 Object.assign(ResourcesWire, {
   1: { wire: 1 },
@@ -133,4 +135,11 @@ Object.assign(TerminateRequestWire, {
   2: { wire: 2 },
   3: { wire: 2 },
   4: { wire: 2 },
+})
+Object.assign(JobCancelWire, {
+  1: { wire: 2 },
+  2: { wire: 2 },
+})
+Object.assign(JobCancelReplyWire, {
+  1: { wire: 0 },
 })

@@ -8,5 +8,6 @@ echo "== typecheck";     npm run -s typecheck
 echo "== lint";          npm run -s lint
 echo "== format";        npm run -s format:check
 echo "== proto";         bash scripts/check-proto.sh
+echo "== openapi";       bash scripts/check-openapi.sh
 echo "== tests"
 npx mocha --reporter spec 'test/unit/**/*.spec.ts' 'test/integration/**/*.spec.ts' 'test/e2e/**/*.spec.ts'

@@ -1,4 +1,4 @@
-import { request } from 'node:http'
+import { request, type IncomingMessage } from 'node:http'
 
 export class ApiClientError extends Error {
   override name = 'ApiClientError'
@@ -111,6 +111,8 @@ export class ApiClient {
     )
     if (res.status >= 200 && res.status < 300) return res.body as T
     const e = (res.body as { error?: { code: string; message: string; field?: string } })?.error
+    if (res.status === 404 && e?.code === 'NOT_FOUND')
+      throw new RouteMissingError(this.socketPath, `${method} ${path.split('?')[0]}`)
     throw new ApiClientError(
       res.status,
       e?.code ?? `HTTP_${res.status}`,
@@ -118,4 +120,85 @@ export class ApiClient {
       e?.field,
     )
   }
+}
+
+/** The daemon answered 404 NOT_FOUND for a route it does not have: it is older than this CLI. */
+export class RouteMissingError extends Error {
+  override name = 'RouteMissingError'
+  readonly code = 'ROUTE_MISSING'
+  constructor(
+    readonly socketPath: string,
+    readonly route: string,
+  ) {
+    super(
+      `the daemon on ${socketPath} has no route ${route}: it runs an older dms, restart it with this version`,
+    )
+  }
+}
+
+/** Raw request: the status, headers and body bytes (file downloads). */
+export function rawRequest(
+  socketPath: string,
+  method: string,
+  path: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath, method, path }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+      )
+      res.on('error', reject)
+    })
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED') reject(new DaemonNotRunningError(socketPath))
+      else reject(err)
+    })
+    req.end()
+  })
+}
+
+/**
+ * A streamed GET answering NDJSON: yields each parsed line as it arrives. A non-2xx answer
+ * throws ApiClientError (or RouteMissingError for a 404 NOT_FOUND route).
+ */
+export async function* ndjson<T>(socketPath: string, path: string, signal?: AbortSignal): AsyncGenerator<T> {
+  const res = await new Promise<IncomingMessage>((resolve, reject) => {
+    const req = request({ socketPath, method: 'GET', path, signal }, resolve)
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED') reject(new DaemonNotRunningError(socketPath))
+      else reject(err)
+    })
+    req.end()
+  })
+  const status = res.statusCode ?? 0
+  if (status < 200 || status >= 300) {
+    const chunks: Buffer[] = []
+    for await (const c of res) chunks.push(c as Buffer)
+    throw errorOf(socketPath, `GET ${path}`, status, Buffer.concat(chunks).toString('utf8'))
+  }
+  let buf = ''
+  for await (const chunk of res) {
+    buf += (chunk as Buffer).toString('utf8')
+    let nl: number
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl).trim()
+      buf = buf.slice(nl + 1)
+      if (line.length > 0) yield JSON.parse(line) as T
+    }
+  }
+  if (buf.trim().length > 0) yield JSON.parse(buf) as T
+}
+
+/** The error of a non-2xx answer: the server's code and message, or RouteMissingError. */
+export function errorOf(socketPath: string, route: string, status: number, text: string): Error {
+  let e: { code?: string; message?: string; field?: string } | undefined
+  try {
+    e = (JSON.parse(text) as { error?: typeof e }).error
+  } catch {
+    /* not JSON */
+  }
+  if (status === 404 && e?.code === 'NOT_FOUND') return new RouteMissingError(socketPath, route)
+  return new ApiClientError(status, e?.code ?? `HTTP_${status}`, e?.message ?? text, e?.field)
 }

@@ -10,6 +10,7 @@
 import { PassThrough } from 'node:stream'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { BlobService } from '../blobs/service.js'
+import { MAX_BLOB_BYTES } from '../blobs/store.js'
 import type { JobLog } from '../messages.js'
 import { readOutputFile } from '../orchestrator/data-plane.js'
 import type { Orchestrator, StoredJob } from '../orchestrator/orchestrator.js'
@@ -22,6 +23,11 @@ export interface DataRoutesOptions {
 
 /** States a job does not leave. */
 const FINAL = new Set(['completed', 'failed', 'cancelled'])
+
+/** The OpenAPI description of a route (read by the API's route recorder, dms/api/openapi.ts). */
+const doc = (summary: string, responses: Record<number, { description: string }>) => ({
+  doc: { summary, responses },
+})
 
 const httpError = (statusCode: number, code: string, message: string) =>
   Object.assign(new Error(message), { statusCode, code })
@@ -47,13 +53,23 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (app: FastifyIn
     return job
   }
 
-  app.put('/v1/blobs', { bodyLimit: opts.blobs().store.maxBlobBytes }, async (req, reply) => {
-    if (typeof (req.body as AsyncIterable<Uint8Array> | undefined)?.[Symbol.asyncIterator] !== 'function') {
-      throw httpError(415, 'FST_ERR_CTP_INVALID_MEDIA_TYPE', 'send the blob as application/octet-stream')
-    }
-    const stored = await opts.blobs().store.putStream(req.body as AsyncIterable<Uint8Array>)
-    return reply.status(201).send(stored)
-  })
+  app.put(
+    '/v1/blobs',
+    {
+      bodyLimit: MAX_BLOB_BYTES,
+      config: doc('upload an input blob (application/octet-stream); refer to it by sha256 in a job spec', {
+        201: { description: '{ sha256, size }' },
+        413: { description: 'over 1 GiB' },
+      }),
+    },
+    async (req, reply) => {
+      if (typeof (req.body as AsyncIterable<Uint8Array> | undefined)?.[Symbol.asyncIterator] !== 'function') {
+        throw httpError(415, 'FST_ERR_CTP_INVALID_MEDIA_TYPE', 'send the blob as application/octet-stream')
+      }
+      const stored = await opts.blobs().store.putStream(req.body as AsyncIterable<Uint8Array>)
+      return reply.status(201).send(stored)
+    },
+  )
 
   app.get<{ Params: { id: string }; Querystring: { follow?: string } }>(
     '/v1/jobs/:id/logs',
@@ -65,6 +81,13 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (app: FastifyIn
           properties: { follow: { type: 'string', enum: ['true', 'false', '1', '0'] } },
         },
       },
+      config: doc(
+        "a job's stdout and stderr; with follow=true an NDJSON stream of live output ending with the job's state",
+        {
+          200: { description: '{ stdout, stderr, truncated }, or application/x-ndjson lines' },
+          404: { description: 'JOB_NOT_FOUND' },
+        },
+      ),
     },
     async (req, reply) => {
       const orch = orchestrator()
@@ -109,39 +132,59 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (app: FastifyIn
     },
   )
 
-  app.get<{ Params: { id: string } }>('/v1/jobs/:id/outputs', async (req) => {
-    const { record, state } = await jobOf(req.params.id)
-    return {
-      state,
-      archive: record.result?.archive ?? null,
-      files: record.result?.outputs ?? [],
-      verified: record.verification?.outputsHashOk ?? null,
-    }
-  })
+  app.get<{ Params: { id: string } }>(
+    '/v1/jobs/:id/outputs',
+    {
+      config: doc("the outputs' manifest and archive id", {
+        200: { description: '{ state, archive, files, verified }' },
+      }),
+    },
+    async (req) => {
+      const { record, state } = await jobOf(req.params.id)
+      return {
+        state,
+        archive: record.result?.archive ?? null,
+        files: record.result?.outputs ?? [],
+        verified: record.verification?.outputsHashOk ?? null,
+      }
+    },
+  )
 
-  app.get<{ Params: { id: string } }>('/v1/jobs/:id/outputs.tar', async (req, reply) => {
-    const { record } = await jobOf(req.params.id)
-    const archive = record.result?.archive
-    if (archive === undefined || !(await opts.blobs().store.has(archive.sha256))) {
-      throw httpError(404, 'OUTPUTS_NOT_AVAILABLE', `job ${req.params.id} has no fetched output archive`)
-    }
-    return reply.type('application/x-tar').send(Buffer.from(await opts.blobs().store.read(archive.sha256)))
-  })
+  app.get<{ Params: { id: string } }>(
+    '/v1/jobs/:id/outputs.tar',
+    {
+      config: doc('the outputs as one tar (as fetched and checked)', {
+        404: { description: 'OUTPUTS_NOT_AVAILABLE' },
+      }),
+    },
+    async (req, reply) => {
+      const { record } = await jobOf(req.params.id)
+      const archive = record.result?.archive
+      if (archive === undefined || !(await opts.blobs().store.has(archive.sha256))) {
+        throw httpError(404, 'OUTPUTS_NOT_AVAILABLE', `job ${req.params.id} has no fetched output archive`)
+      }
+      return reply.type('application/x-tar').send(Buffer.from(await opts.blobs().store.read(archive.sha256)))
+    },
+  )
 
-  app.get<{ Params: { id: string; '*': string } }>('/v1/jobs/:id/outputs/*', async (req, reply) => {
-    const { record } = await jobOf(req.params.id)
-    const path = req.params['*']
-    const content =
-      record.result === undefined ? undefined : await readOutputFile(opts.blobs(), record.result, path)
-    if (content === undefined) {
-      throw httpError(
-        404,
-        'OUTPUT_NOT_FOUND',
-        `job ${req.params.id} has no fetched output ${JSON.stringify(path)}`,
-      )
-    }
-    return reply.type('application/octet-stream').send(Buffer.from(content))
-  })
+  app.get<{ Params: { id: string; '*': string } }>(
+    '/v1/jobs/:id/outputs/*',
+    { config: doc('one output file, by its path', { 404: { description: 'OUTPUT_NOT_FOUND' } }) },
+    async (req, reply) => {
+      const { record } = await jobOf(req.params.id)
+      const path = req.params['*']
+      const content =
+        record.result === undefined ? undefined : await readOutputFile(opts.blobs(), record.result, path)
+      if (content === undefined) {
+        throw httpError(
+          404,
+          'OUTPUT_NOT_FOUND',
+          `job ${req.params.id} has no fetched output ${JSON.stringify(path)}`,
+        )
+      }
+      return reply.type('application/octet-stream').send(Buffer.from(content))
+    },
+  )
   return Promise.resolve()
 }
 

@@ -92,14 +92,49 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = (
 
   app.get<{ Querystring: { refresh?: string } }>(
     '/v1/resources',
-    { schema: { querystring: refreshQuerySchema } },
+    {
+      schema: { querystring: refreshQuerySchema },
+      config: {
+        doc: {
+          summary: "the provider's machine, offer, and free/reserved/locked/allocated resources",
+          description: '`?refresh=true` measures the machine again (ResourcesView, specs/resources.md).',
+          responses: { 200: { description: 'ResourcesView', schema: { type: 'object' } } },
+        },
+      },
+    },
     (req) => onboarding().view({ refresh: req.query.refresh === 'true' || req.query.refresh === '1' }),
   )
   app.put<{ Body: OnboardRequest }>(
     '/v1/resources/offer',
-    { schema: { body: onboardRequestSchema } },
+    {
+      schema: { body: onboardRequestSchema },
+      config: {
+        doc: {
+          summary: 'onboard, or change the offer in place (dms onboard)',
+          responses: {
+            200: { description: 'ResourcesView after the change', schema: { type: 'object' } },
+            409: { description: 'OFFER_BELOW_COMMITTED' },
+            422: { description: 'OFFER_EXCEEDS_MACHINE' },
+          },
+        },
+      },
+    },
     (req) => onboarding().onboard(req.body ?? {}),
   )
-  app.delete('/v1/resources/offer', () => onboarding().offboard())
+  app.delete(
+    '/v1/resources/offer',
+    {
+      config: {
+        doc: {
+          summary: 'offboard: withdraw the offer (dms offboard); running work finishes',
+          responses: {
+            200: { description: 'ResourcesView after the change', schema: { type: 'object' } },
+            409: { description: 'NOT_ONBOARDED' },
+          },
+        },
+      },
+    },
+    () => onboarding().offboard(),
+  )
   return Promise.resolve()
 }

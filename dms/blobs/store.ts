@@ -9,6 +9,9 @@ import { join } from 'node:path'
 
 export const SHA256_HEX = /^[0-9a-f]{64}$/
 
+/** Largest blob a store accepts by default (`BlobStoreInit.maxBlobBytes`). */
+export const MAX_BLOB_BYTES = 1024 * 1024 * 1024
+
 export class InvalidBlobIdError extends Error {
   override name = 'InvalidBlobIdError'
   readonly code = 'INVALID_BLOB_ID'
@@ -66,7 +69,7 @@ export class BlobStore {
   constructor(init: BlobStoreInit) {
     this.dir = init.dir
     this.tmpDir = join(init.dir, 'tmp')
-    this.maxBlobBytes = init.maxBlobBytes ?? 1024 * 1024 * 1024
+    this.maxBlobBytes = init.maxBlobBytes ?? MAX_BLOB_BYTES
   }
 
   /** Creates the folders and drops temp files a crash left behind. */

@@ -1,5 +1,8 @@
 import { readFile } from 'node:fs/promises'
-import { ApiClient, ApiClientError } from '../api/client.js'
+import { createHash } from 'node:crypto'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { dirname, isAbsolute, resolve as resolvePath, sep } from 'node:path'
+import { ApiClient, ApiClientError, errorOf, ndjson, rawRequest, RouteMissingError } from '../api/client.js'
 import type { JobRecord } from '../orchestrator/job-record.js'
 import { CliError, print, printJson } from './output.js'
 
@@ -16,6 +19,7 @@ export interface JobRunOptions {
   maxPrice?: string
   name?: string
   wait?: boolean
+  follow?: boolean
   json?: boolean
 }
 
@@ -60,6 +64,38 @@ export async function follow(
   }
 }
 
+/** API errors become one-line CLI errors; an older daemon (404 NOT_FOUND route) says so. */
+function apiProblem(err: unknown, prefix = ''): never {
+  if (err instanceof ApiClientError) throw new CliError(`${prefix}${err.message}`)
+  if (err instanceof RouteMissingError) throw new CliError(err.message)
+  throw err
+}
+
+const LOGS_FROM = new Set(['running', 'verifying', 'settling', 'completed', 'failed', 'cancelled'])
+
+/**
+ * Streams a job's logs (`GET /v1/jobs/:id/logs?follow=true`, NDJSON) to stdout/stderr until the
+ * `end` line; resolves with the final state it gives, or undefined when the daemon has no such route.
+ */
+export async function streamLogs(
+  socket: string,
+  id: string,
+  out: { stdout: (s: string) => void; stderr: (s: string) => void },
+): Promise<string | undefined> {
+  type Line = { stream?: 'stdout' | 'stderr'; data?: string; end?: boolean; state?: string }
+  try {
+    for await (const line of ndjson<Line>(socket, `/v1/jobs/${encodeURIComponent(id)}/logs?follow=true`)) {
+      if (line.end === true) return line.state
+      if (line.stream === 'stderr') out.stderr(line.data ?? '')
+      else if (line.stream === 'stdout') out.stdout(line.data ?? '')
+    }
+  } catch (err) {
+    if (err instanceof RouteMissingError) return undefined
+    throw err
+  }
+  return undefined
+}
+
 export async function jobRunCommand(command: string[], opts: JobRunOptions): Promise<void> {
   const api = new ApiClient(opts.socket)
   const spec = await specFrom(opts, command)
@@ -67,23 +103,37 @@ export async function jobRunCommand(command: string[], opts: JobRunOptions): Pro
   try {
     id = (await api.ok<{ id: string }>('POST', '/v1/jobs', spec)).id
   } catch (err) {
-    if (err instanceof ApiClientError) throw new CliError(`job refused: ${err.message}`)
-    throw err
+    apiProblem(err, 'job refused: ')
   }
-  if (!opts.wait) {
+  if (!opts.wait && !opts.follow) {
     if (opts.json) printJson({ id })
     else print(id)
     return
   }
-  if (!opts.json) print(`job ${id}`)
+  const human = !opts.json
+  // With --follow, states go to stderr so that stdout carries the job's own output.
+  const say = opts.follow ? (s: string) => process.stderr.write(`${s}\n`) : print
+  if (human) say(`job ${id}`)
   let t0: number | undefined
+  let logs: Promise<string | undefined> | undefined
   const job = await follow(api, id, (h) => {
-    if (!opts.json) print(`  ${String(h.at - (t0 ??= h.at)).padStart(6)} ms  ${h.state}`)
-  })
+    if (human) say(`  ${String(h.at - (t0 ??= h.at)).padStart(6)} ms  ${h.state}`)
+    if (opts.follow && logs === undefined && LOGS_FROM.has(h.state))
+      logs = streamLogs(opts.socket, id, {
+        stdout: (d) => void process.stdout.write(d),
+        stderr: (d) => void process.stderr.write(d),
+      }).catch((err: unknown) => {
+        say(`(logs unavailable: ${(err as Error).message})`)
+        return undefined
+      })
+  }).catch((err: unknown) => apiProblem(err))
+  const streamed = logs !== undefined && (await logs) !== undefined
   if (opts.json) printJson(job)
   else {
-    if (job.result) process.stdout.write(job.result.stdout)
-    if (job.error) print(`${job.state}: ${job.error.code}: ${job.error.message}`)
+    if (job.result && !streamed) process.stdout.write(job.result.stdout)
+    if (opts.follow && !streamed && logs !== undefined)
+      say('(this daemon has no live logs route: the output above is the final result)')
+    if (job.error) say(`${job.state}: ${job.error.code}: ${job.error.message}`)
   }
   if (job.state !== 'completed')
     throw new CliError(`job ${id} ${job.state}${job.error ? `: ${job.error.message}` : ''}`, 2)
@@ -91,12 +141,11 @@ export async function jobRunCommand(command: string[], opts: JobRunOptions): Pro
 
 export async function jobStatusCommand(id: string, opts: { socket: string; json?: boolean }): Promise<void> {
   const api = new ApiClient(opts.socket)
-  let job: JobView
+  let job: JobView & { usage?: { wallSeconds: number } | null }
   try {
-    job = await api.ok<JobView>('GET', `/v1/jobs/${id}`)
+    job = await api.ok<JobView>('GET', `/v1/jobs/${encodeURIComponent(id)}`)
   } catch (err) {
-    if (err instanceof ApiClientError) throw new CliError(err.message)
-    throw err
+    apiProblem(err)
   }
   if (opts.json) {
     printJson(job)
@@ -104,8 +153,117 @@ export async function jobStatusCommand(id: string, opts: { socket: string; json?
   }
   print(`${job.id}  ${job.state}${job.spec.name ? `  (${job.spec.name})` : ''}`)
   for (const h of job.history) print(`  ${new Date(h.at).toISOString()}  ${h.state}`)
+  print(`bids: ${job.bids.length}, declines: ${job.declines.length}`)
+  for (const a of job.attempts ?? []) print(`dropped: ${a.provider} (${a.error.code}: ${a.error.message})`)
   if (job.winner) print(`provider: ${job.winner.provider} (${job.winner.why})`)
+  if (job.contract) print(`contract: ${job.contract.terms.contractId}, escrow ${job.contract.terms.escrow}`)
+  if (job.allocationId) print(`allocation: ${job.allocationId}`)
+  if (job.usage) print(`usage: ${job.usage.wallSeconds.toFixed(2)}s wall`)
+  if (job.result)
+    print(`result: ${job.result.receipt.receipt.status}, exit code ${job.result.receipt.receipt.exitCode}`)
   if (job.settlement)
     print(`settled: paid ${job.settlement.paidToProvider}, refunded ${job.settlement.refundedToRequester}`)
   if (job.error) print(`error: ${job.error.code}: ${job.error.message}`)
+}
+
+export async function jobListCommand(opts: { socket: string; json?: boolean }): Promise<void> {
+  type Row = { id: string; name?: string; state: string; createdAt: number; provider?: string }
+  const { jobs } = await new ApiClient(opts.socket)
+    .ok<{ jobs: Row[] }>('GET', '/v1/jobs')
+    .catch((err: unknown) => apiProblem(err))
+  if (opts.json) return printJson({ jobs })
+  if (jobs.length === 0) return print('no jobs')
+  for (const j of jobs)
+    print(`${j.id}  ${j.state.padEnd(11)}  ${new Date(j.createdAt).toISOString()}  ${j.name ?? ''}`.trimEnd())
+}
+
+export async function jobLogsCommand(
+  id: string,
+  opts: { socket: string; json?: boolean; follow?: boolean },
+): Promise<void> {
+  const path = `/v1/jobs/${encodeURIComponent(id)}/logs`
+  if (opts.follow) {
+    const lines: unknown[] = []
+    const state = await streamLogs(opts.socket, id, {
+      stdout: (d) => void (opts.json ? lines.push({ stream: 'stdout', data: d }) : process.stdout.write(d)),
+      stderr: (d) => void (opts.json ? lines.push({ stream: 'stderr', data: d }) : process.stderr.write(d)),
+    }).catch((err: unknown) => apiProblem(err))
+    if (state === undefined) throw new CliError(new RouteMissingError(opts.socket, `GET ${path}`).message)
+    if (opts.json) printJson({ lines, state })
+    return
+  }
+  const logs = await new ApiClient(opts.socket)
+    .ok<{ stdout: string; stderr: string; truncated: boolean }>('GET', path)
+    .catch((err: unknown) => apiProblem(err))
+  if (opts.json) return printJson(logs)
+  process.stdout.write(logs.stdout)
+  process.stderr.write(logs.stderr)
+  if (logs.truncated) process.stderr.write('dms: (logs truncated by the provider)\n')
+}
+
+interface OutputsView {
+  archive: { sha256: string; size: number } | null
+  files: Array<{ path: string; sha256: string; size: number }>
+}
+
+/** A path inside `dir` for an output's relative path, refusing absolute paths and `..`. */
+export function outputTarget(dir: string, path: string): string {
+  const target = resolvePath(dir, path)
+  if (isAbsolute(path) || !target.startsWith(resolvePath(dir) + sep))
+    throw new CliError(`refusing output path ${JSON.stringify(path)}: it leaves ${dir}`)
+  return target
+}
+
+export async function jobOutputsCommand(
+  id: string,
+  opts: { socket: string; json?: boolean; out?: string },
+): Promise<void> {
+  const base = `/v1/jobs/${encodeURIComponent(id)}/outputs`
+  const view = await new ApiClient(opts.socket)
+    .ok<OutputsView>('GET', base)
+    .catch((err: unknown) => apiProblem(err))
+  if (opts.out === undefined) {
+    if (opts.json) return printJson(view)
+    if (view.files.length === 0) print('no output files')
+    for (const f of view.files) print(`${String(f.size).padStart(10)}  ${f.sha256.slice(0, 16)}…  ${f.path}`)
+    if (view.archive) print(`archive: outputs.tar, ${view.archive.size} bytes, sha256 ${view.archive.sha256}`)
+    return
+  }
+  const written: Array<{ path: string; file: string; size: number }> = []
+  const fetchTo = async (route: string, file: string, sha256: string) => {
+    const res = await rawRequest(opts.socket, 'GET', route)
+    if (res.status !== 200) throw errorOf(opts.socket, `GET ${route}`, res.status, res.body.toString('utf8'))
+    const got = createHash('sha256').update(res.body).digest('hex')
+    if (got !== sha256) throw new CliError(`${route}: sha256 ${got} does not match the listed ${sha256}`)
+    await mkdir(dirname(file), { recursive: true })
+    await writeFile(file, res.body)
+    return res.body.length
+  }
+  try {
+    for (const f of view.files) {
+      const file = outputTarget(opts.out, f.path)
+      const route = `${base}/${f.path.split('/').map(encodeURIComponent).join('/')}`
+      written.push({ path: f.path, file, size: await fetchTo(route, file, f.sha256) })
+    }
+    if (view.archive) {
+      const file = outputTarget(opts.out, 'outputs.tar')
+      written.push({
+        path: 'outputs.tar',
+        file,
+        size: await fetchTo(`${base}.tar`, file, view.archive.sha256),
+      })
+    }
+  } catch (err) {
+    apiProblem(err)
+  }
+  if (opts.json) return printJson({ written })
+  for (const w of written) print(`${w.file}  ${w.size} bytes`)
+}
+
+export async function jobCancelCommand(id: string, opts: { socket: string; json?: boolean }): Promise<void> {
+  const res = await new ApiClient(opts.socket)
+    .ok<{ id: string; state: string }>('DELETE', `/v1/jobs/${encodeURIComponent(id)}`)
+    .catch((err: unknown) => apiProblem(err, 'cancel refused: '))
+  if (opts.json) printJson(res)
+  else print(`job ${res.id}: ${res.state}`)
 }

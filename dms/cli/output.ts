@@ -9,8 +9,8 @@ export class CliError extends Error {
   }
 }
 
-export const print = (s: string) => process.stdout.write(`${s}\n`)
-export const printJson = (v: unknown) => process.stdout.write(`${JSON.stringify(v, null, 2)}\n`)
+export const print = (s: string): void => void process.stdout.write(`${s}\n`)
+export const printJson = (v: unknown): void => void process.stdout.write(`${JSON.stringify(v, null, 2)}\n`)
 export const fail = (message: string): never => {
   throw new CliError(message)
 }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import type { NodeConfig } from '../config.js'
+import { ConfigError, LOG_LEVELS, loadNodeConfig, type NodeConfig } from '../config.js'
 import { KeyFileError, loadOrCreateKey, PassphraseRequiredError, WrongPassphraseError } from '../keys.js'
 import { createLogger } from '../log.js'
 import { DmsNode } from '../node.js'
@@ -19,22 +19,43 @@ export function keyProblem(err: unknown): never {
   throw err
 }
 
-export async function readConfig(path: string): Promise<NodeConfig> {
-  let text: string
-  try {
-    text = await readFile(path, 'utf8')
-  } catch (err) {
-    throw new CliError(`cannot read config ${path}: ${(err as Error).message}`)
+/**
+ * Reads the config file (optional), applies `DMS_*` overrides from the environment and validates
+ * the result (specs/config.md). With no file, `dataDir` comes from DMS_DATA_DIR or `defaultDataDir`.
+ */
+export async function readConfig(
+  path: string | undefined,
+  env: Record<string, string | undefined> = process.env,
+  defaultDataDir?: string,
+): Promise<NodeConfig> {
+  let file: unknown = {}
+  if (path !== undefined) {
+    let text: string
+    try {
+      text = await readFile(path, 'utf8')
+    } catch (err) {
+      throw new CliError(`cannot read config ${path}: ${(err as Error).message}`)
+    }
+    try {
+      file = JSON.parse(text)
+    } catch (err) {
+      throw new CliError(`config ${path} is not valid JSON: ${(err as Error).message}`)
+    }
   }
-  let cfg: NodeConfig
+  if (
+    defaultDataDir !== undefined &&
+    typeof file === 'object' &&
+    file !== null &&
+    !('dataDir' in file) &&
+    !env.DMS_DATA_DIR
+  )
+    file = { ...file, dataDir: defaultDataDir }
   try {
-    cfg = JSON.parse(text) as NodeConfig
+    return loadNodeConfig(file, env, path === undefined ? 'config' : `config ${path}`)
   } catch (err) {
-    throw new CliError(`config ${path} is not valid JSON: ${(err as Error).message}`)
+    if (err instanceof ConfigError) throw new CliError(err.message)
+    throw err
   }
-  if (typeof cfg.dataDir !== 'string' || cfg.dataDir === '')
-    throw new CliError(`config ${path}: "dataDir" is required`)
-  return cfg
 }
 
 /**
@@ -55,37 +76,78 @@ export async function initCommand(opts: { dataDir: string; json?: boolean }): Pr
 }
 
 /**
- * `dms run`: starts a node and runs until SIGINT/SIGTERM (a second signal forces exit).
+ * `dms run`: starts a node and runs until SIGINT/SIGTERM; the first signal stops it in order
+ * (API, requester, provider, network, database), a second one exits at once (code 130).
  * Prints one JSON line `{"event":"ready",...}` on stdout once it serves; logs go to stderr.
  */
-export async function runCommand(opts: { config: string; dataDir?: string }): Promise<void> {
-  const cfg = await readConfig(opts.config)
+export async function runCommand(opts: {
+  config?: string
+  dataDir?: string
+  logLevel?: string
+  defaultDataDir: string
+}): Promise<void> {
+  const cfg = await readConfig(opts.config, process.env, opts.defaultDataDir)
   if (opts.dataDir !== undefined) cfg.dataDir = opts.dataDir
+  if (opts.logLevel !== undefined) {
+    if (!(LOG_LEVELS as readonly string[]).includes(opts.logLevel))
+      throw new CliError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`)
+    cfg.log = { level: opts.logLevel as NonNullable<NodeConfig['log']>['level'] }
+  }
   cfg.dataDir = resolve(cfg.dataDir)
-  const log = createLogger()
+  const log = createLogger({ level: cfg.log?.level })
   const node = new DmsNode(cfg, { log, passphrase: cliPassphrase() })
+  // Signals during start are honoured once the node is up (it stops what it started).
+  let signalled: string | undefined
+  let started = false
+  let stopping: Promise<void> | undefined
+  let onStopped: () => void = () => undefined
+  const stopped = new Promise<void>((r) => (onStopped = r))
+  const stop = (sig: string) => {
+    if (stopping !== undefined) return
+    log.info({ sig }, 'stopping (send the signal again to exit at once)')
+    const t0 = Date.now()
+    stopping = node.stop().then(() => {
+      log.info({ ms: Date.now() - t0 }, 'stopped')
+      onStopped()
+    })
+  }
+  const onSignal = (sig: string) => {
+    if (signalled !== undefined) {
+      log.warn({ sig }, 'second signal: exiting now')
+      process.exit(130)
+    }
+    signalled = sig
+    if (started) stop(sig)
+  }
+  process.on('SIGINT', () => onSignal('SIGINT'))
+  process.on('SIGTERM', () => onSignal('SIGTERM'))
   try {
     await node.start()
   } catch (err) {
-    if (err instanceof DataDirInUseError) throw new CliError(err.message)
+    if (err instanceof DataDirInUseError)
+      throw new CliError(
+        `another dms is using the data directory ${cfg.dataDir}: stop it first, or choose another --data-dir`,
+      )
     keyProblem(err)
   }
+  started = true
   process.stdout.write(
-    `${JSON.stringify({ event: 'ready', peerId: node.peerId, addrs: node.addrs(), socket: node.socketPath ?? null })}\n`,
+    `${JSON.stringify({
+      event: 'ready',
+      peerId: node.peerId,
+      addrs: node.addrs(),
+      socket: node.socketPath ?? null,
+      tcp: node.apiTcpAddress ?? null,
+      dataDir: cfg.dataDir,
+    })}\n`,
   )
-  log.info({ peerId: node.peerId, addrs: node.addrs(), socket: node.socketPath }, 'dms node running')
-  await new Promise<void>((resolveStop) => {
-    let stopping = false
-    const onSignal = (sig: string) => {
-      if (stopping) {
-        log.warn({ sig }, 'second signal: exiting now')
-        process.exit(130)
-      }
-      stopping = true
-      log.info({ sig }, 'stopping')
-      void node.stop().then(resolveStop)
-    }
-    process.on('SIGINT', () => onSignal('SIGINT'))
-    process.on('SIGTERM', () => onSignal('SIGTERM'))
-  })
+  log.info(
+    { peerId: node.peerId, addrs: node.addrs(), socket: node.socketPath, tcp: node.apiTcpAddress },
+    'dms node running',
+  )
+  if (signalled !== undefined) stop(signalled)
+  await stopped
+  // Everything is closed; libp2p can leave timers (dial backoff, ~2 s) that would delay the exit.
+  log.flush()
+  process.exit(0)
 }

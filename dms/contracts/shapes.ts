@@ -7,7 +7,7 @@
 import type { Bid } from '../messages.js'
 import type { ContractProof, Settlement, SignedContract, SignedReceipt, SignedVerification } from './model.js'
 
-type Shape = 'string' | 'number' | 'boolean' | '?string' | { [field: string]: Shape }
+type Shape = 'string' | 'number' | 'boolean' | '?string' | '?number' | { [field: string]: Shape }
 
 export class DocumentShapeError extends Error {
   override name = 'DocumentShapeError'
@@ -15,7 +15,7 @@ export class DocumentShapeError extends Error {
 
 function check(value: unknown, shape: Shape, path: string): void {
   if (typeof shape === 'string') {
-    if (shape === '?string' && value === undefined) return
+    if (shape.startsWith('?') && value === undefined) return
     const want = shape.replace('?', '')
     if (typeof value !== want || (want === 'number' && !Number.isFinite(value)))
       throw new DocumentShapeError(`${path} must be a ${want}`)
@@ -43,6 +43,7 @@ const BID: Shape = {
   expectedFinish: 'number',
   expiresAt: 'number',
   resourcesReserved: 'boolean',
+  fit: '?number',
   signature: 'string',
 }
 

@@ -99,21 +99,32 @@ export class Libp2pTransport implements Transport {
     return this.components.host.services.pubsub.getSubscribers(topic).length
   }
 
+  /**
+   * Resolves once `n` peers subscribe to `topic` and each has a usable outbound gossip stream: a
+   * message published to a peer whose stream is not open yet is lost. Gossipsub has no public view
+   * of its streams, so this reads its `streamsOutbound` map when present (checked again at each
+   * subscription change and gossipsub heartbeat); without it, subscribers alone count.
+   */
   waitForTopicPeers(topic: string, n: number, options: { signal?: AbortSignal } = {}): Promise<void> {
     const pubsub = this.components.host.services.pubsub
+    const outbound = (pubsub as unknown as { streamsOutbound?: Map<string, unknown> }).streamsOutbound
+    const usable = () =>
+      pubsub.getSubscribers(topic).filter((p) => outbound === undefined || outbound.has(p.toString())).length
     return new Promise((resolve, reject) => {
       const done = (err?: unknown) => {
         pubsub.removeEventListener('subscription-change', check)
+        pubsub.removeEventListener('gossipsub:heartbeat' as 'subscription-change', check)
         options.signal?.removeEventListener('abort', onAbort)
         if (err === undefined) resolve()
         else reject(err instanceof Error ? err : new Error('aborted', { cause: err }))
       }
       const check = () => {
-        if (pubsub.getSubscribers(topic).length >= n) done()
+        if (usable() >= n) done()
       }
       const onAbort = () => done(options.signal?.reason ?? new Error('aborted'))
       if (options.signal?.aborted) return onAbort()
       pubsub.addEventListener('subscription-change', check)
+      pubsub.addEventListener('gossipsub:heartbeat' as 'subscription-change', check)
       options.signal?.addEventListener('abort', onAbort, { once: true })
       check()
     })

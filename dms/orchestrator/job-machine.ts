@@ -21,6 +21,8 @@ export interface JobSteps {
   awaitResult: Step
   verify: Step
   settle: Step
+  /** Stops the run at the provider (if any) and closes the contract for the time used. */
+  cancel: Step
 }
 
 /** An error a step throws to fail the job with a stable reason code. */
@@ -61,6 +63,19 @@ export function createJobMachine(steps: JobSteps, clock: Clock) {
         onError: { target: 'failed', actions: 'fail' },
       },
     }) as object
+  // A step after the contract whose failure is the provider's fault: bid again while retries last.
+  const retryingStep = (name: keyof JobSteps, next: JobState) =>
+    ({
+      invoke: {
+        src: name,
+        input: ({ context }: { context: JobRecord }) => context,
+        onDone: { target: next, actions: 'merge' },
+        onError: [
+          { guard: 'retriesLeft', target: 'bidding', actions: 'retry' },
+          { target: 'failed', actions: 'fail' },
+        ],
+      },
+    }) as object
 
   return setup({
     types: { context: {} as JobRecord, input: {} as JobRecord },
@@ -72,6 +87,7 @@ export function createJobMachine(steps: JobSteps, clock: Clock) {
       awaitResult: step('awaitResult'),
       verify: step('verify'),
       settle: step('settle'),
+      cancel: step('cancel'),
     },
     actions: {
       merge: assign(({ event }) => (event as unknown as { output: Patch }).output),
@@ -83,8 +99,44 @@ export function createJobMachine(steps: JobSteps, clock: Clock) {
         history: [...context.history, { state: params.state, at: clock.now() }],
       })),
       choose: assign(({ context }) => {
-        const [best, why] = rankBids(context.bids.filter((b) => !context.tried.includes(b.bidId)))[0]
+        const [best, why] = rankBids(
+          context.bids.filter((b) => !context.tried.includes(b.bidId)),
+          {
+            maxPrice: context.spec.maxPrice,
+            maxDurationSeconds: context.spec.maxDurationSeconds,
+            reliability: context.reliability ?? {},
+          },
+        )[0]
         return { winner: { bidId: best.bidId, provider: best.provider, why } }
+      }),
+      // A provider fault with retries left: record the attempt, exclude the provider, bid again.
+      retry: assign(({ context, event }) => {
+        const err = (event as unknown as { error: unknown }).error
+        const patch = (err as { patch?: Patch })?.patch ?? {}
+        const provider = context.winner?.provider as string
+        return {
+          attempts: [
+            ...(context.attempts ?? []),
+            {
+              provider,
+              contractId: context.contract?.terms.contractId,
+              error: toJobError(err),
+              settlement: patch.settlement,
+              at: clock.now(),
+            },
+          ],
+          excluded: [...(context.excluded ?? []), provider],
+          bids: [],
+          declines: [],
+          tried: [],
+          winner: undefined,
+          contract: undefined,
+          proof: undefined,
+          allocationId: undefined,
+          updates: [],
+          result: undefined,
+          lastSeenAt: undefined,
+        }
       }),
       noBids: assign(({ context }) => ({
         error: {
@@ -103,11 +155,17 @@ export function createJobMachine(steps: JobSteps, clock: Clock) {
     guards: {
       outcomeFailed: ({ event }) => (event as unknown as { output: Patch }).output.error !== undefined,
       hasCandidate: ({ context }) => context.bids.some((b) => !context.tried.includes(b.bidId)),
+      // terminatesOnFailure throws a JobFailure once the contract was terminated for provider fault.
+      retriesLeft: ({ context, event }) =>
+        (event as unknown as { error: unknown }).error instanceof JobFailure &&
+        (context.attempts?.length ?? 0) < context.spec.retries,
     },
   }).createMachine({
     id: 'job',
     context: ({ input }) => input,
     initial: 'bidding',
+    // Cancel is accepted in every state until the result is in (verifying and settling ignore it).
+    on: { CANCEL: { target: '.cancelling' } },
     states: {
       bidding: { entry: stamp('bidding'), ...invokeStep('collectBids', 'selecting') },
       selecting: {
@@ -127,11 +185,12 @@ export function createJobMachine(steps: JobSteps, clock: Clock) {
         },
       },
       contracting: { entry: stamp('contracting'), ...invokeStep('closeContract', 'invoking') },
-      invoking: { entry: stamp('invoking'), ...invokeStep('invoke', 'running') },
-      running: { entry: stamp('running'), ...invokeStep('awaitResult', 'verifying') },
-      verifying: { entry: stamp('verifying'), ...invokeStep('verify', 'settling') },
+      invoking: { entry: stamp('invoking'), ...retryingStep('invoke', 'running') },
+      running: { entry: stamp('running'), ...retryingStep('awaitResult', 'verifying') },
+      verifying: { entry: stamp('verifying'), on: { CANCEL: {} }, ...invokeStep('verify', 'settling') },
       settling: {
         entry: stamp('settling'),
+        on: { CANCEL: {} },
         invoke: {
           src: 'settle',
           input: ({ context }) => context,
@@ -141,6 +200,16 @@ export function createJobMachine(steps: JobSteps, clock: Clock) {
             { target: 'completed', actions: 'merge' },
           ],
           onError: { target: 'failed', actions: 'fail' },
+        },
+      },
+      cancelling: {
+        entry: stamp('cancelling'),
+        on: { CANCEL: {} },
+        invoke: {
+          src: 'cancel',
+          input: ({ context }) => context,
+          onDone: { target: 'cancelled', actions: 'merge' },
+          onError: { target: 'cancelled', actions: 'fail' },
         },
       },
       completed: { entry: stamp('completed'), type: 'final' },

@@ -13,6 +13,7 @@ export type JobState =
   | 'running'
   | 'verifying'
   | 'settling'
+  | 'cancelling'
   | 'completed'
   | 'failed'
   | 'cancelled'
@@ -35,7 +36,24 @@ export interface JobRecord {
   declines: Decline[]
   /** Bids already tried (declined their job request). */
   tried: string[]
+  /** The requester's reliability record of each bidder when the bids were ranked (0..1). */
+  reliability?: Record<string, number>
   winner?: { bidId: string; provider: string; why: string }
+  /** Providers dropped for a fault (never asked again for this job), and each failed attempt. */
+  excluded?: string[]
+  attempts?: Array<{
+    provider: string
+    contractId?: string
+    error: JobError
+    settlement?: Settlement
+    at: number
+  }>
+  /** Set by `Orchestrator.cancel`: when the cancel was asked. */
+  cancelRequestedAt?: number
+  /** The bidders' addresses (so a restarted requester can still reach its provider). */
+  providerAddrs?: Record<string, string[]>
+  /** When the job's provider was last heard from (an update or heartbeat) while running. */
+  lastSeenAt?: number
   contract?: SignedContract
   proof?: ContractProof
   allocationId?: string

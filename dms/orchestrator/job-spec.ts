@@ -57,6 +57,15 @@ export const jobSpecSchema = {
         },
       },
     },
+    retries: { type: 'integer', minimum: 0, maximum: 10, description: 'provider faults retried; default 3' },
+    providers: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        allow: { type: 'array', maxItems: 256, items: { type: 'string', minLength: 1, maxLength: 128 } },
+        deny: { type: 'array', maxItems: 256, items: { type: 'string', minLength: 1, maxLength: 128 } },
+      },
+    },
   },
 } as const
 
@@ -69,6 +78,10 @@ export interface JobSpec {
   resources: Resources
   maxDurationSeconds: number
   maxPrice: number
+  /** How many times a provider fault (silent, unreachable) is retried with another provider. */
+  retries: number
+  /** Peer ids allowed to run the job (empty: any) and peers that must not. */
+  providers: { allow: string[]; deny: string[] }
   /**
    * Files for /inputs. As parsed: inline content (`contentBase64`) or a blob id (`sha256`); once
    * posted, every input is a blob with its `sha256` and `size` (Orchestrator.post stores inline ones).
@@ -82,6 +95,9 @@ export interface InputSpec {
   size?: number
   contentBase64?: string
 }
+
+/** Default of `retries`. */
+export const DEFAULT_RETRIES = 3
 
 export class InvalidJobSpecError extends Error {
   override name = 'InvalidJobSpecError'
@@ -124,6 +140,8 @@ export function parseJobSpec(input: unknown): JobSpec {
     maxDuration: number
     maxPrice: number
     inputs?: Array<{ path: string; content?: string; contentBase64?: string; sha256?: string }>
+    retries?: number
+    providers?: { allow?: string[]; deny?: string[] }
   }
   const bytes = (field: string, v: number | string | undefined) => {
     try {
@@ -151,6 +169,8 @@ export function parseJobSpec(input: unknown): JobSpec {
     maxDurationSeconds: s.maxDuration,
     maxPrice: s.maxPrice,
     ...(s.inputs !== undefined ? { inputs: parseInputs(s.inputs) } : {}),
+    retries: s.retries ?? DEFAULT_RETRIES,
+    providers: { allow: s.providers?.allow ?? [], deny: s.providers?.deny ?? [] },
   }
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
-import { createActor, type Actor as XActor } from 'xstate'
+import { createActor, type Actor as XActor, type Snapshot } from 'xstate'
 import type { Clock } from '../../actors/clock.js'
 import type { Handle } from '../../actors/envelope.js'
 import { KeyPair, keyToString } from '../../actors/identity.js'
@@ -30,6 +30,7 @@ import {
   type ContractSignReply,
   type Decline,
   type InvocationReply,
+  type JobCancelReply,
   type JobRequestReply,
   type JobLog,
   type JobResult,
@@ -45,6 +46,8 @@ import { JobSession } from './session.js'
 import { fetchAndCheckOutputs, grantInputs, resolveInputs } from './data-plane.js'
 import type { BlobService } from '../blobs/service.js'
 import type { InputFile } from '../blobs/staging.js'
+import { reliabilityOf, type ProviderRecord } from './select.js'
+import { HEARTBEAT } from '../provider/allocation.js'
 
 export interface OrchestratorInit {
   /** The contract-db this requester uses: peer id and addresses. */
@@ -62,6 +65,10 @@ export interface OrchestratorInit {
    * restarting); waits 1 s, 2 s, 4 s... between them. @default 4
    */
   settleAttempts?: number
+  /** Bid requests published (1 s, 2 s... apart) while some providers stay silent. @default 3 */
+  publishAttempts?: number
+  /** A running job's provider silent this long is dropped (provider fault). @default 6000 */
+  livenessTimeoutMs?: number
 }
 
 export interface OrchestratorComponents {
@@ -79,6 +86,26 @@ export interface OrchestratorComponents {
 export interface StoredJob {
   state: JobState
   record: JobRecord
+  /** The machine's persisted snapshot, restored by `start` after a restart. */
+  snapshot?: unknown
+}
+
+/** Job states a machine never leaves. */
+export const FINAL_STATES: JobState[] = ['completed', 'failed', 'cancelled']
+
+export class JobNotFoundError extends Error {
+  override name = 'JobNotFoundError'
+  readonly code = 'JOB_NOT_FOUND'
+  constructor(id: string) {
+    super(`no job ${id}`)
+  }
+}
+export class JobEndedError extends Error {
+  override name = 'JobEndedError'
+  readonly code = 'JOB_ENDED'
+  constructor(id: string, state: string) {
+    super(`job ${id} already ended: ${state}`)
+  }
 }
 
 type Running = { machine: XActor<ReturnType<typeof createJobMachine>>; session: JobSession; actor: Actor }
@@ -89,6 +116,8 @@ type Running = { machine: XActor<ReturnType<typeof createJobMachine>>; session: 
  */
 export class Orchestrator {
   readonly jobs: Repo<StoredJob>
+  /** This requester's record of each provider it used (completed jobs, faults), for ranking. */
+  readonly providers: Repo<ProviderRecord>
   private readonly running = new Map<JobId, Running>()
   private readonly listeners = new Set<(job: StoredJob) => void>()
   private readonly updateListeners = new Set<(jobId: JobId, update: JobUpdate) => void>()
@@ -106,7 +135,10 @@ export class Orchestrator {
       resultGraceMs: init.resultGraceMs ?? 30_000,
       requestTimeoutMs: init.requestTimeoutMs ?? 10_000,
       settleAttempts: init.settleAttempts ?? 4,
+      publishAttempts: init.publishAttempts ?? 3,
+      livenessTimeoutMs: init.livenessTimeoutMs ?? 6000,
     }
+    this.providers = new Repo(c.db, 'provider-records')
   }
 
   /** Called with every persisted change of any job (for the API's live views and tests). */
@@ -168,6 +200,43 @@ export class Orchestrator {
       tried: [],
       updates: [],
     }
+    return this.launch(record)
+  }
+
+  /**
+   * Restores every job an earlier process left in a non-final state from its persisted snapshot.
+   * The step of the state it was in runs again (xstate restarts an active promise actor), and its
+   * deadlines are computed from the record (absolute times), so they are re-armed, not reset.
+   */
+  async start(): Promise<number> {
+    let restored = 0
+    for (const job of await this.jobs.values()) {
+      if (FINAL_STATES.includes(job.state) || job.snapshot === undefined) continue
+      if (this.running.has(job.record.id)) continue
+      await this.launch(job.record, job.snapshot)
+      restored++
+    }
+    if (restored > 0) this.c.log.info({ restored }, 'jobs restored after restart')
+    return restored
+  }
+
+  /**
+   * Cancels a job: its machine goes to `cancelling`, which stops the provider's run and terminates
+   * the contract with REQUESTER_CANCELLED (the time used is paid), then to `cancelled`.
+   * Resolves with the job's state once the cancel is accepted.
+   */
+  async cancel(id: JobId): Promise<StoredJob> {
+    const stored = await this.jobs.get(id)
+    if (stored === undefined) throw new JobNotFoundError(id)
+    const live = this.running.get(id)
+    if (FINAL_STATES.includes(stored.state) || live === undefined) throw new JobEndedError(id, stored.state)
+    live.machine.send({ type: 'CANCEL' })
+    const snap = live.machine.getSnapshot()
+    return { state: snap.value, record: snap.context }
+  }
+
+  private launch(record: JobRecord, snapshot?: unknown): Promise<StoredJob> {
+    const id = record.id
     const session = new JobSession()
     // The job's actor has its own key; contracts are still signed with the node key.
     const actor = this.c.system
@@ -180,8 +249,9 @@ export class Orchestrator {
       .on(B.update, (m: Message) => {
         const u = m.payload as JobUpdate
         if (u?.jobId === id && this.isWinner(id, m.peer)) {
-          session.addUpdate(u)
-          for (const fn of this.updateListeners) fn(id, u)
+          const heartbeat = u.detail === HEARTBEAT
+          session.addUpdate(u, this.c.clock.now(), heartbeat)
+          if (!heartbeat) for (const fn of this.updateListeners) fn(id, u)
         }
       })
       .on(B.log, (m: Message) => {
@@ -195,7 +265,10 @@ export class Orchestrator {
         const r = m.payload as JobResult
         if (r?.jobId === id && this.isWinner(id, m.peer)) session.setResult(r)
       })
-    const machine = createActor(createJobMachine(this.steps(session, actor), this.c.clock), { input: record })
+    const machine = createActor(createJobMachine(this.steps(session, actor), this.c.clock), {
+      input: record,
+      ...(snapshot !== undefined ? { snapshot: snapshot as Snapshot<unknown> } : {}),
+    })
     this.running.set(id, { machine, session, actor })
     let first = true
     let resolveStored!: (j: StoredJob) => void
@@ -203,20 +276,29 @@ export class Orchestrator {
     // Persist on every transition, in order; xstate emits synchronously, so chain the writes.
     let chain = Promise.resolve()
     machine.subscribe((snap) => {
-      const job: StoredJob = { state: snap.value, record: snap.context }
+      const job: StoredJob = {
+        state: snap.value,
+        record: snap.context,
+        snapshot: machine.getPersistedSnapshot(),
+      }
       chain = chain
         .then(() => this.jobs.put(id, job))
-        .then(() => {
+        .then(async () => {
           for (const l of this.listeners) l(job)
           if (first) {
             first = false
             resolveStored(job)
           }
-          if (snap.status === 'done') this.finish(id)
+          if (snap.status === 'done') await this.finish(id)
         })
         .catch((err: unknown) => this.c.log.error({ err, jobId: id }, 'job not persisted'))
     })
     machine.start()
+    if (snapshot !== undefined && first) {
+      // A restored machine emits nothing until its next transition: it is stored already.
+      first = false
+      resolveStored({ state: machine.getSnapshot().value, record: machine.getSnapshot().context })
+    }
     return stored
   }
 
@@ -224,13 +306,22 @@ export class Orchestrator {
     return this.running.get(id)?.machine.getSnapshot().context.winner?.provider === peer
   }
 
-  private finish(id: JobId): void {
+  private async finish(id: JobId): Promise<void> {
     const r = this.running.get(id)
     if (r === undefined) return
     this.running.delete(id)
     r.actor.stop()
     const snap = r.machine.getSnapshot()
     this.c.log.info({ jobId: id, state: snap.value, error: snap.context.error }, 'job finished')
+    // The provider record used to rank future bids: faults dropped, and who completed.
+    const job = snap.context
+    const bump = async (peer: string, field: keyof ProviderRecord) => {
+      const rec = (await this.providers.get(peer)) ?? { completed: 0, faults: 0 }
+      rec[field]++
+      await this.providers.put(peer, rec)
+    }
+    for (const a of job.attempts ?? []) await bump(a.provider, 'faults')
+    if (snap.value === 'completed' && job.winner !== undefined) await bump(job.winner.provider, 'completed')
   }
 
   private onBid(id: JobId, session: JobSession, m: Message<Bid>): void {
@@ -249,7 +340,11 @@ export class Orchestrator {
       hashDoc(bid.resources) === hashDoc(spec.resources) &&
       totalOk(bid) &&
       bid.total <= spec.maxPrice &&
-      bid.expiresAt > this.c.clock.now()
+      bid.expiresAt > this.c.clock.now() &&
+      // The job's provider constraints, and providers dropped for a fault.
+      (spec.providers.allow.length === 0 || spec.providers.allow.includes(bid.provider)) &&
+      !spec.providers.deny.includes(bid.provider) &&
+      !(job.context.excluded ?? []).includes(bid.provider)
     if (!ok) {
       this.c.log.debug({ jobId: id, from: m.peer }, 'unusable bid ignored')
       return
@@ -263,7 +358,7 @@ export class Orchestrator {
       publicKey: publicKeyOfPeer(peer) as Uint8Array<ArrayBuffer>,
       peer,
       inbox: INBOX.provider,
-      addrs: session.providerAddrs.get(peer) ?? [],
+      addrs: session.providerAddrs.get(peer) ?? job.providerAddrs?.[peer] ?? [],
     }
   }
 
@@ -369,7 +464,7 @@ export class Orchestrator {
     const timeoutMs = this.cfg.requestTimeoutMs
     return {
       collectBids: async (job, signal): Promise<Patch> => {
-        const deadline = clock.now() + this.cfg.bidWindowMs
+        session.reset()
         // A bid request published before any provider is subscribed reaches nobody: wait (bounded).
         const waiting = AbortSignal.any([signal, AbortSignal.timeout(this.cfg.bidWindowMs)])
         const seen = await this.c.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1, { signal: waiting }).then(
@@ -377,27 +472,45 @@ export class Orchestrator {
           () => false,
         )
         signal.throwIfAborted()
-        if (!seen) return { bids: [], declines: [] }
-        const audience = this.c.transport.topicPeers(BID_REQUEST_TOPIC)
-        const req: BidRequest = {
-          jobId: job.id,
-          resources: job.spec.resources,
-          image: job.spec.image,
-          maxDurationSeconds: job.spec.maxDurationSeconds,
-          maxPrice: job.spec.maxPrice,
-          deadline,
-          exclude: [],
+        const reliability: Record<string, number> = {}
+        const done = async (): Promise<Patch> => {
+          for (const b of session.bids)
+            reliability[b.provider] = reliabilityOf(await this.providers.get(b.provider))
+          return {
+            bids: [...session.bids],
+            declines: [...session.declines],
+            reliability,
+            providerAddrs: Object.fromEntries(session.providerAddrs),
+          }
         }
-        await actor.publish(BID_REQUEST_TOPIC, B.bidRequest, req, this.cfg.bidWindowMs + 5000)
-        // Close early once enough bids are in, or every subscribed provider has answered.
-        await session.until(
-          () =>
-            session.bids.length >= this.cfg.enoughBids ||
-            session.bids.length + session.declines.length >= audience,
-          deadline - clock.now(),
-          signal,
-        )
-        return { bids: [...session.bids], declines: [...session.declines] }
+        if (!seen) return done()
+        // Published again (1 s, 2 s... later) while no bid came and some providers stayed silent:
+        // a request can be lost (e.g. published before gossipsub's stream to a new peer is open).
+        for (let attempt = 0; attempt < this.cfg.publishAttempts; attempt++) {
+          if (attempt > 0) await delay(1000 * 2 ** (attempt - 1), signal)
+          const deadline = clock.now() + this.cfg.bidWindowMs
+          const audience = this.c.transport.topicPeers(BID_REQUEST_TOPIC)
+          const req: BidRequest = {
+            jobId: job.id,
+            resources: job.spec.resources,
+            image: job.spec.image,
+            maxDurationSeconds: job.spec.maxDurationSeconds,
+            maxPrice: job.spec.maxPrice,
+            deadline,
+            exclude: [...job.spec.providers.deny, ...(job.excluded ?? [])],
+          }
+          await actor.publish(BID_REQUEST_TOPIC, B.bidRequest, req, this.cfg.bidWindowMs + 5000)
+          // Close early once enough bids are in, or every subscribed provider has answered.
+          await session.until(
+            () =>
+              session.bids.length >= this.cfg.enoughBids ||
+              session.bids.length + session.declines.length >= audience,
+            deadline - clock.now(),
+            signal,
+          )
+          if (session.bids.length > 0 || session.declines.length >= audience) break
+        }
+        return done()
       },
 
       requestLock: async (job, signal) => {
@@ -495,14 +608,29 @@ export class Orchestrator {
       }),
 
       awaitResult: this.terminatesOnFailure(actor, async (job, signal) => {
-        const limit = job.spec.maxDurationSeconds * 1000 + this.cfg.resultGraceMs
-        const got = await session.until(() => session.result !== undefined, limit, signal)
-        if (!got)
-          throw new JobFailure(
-            'PROVIDER_SILENT',
-            `no result from the provider within ${Math.round(limit / 1000)}s`,
-          )
-        return { result: session.result, updates: [...session.updates] }
+        // Deadlines are absolute (from the record), so a restored job re-arms them where they were.
+        const runningSince = job.history.findLast((h) => h.state === 'running')?.at ?? clock.now()
+        const deadline = runningSince + job.spec.maxDurationSeconds * 1000 + this.cfg.resultGraceMs
+        const liveness = this.cfg.livenessTimeoutMs
+        let seen = clock.now()
+        for (;;) {
+          const before = session.lastSeen
+          const wait = Math.min(deadline, seen + liveness) - clock.now()
+          await session.until(() => session.result !== undefined || session.lastSeen !== before, wait, signal)
+          if (session.result !== undefined) break
+          if (session.lastSeen !== before) {
+            seen = session.lastSeen
+            continue
+          }
+          if (clock.now() >= deadline)
+            throw new JobFailure(
+              'PROVIDER_SILENT',
+              `no result from the provider within ${Math.round((deadline - runningSince) / 1000)}s`,
+            )
+          if (clock.now() - seen >= liveness)
+            throw new JobFailure('PROVIDER_SILENT', `provider silent for ${liveness} ms (no heartbeat)`)
+        }
+        return { result: session.result, updates: [...session.updates], lastSeenAt: session.lastSeen }
       }),
 
       // A malformed result makes verify throw: that too is the provider's fault.
@@ -585,6 +713,42 @@ export class Orchestrator {
             },
           }
         return { settlement }
+      },
+
+      cancel: async (job, signal) => {
+        // Nothing contracted yet: the provider's reservation or lock lapses on its own.
+        if (job.proof === undefined) return { cancelRequestedAt: clock.now() }
+        const contractId = job.contract?.terms.contractId as string
+        try {
+          const r = await actor.request<JobCancelReply>(
+            this.providerHandle(job, session),
+            B.cancel,
+            { jobId: job.id, contractId },
+            { timeoutMs, signal },
+          )
+          // The stopped run's receipt (status cancelled, with its usage) bills the time used.
+          if (r.stopping) await session.until(() => session.result !== undefined, timeoutMs, signal)
+        } catch (err) {
+          this.c.log.warn({ err, jobId: job.id }, 'provider did not confirm the cancel')
+        }
+        const receipt = session.result?.receipt
+        const settlement = await this.closeAtContractDb(
+          actor,
+          job,
+          B.terminate,
+          {
+            contractId,
+            reason: TERMINATION.requesterCancelled,
+            detail: 'cancelled by the requester',
+            ...(receipt !== undefined ? { receipt } : {}),
+          },
+          signal,
+        )
+        return {
+          settlement,
+          cancelRequestedAt: clock.now(),
+          ...(session.result ? { result: session.result } : {}),
+        }
       },
     }
   }

@@ -17,6 +17,8 @@ export class JobSession {
   private readonly live = { stdout: '', stderr: '' }
   private liveTruncated = false
   private nextLogSeq = 0
+  /** When the provider was last heard from (update or heartbeat), clock ms; 0 = not yet. */
+  lastSeen = 0
   private wake: Array<() => void> = []
 
   addBid(bid: Bid, from: Handle): void {
@@ -32,8 +34,9 @@ export class JobSession {
     this.notify()
   }
 
-  addUpdate(u: JobUpdate): void {
-    this.updates.push(u)
+  addUpdate(u: JobUpdate, now: number, heartbeat = false): void {
+    if (!heartbeat) this.updates.push(u)
+    this.lastSeen = now
     this.notify()
   }
 
@@ -48,6 +51,19 @@ export class JobSession {
 
   logs(): { stdout: string; stderr: string; truncated: boolean } {
     return { ...this.live, truncated: this.liveTruncated }
+  }
+
+  /** Forgets the previous round (a re-bid after a provider fault). */
+  reset(): void {
+    this.bids.length = 0
+    this.declines.length = 0
+    this.updates.length = 0
+    this.result = undefined
+    this.lastSeen = 0
+    this.live.stdout = ''
+    this.live.stderr = ''
+    this.liveTruncated = false
+    this.nextLogSeq = 0
   }
 
   setResult(r: JobResult): void {

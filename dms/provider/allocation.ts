@@ -16,17 +16,12 @@ import { hashOutputs, notStarted } from '../executor/outputs.js'
 import { B, type JobResult, type JobUpdate, type OutputArchive, type OutputEntry } from '../messages.js'
 import type { ResourceLedger } from '../resources/ledger.js'
 import { Repo, type Db } from '../store/db.js'
+import { nextAllocationState, type AllocationState } from './allocation-machine.js'
 
-export type AllocationState =
-  | 'contracted'
-  | 'provisioning'
-  | 'running'
-  | 'publishing'
-  | 'completed'
-  | 'failed'
-  | 'timed_out'
-  | 'cancelled'
-  | 'released'
+export type { AllocationState } from './allocation-machine.js'
+
+/** `detail` of the periodic liveness update (JobUpdate) a live allocation sends its requester. */
+export const HEARTBEAT = 'heartbeat'
 
 /** How an allocation is (re)started: fresh, re-attached after a restart, or known lost. */
 type LaunchMode = 'run' | 'reattach' | 'lost'
@@ -78,9 +73,56 @@ export class AllocationRunner {
       /** Holds `inputs/<allocationId>/`, the staged inputs of running allocations. */
       workDir: string
     },
-    _init: Record<string, never>,
+    private readonly init: {
+      /** How often a live allocation tells its requester so (liveness). @default 2000 */
+      heartbeatMs?: number
+    } = {},
   ) {
     this.repo = new Repo(c.db, 'allocations')
+  }
+
+  /** Stops a running allocation on its requester's request; false when none is running. */
+  cancel(allocationId: string): boolean {
+    const r = this.running.get(allocationId)
+    if (r === undefined) return false
+    r.abort.abort(new Error('cancelled by the requester'))
+    return true
+  }
+
+  /** Sends a heartbeat update every `heartbeatMs` until the returned function is called. */
+  private heartbeat(actor: Actor, rec: AllocationRecord): () => void {
+    const timer = setInterval(() => {
+      if (!this.running.has(rec.allocationId)) return clearInterval(timer)
+      const update: JobUpdate = {
+        jobId: rec.jobId,
+        allocationId: rec.allocationId,
+        state: rec.state,
+        at: this.c.clock.now(),
+        detail: HEARTBEAT,
+      }
+      void actor.send(rec.requester, B.update, update, { ttlMs: 10_000 }).catch(() => {})
+    }, this.init.heartbeatMs ?? 2000)
+    timer.unref()
+    return () => clearInterval(timer)
+  }
+
+  /**
+   * Delivers the result, retrying with backoff (1, 2, 4... s, about a minute in all) while the
+   * requester is unreachable (it may be restarting), unless the provider is stopping.
+   */
+  private async deliver(actor: Actor, rec: AllocationRecord, message: JobResult): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await actor.send(rec.requester, B.result, message, { ttlMs: 120_000 })
+        return
+      } catch (err) {
+        if (attempt >= 5 || this.stopping) {
+          this.c.log.warn({ err, allocationId: rec.allocationId }, 'result not delivered')
+          return
+        }
+        await new Promise((r) => setTimeout(r, 1000 * 2 ** attempt).unref())
+      }
+    }
   }
 
   /** Runs the allocation as `actor` (its own child actor), which is stopped when the run ends. */
@@ -135,7 +177,10 @@ export class AllocationRunner {
     await Promise.all([...this.running.values()].map((r) => r.done))
   }
 
+  private stopping = false
+
   async stop(): Promise<void> {
+    this.stopping = true
     for (const r of this.running.values()) r.abort.abort(new Error('provider stopping'))
     await Promise.all([...this.running.values()].map((r) => r.done))
   }
@@ -147,8 +192,9 @@ export class AllocationRunner {
     detail?: string,
   ): Promise<void> {
     const at = this.c.clock.now()
-    rec.state = state
-    rec.history.push({ state, at, detail })
+    // The allocation machine decides (throws on a transition it does not allow).
+    rec.state = nextAllocationState(rec.state, state)
+    rec.history.push({ state: rec.state, at, detail })
     await this.repo.put(rec.allocationId, rec)
     const update: JobUpdate = { jobId: rec.jobId, allocationId: rec.allocationId, state, at, detail }
     await actor.send(rec.requester, B.update, update).catch(() => {})
@@ -218,6 +264,7 @@ export class AllocationRunner {
       gpus: t.resources.gpus,
       timeoutSeconds: t.maxDurationSeconds,
     }
+    const stopHeartbeat = this.heartbeat(actor, rec)
     let announced = false
     const forwarder = new LogForwarder((l) => actor.send(rec.requester, B.log, l), {
       jobId: rec.jobId,
@@ -299,11 +346,10 @@ export class AllocationRunner {
       outputsHash: result.outputsHash,
     }
     await this.step(actor, rec, result.status, result.reason)
-    await actor.send(rec.requester, B.result, message, { ttlMs: 120_000 }).catch((err: unknown) => {
-      log.warn({ err }, 'result not delivered')
-    })
+    stopHeartbeat()
     await this.c.ledger.release(rec.ledgerId)
     await this.step(actor, rec, 'released')
     log.info({ status: result.status, exitCode: result.exitCode }, 'allocation finished')
+    await this.deliver(actor, rec, message)
   }
 }

@@ -39,6 +39,17 @@ export interface Comparator {
   maxPrice: number
   /** Peers excluded by the requester. */
   excluded: boolean
+  /** Lowest total this provider works for. @default 0 */
+  minPrice?: number
+  /** The requester's peer id, checked against the allow/deny lists. */
+  requester?: string
+  /** Requesters served (empty or absent: any). */
+  allowRequesters?: string[]
+  /** Requesters never served. */
+  denyRequesters?: string[]
+  /** Most jobs running (or locked) at once, and how many are now. @default unlimited */
+  maxConcurrentJobs?: number
+  activeJobs?: number
 }
 
 export interface Decision {
@@ -69,5 +80,14 @@ export function acceptJob(
   if (durationSeconds > maxDur)
     reasons.push(`max duration ${durationSeconds}s exceeds this provider's limit ${maxDur}s`)
   if (p.price > p.maxPrice) reasons.push(`price ${p.price} exceeds the job's max price ${p.maxPrice}`)
+  if (p.minPrice !== undefined && p.maxPrice < p.minPrice)
+    reasons.push(`below minimum price: the job's max price ${p.maxPrice} is under ${p.minPrice}`)
+  if (p.requester !== undefined) {
+    if ((p.denyRequesters ?? []).includes(p.requester)) reasons.push('requester denied by this provider')
+    else if ((p.allowRequesters ?? []).length > 0 && !(p.allowRequesters ?? []).includes(p.requester))
+      reasons.push("requester not in this provider's allow list")
+  }
+  if (p.maxConcurrentJobs !== undefined && (p.activeJobs ?? 0) >= p.maxConcurrentJobs)
+    reasons.push(`busy: ${p.activeJobs ?? 0} of at most ${p.maxConcurrentJobs} concurrent jobs`)
   return { accept: reasons.length === 0, reasons }
 }

@@ -21,11 +21,14 @@ import {
   type Decline,
   type Invocation,
   type InvocationReply,
+  type JobCancel,
+  type JobCancelReply,
   type JobRequest,
   type JobRequestReply,
 } from '../messages.js'
 import type { ResourceLedger } from '../resources/ledger.js'
-import type { MachineInfo } from '../resources/types.js'
+import { DIMENSIONS } from '../resources/math.js'
+import type { MachineInfo, Resources } from '../resources/types.js'
 import { Repo, type Db } from '../store/db.js'
 import type { BlobService } from '../blobs/service.js'
 import { inputsProblem, type InputFile } from '../blobs/staging.js'
@@ -56,7 +59,18 @@ export interface ProviderInit {
   lockTtlMs?: number
   /** How often expired reservations and overdue locks are released. @default 5000 */
   sweepIntervalMs?: number
-  preferences?: Pick<Comparator, 'allowedImages' | 'maxDurationSeconds'>
+  /** The accept policy (specs/job-spec.md, "Provider policy"). */
+  preferences?: Pick<
+    Comparator,
+    | 'allowedImages'
+    | 'maxDurationSeconds'
+    | 'minPrice'
+    | 'allowRequesters'
+    | 'denyRequesters'
+    | 'maxConcurrentJobs'
+  >
+  /** How often a running allocation sends a heartbeat update. @default 2000 */
+  heartbeatMs?: number
 }
 
 export interface ProviderComponents {
@@ -89,13 +103,17 @@ export class ProviderService {
   readonly allocations: AllocationRunner
   /** Declines made, by reason, for metrics and `dms resources`. */
   readonly declines: Record<string, number> = {}
+  /** Open bids by job, so a re-published bid request gets the same bid. */
+  private readonly offered = new Map<string, { bid: Bid; expiresAt: number; requester: string }>()
+  /** Contracts cancelled before their invocation arrived: the invocation is then refused. */
+  private readonly cancelled = new Set<string>()
 
   constructor(
     private readonly c: ProviderComponents,
     private readonly init: ProviderInit,
   ) {
     this.bids = new Repo(c.db, 'provider-bids')
-    this.allocations = new AllocationRunner(c, {})
+    this.allocations = new AllocationRunner(c, { heartbeatMs: init.heartbeatMs })
   }
 
   get peerId(): string {
@@ -115,6 +133,7 @@ export class ProviderService {
       .on(B.jobRequest, (m) => this.onJobRequest(m as Message<JobRequest>))
       .on(B.contractSign, (m) => this.onContractSign(m as Message<ContractSignRequest>))
       .on(B.invoke, (m) => this.onInvoke(m as Message<Invocation>))
+      .on(B.cancel, (m) => this.onCancel(m as Message<JobCancel>))
       .on(B.settled, () => undefined)
     this.sweeper = setInterval(() => void this.sweep(), this.init.sweepIntervalMs ?? 5000)
     this.sweeper.unref()
@@ -163,6 +182,12 @@ export class ProviderService {
     const offer = this.c.ledger.getOffer()
     if (offer === undefined) return // not onboarded: nothing to offer, nothing to say
     const actor = this.actor as Actor
+    // A re-published request (the requester heard nothing yet): the same bid again, no new reservation.
+    const earlier = this.offered.get(req.jobId)
+    if (earlier !== undefined && earlier.expiresAt > now && earlier.requester === msg.peer) {
+      await actor.send(msg.from, B.bid, earlier.bid).catch(() => {})
+      return
+    }
     const refusal = offer.withdrawnAt !== undefined ? 'offboarded' : await this.engineProblem()
     if (refusal !== undefined) {
       const reason = refusal.split(':')[0]
@@ -174,7 +199,8 @@ export class ProviderService {
     }
     const perHour = pricePerHour(req.resources, offer.prices)
     const total = totalFor(perHour, req.maxDurationSeconds, offer.prices)
-    const comparison = compareCapability(req.resources, this.c.ledger.free())
+    const free = this.c.ledger.free()
+    const comparison = compareCapability(req.resources, free)
     const decision = acceptJob(
       comparison,
       {
@@ -183,6 +209,8 @@ export class ProviderService {
         price: total,
         maxPrice: req.maxPrice,
         excluded: req.exclude.includes(this.peerId),
+        requester: msg.peer,
+        activeJobs: this.c.ledger.entries().filter((e) => e.state !== 'reserved').length,
       },
       req.image,
       req.maxDurationSeconds,
@@ -218,13 +246,17 @@ export class ProviderService {
       expectedFinish: now + req.maxDurationSeconds * 1000,
       expiresAt,
       resourcesReserved: true,
+      fit: fitOf(req.resources, comparison.margins, free),
     }
     // Signed, so the contract that embeds it can be checked against it by the contract-db.
     const bid: Bid = { ...body, signature: signDoc(this.c.key, DOMAIN.bid, body) }
     await this.bids.put(bidId, { bid, request: req, requester: msg.from, state: 'offered' })
+    this.offered.set(req.jobId, { bid, expiresAt, requester: msg.peer })
+    for (const [jobId, o] of this.offered) if (o.expiresAt <= now) this.offered.delete(jobId)
     this.c.log.info({ jobId: req.jobId, bidId, total }, 'bid sent')
     await actor.send(msg.from, B.bid, bid).catch(async (err: unknown) => {
       this.c.log.warn({ err, jobId: req.jobId }, 'bid not delivered; reservation released')
+      this.offered.delete(req.jobId)
       await this.c.ledger.release(bidId)
     })
   }
@@ -324,6 +356,10 @@ export class ProviderService {
     const inputs = inv.inputs ?? []
     const inputsIssue = inputsProblem(inputs) ?? inputsTooLarge(inputs, t.resources.diskBytes)
     if (inputsIssue !== undefined) throw new RefusedError('BAD_INVOCATION', inputsIssue)
+    if (this.cancelled.delete(t.contractId)) {
+      await this.c.ledger.release(t.bidId)
+      throw new RefusedError('CANCELLED', 'the requester cancelled this contract')
+    }
     await this.c.ledger.allocate(t.bidId)
     await this.bids.put(t.bidId, { ...rec, state: 'invoked' })
     const allocationId = randomUUID()
@@ -343,6 +379,30 @@ export class ProviderService {
     this.allocations.launch(this.spawnAllocation(allocationId), record)
     return { allocationId }
   }
+
+  /** `/dms/job/cancel`: the contract's requester stops its allocation; the receipt follows as a result. */
+  private async onCancel(msg: Message<JobCancel>): Promise<JobCancelReply> {
+    const contractId = msg.payload?.contractId
+    for (const rec of await this.allocations.repo.values()) {
+      if (rec.contract.terms.contractId !== contractId) continue
+      if (rec.contract.terms.requester.peer !== msg.peer)
+        throw new RefusedError('NOT_YOUR_JOB', 'this contract belongs to another requester')
+      return { stopping: this.allocations.cancel(rec.allocationId) }
+    }
+    // Not invoked (yet): an invocation racing the cancel must not start a run nobody pays for.
+    // Kept only for a peer with a contracted bid here, so a stranger cannot grow the set.
+    const contracted = (await this.bids.values()).some(
+      (b) => b.state === 'contracted' && b.requester.peer === msg.peer,
+    )
+    if (typeof contractId === 'string' && contracted) this.cancelled.add(contractId)
+    return { stopping: false }
+  }
+}
+
+/** The smallest share of free capacity the job leaves, over the resources it asks for (Bid.fit). */
+function fitOf(required: Resources, margins: Resources, free: Resources): number {
+  const shares = DIMENSIONS.filter((d) => required[d] > 0 && free[d] > 0).map((d) => margins[d] / free[d])
+  return shares.length === 0 ? 1 : Math.round(Math.min(...shares) * 1000) / 1000
 }
 
 /** Inputs must be real blob ids and, together, fit the job's disk (or 1 GiB without a disk size). */

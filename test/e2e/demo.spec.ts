@@ -16,7 +16,7 @@ describe('dms demo (separate processes, built CLI)', function () {
       'the CLI is not built: run `npm run build` (scripts/setup.sh does)',
     )
     const { stdout } = await run(process.execPath, ['bin/dms.js', 'demo'], { timeout: 80_000 })
-    assert.match(stdout, /winner: provider-b \(lowest total price/)
+    assert.match(stdout, /winner: provider-b \(lowest score of 2 bids: total/)
     assert.match(
       stdout,
       /requester signature valid\n\s+provider signature {2}valid\n\s+contract-db proof {3}valid/,

@@ -47,7 +47,7 @@ describe('walking skeleton: a job from REST post to settled contract', function 
     assert.equal(job.bids.length, 2)
     const cheap = net.providers[1].peerId
     assert.equal(job.winner?.provider, cheap)
-    assert.match(job.winner.why, /lowest total price/)
+    assert.match(job.winner.why, /lowest score of 2 bids: total/)
     // The contract carries both parties' valid signatures and the contract-db's proof.
     const c = job.contract!
     assert.ok(

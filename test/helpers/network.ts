@@ -27,6 +27,8 @@ export interface ProviderSpec {
   perCpuHour: number
   /** The provider's Docker engine socket. @default dockerode's default */
   docker?: { socketPath?: string }
+  /** Accept policy and other provider settings (specs/config.md). */
+  policy?: Omit<NonNullable<NodeConfig['provider']>, 'contractDb' | 'offer' | 'docker'>
 }
 
 export interface TestNetwork {
@@ -89,6 +91,7 @@ export async function startNetwork(
               prices: prices(p.perCpuHour),
             },
             docker: p.docker,
+            ...p.policy,
           },
         }),
       )

@@ -75,6 +75,9 @@ describe('a job failing after contract verification', function () {
         resources: { cpu: 1, memoryBytes: 64 * MiB, diskBytes: 0, gpus: 0 },
         maxDurationSeconds: 1,
         maxPrice: 10_000,
+        // This test is about the termination itself: no re-bid with another provider.
+        retries: 0,
+        providers: { allow: [], deny: [] },
       })
       .then((j) => j.record)
     const job = await jobReaches(net.requester, id, ['failed', 'completed'])

@@ -3,7 +3,7 @@
  * clock that the steps advance.
  */
 import assert from 'node:assert/strict'
-import { createActor, waitFor } from 'xstate'
+import { createActor, waitFor, type Snapshot } from 'xstate'
 import type { Clock } from '../../../actors/clock.js'
 import type { Settlement } from '../../../dms/contracts/model.js'
 import type { Bid, Decline } from '../../../dms/messages.js'
@@ -54,7 +54,7 @@ const settlement: Settlement = {
   signature: 'sig',
 }
 
-const record = (): JobRecord => ({
+const record = (retries = 0): JobRecord => ({
   id: 'job-1',
   spec: {
     image: 'dms-test:1',
@@ -63,6 +63,8 @@ const record = (): JobRecord => ({
     resources: { cpu: 1, memoryBytes: 64 * 1024 * 1024, diskBytes: 0, gpus: 0 },
     maxDurationSeconds: 60,
     maxPrice: 1000,
+    retries,
+    providers: { allow: [], deny: [] },
   },
   createdAt: T0,
   history: [],
@@ -92,14 +94,15 @@ function stubSteps(clock: FakeClock, over: Partial<JobSteps> = {}) {
     awaitResult: make('awaitResult', () => ({})),
     verify: make('verify', () => ({ verification: { outputsHashOk: true, receiptSignatureOk: true } })),
     settle: make('settle', () => ({ settlement })),
+    cancel: make('cancel', () => ({ settlement })),
   }
   return { steps, calls }
 }
 
-async function run(over: Partial<JobSteps> = {}) {
+async function run(over: Partial<JobSteps> = {}, retries = 0) {
   const clock = new FakeClock()
   const { steps, calls } = stubSteps(clock, over)
-  const actor = createActor(createJobMachine(steps, clock), { input: record() })
+  const actor = createActor(createJobMachine(steps, clock), { input: record(retries) })
   actor.start()
   const snap = await waitFor(actor, (s) => s.status === 'done', { timeout: 2000 })
   return { snap, calls, ctx: snap.context, states: snap.context.history.map((h) => h.state) }
@@ -135,7 +138,7 @@ describe('orchestrator/job-machine', () => {
     })
     assert.equal(ctx.winner?.bidId, 'cheap')
     assert.equal(ctx.winner?.provider, '12D3KooWProvider-cheap')
-    assert.match(ctx.winner?.why ?? '', /150.*300/)
+    assert.match(ctx.winner?.why ?? '', /lowest score of 3 bids: total 150/)
     const lock = calls.find((c) => c.step === 'requestLock')!
     assert.equal(lock.job.winner?.bidId, 'cheap', 'requestLock sees the chosen winner')
     const settle = calls.find((c) => c.step === 'settle')!
@@ -282,5 +285,103 @@ describe('orchestrator/job-machine', () => {
     assert.equal(signal?.aborted, false)
     actor.stop()
     assert.equal(signal?.aborted, true)
+  })
+
+  it('a provider fault re-bids without that provider, up to the retry limit', async () => {
+    let bids = 0
+    const fault = () => {
+      const f = new JobFailure('PROVIDER_SILENT', 'provider silent for 6000 ms')
+      f.patch = { settlement }
+      return Promise.reject(f)
+    }
+    const { snap, ctx, states } = await run(
+      {
+        collectBids: () => Promise.resolve({ bids: [bid(`b${++bids}`, 100)] }),
+        awaitResult: fault,
+      },
+      2,
+    )
+    assert.equal(snap.value, 'failed')
+    assert.equal(ctx.error?.code, 'PROVIDER_SILENT')
+    assert.deepEqual(
+      ctx.attempts?.map((a) => [a.provider, a.error.code, a.settlement?.contractId]),
+      [
+        ['12D3KooWProvider-b1', 'PROVIDER_SILENT', settlement.contractId],
+        ['12D3KooWProvider-b2', 'PROVIDER_SILENT', settlement.contractId],
+      ],
+    )
+    assert.deepEqual(ctx.excluded, ['12D3KooWProvider-b1', '12D3KooWProvider-b2'])
+    assert.equal(states.filter((s) => s === 'bidding').length, 3, 'first round + 2 retries')
+  })
+
+  it('a re-bid after a fault can complete on another provider', async () => {
+    let n = 0
+    const { snap, ctx } = await run(
+      {
+        collectBids: () => Promise.resolve({ bids: [bid(`b${++n}`, 100)] }),
+        awaitResult: (job) =>
+          job.winner?.bidId === 'b1'
+            ? Promise.reject(new JobFailure('PROVIDER_SILENT', 'silent'))
+            : Promise.resolve({}),
+      },
+      3,
+    )
+    assert.equal(snap.value, 'completed')
+    assert.equal(ctx.winner?.bidId, 'b2')
+    assert.equal(ctx.attempts?.length, 1)
+  })
+
+  it('CANCEL while running aborts the step, runs cancel, and ends cancelled; ignored once ended', async () => {
+    const clock = new FakeClock()
+    let signal: AbortSignal | undefined
+    let started!: () => void
+    const running = new Promise<void>((r) => (started = r))
+    const { steps, calls } = stubSteps(clock, {
+      awaitResult: (_job, s) => {
+        signal = s
+        started()
+        return new Promise<Patch>(() => {})
+      },
+    })
+    const actor = createActor(createJobMachine(steps, clock), { input: record() })
+    actor.start()
+    await running
+    actor.send({ type: 'CANCEL' })
+    assert.equal(signal?.aborted, true)
+    const snap = await waitFor(actor, (s) => s.status === 'done', { timeout: 2000 })
+    assert.equal(snap.value, 'cancelled')
+    assert.deepEqual(
+      snap.context.history.slice(-3).map((h) => h.state),
+      ['running', 'cancelling', 'cancelled'],
+    )
+    assert.equal(calls.filter((c) => c.step === 'cancel').length, 1)
+    assert.deepEqual(snap.context.settlement, settlement)
+  })
+
+  it('a persisted snapshot restores into the same state and runs its step again', async () => {
+    const clock = new FakeClock()
+    let started!: () => void
+    const running = new Promise<void>((r) => (started = r))
+    const first = stubSteps(clock, {
+      awaitResult: () => {
+        started()
+        return new Promise<Patch>(() => {})
+      },
+    })
+    const a = createActor(createJobMachine(first.steps, clock), { input: record() })
+    a.start()
+    await running
+    const persisted = JSON.parse(JSON.stringify(a.getPersistedSnapshot())) as Snapshot<unknown>
+    a.stop()
+    const second = stubSteps(clock)
+    const b = createActor(createJobMachine(second.steps, clock), { input: record(), snapshot: persisted })
+    b.start()
+    const snap = await waitFor(b, (s) => s.status === 'done', { timeout: 2000 })
+    assert.equal(snap.value, 'completed')
+    assert.deepEqual(
+      second.calls.map((c) => c.step),
+      ['awaitResult', 'verify', 'settle'],
+    )
+    assert.equal(second.calls[0].job.allocationId, 'alloc-1', 'the restored context')
   })
 })

@@ -44,7 +44,22 @@ describe('orchestrator/job-spec parseJobSpec', () => {
       resources: { cpu: 0.5, memoryBytes: 64 * MiB, diskBytes: 0, gpus: 0 },
       maxDurationSeconds: 60,
       maxPrice: 1000,
+      retries: 3,
+      providers: { allow: [], deny: [] },
     })
+  })
+
+  it('keeps the retry limit and provider constraints, and names a bad one', () => {
+    const spec = parseJobSpec({
+      ...valid(),
+      retries: 0,
+      providers: { allow: ['12D3KooA'], deny: ['12D3KooB'] },
+    })
+    assert.equal(spec.retries, 0)
+    assert.deepEqual(spec.providers, { allow: ['12D3KooA'], deny: ['12D3KooB'] })
+    assertRefused({ ...valid(), retries: 11 }, 'retries')
+    assertRefused({ ...valid(), providers: { deny: [''] } }, 'providers.deny.0')
+    assertRefused({ ...valid(), providers: { prefer: [] } }, 'providers.prefer', /unknown field/)
   })
 
   it('keeps every optional field given, with disk in units or bytes', () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import type { Bid } from '../../../dms/messages.js'
-import { rankBids } from '../../../dms/orchestrator/select.js'
+import { rankBids, reliabilityOf, scoreBids } from '../../../dms/orchestrator/select.js'
 
-const bid = (bidId: string, total: number, expectedFinish = 1000): Bid => ({
+const bid = (bidId: string, total: number, over: Partial<Bid> = {}): Bid => ({
   bidId,
   jobId: 'job-1',
   provider: `peer-${bidId}`,
@@ -13,55 +13,67 @@ const bid = (bidId: string, total: number, expectedFinish = 1000): Bid => ({
   minJobPrice: 0,
   total,
   earliestStart: 0,
-  expectedFinish,
+  expectedFinish: 1000,
   expiresAt: 10_000,
   resourcesReserved: true,
   signature: 'sig',
+  ...over,
 })
 
+const ctx = (reliability: Record<string, number> = {}) => ({
+  maxPrice: 1000,
+  maxDurationSeconds: 60,
+  reliability,
+})
 const ids = (ranked: Array<[Bid, string]>) => ranked.map(([b]) => b.bidId)
 
-describe('orchestrator/select rankBids', () => {
-  it('puts the lowest total first', () => {
-    const ranked = rankBids([bid('a', 300), bid('b', 100), bid('c', 200)])
-    assert.deepEqual(ids(ranked), ['b', 'c', 'a'])
+describe('orchestrator/select weighted ranking', () => {
+  it('with all else equal, puts the lowest total first', () => {
+    assert.deepEqual(ids(rankBids([bid('a', 300), bid('b', 100), bid('c', 200)], ctx())), ['b', 'c', 'a'])
   })
 
-  it('breaks a tie on total by earliest expectedFinish', () => {
-    const ranked = rankBids([bid('a', 100, 5000), bid('b', 100, 3000), bid('c', 100, 4000)])
-    assert.deepEqual(ids(ranked), ['b', 'c', 'a'])
+  it('scores exactly by the documented weights', () => {
+    // price 0.2, finish 0.5 (30 s later than the earliest, max duration 60 s), fit 0.4, reliability 0.75.
+    const [late] = scoreBids(
+      [bid('x', 200, { expectedFinish: 31_000, fit: 0.4 }), bid('y', 1000, { expectedFinish: 1000 })],
+      ctx({ 'peer-x': 0.75 }),
+    ).filter((r) => r.bidId === 'x')
+    assert.equal(late.score, Math.round((0.5 * 0.2 + 0.2 * 0.5 + 0.1 * 0.4 + 0.2 * 0.25) * 1000) / 1000)
   })
 
-  it('breaks a tie on total and expectedFinish by bidId, whatever the input order', () => {
-    const bids = [bid('m', 100), bid('z', 100), bid('a', 100)]
-    assert.deepEqual(ids(rankBids(bids)), ['a', 'm', 'z'])
-    assert.deepEqual(ids(rankBids([...bids].reverse())), ['a', 'm', 'z'])
-  })
-
-  it("explains the winner with its total and the runner-up's total", () => {
-    const ranked = rankBids([bid('a', 4321), bid('b', 1234), bid('c', 9999)])
-    const [, why] = ranked[0]
-    assert.match(why, /1234/)
-    assert.match(why, /4321/, 'mentions the runner-up total')
-    assert.doesNotMatch(why, /9999/)
-    assert.match(why, /3 bids/)
-    assert.match(ranked[1][1], /rank 2.*4321/)
-    assert.match(ranked[2][1], /rank 3.*9999/)
-  })
-
-  it('says when there was only one bid', () => {
-    const ranked = rankBids([bid('solo', 77)])
-    assert.equal(ranked.length, 1)
-    assert.match(ranked[0][1], /only bid.*77/)
-  })
-
-  it('returns nothing for no bids and does not reorder its input', () => {
-    assert.deepEqual(rankBids([]), [])
-    const input = [bid('a', 3), bid('b', 1)]
-    rankBids(input)
-    assert.deepEqual(
-      input.map((b) => b.bidId),
-      ['a', 'b'],
+  it('prefers a reliable provider over a slightly cheaper unreliable one', () => {
+    const ranked = rankBids(
+      [bid('cheap', 100), bid('solid', 150)],
+      ctx({ 'peer-cheap': 0.1, 'peer-solid': 0.9 }),
     )
+    assert.deepEqual(ids(ranked), ['solid', 'cheap'])
+    assert.match(ranked[0][1], /unreliability 0\.1/)
+  })
+
+  it('prefers the tighter fit at equal price', () => {
+    assert.deepEqual(
+      ids(rankBids([bid('roomy', 100, { fit: 0.9 }), bid('snug', 100, { fit: 0.1 })], ctx())),
+      ['snug', 'roomy'],
+    )
+  })
+
+  it('breaks ties deterministically by bid id, whatever the input order', () => {
+    const bids = [bid('m', 100), bid('z', 100), bid('a', 100)]
+    assert.deepEqual(ids(rankBids(bids, ctx())), ['a', 'm', 'z'])
+    assert.deepEqual(ids(rankBids([...bids].reverse(), ctx())), ['a', 'm', 'z'])
+  })
+
+  it('explains the winner: its total, its terms and the runner-up', () => {
+    const ranked = rankBids([bid('a', 432), bid('b', 123), bid('c', 999)], ctx())
+    assert.match(ranked[0][1], /lowest score of 3 bids: total 123, score/)
+    assert.match(ranked[0][1], /next peer-a scored/)
+    assert.match(ranked[1][1], /^rank 2/)
+    assert.match(rankBids([bid('solo', 77)], ctx())[0][1], /only bid: total 77/)
+  })
+
+  it('reliability starts at 0.5 and follows completed jobs and faults', () => {
+    assert.equal(reliabilityOf(undefined), 0.5)
+    assert.equal(reliabilityOf({ completed: 3, faults: 0 }), 0.8)
+    assert.equal(reliabilityOf({ completed: 0, faults: 2 }), 0.25)
   })
 })

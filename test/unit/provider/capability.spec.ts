@@ -147,5 +147,18 @@ describe('provider/capability', () => {
       assert.equal(d.accept, false)
       assert.equal(d.reasons.length, 5)
     })
+
+    it('applies the accept policy: minimum price, requester lists, concurrent jobs', () => {
+      const why = (over: Partial<Comparator>) => acceptJob(fits, prefs(over), 'dms-test:1', 60).reasons
+      assert.deepEqual(why({ minPrice: 200 }), ["below minimum price: the job's max price 100 is under 200"])
+      assert.deepEqual(why({ minPrice: 100 }), [])
+      assert.deepEqual(why({ requester: 'A', denyRequesters: ['A'] }), ['requester denied by this provider'])
+      assert.deepEqual(why({ requester: 'A', allowRequesters: ['B'] }), [
+        "requester not in this provider's allow list",
+      ])
+      assert.deepEqual(why({ requester: 'B', allowRequesters: ['B'], denyRequesters: ['A'] }), [])
+      assert.deepEqual(why({ maxConcurrentJobs: 2, activeJobs: 2 }), ['busy: 2 of at most 2 concurrent jobs'])
+      assert.deepEqual(why({ maxConcurrentJobs: 2, activeJobs: 1 }), [])
+    })
   })
 })

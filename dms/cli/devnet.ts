@@ -1,0 +1,360 @@
+/**
+ * `dms devnet --providers N`: a local network of separate processes on 127.0.0.1 (a contract-db,
+ * N providers, a requester) with approved identities and a funded requester. `dms demo` runs on it.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { createWriteStream } from 'node:fs'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import { privateKeyFromRaw } from '@libp2p/crypto/keys'
+import { ApiClient } from '../api/client.js'
+import { ENV_OVERRIDES, type NodeConfig } from '../config.js'
+import type { ContractDbConfig } from '../contracts/contract-db-node.js'
+import { loadOrCreateKey, PASSPHRASE_ENV } from '../keys.js'
+import { CliError, print } from './output.js'
+
+const run = promisify(execFile)
+const BIN = fileURLToPath(new URL('../../../bin/dms.js', import.meta.url))
+const MiB = 1024 * 1024
+
+export interface DevnetProc {
+  name: string
+  child: ChildProcess
+  peerId: string
+  addrs: string[]
+  socket: string
+  /** `host:port` of the TCP API listener (the requester's), if any. */
+  tcp?: string
+  dataDir: string
+  logPath: string
+}
+
+export interface Devnet {
+  root: string
+  passphrase: string
+  contractDb: DevnetProc
+  providers: DevnetProc[]
+  requester: DevnetProc & { tokenFile: string }
+  /** Runs `dms contract-db <args> --data-dir <contract-db dir>`. */
+  operator: (...args: string[]) => Promise<{ stdout: string }>
+  /**
+   * Stops every process (SIGTERM: the nodes together, then the contract-db) and removes the root
+   * unless kept. Resolves with each process's exit code (or the signal that ended it).
+   */
+  stop: () => Promise<Record<string, number | string | null>>
+}
+
+export interface DevnetInit {
+  providers: number
+  /** Per-provider price per cpu-hour (micro-tokens). @default 1200000 each */
+  prices?: number[]
+  /** Where to keep data and logs. @default a new temp dir, removed at stop unless `keep` */
+  dir?: string
+  keep?: boolean
+  /** Progress lines. @default none */
+  say?: (line: string) => void
+  /** Credited to the requester. @default 100000000 */
+  credit?: number
+}
+
+async function peerIdOf(dataDir: string, passphrase: string): Promise<string> {
+  const { key } = await loadOrCreateKey(dataDir, () => Promise.resolve(passphrase))
+  return peerIdFromPrivateKey(privateKeyFromRaw(key.libp2pRaw())).toString()
+}
+
+/** The children's environment: the passphrase, and none of the `DMS_*` config overrides. */
+function childEnv(passphrase: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, [PASSPHRASE_ENV]: passphrase }
+  for (const o of ENV_OVERRIDES) if (o.env !== 'DMS_LOG_LEVEL') delete env[o.env]
+  delete env.DMS_CONTRACT_DB_DIR
+  return env
+}
+
+/** Starts `dms run` (or `command`, e.g. `contract-db run`) and resolves with its ready line. */
+async function startProcess(
+  root: string,
+  name: string,
+  cfg: (NodeConfig | ContractDbConfig) & { dataDir: string },
+  env: NodeJS.ProcessEnv,
+  command = ['run'],
+): Promise<DevnetProc> {
+  const cfgPath = join(root, `${name}.json`)
+  await writeFile(cfgPath, JSON.stringify(cfg, null, 2))
+  const logPath = join(root, `${name}.log`)
+  const child = spawn(process.execPath, [BIN, ...command, '--config', cfgPath], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+    // Its own process group: a terminal's Ctrl-C reaches only the devnet, which stops each child once.
+    detached: true,
+  })
+  child.stderr?.pipe(createWriteStream(logPath))
+  const lines = createInterface({ input: child.stdout })
+  return new Promise((resolvePromise, reject) => {
+    const onExit = (code: number | null) =>
+      void readFile(logPath, 'utf8')
+        .catch(() => '')
+        .then((log) =>
+          reject(
+            new CliError(
+              `${name} exited (code ${code}) before it was ready:\n${log.split('\n').slice(-15).join('\n')}`,
+            ),
+          ),
+        )
+    child.once('exit', onExit)
+    lines.on('line', (line) => {
+      try {
+        const ready = JSON.parse(line) as {
+          event?: string
+          peerId: string
+          addrs: string[]
+          socket: string
+          tcp?: string | null
+        }
+        if (ready.event !== 'ready') return
+        child.off('exit', onExit)
+        resolvePromise({
+          name,
+          child,
+          peerId: ready.peerId,
+          addrs: ready.addrs,
+          socket: ready.socket,
+          tcp: ready.tcp ?? undefined,
+          dataDir: cfg.dataDir,
+          logPath,
+        })
+      } catch {
+        /* not the ready line */
+      }
+    })
+  })
+}
+
+/** SIGTERM, then SIGKILL if the process has not exited within `graceMs`; its exit code or signal. */
+async function stopProcess(p: DevnetProc, graceMs = 15_000): Promise<number | string | null> {
+  const status = () => p.child.exitCode ?? p.child.signalCode
+  if (status() !== null) return status()
+  const exited = new Promise((r) => p.child.once('exit', r))
+  p.child.kill('SIGTERM')
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), graceMs)
+  await exited
+  clearTimeout(timer)
+  return status()
+}
+
+const letter = (i: number) => (i < 26 ? String.fromCharCode(97 + i) : `p${i}`)
+
+/**
+ * Starts a devnet and resolves once the requester's gossip view includes every provider. A failed
+ * start stops what it started.
+ */
+export async function startDevnet(init: DevnetInit): Promise<Devnet> {
+  if (!Number.isInteger(init.providers) || init.providers < 1 || init.providers > 26)
+    throw new CliError('--providers must be a whole number from 1 to 26')
+  const say = init.say ?? (() => undefined)
+  const root = init.dir !== undefined ? resolve(init.dir) : await mkdtemp(join(tmpdir(), 'dms-devnet-'))
+  const keep = init.keep === true || init.dir !== undefined
+  await mkdir(root, { recursive: true, mode: 0o700 })
+  const procs: DevnetProc[] = []
+  // The children run in their own process groups: if this process dies, do not leave them behind.
+  const killAll = () => procs.forEach((p) => p.child.kill('SIGKILL'))
+  process.once('exit', killAll)
+  const stop = async () => {
+    const exits: Record<string, number | string | null> = {}
+    // The nodes together, then the contract-db (procs[0]) they settle with.
+    await Promise.all(procs.slice(1).map(async (p) => (exits[p.name] = await stopProcess(p))))
+    if (procs[0] !== undefined) exits[procs[0].name] = await stopProcess(procs[0])
+    procs.length = 0
+    process.off('exit', killAll)
+    if (!keep) await rm(root, { recursive: true, force: true })
+    return exits
+  }
+  try {
+    say(`DMS devnet on 127.0.0.1 (data and logs in ${root})`)
+    // Keys are sealed at rest: DMS_PASSPHRASE when set, else a throwaway one for this devnet.
+    let passphrase = process.env[PASSPHRASE_ENV]
+    if (!passphrase) {
+      const kept = join(root, 'passphrase')
+      passphrase = await readFile(kept, 'utf8').catch(() => randomBytes(16).toString('hex'))
+      if (keep) {
+        await writeFile(kept, passphrase, { mode: 0o600 })
+        say(`  keys sealed with a generated passphrase, kept in ${kept}`)
+      }
+    }
+    const env = childEnv(passphrase)
+    const names = Array.from({ length: init.providers }, (_, i) => `provider-${letter(i)}`)
+    const dirs = {
+      cdb: join(root, 'contract-db'),
+      req: join(root, 'requester'),
+      ...Object.fromEntries(names.map((n) => [n, join(root, n)])),
+    } as Record<string, string>
+    for (const d of Object.values(dirs)) await mkdir(d, { recursive: true, mode: 0o700 })
+    const ids: Record<string, string> = { req: await peerIdOf(dirs.req, passphrase) }
+    for (const n of names) ids[n] = await peerIdOf(dirs[n], passphrase)
+    const base = { listen: ['/ip4/127.0.0.1/tcp/0'], oneHost: true }
+
+    const cdb = await startProcess(root, 'contract-db', { ...base, dataDir: dirs.cdb }, env, [
+      'contract-db',
+      'run',
+    ])
+    procs.push(cdb)
+    const operator = (...args: string[]) =>
+      run(process.execPath, [BIN, 'contract-db', ...args, '--data-dir', dirs.cdb], { env }).catch(
+        (err: unknown) => {
+          throw new CliError(
+            `dms contract-db ${args.join(' ')} failed: ${(err as { stderr?: string }).stderr ?? String(err)}`,
+          )
+        },
+      )
+    for (const peer of Object.values(ids)) await operator('approve', peer)
+    const credit = init.credit ?? 100_000_000
+    await operator('credit', ids.req, String(credit))
+    say(
+      `  contract-db  ${cdb.peerId}  (dms contract-db run) approved ${init.providers + 1} peers, credited the requester ${credit}`,
+    )
+    const providers: DevnetProc[] = []
+    for (const [i, name] of names.entries()) {
+      const perCpuHour = init.prices?.[i] ?? 1_200_000
+      const p = await startProcess(
+        root,
+        name,
+        {
+          ...base,
+          dataDir: dirs[name],
+          bootstrap: cdb.addrs,
+          provider: {
+            contractDb: cdb.peerId,
+            offer: {
+              cpu: 1,
+              memoryBytes: 512 * MiB,
+              diskBytes: 1024 * MiB,
+              gpus: 0,
+              prices: {
+                perCpuHour,
+                perGiBMemoryHour: 10_000,
+                perGiBDiskHour: 0,
+                perGpuHour: 0,
+                minJobPrice: 1,
+              },
+            },
+          },
+        },
+        env,
+      )
+      procs.push(p)
+      providers.push(p)
+      say(`  ${name.padEnd(11)}  ${p.peerId}  offers 1 cpu, 512 MiB at ${perCpuHour}/cpu-hour`)
+    }
+    const req = await startProcess(
+      root,
+      'requester',
+      {
+        ...base,
+        dataDir: dirs.req,
+        bootstrap: providers.flatMap((p) => p.addrs),
+        api: { tcp: { port: 0 } },
+        requester: { contractDb: { peer: cdb.peerId, addrs: cdb.addrs }, bidWindowMs: 3000 },
+      },
+      env,
+    )
+    procs.push(req)
+    const tokenFile = join(dirs.req, 'api-token')
+    say(
+      `  requester    ${req.peerId}  REST API on ${req.socket} and http://${req.tcp} (token in ${tokenFile})`,
+    )
+
+    // Bounded wait until the requester's gossip view includes every provider.
+    const api = new ApiClient(req.socket)
+    for (let i = 0; ; i++) {
+      const { bidTopicPeers } = await api.ok<{ bidTopicPeers: number }>('GET', '/v1/info')
+      if (bidTopicPeers >= init.providers) break
+      if (i > 100) throw new CliError(`the requester did not see all ${init.providers} providers within 15 s`)
+      await new Promise((r) => setTimeout(r, 150))
+    }
+    return {
+      root,
+      passphrase,
+      contractDb: cdb,
+      providers,
+      requester: { ...req, tokenFile },
+      operator,
+      stop,
+    }
+  } catch (err) {
+    await stop()
+    throw err
+  }
+}
+
+/** `dms devnet`: starts a devnet, prints where everything is, and runs until SIGINT/SIGTERM. */
+export async function devnetCommand(opts: {
+  providers: string
+  dir?: string
+  keep?: boolean
+  json?: boolean
+}): Promise<void> {
+  const n = Number(opts.providers)
+  let interrupted = false
+  const early = () => (interrupted = true)
+  process.once('SIGINT', early)
+  process.once('SIGTERM', early)
+  const net = await startDevnet({
+    providers: n,
+    dir: opts.dir,
+    keep: opts.keep,
+    say: opts.json ? undefined : print,
+  })
+  const view = (p: DevnetProc) => ({
+    name: p.name,
+    peerId: p.peerId,
+    addrs: p.addrs,
+    socket: p.socket,
+    dataDir: p.dataDir,
+    log: p.logPath,
+  })
+  if (opts.json)
+    process.stdout.write(
+      `${JSON.stringify({
+        event: 'devnet-ready',
+        root: net.root,
+        contractDb: view(net.contractDb),
+        providers: net.providers.map(view),
+        requester: { ...view(net.requester), tcp: net.requester.tcp, tokenFile: net.requester.tokenFile },
+      })}\n`,
+    )
+  else {
+    print(
+      `\nready. Try:\n  dms job run --socket ${net.requester.socket} --wait --image dms-test:1 -- echo hi`,
+    )
+    print(`  dms peers --socket ${net.requester.socket}`)
+    print('Ctrl-C stops every process.')
+  }
+  await new Promise<void>((resolveStop) => {
+    const onSignal = () => {
+      process.off('SIGINT', onSignal)
+      process.off('SIGTERM', onSignal)
+      process.once('SIGINT', () => process.exit(130))
+      process.once('SIGTERM', () => process.exit(130))
+      resolveStop()
+    }
+    process.off('SIGINT', early)
+    process.off('SIGTERM', early)
+    if (interrupted) return resolveStop()
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
+  })
+  if (!opts.json) print('stopping the devnet…')
+  const exits = await net.stop()
+  if (opts.json) process.stdout.write(`${JSON.stringify({ event: 'devnet-stopped', exits })}\n`)
+  else
+    print(
+      `stopped (exit codes: ${Object.entries(exits)
+        .map(([n, c]) => `${n} ${c}`)
+        .join(', ')})`,
+    )
+}

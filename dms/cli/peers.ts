@@ -1,0 +1,23 @@
+import { ApiClient, ApiClientError } from '../api/client.js'
+import { CliError, print, printJson } from './output.js'
+
+interface Peer {
+  peerId: string
+  addrs: string[]
+  direction: string
+  bidTopic: boolean
+}
+
+/** `dms peers`: the node's open libp2p connections (GET /v1/peers). */
+export async function peersCommand(opts: { socket: string; json?: boolean }): Promise<void> {
+  const { peers } = await new ApiClient(opts.socket)
+    .ok<{ peers: Peer[] }>('GET', '/v1/peers')
+    .catch((err: unknown) => {
+      if (err instanceof ApiClientError) throw new CliError(err.message)
+      throw err
+    })
+  if (opts.json) return printJson({ peers })
+  if (peers.length === 0) return print('no peers connected')
+  for (const p of peers)
+    print(`${p.peerId}  ${p.direction.padEnd(8)}  ${p.bidTopic ? 'bids ' : '     '}  ${p.addrs.join(' ')}`)
+}

@@ -1,0 +1,238 @@
+/**
+ * The job CLI (`dms job logs|outputs|cancel|run --follow`) against a stand-in daemon that serves
+ * exactly the route contract of the data plane (issue 6) and cancel (issue 5): the built CLI is
+ * run as a separate process, the stand-in is a Fastify server on a unix socket. A second stand-in
+ * without those routes plays an older daemon.
+ */
+import assert from 'node:assert/strict'
+import { execFile, spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import Fastify, { type FastifyInstance } from 'fastify'
+
+const exec = promisify(execFile)
+const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex')
+
+async function dms(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, ['bin/dms.js', ...args], { timeout: 30_000 })
+    return { code: 0, stdout, stderr }
+  } catch (err) {
+    const e = err as { code?: number; stdout: string; stderr: string }
+    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+const notFound = (app: FastifyInstance) =>
+  app.setNotFoundHandler((req, reply) => {
+    void reply
+      .status(404)
+      .send({ error: { code: 'NOT_FOUND', message: `no route ${req.method} ${req.url}` } })
+  })
+
+describe('dms job commands against the data-plane and cancel route contract', function () {
+  this.timeout(60_000)
+  let dir: string
+  let app: FastifyInstance
+  let older: FastifyInstance
+  let sock: string
+  let oldSock: string
+  /** Resolves the follow stream's second half: called when the client has printed the first. */
+  let releaseFollow: () => void = () => undefined
+  const files: Record<string, Buffer> = {
+    'answer.txt': Buffer.from('42'),
+    'sub/b.bin': Buffer.from([0, 1, 2]),
+  }
+  let polls = 0
+
+  before(async function () {
+    assert.ok(existsSync('dist/dms/cli/main.js'), 'the CLI is not built: run `npm run build`')
+    dir = await mkdtemp(join(tmpdir(), 'dms-cli-'))
+    sock = join(dir, 'new.sock')
+    oldSock = join(dir, 'old.sock')
+    app = Fastify()
+    notFound(app)
+    app.get('/v1/jobs/:id/logs', async (req, reply) => {
+      const { id } = req.params as { id: string }
+      if (id === 'missing')
+        return reply.status(404).send({ error: { code: 'JOB_NOT_FOUND', message: 'no job missing' } })
+      if ((req.query as { follow?: string }).follow !== 'true')
+        return { stdout: 'out line\n', stderr: 'err line\n', truncated: true }
+      reply.hijack()
+      const res = reply.raw
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' })
+      res.write(`${JSON.stringify({ stream: 'stdout', data: 'first\n' })}\n`)
+      await new Promise<void>((r) => (releaseFollow = r))
+      res.write(`${JSON.stringify({ stream: 'stderr', data: 'oops\n' })}\n`)
+      res.write(`${JSON.stringify({ stream: 'stdout', data: 'second\n' })}\n`)
+      res.end(`${JSON.stringify({ end: true, state: 'completed' })}\n`)
+      return reply
+    })
+    app.get('/v1/jobs/:id/outputs', (req) =>
+      (req.params as { id: string }).id === 'evil'
+        ? { archive: null, files: [{ path: '../escape.txt', sha256: sha('x'), size: 1 }] }
+        : {
+            archive: { sha256: sha('TAR'), size: 3 },
+            files: Object.entries(files).map(([path, b]) => ({ path, sha256: sha(b), size: b.length })),
+          },
+    )
+    app.get('/v1/jobs/:id/outputs.tar', (_req, reply) =>
+      reply.type('application/x-tar').send(Buffer.from('TAR')),
+    )
+    app.get('/v1/jobs/:id/outputs/*', (req, reply) => {
+      const path = (req.params as { '*': string })['*']
+      const b = files[path]
+      if (b === undefined)
+        return reply.status(404).send({ error: { code: 'OUTPUT_NOT_FOUND', message: path } })
+      return reply.type('application/octet-stream').send(b)
+    })
+    app.delete('/v1/jobs/:id', (req, reply) => {
+      const { id } = req.params as { id: string }
+      if (id === 'done')
+        return reply.status(409).send({ error: { code: 'JOB_ENDED', message: 'job done already completed' } })
+      return reply.status(202).send({ id, state: 'cancelled' })
+    })
+    app.post('/v1/jobs', (_req, reply) => reply.status(201).send({ id: 'j1', state: 'bidding' }))
+    app.get('/v1/jobs/:id', () => {
+      // Each poll advances the job one state: bidding, running, completed.
+      const states = ['bidding', 'running', 'completed'].slice(0, Math.min(3, ++polls))
+      const state = states[states.length - 1]
+      return {
+        id: 'j1',
+        state,
+        spec: { name: 'x' },
+        history: states.map((s, i) => ({ state: s, at: 1000 + i })),
+        bids: [],
+        declines: [],
+        result: state === 'completed' ? { stdout: 'RESULT STDOUT\n' } : undefined,
+      }
+    })
+    await app.listen({ path: sock })
+    older = Fastify()
+    notFound(older)
+    older.get('/v1/jobs/:id', () => ({
+      id: 'x',
+      state: 'running',
+      history: [],
+      bids: [],
+      declines: [],
+      spec: {},
+    }))
+    await older.listen({ path: oldSock })
+  })
+
+  after(async function () {
+    await app?.close()
+    await older?.close()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('job logs prints stdout and stderr apart, and says when they were truncated', async function () {
+    const r = await dms('job', 'logs', 'j1', '--socket', sock)
+    assert.equal(r.code, 0)
+    assert.equal(r.stdout, 'out line\n')
+    assert.equal(r.stderr, 'err line\ndms: (logs truncated by the provider)\n')
+    const j = await dms('job', 'logs', 'j1', '--socket', sock, '--json')
+    assert.deepEqual(JSON.parse(j.stdout), { stdout: 'out line\n', stderr: 'err line\n', truncated: true })
+    const missing = await dms('job', 'logs', 'missing', '--socket', sock)
+    assert.equal(missing.code, 1)
+    assert.equal(missing.stderr, 'dms: no job missing\n')
+  })
+
+  it('job logs --follow streams each line as it comes, until the end line', async function () {
+    const child = spawn(process.execPath, ['bin/dms.js', 'job', 'logs', 'j1', '--follow', '--socket', sock])
+    let out = ''
+    let err = ''
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()))
+    // The server holds the rest of the stream until the client has printed the first line.
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString()
+        if (out.includes('first\n')) resolve()
+      }),
+    )
+    assert.equal(out, 'first\n')
+    releaseFollow()
+    const code = await new Promise((r) => child.once('exit', r))
+    assert.equal(code, 0)
+    assert.equal(out, 'first\nsecond\n')
+    assert.equal(err, 'oops\n')
+  })
+
+  it('job outputs lists, and --out downloads every file and the archive, checking sha256', async function () {
+    const list = await dms('job', 'outputs', 'j1', '--socket', sock, '--json')
+    assert.equal((JSON.parse(list.stdout) as { files: unknown[] }).files.length, 2)
+    const out = join(dir, 'out')
+    const r = await dms('job', 'outputs', 'j1', '--socket', sock, '--out', out)
+    assert.equal(r.code, 0, r.stderr)
+    assert.equal(await readFile(join(out, 'answer.txt'), 'utf8'), '42')
+    assert.deepEqual(await readFile(join(out, 'sub/b.bin')), Buffer.from([0, 1, 2]))
+    assert.equal(await readFile(join(out, 'outputs.tar'), 'utf8'), 'TAR')
+    const evil = await dms('job', 'outputs', 'evil', '--socket', sock, '--out', out)
+    assert.equal(evil.code, 1)
+    assert.match(evil.stderr, /^dms: refusing output path "\.\.\/escape\.txt": it leaves /)
+    assert.equal(existsSync(join(dir, 'escape.txt')), false)
+  })
+
+  it('job cancel prints the new state, and a refusal as one line', async function () {
+    const r = await dms('job', 'cancel', 'j2', '--socket', sock)
+    assert.equal(r.code, 0)
+    assert.equal(r.stdout, 'job j2: cancelled\n')
+    const ended = await dms('job', 'cancel', 'done', '--socket', sock)
+    assert.equal(ended.code, 1)
+    assert.equal(ended.stderr, 'dms: cancel refused: job done already completed\n')
+  })
+
+  it('job run --follow shows states on stderr and the live logs on stdout', async function () {
+    polls = 0
+    const child = spawn(process.execPath, [
+      'bin/dms.js',
+      'job',
+      'run',
+      '--follow',
+      '--socket',
+      sock,
+      '--image',
+      'i',
+      '--',
+      'sh',
+      '-c',
+      ':',
+    ])
+    let out = ''
+    let err = ''
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()))
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString()
+        if (out.includes('first\n')) resolve()
+      }),
+    )
+    releaseFollow()
+    const code = await new Promise((r) => child.once('exit', r))
+    assert.equal(code, 0, err)
+    assert.equal(out, 'first\nsecond\n', 'the live logs, not the final result again')
+    assert.match(err, /^job j1\n +0 ms {2}bidding\n +1 ms {2}running\n/)
+    assert.match(err, /2 ms {2}completed\n/)
+  })
+
+  it('an older daemon without these routes gets a clear message', async function () {
+    for (const args of [
+      ['job', 'logs', 'x'],
+      ['job', 'logs', 'x', '--follow'],
+      ['job', 'outputs', 'x'],
+      ['job', 'cancel', 'x'],
+    ]) {
+      const r = await dms(...args, '--socket', oldSock)
+      assert.equal(r.code, 1, args.join(' '))
+      assert.match(
+        r.stderr,
+        /^dms: the daemon on .*old\.sock has no route (GET|DELETE) \/v1\/jobs\/x.*: it runs an older dms/,
+      )
+    }
+  })
+})

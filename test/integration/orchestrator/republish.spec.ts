@@ -1,0 +1,59 @@
+/**
+ * A bid request that is lost (here: a provider that ignores the first one) is published again
+ * after a backoff, and the job fails with the providers' decline reasons, never a bare "no providers".
+ */
+import assert from 'node:assert/strict'
+import type { Message } from '../../../actors/system.js'
+import { B, BID_REQUEST_TOPIC, INBOX, type BidRequest, type Decline } from '../../../dms/messages.js'
+import { parseJobSpec } from '../../../dms/orchestrator/job-spec.js'
+import { jobReaches, startNetwork, TEST_IMAGE, type TestNetwork } from '../../helpers/network.js'
+import { startPeer, type TestPeer } from '../../helpers/peers.js'
+
+describe('orchestrator: bid requests re-published with backoff', function () {
+  this.timeout(30_000)
+  let net: TestNetwork
+  let peer: TestPeer
+
+  before(async () => {
+    net = await startNetwork([], { requester: { bidWindowMs: 1000 } })
+    peer = await startPeer(net.requester.addrs())
+  })
+  after(async () => {
+    await peer?.stop()
+    await net?.stop()
+  })
+
+  it('a provider that missed the first request answers the second; its reason is the failure', async () => {
+    const seen: number[] = []
+    const actor = peer.system.spawn(INBOX.provider, peer.key)
+    actor.subscribe(BID_REQUEST_TOPIC).on(B.bidRequest, async (m: Message) => {
+      seen.push(Date.now())
+      if (seen.length < 2) return // as if the first request was lost
+      const req = m.payload as BidRequest
+      const decline: Decline = {
+        jobId: req.jobId,
+        provider: peer.system.peerId,
+        reasons: ['answered the second request'],
+      }
+      await actor.send(m.from, B.decline, decline)
+    })
+    await net.requester.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1)
+
+    const posted = await net.requester.orchestrator!.post(
+      parseJobSpec({
+        image: TEST_IMAGE,
+        command: ['true'],
+        resources: { cpu: 1, memory: '64MiB' },
+        maxDuration: 60,
+        maxPrice: 1000,
+      }),
+    )
+    const job = await jobReaches(net.requester, posted.record.id)
+    assert.equal(job.state, 'failed')
+    assert.equal(job.record.error?.code, 'NO_BIDS')
+    assert.match(job.record.error.message, /answered the second request/)
+    assert.equal(seen.length, 2, 'published twice: the second got an answer, so no third')
+    // The second came after the first window (1 s) and the first backoff (1 s).
+    assert.ok(seen[1] - seen[0] >= 1900, `re-published ${seen[1] - seen[0]} ms later`)
+  })
+})

@@ -1,0 +1,178 @@
+import assert from 'node:assert/strict'
+import { buildApi } from '../../../dms/api/server.js'
+import { onboardRequestSchema } from '../../../dms/api/resources-routes.js'
+import { silentLogger } from '../../../dms/log.js'
+import type { DmsNode } from '../../../dms/node.js'
+
+const errorOf = (r: { json: <T>() => T }) => r.json<{ error: { code: string; field?: string } }>().error
+
+// A node with no roles: enough for the routes that do not reach the network.
+const node = {} as DmsNode
+
+describe('REST API framework: schemas, OpenAPI, errors, token', () => {
+  it('generates an OpenAPI document from the same schemas the routes validate with', async () => {
+    const { app, openapi } = buildApi({ node, log: silentLogger })
+    await app.ready()
+    const doc = openapi() as {
+      openapi: string
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            parameters: Array<{ name: string; in: string }>
+            requestBody?: { content: Record<string, { schema: unknown }> }
+            responses: Record<string, unknown>
+          }
+        >
+      >
+    }
+    assert.equal(doc.openapi, '3.1.0')
+    for (const [path, method] of [
+      ['/v1/health', 'get'],
+      ['/v1/info', 'get'],
+      ['/v1/peers', 'get'],
+      ['/v1/allocations', 'get'],
+      ['/metrics', 'get'],
+      ['/v1/openapi.json', 'get'],
+      ['/v1/jobs', 'get'],
+      ['/v1/jobs', 'post'],
+      ['/v1/jobs/{id}', 'get'],
+      ['/v1/resources', 'get'],
+      ['/v1/resources/offer', 'put'],
+      ['/v1/resources/offer', 'delete'],
+    ])
+      assert.ok(doc.paths[path]?.[method], `${method} ${path} is not documented`)
+    assert.equal(doc.paths['/v1/jobs/{id}'].get.parameters[0].in, 'path')
+    assert.deepEqual(
+      doc.paths['/v1/resources'].get.parameters.map((p) => [p.name, p.in]),
+      [['refresh', 'query']],
+    )
+    assert.equal(
+      doc.paths['/v1/resources/offer'].put.requestBody?.content['application/json'].schema,
+      onboardRequestSchema,
+    )
+    assert.ok(doc.paths['/v1/health'].get.responses.default, 'every operation documents the error shape')
+    assert.equal(
+      Object.keys(doc.paths).some((p) => p.includes(':')),
+      false,
+    )
+    await app.close()
+  })
+
+  it('answers a schema failure and an unknown route with a stable code, message and field', async () => {
+    const { app } = buildApi({ node, log: silentLogger })
+    const bad = await app.inject({ method: 'PUT', url: '/v1/resources/offer', payload: { cpu: 1, bogus: 2 } })
+    assert.equal(bad.statusCode, 400)
+    assert.deepEqual(bad.json(), {
+      error: { code: 'INVALID_REQUEST', message: 'body: unknown field "bogus"', field: 'body' },
+    })
+    const query = await app.inject({ method: 'GET', url: '/v1/resources?refresh=maybe' })
+    assert.equal(query.statusCode, 400)
+    assert.equal(errorOf(query).field, 'querystring/refresh')
+    // The router's own errors (before any route) keep the shape too.
+    const long = await app.inject({ method: 'GET', url: `/v1/jobs/${'x'.repeat(200)}` })
+    assert.equal(long.statusCode, 414)
+    assert.equal(errorOf(long).code, 'FST_ERR_MAX_PARAM_LENGTH')
+    const json = await app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: '{bad',
+      headers: { 'content-type': 'application/json' },
+    })
+    assert.equal(json.statusCode, 400)
+    assert.equal(errorOf(json).code, 'FST_ERR_CTP_INVALID_JSON_BODY')
+    const none = await app.inject({ method: 'GET', url: '/v1/nope' })
+    assert.equal(none.statusCode, 404)
+    assert.deepEqual(none.json(), { error: { code: 'NOT_FOUND', message: 'no route GET /v1/nope' } })
+    const notReq = await app.inject({ method: 'GET', url: '/v1/jobs' })
+    assert.equal(notReq.statusCode, 409)
+    assert.equal(errorOf(notReq).code, 'NOT_A_REQUESTER')
+    const notProv = await app.inject({ method: 'GET', url: '/v1/allocations' })
+    assert.equal(notProv.statusCode, 409)
+    assert.equal(errorOf(notProv).code, 'NOT_A_PROVIDER')
+    await app.close()
+  })
+
+  it('coerces query strings to their declared types but never bodies; refuses unknown fields in both', async () => {
+    const { app, openapi } = buildApi({ node, log: silentLogger })
+    // A route added later the way other modules do (the data plane's `?follow=true`).
+    app.get(
+      '/v1/x/:id',
+      {
+        schema: {
+          params: { type: 'object', properties: { id: { type: 'string' } } },
+          querystring: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { follow: { type: 'boolean' } },
+          },
+        },
+      },
+      (req) => ({ follow: (req.query as { follow?: boolean }).follow }),
+    )
+    app.post(
+      '/v1/x',
+      {
+        schema: {
+          body: { type: 'object', additionalProperties: false, properties: { n: { type: 'integer' } } },
+        },
+      },
+      (req) => req.body,
+    )
+    assert.deepEqual((await app.inject({ method: 'GET', url: '/v1/x/1?follow=true' })).json(), {
+      follow: true,
+    })
+    const maybe = await app.inject({ method: 'GET', url: '/v1/x/1?follow=maybe' })
+    assert.equal(maybe.statusCode, 400)
+    assert.equal(errorOf(maybe).field, 'querystring/follow')
+    const other = await app.inject({ method: 'GET', url: '/v1/x/1?other=1' })
+    assert.equal(other.statusCode, 400)
+    assert.equal(errorOf(other).code, 'INVALID_REQUEST')
+    const text = await app.inject({ method: 'POST', url: '/v1/x', payload: { n: '1' } })
+    assert.equal(text.statusCode, 400, 'a JSON body is not coerced')
+    assert.equal(errorOf(text).field, 'body/n')
+    assert.equal(
+      (await app.inject({ method: 'POST', url: '/v1/x', payload: { n: 1, m: 2 } })).statusCode,
+      400,
+    )
+    assert.deepEqual((await app.inject({ method: 'POST', url: '/v1/x', payload: { n: 1 } })).json(), { n: 1 })
+    // ...and it is in the OpenAPI document without any extra step.
+    const doc = openapi() as {
+      paths: Record<string, { get?: { parameters: Array<{ name: string; in: string }> } }>
+    }
+    assert.deepEqual(
+      doc.paths['/v1/x/{id}'].get?.parameters.map((p) => `${p.in}:${p.name}`),
+      ['path:id', 'query:follow'],
+    )
+    await app.close()
+  })
+
+  it('with a token, refuses every request without the exact bearer token', async () => {
+    const { app } = buildApi({ node, log: silentLogger }, { token: 'a'.repeat(32) })
+    for (const authorization of [
+      undefined,
+      `Bearer ${'a'.repeat(31)}`,
+      `Bearer ${'a'.repeat(32)}x`,
+      'a'.repeat(32),
+    ]) {
+      const r = await app.inject({
+        method: 'GET',
+        url: '/v1/health',
+        headers: authorization ? { authorization } : {},
+      })
+      assert.equal(r.statusCode, 401, String(authorization))
+      assert.equal(r.headers['www-authenticate'], 'Bearer')
+      assert.equal(errorOf(r).code, 'UNAUTHORIZED')
+    }
+    const ok = await app.inject({
+      method: 'GET',
+      url: '/v1/health',
+      headers: { authorization: `Bearer ${'a'.repeat(32)}` },
+    })
+    assert.equal(ok.statusCode, 200)
+    // An unknown route is hidden behind the token too.
+    assert.equal((await app.inject({ method: 'GET', url: '/v1/nope' })).statusCode, 401)
+    await app.close()
+  })
+})

@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict'
+import { ConfigError, loadNodeConfig } from '../../../dms/config.js'
+
+const CDB = '12D3KooWJQrvaMvVy9RQ6bN3CXC7V2ju9SCjisqSYshAjur2e6f4'
+
+function refused(file: unknown, env: Record<string, string> = {}): ConfigError {
+  try {
+    loadNodeConfig(file, env, 'config c.json')
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, `not a ConfigError: ${String(err)}`)
+    return err
+  }
+  assert.fail('accepted')
+}
+
+describe('node config: schema and DMS_* overrides', () => {
+  it('accepts a full provider + requester config unchanged', () => {
+    const file = {
+      dataDir: '/var/lib/dms',
+      listen: ['/ip4/0.0.0.0/tcp/4002'],
+      bootstrap: [],
+      oneHost: false,
+      log: { level: 'debug' },
+      network: { connections: { maxConnections: 50 }, gossipsub: { D: 4 }, mdns: { intervalMs: 1000 } },
+      api: { socket: '/run/dms.sock', tcp: { port: 8080 } },
+      requester: { contractDb: { peer: CDB, addrs: ['/ip4/10.0.0.1/tcp/4001'] }, bidWindowMs: 3000 },
+      provider: {
+        contractDb: CDB,
+        offer: {
+          cpu: 2,
+          memoryBytes: 1024,
+          diskBytes: 0,
+          gpus: 0,
+          prices: { perCpuHour: 1, perGiBMemoryHour: 1, perGiBDiskHour: 0, perGpuHour: 0, minJobPrice: 1 },
+        },
+        allowedImages: ['dms-test:*'],
+      },
+    }
+    assert.deepEqual(loadNodeConfig(file), file)
+    assert.deepEqual(loadNodeConfig({ dataDir: 'd', api: false }), { dataDir: 'd', api: false })
+  })
+
+  it('names an unknown field, at any depth', () => {
+    assert.equal(refused({ dataDir: 'd', bogus: 1 }).message, 'config c.json: "bogus": unknown field')
+    const e = refused({ dataDir: 'd', provider: { contractDb: CDB, docker: { sockPath: '/x' } } })
+    assert.equal(e.field, 'provider.docker.sockPath')
+    assert.match(e.message, /"provider\.docker\.sockPath": unknown field/)
+  })
+
+  it('names a bad value and what it must be', () => {
+    assert.equal(refused({ dataDir: 'd', api: { tcp: { port: 'x' } } }).field, 'api.tcp.port')
+    assert.match(
+      refused({ dataDir: 'd', api: { tcp: { port: 70000 } } }).message,
+      /"api\.tcp\.port": must be <= 65535/,
+    )
+    assert.match(
+      refused({ dataDir: 'd', api: { tcp: { host: '0.0.0.0', port: 1 } } }).message,
+      /"api\.tcp\.host": must be one of "127\.0\.0\.1", "::1"/,
+    )
+    assert.match(
+      refused({ dataDir: 'd', network: { mdns: { foo: 1 } } }).message,
+      /"network\.mdns\.foo": unknown field/,
+    )
+    assert.match(
+      refused({ dataDir: 'd', provider: { contractDb: 'not-a-peer' } }).message,
+      /"provider\.contractDb": must match pattern/,
+    )
+    assert.match(refused({ dataDir: 'd', provider: {} }).message, /"provider\.contractDb": is required/)
+    assert.match(refused({}).message, /"dataDir": is required/)
+    assert.match(refused([]).message, /must be a JSON object/)
+  })
+
+  it('DMS_* variables override the file, and a bad one is named', () => {
+    const cfg = loadNodeConfig(
+      { dataDir: 'from-file', listen: ['/ip4/127.0.0.1/tcp/1'], api: { socket: 's' } },
+      {
+        DMS_DATA_DIR: '/env/dir',
+        DMS_LISTEN: '/ip4/127.0.0.1/tcp/2, /ip4/127.0.0.1/tcp/3',
+        DMS_ONE_HOST: 'true',
+        DMS_LOG_LEVEL: 'warn',
+        DMS_API_PORT: '0',
+        DMS_API_TOKEN: 'a-token-of-sixteen-chars',
+        DMS_UNRELATED: 'x',
+      },
+    )
+    assert.deepEqual(cfg, {
+      dataDir: '/env/dir',
+      listen: ['/ip4/127.0.0.1/tcp/2', '/ip4/127.0.0.1/tcp/3'],
+      oneHost: true,
+      log: { level: 'warn' },
+      api: { socket: 's', tcp: { port: 0, token: 'a-token-of-sixteen-chars' } },
+    })
+    assert.equal(loadNodeConfig({}, { DMS_DATA_DIR: '/only/env' }).dataDir, '/only/env')
+    assert.equal(
+      refused({ dataDir: 'd' }, { DMS_LOG_LEVEL: 'loud' }).message,
+      'config c.json: "log.level" (from DMS_LOG_LEVEL): must be one of "trace", "debug", "info", "warn", "error", "fatal", "silent"',
+    )
+    assert.match(
+      refused({ dataDir: 'd' }, { DMS_API_PORT: 'abc' }).message,
+      /DMS_API_PORT=abc: must be a whole number/,
+    )
+    assert.match(refused({ dataDir: 'd' }, { DMS_ONE_HOST: 'maybe' }).message, /DMS_ONE_HOST=maybe/)
+    assert.match(refused({ dataDir: 'd', api: false }, { DMS_API_PORT: '1' }).message, /"api": false/)
+    assert.match(
+      refused({ dataDir: 'd' }, { DMS_API_TOKEN: 'a-token-of-sixteen-chars' }).message,
+      /"api\.tcp\.port": is required/,
+    )
+  })
+
+  it('does not change the file object it was given', () => {
+    const file = { dataDir: 'd' }
+    loadNodeConfig(file, { DMS_LOG_LEVEL: 'debug' })
+    assert.deepEqual(file, { dataDir: 'd' })
+  })
+})
