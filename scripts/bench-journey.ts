@@ -194,7 +194,8 @@ async function idleRss(): Promise<number> {
       dataDir: join(dir, 'node'),
       oneHost: true,
       provider: {
-        contractDb: '12D3KooWNoContractDbHere',
+        // No contract-db runs here: an idle provider never needs one.
+        contractDb: '12D3KooWDpJ7As7BWAwRMfu1VU2WCqNjvq387JEYKDBj4kx6nXTN',
         offer: {
           cpu: 1,
           memoryBytes: 512 * MiB,
@@ -209,6 +210,7 @@ async function idleRss(): Promise<number> {
     stdio: ['ignore', 'pipe', 'ignore'],
     env: { ...process.env, DMS_PASSPHRASE: 'bench', DMS_LOG_LEVEL: 'warn' },
   })
+  const exited = new Promise((r) => child.once('exit', r))
   try {
     await new Promise<void>((resolve, reject) => {
       child.once('exit', (code) => reject(new Error(`dms run exited (${code})`)))
@@ -219,7 +221,7 @@ async function idleRss(): Promise<number> {
     return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024
   } finally {
     child.kill('SIGTERM')
-    await new Promise((r) => child.once('exit', r))
+    await exited
     await rm(dir, { recursive: true, force: true })
   }
 }

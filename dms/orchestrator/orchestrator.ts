@@ -213,7 +213,7 @@ export class Orchestrator {
     for (const job of await this.jobs.values()) {
       if (FINAL_STATES.includes(job.state) || job.snapshot === undefined) continue
       if (this.running.has(job.record.id)) continue
-      await this.launch(job.record, job.snapshot)
+      await this.launch(job.record, { ...(job.snapshot as object), context: job.record })
       restored++
     }
     if (restored > 0) this.c.log.info({ restored }, 'jobs restored after restart')
@@ -279,7 +279,11 @@ export class Orchestrator {
       const job: StoredJob = {
         state: snap.value,
         record: snap.context,
-        snapshot: machine.getPersistedSnapshot(),
+        // The snapshot's context is the record: stored once (halves every write); a final job
+        // is never restored, so it keeps no snapshot.
+        ...(snap.status === 'done'
+          ? {}
+          : { snapshot: { ...machine.getPersistedSnapshot(), context: undefined } }),
       }
       chain = chain
         .then(() => this.jobs.put(id, job))
