@@ -26,9 +26,16 @@ export class KeyPair {
   ) {}
 
   static generate(): KeyPair {
-    const { privateKey } = generateKeyPairSync('ed25519')
+    // Uses the generated key objects as they are: every job and allocation actor generates one,
+    // and rebuilding them from the seed (as fromSeed must) doubled the cost.
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519')
     const der = privateKey.export({ format: 'der', type: 'pkcs8' })
-    return KeyPair.fromSeed(new Uint8Array(der.subarray(der.length - 32)))
+    const spki = publicKey.export({ format: 'der', type: 'spki' })
+    return new KeyPair(
+      Uint8Array.from(der.subarray(der.length - 32)),
+      new Uint8Array(spki.subarray(spki.length - 32)),
+      privateKey,
+    )
   }
 
   static fromSeed(seed: Uint8Array): KeyPair {

@@ -121,6 +121,7 @@ export class Orchestrator {
   private readonly running = new Map<JobId, Running>()
   private readonly listeners = new Set<(job: StoredJob) => void>()
   private readonly updateListeners = new Set<(jobId: JobId, update: JobUpdate) => void>()
+  private readonly providerCache = new Map<string, ProviderRecord | undefined>()
   private readonly logListeners = new Set<(jobId: JobId, log: JobLog) => void>()
   private readonly cfg: Required<Omit<OrchestratorInit, 'contractDb'>>
 
@@ -213,7 +214,7 @@ export class Orchestrator {
     for (const job of await this.jobs.values()) {
       if (FINAL_STATES.includes(job.state) || job.snapshot === undefined) continue
       if (this.running.has(job.record.id)) continue
-      await this.launch(job.record, job.snapshot)
+      await this.launch(job.record, { ...(job.snapshot as object), context: job.record })
       restored++
     }
     if (restored > 0) this.c.log.info({ restored }, 'jobs restored after restart')
@@ -279,7 +280,11 @@ export class Orchestrator {
       const job: StoredJob = {
         state: snap.value,
         record: snap.context,
-        snapshot: machine.getPersistedSnapshot(),
+        // The snapshot's context is the record: stored once (halves every write); a final job
+        // is never restored, so it keeps no snapshot.
+        ...(snap.status === 'done'
+          ? {}
+          : { snapshot: { ...machine.getPersistedSnapshot(), context: undefined } }),
       }
       chain = chain
         .then(() => this.jobs.put(id, job))
@@ -302,6 +307,19 @@ export class Orchestrator {
     return stored
   }
 
+  /**
+   * A provider's local record, read through a cache: every job ranks every bid by it, and this
+   * orchestrator is the only writer (see `finish`).
+   */
+  private async providerRecord(peer: string): Promise<ProviderRecord | undefined> {
+    if (!this.providerCache.has(peer)) {
+      const rec = await this.providers.get(peer)
+      if (this.providerCache.size >= 10_000) this.providerCache.clear()
+      if (!this.providerCache.has(peer)) this.providerCache.set(peer, rec)
+    }
+    return this.providerCache.get(peer)
+  }
+
   private isWinner(id: JobId, peer: string): boolean {
     return this.running.get(id)?.machine.getSnapshot().context.winner?.provider === peer
   }
@@ -316,8 +334,10 @@ export class Orchestrator {
     // The provider record used to rank future bids: faults dropped, and who completed.
     const job = snap.context
     const bump = async (peer: string, field: keyof ProviderRecord) => {
-      const rec = (await this.providers.get(peer)) ?? { completed: 0, faults: 0 }
+      await this.providerRecord(peer) // loaded into the cache; the update below does not await
+      const rec = { ...(this.providerCache.get(peer) ?? { completed: 0, faults: 0 }) }
       rec[field]++
+      this.providerCache.set(peer, rec)
       await this.providers.put(peer, rec)
     }
     for (const a of job.attempts ?? []) await bump(a.provider, 'faults')
@@ -475,7 +495,7 @@ export class Orchestrator {
         const reliability: Record<string, number> = {}
         const done = async (): Promise<Patch> => {
           for (const b of session.bids)
-            reliability[b.provider] = reliabilityOf(await this.providers.get(b.provider))
+            reliability[b.provider] = reliabilityOf(await this.providerRecord(b.provider))
           return {
             bids: [...session.bids],
             declines: [...session.declines],
