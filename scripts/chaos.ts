@@ -53,6 +53,8 @@ export interface FaultRecord {
   /** ms since the first post */
   at: number
   downMs: number
+  /** Jobs not yet final at the kill; for a provider, jobs it had in `invoking` or `running`. */
+  jobsHit: number
   /** ms from the restart to its ready line, or the reason it did not come back. */
   recoveredInMs?: number
   error?: string
@@ -196,12 +198,12 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       kind,
       at: Math.round(0.1 * postingMs + i * slot + rnd() * 0.3 * slot),
       target:
-        kind === 'kill-provider'
-          ? devnet.providers[Math.floor(rnd() * devnet.providers.length)].name
-          : kind === 'restart-requester'
-            ? 'requester'
-            : 'contract-db',
-      downMs: Math.round(500 + rnd() * 2500),
+        kind === 'kill-provider' ? 'a provider' : kind === 'restart-requester' ? 'requester' : 'contract-db',
+      // Which provider: drawn now, among those running a job at the time of the kill (else all).
+      pick: rnd(),
+      // A provider may stay down longer than the requester's liveness deadline (~6 s): then its
+      // jobs are re-bid; a shorter outage is bridged by re-attaching to the running containers.
+      downMs: Math.round(kind === 'kill-provider' ? 1000 + rnd() * 9000 : 500 + rnd() * 2500),
     }))
     for (const f of schedule) say(`  scheduled at ${f.at} ms: ${f.kind} ${f.target}, down ${f.downMs} ms`)
 
@@ -219,25 +221,44 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       for (const f of schedule) {
         await sleep(Math.max(0, t0 + f.at - Date.now()), opts.signal)
         if (opts.signal?.aborted) return
-        const p = procOf(f.target)
-        const rec: FaultRecord = { kind: f.kind, target: f.target, at: Date.now() - t0, downMs: f.downMs }
+        const jobs = await api()
+          .ok<{ jobs: Array<{ state: string; provider?: string }> }>('GET', '/v1/jobs')
+          .then((r) => r.jobs.filter((j) => !FINAL.has(j.state)))
+          .catch(() => [])
+        let target = f.target
+        let jobsHit = jobs.length
+        if (f.kind === 'kill-provider') {
+          const busy = devnet.providers.filter((q) =>
+            jobs.some((j) => j.provider === q.peerId && ['invoking', 'running'].includes(j.state)),
+          )
+          const among = busy.length > 0 ? busy : devnet.providers
+          const chosen = among[Math.floor(f.pick * among.length)]
+          target = chosen.name
+          jobsHit = jobs.filter(
+            (j) => j.provider === chosen.peerId && ['invoking', 'running'].includes(j.state),
+          ).length
+        }
+        const p = procOf(target)
+        const rec: FaultRecord = { kind: f.kind, target, at: Date.now() - t0, downMs: f.downMs, jobsHit }
         faults.push(rec)
-        say(`  ${String(rec.at).padStart(6)} ms  SIGKILL ${f.target} (pid ${p.child.pid})`)
+        say(
+          `  ${String(rec.at).padStart(6)} ms  SIGKILL ${target} (pid ${p.child.pid}, ${jobsHit} job(s) hit)`,
+        )
         const exited = new Promise((r) => p.child.once('exit', r))
         p.child.kill('SIGKILL')
         await exited
         await sleep(f.downMs, opts.signal)
         const t = Date.now()
         try {
-          await devnet.restart(f.target)
+          await devnet.restart(target)
           rec.recoveredInMs = Date.now() - t
           say(
-            `  ${String(Date.now() - t0).padStart(6)} ms  ${f.target} back (${rec.recoveredInMs} ms to ready)`,
+            `  ${String(Date.now() - t0).padStart(6)} ms  ${target} back (${rec.recoveredInMs} ms to ready)`,
           )
         } catch (err) {
           rec.error = (err as Error).message
-          problems.push(`${f.target} did not come back after SIGKILL: ${rec.error}`)
-          say(`  ${f.target} did NOT come back: ${rec.error}`)
+          problems.push(`${target} did not come back after SIGKILL: ${rec.error}`)
+          say(`  ${target} did NOT come back: ${rec.error}`)
           return
         }
       }
@@ -467,7 +488,9 @@ export function table(r: ChaosReport): string {
     ...r.faults.map((f) =>
       row(
         `    ${f.at} ms ${f.kind} ${f.target}`,
-        f.error ? `DID NOT RECOVER: ${f.error}` : `down ${f.downMs} ms, ready in ${f.recoveredInMs} ms`,
+        f.error
+          ? `DID NOT RECOVER: ${f.error}`
+          : `${f.jobsHit} job(s) hit, down ${f.downMs} ms, ready in ${f.recoveredInMs} ms`,
       ),
     ),
     '  jobs',
