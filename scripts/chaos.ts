@@ -75,6 +75,8 @@ export interface ChaosReport {
     /** Each failed job's error, for the reader. */
     failures: Array<{ id: string; code: string; message: string }>
     cancelled: number
+    /** Jobs that dropped a provider for a fault (`attempts`) and were re-bid. */
+    rebid: number
     /** Posted (or possibly posted) but unknown to the requester, or not final within the drain. */
     lost: number
     lostIds: string[]
@@ -248,6 +250,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         p.child.kill('SIGKILL')
         await exited
         await sleep(f.downMs, opts.signal)
+        if (opts.signal?.aborted) return
         const t = Date.now()
         try {
           await devnet.restart(target)
@@ -434,6 +437,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
           .filter((v) => v.state === 'failed')
           .map((v) => ({ id: v.id, code: v.error?.code ?? 'UNKNOWN', message: v.error?.message ?? '' })),
         cancelled: final.filter((v) => v.state === 'cancelled').length,
+        rebid: views.filter((v) => (v.attempts?.length ?? 0) > 0).length,
         lost: lostIds.length,
         lostIds,
         latencyMs: { p50: percentile(lat, 50), p90: percentile(lat, 90), max: percentile(lat, 100) },
@@ -500,6 +504,7 @@ export function table(r: ChaosReport): string {
     row('    failed', r.jobs.failed),
     ...Object.entries(r.jobs.failedBy).map(([code, n]) => row(`      ${code}`, n)),
     row('    cancelled', r.jobs.cancelled),
+    row('    re-bid after a provider fault', r.jobs.rebid),
     row('    LOST', r.jobs.lost),
     row(
       '    completed latency p50/p90/max',

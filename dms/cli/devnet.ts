@@ -25,6 +25,7 @@ const BIN = fileURLToPath(
   new URL(import.meta.url.includes('/dist/') ? '../../../bin/dms.js' : '../../bin/dms.js', import.meta.url),
 )
 const MiB = 1024 * 1024
+const READY_TIMEOUT_MS = 60_000
 
 export interface DevnetProc {
   name: string
@@ -104,6 +105,12 @@ async function startProcess(
   })
   child.stderr?.pipe(createWriteStream(logPath))
   const lines = createInterface({ input: child.stdout })
+  // Bounded: a process that never gets ready is killed (and reported by onExit).
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    child.kill('SIGKILL')
+  }, READY_TIMEOUT_MS)
   return new Promise((resolvePromise, reject) => {
     const onExit = (code: number | null) =>
       void readFile(logPath, 'utf8')
@@ -111,7 +118,7 @@ async function startProcess(
         .then((log) =>
           reject(
             new CliError(
-              `${name} exited (code ${code}) before it was ready:\n${log.split('\n').slice(-15).join('\n')}`,
+              `${name} ${timedOut ? `was not ready within ${READY_TIMEOUT_MS / 1000} s (killed)` : `exited (code ${code}) before it was ready`}:\n${log.split('\n').slice(-15).join('\n')}`,
             ),
           ),
         )
@@ -126,6 +133,7 @@ async function startProcess(
           tcp?: string | null
         }
         if (ready.event !== 'ready') return
+        clearTimeout(timer)
         child.off('exit', onExit)
         resolvePromise({
           name,
