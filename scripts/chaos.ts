@@ -67,6 +67,8 @@ export interface ChaosReport {
   faults: FaultRecord[]
   jobs: {
     posted: number
+    /** Posts the requester did not take (an error answer, or down for 30 s): not jobs, not lost. */
+    notTaken: Array<{ name: string; why: string }>
     /** Posts answered `DAEMON_NOT_RUNNING` (requester down) and sent again. */
     postRetries: number
     completed: number
@@ -429,6 +431,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       faults,
       jobs: {
         posted: posted.filter((p) => p.id !== undefined).length,
+        notTaken: posted
+          .filter((p) => p.id === undefined && !lostIds.includes(p.name))
+          .map((p) => ({ name: p.name, why: p.unsure ?? '' })),
         postRetries,
         completed: final.filter((v) => v.state === 'completed').length,
         failed: final.filter((v) => v.state === 'failed').length,
@@ -499,6 +504,7 @@ export function table(r: ChaosReport): string {
     ),
     '  jobs',
     row('    posted', r.jobs.posted),
+    row('    posts not taken', r.jobs.notTaken.length),
     row('    posts retried (requester down)', r.jobs.postRetries),
     row('    completed', r.jobs.completed),
     row('    failed', r.jobs.failed),
