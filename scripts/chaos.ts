@@ -55,6 +55,10 @@ export interface FaultRecord {
   downMs: number
   /** Jobs not yet final at the kill; for a provider, jobs it had in `invoking` or `running`. */
   jobsHit: number
+  /** Provider kills: of the jobs hit, how many it finished after its restart (re-attached to the
+   * container) and how many the requester re-bid (dropped it for a fault). */
+  finishedByTarget?: number
+  rebid?: number
   /** ms from the restart to its ready line, or the reason it did not come back. */
   recoveredInMs?: number
   error?: string
@@ -163,7 +167,11 @@ interface JobView {
   history: Array<{ state: string; at: number }>
   error?: { code: string; message: string }
   settlement?: { contractId: string; paidToProvider: number; refundedToRequester: number }
-  attempts?: Array<{ contractId?: string; settlement?: { contractId: string; paidToProvider: number } }>
+  attempts?: Array<{
+    provider: string
+    contractId?: string
+    settlement?: { contractId: string; paidToProvider: number }
+  }>
 }
 
 interface Posted {
@@ -221,16 +229,20 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
 
     // The faults, one after the other.
     const faults: FaultRecord[] = []
+    // Provider kills: the jobs each one hit, and the provider's peer id.
+    const hitOf = new Map<FaultRecord, { ids: string[]; peer: string }>()
     const injector = (async () => {
       for (const f of schedule) {
         await sleep(Math.max(0, t0 + f.at - Date.now()), opts.signal)
         if (opts.signal?.aborted) return
         const jobs = await api()
-          .ok<{ jobs: Array<{ state: string; provider?: string }> }>('GET', '/v1/jobs')
+          .ok<{ jobs: Array<{ id: string; state: string; provider?: string }> }>('GET', '/v1/jobs')
           .then((r) => r.jobs.filter((j) => !FINAL.has(j.state)))
           .catch(() => [])
         let target = f.target
         let jobsHit = jobs.length
+        let hitIds: string[] = []
+        let hitPeer = ''
         if (f.kind === 'kill-provider') {
           const busy = devnet.providers.filter((q) =>
             jobs.some((j) => j.provider === q.peerId && ['invoking', 'running'].includes(j.state)),
@@ -238,13 +250,16 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
           const among = busy.length > 0 ? busy : devnet.providers
           const chosen = among[Math.floor(f.pick * among.length)]
           target = chosen.name
-          jobsHit = jobs.filter(
-            (j) => j.provider === chosen.peerId && ['invoking', 'running'].includes(j.state),
-          ).length
+          hitIds = jobs
+            .filter((j) => j.provider === chosen.peerId && ['invoking', 'running'].includes(j.state))
+            .map((j) => j.id)
+          jobsHit = hitIds.length
+          hitPeer = chosen.peerId
         }
         const p = procOf(target)
         const rec: FaultRecord = { kind: f.kind, target, at: Date.now() - t0, downMs: f.downMs, jobsHit }
         faults.push(rec)
+        if (f.kind === 'kill-provider') hitOf.set(rec, { ids: hitIds, peer: hitPeer })
         say(
           `  ${String(rec.at).padStart(6)} ms  SIGKILL ${target} (pid ${p.child.pid}, ${jobsHit} job(s) hit)`,
         )
@@ -349,6 +364,13 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       if (res.status === 200) views.push(res.body)
     }
     const final = views.filter((v) => FINAL.has(v.state))
+    for (const [rec, { ids, peer }] of hitOf) {
+      const hitViews = views.filter((v) => ids.includes(v.id))
+      rec.rebid = hitViews.filter((v) => (v.attempts ?? []).some((a) => a.provider === peer)).length
+      rec.finishedByTarget = hitViews.filter(
+        (v) => v.state === 'completed' && !(v.attempts ?? []).some((a) => a.provider === peer),
+      ).length
+    }
     const failedBy: Record<string, number> = {}
     for (const v of final.filter((j) => j.state === 'failed')) {
       const code = v.error?.code ?? 'UNKNOWN'
@@ -403,6 +425,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       badSplits.length === 0 &&
       settledTwice.length === 0
 
+    if (opts.signal?.aborted)
+      problems.push('interrupted (SIGINT): no drain, so jobs still running are counted as lost')
     if (lostIds.length > 0) problems.push(`${lostIds.length} job(s) lost: ${lostIds.join(', ')}`)
     if (!conserved)
       problems.push(
@@ -499,7 +523,8 @@ export function table(r: ChaosReport): string {
         `    ${f.at} ms ${f.kind} ${f.target}`,
         f.error
           ? `DID NOT RECOVER: ${f.error}`
-          : `${f.jobsHit} job(s) hit, down ${f.downMs} ms, ready in ${f.recoveredInMs} ms`,
+          : `${f.jobsHit} job(s) hit, down ${f.downMs} ms, ready in ${f.recoveredInMs} ms` +
+              (f.rebid !== undefined ? `; ${f.finishedByTarget} re-attached, ${f.rebid} re-bid` : ''),
       ),
     ),
     '  jobs',
