@@ -20,8 +20,12 @@ import { loadOrCreateKey, PASSPHRASE_ENV } from '../keys.js'
 import { CliError, print } from './output.js'
 
 const run = promisify(execFile)
-const BIN = fileURLToPath(new URL('../../../bin/dms.js', import.meta.url))
+// The built CLI, from dist/dms/cli/devnet.js or from the source (scripts run with tsx).
+const BIN = fileURLToPath(
+  new URL(import.meta.url.includes('/dist/') ? '../../../bin/dms.js' : '../../bin/dms.js', import.meta.url),
+)
 const MiB = 1024 * 1024
+const READY_TIMEOUT_MS = 60_000
 
 export interface DevnetProc {
   name: string
@@ -48,6 +52,12 @@ export interface Devnet {
    * unless kept. Resolves with each process's exit code (or the signal that ended it).
    */
   stop: () => Promise<Record<string, number | string | null>>
+  /**
+   * Starts the named process again (after it exited or was killed; rejects while it runs) with the
+   * same data dir and config, listening on the same TCP port so its peers' addresses stay true. The
+   * `DevnetProc` (in `providers`, `contractDb`, `requester`) is updated in place. `scripts/chaos.ts`.
+   */
+  restart: (name: string) => Promise<DevnetProc>
 }
 
 export interface DevnetInit {
@@ -95,6 +105,12 @@ async function startProcess(
   })
   child.stderr?.pipe(createWriteStream(logPath))
   const lines = createInterface({ input: child.stdout })
+  // Bounded: a process that never gets ready is killed (and reported by onExit).
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    child.kill('SIGKILL')
+  }, READY_TIMEOUT_MS)
   return new Promise((resolvePromise, reject) => {
     const onExit = (code: number | null) =>
       void readFile(logPath, 'utf8')
@@ -102,7 +118,7 @@ async function startProcess(
         .then((log) =>
           reject(
             new CliError(
-              `${name} exited (code ${code}) before it was ready:\n${log.split('\n').slice(-15).join('\n')}`,
+              `${name} ${timedOut ? `was not ready within ${READY_TIMEOUT_MS / 1000} s (killed)` : `exited (code ${code}) before it was ready`}:\n${log.split('\n').slice(-15).join('\n')}`,
             ),
           ),
         )
@@ -117,6 +133,7 @@ async function startProcess(
           tcp?: string | null
         }
         if (ready.event !== 'ready') return
+        clearTimeout(timer)
         child.off('exit', onExit)
         resolvePromise({
           name,
@@ -161,6 +178,30 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
   const keep = init.keep === true || init.dir !== undefined
   await mkdir(root, { recursive: true, mode: 0o700 })
   const procs: DevnetProc[] = []
+  // How each process was started, for `restart`.
+  const started = new Map<
+    string,
+    { cfg: (NodeConfig | ContractDbConfig) & { dataDir: string }; command: string[] }
+  >()
+  let env: NodeJS.ProcessEnv = {}
+  const launch = async (
+    name: string,
+    cfg: (NodeConfig | ContractDbConfig) & { dataDir: string },
+    command = ['run'],
+  ) => {
+    started.set(name, { cfg, command })
+    return startProcess(root, name, cfg, env, command)
+  }
+  const restart = async (name: string) => {
+    const p = procs.find((q) => q.name === name)
+    const how = started.get(name)
+    if (p === undefined || how === undefined) throw new CliError(`no devnet process named ${name}`)
+    if (p.child.exitCode === null && p.child.signalCode === null)
+      throw new CliError(`${name} is still running (pid ${p.child.pid})`)
+    const listen = p.addrs.map((a) => a.replace(/\/p2p\/[^/]+$/, ''))
+    const fresh = await startProcess(root, name, { ...how.cfg, listen }, env, how.command)
+    return Object.assign(p, fresh)
+  }
   // The children run in their own process groups: if this process dies, do not leave them behind.
   const killAll = () => procs.forEach((p) => p.child.kill('SIGKILL'))
   process.once('exit', killAll)
@@ -186,7 +227,7 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
         say(`  keys sealed with a generated passphrase, kept in ${kept}`)
       }
     }
-    const env = childEnv(passphrase)
+    env = childEnv(passphrase)
     const names = Array.from({ length: init.providers }, (_, i) => `provider-${letter(i)}`)
     const dirs = {
       cdb: join(root, 'contract-db'),
@@ -198,10 +239,7 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
     for (const n of names) ids[n] = await peerIdOf(dirs[n], passphrase)
     const base = { listen: ['/ip4/127.0.0.1/tcp/0'], oneHost: true }
 
-    const cdb = await startProcess(root, 'contract-db', { ...base, dataDir: dirs.cdb }, env, [
-      'contract-db',
-      'run',
-    ])
+    const cdb = await launch('contract-db', { ...base, dataDir: dirs.cdb }, ['contract-db', 'run'])
     procs.push(cdb)
     const operator = (...args: string[]) =>
       run(process.execPath, [BIN, 'contract-db', ...args, '--data-dir', dirs.cdb], { env }).catch(
@@ -220,48 +258,38 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
     const providers: DevnetProc[] = []
     for (const [i, name] of names.entries()) {
       const perCpuHour = init.prices?.[i] ?? 1_200_000
-      const p = await startProcess(
-        root,
-        name,
-        {
-          ...base,
-          dataDir: dirs[name],
-          bootstrap: cdb.addrs,
-          provider: {
-            contractDb: cdb.peerId,
-            offer: {
-              cpu: 1,
-              memoryBytes: 512 * MiB,
-              diskBytes: 1024 * MiB,
-              gpus: 0,
-              prices: {
-                perCpuHour,
-                perGiBMemoryHour: 10_000,
-                perGiBDiskHour: 0,
-                perGpuHour: 0,
-                minJobPrice: 1,
-              },
+      const p = await launch(name, {
+        ...base,
+        dataDir: dirs[name],
+        bootstrap: cdb.addrs,
+        provider: {
+          contractDb: cdb.peerId,
+          offer: {
+            cpu: 1,
+            memoryBytes: 512 * MiB,
+            diskBytes: 1024 * MiB,
+            gpus: 0,
+            prices: {
+              perCpuHour,
+              perGiBMemoryHour: 10_000,
+              perGiBDiskHour: 0,
+              perGpuHour: 0,
+              minJobPrice: 1,
             },
           },
         },
-        env,
-      )
+      })
       procs.push(p)
       providers.push(p)
       say(`  ${name.padEnd(11)}  ${p.peerId}  offers 1 cpu, 512 MiB at ${perCpuHour}/cpu-hour`)
     }
-    const req = await startProcess(
-      root,
-      'requester',
-      {
-        ...base,
-        dataDir: dirs.req,
-        bootstrap: providers.flatMap((p) => p.addrs),
-        api: { tcp: { port: 0 } },
-        requester: { contractDb: { peer: cdb.peerId, addrs: cdb.addrs }, bidWindowMs: 3000 },
-      },
-      env,
-    )
+    const req = await launch('requester', {
+      ...base,
+      dataDir: dirs.req,
+      bootstrap: providers.flatMap((p) => p.addrs),
+      api: { tcp: { port: 0 } },
+      requester: { contractDb: { peer: cdb.peerId, addrs: cdb.addrs }, bidWindowMs: 3000 },
+    })
     procs.push(req)
     const tokenFile = join(dirs.req, 'api-token')
     say(
@@ -281,9 +309,11 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
       passphrase,
       contractDb: cdb,
       providers,
-      requester: { ...req, tokenFile },
+      // The same object as in `procs`, so `restart` updates it.
+      requester: Object.assign(req, { tokenFile }),
       operator,
       stop,
+      restart,
     }
   } catch (err) {
     await stop()

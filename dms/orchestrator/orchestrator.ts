@@ -62,7 +62,8 @@ export interface OrchestratorInit {
   requestTimeoutMs?: number
   /**
    * Attempts at settling or terminating when the contract-db is unreachable or slow (it may be
-   * restarting); waits 1 s, 2 s, 4 s... between them. @default 4
+   * restarting), and at verifying a contract when it is unreachable; waits 1 s, 2 s, 4 s...
+   * between them. @default 4
    */
   settleAttempts?: number
   /** Bid requests published (1 s, 2 s... apart) while some providers stay silent. @default 3 */
@@ -586,19 +587,27 @@ export class Orchestrator {
         )
           throw new JobFailure('BAD_PROVIDER_SIGNATURE', 'provider countersignature is invalid')
         contract.providerSignature = signed.providerSignature
-        let proof: ContractProof
-        try {
-          proof = await actor.request<ContractProof>(
-            this.contractDbHandle(),
-            B.contractVerify,
-            { contract },
-            { timeoutMs, signal },
-          )
-        } catch (err) {
-          throw new JobFailure(
-            'CONTRACT_REFUSED',
-            `contract-db refused the contract: ${(err as Error).message}`,
-          )
+        let proof: ContractProof | undefined
+        // UNREACHABLE: the request was never delivered (the contract-db is down or restarting), so
+        // nothing was locked and sending it again is safe; retried as settlements are. A timeout
+        // is not retried: the contract-db may have locked the escrow (a resend is CONTRACT_EXISTS).
+        for (let attempt = 1; proof === undefined; attempt++) {
+          try {
+            proof = await actor.request<ContractProof>(
+              this.contractDbHandle(),
+              B.contractVerify,
+              { contract },
+              { timeoutMs, signal },
+            )
+          } catch (err) {
+            if ((err as { code?: string }).code === 'UNREACHABLE' && attempt < this.cfg.settleAttempts)
+              await delay(1000 * 2 ** (attempt - 1), signal)
+            else
+              throw new JobFailure(
+                'CONTRACT_REFUSED',
+                `contract-db refused the contract: ${(err as Error).message}`,
+              )
+          }
         }
         const { signature, ...body } = proof
         if (

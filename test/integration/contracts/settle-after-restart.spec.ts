@@ -1,7 +1,8 @@
 /**
  * The contract-db goes down between escrow lock and settlement, and comes back on the same data
  * directory and port: the requester's settlement retries and completes, nothing lost. (The same
- * with a real separate process and kill -9: contract-db-process.spec.ts.)
+ * with a real separate process and kill -9: contract-db-process.spec.ts.) And down when the
+ * requester submits the contract: the verify is sent again until it is back.
  */
 import assert from 'node:assert/strict'
 import { createServer } from 'node:net'
@@ -100,5 +101,55 @@ describe('contract-db restart between escrow lock and settlement (in-process)', 
     const acc = await revived.service.account(net.requester.peerId)
     assert.deepEqual(acc, { peer: net.requester.peerId, balance: 1_000_000 - 2001, escrow: 0 })
     assert.equal((await revived.service.account(net.providers[0].peerId)).balance, 2001)
+  })
+})
+
+/** A gated executor that is already open: the run completes at once. */
+const opened = () => {
+  const e = new GatedExecutor()
+  e.open()
+  return e
+}
+
+describe('contract-db down while the requester submits the contract (in-process)', function () {
+  this.timeout(30_000)
+  let net: TestNetwork
+  let revived: ContractDbNode | undefined
+
+  beforeEach(async () => {
+    net = await startNetwork([{ cpu: 1, memoryBytes: 512 * MiB, perCpuHour: 3_600_000 }], {
+      components: { executor: opened() },
+      contractDbListen: [`/ip4/127.0.0.1/tcp/${await freePort()}`],
+    })
+    const pubsub = net.requester.host.services.pubsub
+    const outbound = (pubsub as unknown as { streamsOutbound: Map<string, unknown> }).streamsOutbound
+    while (!outbound.has(net.providers[0].peerId))
+      await new Promise((r) => pubsub.addEventListener('gossipsub:heartbeat', r, { once: true }))
+  })
+  afterEach(async () => {
+    await revived?.stop()
+    await net?.stop()
+  })
+
+  it('the verify is sent again while the contract-db is UNREACHABLE, and the job completes', async () => {
+    const old = net.contractDb
+    await old.stop() // down before the job reaches contracting
+    const { id } = await new ApiClient(net.requester.socketPath!).ok<{ id: string }>('POST', '/v1/jobs', {
+      image: 'dms-test:1',
+      command: ['sh', '-c', ':'],
+      resources: { cpu: 1, memory: '64MiB' },
+      maxDuration: 60,
+      maxPrice: 1_000_000,
+    })
+    await jobReaches(net.requester, id, ['contracting'])
+    revived = new ContractDbNode(old.config, { passphrase: TEST_PASSPHRASE }) // same key, db and port
+    await revived.start()
+    const job = await jobReaches(net.requester, id)
+    assert.equal(job.state, 'completed', JSON.stringify(job.record.error))
+    assert.equal(job.record.proof?.contractId, job.record.contract?.terms.contractId)
+    assert.equal(job.record.settlement?.outcome, 'settled')
+    const acc = await revived.service.account(net.requester.peerId)
+    assert.equal(acc.escrow, 0)
+    assert.equal(acc.balance + (await revived.service.account(net.providers[0].peerId)).balance, 1_000_000)
   })
 })
