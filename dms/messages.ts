@@ -33,6 +33,7 @@ export const B = {
   blobGet: '/dms/blob/get',
   log: '/dms/job/log',
   cancel: '/dms/job/cancel',
+  bidRelease: '/dms/job/bid-release',
 } as const
 
 /** Inboxes of the well-known actors on every node. */
@@ -197,4 +198,13 @@ export interface JobCancel {
 export interface JobCancelReply {
   /** false when no allocation of this contract is running here (not started, or already ended). */
   stopping: boolean
+}
+
+/**
+ * `/dms/job/bid-release`: the requester locked another provider's bid for this job. The loser
+ * frees the resources it reserved for the bid at once instead of at the bid's expiry. Best effort.
+ */
+export interface BidRelease {
+  jobId: string
+  bidId: string
 }

@@ -28,6 +28,7 @@ import {
 import {
   B,
   type Bid,
+  type BidRelease,
   type BidRequest,
   type ContractSignReply,
   type ContractSignRequest,
@@ -241,6 +242,12 @@ const settlement = proto<Settlement, P.SettlementMessage>(
   (v) => ({ settlement: docToBytes(v) }),
   (w) => docFromBytes(w.settlement, asSettlement),
 )
+const bidRelease = proto<BidRelease, P.BidRelease>(
+  P.BidRelease,
+  PW.BidReleaseWire,
+  (v) => v,
+  (w) => w,
+)
 const jobCancel = proto<JobCancel, P.JobCancel>(
   P.JobCancel,
   PW.JobCancelWire,
@@ -290,6 +297,7 @@ export const W = {
     reply: settlement,
   }),
   cancel: defineBehaviour<JobCancel, JobCancelReply>(B.cancel, { request: jobCancel, reply: jobCancelReply }),
+  bidRelease: defineBehaviour<BidRelease>(B.bidRelease, { request: bidRelease }),
 } as const
 
 /** The registry a DMS node's ActorSystem decodes with: every behaviour in W. */

@@ -3451,3 +3451,115 @@ export namespace JobCancelReply {
     return streamMessage(buf, JobCancelReply.codec(), opts)
   }
 }
+
+export interface BidRelease {
+  jobId: string
+  bidId: string
+}
+
+export namespace BidRelease {
+  let _codec: Codec<BidRelease>
+
+  export const codec = (): Codec<BidRelease> => {
+    if (_codec == null) {
+      _codec = message<BidRelease>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.jobId != null && obj.jobId !== '')) {
+          w.uint32(10)
+          w.string(obj.jobId)
+        }
+
+        if ((obj.bidId != null && obj.bidId !== '')) {
+          w.uint32(18)
+          w.string(obj.bidId)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          jobId: '',
+          bidId: ''
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.jobId = reader.string()
+              break
+            }
+            case 2: {
+              obj.bidId = reader.string()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.jobId`,
+                value: reader.string()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.bidId`,
+                value: reader.string()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface BidReleaseJobIdFieldEvent {
+    field: '$.jobId'
+    value: string
+  }
+
+  export interface BidReleaseBidIdFieldEvent {
+    field: '$.bidId'
+    value: string
+  }
+
+  export function encode (obj: Partial<BidRelease>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, BidRelease.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BidRelease>): BidRelease {
+    return decodeMessage(buf, BidRelease.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BidRelease>): Generator<BidReleaseJobIdFieldEvent | BidReleaseBidIdFieldEvent> {
+    return streamMessage(buf, BidRelease.codec(), opts)
+  }
+}

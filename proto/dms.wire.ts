@@ -25,6 +25,7 @@ export const SettlementMessageWire: WireSchema = {}
 export const TerminateRequestWire: WireSchema = {}
 export const JobCancelWire: WireSchema = {}
 export const JobCancelReplyWire: WireSchema = {}
+export const BidReleaseWire: WireSchema = {}
 
 Object.assign(ResourcesWire, {
   1: { wire: 1 },
@@ -142,4 +143,8 @@ Object.assign(JobCancelWire, {
 })
 Object.assign(JobCancelReplyWire, {
   1: { wire: 0 },
+})
+Object.assign(BidReleaseWire, {
+  1: { wire: 2 },
+  2: { wire: 2 },
 })

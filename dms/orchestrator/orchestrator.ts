@@ -373,6 +373,23 @@ export class Orchestrator {
     session.addBid(bid, m.from)
   }
 
+  /**
+   * Tells every other bidder of this round that its bid lost, so it frees the resources it reserved
+   * now instead of at the bid's expiry (a provider otherwise stays "full" of losing bids). Best effort.
+   */
+  private releaseLosers(actor: Actor, job: JobRecord, session: JobSession): void {
+    for (const b of job.bids) {
+      if (b.bidId === job.winner?.bidId) continue
+      const to: Handle = {
+        publicKey: publicKeyOfPeer(b.provider) as Uint8Array<ArrayBuffer>,
+        peer: b.provider,
+        inbox: INBOX.provider,
+        addrs: session.providerAddrs.get(b.provider) ?? [],
+      }
+      actor.send(to, B.bidRelease, { jobId: job.id, bidId: b.bidId }).catch(() => undefined)
+    }
+  }
+
   private providerHandle(job: JobRecord, session: JobSession): Handle {
     const peer = job.winner?.provider as string
     return {
@@ -542,6 +559,7 @@ export class Orchestrator {
           { jobId: job.id, bidId },
           { timeoutMs, signal },
         )
+        this.releaseLosers(actor, job, session)
         return {}
       },
 

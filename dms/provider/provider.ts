@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import type { Clock } from '../../actors/clock.js'
 import type { Handle } from '../../actors/envelope.js'
@@ -15,6 +16,7 @@ import {
   INBOX,
   allocationInbox,
   type Bid,
+  type BidRelease,
   type BidRequest,
   type ContractSignReply,
   type ContractSignRequest,
@@ -46,7 +48,8 @@ export interface BidRecord {
   bid: Bid
   request: BidRequest
   requester: Handle
-  state: 'offered' | 'locked' | 'contracted' | 'invoked' | 'expired'
+  /** `released`: the requester locked another bid and said so (`/dms/job/bid-release`). */
+  state: 'offered' | 'locked' | 'contracted' | 'invoked' | 'expired' | 'released'
   contractHash?: string
 }
 
@@ -100,6 +103,8 @@ export class ProviderService {
   private actor?: Actor
   private sweeper?: NodeJS.Timeout
   readonly bids: Repo<BidRecord>
+  /** `bid-released` (bidId): a losing bid's reservation was freed early. For tests and metrics. */
+  readonly events = new EventEmitter()
   readonly allocations: AllocationRunner
   /** Declines made, by reason, for metrics and `dms resources`. */
   readonly declines: Record<string, number> = {}
@@ -134,6 +139,7 @@ export class ProviderService {
       .on(B.contractSign, (m) => this.onContractSign(m as Message<ContractSignRequest>))
       .on(B.invoke, (m) => this.onInvoke(m as Message<Invocation>))
       .on(B.cancel, (m) => this.onCancel(m as Message<JobCancel>))
+      .on(B.bidRelease, (m) => this.onBidRelease(m as Message<BidRelease>))
       .on(B.settled, () => undefined)
     this.sweeper = setInterval(() => void this.sweep(), this.init.sweepIntervalMs ?? 5000)
     this.sweeper.unref()
@@ -273,6 +279,20 @@ export class ProviderService {
     if (!m.docker.available && this.c.clock.now() - m.measuredAt >= ENGINE_RECHECK_MS)
       m = await meter.refresh()
     return m.docker.available ? undefined : `docker unavailable: ${m.docker.error ?? 'unknown reason'}`
+  }
+
+  /**
+   * A bid that lost: its reservation is freed now rather than at the bid's expiry, so the
+   * resources can serve the next request. Only the bid's requester can release it, and only
+   * while it is merely offered.
+   */
+  private async onBidRelease(msg: Message<BidRelease>): Promise<void> {
+    const rec = typeof msg.payload?.bidId === 'string' ? await this.bids.get(msg.payload.bidId) : undefined
+    if (rec === undefined || rec.requester.peer !== msg.peer || rec.bid.jobId !== msg.payload.jobId) return
+    if (rec.state !== 'offered') return
+    await this.c.ledger.release(rec.bid.bidId)
+    await this.bids.put(rec.bid.bidId, { ...rec, state: 'released' })
+    this.events.emit('bid-released', rec.bid.bidId)
   }
 
   private async mine(bidId: unknown, msg: Message): Promise<BidRecord> {

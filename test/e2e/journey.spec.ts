@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
+import { once } from 'node:events'
 import { stat } from 'node:fs/promises'
 import { keyFromString } from '../../actors/identity.js'
 import { ApiClient } from '../../dms/api/client.js'
@@ -38,12 +39,17 @@ describe('walking skeleton: a job from REST post to settled contract', function 
       maxDuration: 60,
       maxPrice: 10_000,
     }
+    // The dearer provider loses: it is told, and frees its reservation before its bid expires.
+    const released = once(net.providers[0].provider!.events, 'bid-released')
     const posted = await api.ok<{ id: string; state: string }>('POST', '/v1/jobs', spec)
     const done = await jobReaches(net.requester, posted.id)
     const job = await api.ok<StoredJob['record'] & { state: string }>('GET', `/v1/jobs/${posted.id}`)
 
     assert.equal(job.state, 'completed', JSON.stringify(job.error))
     // Both providers bid; the cheaper one won, and the record says why.
+    const [releasedBid] = (await released) as [string]
+    assert.equal(releasedBid, job.bids.find((b) => b.provider === net.providers[0].peerId)?.bidId)
+    assert.deepEqual(net.providers[0].ledger!.entries(), [], 'the loser holds nothing for this job')
     assert.equal(job.bids.length, 2)
     const cheap = net.providers[1].peerId
     assert.equal(job.winner?.provider, cheap)

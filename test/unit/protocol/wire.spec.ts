@@ -148,6 +148,7 @@ const samples: Array<[string, unknown]> = [
   [`${B.terminate}#reply`, { ...settlement, outcome: 'terminated', reason: 'PROVIDER_FAULT' }],
   [`${B.settle}#reply`, settlement],
   [B.settled, settlement],
+  [B.bidRelease, { jobId: 'j-1', bidId: 'b-2' }],
   [B.blobGet, { sha256: 'ab'.repeat(32), offset: 1048576, length: 65536 }],
   [`${B.blobGet}#reply`, { size: 2048, data: new Uint8Array([1, 2, 3]) }],
   [B.log, { jobId: 'j-1', allocationId: 'a-1', stream: 'stderr', seq: 3, data: 'warning\n' }],
