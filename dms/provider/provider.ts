@@ -292,6 +292,8 @@ export class ProviderService {
     if (rec.state !== 'offered') return
     await this.c.ledger.release(rec.bid.bidId)
     await this.bids.put(rec.bid.bidId, { ...rec, state: 'released' })
+    // A later round for the same job (a re-bid after a fault) gets a fresh bid, not this one.
+    if (this.offered.get(rec.bid.jobId)?.bid.bidId === rec.bid.bidId) this.offered.delete(rec.bid.jobId)
     this.events.emit('bid-released', rec.bid.bidId)
   }
 
