@@ -433,9 +433,28 @@ export class Orchestrator {
         failure.patch = {
           settlement: await this.terminate(actor, job, TERMINATION.providerFault, failure.message, signal),
         }
+        this.stopDropped(actor, job)
         throw failure
       }
     }
+  }
+
+  /**
+   * Tells a provider dropped for a fault to stop the run, in case it is alive after all (slow, or
+   * cut off for a while): its container would otherwise run to the end for a contract that is
+   * already terminated. Best effort: a dead provider cannot hear it.
+   */
+  private stopDropped(actor: Actor, job: JobRecord): void {
+    const peer = job.winner?.provider
+    const contractId = job.contract?.terms.contractId
+    if (peer === undefined || contractId === undefined) return
+    const to: Handle = {
+      publicKey: publicKeyOfPeer(peer) as Uint8Array<ArrayBuffer>,
+      peer,
+      inbox: INBOX.provider,
+      addrs: job.providerAddrs?.[peer] ?? [],
+    }
+    actor.request(to, B.cancel, { jobId: job.id, contractId }, { timeoutMs: 5000 }).catch(() => undefined)
   }
 
   /** Terminates the job's contract; undefined (logged) when the contract-db did not answer. */

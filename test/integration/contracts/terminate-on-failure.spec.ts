@@ -16,13 +16,17 @@ const MiB = 1024 * 1024
 /** Starts nothing and never answers until aborted: the requester hears nothing. */
 class SilentExecutor extends TestExecutor {
   runs = 0
+  private onStopped: () => void = () => {}
+  /** Resolves when a run is aborted (the provider was told to stop). */
+  readonly stopped = new Promise<void>((r) => (this.onStopped = r))
   constructor() {
     super('silent')
   }
   run(_spec: unknown, opts: RunOptions = {}): Promise<ExecutionResult> {
     this.runs++
     return new Promise((resolve) =>
-      opts.signal?.addEventListener('abort', () =>
+      opts.signal?.addEventListener('abort', () => {
+        this.onStopped()
         resolve({
           status: 'cancelled',
           exitCode: -1,
@@ -32,8 +36,8 @@ class SilentExecutor extends TestExecutor {
           outputs: [],
           outputsHash: '',
           usage: { wallSeconds: 0, cpuSeconds: 0, peakMemoryBytes: 0 },
-        }),
-      ),
+        })
+      }),
     )
   }
 }
@@ -105,5 +109,7 @@ describe('a job failing after contract verification', function () {
     assert.equal(rec?.state, 'terminated')
     assert.equal(rec?.closedBy, net.requester.peerId)
     assert.match(rec?.detail ?? '', /no result from the provider/)
+    // The dropped provider was alive after all: it is told to stop the run it was still holding.
+    await executor.stopped
   })
 })
