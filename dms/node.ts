@@ -1,9 +1,12 @@
-import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { systemClock, type Clock } from '../actors/clock.js'
 import type { KeyPair } from '../actors/identity.js'
-import { ActorSystem } from '../actors/system.js'
+import type { ActorSystem } from '../actors/system.js'
+import type { Host } from './network/host.js'
+import type { Libp2pTransport } from './network/transport.js'
+import type { Db } from './store/db.js'
+import { startPeerBase } from './peer-base.js'
 import { ApiServer } from './api/server.js'
 import type { NodeConfig } from './config.js'
 import { BlobService } from './blobs/service.js'
@@ -11,17 +14,13 @@ import { BlobStore } from './blobs/store.js'
 import { startBlobActor } from './blobs/transfer.js'
 import { DockerExecutor } from './executor/docker/docker-executor.js'
 import type { Executor } from './executor/executor.js'
-import { envPassphrase, loadOrCreateKey, type PassphraseSource } from './keys.js'
+import { envPassphrase, type PassphraseSource } from './keys.js'
 import { child, silentLogger } from './log.js'
-import { createHost, type Host } from './network/host.js'
-import { Libp2pTransport } from './network/transport.js'
-import { dmsCodecs } from './wire.js'
 import { Orchestrator } from './orchestrator/orchestrator.js'
 import { ProviderService } from './provider/provider.js'
 import { ResourceLedger } from './resources/ledger.js'
 import { MachineMeter } from './resources/measure.js'
 import { Onboarding } from './resources/onboarding.js'
-import { openDb, type Db } from './store/db.js'
 
 export interface NodeComponents {
   clock?: Clock
@@ -97,35 +96,12 @@ export class DmsNode {
   private async startParts(): Promise<void> {
     const cfg = this.config
     const { clock, log } = this
-    await mkdir(cfg.dataDir, { recursive: true, mode: 0o700 })
-    // The database lock first: a data dir in use is refused before any passphrase is asked.
-    this.db = await openDb(join(cfg.dataDir, 'db'))
-    this.stops.push(() => this.db.close())
-    const loaded = await loadOrCreateKey(cfg.dataDir, this.components.passphrase ?? envPassphrase())
-    this.key = loaded.key
-    if (loaded.migrated)
-      log.warn(
-        { dataDir: cfg.dataDir },
-        'node.key was a plain key file (dms 0.1): sealed it with the passphrase',
-      )
-    this.host = await createHost(
-      this.key,
-      { ...cfg.network, listen: cfg.listen, bootstrap: cfg.bootstrap, oneHost: cfg.oneHost },
-      child(log, 'dms:network'),
+    const base = await startPeerBase(
+      cfg,
+      { clock, log, passphrase: this.components.passphrase ?? envPassphrase() },
+      this.stops,
     )
-    this.transport = new Libp2pTransport(
-      { host: this.host, log: child(log, 'dms:network') },
-      { maxFrameBytes: cfg.network?.maxFrameBytes },
-    )
-    this.system = new ActorSystem(
-      { transport: this.transport, clock, log: child(log, 'actors'), codecs: dmsCodecs() },
-      { maxFrameBytes: cfg.network?.maxFrameBytes, mailbox: cfg.network?.mailbox },
-    )
-    await this.host.start()
-    this.stops.push(() => this.host.stop())
-    await this.transport.start()
-    this.stops.push(() => this.transport.stop())
-    this.stops.push(() => this.system.stop())
+    ;({ db: this.db, key: this.key, host: this.host, transport: this.transport, system: this.system } = base)
 
     // The data plane: content-addressed blobs (job inputs, output archives), served to granted peers.
     const store = new BlobStore({ dir: join(cfg.dataDir, 'blobs') })

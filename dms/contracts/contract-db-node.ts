@@ -1,16 +1,15 @@
-import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { systemClock, type Clock } from '../../actors/clock.js'
 import type { KeyPair } from '../../actors/identity.js'
-import { ActorSystem } from '../../actors/system.js'
+import type { ActorSystem } from '../../actors/system.js'
+import type { Host } from '../network/host.js'
+import type { Libp2pTransport } from '../network/transport.js'
+import { startPeerBase } from '../peer-base.js'
+import type { Db } from '../store/db.js'
 import type { NetworkConfig } from '../config.js'
-import { envPassphrase, loadOrCreateKey, type PassphraseSource } from '../keys.js'
-import { dmsCodecs } from '../wire.js'
+import { envPassphrase, type PassphraseSource } from '../keys.js'
 import { child, silentLogger } from '../log.js'
-import { createHost, type Host } from '../network/host.js'
-import { Libp2pTransport } from '../network/transport.js'
-import { openDb, type Db } from '../store/db.js'
 import { OperatorApi } from './operator-api.js'
 import { ContractDbService } from './service.js'
 
@@ -88,35 +87,9 @@ export class ContractDbNode {
   private async startParts(): Promise<void> {
     const cfg = this.config
     const { clock, log } = this
-    await mkdir(cfg.dataDir, { recursive: true, mode: 0o700 })
-    const loaded = await loadOrCreateKey(cfg.dataDir, this.passphrase)
-    this.key = loaded.key
-    if (loaded.migrated) {
-      log.warn(
-        { dataDir: cfg.dataDir },
-        'node.key was a plain key file (dms 0.1): sealed it with the passphrase',
-      )
-    }
-    this.db = await openDb(join(cfg.dataDir, 'db'))
-    this.stops.push(() => this.db.close())
-    this.host = await createHost(
-      this.key,
-      { ...cfg.network, listen: cfg.listen, bootstrap: cfg.bootstrap, oneHost: cfg.oneHost },
-      child(log, 'dms:network'),
-    )
-    this.transport = new Libp2pTransport(
-      { host: this.host, log: child(log, 'dms:network') },
-      { maxFrameBytes: cfg.network?.maxFrameBytes },
-    )
-    this.system = new ActorSystem(
-      { transport: this.transport, clock, log: child(log, 'actors'), codecs: dmsCodecs() },
-      { maxFrameBytes: cfg.network?.maxFrameBytes, mailbox: cfg.network?.mailbox },
-    )
-    await this.host.start()
-    this.stops.push(() => this.host.stop())
-    await this.transport.start()
-    this.stops.push(() => this.transport.stop())
-    this.stops.push(() => this.system.stop())
+    // The same start as a node's: the database lock before the passphrase, then key, host, actors.
+    const base = await startPeerBase(cfg, { clock, log, passphrase: this.passphrase }, this.stops)
+    ;({ db: this.db, key: this.key, host: this.host, transport: this.transport, system: this.system } = base)
     this.service = new ContractDbService({
       system: this.system,
       key: this.key,

@@ -1,0 +1,75 @@
+/**
+ * What every DMS process starts first, in this order: the data dir, its database (whose lock
+ * refuses a second process before any passphrase is asked), the sealed node key, the libp2p
+ * host, the actor transport and the actor system with the DMS codecs. Shared by `DmsNode` and
+ * the contract-db's `ContractDbNode`, so both start (and refuse) the same way.
+ */
+import { mkdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { Logger } from 'pino'
+import type { Clock } from '../actors/clock.js'
+import type { KeyPair } from '../actors/identity.js'
+import { ActorSystem } from '../actors/system.js'
+import type { NetworkConfig } from './config.js'
+import { loadOrCreateKey, type PassphraseSource } from './keys.js'
+import { child } from './log.js'
+import { createHost, type Host } from './network/host.js'
+import { Libp2pTransport } from './network/transport.js'
+import { openDb, type Db } from './store/db.js'
+import { dmsCodecs } from './wire.js'
+
+export interface PeerBaseConfig {
+  dataDir: string
+  listen?: string[]
+  bootstrap?: string[]
+  oneHost?: boolean
+  network?: NetworkConfig
+}
+
+export interface PeerBase {
+  db: Db
+  key: KeyPair
+  host: Host
+  transport: Libp2pTransport
+  system: ActorSystem
+}
+
+/**
+ * Starts the shared parts. Each part's stop is pushed onto `stops` as soon as it has started, so
+ * a caller that stops `stops` in reverse after a failure stops exactly what was started.
+ */
+export async function startPeerBase(
+  cfg: PeerBaseConfig,
+  c: { clock: Clock; log: Logger; passphrase: PassphraseSource },
+  stops: Array<() => Promise<void> | void>,
+): Promise<PeerBase> {
+  await mkdir(cfg.dataDir, { recursive: true, mode: 0o700 })
+  const db = await openDb(join(cfg.dataDir, 'db'))
+  stops.push(() => db.close())
+  const loaded = await loadOrCreateKey(cfg.dataDir, c.passphrase)
+  if (loaded.migrated)
+    c.log.warn(
+      { dataDir: cfg.dataDir },
+      'node.key was a plain key file (dms 0.1): sealed it with the passphrase',
+    )
+  const key = loaded.key
+  const host = await createHost(
+    key,
+    { ...cfg.network, listen: cfg.listen, bootstrap: cfg.bootstrap, oneHost: cfg.oneHost },
+    child(c.log, 'dms:network'),
+  )
+  const transport = new Libp2pTransport(
+    { host, log: child(c.log, 'dms:network') },
+    { maxFrameBytes: cfg.network?.maxFrameBytes },
+  )
+  const system = new ActorSystem(
+    { transport, clock: c.clock, log: child(c.log, 'actors'), codecs: dmsCodecs() },
+    { maxFrameBytes: cfg.network?.maxFrameBytes, mailbox: cfg.network?.mailbox },
+  )
+  await host.start()
+  stops.push(() => host.stop())
+  await transport.start()
+  stops.push(() => transport.stop())
+  stops.push(() => system.stop())
+  return { db, key, host, transport, system }
+}
