@@ -15,8 +15,8 @@ const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex')
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex')
 
 /**
- * An Ed25519 key pair on node:crypto with cached KeyObjects (~21k signs/s here; tweetnacl ~190/s:
- * see ../shared/STACK.md). The same key gives a node its libp2p peer id.
+ * An Ed25519 key pair on node:crypto with cached KeyObjects (~21k signs/s here; tweetnacl ~190/s,
+ * measured on the 2-core test machines). The same key gives a node its libp2p peer id.
  */
 export class KeyPair {
   private constructor(

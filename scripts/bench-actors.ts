@@ -1,7 +1,7 @@
 /**
  * Actor runtime benchmark: envelope sign/verify throughput on one core, request/reply latency
  * between two nodes on loopback, and gossip delivery latency across 10, 50 and 100 nodes in this
- * one process (one-host settings, ../shared/STACK.md). Prints a table; stops by itself.
+ * one process (one-host settings, specs/config.md). Prints a table; stops by itself.
  *
  *   npx tsx scripts/bench-actors.ts
  *   env: BENCH_RR (requests, default 2000), BENCH_GOSSIP_SIZES (default 10,50,100),

@@ -62,7 +62,7 @@ export interface HostInit extends NetworkInit {
   bootstrap?: string[]
   /**
    * Settings for many nodes on one host (tests, devnet, benchmarks): no per-host inbound dial rate
-   * limit and no gossipsub IP-colocation penalty (../shared/STACK.md). Explicit `connections` and
+   * limit and no gossipsub IP-colocation penalty (gossipsub graylists many peers on one IP). Explicit `connections` and
    * `gossipsub` values win. Keep false on a real network, where both protect you.
    * @default false
    */
