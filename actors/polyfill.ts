@@ -1,4 +1,4 @@
-// libp2p 3 calls Promise.withResolvers, which Node 20 lacks (libp2p 3 needs it). Imported
+// libp2p 3 calls Promise.withResolvers, which Node 20 lacks. Imported
 // first by every entry point (the CLI, mocha), so it runs before any libp2p code does.
 type Resolvers<T> = {
   promise: Promise<T>
