@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import type { BlobService } from '../blobs/service.js'
+import { LIMITS } from '../bounds.js'
 import { stageInputs, type InputFile } from '../blobs/staging.js'
 import { writeTar } from '../blobs/tar.js'
 import { blobsHandle, fetchBlobs, LogForwarder } from '../blobs/transfer.js'
@@ -196,7 +197,14 @@ export class AllocationRunner {
     rec.state = nextAllocationState(rec.state, state)
     rec.history.push({ state: rec.state, at, detail })
     await this.repo.put(rec.allocationId, rec)
-    const update: JobUpdate = { jobId: rec.jobId, allocationId: rec.allocationId, state, at, detail }
+    // Within the requester's bound on the field (dms/bounds.ts), or the update would be refused.
+    const update: JobUpdate = {
+      jobId: rec.jobId,
+      allocationId: rec.allocationId,
+      state,
+      at,
+      detail: clip(detail),
+    }
     await actor.send(rec.requester, B.update, update).catch(() => {})
   }
 
@@ -325,7 +333,7 @@ export class AllocationRunner {
       allocationId: rec.allocationId,
       status: result.status,
       exitCode: result.exitCode,
-      reason: result.reason,
+      reason: clip(result.reason),
       outputsHash: result.outputsHash,
       usage: result.usage,
       finishedAt: this.c.clock.now(),
@@ -353,3 +361,7 @@ export class AllocationRunner {
     await this.deliver(actor, rec, message)
   }
 }
+
+/** A reason or detail cut to the bound peers enforce on it (`LIMITS.text`). */
+const clip = (text: string | undefined): string | undefined =>
+  text === undefined || text.length <= LIMITS.text ? text : text.slice(0, LIMITS.text)
