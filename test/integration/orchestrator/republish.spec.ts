@@ -25,6 +25,9 @@ describe('orchestrator: bid requests re-published with backoff', function () {
 
   it('a provider that missed the first request answers the second; its reason is the failure', async () => {
     const seen: number[] = []
+    // An approved provider: its declines carry its approval credential (unapproved ones are not kept).
+    await net.contractDb.service.approve(peer.system.peerId)
+    const approval = await net.contractDb.service.approvalFor(peer.system.peerId)
     const actor = peer.system.spawn(INBOX.provider, peer.key)
     actor.subscribe(BID_REQUEST_TOPIC).on(B.bidRequest, async (m: Message) => {
       seen.push(Date.now())
@@ -34,6 +37,7 @@ describe('orchestrator: bid requests re-published with backoff', function () {
         jobId: req.jobId,
         provider: peer.system.peerId,
         reasons: ['answered the second request'],
+        approval,
       }
       await actor.send(m.from, B.decline, decline)
     })
