@@ -61,6 +61,7 @@ export class ApprovalClient {
   private failures = 0
   private lastError?: { code: string; message: string; at: number }
   private inFlight?: Promise<void>
+  private queued?: Promise<void>
   private abort = new AbortController()
   private readonly waiters = new Set<() => void>()
   private readonly repo: Repo<ApprovalCredential>
@@ -124,11 +125,22 @@ export class ApprovalClient {
     }
   }
 
-  /** Asks the contract-db now (e.g. right after the operator approved this node). */
+  /**
+   * Asks the contract-db now (e.g. right after the operator approved this node). An ask already
+   * on its way may have left before what prompted this one, so this one follows it (asks made
+   * meanwhile share it).
+   */
   refresh(): Promise<void> {
     if (this.actor === undefined) return Promise.resolve()
-    this.inFlight ??= this.fetch().finally(() => (this.inFlight = undefined))
-    return this.inFlight
+    if (this.inFlight === undefined) {
+      this.inFlight = this.fetch().finally(() => (this.inFlight = undefined))
+      return this.inFlight
+    }
+    this.queued ??= this.inFlight.then(() => {
+      this.queued = undefined
+      return this.refresh()
+    })
+    return this.queued
   }
 
   /**

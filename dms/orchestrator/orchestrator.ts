@@ -542,6 +542,14 @@ export class Orchestrator {
     return {
       collectBids: async (job, signal): Promise<Patch> => {
         session.reset()
+        // Providers answer only approved requesters: no credential, no bid request (a clear failure).
+        let approval: ApprovalCredential
+        try {
+          approval = await this.c.approval.ready(this.cfg.requestTimeoutMs, signal)
+        } catch (err) {
+          signal.throwIfAborted()
+          throw new JobFailure('NOT_APPROVED', (err as Error).message)
+        }
         // A bid request published before any provider is subscribed reaches nobody: wait (bounded).
         const waiting = AbortSignal.any([signal, AbortSignal.timeout(this.cfg.bidWindowMs)])
         const seen = await this.c.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1, { signal: waiting }).then(
@@ -561,14 +569,6 @@ export class Orchestrator {
           }
         }
         if (!seen) return done()
-        // Providers answer only approved requesters: no credential, no bid request (a clear failure).
-        let approval: ApprovalCredential
-        try {
-          approval = await this.c.approval.ready(this.cfg.requestTimeoutMs, signal)
-        } catch (err) {
-          signal.throwIfAborted()
-          throw new JobFailure('NOT_APPROVED', (err as Error).message)
-        }
         // Published again (1 s, 2 s... later) while no bid came and some providers stayed silent:
         // a request can be lost (e.g. published before gossipsub's stream to a new peer is open).
         for (let attempt = 0; attempt < this.cfg.publishAttempts; attempt++) {

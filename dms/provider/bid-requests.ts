@@ -5,6 +5,7 @@
  * specs/protocol.md ("Checks on the receiving side", "Approval").
  */
 import { randomUUID } from 'node:crypto'
+import type { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import type { Clock } from '../../actors/clock.js'
 import type { Handle } from '../../actors/envelope.js'
@@ -56,6 +57,8 @@ export interface BidResponderComponents {
   /** This provider's own approval credential (attached to its bids and declines). */
   approval: { current(): ApprovalCredential | undefined }
   peerId: () => string
+  /** Hears `bid-request-ignored` (reason) for each request dropped without an answer. */
+  events: EventEmitter
 }
 
 export interface BidResponderInit {
@@ -99,6 +102,7 @@ export class BidResponder {
   private ignore(reason: string, msg: Message, detail?: unknown): void {
     this.ignored[reason] = (this.ignored[reason] ?? 0) + 1
     this.c.log.debug({ reason, detail, from: msg.peer }, 'bid request ignored')
+    this.c.events.emit('bid-request-ignored', reason)
   }
 
   async handle(actor: Actor, msg: Message<BidRequest>): Promise<void> {

@@ -97,7 +97,10 @@ export class ProviderService {
   private actor?: Actor
   private sweeper?: NodeJS.Timeout
   readonly bids: Repo<BidRecord>
-  /** `bid-released` (bidId): a losing bid's reservation was freed early. For tests and metrics. */
+  /**
+   * `bid-released` (bidId): a bid the requester gave up was freed early; `bid-request-ignored`
+   * (reason): a bid request was dropped without an answer. For tests and metrics.
+   */
   readonly events = new EventEmitter()
   readonly allocations: AllocationRunner
   private readonly responder: BidResponder
@@ -111,7 +114,7 @@ export class ProviderService {
     this.bids = new Repo(c.db, 'provider-bids')
     this.allocations = new AllocationRunner(c, { heartbeatMs: init.heartbeatMs })
     this.responder = new BidResponder(
-      { ...c, bids: this.bids, peerId: () => this.peerId },
+      { ...c, bids: this.bids, peerId: () => this.peerId, events: this.events },
       {
         contractDb: init.contractDb,
         bidTtlMs: init.bidTtlMs,
