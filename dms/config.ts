@@ -98,7 +98,7 @@ export interface NodeConfig {
      * { maxReservedShare: 0.5, maxOpenBids: 100 }
      */
     requesterCap?: { maxReservedShare?: number; maxOpenBids?: number }
-    /** Bid requests answered per peer (token bucket). @default { perSecond: 10, burst: 50 } */
+    /** Bid requests answered per peer (token bucket). @default { perSecond: 100, burst: 200 } */
     bidRequestRate?: { perSecond?: number; burst?: number }
   }
 }

@@ -61,7 +61,7 @@ export interface ProviderInit {
   heartbeatMs?: number
   /** What one requester may hold in open reservations here. */
   requesterCap?: RequesterCap
-  /** Bid requests answered per peer: a token bucket. @default { perSecond: 10, burst: 50 } */
+  /** Bid requests answered per peer: a token bucket. @default { perSecond: 100, burst: 200 } */
   bidRequestRate?: PeerRateLimitInit
 }
 

@@ -1,9 +1,12 @@
 import type { Clock } from '../../actors/clock.js'
 
 export interface PeerRateLimitInit {
-  /** Tokens added per second (the sustained rate). @default 10 */
+  /**
+   * Tokens added per second (the sustained rate): twice the throughput target of one requester
+   * (50 jobs/s, specs/benchmarks.md), each job being one bid request to every provider. @default 100
+   */
   perSecond?: number
-  /** Bucket size (the burst allowed after a quiet spell). @default 50 */
+  /** Bucket size (the burst allowed after a quiet spell). @default 200 */
   burst?: number
   /** Peers remembered; the least recently seen is forgotten (it starts again with a full bucket). @default 10000 */
   maxPeers?: number
@@ -23,8 +26,8 @@ export class PeerRateLimiter {
     private readonly clock: Clock,
     init: PeerRateLimitInit = {},
   ) {
-    this.perSecond = init.perSecond ?? 10
-    this.burst = init.burst ?? 50
+    this.perSecond = init.perSecond ?? 100
+    this.burst = init.burst ?? 200
     this.maxPeers = init.maxPeers ?? 10_000
   }
 

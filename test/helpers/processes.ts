@@ -6,7 +6,6 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
-import { mkdir } from 'node:fs/promises'
 import { privateKeyFromRaw } from '@libp2p/crypto/keys'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { loadOrCreateKey } from '../../dms/keys.js'
@@ -27,7 +26,6 @@ export interface DmsProcess {
  * here use) and returns its peer id: the contract-db can approve a node before it first starts.
  */
 export async function peerIdOfDataDir(dataDir: string): Promise<string> {
-  await mkdir(dataDir, { recursive: true, mode: 0o700 })
   const { key } = await loadOrCreateKey(dataDir, () => Promise.resolve('test passphrase'))
   return peerIdFromPrivateKey(privateKeyFromRaw(key.libp2pRaw())).toString()
 }
