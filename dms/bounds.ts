@@ -41,6 +41,11 @@ export const LIMITS = {
   log: 256 * 1024,
   /** One blob chunk. */
   chunk: 1024 * 1024,
+  /** A sender handle's inbox name and each of its multiaddrs (kept with bids and jobs). */
+  inbox: 256,
+  addr: 1024,
+  /** Progress updates kept per job (heartbeats are not kept). */
+  updates: 100,
 } as const
 
 export type Shape =
@@ -141,6 +146,14 @@ export function checkShape(value: unknown, shape: Shape, path: string): void {
       return
     }
   }
+}
+
+/**
+ * Whether a sender handle is too large to keep (a bid record and a job record keep the handle or
+ * its addresses to answer later). The envelope decoder bounds the number of addresses.
+ */
+export function handleTooLarge(h: { inbox: string; addrs: string[] }): boolean {
+  return h.inbox.length > LIMITS.inbox || h.addrs.some((a) => a.length > LIMITS.addr)
 }
 
 /** A checker for one shape: returns the value typed as T, or throws DocumentShapeError. */

@@ -5,6 +5,7 @@
  * (`dms_requester_bids_ignored_total`). Spec: specs/protocol.md ("Checks on the receiving side").
  */
 import type { Message } from '../../actors/system.js'
+import { handleTooLarge } from '../bounds.js'
 import { checkApproval, type ApprovalProblem } from '../contracts/approval.js'
 import { hashDoc } from '../contracts/canonical.js'
 import { bidSignatureOk } from '../contracts/checks.js'
@@ -17,6 +18,7 @@ export type IgnoreReason =
   | 'not_bidding'
   | 'wrong_job'
   | 'not_sender'
+  | 'bad_handle'
   | 'bad_signature'
   | 'other_terms'
   | 'bad_total'
@@ -40,6 +42,8 @@ export function bidProblem(m: Message<BidMessage>, ctx: AdmissionContext): Ignor
   const bid = m.payload.bid
   if (bid.jobId !== ctx.jobId) return 'wrong_job'
   if (bid.provider !== m.peer) return 'not_sender'
+  // Its addresses are kept in the job record (to reach the provider after a restart).
+  if (handleTooLarge(m.from)) return 'bad_handle'
   const { spec } = ctx
   // The job's provider constraints, and providers dropped for a fault.
   if (spec.providers.allow.length > 0 && !spec.providers.allow.includes(bid.provider)) return 'not_allowed'

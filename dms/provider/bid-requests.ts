@@ -11,6 +11,7 @@ import type { Clock } from '../../actors/clock.js'
 import type { Handle } from '../../actors/envelope.js'
 import type { KeyPair } from '../../actors/identity.js'
 import type { Actor, Message } from '../../actors/system.js'
+import { handleTooLarge } from '../bounds.js'
 import { checkApproval } from '../contracts/approval.js'
 import { signDoc } from '../contracts/canonical.js'
 import { DOMAIN, type ApprovalCredential } from '../contracts/model.js'
@@ -108,6 +109,8 @@ export class BidResponder {
   async handle(actor: Actor, msg: Message<BidRequest>): Promise<void> {
     const problem = checkBidRequest(msg.payload)
     if (problem !== undefined) return this.ignore('malformed', msg, problem)
+    // The sender's handle is stored with the bid: bounded like every field of the request.
+    if (handleTooLarge(msg.from)) return this.ignore('malformed', msg, 'sender handle too large')
     // Cheapest check first: a flood from one peer costs a map look-up each, nothing more.
     if (!this.c.ledger.getOffer()) return // not onboarded: nothing to offer, nothing to say
     if (!this.rate.take(msg.peer)) return this.ignore('rate_limited', msg)

@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict'
 import { errorCodec } from '../../../actors/codec.js'
-import { LIMITS } from '../../../dms/bounds.js'
+import { handleTooLarge, LIMITS } from '../../../dms/bounds.js'
+import { JobSession } from '../../../dms/orchestrator/session.js'
 import { makeContract, makeReceipt, newParty } from '../../helpers/contracts.js'
 import { B } from '../../../dms/messages.js'
 import { DOC_BYTES } from '../../../dms/payload-shapes.js'
@@ -158,6 +159,23 @@ describe('bounds: every string and list a peer sends, checked at decode', () => 
       errorCodec.decode(errorCodec.encode({ code: 'X', message: 'm'.repeat(10_000) })).message.length,
       4096,
     )
+  })
+})
+
+describe('bounds on what is kept from a peer beyond its payload', () => {
+  it('a sender handle with an oversized inbox or address is not kept', () => {
+    const addr = '/ip4/127.0.0.1/tcp/4001'
+    assert.equal(handleTooLarge({ inbox: 'job/x', addrs: [addr] }), false)
+    assert.equal(handleTooLarge({ inbox: 'i'.repeat(LIMITS.inbox + 1), addrs: [] }), true)
+    assert.equal(handleTooLarge({ inbox: 'job/x', addrs: [addr, 'a'.repeat(LIMITS.addr + 1)] }), true)
+  })
+
+  it('a job keeps at most LIMITS.updates progress updates, whatever its provider sends', () => {
+    const session = new JobSession()
+    for (let i = 0; i < LIMITS.updates + 50; i++)
+      session.addUpdate({ jobId: 'j', allocationId: 'a', state: 'running', at: i }, i)
+    assert.equal(session.updates.length, LIMITS.updates)
+    assert.equal(session.lastSeen, LIMITS.updates + 49, 'every update still counts as a sign of life')
   })
 })
 
