@@ -57,6 +57,9 @@ export function guardedModem(opts: { socketPath?: string }): Modem {
   return modem
 }
 
+/** Longest pull progress line read (the engine's are a few hundred characters). */
+const MAX_PROGRESS_LINE = 1024 * 1024
+
 /** docker-modem's followProgress, where a line that is not JSON ends the pull with an error. */
 function followProgress(
   stream: NodeJS.ReadableStream,
@@ -74,6 +77,11 @@ function followProgress(
   }
   const onData = (chunk: Buffer | string) => {
     buffered += chunk.toString()
+    if (buffered.length > MAX_PROGRESS_LINE) {
+      finish(new Error(`the engine sent a progress line longer than ${MAX_PROGRESS_LINE} characters`))
+      ;(stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.()
+      return
+    }
     let nl: number
     while (!finished && (nl = buffered.indexOf('\n')) >= 0) {
       const line = buffered.slice(0, nl).trim()

@@ -98,6 +98,7 @@ describe('REST API on a requester node: refusals', function () {
             r.on('end', () =>
               resolve({
                 status: r.statusCode ?? 0,
+                connection: r.headers.connection,
                 body: JSON.parse(Buffer.concat(chunks).toString()) as ErrorBody,
               }),
             )
