@@ -72,7 +72,16 @@ export interface NodeConfig {
      */
     offer?: Resources & { prices: Prices }
     /** Docker engine and executor settings (specs/executor.md). */
-    docker?: { socketPath?: string; pullImages?: boolean; diskQuota?: boolean }
+    docker?: {
+      socketPath?: string
+      pullImages?: boolean
+      diskQuota?: boolean
+      /**
+       * Registries whose images are looked up or pulled; a job naming another is declined before
+       * the engine is asked. @default ["docker.io"] (images named without a registry)
+       */
+      registries?: string[]
+    }
     allowedImages?: string[]
     /** Largest total of a job's output files (archived and fetched by the requester). @default 268435456 (256 MiB) */
     maxOutputBytes?: number
@@ -199,7 +208,12 @@ export const nodeConfigSchema = obj(
           },
           ['cpu', 'memoryBytes', 'diskBytes', 'gpus', 'prices'],
         ),
-        docker: obj({ socketPath: str, pullImages: { type: 'boolean' }, diskQuota: { type: 'boolean' } }),
+        docker: obj({
+          socketPath: str,
+          pullImages: { type: 'boolean' },
+          diskQuota: { type: 'boolean' },
+          registries: { type: 'array', maxItems: 256, items: { ...str, maxLength: 255 } },
+        }),
         allowedImages: strings,
         maxDurationSeconds: posInt,
         bidTtlMs: posInt,

@@ -21,6 +21,7 @@ import { ProviderService } from './provider/provider.js'
 import { ResourceLedger } from './resources/ledger.js'
 import { MachineMeter } from './resources/measure.js'
 import { Onboarding } from './resources/onboarding.js'
+import type { ProcessFaults } from './process-guard.js'
 
 export interface NodeComponents {
   clock?: Clock
@@ -29,6 +30,8 @@ export interface NodeComponents {
   executor?: Executor
   /** Unseals the node key. @default DMS_PASSPHRASE from the environment */
   passphrase?: PassphraseSource
+  /** Errors caught by the process's last-resort guard (`dms run`), shown in /metrics. */
+  faults?: ProcessFaults
 }
 
 /**
@@ -55,6 +58,8 @@ export class DmsNode {
   private status: 'stopped' | 'starting' | 'started' | 'stopping' = 'stopped'
   readonly clock: Clock
   readonly log: Logger
+  /** The process guard's counts, when the process has one (`dms run`). */
+  readonly faults?: ProcessFaults
 
   constructor(
     readonly config: NodeConfig,
@@ -62,6 +67,7 @@ export class DmsNode {
   ) {
     this.clock = components.clock ?? systemClock
     this.log = components.log ?? silentLogger
+    this.faults = components.faults
   }
 
   get peerId(): string {
@@ -153,6 +159,7 @@ export class DmsNode {
           contractDb: p.contractDb,
           bidTtlMs: p.bidTtlMs,
           heartbeatMs: p.heartbeatMs,
+          images: { registries: p.docker?.registries },
           preferences: {
             allowedImages: p.allowedImages,
             maxDurationSeconds: p.maxDurationSeconds,

@@ -10,7 +10,7 @@
 import { PassThrough } from 'node:stream'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { BlobService } from '../blobs/service.js'
-import { MAX_BLOB_BYTES } from '../blobs/store.js'
+import { BlobTooLargeError, MAX_BLOB_BYTES } from '../blobs/store.js'
 import type { JobLog } from '../messages.js'
 import { readOutputFile } from '../orchestrator/data-plane.js'
 import type { Orchestrator, StoredJob } from '../orchestrator/orchestrator.js'
@@ -31,6 +31,13 @@ const doc = (summary: string, responses: Record<number, { description: string }>
 
 const httpError = (statusCode: number, code: string, message: string) =>
   Object.assign(new Error(message), { statusCode, code })
+
+const tooLarge = (size: number, limit: number) =>
+  httpError(
+    413,
+    'BLOB_TOO_LARGE',
+    `blob of ${size} bytes (or more) is over this node's limit of ${limit} bytes: split it into several inputs`,
+  )
 
 export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (app: FastifyInstance, opts) => {
   // Uploads arrive as a raw stream; the blob store hashes them as they are written.
@@ -66,8 +73,22 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (app: FastifyIn
       if (typeof (req.body as AsyncIterable<Uint8Array> | undefined)?.[Symbol.asyncIterator] !== 'function') {
         throw httpError(415, 'FST_ERR_CTP_INVALID_MEDIA_TYPE', 'send the blob as application/octet-stream')
       }
-      const stored = await opts.blobs().store.putStream(req.body as AsyncIterable<Uint8Array>)
-      return reply.status(201).send(stored)
+      const store = opts.blobs().store
+      // The body is a raw stream (Fastify's bodyLimit does not apply to it): a declared size over
+      // the limit is refused before a byte is read; an undeclared one is cut at the limit.
+      // The connection is closed after a 413, so the client cannot go on sending the rest.
+      const declared = Number(req.headers['content-length'] ?? 0)
+      if (declared > store.maxBlobBytes) {
+        void reply.header('connection', 'close')
+        throw tooLarge(declared, store.maxBlobBytes)
+      }
+      try {
+        return await reply.status(201).send(await store.putStream(req.body as AsyncIterable<Uint8Array>))
+      } catch (err) {
+        if (!(err instanceof BlobTooLargeError)) throw err
+        void reply.header('connection', 'close')
+        throw tooLarge(err.size, err.limit)
+      }
     },
   )
 

@@ -10,6 +10,7 @@ import { readTar, type TarFile } from '../blobs/tar.js'
 import { blobsHandle, fetchBlobs } from '../blobs/transfer.js'
 import { hashOutputs, sha256Hex } from '../executor/outputs.js'
 import type { JobResult } from '../messages.js'
+import { inputsSizeProblem } from '../protocol/run-rules.js'
 import { InvalidJobSpecError, type InputSpec } from './job-spec.js'
 
 /** Largest output archive the requester fetches. */
@@ -18,16 +19,19 @@ export const MAX_ARCHIVE_BYTES = 1024 * 1024 * 1024
 /**
  * Turns a parsed spec's inputs into blobs: inline content is stored; a `sha256` must name a blob
  * already in this node's store (uploaded with PUT /v1/blobs), or the spec is refused naming it.
+ * Together they must fit the job's disk (the provider's rule). Everything is checked before the
+ * first inline blob is stored, so a refused spec leaves nothing behind.
  */
 export async function resolveInputs(
   blobs: BlobService,
   inputs: InputSpec[] | undefined,
+  diskBytes = 0,
 ): Promise<InputFile[]> {
-  const out: InputFile[] = []
+  const checked: Array<{ path: string; sha256?: string; data?: Buffer; size: number }> = []
   for (const [i, f] of (inputs ?? []).entries()) {
     if (f.contentBase64 !== undefined) {
       const data = Buffer.from(f.contentBase64, 'base64')
-      out.push({ path: f.path, sha256: await blobs.store.put(data), size: data.length })
+      checked.push({ path: f.path, data, size: data.length })
       continue
     }
     const size = f.sha256 === undefined ? undefined : await blobs.store.size(f.sha256)
@@ -37,8 +41,16 @@ export async function resolveInputs(
         `blob ${f.sha256 ?? '(none)'} is not on this node: upload it first with PUT /v1/blobs`,
       )
     }
-    out.push({ path: f.path, sha256: f.sha256, size })
+    checked.push({ path: f.path, sha256: f.sha256, size })
   }
+  const tooLarge = inputsSizeProblem(
+    checked.map((f) => f.size),
+    diskBytes,
+  )
+  if (tooLarge !== undefined) throw new InvalidJobSpecError('inputs', tooLarge)
+  const out: InputFile[] = []
+  for (const f of checked)
+    out.push({ path: f.path, sha256: f.sha256 ?? (await blobs.store.put(f.data as Buffer)), size: f.size })
   return out
 }
 

@@ -33,12 +33,11 @@ import { DIMENSIONS } from '../resources/math.js'
 import type { MachineInfo, Resources } from '../resources/types.js'
 import { Repo, type Db } from '../store/db.js'
 import type { BlobService } from '../blobs/service.js'
-import { inputsProblem, type InputFile } from '../blobs/staging.js'
-import { SHA256_HEX } from '../blobs/store.js'
 import { AllocationRunner, type RecoverySummary, type AllocationRecord } from './allocation.js'
-import { acceptJob, compareCapability, type Comparator } from './capability.js'
+import { acceptJob, compareCapability, declineKind, imageAllowed, type Comparator } from './capability.js'
+import { ImageCheck, type ImageCheckInit } from './images.js'
 import { pricePerHour, totalFor } from './pricing.js'
-import { checkBidRequest } from './validate.js'
+import { checkBidRequest, invocationProblem } from './validate.js'
 
 /** How often an unavailable container engine is checked again (on the next bid request). */
 const ENGINE_RECHECK_MS = 15_000
@@ -74,6 +73,8 @@ export interface ProviderInit {
   >
   /** How often a running allocation sends a heartbeat update. @default 2000 */
   heartbeatMs?: number
+  /** Registries used and the image look-up cache (`ImageCheck`). */
+  images?: ImageCheckInit
 }
 
 export interface ProviderComponents {
@@ -106,6 +107,8 @@ export class ProviderService {
   /** `bid-released` (bidId): a losing bid's reservation was freed early. For tests and metrics. */
   readonly events = new EventEmitter()
   readonly allocations: AllocationRunner
+  /** Bid requests' images: refused before any engine call, else looked up through a cache. */
+  readonly images: ImageCheck
   /** Declines made, by reason, for metrics and `dms resources`. */
   readonly declines: Record<string, number> = {}
   /** Open bids by job, so a re-published bid request gets the same bid. */
@@ -119,6 +122,7 @@ export class ProviderService {
   ) {
     this.bids = new Repo(c.db, 'provider-bids')
     this.allocations = new AllocationRunner(c, { heartbeatMs: init.heartbeatMs })
+    this.images = new ImageCheck(c, init.images)
   }
 
   get peerId(): string {
@@ -194,10 +198,13 @@ export class ProviderService {
       await actor.send(msg.from, B.bid, earlier.bid).catch(() => {})
       return
     }
-    const refusal = offer.withdrawnAt !== undefined ? 'offboarded' : await this.engineProblem()
+    // The image is judged before anything asks the engine (specs/job-spec.md, "Image references").
+    const refusal =
+      offer.withdrawnAt !== undefined
+        ? 'offboarded'
+        : (this.images.refusal(req.image) ?? (await this.engineProblem()))
     if (refusal !== undefined) {
-      const reason = refusal.split(':')[0]
-      this.declines[reason] = (this.declines[reason] ?? 0) + 1
+      this.countDecline(refusal)
       this.c.log.info({ jobId: req.jobId, reason: refusal }, 'declined bid request')
       const decline: Decline = { jobId: req.jobId, provider: this.peerId, reasons: [refusal] }
       await actor.send(msg.from, B.decline, decline).catch(() => {})
@@ -211,7 +218,9 @@ export class ProviderService {
       comparison,
       {
         ...this.init.preferences,
-        hasImage: await this.c.executor.canRun(req.image).catch(() => false),
+        hasImage:
+          imageAllowed(this.init.preferences?.allowedImages, req.image) &&
+          (await this.images.canRun(req.image)),
         price: total,
         maxPrice: req.maxPrice,
         excluded: req.exclude.includes(this.peerId),
@@ -222,8 +231,7 @@ export class ProviderService {
       req.maxDurationSeconds,
     )
     if (!decision.accept) {
-      for (const r of decision.reasons)
-        this.declines[r.split(':')[0]] = (this.declines[r.split(':')[0]] ?? 0) + 1
+      for (const r of decision.reasons) this.countDecline(r)
       this.c.log.info({ jobId: req.jobId, reasons: decision.reasons }, 'declined bid request')
       const decline: Decline = { jobId: req.jobId, provider: this.peerId, reasons: decision.reasons }
       await actor.send(msg.from, B.decline, decline).catch(() => {})
@@ -265,6 +273,11 @@ export class ProviderService {
       this.offered.delete(req.jobId)
       await this.c.ledger.release(bidId)
     })
+  }
+
+  private countDecline(reason: string): void {
+    const kind = declineKind(reason)
+    this.declines[kind] = (this.declines[kind] ?? 0) + 1
   }
 
   /**
@@ -369,15 +382,9 @@ export class ProviderService {
         'BAD_PROOF',
         'proof of contract is not signed by the trusted contract-db for these terms',
       )
-    if (
-      !Array.isArray(inv.command) ||
-      inv.command.length === 0 ||
-      !inv.command.every((s) => typeof s === 'string')
-    )
-      throw new RefusedError('BAD_INVOCATION', 'command must be a non-empty list of strings')
+    const runIssue = invocationProblem(inv, t.resources.diskBytes)
+    if (runIssue !== undefined) throw new RefusedError('BAD_INVOCATION', runIssue)
     const inputs = inv.inputs ?? []
-    const inputsIssue = inputsProblem(inputs) ?? inputsTooLarge(inputs, t.resources.diskBytes)
-    if (inputsIssue !== undefined) throw new RefusedError('BAD_INVOCATION', inputsIssue)
     if (this.cancelled.delete(t.contractId)) {
       await this.c.ledger.release(t.bidId)
       throw new RefusedError('CANCELLED', 'the requester cancelled this contract')
@@ -425,15 +432,4 @@ export class ProviderService {
 function fitOf(required: Resources, margins: Resources, free: Resources): number {
   const shares = DIMENSIONS.filter((d) => required[d] > 0 && free[d] > 0).map((d) => margins[d] / free[d])
   return shares.length === 0 ? 1 : Math.round(Math.min(...shares) * 1000) / 1000
-}
-
-/** Inputs must be real blob ids and, together, fit the job's disk (or 1 GiB without a disk size). */
-function inputsTooLarge(inputs: InputFile[], diskBytes: number): string | undefined {
-  const bad = inputs.findIndex(
-    (f) => !SHA256_HEX.test(f.sha256) || !Number.isSafeInteger(f.size) || f.size < 0,
-  )
-  if (bad >= 0) return `inputs[${bad}] needs a sha256 blob id and a size`
-  const total = inputs.reduce((n, f) => n + f.size, 0)
-  const limit = diskBytes > 0 ? diskBytes : 1024 * 1024 * 1024
-  return total > limit ? `inputs total ${total} bytes, more than the job's ${limit} bytes of disk` : undefined
 }

@@ -21,9 +21,10 @@ import type {
 } from '../executor.js'
 import { hashOutputs } from '../outputs.js'
 import { collectOutputs } from './collect-outputs.js'
-import { ALLOCATION_ID, containerName, createOptions, validateSpec } from './container-config.js'
+import { ALLOCATION_ID, checkImage, containerName, createOptions, validateSpec } from './container-config.js'
 import { quotaReached, mountQuota, releaseQuota } from './disk-quota.js'
 import { dockerMessage, dockerStatus, isEngineUnreachable } from './docker-errors.js'
+import { guardedModem } from './guarded-modem.js'
 import { LogCapture } from './log-capture.js'
 import { notStarted } from '../outputs.js'
 import { classifyExit, parseDockerTime, wallSeconds, type StopReason } from './outcome.js'
@@ -97,7 +98,8 @@ export class DockerExecutor implements Executor {
   private readonly active = new Set<AllocationId>()
 
   constructor(components: DockerExecutorComponents, init: DockerExecutorInit) {
-    this.docker = new Docker(init.socketPath !== undefined ? { socketPath: init.socketPath } : undefined)
+    // A modem that never follows the engine's redirects off the socket (guarded-modem.ts).
+    this.docker = new Docker({ modem: guardedModem({ socketPath: init.socketPath }) } as Docker.DockerOptions)
     this.log = child(components.log, 'dms:executor:docker')
     this.workDir = init.workDir
     this.user = init.user ?? '65534:65534'
@@ -123,6 +125,7 @@ export class DockerExecutor implements Executor {
   }
 
   async hasImage(image: string): Promise<boolean> {
+    checkImage(image)
     try {
       await this.engine(() => this.docker.getImage(image).inspect())
       return true
@@ -133,6 +136,7 @@ export class DockerExecutor implements Executor {
   }
 
   async canRun(image: string): Promise<boolean> {
+    checkImage(image)
     return this.pullImages || (await this.hasImage(image))
   }
 

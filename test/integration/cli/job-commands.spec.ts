@@ -48,6 +48,7 @@ describe('dms job commands against the data-plane and cancel route contract', fu
     'sub/b.bin': Buffer.from([0, 1, 2]),
   }
   let polls = 0
+  const posted: unknown[] = []
 
   before(async function () {
     assert.ok(existsSync('dist/dms/cli/main.js'), 'the CLI is not built: run `npm run build`')
@@ -96,7 +97,14 @@ describe('dms job commands against the data-plane and cancel route contract', fu
         return reply.status(409).send({ error: { code: 'JOB_ENDED', message: 'job done already completed' } })
       return reply.status(202).send({ id, state: 'cancelled' })
     })
-    app.post('/v1/jobs', (_req, reply) => reply.status(201).send({ id: 'j1', state: 'bidding' }))
+    app.post('/v1/jobs', (req, reply) => {
+      posted.push(req.body)
+      return reply.status(201).send({ id: 'j1', state: 'bidding' })
+    })
+    // A job whose name (stored before names were checked) and error carry terminal escapes.
+    app.get('/v1/jobs', () => ({
+      jobs: [{ id: 'j9', name: 'evil\u001b[2J\u001b]0;owned\u0007name', state: 'failed', createdAt: 0 }],
+    }))
     app.get('/v1/jobs/:id', () => {
       // Each poll advances the job one state: bidding, running, completed.
       const states = ['bidding', 'running', 'completed'].slice(0, Math.min(3, ++polls))
@@ -218,6 +226,46 @@ describe('dms job commands against the data-plane and cancel route contract', fu
     assert.equal(out, 'first\nsecond\n', 'the live logs, not the final result again')
     assert.match(err, /^job j1\n +0 ms {2}bidding\n +1 ms {2}running\n/)
     assert.match(err, /2 ms {2}completed\n/)
+  })
+
+  it('job list shows control characters in names as escapes, never raw', async function () {
+    const r = await dms('job', 'list', '--socket', sock)
+    assert.equal(r.code, 0, r.stderr)
+    assert.equal(r.stdout.includes('\u001b'), false, 'no raw ESC reaches the terminal')
+    assert.equal(r.stdout.includes('\u0007'), false)
+    assert.match(r.stdout, /evil\\u001b\[2J\\u001b\]0;owned\\u0007name$/m)
+  })
+
+  it('job run reads --cpu, --timeout and --max-price as decimal only: 0x10 is refused, not 16', async function () {
+    const before = posted.length
+    for (const [flag, value] of [
+      ['--cpu', '0x10'],
+      ['--cpu', ''],
+      ['--timeout', '0x10'],
+      ['--timeout', '1e3'],
+      ['--max-price', '0b11'],
+    ]) {
+      const r = await dms('job', 'run', '--socket', sock, '--image', 'i', flag, value, '--', 'sh')
+      assert.equal(r.code, 1, `${flag} ${value}`)
+      assert.match(r.stderr, new RegExp(`^dms: ${flag}: invalid `), r.stderr)
+    }
+    assert.equal(posted.length, before, 'nothing was posted')
+    const ok = await dms(
+      'job',
+      'run',
+      '--socket',
+      sock,
+      '--image',
+      'i',
+      '--cpu',
+      '0.25',
+      '--timeout',
+      '30',
+      '--',
+      'sh',
+    )
+    assert.equal(ok.code, 0, ok.stderr)
+    assert.deepEqual((posted[before] as { resources: unknown }).resources, { cpu: 0.25, memory: '256MiB' })
   })
 
   it('an older daemon without these routes gets a clear message', async function () {
