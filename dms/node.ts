@@ -126,6 +126,8 @@ export class DmsNode {
             pullImages: p.docker?.pullImages,
             diskQuota: p.docker?.diskQuota,
             workDir: join(cfg.dataDir, 'work'),
+            // Archives are written next to the blob store, so publishing one is a rename.
+            archiveDir: this.blobs.store.tmpDir,
             owner: this.peerId,
             // Outputs travel as a blob (an archive fetched in chunks); logs travel in the result
             // and live in /dms/job/log messages, so they stay small enough for one frame.

@@ -19,14 +19,14 @@ import type {
   ManagedContainer,
   RunOptions,
 } from '../executor.js'
-import { hashOutputs } from '../outputs.js'
-import { collectOutputs } from './collect-outputs.js'
 import { ALLOCATION_ID, containerName, createOptions, validateSpec } from './container-config.js'
-import { quotaReached, mountQuota, releaseQuota } from './disk-quota.js'
+import { mountQuota, releaseQuota } from './disk-quota.js'
 import { dockerMessage, dockerStatus, isEngineUnreachable } from './docker-errors.js'
 import { LogCapture } from './log-capture.js'
 import { notStarted } from '../outputs.js'
-import { classifyExit, parseDockerTime, wallSeconds, type StopReason } from './outcome.js'
+import { parseDockerTime, wallSeconds, type StopReason } from './outcome.js'
+import { removeTree } from './remove-tree.js'
+import { runResult } from './run-result.js'
 import { StatsSampler } from './stats-sampler.js'
 
 export interface DockerExecutorComponents {
@@ -38,6 +38,12 @@ export interface DockerExecutorInit {
   socketPath?: string
   /** Host folder holding one sub-folder per running allocation (its /outputs); created if missing. */
   workDir: string
+  /**
+   * Where each run's outputs archive (`<allocationId>.tar`) is written, for the caller to take;
+   * created if missing. Best on the file system of the blob store, so that taking it is a rename.
+   * @default '<workDir>/archives'
+   */
+  archiveDir?: string
   /** `uid:gid` the workload runs as; never root. @default '65534:65534' (nobody) */
   user?: string
   /** Cap on the bytes kept of each of stdout and stderr. @default 1 MiB */
@@ -85,6 +91,7 @@ export class DockerExecutor implements Executor {
   private readonly docker: Docker
   private readonly log: Logger
   private readonly workDir: string
+  private readonly archiveDir: string
   private readonly user: string
   private readonly maxLogBytes: number
   private readonly maxOutputBytes: number
@@ -100,6 +107,7 @@ export class DockerExecutor implements Executor {
     this.docker = new Docker(init.socketPath !== undefined ? { socketPath: init.socketPath } : undefined)
     this.log = child(components.log, 'dms:executor:docker')
     this.workDir = init.workDir
+    this.archiveDir = init.archiveDir ?? join(init.workDir, 'archives')
     this.user = init.user ?? '65534:65534'
     if (/^(0|root)(:|$)/.test(this.user)) throw new Error('DockerExecutor user must not be root')
     this.maxLogBytes = init.maxLogBytes ?? 1024 * 1024
@@ -201,6 +209,7 @@ export class DockerExecutor implements Executor {
     await this.exclusively(allocationId, async () => {
       const container = this.docker.getContainer(`${this.labelPrefix}-${allocationId}`)
       await this.cleanup(allocationId, container, this.log.child({ allocationId }))
+      await fs.rm(this.archiveOf(allocationId), { force: true })
     })
   }
 
@@ -241,6 +250,15 @@ export class DockerExecutor implements Executor {
     }
   }
 
+  private archiveOf(allocationId: AllocationId): string {
+    return join(this.archiveDir, `${allocationId}.tar`)
+  }
+
+  /** The kernel quota a run of `spec` gets on /outputs, or undefined when there is none. */
+  private quotaOf(spec: ExecutionSpec): number | undefined {
+    return this.diskQuota && (spec.diskBytes ?? 0) > 0 ? spec.diskBytes : undefined
+  }
+
   private dirsOf(allocationId: AllocationId): { alloc: string; outputs: string; disk: string } {
     const alloc = join(this.workDir, allocationId)
     return { alloc, outputs: join(alloc, 'outputs'), disk: join(alloc, 'disk.img') }
@@ -263,9 +281,8 @@ export class DockerExecutor implements Executor {
     let container: Docker.Container | undefined
     try {
       await fs.mkdir(dirs.outputs)
-      if (this.diskQuota && (spec.diskBytes ?? 0) > 0) {
-        await mountQuota(dirs.outputs, dirs.disk, spec.diskBytes as number)
-      }
+      const quota = this.quotaOf(spec)
+      if (quota !== undefined) await mountQuota(dirs.outputs, dirs.disk, quota)
       await this.prepareOutputsDir(dirs.outputs)
       container = await this.create(spec, dirs.outputs)
       return await this.runContainer(container, spec, dirs.outputs, options, log)
@@ -288,7 +305,7 @@ export class DockerExecutor implements Executor {
       log.warn({ err }, 'could not release the disk quota')
       return // never rm -r through a file system that is still mounted
     }
-    await fs.rm(dirs.alloc, { recursive: true, force: true }).catch((err: unknown) => {
+    await removeTree(dirs.alloc).catch((err: unknown) => {
       log.warn({ err, allocDir: dirs.alloc }, 'could not remove the work folder')
     })
   }
@@ -372,52 +389,45 @@ export class DockerExecutor implements Executor {
       stdout.flushText()
       stderr.flushText()
       const wasKilled = await killed
-      const state = (await container.inspect()).State
+      // The run happened whatever the engine says next: without its record, our own clock counts.
+      const state: Partial<Docker.ContainerInspectInfo['State']> = await container
+        .inspect()
+        .then((i) => i.State)
+        .catch((err: unknown) => {
+          log.warn({ err: dockerMessage(err) }, 'could not inspect the exited container')
+          return {}
+        })
       emit({ type: 'exited', exitCode })
 
-      let { status, reason } = classifyExit({
+      // A stale archive (a crash before the last caller took it) would block the new one.
+      const archiveFile = this.archiveOf(spec.allocationId)
+      await fs.mkdir(this.archiveDir, { recursive: true, mode: 0o700 }).catch(() => {})
+      await fs.rm(archiveFile, { force: true }).catch(() => {})
+      const result = await runResult({
+        exitCode,
         stopRequested: requested,
         killed: wasKilled,
-        oomKilled: state.OOMKilled,
-        exitCode,
+        oomKilled: state.OOMKilled === true,
         timeoutSeconds: spec.timeoutSeconds,
-      })
-      if (
-        status === 'failed' &&
-        (spec.diskBytes ?? 0) > 0 &&
-        this.diskQuota &&
-        (await quotaReached(outputsDir, spec.diskBytes as number))
-      ) {
-        reason = `disk quota exceeded (${spec.diskBytes} bytes on /outputs); ${reason ?? ''}`.replace(
-          /; $/,
-          '',
-        )
-      }
-      const collected = await collectOutputs(outputsDir, {
-        maxBytes: this.maxOutputBytes,
-        maxFiles: this.maxOutputFiles,
-      })
-      if (!collected.ok && status === 'completed') {
-        status = 'failed'
-        reason = collected.reason
-      }
-      const wall = wallSeconds(state, measuredWall)
-      log.info({ status, exitCode, reason, wallSeconds: wall }, 'run finished')
-      return {
-        status,
-        exitCode,
-        ...(reason !== undefined ? { reason } : {}),
-        stdout: stdout.text(),
-        stderr: stderr.text(),
-        truncated: stdout.truncated || stderr.truncated,
-        outputs: collected.files,
-        outputsHash: hashOutputs(collected.files),
         usage: {
-          wallSeconds: wall,
+          wallSeconds: wallSeconds(state, measuredWall),
           cpuSeconds: sampled.cpuSeconds,
           peakMemoryBytes: sampled.peakMemoryBytes,
         },
-      }
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+        truncated: stdout.truncated || stderr.truncated,
+        outputsDir,
+        archiveFile,
+        quotaBytes: this.quotaOf(spec),
+        limits: { maxBytes: this.maxOutputBytes, maxFiles: this.maxOutputFiles },
+      })
+      const { status, reason, usage } = result
+      log.info(
+        { status, exitCode, reason, wallSeconds: usage.wallSeconds, skipped: result.outputsSkipped },
+        'run finished',
+      )
+      return result
     } finally {
       clearTimeout(timer)
       sampler.stop()
