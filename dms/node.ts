@@ -155,6 +155,7 @@ export class DmsNode {
           contractDb: p.contractDb,
           bidTtlMs: p.bidTtlMs,
           heartbeatMs: p.heartbeatMs,
+          defaultDiskBytes: p.defaultDiskBytes,
           preferences: {
             allowedImages: p.allowedImages,
             maxDurationSeconds: p.maxDurationSeconds,

@@ -46,6 +46,11 @@ export interface AllocationRecord {
   env: Record<string, string>
   /** Staged read-only at /inputs before the run. @default [] (records of dms 0.1) */
   inputs?: InputFile[]
+  /**
+   * The disk quota on /outputs: the job's disk, or the provider's default when the job gave none
+   * (specs/resources.md, "Disk"). Held in the ledger entry as well. @default the contract's disk
+   */
+  diskBytes?: number
   state: AllocationState
   history: Array<{ state: AllocationState; at: number; detail?: string }>
   result?: { status: string; exitCode: number; reason?: string; outputsHash: string }
@@ -262,7 +267,7 @@ export class AllocationRunner {
       env: rec.env,
       cpu: t.resources.cpu,
       memoryBytes: t.resources.memoryBytes,
-      diskBytes: t.resources.diskBytes,
+      diskBytes: rec.diskBytes ?? t.resources.diskBytes,
       gpus: t.resources.gpus,
       timeoutSeconds: t.maxDurationSeconds,
     }

@@ -118,6 +118,12 @@ export class DockerExecutor implements Executor {
     this.diskQuota = init.diskQuota ?? process.getuid?.() === 0
     this.pullImages = init.pullImages ?? false
     this.owner = init.owner ?? 'local'
+    if (!this.diskQuota) {
+      this.log.warn(
+        'disk quotas are off (not root, or docker.diskQuota is false): a job can fill the host disk ' +
+          'through /outputs; only maxOutputBytes is checked, after the run (specs/executor.md)',
+      )
+    }
   }
 
   async info(): Promise<ExecutorInfo> {
