@@ -20,13 +20,12 @@ import type {
   RunOptions,
 } from '../executor.js'
 import { ALLOCATION_ID, containerName, createOptions, validateSpec } from './container-config.js'
-import { mountQuota, releaseQuota } from './disk-quota.js'
 import { dockerMessage, dockerStatus, isEngineUnreachable } from './docker-errors.js'
 import { LogCapture } from './log-capture.js'
 import { notStarted } from '../outputs.js'
 import { parseDockerTime, wallSeconds, type StopReason } from './outcome.js'
-import { removeTree } from './remove-tree.js'
 import { runResult } from './run-result.js'
+import { WorkDirs } from './work-dirs.js'
 import { StatsSampler } from './stats-sampler.js'
 
 export interface DockerExecutorComponents {
@@ -90,8 +89,7 @@ const STREAM_DRAIN_MS = 2000
 export class DockerExecutor implements Executor {
   private readonly docker: Docker
   private readonly log: Logger
-  private readonly workDir: string
-  private readonly archiveDir: string
+  private readonly dirs: WorkDirs
   private readonly user: string
   private readonly maxLogBytes: number
   private readonly maxOutputBytes: number
@@ -106,8 +104,6 @@ export class DockerExecutor implements Executor {
   constructor(components: DockerExecutorComponents, init: DockerExecutorInit) {
     this.docker = new Docker(init.socketPath !== undefined ? { socketPath: init.socketPath } : undefined)
     this.log = child(components.log, 'dms:executor:docker')
-    this.workDir = init.workDir
-    this.archiveDir = init.archiveDir ?? join(init.workDir, 'archives')
     this.user = init.user ?? '65534:65534'
     if (/^(0|root)(:|$)/.test(this.user)) throw new Error('DockerExecutor user must not be root')
     this.maxLogBytes = init.maxLogBytes ?? 1024 * 1024
@@ -116,6 +112,12 @@ export class DockerExecutor implements Executor {
     this.labelPrefix = init.labelPrefix ?? 'dms'
     this.statsIntervalMs = init.statsIntervalMs ?? 500
     this.diskQuota = init.diskQuota ?? process.getuid?.() === 0
+    this.dirs = new WorkDirs({
+      workDir: init.workDir,
+      archiveDir: init.archiveDir ?? join(init.workDir, 'archives'),
+      user: this.user,
+      diskQuota: this.diskQuota,
+    })
     this.pullImages = init.pullImages ?? false
     this.owner = init.owner ?? 'local'
     if (!this.diskQuota) {
@@ -171,7 +173,6 @@ export class DockerExecutor implements Executor {
         throw err
       }
       const state = inspected.State
-      const dirs = this.dirsOf(spec.allocationId)
       if (state.Status === 'created') {
         // Created but never started: nothing ran, so nothing to take over. `run` starts afresh.
         await this.cleanup(spec.allocationId, container, log)
@@ -187,7 +188,15 @@ export class DockerExecutor implements Executor {
         })) as unknown as NodeJS.ReadableStream & Partial<{ destroy: () => void }>
         const startedAt = parseDockerTime(state.StartedAt) ?? Date.now()
         log.info({ running: state.Running }, 're-attached to the container')
-        return await this.supervise(container, spec, dirs.outputs, options, log, stream, startedAt)
+        return await this.supervise(
+          container,
+          spec,
+          this.dirs.outputsOf(spec.allocationId),
+          options,
+          log,
+          stream,
+          startedAt,
+        )
       } finally {
         await this.cleanup(spec.allocationId, container, log)
       }
@@ -215,7 +224,7 @@ export class DockerExecutor implements Executor {
     await this.exclusively(allocationId, async () => {
       const container = this.docker.getContainer(`${this.labelPrefix}-${allocationId}`)
       await this.cleanup(allocationId, container, this.log.child({ allocationId }))
-      await fs.rm(this.archiveOf(allocationId), { force: true })
+      await fs.rm(this.dirs.archiveOf(allocationId), { force: true })
     })
   }
 
@@ -256,42 +265,15 @@ export class DockerExecutor implements Executor {
     }
   }
 
-  private archiveOf(allocationId: AllocationId): string {
-    return join(this.archiveDir, `${allocationId}.tar`)
-  }
-
-  /** The kernel quota a run of `spec` gets on /outputs, or undefined when there is none. */
-  private quotaOf(spec: ExecutionSpec): number | undefined {
-    return this.diskQuota && (spec.diskBytes ?? 0) > 0 ? spec.diskBytes : undefined
-  }
-
-  private dirsOf(allocationId: AllocationId): { alloc: string; outputs: string; disk: string } {
-    const alloc = join(this.workDir, allocationId)
-    return { alloc, outputs: join(alloc, 'outputs'), disk: join(alloc, 'disk.img') }
-  }
-
   private async runInWorkDir(spec: ExecutionSpec, options: RunOptions): Promise<ExecutionResult> {
     const log = this.log.child({ jobId: spec.jobId, allocationId: spec.allocationId })
     if (options.signal?.aborted === true) return notStarted('cancelled', -1, 'cancelled before start')
-    const dirs = this.dirsOf(spec.allocationId)
-    await fs.mkdir(this.workDir, { recursive: true })
-    try {
-      await fs.mkdir(dirs.alloc) // not recursive: an existing folder belongs to another run
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
-      throw new AllocationBusyError(
-        spec.allocationId,
-        `its work folder ${dirs.alloc} exists (another run, or one left by a crash: remove it if no dms is running it)`,
-      )
-    }
+    await this.dirs.claim(spec.allocationId)
     let container: Docker.Container | undefined
     try {
-      await fs.mkdir(dirs.outputs)
-      const quota = this.quotaOf(spec)
-      if (quota !== undefined) await mountQuota(dirs.outputs, dirs.disk, quota)
-      await this.prepareOutputsDir(dirs.outputs)
-      container = await this.create(spec, dirs.outputs)
-      return await this.runContainer(container, spec, dirs.outputs, options, log)
+      const outputs = await this.dirs.prepareOutputs(spec)
+      container = await this.create(spec, outputs)
+      return await this.runContainer(container, spec, outputs, options, log)
     } finally {
       await this.cleanup(spec.allocationId, container, log)
     }
@@ -304,16 +286,7 @@ export class DockerExecutor implements Executor {
     log: Logger,
   ): Promise<void> {
     if (container !== undefined) await this.remove(container, log)
-    const dirs = this.dirsOf(allocationId)
-    try {
-      await releaseQuota(dirs.outputs, dirs.disk)
-    } catch (err) {
-      log.warn({ err }, 'could not release the disk quota')
-      return // never rm -r through a file system that is still mounted
-    }
-    await removeTree(dirs.alloc).catch((err: unknown) => {
-      log.warn({ err, allocDir: dirs.alloc }, 'could not remove the work folder')
-    })
+    await this.dirs.release(allocationId, log)
   }
 
   private async runContainer(
@@ -405,10 +378,7 @@ export class DockerExecutor implements Executor {
         })
       emit({ type: 'exited', exitCode })
 
-      // A stale archive (a crash before the last caller took it) would block the new one.
-      const archiveFile = this.archiveOf(spec.allocationId)
-      await fs.mkdir(this.archiveDir, { recursive: true, mode: 0o700 }).catch(() => {})
-      await fs.rm(archiveFile, { force: true }).catch(() => {})
+      const archiveFile = await this.dirs.freshArchive(spec.allocationId)
       const result = await runResult({
         exitCode,
         stopRequested: requested,
@@ -425,7 +395,7 @@ export class DockerExecutor implements Executor {
         truncated: stdout.truncated || stderr.truncated,
         outputsDir,
         archiveFile,
-        quotaBytes: this.quotaOf(spec),
+        quotaBytes: this.dirs.quotaOf(spec),
         limits: { maxBytes: this.maxOutputBytes, maxFiles: this.maxOutputFiles },
       })
       const { status, reason, usage } = result
@@ -439,20 +409,6 @@ export class DockerExecutor implements Executor {
       sampler.stop()
       options.signal?.removeEventListener('abort', onAbort)
       stream.destroy?.()
-    }
-  }
-
-  /** The container's /outputs on the host, writable by the container's user. */
-  private async prepareOutputsDir(dir: string): Promise<void> {
-    // (created by the caller, possibly with the disk quota mounted on it)
-    const ids = /^(\d+)(?::(\d+))?$/.exec(this.user)
-    if (process.getuid?.() === 0 && ids !== null) {
-      const uid = Number(ids[1])
-      await fs.chown(dir, uid, ids[2] !== undefined ? Number(ids[2]) : uid)
-      await fs.chmod(dir, 0o755)
-    } else {
-      // Not root, or a user name we cannot resolve on the host: let anyone write.
-      await fs.chmod(dir, 0o777)
     }
   }
 
