@@ -169,7 +169,8 @@ async function walk(root: Buffer, limits: CollectLimits, tally: SkipTally): Prom
 function reasonOf(err: unknown): string {
   const code = (err as NodeJS.ErrnoException).code
   if (code === 'ENAMETOOLONG') return 'with a path too long to open'
-  return `unreadable (${code ?? errorText(err)})`
+  // The code only: a message may carry the path, and the reasons must stay few.
+  return `unreadable (${code ?? 'unknown error'})`
 }
 
 function errorText(err: unknown): string {
