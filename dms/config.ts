@@ -85,6 +85,11 @@ export interface NodeConfig {
     allowedImages?: string[]
     /** Largest total of a job's output files (archived and fetched by the requester). @default 268435456 (256 MiB) */
     maxOutputBytes?: number
+    /**
+     * Disk quota on /outputs of a job that gives no `disk`, capped at the offer's free disk; held in
+     * the ledger like a job's own disk (specs/resources.md). At least 8 MiB. @default 268435456 (256 MiB)
+     */
+    defaultDiskBytes?: number
     maxDurationSeconds?: number
     bidTtlMs?: number
     /** Accept policy (specs/job-spec.md, "Provider policy"): lowest total worked for. */
@@ -218,6 +223,7 @@ export const nodeConfigSchema = obj(
         maxDurationSeconds: posInt,
         bidTtlMs: posInt,
         maxOutputBytes: posInt,
+        defaultDiskBytes: { type: 'integer', minimum: 8 * 1024 * 1024 },
         minPrice: nonNegInt,
         allowRequesters: { type: 'array', items: peerId },
         denyRequesters: { type: 'array', items: peerId },

@@ -132,6 +132,8 @@ export class DmsNode {
             pullImages: p.docker?.pullImages,
             diskQuota: p.docker?.diskQuota,
             workDir: join(cfg.dataDir, 'work'),
+            // Archives are written next to the blob store, so publishing one is a rename.
+            archiveDir: this.blobs.store.tmpDir,
             owner: this.peerId,
             // Outputs travel as a blob (an archive fetched in chunks); logs travel in the result
             // and live in /dms/job/log messages, so they stay small enough for one frame.
@@ -160,6 +162,7 @@ export class DmsNode {
           bidTtlMs: p.bidTtlMs,
           heartbeatMs: p.heartbeatMs,
           images: { registries: p.docker?.registries },
+          defaultDiskBytes: p.defaultDiskBytes,
           preferences: {
             allowedImages: p.allowedImages,
             maxDurationSeconds: p.maxDurationSeconds,

@@ -7,12 +7,13 @@
  *   GET  /v1/jobs/:id/outputs.tar        the archive (deterministic tar)
  *   GET  /v1/jobs/:id/outputs/<path>     one output file's bytes
  */
+import { createReadStream } from 'node:fs'
 import { PassThrough } from 'node:stream'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { BlobService } from '../blobs/service.js'
 import { BlobTooLargeError, MAX_BLOB_BYTES } from '../blobs/store.js'
 import type { JobLog } from '../messages.js'
-import { readOutputFile } from '../orchestrator/data-plane.js'
+import { locateOutputFile } from '../orchestrator/data-plane.js'
 import type { Orchestrator, StoredJob } from '../orchestrator/orchestrator.js'
 
 export interface DataRoutesOptions {
@@ -184,7 +185,9 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (app: FastifyIn
       if (archive === undefined || !(await opts.blobs().store.has(archive.sha256))) {
         throw httpError(404, 'OUTPUTS_NOT_AVAILABLE', `job ${req.params.id} has no fetched output archive`)
       }
-      return reply.type('application/x-tar').send(Buffer.from(await opts.blobs().store.read(archive.sha256)))
+      // Streamed from disk: the archive is never held in memory.
+      const { size, stream } = await opts.blobs().store.stream(archive.sha256)
+      return reply.type('application/x-tar').header('content-length', size).send(stream)
     },
   )
 
@@ -194,16 +197,21 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (app: FastifyIn
     async (req, reply) => {
       const { record } = await jobOf(req.params.id)
       const path = req.params['*']
-      const content =
-        record.result === undefined ? undefined : await readOutputFile(opts.blobs(), record.result, path)
-      if (content === undefined) {
+      const where =
+        record.result === undefined ? undefined : await locateOutputFile(opts.blobs(), record.result, path)
+      if (where === undefined) {
         throw httpError(
           404,
           'OUTPUT_NOT_FOUND',
           `job ${req.params.id} has no fetched output ${JSON.stringify(path)}`,
         )
       }
-      return reply.type('application/octet-stream').send(Buffer.from(content))
+      // The file's bytes, streamed from their place in the archive.
+      const body =
+        where.size === 0
+          ? Buffer.alloc(0)
+          : createReadStream(where.file, { start: where.offset, end: where.offset + where.size - 1 })
+      return reply.type('application/octet-stream').header('content-length', where.size).send(body)
     },
   )
   return Promise.resolve()

@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises'
-import { createHash } from 'node:crypto'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, rename, rm } from 'node:fs/promises'
 import { dirname, isAbsolute, resolve as resolvePath, sep } from 'node:path'
-import { ApiClient, ApiClientError, errorOf, ndjson, rawRequest, RouteMissingError } from '../api/client.js'
+import { ApiClient, ApiClientError, downloadTo, ndjson, RouteMissingError } from '../api/client.js'
 import type { JobRecord } from '../orchestrator/job-record.js'
 import { parseCpu, parseWholeNumber, UnitError } from '../resources/units.js'
 import { CliError, print, printJson, printSafe, terminalSafe } from './output.js'
@@ -244,14 +243,19 @@ export async function jobOutputsCommand(
     return
   }
   const written: Array<{ path: string; file: string; size: number }> = []
+  // Each file goes straight to disk, hashed as it arrives, and is kept only if the hash matches.
   const fetchTo = async (route: string, file: string, sha256: string) => {
-    const res = await rawRequest(opts.socket, 'GET', route)
-    if (res.status !== 200) throw errorOf(opts.socket, `GET ${route}`, res.status, res.body.toString('utf8'))
-    const got = createHash('sha256').update(res.body).digest('hex')
-    if (got !== sha256) throw new CliError(`${route}: sha256 ${got} does not match the listed ${sha256}`)
     await mkdir(dirname(file), { recursive: true })
-    await writeFile(file, res.body)
-    return res.body.length
+    const part = `${file}.part`
+    try {
+      const got = await downloadTo(opts.socket, route, part)
+      if (got.sha256 !== sha256)
+        throw new CliError(`${route}: sha256 ${got.sha256} does not match the listed ${sha256}`)
+      await rename(part, file)
+      return got.size
+    } finally {
+      await rm(part, { force: true })
+    }
   }
   try {
     for (const f of view.files) {

@@ -23,7 +23,12 @@ function check(value: unknown, shape: Shape, path: string): void {
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw new DocumentShapeError(`${path} must be an object`)
-  for (const [k, s] of Object.entries(shape)) check((value as Record<string, unknown>)[k], s, `${path}.${k}`)
+  for (const [key, s] of Object.entries(shape)) {
+    // A field named `name?` is optional: absent, or of its shape.
+    const k = key.endsWith('?') ? key.slice(0, -1) : key
+    const v = (value as Record<string, unknown>)[k]
+    if (v !== undefined || k === key) check(v, s, `${path}.${k}`)
+  }
 }
 
 const party: Shape = { peer: 'string', publicKey: 'string' }
@@ -86,6 +91,7 @@ const SIGNED_RECEIPT: Shape = {
     exitCode: 'number',
     reason: '?string',
     outputsHash: 'string',
+    'outputsSkipped?': { count: 'number', detail: 'string' },
     usage: { wallSeconds: 'number', cpuSeconds: 'number', peakMemoryBytes: 'number' },
     finishedAt: 'number',
   },

@@ -3,13 +3,14 @@
  * grants to the provider; a result's outputs are fetched as one archive from the provider and
  * checked file by file against the manifest the receipt's outputsHash covers.
  */
+import { promises as fs } from 'node:fs'
 import type { Actor } from '../../actors/actor.js'
 import type { BlobService } from '../blobs/service.js'
 import type { InputFile } from '../blobs/staging.js'
-import { readTar, type TarFile } from '../blobs/tar.js'
+import { findTarEntry, hashRange, tarEntries } from '../blobs/tar-reader.js'
 import { blobsHandle, fetchBlobs } from '../blobs/transfer.js'
-import { hashOutputs, sha256Hex } from '../executor/outputs.js'
-import type { JobResult } from '../messages.js'
+import { hashOutputs } from '../executor/outputs.js'
+import type { JobResult, OutputEntry } from '../messages.js'
 import { inputsSizeProblem } from '../protocol/run-rules.js'
 import { InvalidJobSpecError, type InputSpec } from './job-spec.js'
 
@@ -88,32 +89,57 @@ export async function fetchAndCheckOutputs(
   } catch (err) {
     return { ok: false, reason: `archive not fetched: ${(err as Error).message}` }
   }
-  let files: TarFile[]
   try {
-    files = readTar(await blobs.store.read(result.archive.sha256))
+    return await checkArchive(blobs.store.path(result.archive.sha256), manifest)
   } catch (err) {
     return { ok: false, reason: (err as Error).message }
   }
-  const byPath = new Map(files.map((f) => [f.path, f]))
-  if (byPath.size !== manifest.length || files.length !== manifest.length) {
-    return { ok: false, reason: `archive holds ${files.length} files, the manifest lists ${manifest.length}` }
-  }
-  for (const m of manifest) {
-    const f = byPath.get(m.path)
-    if (f === undefined) return { ok: false, reason: `${m.path} is missing from the archive` }
-    if (f.content.length !== m.size || sha256Hex(f.content) !== m.sha256) {
-      return { ok: false, reason: `${m.path} in the archive does not match its manifest entry` }
-    }
-  }
-  return { ok: true }
 }
 
-/** One output file of a fetched archive, or undefined when there is no such file. */
-export async function readOutputFile(
+/**
+ * Walks the archive file once, hashing each file's bytes from disk: it must hold exactly the
+ * manifest's files, in path order, with their sizes and hashes. Memory: one read buffer.
+ */
+async function checkArchive(file: string, manifest: OutputEntry[]): Promise<OutputsCheck> {
+  const want = [...manifest].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+  const twice = want.find((m, i) => i > 0 && want[i - 1].path === m.path)
+  if (twice !== undefined) return { ok: false, reason: `the manifest lists ${twice.path} twice` }
+  const buf = Buffer.allocUnsafe(1024 * 1024)
+  const handle = await fs.open(file, 'r')
+  try {
+    let i = 0
+    for await (const entry of tarEntries(handle)) {
+      const m = want[i++]
+      if (m === undefined)
+        return { ok: false, reason: `the archive holds more files than the manifest's ${manifest.length}` }
+      if (entry.path !== m.path)
+        return {
+          ok: false,
+          reason: `${m.path} is missing from the archive (found ${JSON.stringify(entry.path)})`,
+        }
+      if (entry.size !== m.size || (await hashRange(handle, entry.offset, entry.size, buf)) !== m.sha256) {
+        return { ok: false, reason: `${m.path} in the archive does not match its manifest entry` }
+      }
+    }
+    if (i !== want.length)
+      return { ok: false, reason: `archive holds ${i} files, the manifest lists ${manifest.length}` }
+    return { ok: true }
+  } finally {
+    await handle.close()
+  }
+}
+
+/**
+ * Where one output file's bytes are in the fetched archive (to be streamed from disk), or undefined
+ * when there is no such file or the archive is not here.
+ */
+export async function locateOutputFile(
   blobs: BlobService,
   result: JobResult,
   path: string,
-): Promise<Uint8Array | undefined> {
+): Promise<{ file: string; offset: number; size: number } | undefined> {
   if (result.archive === undefined || !(await blobs.store.has(result.archive.sha256))) return undefined
-  return readTar(await blobs.store.read(result.archive.sha256)).find((f) => f.path === path)?.content
+  const file = blobs.store.path(result.archive.sha256)
+  const entry = await findTarEntry(file, path)
+  return entry === undefined ? undefined : { file, offset: entry.offset, size: entry.size }
 }

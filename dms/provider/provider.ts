@@ -38,6 +38,7 @@ import { acceptJob, compareCapability, declineKind, imageAllowed, type Comparato
 import { ImageCheck, type ImageCheckInit } from './images.js'
 import { pricePerHour, totalFor } from './pricing.js'
 import { checkBidRequest, invocationProblem } from './validate.js'
+import { grantedResources } from './disk-grant.js'
 
 /** How often an unavailable container engine is checked again (on the next bid request). */
 const ENGINE_RECHECK_MS = 15_000
@@ -75,6 +76,11 @@ export interface ProviderInit {
   heartbeatMs?: number
   /** Registries used and the image look-up cache (`ImageCheck`). */
   images?: ImageCheckInit
+  /**
+   * The disk quota of a job that gives none, capped at the free disk of the offer (disk-grant.ts).
+   * @default 268435456 (256 MiB)
+   */
+  defaultDiskBytes?: number
 }
 
 export interface ProviderComponents {
@@ -213,7 +219,9 @@ export class ProviderService {
     const perHour = pricePerHour(req.resources, offer.prices)
     const total = totalFor(perHour, req.maxDurationSeconds, offer.prices)
     const free = this.c.ledger.free()
-    const comparison = compareCapability(req.resources, free)
+    // What the ledger holds: the job's resources, with the default disk quota if it gave none.
+    const held = grantedResources(req.resources, free, this.init.defaultDiskBytes)
+    const comparison = compareCapability(held, free)
     const decision = acceptJob(
       comparison,
       {
@@ -240,7 +248,7 @@ export class ProviderService {
     const bidId = randomUUID()
     const expiresAt = now + (this.init.bidTtlMs ?? 30_000)
     try {
-      await this.c.ledger.reserve(bidId, req.jobId, req.resources, expiresAt)
+      await this.c.ledger.reserve(bidId, req.jobId, held, expiresAt)
     } catch (err) {
       const decline: Decline = { jobId: req.jobId, provider: this.peerId, reasons: [(err as Error).message] }
       await actor.send(msg.from, B.decline, decline).catch(() => {})
@@ -260,7 +268,7 @@ export class ProviderService {
       expectedFinish: now + req.maxDurationSeconds * 1000,
       expiresAt,
       resourcesReserved: true,
-      fit: fitOf(req.resources, comparison.margins, free),
+      fit: fitOf(held, comparison.margins, free),
     }
     // Signed, so the contract that embeds it can be checked against it by the contract-db.
     const bid: Bid = { ...body, signature: signDoc(this.c.key, DOMAIN.bid, body) }
@@ -389,7 +397,7 @@ export class ProviderService {
       await this.c.ledger.release(t.bidId)
       throw new RefusedError('CANCELLED', 'the requester cancelled this contract')
     }
-    await this.c.ledger.allocate(t.bidId)
+    const entry = await this.c.ledger.allocate(t.bidId)
     await this.bids.put(t.bidId, { ...rec, state: 'invoked' })
     const allocationId = randomUUID()
     const record: AllocationRecord = {
@@ -401,6 +409,7 @@ export class ProviderService {
       command: inv.command,
       env: inv.env ?? {},
       inputs,
+      diskBytes: entry.resources.diskBytes,
       state: 'contracted',
       history: [{ state: 'contracted', at: this.c.clock.now() }],
     }

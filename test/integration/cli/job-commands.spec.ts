@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { execFile, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -76,10 +76,12 @@ describe('dms job commands against the data-plane and cancel route contract', fu
     app.get('/v1/jobs/:id/outputs', (req) =>
       (req.params as { id: string }).id === 'evil'
         ? { archive: null, files: [{ path: '../escape.txt', sha256: sha('x'), size: 1 }] }
-        : {
-            archive: { sha256: sha('TAR'), size: 3 },
-            files: Object.entries(files).map(([path, b]) => ({ path, sha256: sha(b), size: b.length })),
-          },
+        : (req.params as { id: string }).id === 'lying'
+          ? { archive: null, files: [{ path: 'answer.txt', sha256: sha('43'), size: 2 }] }
+          : {
+              archive: { sha256: sha('TAR'), size: 3 },
+              files: Object.entries(files).map(([path, b]) => ({ path, sha256: sha(b), size: b.length })),
+            },
     )
     app.get('/v1/jobs/:id/outputs.tar', (_req, reply) =>
       reply.type('application/x-tar').send(Buffer.from('TAR')),
@@ -184,6 +186,12 @@ describe('dms job commands against the data-plane and cancel route contract', fu
     assert.equal(evil.code, 1)
     assert.match(evil.stderr, /^dms: refusing output path "\.\.\/escape\.txt": it leaves /)
     assert.equal(existsSync(join(dir, 'escape.txt')), false)
+    // A file whose bytes do not hash as listed is not kept, nor is its partial download.
+    const lied = join(dir, 'lied')
+    const lying = await dms('job', 'outputs', 'lying', '--socket', sock, '--out', lied)
+    assert.equal(lying.code, 1)
+    assert.match(lying.stderr, /answer\.txt: sha256 \w+ does not match the listed/)
+    assert.deepEqual(await readdir(lied), [])
   })
 
   it('job cancel prints the new state, and a refusal as one line', async function () {
