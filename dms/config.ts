@@ -78,10 +78,24 @@ export interface NodeConfig {
      */
     offer?: Resources & { prices: Prices }
     /** Docker engine and executor settings (specs/executor.md). */
-    docker?: { socketPath?: string; pullImages?: boolean; diskQuota?: boolean }
+    docker?: {
+      socketPath?: string
+      pullImages?: boolean
+      diskQuota?: boolean
+      /**
+       * Registries whose images are looked up or pulled; a job naming another is declined before
+       * the engine is asked. @default ["docker.io"] (images named without a registry)
+       */
+      registries?: string[]
+    }
     allowedImages?: string[]
     /** Largest total of a job's output files (archived and fetched by the requester). @default 268435456 (256 MiB) */
     maxOutputBytes?: number
+    /**
+     * Disk quota on /outputs of a job that gives no `disk`, capped at the offer's free disk; held in
+     * the ledger like a job's own disk (specs/resources.md). At least 8 MiB. @default 268435456 (256 MiB)
+     */
+    defaultDiskBytes?: number
     maxDurationSeconds?: number
     bidTtlMs?: number
     /** Accept policy (specs/job-spec.md, "Provider policy"): lowest total worked for. */
@@ -213,11 +227,17 @@ export const nodeConfigSchema = obj(
           },
           ['cpu', 'memoryBytes', 'diskBytes', 'gpus', 'prices'],
         ),
-        docker: obj({ socketPath: str, pullImages: { type: 'boolean' }, diskQuota: { type: 'boolean' } }),
+        docker: obj({
+          socketPath: str,
+          pullImages: { type: 'boolean' },
+          diskQuota: { type: 'boolean' },
+          registries: { type: 'array', maxItems: 256, items: { ...str, maxLength: 255 } },
+        }),
         allowedImages: strings,
         maxDurationSeconds: posInt,
         bidTtlMs: posInt,
         maxOutputBytes: posInt,
+        defaultDiskBytes: { type: 'integer', minimum: 8 * 1024 * 1024 },
         minPrice: nonNegInt,
         allowRequesters: { type: 'array', items: peerId },
         denyRequesters: { type: 'array', items: peerId },

@@ -22,6 +22,7 @@ import { ProviderService } from './provider/provider.js'
 import { ResourceLedger } from './resources/ledger.js'
 import { MachineMeter } from './resources/measure.js'
 import { Onboarding } from './resources/onboarding.js'
+import type { ProcessFaults } from './process-guard.js'
 
 export interface NodeComponents {
   clock?: Clock
@@ -30,6 +31,8 @@ export interface NodeComponents {
   executor?: Executor
   /** Unseals the node key. @default DMS_PASSPHRASE from the environment */
   passphrase?: PassphraseSource
+  /** Errors caught by the process's last-resort guard (`dms run`), shown in /metrics. */
+  faults?: ProcessFaults
 }
 
 /**
@@ -63,6 +66,8 @@ export class DmsNode {
   private status: 'stopped' | 'starting' | 'started' | 'stopping' = 'stopped'
   readonly clock: Clock
   readonly log: Logger
+  /** The process guard's counts, when the process has one (`dms run`). */
+  readonly faults?: ProcessFaults
 
   constructor(
     readonly config: NodeConfig,
@@ -70,6 +75,7 @@ export class DmsNode {
   ) {
     this.clock = components.clock ?? systemClock
     this.log = components.log ?? silentLogger
+    this.faults = components.faults
   }
 
   get peerId(): string {
@@ -154,6 +160,8 @@ export class DmsNode {
             pullImages: p.docker?.pullImages,
             diskQuota: p.docker?.diskQuota,
             workDir: join(cfg.dataDir, 'work'),
+            // Archives are written next to the blob store, so publishing one is a rename.
+            archiveDir: this.blobs.store.tmpDir,
             owner: this.peerId,
             // Outputs travel as a blob (an archive fetched in chunks); logs travel in the result
             // and live in /dms/job/log messages, so they stay small enough for one frame.
@@ -184,6 +192,8 @@ export class DmsNode {
           heartbeatMs: p.heartbeatMs,
           requesterCap: p.requesterCap,
           bidRequestRate: p.bidRequestRate,
+          images: { registries: p.docker?.registries },
+          defaultDiskBytes: p.defaultDiskBytes,
           preferences: {
             allowedImages: p.allowedImages,
             maxDurationSeconds: p.maxDurationSeconds,

@@ -73,6 +73,8 @@ async function network(providers: number, executor: Executor): Promise<TestNetwo
     Array.from({ length: providers }, (_, i) => ({
       cpu: 64,
       memoryBytes: 64 * 1024 * MiB,
+      // Room for 64 jobs at the default disk quota (256 MiB) each.
+      diskBytes: 16 * 1024 * MiB,
       perCpuHour: 1000 + i,
     })),
     {
@@ -235,7 +237,8 @@ async function throughputProcesses(): Promise<{
   )
   await cdb.start()
   try {
-    const offer = { cpu: 64, memoryBytes: 64 * 1024 * MiB, diskBytes: 1024 * MiB, gpus: 0 }
+    // Disk for 64 jobs at the default quota (256 MiB) each: the noop executor writes nothing.
+    const offer = { cpu: 64, memoryBytes: 64 * 1024 * MiB, diskBytes: 16 * 1024 * MiB, gpus: 0 }
     const prices = { perGiBMemoryHour: 10, perGiBDiskHour: 0, perGpuHour: 0, minJobPrice: 1 }
     const providers = await Promise.all(
       Array.from({ length: 9 }, async (_, i) => {

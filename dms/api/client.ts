@@ -1,4 +1,7 @@
+import { createHash } from 'node:crypto'
+import { createWriteStream } from 'node:fs'
 import { request, type IncomingMessage } from 'node:http'
+import { pipeline } from 'node:stream/promises'
 
 export class ApiClientError extends Error {
   override name = 'ApiClientError'
@@ -136,34 +139,53 @@ export class RouteMissingError extends Error {
   }
 }
 
-/** Raw request: the status, headers and body bytes (file downloads). */
-export function rawRequest(
-  socketPath: string,
-  method: string,
-  path: string,
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ socketPath, method, path }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
-      )
-      res.on('error', reject)
-    })
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED') reject(new DaemonNotRunningError(socketPath))
-      else reject(err)
-    })
-    req.end()
-  })
-}
-
 /**
  * A streamed GET answering NDJSON: yields each parsed line as it arrives. A non-2xx answer
  * throws ApiClientError (or RouteMissingError for a 404 NOT_FOUND route).
  */
 export async function* ndjson<T>(socketPath: string, path: string, signal?: AbortSignal): AsyncGenerator<T> {
+  const res = await okResponse(socketPath, path, signal)
+  let buf = ''
+  for await (const chunk of res) {
+    buf += (chunk as Buffer).toString('utf8')
+    let nl: number
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl).trim()
+      buf = buf.slice(nl + 1)
+      if (line.length > 0) yield JSON.parse(line) as T
+    }
+  }
+  if (buf.trim().length > 0) yield JSON.parse(buf) as T
+}
+
+/**
+ * A GET whose answer is written to `file` as it arrives and hashed on the way (downloads of any
+ * size, never held in memory). A non-2xx answer throws ApiClientError (or RouteMissingError).
+ */
+export async function downloadTo(
+  socketPath: string,
+  path: string,
+  file: string,
+): Promise<{ sha256: string; size: number }> {
+  const res = await okResponse(socketPath, path)
+  const hash = createHash('sha256')
+  let size = 0
+  await pipeline(
+    res,
+    async function* (source: AsyncIterable<Buffer>) {
+      for await (const chunk of source) {
+        hash.update(chunk)
+        size += chunk.length
+        yield chunk
+      }
+    },
+    createWriteStream(file),
+  )
+  return { sha256: hash.digest('hex'), size }
+}
+
+/** The answer to a GET, once its status is 2xx; otherwise its error is thrown. */
+async function okResponse(socketPath: string, path: string, signal?: AbortSignal): Promise<IncomingMessage> {
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
     const req = request({ socketPath, method: 'GET', path, signal }, resolve)
     req.on('error', (err: NodeJS.ErrnoException) => {
@@ -178,17 +200,7 @@ export async function* ndjson<T>(socketPath: string, path: string, signal?: Abor
     for await (const c of res) chunks.push(c as Buffer)
     throw errorOf(socketPath, `GET ${path}`, status, Buffer.concat(chunks).toString('utf8'))
   }
-  let buf = ''
-  for await (const chunk of res) {
-    buf += (chunk as Buffer).toString('utf8')
-    let nl: number
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, nl).trim()
-      buf = buf.slice(nl + 1)
-      if (line.length > 0) yield JSON.parse(line) as T
-    }
-  }
-  if (buf.trim().length > 0) yield JSON.parse(buf) as T
+  return res
 }
 
 /** The error of a non-2xx answer: the server's code and message, or RouteMissingError. */

@@ -7,12 +7,13 @@
  *   GET  /v1/jobs/:id/outputs.tar        the archive (deterministic tar)
  *   GET  /v1/jobs/:id/outputs/<path>     one output file's bytes
  */
+import { createReadStream } from 'node:fs'
 import { PassThrough } from 'node:stream'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { BlobService } from '../blobs/service.js'
-import { MAX_BLOB_BYTES } from '../blobs/store.js'
+import { BlobTooLargeError, MAX_BLOB_BYTES } from '../blobs/store.js'
 import type { JobLog } from '../messages.js'
-import { readOutputFile } from '../orchestrator/data-plane.js'
+import { locateOutputFile } from '../orchestrator/data-plane.js'
 import type { Orchestrator, StoredJob } from '../orchestrator/orchestrator.js'
 
 export interface DataRoutesOptions {
@@ -31,6 +32,13 @@ const doc = (summary: string, responses: Record<number, { description: string }>
 
 const httpError = (statusCode: number, code: string, message: string) =>
   Object.assign(new Error(message), { statusCode, code })
+
+const tooLarge = (size: number, limit: number) =>
+  httpError(
+    413,
+    'BLOB_TOO_LARGE',
+    `blob of ${size} bytes (or more) is over this node's limit of ${limit} bytes: split it into several inputs`,
+  )
 
 export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (app: FastifyInstance, opts) => {
   // Uploads arrive as a raw stream; the blob store hashes them as they are written.
@@ -66,8 +74,22 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (app: FastifyIn
       if (typeof (req.body as AsyncIterable<Uint8Array> | undefined)?.[Symbol.asyncIterator] !== 'function') {
         throw httpError(415, 'FST_ERR_CTP_INVALID_MEDIA_TYPE', 'send the blob as application/octet-stream')
       }
-      const stored = await opts.blobs().store.putStream(req.body as AsyncIterable<Uint8Array>)
-      return reply.status(201).send(stored)
+      const store = opts.blobs().store
+      // The body is a raw stream (Fastify's bodyLimit does not apply to it): a declared size over
+      // the limit is refused before a byte is read; an undeclared one is cut at the limit.
+      // The connection is closed after a 413, so the client cannot go on sending the rest.
+      const declared = Number(req.headers['content-length'] ?? 0)
+      if (declared > store.maxBlobBytes) {
+        void reply.header('connection', 'close')
+        throw tooLarge(declared, store.maxBlobBytes)
+      }
+      try {
+        return await reply.status(201).send(await store.putStream(req.body as AsyncIterable<Uint8Array>))
+      } catch (err) {
+        if (!(err instanceof BlobTooLargeError)) throw err
+        void reply.header('connection', 'close')
+        throw tooLarge(err.size, err.limit)
+      }
     },
   )
 
@@ -163,7 +185,9 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (app: FastifyIn
       if (archive === undefined || !(await opts.blobs().store.has(archive.sha256))) {
         throw httpError(404, 'OUTPUTS_NOT_AVAILABLE', `job ${req.params.id} has no fetched output archive`)
       }
-      return reply.type('application/x-tar').send(Buffer.from(await opts.blobs().store.read(archive.sha256)))
+      // Streamed from disk: the archive is never held in memory.
+      const { size, stream } = await opts.blobs().store.stream(archive.sha256)
+      return reply.type('application/x-tar').header('content-length', size).send(stream)
     },
   )
 
@@ -173,16 +197,21 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (app: FastifyIn
     async (req, reply) => {
       const { record } = await jobOf(req.params.id)
       const path = req.params['*']
-      const content =
-        record.result === undefined ? undefined : await readOutputFile(opts.blobs(), record.result, path)
-      if (content === undefined) {
+      const where =
+        record.result === undefined ? undefined : await locateOutputFile(opts.blobs(), record.result, path)
+      if (where === undefined) {
         throw httpError(
           404,
           'OUTPUT_NOT_FOUND',
           `job ${req.params.id} has no fetched output ${JSON.stringify(path)}`,
         )
       }
-      return reply.type('application/octet-stream').send(Buffer.from(content))
+      // The file's bytes, streamed from their place in the archive.
+      const body =
+        where.size === 0
+          ? Buffer.alloc(0)
+          : createReadStream(where.file, { start: where.offset, end: where.offset + where.size - 1 })
+      return reply.type('application/octet-stream').header('content-length', where.size).send(body)
     },
   )
   return Promise.resolve()

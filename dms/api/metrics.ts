@@ -95,6 +95,12 @@ export async function collectNodeMetrics(node: DmsNode): Promise<MetricFamily[]>
     },
     { name: 'dms_actors', help: 'live actors', type: 'gauge', samples: [{ value: m.actors }] },
     {
+      name: 'dms_process_faults_total',
+      help: 'errors thrown outside any call (uncaughtException, unhandledRejection) caught by the process guard; the node kept serving (specs/protocol.md)',
+      type: 'counter',
+      samples: node.faults === undefined ? [] : byLabel('kind', node.faults.counts()),
+    },
+    {
       name: 'dms_actor_pending_requests',
       help: 'requests waiting for a reply',
       type: 'gauge',

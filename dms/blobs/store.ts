@@ -4,7 +4,7 @@
  * output archives travel as blobs (specs/data-plane.md).
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { promises as fs } from 'node:fs'
+import { createReadStream, promises as fs } from 'node:fs'
 import { join } from 'node:path'
 
 export const SHA256_HEX = /^[0-9a-f]{64}$/
@@ -64,7 +64,8 @@ export interface BlobStoreInit {
 export class BlobStore {
   readonly dir: string
   readonly maxBlobBytes: number
-  private readonly tmpDir: string
+  /** Scratch space on the store's file system, emptied at start (e.g. for archives being written). */
+  readonly tmpDir: string
 
   constructor(init: BlobStoreInit) {
     this.dir = init.dir
@@ -134,6 +135,43 @@ export class BlobStore {
       await fs.rm(tmp, { force: true })
       throw err
     }
+  }
+
+  /**
+   * Takes `file`, which this node wrote and hashed as it wrote it (an output archive), as the blob
+   * `ref.sha256`: renamed into place when it is on the store's file system, otherwise copied while
+   * hashed and checked. Its size is checked either way. The file is gone afterwards, taken or not.
+   */
+  async adopt(file: string, ref: { sha256: string; size: number }): Promise<void> {
+    checkBlobId(ref.sha256)
+    try {
+      const { size } = await fs.stat(file)
+      if (size !== ref.size) throw new BlobCorruptError(ref.sha256, `file holds ${size} of ${ref.size} bytes`)
+      if (size > this.maxBlobBytes) throw new BlobTooLargeError(size, this.maxBlobBytes)
+      if (await this.has(ref.sha256)) return
+      try {
+        await fs.rename(file, this.path(ref.sha256))
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err
+        const w = await this.writer(ref.sha256, size)
+        try {
+          for await (const chunk of createReadStream(file)) await w.write(chunk as Buffer)
+          await w.commit()
+        } catch (copyErr) {
+          await w.abort()
+          throw copyErr
+        }
+      }
+    } finally {
+      await fs.rm(file, { force: true })
+    }
+  }
+
+  /** A stream of the whole blob, read from disk as it is consumed. */
+  async stream(sha256: string): Promise<{ size: number; stream: NodeJS.ReadableStream }> {
+    const size = await this.size(sha256)
+    if (size === undefined) throw new BlobNotFoundError(sha256)
+    return { size, stream: createReadStream(this.path(sha256)) }
   }
 
   /** Reads `length` bytes at `offset` (fewer at the end of the blob). */

@@ -1,19 +1,22 @@
 /**
- * A deterministic tar (POSIX ustar) of regular files, for output archives: the same files always
- * give the same bytes (sorted paths, mode 0644, uid/gid 0, mtime 0), so the archive's sha256 is a
- * fingerprint of the outputs. Paths longer than ustar allows use a PAX `path` record.
+ * The output archive's format: a deterministic tar (POSIX ustar) of regular files. The same files
+ * always give the same bytes (sorted paths, mode 0644, uid/gid 0, mtime 0), so the archive's sha256
+ * is a fingerprint of the outputs. Paths longer than ustar allows use a PAX `path` record.
  *
- * `readTar` parses such an archive back, strictly: it refuses anything but regular files (and
- * PAX path records), absolute paths and `..` components, so an archive from a hostile provider
- * cannot write outside where it is unpacked.
+ * Archives are written and read as files, never whole in memory: `tar-writer.ts` streams files
+ * into one, `tar-reader.ts` walks one's headers. This file holds the header encoding and the
+ * checks both share. Reading is strict: anything but regular files (and PAX path records),
+ * absolute paths and `..` components are refused, so an archive from a hostile provider cannot
+ * write outside where it is unpacked.
  */
 
-const BLOCK = 512
+export const BLOCK = 512
 
-export interface TarFile {
-  path: string
-  content: Uint8Array
-}
+/** The end-of-archive marker: two zero blocks. */
+export const END_OF_ARCHIVE = Buffer.alloc(BLOCK * 2)
+
+/** Largest PAX extended header read; a path record is far smaller (PATH_MAX is 4096). */
+export const MAX_PAX_BYTES = 64 * 1024
 
 export class TarFormatError extends Error {
   override name = 'TarFormatError'
@@ -21,62 +24,6 @@ export class TarFormatError extends Error {
   constructor(detail: string) {
     super(`bad output archive: ${detail}`)
   }
-}
-
-/** Builds the archive. `files` need not be sorted; duplicate paths are refused. */
-export function writeTar(files: TarFile[]): Buffer {
-  const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-  const parts: Buffer[] = []
-  let previous: string | undefined
-  for (const f of sorted) {
-    checkRelativePath(f.path)
-    if (f.path === previous) throw new TarFormatError(`duplicate path ${f.path}`)
-    previous = f.path
-    const name = Buffer.from(f.path, 'utf8')
-    if (name.length > 100) {
-      const record = paxRecord('path', f.path)
-      parts.push(header('././@PaxHeader', record.length, 'x'), padded(record))
-    }
-    parts.push(
-      header(name.length > 100 ? name.subarray(0, 100).toString('latin1') : f.path, f.content.length, '0'),
-    )
-    parts.push(padded(Buffer.from(f.content.buffer, f.content.byteOffset, f.content.length)))
-  }
-  parts.push(Buffer.alloc(BLOCK * 2))
-  return Buffer.concat(parts)
-}
-
-/** Parses an archive made by `writeTar` (or any ustar of regular files). */
-export function readTar(archive: Uint8Array): TarFile[] {
-  const buf = Buffer.from(archive.buffer, archive.byteOffset, archive.length)
-  const files: TarFile[] = []
-  let offset = 0
-  let paxPath: string | undefined
-  while (offset + BLOCK <= buf.length) {
-    const h = buf.subarray(offset, offset + BLOCK)
-    if (h.every((b) => b === 0)) return files
-    if (checksum(h) !== octal(h, 148, 8))
-      throw new TarFormatError(`header checksum mismatch at byte ${offset}`)
-    const size = octal(h, 124, 12)
-    const type = String.fromCharCode(h[156] ?? 0)
-    const start = offset + BLOCK
-    const end = start + size
-    if (end > buf.length) throw new TarFormatError(`entry at byte ${offset} runs past the end`)
-    const body = buf.subarray(start, end)
-    offset = start + Math.ceil(size / BLOCK) * BLOCK
-    if (type === 'x') {
-      paxPath = parsePax(body).path
-      continue
-    }
-    if (type !== '0' && type !== '\0')
-      throw new TarFormatError(`entry type ${JSON.stringify(type)} is not a file`)
-    const prefix = cString(h, 345, 155)
-    const path = paxPath ?? (prefix !== '' ? `${prefix}/${cString(h, 0, 100)}` : cString(h, 0, 100))
-    paxPath = undefined
-    checkRelativePath(path)
-    files.push({ path, content: body })
-  }
-  throw new TarFormatError('no end-of-archive marker')
 }
 
 /** Relative, forward slashes, no empty, `.` or `..` components; throws TarFormatError otherwise. */
@@ -90,9 +37,29 @@ export function checkRelativePath(path: string): void {
   }
 }
 
-function header(name: string, size: number, type: '0' | 'x'): Buffer {
+/** Zero bytes after a body of `size` bytes, up to the next block. */
+export function paddingOf(size: number): number {
+  const rest = size % BLOCK
+  return rest === 0 ? 0 : BLOCK - rest
+}
+
+/** The header block(s) of one regular file: a PAX `path` record first when the path needs it. */
+export function fileHeader(path: string, size: number): Buffer {
+  checkRelativePath(path)
+  const name = Buffer.from(path, 'utf8')
+  if (name.length <= 100) return header(path, size, '0')
+  const record = paxRecord('path', path)
+  return Buffer.concat([
+    header('././@PaxHeader', record.length, 'x'),
+    record,
+    Buffer.alloc(paddingOf(record.length)),
+    header(name.subarray(0, 100).toString('latin1'), size, '0', 'latin1'),
+  ])
+}
+
+function header(name: string, size: number, type: '0' | 'x', encoding: 'utf8' | 'latin1' = 'utf8'): Buffer {
   const h = Buffer.alloc(BLOCK)
-  h.write(name, 0, 100, type === 'x' ? 'latin1' : 'utf8')
+  h.write(name, 0, 100, type === 'x' ? 'latin1' : encoding)
   h.write('0000644\0', 100, 'ascii') // mode
   h.write('0000000\0', 108, 'ascii') // uid
   h.write('0000000\0', 116, 'ascii') // gid
@@ -105,15 +72,27 @@ function header(name: string, size: number, type: '0' | 'x'): Buffer {
   return h
 }
 
+/** What one header block says. `end` is the end-of-archive marker (a zero block). */
+export type ParsedHeader = { end: true } | { end: false; type: 'file' | 'pax'; size: number; path: string }
+
+/** Parses one header block, refusing a bad checksum and any entry type but a file or a PAX record. */
+export function parseHeader(h: Buffer, at: number): ParsedHeader {
+  if (h.every((b) => b === 0)) return { end: true }
+  if (checksum(h) !== octal(h, 148, 8)) throw new TarFormatError(`header checksum mismatch at byte ${at}`)
+  const size = octal(h, 124, 12)
+  const type = String.fromCharCode(h[156] ?? 0)
+  if (type === 'x') return { end: false, type: 'pax', size, path: '' }
+  if (type !== '0' && type !== '\0')
+    throw new TarFormatError(`entry type ${JSON.stringify(type)} is not a file`)
+  const prefix = cString(h, 345, 155)
+  const name = cString(h, 0, 100)
+  return { end: false, type: 'file', size, path: prefix !== '' ? `${prefix}/${name}` : name }
+}
+
 function checksum(h: Buffer): number {
   let sum = 0
   for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 32 : (h[i] ?? 0)
   return sum
-}
-
-function padded(data: Buffer): Buffer {
-  const rest = data.length % BLOCK
-  return rest === 0 ? data : Buffer.concat([data, Buffer.alloc(BLOCK - rest)])
 }
 
 /** A PAX record `"<len> <key>=<value>\n"`, where len counts the whole record. */
@@ -125,7 +104,8 @@ function paxRecord(key: string, value: string): Buffer {
   return Buffer.from(`${len}${body}`, 'utf8')
 }
 
-function parsePax(body: Buffer): Record<string, string> {
+/** The records of a PAX extended header. */
+export function parsePax(body: Buffer): Record<string, string> {
   const out: Record<string, string> = {}
   let i = 0
   while (i < body.length) {

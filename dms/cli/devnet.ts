@@ -267,7 +267,8 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
           offer: {
             cpu: 1,
             memoryBytes: 512 * MiB,
-            diskBytes: 1024 * MiB,
+            // Room for 16 jobs at the default disk quota (256 MiB) each.
+            diskBytes: 4096 * MiB,
             gpus: 0,
             prices: {
               perCpuHour,

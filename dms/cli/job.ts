@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises'
-import { createHash } from 'node:crypto'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, rename, rm } from 'node:fs/promises'
 import { dirname, isAbsolute, resolve as resolvePath, sep } from 'node:path'
-import { ApiClient, ApiClientError, errorOf, ndjson, rawRequest, RouteMissingError } from '../api/client.js'
+import { ApiClient, ApiClientError, downloadTo, ndjson, RouteMissingError } from '../api/client.js'
 import type { JobRecord } from '../orchestrator/job-record.js'
-import { CliError, print, printJson } from './output.js'
+import { parseCpu, parseWholeNumber, UnitError } from '../resources/units.js'
+import { CliError, print, printJson, printSafe, terminalSafe } from './output.js'
 
 export type JobView = JobRecord & { state: string }
 const FINAL = new Set(['completed', 'failed', 'cancelled'])
@@ -33,19 +33,23 @@ async function specFrom(opts: JobRunOptions, command: string[]): Promise<unknown
   }
   if (opts.image === undefined || command.length === 0)
     throw new CliError('give a spec with -f spec.json, or --image IMAGE and a command after --')
-  const num = (flag: string, v: string | undefined, dflt: number) => {
+  // Decimal only: Number() would read "0x10" as 16 and "" as 0.
+  const read = <T>(flag: string, v: string | undefined, dflt: T, parse: (v: string) => T): T => {
     if (v === undefined) return dflt
-    const n = Number(v)
-    if (!Number.isFinite(n)) throw new CliError(`${flag} must be a number, got ${v}`)
-    return n
+    try {
+      return parse(v)
+    } catch (err) {
+      if (err instanceof UnitError) throw new CliError(`${flag}: ${err.message}`)
+      throw err
+    }
   }
   return {
     name: opts.name,
     image: opts.image,
     command,
-    resources: { cpu: num('--cpu', opts.cpu, 1), memory: opts.memory ?? '256MiB' },
-    maxDuration: num('--timeout', opts.timeout, 300),
-    maxPrice: num('--max-price', opts.maxPrice, 100_000),
+    resources: { cpu: read('--cpu', opts.cpu, 1, parseCpu), memory: opts.memory ?? '256MiB' },
+    maxDuration: read('--timeout', opts.timeout, 300, (v) => parseWholeNumber(v, 'seconds')),
+    maxPrice: read('--max-price', opts.maxPrice, 100_000, (v) => parseWholeNumber(v, 'micro-tokens')),
   }
 }
 
@@ -117,7 +121,7 @@ export async function jobRunCommand(command: string[], opts: JobRunOptions): Pro
   let t0: number | undefined
   let logs: Promise<string | undefined> | undefined
   const job = await follow(api, id, (h) => {
-    if (human) say(`  ${String(h.at - (t0 ??= h.at)).padStart(6)} ms  ${h.state}`)
+    if (human) say(terminalSafe(`  ${String(h.at - (t0 ??= h.at)).padStart(6)} ms  ${h.state}`))
     if (opts.follow && logs === undefined && LOGS_FROM.has(h.state))
       logs = streamLogs(opts.socket, id, {
         stdout: (d) => void process.stdout.write(d),
@@ -133,7 +137,7 @@ export async function jobRunCommand(command: string[], opts: JobRunOptions): Pro
     if (job.result && !streamed) process.stdout.write(job.result.stdout)
     if (opts.follow && !streamed && logs !== undefined)
       say('(this daemon has no live logs route: the output above is the final result)')
-    if (job.error) say(`${job.state}: ${job.error.code}: ${job.error.message}`)
+    if (job.error) say(terminalSafe(`${job.state}: ${job.error.code}: ${job.error.message}`))
   }
   if (job.state !== 'completed')
     throw new CliError(`job ${id} ${job.state}${job.error ? `: ${job.error.message}` : ''}`, 2)
@@ -151,19 +155,25 @@ export async function jobStatusCommand(id: string, opts: { socket: string; json?
     printJson(job)
     return
   }
-  print(`${job.id}  ${job.state}${job.spec.name ? `  (${job.spec.name})` : ''}`)
-  for (const h of job.history) print(`  ${new Date(h.at).toISOString()}  ${h.state}`)
-  print(`bids: ${job.bids.length}, declines: ${job.declines.length}`)
-  for (const a of job.attempts ?? []) print(`dropped: ${a.provider} (${a.error.code}: ${a.error.message})`)
-  if (job.winner) print(`provider: ${job.winner.provider} (${job.winner.why})`)
-  if (job.contract) print(`contract: ${job.contract.terms.contractId}, escrow ${job.contract.terms.escrow}`)
-  if (job.allocationId) print(`allocation: ${job.allocationId}`)
-  if (job.usage) print(`usage: ${job.usage.wallSeconds.toFixed(2)}s wall`)
+  printSafe(`${job.id}  ${job.state}${job.spec.name ? `  (${job.spec.name})` : ''}`)
+  for (const h of job.history) printSafe(`  ${new Date(h.at).toISOString()}  ${h.state}`)
+  printSafe(`bids: ${job.bids.length}, declines: ${job.declines.length}`)
+  for (const a of job.attempts ?? [])
+    printSafe(`dropped: ${a.provider} (${a.error.code}: ${a.error.message})`)
+  if (job.winner) printSafe(`provider: ${job.winner.provider} (${job.winner.why})`)
+  if (job.contract)
+    printSafe(`contract: ${job.contract.terms.contractId}, escrow ${job.contract.terms.escrow}`)
+  if (job.allocationId) printSafe(`allocation: ${job.allocationId}`)
+  if (job.usage) printSafe(`usage: ${job.usage.wallSeconds.toFixed(2)}s wall`)
   if (job.result)
-    print(`result: ${job.result.receipt.receipt.status}, exit code ${job.result.receipt.receipt.exitCode}`)
+    printSafe(
+      `result: ${job.result.receipt.receipt.status}, exit code ${job.result.receipt.receipt.exitCode}`,
+    )
   if (job.settlement)
-    print(`settled: paid ${job.settlement.paidToProvider}, refunded ${job.settlement.refundedToRequester}`)
-  if (job.error) print(`error: ${job.error.code}: ${job.error.message}`)
+    printSafe(
+      `settled: paid ${job.settlement.paidToProvider}, refunded ${job.settlement.refundedToRequester}`,
+    )
+  if (job.error) printSafe(`error: ${job.error.code}: ${job.error.message}`)
 }
 
 export async function jobListCommand(opts: { socket: string; json?: boolean }): Promise<void> {
@@ -174,7 +184,9 @@ export async function jobListCommand(opts: { socket: string; json?: boolean }): 
   if (opts.json) return printJson({ jobs })
   if (jobs.length === 0) return print('no jobs')
   for (const j of jobs)
-    print(`${j.id}  ${j.state.padEnd(11)}  ${new Date(j.createdAt).toISOString()}  ${j.name ?? ''}`.trimEnd())
+    printSafe(
+      `${j.id}  ${j.state.padEnd(11)}  ${new Date(j.createdAt).toISOString()}  ${j.name ?? ''}`.trimEnd(),
+    )
 }
 
 export async function jobLogsCommand(
@@ -225,19 +237,25 @@ export async function jobOutputsCommand(
   if (opts.out === undefined) {
     if (opts.json) return printJson(view)
     if (view.files.length === 0) print('no output files')
-    for (const f of view.files) print(`${String(f.size).padStart(10)}  ${f.sha256.slice(0, 16)}…  ${f.path}`)
+    for (const f of view.files)
+      printSafe(`${String(f.size).padStart(10)}  ${f.sha256.slice(0, 16)}…  ${f.path}`)
     if (view.archive) print(`archive: outputs.tar, ${view.archive.size} bytes, sha256 ${view.archive.sha256}`)
     return
   }
   const written: Array<{ path: string; file: string; size: number }> = []
+  // Each file goes straight to disk, hashed as it arrives, and is kept only if the hash matches.
   const fetchTo = async (route: string, file: string, sha256: string) => {
-    const res = await rawRequest(opts.socket, 'GET', route)
-    if (res.status !== 200) throw errorOf(opts.socket, `GET ${route}`, res.status, res.body.toString('utf8'))
-    const got = createHash('sha256').update(res.body).digest('hex')
-    if (got !== sha256) throw new CliError(`${route}: sha256 ${got} does not match the listed ${sha256}`)
     await mkdir(dirname(file), { recursive: true })
-    await writeFile(file, res.body)
-    return res.body.length
+    const part = `${file}.part`
+    try {
+      const got = await downloadTo(opts.socket, route, part)
+      if (got.sha256 !== sha256)
+        throw new CliError(`${route}: sha256 ${got.sha256} does not match the listed ${sha256}`)
+      await rename(part, file)
+      return got.size
+    } finally {
+      await rm(part, { force: true })
+    }
   }
   try {
     for (const f of view.files) {
@@ -257,7 +275,7 @@ export async function jobOutputsCommand(
     apiProblem(err)
   }
   if (opts.json) return printJson({ written })
-  for (const w of written) print(`${w.file}  ${w.size} bytes`)
+  for (const w of written) printSafe(`${w.file}  ${w.size} bytes`)
 }
 
 export async function jobCancelCommand(id: string, opts: { socket: string; json?: boolean }): Promise<void> {
@@ -265,5 +283,5 @@ export async function jobCancelCommand(id: string, opts: { socket: string; json?
     .ok<{ id: string; state: string }>('DELETE', `/v1/jobs/${encodeURIComponent(id)}`)
     .catch((err: unknown) => apiProblem(err, 'cancel refused: '))
   if (opts.json) printJson(res)
-  else print(`job ${res.id}: ${res.state}`)
+  else printSafe(`job ${res.id}: ${res.state}`)
 }

@@ -16,7 +16,7 @@ import {
   jobStatusCommand,
 } from './job.js'
 import { peersCommand } from './peers.js'
-import { CliError } from './output.js'
+import { CliError, terminalSafe } from './output.js'
 import { registerResourceCommands } from './resources.js'
 import { initCommand, runCommand } from './run.js'
 
@@ -145,16 +145,17 @@ program
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof CliError) {
-    process.stderr.write(`dms: ${err.message}\n`)
+    // Messages may quote what a server or a peer said: shown, never interpreted by the terminal.
+    process.stderr.write(`dms: ${terminalSafe(err.message)}\n`)
     process.exit(err.exitCode)
   }
   if (err instanceof DaemonNotRunningError || err instanceof RouteMissingError) {
-    process.stderr.write(`dms: ${err.message}\n`)
+    process.stderr.write(`dms: ${terminalSafe(err.message)}\n`)
     process.exit(1)
   }
   // One line by default; the stack with DMS_LOG_LEVEL=debug (or trace).
   const debug = ['debug', 'trace'].includes(process.env.DMS_LOG_LEVEL ?? '')
   const text = err instanceof Error ? (debug ? (err.stack ?? err.message) : err.message) : String(err)
-  process.stderr.write(`dms: unexpected error: ${debug ? text : text.split('\n')[0]}\n`)
+  process.stderr.write(`dms: unexpected error: ${terminalSafe(debug ? text : text.split('\n')[0])}\n`)
   process.exit(70)
 })

@@ -4,6 +4,7 @@ import { ConfigError, LOG_LEVELS, loadNodeConfig, type NodeConfig } from '../con
 import { KeyFileError, loadOrCreateKey, PassphraseRequiredError, WrongPassphraseError } from '../keys.js'
 import { createLogger } from '../log.js'
 import { DmsNode } from '../node.js'
+import { ProcessGuard } from '../process-guard.js'
 import { DataDirInUseError } from '../store/db.js'
 import { CliError, print, printJson } from './output.js'
 import { cliPassphrase } from './passphrase.js'
@@ -95,7 +96,8 @@ export async function runCommand(opts: {
   }
   cfg.dataDir = resolve(cfg.dataDir)
   const log = createLogger({ level: cfg.log?.level })
-  const node = new DmsNode(cfg, { log, passphrase: cliPassphrase() })
+  const guard = new ProcessGuard({ log })
+  const node = new DmsNode(cfg, { log, passphrase: cliPassphrase(), faults: guard })
   // Signals during start are honoured once the node is up (it stops what it started).
   let signalled: string | undefined
   let started = false
@@ -131,6 +133,9 @@ export async function runCommand(opts: {
     keyProblem(err)
   }
   started = true
+  // Serving: from here an error a dependency throws asynchronously is logged and counted, and the
+  // node goes on (specs/protocol.md, "Faults a node survives"). Before this, a failed start exits.
+  guard.install()
   process.stdout.write(
     `${JSON.stringify({
       event: 'ready',

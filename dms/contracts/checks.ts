@@ -3,7 +3,13 @@
  * for a person, or undefined when the document is fine. Signatures are checked by the caller.
  */
 import { hashDoc, verifyDoc } from './canonical.js'
-import { DOMAIN, type ContractTerms, type SignedReceipt, type SignedVerification } from './model.js'
+import {
+  DOMAIN,
+  MAX_SKIPPED_DETAIL,
+  type ContractTerms,
+  type SignedReceipt,
+  type SignedVerification,
+} from './model.js'
 import { escrowFor, isAmount, InvalidAmountError } from './money.js'
 import { publicKeyOfPeer } from './party.js'
 import type { Bid } from '../messages.js'
@@ -70,6 +76,16 @@ export function checkReceipt(signed: SignedReceipt | undefined, t: ContractTerms
   if (!STATUSES.has(r.status)) return `unknown receipt status ${String(r.status)}`
   if (!Number.isSafeInteger(r.exitCode)) return 'receipt exitCode must be an integer'
   if (typeof r.outputsHash !== 'string') return 'receipt outputsHash must be a string'
+  const skipped = r.outputsSkipped
+  if (
+    skipped !== undefined &&
+    (!isObj(skipped) ||
+      !Number.isSafeInteger(skipped.count) ||
+      skipped.count < 0 ||
+      typeof skipped.detail !== 'string' ||
+      skipped.detail.length > MAX_SKIPPED_DETAIL)
+  )
+    return `receipt outputsSkipped must be { count, detail } with at most ${MAX_SKIPPED_DETAIL} characters of detail`
   const u = r.usage
   if (
     !isObj(u) ||

@@ -60,6 +60,19 @@ export interface Usage {
   peakMemoryBytes: number
 }
 
+/** Longest `OutputsSkipped.detail` (characters). */
+export const MAX_SKIPPED_DETAIL = 1024
+
+/**
+ * Entries under a run's /outputs that collection left out (a name that is not UTF-8, a path too
+ * long to open, a symlink or FIFO, an unreadable file): how many, and why with a few names, escaped.
+ */
+export interface OutputsSkipped {
+  count: number
+  /** For a person, at most MAX_SKIPPED_DETAIL characters. */
+  detail: string
+}
+
 /** The provider's signed account of one allocation's run. */
 export interface Receipt {
   contractId: ContractId
@@ -69,6 +82,8 @@ export interface Receipt {
   exitCode: number
   reason?: string
   outputsHash: string
+  /** Present when entries of /outputs were left out of the outputs (and so of outputsHash). */
+  outputsSkipped?: OutputsSkipped
   usage: Usage
   finishedAt: number
 }

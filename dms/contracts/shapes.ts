@@ -7,13 +7,14 @@
  */
 import { guard, LIMITS as L, S, type Shape } from '../bounds.js'
 import type { Bid } from '../messages.js'
-import type {
-  ApprovalCredential,
-  ContractProof,
-  Settlement,
-  SignedContract,
-  SignedReceipt,
-  SignedVerification,
+import {
+  MAX_SKIPPED_DETAIL,
+  type ApprovalCredential,
+  type ContractProof,
+  type Settlement,
+  type SignedContract,
+  type SignedReceipt,
+  type SignedVerification,
 } from './model.js'
 
 export { DocumentShapeError } from '../bounds.js'
@@ -81,6 +82,8 @@ const SIGNED_RECEIPT = S.obj({
     exitCode: S.num,
     reason: S.opt(S.str(L.text)),
     outputsHash: hash,
+    // Present when entries of /outputs were left out.
+    outputsSkipped: S.opt(S.obj({ count: S.num, detail: S.str(MAX_SKIPPED_DETAIL) })),
     usage: S.obj({ wallSeconds: S.num, cpuSeconds: S.num, peakMemoryBytes: S.num }),
     finishedAt: S.num,
   }),

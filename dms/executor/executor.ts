@@ -3,6 +3,9 @@
  * code depends only on this interface; `docker/` is the real implementation.
  */
 
+import type { OutputsSkipped } from '../contracts/model.js'
+
+export type { OutputsSkipped } from '../contracts/model.js'
 export type AllocationId = string
 export type JobId = string
 
@@ -26,7 +29,8 @@ export interface ExecutionSpec {
   pidsLimit?: number
   /**
    * Bytes the job may write to /outputs, enforced by the kernel (a loop-mounted file system of that
-   * size). Unset or 0: no quota beyond the executor's `maxOutputBytes` check after the run.
+   * size). The provider always sets it (the job's `disk`, or its default quota). Unset or 0: no
+   * quota beyond the executor's `maxOutputBytes` check after the run.
    */
   diskBytes?: number
   /** GPUs to pass through (a device request for that many). @default 0 */
@@ -35,14 +39,26 @@ export interface ExecutionSpec {
   inputsDir?: string
 }
 
-/** One output file collected from the container's /outputs. */
+/** One output file collected from the container's /outputs. Its bytes are in the run's archive. */
 export interface OutputFile {
   /** Path relative to /outputs, with forward slashes. */
   path: string
   /** sha256 of the content, hex. */
   sha256: string
   size: number
-  content: Uint8Array
+}
+
+/**
+ * A run's output files as one deterministic tar on the host (dms/blobs/tar.ts), written and hashed
+ * as it was collected. Once `run` returns, the file is the caller's to move (into the blob store)
+ * or delete.
+ */
+export interface OutputsArchive {
+  /** Absolute path of the tar file. */
+  file: string
+  /** sha256 of the whole archive, hex. */
+  sha256: string
+  size: number
 }
 
 export interface ResourceUsage {
@@ -62,9 +78,14 @@ export interface ExecutionResult {
   stderr: string
   /** true when stdout or stderr was cut at the size cap. */
   truncated: boolean
+  /** The manifest: the collected files, sorted by path, without their bytes. */
   outputs: OutputFile[]
+  /** The files' bytes; present exactly when `outputs` is not empty. */
+  archive?: OutputsArchive
   /** sha256 over the outputs in path order (see `hashOutputs`), hex. */
   outputsHash: string
+  /** Entries under /outputs that were left out (unreadable or unnamed), with why. */
+  outputsSkipped?: OutputsSkipped
   usage: ResourceUsage
 }
 

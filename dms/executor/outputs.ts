@@ -16,11 +16,6 @@ export function hashOutputs(outputs: ReadonlyArray<Pick<OutputFile, 'path' | 'sh
   return hash.digest('hex')
 }
 
-/** sha256 of `data`, hex. */
-export function sha256Hex(data: Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex')
-}
-
 /** The result of a run whose program never ran (cancelled before start, or could not be started). */
 export function notStarted(status: ExecutionStatus, exitCode: number, reason: string): ExecutionResult {
   return {

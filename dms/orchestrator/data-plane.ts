@@ -3,13 +3,15 @@
  * grants to the provider; a result's outputs are fetched as one archive from the provider and
  * checked file by file against the manifest the receipt's outputsHash covers.
  */
+import { promises as fs } from 'node:fs'
 import type { Actor } from '../../actors/actor.js'
 import type { BlobService } from '../blobs/service.js'
 import type { InputFile } from '../blobs/staging.js'
-import { readTar, type TarFile } from '../blobs/tar.js'
+import { findTarEntry, hashRange, tarEntries } from '../blobs/tar-reader.js'
 import { blobsHandle, fetchBlobs } from '../blobs/transfer.js'
-import { hashOutputs, sha256Hex } from '../executor/outputs.js'
-import type { JobResult } from '../messages.js'
+import { hashOutputs } from '../executor/outputs.js'
+import type { JobResult, OutputEntry } from '../messages.js'
+import { inputsSizeProblem } from '../protocol/run-rules.js'
 import { InvalidJobSpecError, type InputSpec } from './job-spec.js'
 
 /** Largest output archive the requester fetches. */
@@ -18,16 +20,19 @@ export const MAX_ARCHIVE_BYTES = 1024 * 1024 * 1024
 /**
  * Turns a parsed spec's inputs into blobs: inline content is stored; a `sha256` must name a blob
  * already in this node's store (uploaded with PUT /v1/blobs), or the spec is refused naming it.
+ * Together they must fit the job's disk (the provider's rule). Everything is checked before the
+ * first inline blob is stored, so a refused spec leaves nothing behind.
  */
 export async function resolveInputs(
   blobs: BlobService,
   inputs: InputSpec[] | undefined,
+  diskBytes = 0,
 ): Promise<InputFile[]> {
-  const out: InputFile[] = []
+  const checked: Array<{ path: string; sha256?: string; data?: Buffer; size: number }> = []
   for (const [i, f] of (inputs ?? []).entries()) {
     if (f.contentBase64 !== undefined) {
       const data = Buffer.from(f.contentBase64, 'base64')
-      out.push({ path: f.path, sha256: await blobs.store.put(data), size: data.length })
+      checked.push({ path: f.path, data, size: data.length })
       continue
     }
     const size = f.sha256 === undefined ? undefined : await blobs.store.size(f.sha256)
@@ -37,8 +42,16 @@ export async function resolveInputs(
         `blob ${f.sha256 ?? '(none)'} is not on this node: upload it first with PUT /v1/blobs`,
       )
     }
-    out.push({ path: f.path, sha256: f.sha256, size })
+    checked.push({ path: f.path, sha256: f.sha256, size })
   }
+  const tooLarge = inputsSizeProblem(
+    checked.map((f) => f.size),
+    diskBytes,
+  )
+  if (tooLarge !== undefined) throw new InvalidJobSpecError('inputs', tooLarge)
+  const out: InputFile[] = []
+  for (const f of checked)
+    out.push({ path: f.path, sha256: f.sha256 ?? (await blobs.store.put(f.data as Buffer)), size: f.size })
   return out
 }
 
@@ -76,32 +89,57 @@ export async function fetchAndCheckOutputs(
   } catch (err) {
     return { ok: false, reason: `archive not fetched: ${(err as Error).message}` }
   }
-  let files: TarFile[]
   try {
-    files = readTar(await blobs.store.read(result.archive.sha256))
+    return await checkArchive(blobs.store.path(result.archive.sha256), manifest)
   } catch (err) {
     return { ok: false, reason: (err as Error).message }
   }
-  const byPath = new Map(files.map((f) => [f.path, f]))
-  if (byPath.size !== manifest.length || files.length !== manifest.length) {
-    return { ok: false, reason: `archive holds ${files.length} files, the manifest lists ${manifest.length}` }
-  }
-  for (const m of manifest) {
-    const f = byPath.get(m.path)
-    if (f === undefined) return { ok: false, reason: `${m.path} is missing from the archive` }
-    if (f.content.length !== m.size || sha256Hex(f.content) !== m.sha256) {
-      return { ok: false, reason: `${m.path} in the archive does not match its manifest entry` }
-    }
-  }
-  return { ok: true }
 }
 
-/** One output file of a fetched archive, or undefined when there is no such file. */
-export async function readOutputFile(
+/**
+ * Walks the archive file once, hashing each file's bytes from disk: it must hold exactly the
+ * manifest's files, in path order, with their sizes and hashes. Memory: one read buffer.
+ */
+async function checkArchive(file: string, manifest: OutputEntry[]): Promise<OutputsCheck> {
+  const want = [...manifest].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+  const twice = want.find((m, i) => i > 0 && want[i - 1].path === m.path)
+  if (twice !== undefined) return { ok: false, reason: `the manifest lists ${twice.path} twice` }
+  const buf = Buffer.allocUnsafe(1024 * 1024)
+  const handle = await fs.open(file, 'r')
+  try {
+    let i = 0
+    for await (const entry of tarEntries(handle)) {
+      const m = want[i++]
+      if (m === undefined)
+        return { ok: false, reason: `the archive holds more files than the manifest's ${manifest.length}` }
+      if (entry.path !== m.path)
+        return {
+          ok: false,
+          reason: `${m.path} is missing from the archive (found ${JSON.stringify(entry.path)})`,
+        }
+      if (entry.size !== m.size || (await hashRange(handle, entry.offset, entry.size, buf)) !== m.sha256) {
+        return { ok: false, reason: `${m.path} in the archive does not match its manifest entry` }
+      }
+    }
+    if (i !== want.length)
+      return { ok: false, reason: `archive holds ${i} files, the manifest lists ${manifest.length}` }
+    return { ok: true }
+  } finally {
+    await handle.close()
+  }
+}
+
+/**
+ * Where one output file's bytes are in the fetched archive (to be streamed from disk), or undefined
+ * when there is no such file or the archive is not here.
+ */
+export async function locateOutputFile(
   blobs: BlobService,
   result: JobResult,
   path: string,
-): Promise<Uint8Array | undefined> {
+): Promise<{ file: string; offset: number; size: number } | undefined> {
   if (result.archive === undefined || !(await blobs.store.has(result.archive.sha256))) return undefined
-  return readTar(await blobs.store.read(result.archive.sha256)).find((f) => f.path === path)?.content
+  const file = blobs.store.path(result.archive.sha256)
+  const entry = await findTarEntry(file, path)
+  return entry === undefined ? undefined : { file, offset: entry.offset, size: entry.size }
 }

@@ -4,6 +4,8 @@
  */
 import { inputsProblem } from '../blobs/staging.js'
 import { Ajv, type ErrorObject } from 'ajv'
+import { imageRefProblem, IMAGE_REF_MAX_LENGTH } from '../protocol/image-ref.js'
+import { commandProblem, envProblem, MAX_CPU, MIN_CPU, MIN_MEMORY_BYTES } from '../protocol/run-rules.js'
 import { parseBytes, UnitError } from '../resources/units.js'
 import type { Resources } from '../resources/types.js'
 
@@ -20,8 +22,18 @@ export const jobSpecSchema = {
   additionalProperties: false,
   required: ['image', 'command', 'resources', 'maxDuration', 'maxPrice'],
   properties: {
-    name: { type: 'string', maxLength: 128 },
-    image: { type: 'string', minLength: 1, maxLength: 512 },
+    name: {
+      type: 'string',
+      maxLength: 128,
+      // No control characters: names are shown on terminals (`dms job list`).
+      pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+    },
+    image: {
+      type: 'string',
+      minLength: 1,
+      maxLength: IMAGE_REF_MAX_LENGTH,
+      description: '[registry[:port]/]name[:tag][@digest] (specs/job-spec.md, "Image references")',
+    },
     command: { type: 'array', minItems: 1, maxItems: 256, items: { type: 'string', maxLength: 65536 } },
     env: { type: 'object', maxProperties: 256, additionalProperties: { type: 'string', maxLength: 65536 } },
     resources: {
@@ -29,14 +41,19 @@ export const jobSpecSchema = {
       additionalProperties: false,
       required: ['cpu', 'memory'],
       properties: {
-        cpu: { type: 'number', exclusiveMinimum: 0, maximum: 1024 },
+        cpu: { type: 'number', minimum: MIN_CPU, maximum: MAX_CPU },
         memory: size,
         disk: size,
         gpu: { type: 'integer', minimum: 0, maximum: 64 },
       },
     },
     maxDuration: { type: 'integer', minimum: 1, maximum: 604800, description: 'seconds' },
-    maxPrice: { type: 'integer', minimum: 0, description: 'total for the max duration, smallest unit' },
+    maxPrice: {
+      type: 'integer',
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'total for the max duration, smallest unit',
+    },
     inputs: {
       type: 'array',
       maxItems: 1000,
@@ -151,9 +168,15 @@ export function parseJobSpec(input: unknown): JobSpec {
       throw err
     }
   }
+  // What the executor would refuse is refused here, by the same rules, before anything is contracted.
+  const image = imageRefProblem(s.image)
+  if (image !== undefined) throw new InvalidJobSpecError('image', image)
+  const cmd = commandProblem(s.command)
+  if (cmd !== undefined) throw new InvalidJobSpecError(`command.${cmd.index}`, cmd.problem)
+  const env = envProblem(s.env ?? {})
+  if (env !== undefined) throw new InvalidJobSpecError(`env.${env.name}`, env.problem)
   const memoryBytes = bytes('resources.memory', s.resources.memory)
-  // Docker refuses less than 6 MiB; refusing it here keeps such a job from being contracted first.
-  if (memoryBytes < 6 * 1024 * 1024)
+  if (memoryBytes < MIN_MEMORY_BYTES)
     throw new InvalidJobSpecError('resources.memory', 'must be at least 6MiB')
   return {
     name: s.name,

@@ -200,7 +200,7 @@ export class Orchestrator {
   /** Accepts a validated spec and starts its journey; returns once the job is stored. */
   async post(parsed: JobSpec): Promise<StoredJob> {
     // Inline inputs become blobs here, so the stored job holds ids, never content.
-    const inputs = await resolveInputs(this.c.blobs, parsed.inputs)
+    const inputs = await resolveInputs(this.c.blobs, parsed.inputs, parsed.resources.diskBytes)
     const spec: JobSpec = { ...parsed, ...(inputs.length > 0 ? { inputs } : { inputs: undefined }) }
     if (inputs.length === 0) delete spec.inputs
     const id = randomUUID()

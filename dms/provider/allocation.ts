@@ -4,7 +4,6 @@ import type { Logger } from 'pino'
 import type { BlobService } from '../blobs/service.js'
 import { LIMITS } from '../bounds.js'
 import { stageInputs, type InputFile } from '../blobs/staging.js'
-import { writeTar } from '../blobs/tar.js'
 import { blobsHandle, fetchBlobs, LogForwarder } from '../blobs/transfer.js'
 import type { Clock } from '../../actors/clock.js'
 import type { Handle } from '../../actors/envelope.js'
@@ -48,6 +47,11 @@ export interface AllocationRecord {
   env: Record<string, string>
   /** Staged read-only at /inputs before the run. @default [] (records of dms 0.1) */
   inputs?: InputFile[]
+  /**
+   * The disk quota on /outputs: the job's disk, or the provider's default when the job gave none
+   * (specs/resources.md, "Disk"). Held in the ledger entry as well. @default the contract's disk
+   */
+  diskBytes?: number
   state: AllocationState
   history: Array<{ state: AllocationState; at: number; detail?: string }>
   result?: { status: string; exitCode: number; reason?: string; outputsHash: string }
@@ -236,19 +240,22 @@ export class AllocationRunner {
   }
 
   /**
-   * The outputs as a deterministic tar in the blob store, granted to the requester's node, and
-   * their manifest (the receipt's outputsHash is over the manifest).
+   * The outputs' archive (a tar file the executor wrote and hashed) moved into the blob store and
+   * granted to the requester's node, and their manifest (the receipt's outputsHash is over it).
    */
   private async publishOutputs(
     rec: AllocationRecord,
     result: ExecutionResult,
   ): Promise<{ outputs: OutputEntry[]; archive?: OutputArchive }> {
     const outputs = result.outputs.map(({ path, sha256, size }) => ({ path, sha256, size }))
-    if (result.outputs.length === 0) return { outputs }
-    const tar = writeTar(result.outputs)
-    const sha256 = await this.c.blobs.store.put(tar)
-    await this.c.blobs.grant(rec.requester.peer, sha256)
-    return { outputs, archive: { sha256, size: tar.length } }
+    const archive = result.archive
+    if (archive === undefined) {
+      if (outputs.length > 0) throw new Error('the executor listed outputs without their archive')
+      return { outputs }
+    }
+    await this.c.blobs.store.adopt(archive.file, archive)
+    await this.c.blobs.grant(rec.requester.peer, archive.sha256)
+    return { outputs, archive: { sha256: archive.sha256, size: archive.size } }
   }
 
   private async run(
@@ -268,7 +275,7 @@ export class AllocationRunner {
       env: rec.env,
       cpu: t.resources.cpu,
       memoryBytes: t.resources.memoryBytes,
-      diskBytes: t.resources.diskBytes,
+      diskBytes: rec.diskBytes ?? t.resources.diskBytes,
       gpus: t.resources.gpus,
       timeoutSeconds: t.maxDurationSeconds,
     }
@@ -321,10 +328,14 @@ export class AllocationRunner {
     forwarder.flush()
     await rm(this.inputsDir(rec.allocationId), { recursive: true, force: true })
     await this.step(actor, rec, 'publishing')
-    const published = await this.publishOutputs(rec, result).catch((err: unknown) => {
+    const published = await this.publishOutputs(rec, result).catch(async (err: unknown) => {
       log.warn({ err }, 'outputs could not be archived')
-      const reason = `outputs could not be archived: ${(err as Error).message}`
-      result = { ...result, status: 'failed', reason, outputs: [], outputsHash: hashOutputs([]) }
+      if (result.archive !== undefined) await rm(result.archive.file, { force: true }).catch(() => {})
+      // The run stands (status, exit code, usage, logs): only its outputs are lost.
+      const lost = `outputs could not be archived: ${(err as Error).message}`
+      const reason = result.status === 'completed' ? lost : `${result.reason ?? result.status}; ${lost}`
+      const status = result.status === 'completed' ? 'failed' : result.status
+      result = { ...result, status, reason, outputs: [], archive: undefined, outputsHash: hashOutputs([]) }
       return { outputs: [], archive: undefined }
     })
     const receipt: Receipt = {
@@ -335,6 +346,7 @@ export class AllocationRunner {
       exitCode: result.exitCode,
       reason: clip(result.reason),
       outputsHash: result.outputsHash,
+      ...(result.outputsSkipped !== undefined ? { outputsSkipped: result.outputsSkipped } : {}),
       usage: result.usage,
       finishedAt: this.c.clock.now(),
     }

@@ -15,13 +15,14 @@ import { handleTooLarge } from '../bounds.js'
 import { checkApproval } from '../contracts/approval.js'
 import { signDoc } from '../contracts/canonical.js'
 import { DOMAIN, type ApprovalCredential } from '../contracts/model.js'
-import type { Executor } from '../executor/executor.js'
 import { B, type Bid, type BidMessage, type BidRequest, type Decline } from '../messages.js'
 import type { ResourceLedger } from '../resources/ledger.js'
 import { add, DIMENSIONS, sum } from '../resources/math.js'
 import type { MachineInfo, Resources } from '../resources/types.js'
 import type { Repo } from '../store/db.js'
-import { acceptJob, compareCapability, type Comparator } from './capability.js'
+import { acceptJob, compareCapability, declineKind, imageAllowed, type Comparator } from './capability.js'
+import { grantedResources } from './disk-grant.js'
+import type { ImageCheck } from './images.js'
 import { pricePerHour, totalFor } from './pricing.js'
 import { PeerRateLimiter, type PeerRateLimitInit } from './rate-limit.js'
 import { checkBidRequest } from './validate.js'
@@ -50,7 +51,6 @@ export interface RequesterCap {
 export interface BidResponderComponents {
   key: KeyPair
   ledger: ResourceLedger
-  executor: Executor
   machine?: { get(): Promise<MachineInfo>; refresh(): Promise<MachineInfo> }
   bids: Repo<BidRecord>
   clock: Clock
@@ -60,6 +60,8 @@ export interface BidResponderComponents {
   peerId: () => string
   /** Hears `bid-request-ignored` (reason) for each request dropped without an answer. */
   events: EventEmitter
+  /** Judges a request's image before any engine call, then looks it up through a cache. */
+  images: Pick<ImageCheck, 'refusal' | 'canRun'>
 }
 
 export interface BidResponderInit {
@@ -68,10 +70,12 @@ export interface BidResponderInit {
   preferences?: Partial<Comparator>
   requesterCap?: RequesterCap
   bidRequestRate?: PeerRateLimitInit
+  /** The disk quota of a job that gives none (disk-grant.ts). */
+  defaultDiskBytes?: number
 }
 
 export class BidResponder {
-  /** Declines sent, by reason (the text before any ':'). */
+  /** Declines sent, by kind (`declineKind`: never a name a peer chose). */
   readonly declines: Record<string, number> = {}
   /** Bid requests dropped without an answer, by reason (`dms_provider_bid_requests_ignored_total`). */
   readonly ignored: Record<string, number> = {}
@@ -131,16 +135,25 @@ export class BidResponder {
       await actor.send(msg.from, B.bid, { bid: earlier.bid, approval: own }).catch(() => {})
       return
     }
-    const refusal = offer.withdrawnAt !== undefined ? 'offboarded' : await this.engineProblem()
+    // The image is judged before anything asks the engine (specs/job-spec.md, "Image references").
+    const refusal =
+      offer.withdrawnAt !== undefined
+        ? 'offboarded'
+        : (this.c.images.refusal(req.image) ?? (await this.engineProblem()))
     if (refusal !== undefined) return this.decline(actor, msg, [refusal], own)
     const perHour = pricePerHour(req.resources, offer.prices)
     const total = totalFor(perHour, req.maxDurationSeconds, offer.prices)
-    const comparison = compareCapability(req.resources, this.c.ledger.free())
+    const free = this.c.ledger.free()
+    // What the ledger holds: the job's resources, with the default disk quota if it gave none.
+    const held = grantedResources(req.resources, free, this.init.defaultDiskBytes)
+    const comparison = compareCapability(held, free)
     const decision = acceptJob(
       comparison,
       {
         ...this.init.preferences,
-        hasImage: await this.c.executor.canRun(req.image).catch(() => false),
+        hasImage:
+          imageAllowed(this.init.preferences?.allowedImages, req.image) &&
+          (await this.c.images.canRun(req.image)),
         price: total,
         maxPrice: req.maxPrice,
         excluded: req.exclude.includes(this.c.peerId()),
@@ -150,13 +163,13 @@ export class BidResponder {
       req.image,
       req.maxDurationSeconds,
     )
-    const capped = decision.accept ? this.overCap(msg.peer, req.resources, offer.resources) : undefined
+    const capped = decision.accept ? this.overCap(msg.peer, held, offer.resources) : undefined
     if (!decision.accept || capped !== undefined)
       return this.decline(actor, msg, capped !== undefined ? [capped] : decision.reasons, own)
     const bidId = randomUUID()
     const expiresAt = now + (this.init.bidTtlMs ?? 30_000)
     try {
-      await this.c.ledger.reserve(bidId, req.jobId, req.resources, expiresAt)
+      await this.c.ledger.reserve(bidId, req.jobId, held, expiresAt)
     } catch (err) {
       return this.decline(actor, msg, [(err as Error).message], own)
     }
@@ -199,8 +212,8 @@ export class BidResponder {
     approval: ApprovalCredential,
   ): Promise<void> {
     for (const r of reasons) {
-      const key = r.split(':')[0]
-      this.declines[key] = (this.declines[key] ?? 0) + 1
+      const kind = declineKind(r)
+      this.declines[kind] = (this.declines[kind] ?? 0) + 1
     }
     this.c.log.info({ jobId: msg.payload.jobId, reasons }, 'declined bid request')
     const decline: Decline = { jobId: msg.payload.jobId, provider: this.c.peerId(), reasons, approval }

@@ -65,6 +65,11 @@ const globToRegExp = (g: string) =>
       .join('.*')}$`,
   )
 
+/** Whether `image` matches one of the `allowedImages` patterns (all images when none are set). */
+export function imageAllowed(allowedImages: string[] | undefined, image: string): boolean {
+  return (allowedImages ?? ['*']).some((g) => globToRegExp(g).test(image))
+}
+
 export function acceptJob(
   c: CapabilityComparison,
   p: Comparator,
@@ -73,8 +78,7 @@ export function acceptJob(
 ): Decision {
   const reasons = [...c.reasons]
   if (p.excluded) reasons.push('excluded by the requester')
-  if (!(p.allowedImages ?? ['*']).some((g) => globToRegExp(g).test(image)))
-    reasons.push(`image ${image} is not allowed here`)
+  if (!imageAllowed(p.allowedImages, image)) reasons.push(`image ${image} is not allowed here`)
   else if (!p.hasImage) reasons.push(`image ${image} is not available on this provider`)
   const maxDur = p.maxDurationSeconds ?? 86_400
   if (durationSeconds > maxDur)
@@ -90,4 +94,35 @@ export function acceptJob(
   if (p.maxConcurrentJobs !== undefined && (p.activeJobs ?? 0) >= p.maxConcurrentJobs)
     reasons.push(`busy: ${p.activeJobs ?? 0} of at most ${p.maxConcurrentJobs} concurrent jobs`)
   return { accept: reasons.length === 0, reasons }
+}
+
+/**
+ * The kind of a decline reason, for counting (`ProviderService.declines`, the
+ * `dms_provider_declines_total` metric). Reasons quote the request's image, price and duration;
+ * kinds never do, so a peer cannot grow the counters with new names.
+ */
+const DECLINE_KINDS: Array<[RegExp, string]> = [
+  [/^not enough (cpu|memory|disk|gpus):/, 'not enough $1'],
+  [/^excluded by the requester$/, 'excluded by the requester'],
+  [/^invalid image:/, 'invalid image'],
+  [/^image registry .* is not used by this provider$/, 'registry not used'],
+  [/^image .* is not allowed here$/, 'image not allowed'],
+  [/^image .* is not available on this provider$/, 'image not available'],
+  [/^max duration /, 'max duration'],
+  [/^price /, 'price'],
+  [/^below minimum price:/, 'below minimum price'],
+  [/^requester denied by this provider$/, 'requester denied'],
+  [/^requester not in this provider's allow list$/, 'requester not allowed'],
+  [/^busy:/, 'busy'],
+  [/^docker unavailable:/, 'docker unavailable'],
+  [/^offboarded$/, 'offboarded'],
+  [/^requester cap:/, 'requester cap'],
+]
+
+export function declineKind(reason: string): string {
+  for (const [pattern, kind] of DECLINE_KINDS) {
+    const m = pattern.exec(reason)
+    if (m !== null) return kind.replace('$1', m[1] ?? '')
+  }
+  return 'other'
 }

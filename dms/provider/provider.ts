@@ -29,12 +29,12 @@ import type { ResourceLedger } from '../resources/ledger.js'
 import type { MachineInfo } from '../resources/types.js'
 import { Repo, type Db } from '../store/db.js'
 import type { BlobService } from '../blobs/service.js'
-import { inputsProblem, type InputFile } from '../blobs/staging.js'
-import { SHA256_HEX } from '../blobs/store.js'
 import { AllocationRunner, type RecoverySummary, type AllocationRecord } from './allocation.js'
 import { BidResponder, type BidRecord, type RequesterCap } from './bid-requests.js'
 import type { Comparator } from './capability.js'
+import { ImageCheck, type ImageCheckInit } from './images.js'
 import type { PeerRateLimitInit } from './rate-limit.js'
+import { invocationProblem } from './validate.js'
 
 export type { BidRecord } from './bid-requests.js'
 
@@ -63,6 +63,13 @@ export interface ProviderInit {
   requesterCap?: RequesterCap
   /** Bid requests answered per peer: a token bucket. @default { perSecond: 100, burst: 200 } */
   bidRequestRate?: PeerRateLimitInit
+  /** Registries used and the image look-up cache (`ImageCheck`). */
+  images?: ImageCheckInit
+  /**
+   * The disk quota of a job that gives none, capped at the free disk of the offer (disk-grant.ts).
+   * @default 268435456 (256 MiB)
+   */
+  defaultDiskBytes?: number
 }
 
 export interface ProviderComponents {
@@ -104,6 +111,8 @@ export class ProviderService {
   readonly events = new EventEmitter()
   readonly allocations: AllocationRunner
   private readonly responder: BidResponder
+  /** Bid requests' images: refused before any engine call, else looked up through a cache. */
+  readonly images: ImageCheck
   /** Contracts cancelled before their invocation arrived: the invocation is then refused. */
   private readonly cancelled = new Set<string>()
 
@@ -113,14 +122,16 @@ export class ProviderService {
   ) {
     this.bids = new Repo(c.db, 'provider-bids')
     this.allocations = new AllocationRunner(c, { heartbeatMs: init.heartbeatMs })
+    this.images = new ImageCheck(c, init.images)
     this.responder = new BidResponder(
-      { ...c, bids: this.bids, peerId: () => this.peerId, events: this.events },
+      { ...c, bids: this.bids, peerId: () => this.peerId, events: this.events, images: this.images },
       {
         contractDb: init.contractDb,
         bidTtlMs: init.bidTtlMs,
         preferences: init.preferences,
         requesterCap: init.requesterCap,
         bidRequestRate: init.bidRequestRate,
+        defaultDiskBytes: init.defaultDiskBytes,
       },
     )
   }
@@ -281,20 +292,14 @@ export class ProviderService {
         'BAD_PROOF',
         'proof of contract is not signed by the trusted contract-db for these terms',
       )
-    if (
-      !Array.isArray(inv.command) ||
-      inv.command.length === 0 ||
-      !inv.command.every((s) => typeof s === 'string')
-    )
-      throw new RefusedError('BAD_INVOCATION', 'command must be a non-empty list of strings')
+    const runIssue = invocationProblem(inv, t.resources.diskBytes)
+    if (runIssue !== undefined) throw new RefusedError('BAD_INVOCATION', runIssue)
     const inputs = inv.inputs ?? []
-    const inputsIssue = inputsProblem(inputs) ?? inputsTooLarge(inputs, t.resources.diskBytes)
-    if (inputsIssue !== undefined) throw new RefusedError('BAD_INVOCATION', inputsIssue)
     if (this.cancelled.delete(t.contractId)) {
       await this.c.ledger.release(t.bidId)
       throw new RefusedError('CANCELLED', 'the requester cancelled this contract')
     }
-    await this.c.ledger.allocate(t.bidId)
+    const entry = await this.c.ledger.allocate(t.bidId)
     await this.bids.put(t.bidId, { ...rec, state: 'invoked' })
     const allocationId = randomUUID()
     const record: AllocationRecord = {
@@ -306,6 +311,7 @@ export class ProviderService {
       command: inv.command,
       env: inv.env ?? {},
       inputs,
+      diskBytes: entry.resources.diskBytes,
       state: 'contracted',
       history: [{ state: 'contracted', at: this.c.clock.now() }],
     }
@@ -331,15 +337,4 @@ export class ProviderService {
     if (typeof contractId === 'string' && contracted) this.cancelled.add(contractId)
     return { stopping: false }
   }
-}
-
-/** Inputs must be real blob ids and, together, fit the job's disk (or 1 GiB without a disk size). */
-function inputsTooLarge(inputs: InputFile[], diskBytes: number): string | undefined {
-  const bad = inputs.findIndex(
-    (f) => !SHA256_HEX.test(f.sha256) || !Number.isSafeInteger(f.size) || f.size < 0,
-  )
-  if (bad >= 0) return `inputs[${bad}] needs a sha256 blob id and a size`
-  const total = inputs.reduce((n, f) => n + f.size, 0)
-  const limit = diskBytes > 0 ? diskBytes : 1024 * 1024 * 1024
-  return total > limit ? `inputs total ${total} bytes, more than the job's ${limit} bytes of disk` : undefined
 }

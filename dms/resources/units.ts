@@ -95,6 +95,22 @@ export function parseCpu(input: string | number): number {
   return value
 }
 
+/**
+ * Reads a whole number written in decimal digits, 0 or more: `'300'`. Unlike `Number()`, refuses
+ * `'0x10'`, `'1e3'`, `''` and values above 2^53−1.
+ * @throws UnitError naming `what` (e.g. "seconds").
+ */
+export function parseWholeNumber(input: string, what: string): number {
+  const text = input.trim()
+  const value = Number(text)
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value))
+    throw new UnitError(
+      `invalid number of ${what} ${JSON.stringify(input)}: expected a whole number in decimal digits, e.g. 300`,
+      input,
+    )
+  return value
+}
+
 /** `'1 core'`, `'0.5 cores'`, `'2 cores'`. */
 export function formatCpu(n: number): string {
   const v = Number(n.toFixed(3))

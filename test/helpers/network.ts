@@ -25,6 +25,8 @@ export interface ProviderSpec {
   cpu: number
   memoryBytes: number
   perCpuHour: number
+  /** Disk offered. @default 1 GiB (four jobs at the default disk quota of 256 MiB) */
+  diskBytes?: number
   /** The provider's Docker engine socket. @default dockerode's default */
   docker?: { socketPath?: string }
   /** Accept policy and other provider settings (specs/config.md). */
@@ -86,7 +88,7 @@ export async function startNetwork(
             offer: {
               cpu: p.cpu,
               memoryBytes: p.memoryBytes,
-              diskBytes: 1024 * MiB,
+              diskBytes: p.diskBytes ?? 1024 * MiB,
               gpus: 0,
               prices: prices(p.perCpuHour),
             },

@@ -1,17 +1,16 @@
 import type Docker from 'dockerode'
 import type { ExecutionSpec } from '../executor.js'
 import { InvalidSpecError } from '../errors.js'
+import { imageRefProblem } from '../../protocol/image-ref.js'
+import { commandProblem, cpuProblem, envProblem, MIN_MEMORY_BYTES } from '../../protocol/run-rules.js'
 
 /** Where the container sees its output folder. */
 export const OUTPUTS_TARGET = '/outputs'
 /** Where the container sees its inputs (read-only). */
 export const INPUTS_TARGET = '/inputs'
 
-/** Docker refuses memory limits below 6 MiB. */
-const MIN_MEMORY_BYTES = 6 * 1024 * 1024
 /** Allocation ids become a container name and a folder name: keep them to a safe alphabet. */
 export const ALLOCATION_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
 export interface ContainerSettings {
   /** `uid:gid` the workload runs as. */
@@ -29,6 +28,12 @@ export interface ContainerSettings {
 /** Size of the tmpfs /tmp: RAM-backed and charged to the container's memory, so never above it. */
 export const tmpSizeBytes = (spec: ExecutionSpec): number => Math.min(64 * 1024 * 1024, spec.memoryBytes)
 
+/** Only an image reference may reach an engine URL (`/images/<image>/json`). */
+export function checkImage(image: string): void {
+  const problem = imageRefProblem(image)
+  if (problem !== undefined) throw new InvalidSpecError('image', problem)
+}
+
 /** Rejects a spec that cannot be run as given, before anything is created. */
 export function validateSpec(spec: ExecutionSpec): void {
   if (!ALLOCATION_ID.test(spec.allocationId)) {
@@ -37,12 +42,13 @@ export function validateSpec(spec: ExecutionSpec): void {
       'must be 1-128 characters of A-Z a-z 0-9 _ . - (not starting with . _ -)',
     )
   }
-  if (spec.image === '') throw new InvalidSpecError('image', 'is empty')
-  if (spec.command.length === 0 || spec.command[0] === '') {
-    throw new InvalidSpecError('command', 'is empty: imported images have no default command, give one')
-  }
-  if (!(spec.cpu > 0) || !Number.isFinite(spec.cpu))
-    throw new InvalidSpecError('cpu', 'must be a positive number')
+  // The same rules as the requester's API and the provider's (dms/protocol/): the image goes
+  // into engine URLs, so nothing but a reference may reach them.
+  checkImage(spec.image)
+  const cmd = commandProblem(spec.command)
+  if (cmd !== undefined) throw new InvalidSpecError('command', `argument ${cmd.index} ${cmd.problem}`)
+  const cpu = cpuProblem(spec.cpu)
+  if (cpu !== undefined) throw new InvalidSpecError('cpu', cpu)
   if (!Number.isSafeInteger(spec.memoryBytes) || spec.memoryBytes < MIN_MEMORY_BYTES) {
     throw new InvalidSpecError('memoryBytes', `must be an integer of at least ${MIN_MEMORY_BYTES} (6 MiB)`)
   }
@@ -58,10 +64,18 @@ export function validateSpec(spec: ExecutionSpec): void {
   if (spec.pidsLimit !== undefined && !(Number.isSafeInteger(spec.pidsLimit) && spec.pidsLimit > 0)) {
     throw new InvalidSpecError('pidsLimit', 'must be a positive integer')
   }
-  for (const name of Object.keys(spec.env ?? {})) {
-    if (!ENV_NAME.test(name))
-      throw new InvalidSpecError('env', `has an invalid variable name: ${JSON.stringify(name)}`)
-  }
+  const env = envProblem(spec.env ?? {})
+  if (env !== undefined) throw new InvalidSpecError('env', `${JSON.stringify(env.name)}: ${env.problem}`)
+}
+
+/**
+ * The CPU quota in nano-cores. Never 0, which the engine reads as "no limit": a share below
+ * MIN_CPU is refused (validateSpec) rather than rounded away.
+ */
+export function nanoCpus(cpu: number): number {
+  const problem = cpuProblem(cpu)
+  if (problem !== undefined) throw new InvalidSpecError('cpu', problem)
+  return Math.round(cpu * 1e9)
 }
 
 /** The container's name: `<prefix>-<allocationId>`. */
@@ -86,8 +100,8 @@ export function containerLabels(
 
 /**
  * The create request for one run: hardened by default (no network, no capabilities, no privilege
- * escalation, non-root, read-only root, bounded cpu/memory/pids), with only /tmp (tmpfs) and
- * /outputs (bind) writable.
+ * escalation, non-root, read-only root, no /dev/shm, bounded cpu/memory/pids), with only /tmp
+ * (tmpfs) and /outputs (bind) writable.
  */
 export function createOptions(
   spec: ExecutionSpec,
@@ -111,7 +125,10 @@ export function createOptions(
       SecurityOpt: ['no-new-privileges'],
       ReadonlyRootfs: true,
       Tmpfs: { '/tmp': `rw,noexec,nosuid,nodev,size=${tmpSizeBytes(spec)}` },
-      NanoCpus: Math.round(spec.cpu * 1e9),
+      // A private IPC namespace without /dev/shm: otherwise the engine mounts a writable 64 MiB
+      // tmpfs there, outside the read-only root, /tmp's size and the memory the job asked for.
+      IpcMode: 'none',
+      NanoCpus: nanoCpus(spec.cpu),
       Memory: spec.memoryBytes,
       MemorySwap: spec.memoryBytes,
       PidsLimit: spec.pidsLimit ?? 256,

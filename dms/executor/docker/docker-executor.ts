@@ -19,14 +19,14 @@ import type {
   ManagedContainer,
   RunOptions,
 } from '../executor.js'
-import { hashOutputs } from '../outputs.js'
-import { collectOutputs } from './collect-outputs.js'
-import { ALLOCATION_ID, containerName, createOptions, validateSpec } from './container-config.js'
-import { quotaReached, mountQuota, releaseQuota } from './disk-quota.js'
+import { ALLOCATION_ID, checkImage, containerName, createOptions, validateSpec } from './container-config.js'
 import { dockerMessage, dockerStatus, isEngineUnreachable } from './docker-errors.js'
+import { guardedModem } from './guarded-modem.js'
 import { LogCapture } from './log-capture.js'
 import { notStarted } from '../outputs.js'
-import { classifyExit, parseDockerTime, wallSeconds, type StopReason } from './outcome.js'
+import { parseDockerTime, wallSeconds, type StopReason } from './outcome.js'
+import { runResult } from './run-result.js'
+import { WorkDirs } from './work-dirs.js'
 import { StatsSampler } from './stats-sampler.js'
 
 export interface DockerExecutorComponents {
@@ -38,6 +38,12 @@ export interface DockerExecutorInit {
   socketPath?: string
   /** Host folder holding one sub-folder per running allocation (its /outputs); created if missing. */
   workDir: string
+  /**
+   * Where each run's outputs archive (`<allocationId>.tar`) is written, for the caller to take;
+   * created if missing. Best on the file system of the blob store, so that taking it is a rename.
+   * @default '<workDir>/archives'
+   */
+  archiveDir?: string
   /** `uid:gid` the workload runs as; never root. @default '65534:65534' (nobody) */
   user?: string
   /** Cap on the bytes kept of each of stdout and stderr. @default 1 MiB */
@@ -84,7 +90,7 @@ const STREAM_DRAIN_MS = 2000
 export class DockerExecutor implements Executor {
   private readonly docker: Docker
   private readonly log: Logger
-  private readonly workDir: string
+  private readonly dirs: WorkDirs
   private readonly user: string
   private readonly maxLogBytes: number
   private readonly maxOutputBytes: number
@@ -97,9 +103,9 @@ export class DockerExecutor implements Executor {
   private readonly active = new Set<AllocationId>()
 
   constructor(components: DockerExecutorComponents, init: DockerExecutorInit) {
-    this.docker = new Docker(init.socketPath !== undefined ? { socketPath: init.socketPath } : undefined)
+    // A modem that never follows the engine's redirects off the socket (guarded-modem.ts).
+    this.docker = new Docker({ modem: guardedModem({ socketPath: init.socketPath }) } as Docker.DockerOptions)
     this.log = child(components.log, 'dms:executor:docker')
-    this.workDir = init.workDir
     this.user = init.user ?? '65534:65534'
     if (/^(0|root)(:|$)/.test(this.user)) throw new Error('DockerExecutor user must not be root')
     this.maxLogBytes = init.maxLogBytes ?? 1024 * 1024
@@ -108,8 +114,20 @@ export class DockerExecutor implements Executor {
     this.labelPrefix = init.labelPrefix ?? 'dms'
     this.statsIntervalMs = init.statsIntervalMs ?? 500
     this.diskQuota = init.diskQuota ?? process.getuid?.() === 0
+    this.dirs = new WorkDirs({
+      workDir: init.workDir,
+      archiveDir: init.archiveDir ?? join(init.workDir, 'archives'),
+      user: this.user,
+      diskQuota: this.diskQuota,
+    })
     this.pullImages = init.pullImages ?? false
     this.owner = init.owner ?? 'local'
+    if (!this.diskQuota) {
+      this.log.warn(
+        'disk quotas are off (not root, or docker.diskQuota is false): a job can fill the host disk ' +
+          'through /outputs; only maxOutputBytes is checked, after the run (specs/executor.md)',
+      )
+    }
   }
 
   async info(): Promise<ExecutorInfo> {
@@ -123,6 +141,7 @@ export class DockerExecutor implements Executor {
   }
 
   async hasImage(image: string): Promise<boolean> {
+    checkImage(image)
     try {
       await this.engine(() => this.docker.getImage(image).inspect())
       return true
@@ -133,6 +152,7 @@ export class DockerExecutor implements Executor {
   }
 
   async canRun(image: string): Promise<boolean> {
+    checkImage(image)
     return this.pullImages || (await this.hasImage(image))
   }
 
@@ -157,7 +177,6 @@ export class DockerExecutor implements Executor {
         throw err
       }
       const state = inspected.State
-      const dirs = this.dirsOf(spec.allocationId)
       if (state.Status === 'created') {
         // Created but never started: nothing ran, so nothing to take over. `run` starts afresh.
         await this.cleanup(spec.allocationId, container, log)
@@ -173,7 +192,15 @@ export class DockerExecutor implements Executor {
         })) as unknown as NodeJS.ReadableStream & Partial<{ destroy: () => void }>
         const startedAt = parseDockerTime(state.StartedAt) ?? Date.now()
         log.info({ running: state.Running }, 're-attached to the container')
-        return await this.supervise(container, spec, dirs.outputs, options, log, stream, startedAt)
+        return await this.supervise(
+          container,
+          spec,
+          this.dirs.outputsOf(spec.allocationId),
+          options,
+          log,
+          stream,
+          startedAt,
+        )
       } finally {
         await this.cleanup(spec.allocationId, container, log)
       }
@@ -201,6 +228,7 @@ export class DockerExecutor implements Executor {
     await this.exclusively(allocationId, async () => {
       const container = this.docker.getContainer(`${this.labelPrefix}-${allocationId}`)
       await this.cleanup(allocationId, container, this.log.child({ allocationId }))
+      await fs.rm(this.dirs.archiveOf(allocationId), { force: true })
     })
   }
 
@@ -241,34 +269,15 @@ export class DockerExecutor implements Executor {
     }
   }
 
-  private dirsOf(allocationId: AllocationId): { alloc: string; outputs: string; disk: string } {
-    const alloc = join(this.workDir, allocationId)
-    return { alloc, outputs: join(alloc, 'outputs'), disk: join(alloc, 'disk.img') }
-  }
-
   private async runInWorkDir(spec: ExecutionSpec, options: RunOptions): Promise<ExecutionResult> {
     const log = this.log.child({ jobId: spec.jobId, allocationId: spec.allocationId })
     if (options.signal?.aborted === true) return notStarted('cancelled', -1, 'cancelled before start')
-    const dirs = this.dirsOf(spec.allocationId)
-    await fs.mkdir(this.workDir, { recursive: true })
-    try {
-      await fs.mkdir(dirs.alloc) // not recursive: an existing folder belongs to another run
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
-      throw new AllocationBusyError(
-        spec.allocationId,
-        `its work folder ${dirs.alloc} exists (another run, or one left by a crash: remove it if no dms is running it)`,
-      )
-    }
+    await this.dirs.claim(spec.allocationId)
     let container: Docker.Container | undefined
     try {
-      await fs.mkdir(dirs.outputs)
-      if (this.diskQuota && (spec.diskBytes ?? 0) > 0) {
-        await mountQuota(dirs.outputs, dirs.disk, spec.diskBytes as number)
-      }
-      await this.prepareOutputsDir(dirs.outputs)
-      container = await this.create(spec, dirs.outputs)
-      return await this.runContainer(container, spec, dirs.outputs, options, log)
+      const outputs = await this.dirs.prepareOutputs(spec)
+      container = await this.create(spec, outputs)
+      return await this.runContainer(container, spec, outputs, options, log)
     } finally {
       await this.cleanup(spec.allocationId, container, log)
     }
@@ -281,16 +290,7 @@ export class DockerExecutor implements Executor {
     log: Logger,
   ): Promise<void> {
     if (container !== undefined) await this.remove(container, log)
-    const dirs = this.dirsOf(allocationId)
-    try {
-      await releaseQuota(dirs.outputs, dirs.disk)
-    } catch (err) {
-      log.warn({ err }, 'could not release the disk quota')
-      return // never rm -r through a file system that is still mounted
-    }
-    await fs.rm(dirs.alloc, { recursive: true, force: true }).catch((err: unknown) => {
-      log.warn({ err, allocDir: dirs.alloc }, 'could not remove the work folder')
-    })
+    await this.dirs.release(allocationId, log)
   }
 
   private async runContainer(
@@ -372,71 +372,47 @@ export class DockerExecutor implements Executor {
       stdout.flushText()
       stderr.flushText()
       const wasKilled = await killed
-      const state = (await container.inspect()).State
+      // The run happened whatever the engine says next: without its record, our own clock counts.
+      const state: Partial<Docker.ContainerInspectInfo['State']> = await container
+        .inspect()
+        .then((i) => i.State)
+        .catch((err: unknown) => {
+          log.warn({ err: dockerMessage(err) }, 'could not inspect the exited container')
+          return {}
+        })
       emit({ type: 'exited', exitCode })
 
-      let { status, reason } = classifyExit({
+      const archiveFile = await this.dirs.freshArchive(spec.allocationId)
+      const result = await runResult({
+        exitCode,
         stopRequested: requested,
         killed: wasKilled,
-        oomKilled: state.OOMKilled,
-        exitCode,
+        oomKilled: state.OOMKilled === true,
         timeoutSeconds: spec.timeoutSeconds,
-      })
-      if (
-        status === 'failed' &&
-        (spec.diskBytes ?? 0) > 0 &&
-        this.diskQuota &&
-        (await quotaReached(outputsDir, spec.diskBytes as number))
-      ) {
-        reason = `disk quota exceeded (${spec.diskBytes} bytes on /outputs); ${reason ?? ''}`.replace(
-          /; $/,
-          '',
-        )
-      }
-      const collected = await collectOutputs(outputsDir, {
-        maxBytes: this.maxOutputBytes,
-        maxFiles: this.maxOutputFiles,
-      })
-      if (!collected.ok && status === 'completed') {
-        status = 'failed'
-        reason = collected.reason
-      }
-      const wall = wallSeconds(state, measuredWall)
-      log.info({ status, exitCode, reason, wallSeconds: wall }, 'run finished')
-      return {
-        status,
-        exitCode,
-        ...(reason !== undefined ? { reason } : {}),
-        stdout: stdout.text(),
-        stderr: stderr.text(),
-        truncated: stdout.truncated || stderr.truncated,
-        outputs: collected.files,
-        outputsHash: hashOutputs(collected.files),
         usage: {
-          wallSeconds: wall,
+          wallSeconds: wallSeconds(state, measuredWall),
           cpuSeconds: sampled.cpuSeconds,
           peakMemoryBytes: sampled.peakMemoryBytes,
         },
-      }
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+        truncated: stdout.truncated || stderr.truncated,
+        outputsDir,
+        archiveFile,
+        quotaBytes: this.dirs.quotaOf(spec),
+        limits: { maxBytes: this.maxOutputBytes, maxFiles: this.maxOutputFiles },
+      })
+      const { status, reason, usage } = result
+      log.info(
+        { status, exitCode, reason, wallSeconds: usage.wallSeconds, skipped: result.outputsSkipped },
+        'run finished',
+      )
+      return result
     } finally {
       clearTimeout(timer)
       sampler.stop()
       options.signal?.removeEventListener('abort', onAbort)
       stream.destroy?.()
-    }
-  }
-
-  /** The container's /outputs on the host, writable by the container's user. */
-  private async prepareOutputsDir(dir: string): Promise<void> {
-    // (created by the caller, possibly with the disk quota mounted on it)
-    const ids = /^(\d+)(?::(\d+))?$/.exec(this.user)
-    if (process.getuid?.() === 0 && ids !== null) {
-      const uid = Number(ids[1])
-      await fs.chown(dir, uid, ids[2] !== undefined ? Number(ids[2]) : uid)
-      await fs.chmod(dir, 0o755)
-    } else {
-      // Not root, or a user name we cannot resolve on the host: let anyone write.
-      await fs.chmod(dir, 0o777)
     }
   }
 

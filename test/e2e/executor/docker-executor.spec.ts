@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { execFileSync, spawn } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Docker from 'dockerode'
@@ -11,6 +11,7 @@ import { DockerExecutor, type DockerExecutorInit } from '../../../dms/executor/d
 import type { ExecutionEvent, ExecutionSpec } from '../../../dms/executor/executor.js'
 import { hashOutputs } from '../../../dms/executor/outputs.js'
 import { silentLogger } from '../../../dms/log.js'
+import { untar } from '../../helpers/tar.js'
 
 const IMAGE = process.env.DMS_TEST_IMAGE ?? 'dms-test:1'
 const MiB = 1024 * 1024
@@ -92,12 +93,26 @@ describe('DockerExecutor (real Docker)', function () {
     assert.equal(result.stdout, 'hello world\n')
     assert.equal(result.stderr, '')
     assert.equal(result.truncated, false)
+    // The result lists the files; their bytes are only in the archive file on disk.
     assert.deepEqual(
-      result.outputs.map(({ path, size, sha256, content }) => ({
+      result.outputs.map((o) => Object.keys(o).sort()),
+      [
+        ['path', 'sha256', 'size'],
+        ['path', 'sha256', 'size'],
+      ],
+    )
+    assert.ok(result.archive !== undefined && statSync(result.archive.file).isFile())
+    assert.equal(result.archive.size, statSync(result.archive.file).size)
+    assert.equal(result.archive.sha256, sha256(readFileSync(result.archive.file)))
+    const inArchive = await untar(result.archive.file)
+    rmSync(result.archive.file)
+    assert.deepEqual(
+      result.outputs.map(({ path, size, sha256 }, i) => ({
         path,
         size,
         sha256,
-        text: Buffer.from(content).toString(),
+        text:
+          inArchive[i].path === path ? inArchive[i].content.toString() : `(archive has ${inArchive[i].path})`,
       })),
       [
         {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { execFile, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -48,6 +48,7 @@ describe('dms job commands against the data-plane and cancel route contract', fu
     'sub/b.bin': Buffer.from([0, 1, 2]),
   }
   let polls = 0
+  const posted: unknown[] = []
 
   before(async function () {
     assert.ok(existsSync('dist/dms/cli/main.js'), 'the CLI is not built: run `npm run build`')
@@ -75,10 +76,12 @@ describe('dms job commands against the data-plane and cancel route contract', fu
     app.get('/v1/jobs/:id/outputs', (req) =>
       (req.params as { id: string }).id === 'evil'
         ? { archive: null, files: [{ path: '../escape.txt', sha256: sha('x'), size: 1 }] }
-        : {
-            archive: { sha256: sha('TAR'), size: 3 },
-            files: Object.entries(files).map(([path, b]) => ({ path, sha256: sha(b), size: b.length })),
-          },
+        : (req.params as { id: string }).id === 'lying'
+          ? { archive: null, files: [{ path: 'answer.txt', sha256: sha('43'), size: 2 }] }
+          : {
+              archive: { sha256: sha('TAR'), size: 3 },
+              files: Object.entries(files).map(([path, b]) => ({ path, sha256: sha(b), size: b.length })),
+            },
     )
     app.get('/v1/jobs/:id/outputs.tar', (_req, reply) =>
       reply.type('application/x-tar').send(Buffer.from('TAR')),
@@ -96,7 +99,14 @@ describe('dms job commands against the data-plane and cancel route contract', fu
         return reply.status(409).send({ error: { code: 'JOB_ENDED', message: 'job done already completed' } })
       return reply.status(202).send({ id, state: 'cancelled' })
     })
-    app.post('/v1/jobs', (_req, reply) => reply.status(201).send({ id: 'j1', state: 'bidding' }))
+    app.post('/v1/jobs', (req, reply) => {
+      posted.push(req.body)
+      return reply.status(201).send({ id: 'j1', state: 'bidding' })
+    })
+    // A job whose name (stored before names were checked) and error carry terminal escapes.
+    app.get('/v1/jobs', () => ({
+      jobs: [{ id: 'j9', name: 'evil\u001b[2J\u001b]0;owned\u0007name', state: 'failed', createdAt: 0 }],
+    }))
     app.get('/v1/jobs/:id', () => {
       // Each poll advances the job one state: bidding, running, completed.
       const states = ['bidding', 'running', 'completed'].slice(0, Math.min(3, ++polls))
@@ -176,6 +186,12 @@ describe('dms job commands against the data-plane and cancel route contract', fu
     assert.equal(evil.code, 1)
     assert.match(evil.stderr, /^dms: refusing output path "\.\.\/escape\.txt": it leaves /)
     assert.equal(existsSync(join(dir, 'escape.txt')), false)
+    // A file whose bytes do not hash as listed is not kept, nor is its partial download.
+    const lied = join(dir, 'lied')
+    const lying = await dms('job', 'outputs', 'lying', '--socket', sock, '--out', lied)
+    assert.equal(lying.code, 1)
+    assert.match(lying.stderr, /answer\.txt: sha256 \w+ does not match the listed/)
+    assert.deepEqual(await readdir(lied), [])
   })
 
   it('job cancel prints the new state, and a refusal as one line', async function () {
@@ -218,6 +234,46 @@ describe('dms job commands against the data-plane and cancel route contract', fu
     assert.equal(out, 'first\nsecond\n', 'the live logs, not the final result again')
     assert.match(err, /^job j1\n +0 ms {2}bidding\n +1 ms {2}running\n/)
     assert.match(err, /2 ms {2}completed\n/)
+  })
+
+  it('job list shows control characters in names as escapes, never raw', async function () {
+    const r = await dms('job', 'list', '--socket', sock)
+    assert.equal(r.code, 0, r.stderr)
+    assert.equal(r.stdout.includes('\u001b'), false, 'no raw ESC reaches the terminal')
+    assert.equal(r.stdout.includes('\u0007'), false)
+    assert.match(r.stdout, /evil\\u001b\[2J\\u001b\]0;owned\\u0007name$/m)
+  })
+
+  it('job run reads --cpu, --timeout and --max-price as decimal only: 0x10 is refused, not 16', async function () {
+    const before = posted.length
+    for (const [flag, value] of [
+      ['--cpu', '0x10'],
+      ['--cpu', ''],
+      ['--timeout', '0x10'],
+      ['--timeout', '1e3'],
+      ['--max-price', '0b11'],
+    ]) {
+      const r = await dms('job', 'run', '--socket', sock, '--image', 'i', flag, value, '--', 'sh')
+      assert.equal(r.code, 1, `${flag} ${value}`)
+      assert.match(r.stderr, new RegExp(`^dms: ${flag}: invalid `), r.stderr)
+    }
+    assert.equal(posted.length, before, 'nothing was posted')
+    const ok = await dms(
+      'job',
+      'run',
+      '--socket',
+      sock,
+      '--image',
+      'i',
+      '--cpu',
+      '0.25',
+      '--timeout',
+      '30',
+      '--',
+      'sh',
+    )
+    assert.equal(ok.code, 0, ok.stderr)
+    assert.deepEqual((posted[before] as { resources: unknown }).resources, { cpu: 0.25, memory: '256MiB' })
   })
 
   it('an older daemon without these routes gets a clear message', async function () {

@@ -1,4 +1,9 @@
 import assert from 'node:assert/strict'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { request } from 'node:http'
+import { BlobStore } from '../../../dms/blobs/store.js'
 import { buildApi } from '../../../dms/api/server.js'
 import { onboardRequestSchema } from '../../../dms/api/resources-routes.js'
 import { silentLogger } from '../../../dms/log.js'
@@ -174,5 +179,53 @@ describe('REST API framework: schemas, OpenAPI, errors, token', () => {
     // An unknown route is hidden behind the token too.
     assert.equal((await app.inject({ method: 'GET', url: '/v1/nope' })).statusCode, 401)
     await app.close()
+  })
+})
+
+describe('REST API: blob uploads over the limit', () => {
+  /** PUT /v1/blobs over a real socket, chunked (no content-length): the size is not known up front. */
+  const upload = (socketPath: string, chunks: Buffer[]) =>
+    new Promise<{ status: number; connection?: string; code: string }>((resolve, reject) => {
+      const req = request(
+        {
+          socketPath,
+          method: 'PUT',
+          path: '/v1/blobs',
+          headers: { 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' },
+        },
+        (res) => {
+          const got: Buffer[] = []
+          res.on('data', (c: Buffer) => got.push(c))
+          res.on('end', () => {
+            const body = JSON.parse(Buffer.concat(got).toString()) as { error?: { code: string } }
+            resolve({
+              status: res.statusCode ?? 0,
+              connection: res.headers.connection,
+              code: body.error?.code ?? '',
+            })
+          })
+        },
+      )
+      req.on('error', reject)
+      for (const c of chunks) req.write(c)
+      req.end()
+    })
+
+  it('answers 413 BLOB_TOO_LARGE when an undeclared body grows past the limit, keeping nothing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dms-api-blobs-'))
+    const store = new BlobStore({ dir, maxBlobBytes: 1024 })
+    await store.start()
+    const { app } = buildApi({ node: { blobs: { store } } as unknown as DmsNode, log: silentLogger })
+    try {
+      await app.listen({ path: join(dir, 'api.sock') })
+      const over = await upload(join(dir, 'api.sock'), [Buffer.alloc(1000), Buffer.alloc(1000)])
+      assert.deepEqual(over, { status: 413, connection: 'close', code: 'BLOB_TOO_LARGE' })
+      assert.deepEqual(await readdir(join(dir, 'tmp')), [], 'the partial upload is removed')
+      const ok = await upload(join(dir, 'api.sock'), [Buffer.alloc(1024)])
+      assert.equal(ok.status, 201)
+    } finally {
+      await app.close()
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })

@@ -52,6 +52,27 @@ describe('BlobStore', function () {
     assert.deepEqual(readdirSync(join(dir, 'tmp')), [], 'no temp file is left behind')
   })
 
+  it('takes a file it did not read (an archive hashed as written) by moving it, after checking its size', async function () {
+    const file = join(dir, 'tmp', 'archive.tar')
+    await writeFile(file, 'archive bytes')
+    await store.adopt(file, { sha256: sha('archive bytes'), size: 13 })
+    assert.equal(existsSync(file), false, 'moved, not copied')
+    assert.equal(Buffer.from(await store.read(sha('archive bytes'))).toString(), 'archive bytes')
+    const { size, stream } = await store.stream(sha('archive bytes'))
+    const chunks: Buffer[] = []
+    for await (const c of stream) chunks.push(c as Buffer)
+    assert.equal(size, 13)
+    assert.equal(Buffer.concat(chunks).toString(), 'archive bytes')
+
+    await writeFile(file, 'short')
+    await assert.rejects(store.adopt(file, { sha256: sha('other'), size: 13 }), {
+      code: 'BLOB_CORRUPT',
+      message: /file holds 5 of 13 bytes/,
+    })
+    assert.equal(existsSync(file), false, 'a refused file is removed')
+    assert.equal(await store.has(sha('other')), false)
+  })
+
   it('refuses bad ids, missing blobs and blobs over the size limit', async function () {
     await assert.rejects(store.read('../etc/passwd'), { code: 'INVALID_BLOB_ID' })
     await assert.rejects(store.read('a'.repeat(64)), { code: 'BLOB_NOT_FOUND' })

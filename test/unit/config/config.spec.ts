@@ -34,6 +34,8 @@ describe('node config: schema and DMS_* overrides', () => {
           prices: { perCpuHour: 1, perGiBMemoryHour: 1, perGiBDiskHour: 0, perGpuHour: 0, minJobPrice: 1 },
         },
         allowedImages: ['dms-test:*'],
+        maxOutputBytes: 1024 * 1024,
+        defaultDiskBytes: 64 * 1024 * 1024,
       },
     }
     assert.deepEqual(loadNodeConfig(file), file)
@@ -66,6 +68,10 @@ describe('node config: schema and DMS_* overrides', () => {
       /"provider\.contractDb": must match pattern/,
     )
     assert.match(refused({ dataDir: 'd', provider: {} }).message, /"provider\.contractDb": is required/)
+    assert.match(
+      refused({ dataDir: 'd', provider: { contractDb: CDB, defaultDiskBytes: 1024 } }).message,
+      /"provider\.defaultDiskBytes": must be >= 8388608/,
+    )
     assert.match(refused({}).message, /"dataDir": is required/)
     assert.match(refused([]).message, /must be a JSON object/)
   })

@@ -48,5 +48,13 @@ describe('contracts/checks', () => {
       /usage/,
     )
     assert.match(checkReceipt(undefined, c.terms) ?? '', /no signed receipt/)
+    const skipped = (outputsSkipped: unknown) =>
+      ({ ...r, receipt: { ...r.receipt, outputsSkipped } }) as never
+    assert.equal(checkReceipt(skipped({ count: 2, detail: '2 entries …' }), c.terms), undefined)
+    assert.match(checkReceipt(skipped({ count: -1, detail: '' }), c.terms) ?? '', /outputsSkipped/)
+    assert.match(
+      checkReceipt(skipped({ count: 1, detail: 'x'.repeat(1025) }), c.terms) ?? '',
+      /at most 1024 characters/,
+    )
   })
 })

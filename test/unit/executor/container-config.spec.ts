@@ -59,4 +59,35 @@ describe('container-config', function () {
     assert.throws(() => validateSpec({ ...base, gpus: 0.5 }), /gpus must be a non-negative integer/)
     validateSpec({ ...base, diskBytes: 64 * MiB, gpus: 1 })
   })
+
+  it('mounts no /dev/shm (a private IPC namespace) and never gives the engine NanoCpus 0', function () {
+    const host = createOptions(base, settings).HostConfig
+    assert.equal(host?.IpcMode, 'none')
+    assert.equal(host?.NanoCpus, 500_000_000)
+    assert.equal(createOptions({ ...base, cpu: 0.01 }, settings).HostConfig?.NanoCpus, 10_000_000)
+    for (const cpu of [1e-10, 0.009, 0, -1, Number.NaN])
+      assert.throws(
+        () => createOptions({ ...base, cpu }, settings),
+        { name: 'InvalidSpecError' },
+        String(cpu),
+      )
+    assert.throws(() => validateSpec({ ...base, cpu: 1e-10 }), /cpu must be at least 0\.01/)
+  })
+
+  it('refuses what the API refuses, by the same rules: image references, env names, NUL', function () {
+    assert.throws(
+      () => validateSpec({ ...base, image: '../../containers/json' }),
+      /image registry "\.\." is not a host name/,
+    )
+    assert.throws(() => validateSpec({ ...base, image: 'a//b' }), /empty path component/)
+    assert.throws(() => validateSpec({ ...base, env: { 'A=B': 'x' } }), /env "A=B": the name must be/)
+    assert.throws(() => validateSpec({ ...base, env: { A: 'x\0' } }), /env "A": must not contain a NUL/)
+    assert.throws(
+      () => validateSpec({ ...base, command: ['sh', 'a\0b'] }),
+      /command argument 1 must not contain a NUL/,
+    )
+    assert.doesNotThrow(() =>
+      validateSpec({ ...base, image: `registry.example:5000/a/b:1@sha256:${'f'.repeat(64)}` }),
+    )
+  })
 })

@@ -1,16 +1,19 @@
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Actor } from '../../../actors/actor.js'
 import { BlobService } from '../../../dms/blobs/service.js'
 import { BlobStore } from '../../../dms/blobs/store.js'
-import { writeTar } from '../../../dms/blobs/tar.js'
-import { hashOutputs, sha256Hex } from '../../../dms/executor/outputs.js'
+import { hashOutputs } from '../../../dms/executor/outputs.js'
 import { silentLogger } from '../../../dms/log.js'
 import type { JobResult, OutputEntry } from '../../../dms/messages.js'
 import { fetchAndCheckOutputs, resolveInputs } from '../../../dms/orchestrator/data-plane.js'
 import { openDb, type Db } from '../../../dms/store/db.js'
+import { tarOf } from '../../helpers/tar.js'
+
+const sha256Hex = (data: Uint8Array) => createHash('sha256').update(data).digest('hex')
 
 /** Never used: every archive in these tests is already in the store, so nothing is fetched. */
 const noNetwork = undefined as unknown as Actor
@@ -44,8 +47,12 @@ describe('requester data plane: resolving inputs, checking output archives', fun
   })
 
   async function resultWith(files: Array<{ path: string; content: string }>, manifest?: OutputEntry[]) {
-    const tar = writeTar(files.map((f) => ({ path: f.path, content: Buffer.from(f.content) })))
-    const archive = { sha256: await blobs.store.put(tar), size: tar.length }
+    const written = await tarOf(
+      join(dir, `archive-${Math.random()}.tar`),
+      files.map((f) => ({ path: f.path, content: Buffer.from(f.content) })),
+    )
+    const archive = { sha256: written.sha256, size: written.size }
+    await blobs.store.adopt(written.file, archive)
     const outputs =
       manifest ??
       files.map((f) => ({ path: f.path, sha256: sha256Hex(Buffer.from(f.content)), size: f.content.length }))
@@ -64,6 +71,33 @@ describe('requester data plane: resolving inputs, checking output archives', fun
 
   it('accepts an archive that matches its manifest and the receipt', async function () {
     assert.deepEqual(await check(await resultWith([{ path: 'x', content: '42' }])), { ok: true })
+  })
+
+  it('checks the archive from disk, never reading it whole into memory', async function () {
+    const r = await resultWith([
+      { path: 'a', content: 'x'.repeat(3 * 1024 * 1024) },
+      { path: 'b/c', content: 'y' },
+    ])
+    // The store's whole-blob read is the only way to hold an archive in memory: take it away.
+    blobs.store.read = () => Promise.reject(new Error('the archive was read into memory'))
+    assert.deepEqual(await check(r), { ok: true })
+  })
+
+  it('refuses an archive with a file the manifest does not list, or a manifest listing a file twice', async function () {
+    const extra = await resultWith(
+      [
+        { path: 'x', content: '42' },
+        { path: 'y', content: '1' },
+      ],
+      [{ path: 'x', sha256: sha256Hex(Buffer.from('42')), size: 2 }],
+    )
+    assert.deepEqual(await check(extra), {
+      ok: false,
+      reason: "the archive holds more files than the manifest's 1",
+    })
+    const x = { path: 'x', sha256: sha256Hex(Buffer.from('42')), size: 2 }
+    const twice = await resultWith([{ path: 'x', content: '42' }], [x, x])
+    assert.deepEqual(await check(twice), { ok: false, reason: 'the manifest lists x twice' })
   })
 
   it('refuses an archive whose file differs from the manifest, or lacks a listed file', async function () {

@@ -160,4 +160,47 @@ describe('orchestrator/job-spec parseJobSpec', () => {
     assertRefused({ ...valid(), maxPrice: -1 }, 'maxPrice')
     assertRefused({ ...valid(), env: { A: 1 } }, 'env.A')
   })
+
+  // Issue 13: what the executor cannot run is refused here, by the executor's own rules.
+  it('refuses image strings that are not references: path tricks, shell text, upper case, a leading dash', () => {
+    for (const image of [
+      '../../containers/json',
+      'a//b',
+      'x/./y',
+      'img;rm -rf /',
+      '$(id)',
+      'Upper:1',
+      '-rm',
+      'a b',
+    ])
+      assertRefused({ ...valid(), image }, 'image', /image: /)
+    for (const image of ['busybox', 'registry.example:5000/team/app:v1', `app@sha256:${'0'.repeat(64)}`])
+      assert.equal(parseJobSpec({ ...valid(), image }).image, image)
+  })
+
+  it('refuses env names with "=", a space or NUL, NUL in values and in arguments, naming the entry', () => {
+    assertRefused({ ...valid(), env: { 'A=B': 'x' } }, 'env.A=B', /name must be letters/)
+    assertRefused({ ...valid(), env: { 'A B': 'x' } }, 'env.A B')
+    assertRefused({ ...valid(), env: { 'A\0': 'x' } }, 'env.A\0')
+    assertRefused({ ...valid(), env: { '1A': 'x' } }, 'env.1A')
+    assertRefused({ ...valid(), env: { A: 'x\0y' } }, 'env.A', /NUL/)
+    assertRefused({ ...valid(), command: ['sh', '-c', 'echo\0hi'] }, 'command.2', /NUL/)
+    assertRefused({ ...valid(), command: ['', 'x'] }, 'command.0', /program/)
+    assert.deepEqual(parseJobSpec({ ...valid(), env: { _OK_1: 'a=b c' } }).env, { _OK_1: 'a=b c' })
+  })
+
+  it('refuses a maxPrice above 2^53-1 and a CPU share below the 0.01 core Docker can enforce', () => {
+    assertRefused({ ...valid(), maxPrice: 2 ** 53 }, 'maxPrice')
+    assertRefused({ ...valid(), maxPrice: 1e300 }, 'maxPrice')
+    assert.equal(parseJobSpec({ ...valid(), maxPrice: 2 ** 53 - 1 }).maxPrice, 2 ** 53 - 1)
+    assertRefused({ ...valid(), resources: { cpu: 1e-10, memory: '64MiB' } }, 'resources.cpu', />= 0.01/)
+    assertRefused({ ...valid(), resources: { cpu: 0.009, memory: '64MiB' } }, 'resources.cpu')
+    assert.equal(parseJobSpec({ ...valid(), resources: { cpu: 0.01, memory: '64MiB' } }).resources.cpu, 0.01)
+  })
+
+  it('refuses control characters in the name (it is shown on terminals)', () => {
+    for (const name of ['\u001b[2J', 'a\nb', 'bell\u0007', 'c1\u009b'])
+      assertRefused({ ...valid(), name }, 'name')
+    assert.equal(parseJobSpec({ ...valid(), name: 'données – ok' }).name, 'données – ok')
+  })
 })

@@ -58,6 +58,7 @@ const receiptBody = {
   status: 'completed' as const,
   exitCode: 0,
   outputsHash: 'ab'.repeat(32),
+  outputsSkipped: { count: 1, detail: '1 entry with a name that is not UTF-8 ("bad\\xff")' },
   usage: { wallSeconds: 1.3, cpuSeconds: 0.01, peakMemoryBytes: 1024 },
   finishedAt: 1_700_000_001_300,
 }
@@ -227,6 +228,42 @@ describe('dms/wire (protobuf payload codecs)', () => {
     assert.throws(
       () => codecs.decode(B.terminate, codecs.encode(B.terminate, { contractId: 'c-1', reason: 'BECAUSE' })),
       /reason must be one of/,
+    )
+    // outputsSkipped is optional, but when present it has its shape.
+    const { outputsSkipped: _, ...withoutSkipped } = receiptBody
+    const plain = { receipt: withoutSkipped, signature: 'sig' }
+    assert.deepEqual(
+      codecs.decode(
+        B.result,
+        codecs.encode(B.result, {
+          jobId: 'j-1',
+          receipt: plain,
+          stdout: '',
+          stderr: '',
+          truncated: false,
+          outputs: [],
+        }),
+      ),
+      { jobId: 'j-1', receipt: plain, stdout: '', stderr: '', truncated: false, outputs: [] },
+    )
+    const badSkipped = {
+      receipt: { ...receiptBody, outputsSkipped: { count: '1', detail: 'x' } },
+      signature: 's',
+    }
+    assert.throws(
+      () =>
+        codecs.decode(
+          B.result,
+          codecs.encode(B.result, {
+            jobId: 'j-1',
+            receipt: badSkipped,
+            stdout: '',
+            stderr: '',
+            truncated: false,
+            outputs: [],
+          }),
+        ),
+      { name: 'DocumentShapeError', message: /receipt\.receipt\.outputsSkipped\.count must be a number/ },
     )
     const notJson = codecs.encode(B.settled, settlement)
     notJson[notJson.length - 1] = 0xff

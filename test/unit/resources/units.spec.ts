@@ -8,6 +8,7 @@ import {
   formatResources,
   parseBytes,
   parseCpu,
+  parseWholeNumber,
 } from '../../../dms/resources/units.js'
 
 function unitError(fn: () => unknown): UnitError {
@@ -121,6 +122,18 @@ describe('resources/units', () => {
       for (const bad of ['0', '-1', 'abc', '', '1.5x', '1e3', 'NaN', 0, -2, NaN]) {
         const err = unitError(() => parseCpu(bad))
         assert.match(err.message, /invalid CPU amount .*: expected a number of CPU cores greater than 0/)
+      }
+    })
+  })
+
+  describe('parseWholeNumber', () => {
+    it('reads decimal digits only: not hex, binary, exponents, signs or blanks', () => {
+      assert.equal(parseWholeNumber('300', 'seconds'), 300)
+      assert.equal(parseWholeNumber(' 0 ', 'seconds'), 0)
+      assert.equal(parseWholeNumber('9007199254740991', 'micro-tokens'), 2 ** 53 - 1)
+      for (const bad of ['0x10', '0b11', '0o7', '1e3', '-1', '+1', '1.5', '', ' ', '9007199254740992']) {
+        const err = unitError(() => parseWholeNumber(bad, 'seconds'))
+        assert.match(err.message, /^invalid number of seconds .*: expected a whole number in decimal digits/)
       }
     })
   })
