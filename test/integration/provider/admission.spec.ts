@@ -115,8 +115,8 @@ describe('provider: admission of bid requests', function () {
   })
 
   it('a flood of bid requests from one peer is answered up to its rate, the rest dropped and counted', async () => {
-    // A burst of 3 and (for the length of this test) no refill.
-    await setUp({ bidRequestRate: { perSecond: 0.0001, burst: 3 } })
+    // A burst of 3 and (for the length of this test) no refill; no cap on what it may hold.
+    await setUp({ bidRequestRate: { perSecond: 0.0001, burst: 3 }, requesterCap: { maxReservedShare: 1 } })
     const provider = net.providers[0]
     const approval = await approvedRogue()
     const r = rogueRequester(rogue)
