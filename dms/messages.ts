@@ -101,6 +101,17 @@ export interface Decline {
   approval?: ApprovalCredential
 }
 
+/**
+ * A decline whose every reason starts with this says "not now": the provider holds as much as it
+ * lets one requester hold in open reservations, which clears as that requester's other bids are
+ * locked or released. The requester asks again (specs/protocol.md, "Bid window").
+ */
+export const REQUESTER_CAP_REASON = 'requester cap:'
+
+/** true when a decline only says "not now" (`REQUESTER_CAP_REASON`). */
+export const declinedForNow = (d: Decline): boolean =>
+  d.reasons.length > 0 && d.reasons.every((r) => r.startsWith(REQUESTER_CAP_REASON))
+
 /** `/dms/approval/get`: no fields; the contract-db answers for the envelope's sender peer. */
 export type ApprovalRequest = Record<string, never>
 

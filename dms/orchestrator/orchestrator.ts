@@ -21,6 +21,7 @@ import {
   B,
   BID_REQUEST_TOPIC,
   INBOX,
+  declinedForNow,
   jobInbox,
   type Bid,
   type BidMessage,
@@ -569,10 +570,15 @@ export class Orchestrator {
           }
         }
         if (!seen) return done()
-        // Published again (1 s, 2 s... later) while no bid came and some providers stayed silent:
-        // a request can be lost (e.g. published before gossipsub's stream to a new peer is open).
+        // Published again (1 s, 2 s... later) while no bid came and some providers stayed silent
+        // or said "not now": a request can be lost (e.g. published before gossipsub's stream to a
+        // new peer is open), and a provider holding as much as it lets this requester hold frees
+        // it as this requester's other bids are locked or released (REQUESTER_CAP_REASON).
         for (let attempt = 0; attempt < this.cfg.publishAttempts; attempt++) {
-          if (attempt > 0) await delay(1000 * 2 ** (attempt - 1), signal)
+          if (attempt > 0) {
+            await delay(1000 * 2 ** (attempt - 1), signal)
+            session.dropDeclines(declinedForNow)
+          }
           const deadline = clock.now() + this.cfg.bidWindowMs
           const audience = this.c.transport.topicPeers(BID_REQUEST_TOPIC)
           const req: BidRequest = {
@@ -595,7 +601,8 @@ export class Orchestrator {
             deadline - clock.now(),
             signal,
           )
-          if (session.bids.length > 0 || session.declines.length >= audience) break
+          const final = session.declines.filter((d) => !declinedForNow(d)).length
+          if (session.bids.length > 0 || final >= audience) break
         }
         return done()
       },

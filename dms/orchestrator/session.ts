@@ -35,6 +35,13 @@ export class JobSession {
     this.notify()
   }
 
+  /** Forgets the declines `drop` picks (before asking those providers again). */
+  dropDeclines(drop: (d: Decline) => boolean): void {
+    const keep = this.declines.filter((d) => !drop(d))
+    this.declines.length = 0
+    this.declines.push(...keep)
+  }
+
   /** Kept up to `LIMITS.updates` (a run sends about six); heartbeats only mark the provider seen. */
   addUpdate(u: JobUpdate, now: number, heartbeat = false): void {
     if (!heartbeat && this.updates.length < LIMITS.updates) this.updates.push(u)

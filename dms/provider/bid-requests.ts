@@ -15,7 +15,14 @@ import { handleTooLarge } from '../bounds.js'
 import { checkApproval } from '../contracts/approval.js'
 import { signDoc } from '../contracts/canonical.js'
 import { DOMAIN, type ApprovalCredential } from '../contracts/model.js'
-import { B, type Bid, type BidMessage, type BidRequest, type Decline } from '../messages.js'
+import {
+  B,
+  REQUESTER_CAP_REASON,
+  type Bid,
+  type BidMessage,
+  type BidRequest,
+  type Decline,
+} from '../messages.js'
 import type { ResourceLedger } from '../resources/ledger.js'
 import { add, DIMENSIONS, sum } from '../resources/math.js'
 import type { MachineInfo, Resources } from '../resources/types.js'
@@ -238,12 +245,12 @@ export class BidResponder {
     if (mine.length === 0) return undefined
     const maxOpen = this.init.requesterCap?.maxOpenBids ?? 100
     if (mine.length >= maxOpen)
-      return `requester cap: ${mine.length} open bids held here, at most ${maxOpen} per requester`
+      return `${REQUESTER_CAP_REASON} ${mine.length} open bids held here, at most ${maxOpen} per requester`
     const share = this.init.requesterCap?.maxReservedShare ?? 0.5
     const after = add(sum(mine.map((e) => e.resources)), want)
     const over = DIMENSIONS.find((d) => after[d] > offer[d] * share + 1e-9)
     if (over === undefined) return undefined
-    return `requester cap: ${over} reserved for this requester would be ${after[over]} of ${offer[over]} offered, at most ${Math.round(share * 100)}% per requester`
+    return `${REQUESTER_CAP_REASON} ${over} reserved for this requester would be ${after[over]} of ${offer[over]} offered, at most ${Math.round(share * 100)}% per requester`
   }
 
   /**
