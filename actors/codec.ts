@@ -45,16 +45,25 @@ export const emptyCodec: PayloadCodec<null> = {
   decode: () => null,
 }
 
+/** Bounds of an error reply's fields (characters, characters, bytes): checked before any use. */
+export const ERROR_LIMITS = { code: 64, message: 4096, data: 16 * 1024 } as const
+
 export const errorCodec: PayloadCodec<ErrorPayload> = {
   encode: (e) =>
     ErrorReply.encode({
       code: e.code,
-      message: e.message,
+      // Clipped, so a long message of ours is not refused by the receiver.
+      message: e.message.length > ERROR_LIMITS.message ? e.message.slice(0, ERROR_LIMITS.message) : e.message,
       data: e.data === undefined ? undefined : enc.encode(JSON.stringify(e.data)),
     }),
   decode: (b) => {
     checkWire(b, ErrorReplyWire)
     const r = ErrorReply.decode(b)
+    if (r.code.length > ERROR_LIMITS.code) throw new Error(`error code over ${ERROR_LIMITS.code} characters`)
+    if (r.message.length > ERROR_LIMITS.message)
+      throw new Error(`error message over ${ERROR_LIMITS.message} characters`)
+    if ((r.data?.length ?? 0) > ERROR_LIMITS.data)
+      throw new Error(`error data over ${ERROR_LIMITS.data} bytes`)
     return {
       code: r.code === '' ? 'REMOTE_ERROR' : r.code,
       message: r.message,

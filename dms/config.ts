@@ -67,6 +67,12 @@ export interface NodeConfig {
   provider?: {
     contractDb: string
     /**
+     * Where to reach the contract-db for this node's approval credential. @default the
+     * requester's `contractDb.addrs` when it names the same peer, else the `bootstrap` entries
+     * ending in `/p2p/<contractDb>` (else it is dialed by peer id through the peer store)
+     */
+    contractDbAddrs?: string[]
+    /**
      * Initial offer, applied only when nothing is onboarded yet (no offer in the database). Once
      * onboarded, `dms onboard` / `dms offboard` change the stored offer and this is ignored.
      */
@@ -101,6 +107,13 @@ export interface NodeConfig {
     maxConcurrentJobs?: number
     /** How often a running allocation tells its requester it is alive. @default 2000 */
     heartbeatMs?: number
+    /**
+     * What one requester may hold in open reservations (bids not yet locked). @default
+     * { maxReservedShare: 0.5, maxOpenBids: 100 }
+     */
+    requesterCap?: { maxReservedShare?: number; maxOpenBids?: number }
+    /** Bid requests answered per peer (token bucket). @default { perSecond: 100, burst: 200 } */
+    bidRequestRate?: { perSecond?: number; burst?: number }
   }
 }
 
@@ -194,6 +207,7 @@ export const nodeConfigSchema = obj(
     provider: obj(
       {
         contractDb: peerId,
+        contractDbAddrs: strings,
         offer: obj(
           {
             cpu: nonNeg,
@@ -229,6 +243,11 @@ export const nodeConfigSchema = obj(
         denyRequesters: { type: 'array', items: peerId },
         maxConcurrentJobs: posInt,
         heartbeatMs: posInt,
+        requesterCap: obj({
+          maxReservedShare: { type: 'number', exclusiveMinimum: 0, maximum: 1 },
+          maxOpenBids: posInt,
+        }),
+        bidRequestRate: obj({ perSecond: { type: 'number', exclusiveMinimum: 0 }, burst: posInt }),
       },
       ['contractDb'],
     ),

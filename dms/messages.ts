@@ -4,6 +4,7 @@
  * protobuf envelopes (proto/envelope.proto).
  */
 import type {
+  ApprovalCredential,
   ContractProof,
   SignedContract,
   SignedReceipt,
@@ -34,6 +35,7 @@ export const B = {
   log: '/dms/job/log',
   cancel: '/dms/job/cancel',
   bidRelease: '/dms/job/bid-release',
+  approval: '/dms/approval/get',
 } as const
 
 /** Inboxes of the well-known actors on every node. */
@@ -53,6 +55,8 @@ export interface BidRequest {
   deadline: number
   /** Peers that must not bid (e.g. after a provider fault). */
   exclude: string[]
+  /** The requester's approval credential: providers reserve and bid only for approved requesters. */
+  approval?: ApprovalCredential
 }
 
 /**
@@ -77,19 +81,39 @@ export interface Bid {
   /** The provider holds its reservation until then. */
   expiresAt: number
   resourcesReserved: boolean
-  /**
-   * How tightly the job fits what the provider had free: the smallest share of free capacity left
-   * after it, over the resources asked for (0 = fills one resource, 1 = leaves everything free).
-   */
-  fit?: number
   signature: string
+}
+
+/**
+ * `/dms/job/bid`: the signed bid and, next to it (so the contract terms do not change), the
+ * provider's approval credential. A requester ranks only bids whose credential checks out.
+ */
+export interface BidMessage {
+  bid: Bid
+  approval?: ApprovalCredential
 }
 
 export interface Decline {
   jobId: string
   provider: string
   reasons: string[]
+  /** The provider's approval credential: declines of unapproved peers are not kept. */
+  approval?: ApprovalCredential
 }
+
+/**
+ * A decline whose every reason starts with this says "not now": the provider holds as much as it
+ * lets one requester hold in open reservations, which clears as that requester's other bids are
+ * locked or released. The requester asks again (specs/protocol.md, "Bid window").
+ */
+export const REQUESTER_CAP_REASON = 'requester cap:'
+
+/** true when a decline only says "not now" (`REQUESTER_CAP_REASON`). */
+export const declinedForNow = (d: Decline): boolean =>
+  d.reasons.length > 0 && d.reasons.every((r) => r.startsWith(REQUESTER_CAP_REASON))
+
+/** `/dms/approval/get`: no fields; the contract-db answers for the envelope's sender peer. */
+export type ApprovalRequest = Record<string, never>
 
 export interface JobRequest {
   jobId: string

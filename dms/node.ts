@@ -10,6 +10,7 @@ import { startPeerBase } from './peer-base.js'
 import { ApiServer } from './api/server.js'
 import type { NodeConfig } from './config.js'
 import { BlobService } from './blobs/service.js'
+import { ApprovalClient } from './contracts/approval-client.js'
 import { BlobStore } from './blobs/store.js'
 import { startBlobActor } from './blobs/transfer.js'
 import { DockerExecutor } from './executor/docker/docker-executor.js'
@@ -53,6 +54,13 @@ export class DmsNode {
   onboarding?: Onboarding
   provider?: ProviderService
   orchestrator?: Orchestrator
+  /**
+   * This node's approval credentials, by contract-db peer id (one per contract-db its roles
+   * name): attached to bid requests, bids and declines (specs/contract-db.md).
+   */
+  readonly approvals = new Map<string, ApprovalClient>()
+  /** Payloads refused at decode, by behaviour and reason (`dms_payloads_refused_total`). */
+  payloadRefusals: Record<string, Record<string, number>> = {}
   api?: ApiServer
   private readonly stops: Array<() => Promise<void> | void> = []
   private status: 'stopped' | 'starting' | 'started' | 'stopping' = 'stopped'
@@ -108,6 +116,7 @@ export class DmsNode {
       this.stops,
     )
     ;({ db: this.db, key: this.key, host: this.host, transport: this.transport, system: this.system } = base)
+    this.payloadRefusals = base.payloadRefusals
 
     // The data plane: content-addressed blobs (job inputs, output archives), served to granted peers.
     const store = new BlobStore({ dir: join(cfg.dataDir, 'blobs') })
@@ -115,6 +124,25 @@ export class DmsNode {
     this.blobs = new BlobService({ store, db: this.db, log: child(log, 'dms:blobs'), now: () => clock.now() })
     const blobActor = startBlobActor(this.system, this.key, this.blobs)
     this.stops.push(() => blobActor.stop())
+
+    // Each contract-db named by a role: its approval credential, asked for in the background.
+    const cdbs = new Map<string, string[]>()
+    if (cfg.requester !== undefined) cdbs.set(cfg.requester.contractDb.peer, cfg.requester.contractDb.addrs)
+    if (cfg.provider !== undefined && !cdbs.has(cfg.provider.contractDb))
+      cdbs.set(
+        cfg.provider.contractDb,
+        cfg.provider.contractDbAddrs ??
+          (cfg.bootstrap ?? []).filter((a) => a.endsWith(`/p2p/${cfg.provider?.contractDb}`)),
+      )
+    for (const [peer, addrs] of cdbs) {
+      const client = new ApprovalClient(
+        { system: this.system, db: this.db, clock, log: child(log, 'dms:approval') },
+        { contractDb: { peer, addrs } },
+      )
+      await client.start()
+      this.stops.push(() => client.stop())
+      this.approvals.set(peer, client)
+    }
 
     if (cfg.provider !== undefined) {
       const p = cfg.provider
@@ -156,11 +184,14 @@ export class DmsNode {
           log: child(log, 'dms:provider'),
           blobs: this.blobs,
           workDir: join(cfg.dataDir, 'work'),
+          approval: this.approvals.get(p.contractDb) as ApprovalClient,
         },
         {
           contractDb: p.contractDb,
           bidTtlMs: p.bidTtlMs,
           heartbeatMs: p.heartbeatMs,
+          requesterCap: p.requesterCap,
+          bidRequestRate: p.bidRequestRate,
           images: { registries: p.docker?.registries },
           defaultDiskBytes: p.defaultDiskBytes,
           preferences: {
@@ -186,6 +217,7 @@ export class DmsNode {
           clock,
           log: child(log, 'dms:orchestrator'),
           blobs: this.blobs,
+          approval: this.approvals.get(cfg.requester.contractDb.peer) as ApprovalClient,
         },
         cfg.requester,
       )

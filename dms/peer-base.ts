@@ -32,6 +32,11 @@ export interface PeerBase {
   host: Host
   transport: Libp2pTransport
   system: ActorSystem
+  /**
+   * Payloads refused at decode, by behaviour and reason (too_long, bad_shape, bad_wire, ...):
+   * `dms_payloads_refused_total` (specs/protocol.md, "Bounds"). Each is also `bad_payload`.
+   */
+  payloadRefusals: Record<string, Record<string, number>>
 }
 
 /**
@@ -62,8 +67,13 @@ export async function startPeerBase(
     { host, log: child(c.log, 'dms:network') },
     { maxFrameBytes: cfg.network?.maxFrameBytes },
   )
+  const payloadRefusals: Record<string, Record<string, number>> = {}
+  const codecs = dmsCodecs((behaviour, reason) => {
+    const by = (payloadRefusals[behaviour] ??= {})
+    by[reason] = (by[reason] ?? 0) + 1
+  })
   const system = new ActorSystem(
-    { transport, clock: c.clock, log: child(c.log, 'actors'), codecs: dmsCodecs() },
+    { transport, clock: c.clock, log: child(c.log, 'actors'), codecs },
     { maxFrameBytes: cfg.network?.maxFrameBytes, mailbox: cfg.network?.mailbox },
   )
   await host.start()
@@ -71,5 +81,5 @@ export async function startPeerBase(
   await transport.start()
   stops.push(() => transport.stop())
   stops.push(() => system.stop())
-  return { db, key, host, transport, system }
+  return { db, key, host, transport, system, payloadRefusals }
 }

@@ -3,14 +3,17 @@
  * Adding a behaviour = a message in proto/dms.proto (`npm run proto`), its payload type in
  * messages.ts, and one entry in `W` below. Spec: specs/protocol.md ("Behaviours").
  */
-import { CodecRegistry, defineBehaviour, type PayloadCodec } from '../actors/codec.js'
-import { checkWire, type WireSchema } from '../actors/wire.js'
+import { CodecRegistry, defineBehaviour, type BehaviourCodecs, type PayloadCodec } from '../actors/codec.js'
+import { checkWire, WireFormatError, type WireSchema } from '../actors/wire.js'
 import * as P from '../proto/dms.js'
 import * as PW from '../proto/dms.wire.js'
 import type { Chunk, ChunkRequest } from './blobs/service.js'
+import { checkShape, DocumentShapeError } from './bounds.js'
+import { WIRE_SHAPES } from './payload-shapes.js'
 import { canonicalJson } from './contracts/canonical.js'
 import {
   TERMINATION,
+  type ApprovalCredential,
   type ContractProof,
   type Settlement,
   type SignedContract,
@@ -18,6 +21,7 @@ import {
   type TerminationReason,
 } from './contracts/model.js'
 import {
+  asApproval,
   asBid,
   asContractProof,
   asSettlement,
@@ -27,12 +31,13 @@ import {
 } from './contracts/shapes.js'
 import {
   B,
-  type Bid,
+  type BidMessage,
   type BidRelease,
   type BidRequest,
   type ContractSignReply,
   type ContractSignRequest,
   type ContractVerifyRequest,
+  type ApprovalRequest,
   type Decline,
   type Invocation,
   type InvocationReply,
@@ -54,20 +59,25 @@ interface ProtoMessage<W> {
 }
 
 /**
- * A codec from a generated protobuf message (its wire-type schema checked strictly before protons
- * decodes) and the mapping between it and the payload type.
+ * A codec from a generated protobuf message: its wire-type schema is checked strictly before
+ * protons decodes, and the decoded message against its bounded shape (payload-shapes.ts) before
+ * it is mapped to the payload type (which parses and shape-checks any signed document in it).
  */
 function proto<T, W>(
   msg: ProtoMessage<W>,
+  name: keyof typeof WIRE_SHAPES,
   schema: WireSchema,
   toWire: (v: T) => Partial<W>,
   fromWire: (w: W) => T,
 ): PayloadCodec<T> {
+  const shape = WIRE_SHAPES[name]
   return {
     encode: (v) => msg.encode(toWire(v)),
     decode: (b) => {
       checkWire(b, schema)
-      return fromWire(msg.decode(b))
+      const w = msg.decode(b)
+      checkShape(w, shape, name)
+      return fromWire(w)
     },
   }
 }
@@ -89,56 +99,88 @@ const resources = (r: P.Resources): Resources => ({
   gpus: r.gpus,
 })
 
+/** An optional approval credential: canonical JSON bytes on the wire. */
+const approvalTo = (a: ApprovalCredential | undefined) => (a === undefined ? {} : { approval: docToBytes(a) })
+const approvalFrom = (b: Uint8Array | undefined) =>
+  b === undefined ? {} : { approval: docFromBytes(b, asApproval) }
+
 const bidRequest = proto<BidRequest, P.BidRequest>(
   P.BidRequest,
+  'BidRequest',
   PW.BidRequestWire,
-  (v) => v,
-  (w) => ({ ...w, resources: resources(need(w.resources, 'resources')) }),
+  ({ approval, ...v }) => ({ ...v, ...approvalTo(approval) }),
+  ({ approval, ...w }) => ({
+    ...w,
+    resources: resources(need(w.resources, 'resources')),
+    ...approvalFrom(approval),
+  }),
 )
-const bid = proto<Bid, P.Bid>(
+const bid = proto<BidMessage, P.Bid>(
   P.Bid,
+  'Bid',
   PW.BidWire,
-  (v) => ({ bid: docToBytes(v) }),
-  (w) => docFromBytes(w.bid, asBid),
+  (v) => ({ bid: docToBytes(v.bid), ...approvalTo(v.approval) }),
+  (w) => ({ bid: docFromBytes(w.bid, asBid), ...approvalFrom(w.approval) }),
 )
 const decline = proto<Decline, P.Decline>(
   P.Decline,
+  'Decline',
   PW.DeclineWire,
-  (v) => v,
-  (w) => w,
+  ({ approval, ...v }) => ({ ...v, ...approvalTo(approval) }),
+  ({ approval, ...w }) => ({ ...w, ...approvalFrom(approval) }),
+)
+const approvalRequest = proto<ApprovalRequest, P.ApprovalRequest>(
+  P.ApprovalRequest,
+  'ApprovalRequest',
+  PW.ApprovalRequestWire,
+  () => ({}),
+  () => ({}),
+)
+const approvalReply = proto<ApprovalCredential, P.ApprovalMessage>(
+  P.ApprovalMessage,
+  'ApprovalMessage',
+  PW.ApprovalMessageWire,
+  (v) => ({ credential: docToBytes(v) }),
+  (w) => docFromBytes(w.credential, asApproval),
 )
 const jobRequest = proto<JobRequest, P.JobRequest>(
   P.JobRequest,
+  'JobRequest',
   PW.JobRequestWire,
   (v) => v,
   (w) => w,
 )
 const jobRequestReply = proto<JobRequestReply, P.JobRequestReply>(
   P.JobRequestReply,
+  'JobRequestReply',
   PW.JobRequestReplyWire,
   (v) => v,
   (w) => ({ locked: true, lockedUntil: w.lockedUntil }),
 )
 const contractRequest = proto<ContractSignRequest, P.ContractRequest>(
   P.ContractRequest,
+  'ContractRequest',
   PW.ContractRequestWire,
   (v) => ({ contract: docToBytes(v.contract) }),
   (w) => ({ contract: docFromBytes<SignedContract>(w.contract, asSignedContract) }),
 )
 const contractSignReply = proto<ContractSignReply, P.ContractSignReply>(
   P.ContractSignReply,
+  'ContractSignReply',
   PW.ContractSignReplyWire,
   (v) => v,
   (w) => w,
 )
 const contractProof = proto<ContractProof, P.ContractProofMessage>(
   P.ContractProofMessage,
+  'ContractProofMessage',
   PW.ContractProofMessageWire,
   (v) => ({ proof: docToBytes(v) }),
   (w) => docFromBytes(w.proof, asContractProof),
 )
 const invocation = proto<Invocation, P.Invocation>(
   P.Invocation,
+  'Invocation',
   PW.InvocationWire,
   (v) => ({
     contract: docToBytes(v.contract),
@@ -157,18 +199,21 @@ const invocation = proto<Invocation, P.Invocation>(
 )
 const invocationReply = proto<InvocationReply, P.InvocationReply>(
   P.InvocationReply,
+  'InvocationReply',
   PW.InvocationReplyWire,
   (v) => v,
   (w) => w,
 )
 const jobUpdate = proto<JobUpdate, P.JobUpdate>(
   P.JobUpdate,
+  'JobUpdate',
   PW.JobUpdateWire,
   (v) => v,
   (w) => w,
 )
 const jobResult = proto<JobResult, P.JobResult>(
   P.JobResult,
+  'JobResult',
   PW.JobResultWire,
   (v) => ({ ...v, receipt: docToBytes(v.receipt) }),
   (w) => {
@@ -182,18 +227,21 @@ const jobResult = proto<JobResult, P.JobResult>(
 )
 const blobChunkRequest = proto<ChunkRequest, P.BlobChunkRequest>(
   P.BlobChunkRequest,
+  'BlobChunkRequest',
   PW.BlobChunkRequestWire,
   (v) => v,
   (w) => w,
 )
 const blobChunk = proto<Chunk, P.BlobChunk>(
   P.BlobChunk,
+  'BlobChunk',
   PW.BlobChunkWire,
   (v) => ({ size: v.size, data: v.data as Uint8Array<ArrayBuffer> }),
   (w) => w,
 )
 const jobLog = proto<JobLog, P.JobLog>(
   P.JobLog,
+  'JobLog',
   PW.JobLogWire,
   (v) => v,
   (w) => {
@@ -203,6 +251,7 @@ const jobLog = proto<JobLog, P.JobLog>(
 )
 const settleRequest = proto<SettleRequest, P.SettleRequest>(
   P.SettleRequest,
+  'SettleRequest',
   PW.SettleRequestWire,
   (v) => ({
     contractId: v.contractId,
@@ -217,6 +266,7 @@ const settleRequest = proto<SettleRequest, P.SettleRequest>(
 )
 const terminateRequest = proto<TerminateRequest, P.TerminateRequest>(
   P.TerminateRequest,
+  'TerminateRequest',
   PW.TerminateRequestWire,
   (v) => ({
     contractId: v.contractId,
@@ -238,24 +288,28 @@ const terminateRequest = proto<TerminateRequest, P.TerminateRequest>(
 )
 const settlement = proto<Settlement, P.SettlementMessage>(
   P.SettlementMessage,
+  'SettlementMessage',
   PW.SettlementMessageWire,
   (v) => ({ settlement: docToBytes(v) }),
   (w) => docFromBytes(w.settlement, asSettlement),
 )
 const bidRelease = proto<BidRelease, P.BidRelease>(
   P.BidRelease,
+  'BidRelease',
   PW.BidReleaseWire,
   (v) => v,
   (w) => w,
 )
 const jobCancel = proto<JobCancel, P.JobCancel>(
   P.JobCancel,
+  'JobCancel',
   PW.JobCancelWire,
   (v) => v,
   (w) => w,
 )
 const jobCancelReply = proto<JobCancelReply, P.JobCancelReply>(
   P.JobCancelReply,
+  'JobCancelReply',
   PW.JobCancelReplyWire,
   (v) => v,
   (w) => w,
@@ -268,7 +322,7 @@ const jobCancelReply = proto<JobCancelReply, P.JobCancelReply>(
  */
 export const W = {
   bidRequest: defineBehaviour<BidRequest>(B.bidRequest, { request: bidRequest }),
-  bid: defineBehaviour<Bid>(B.bid, { request: bid }),
+  bid: defineBehaviour<BidMessage>(B.bid, { request: bid }),
   decline: defineBehaviour<Decline>(B.decline, { request: decline }),
   jobRequest: defineBehaviour<JobRequest, JobRequestReply>(B.jobRequest, {
     request: jobRequest,
@@ -298,11 +352,52 @@ export const W = {
   }),
   cancel: defineBehaviour<JobCancel, JobCancelReply>(B.cancel, { request: jobCancel, reply: jobCancelReply }),
   bidRelease: defineBehaviour<BidRelease>(B.bidRelease, { request: bidRelease }),
+  approval: defineBehaviour<ApprovalRequest, ApprovalCredential>(B.approval, {
+    request: approvalRequest,
+    reply: approvalReply,
+  }),
 } as const
 
-/** The registry a DMS node's ActorSystem decodes with: every behaviour in W. */
-export function dmsCodecs(): CodecRegistry {
+/** Why a payload was refused at decode: the label of `dms_payloads_refused_total`. */
+export type PayloadRefusal = 'too_long' | 'bad_shape' | 'bad_wire' | 'bad_json' | 'bad_payload'
+
+export function refusalOf(err: unknown): PayloadRefusal {
+  if (err instanceof DocumentShapeError) return err.reason
+  if (err instanceof WireFormatError) return 'bad_wire'
+  if (err instanceof SyntaxError || err instanceof TypeError) return 'bad_json'
+  return 'bad_payload'
+}
+
+/** Calls `onRefused` with the behaviour (`<name>#reply` for replies) and why, then rethrows. */
+function counted<T>(c: PayloadCodec<T>, name: string, onRefused: (b: string, r: PayloadRefusal) => void) {
+  return {
+    encode: (v: T) => c.encode(v),
+    decode: (b: Uint8Array) => {
+      try {
+        return c.decode(b)
+      } catch (err) {
+        onRefused(name, refusalOf(err))
+        throw err
+      }
+    },
+  }
+}
+
+/**
+ * The registry a DMS node's ActorSystem decodes with: every behaviour in W. `onRefused` hears of
+ * each payload refused at decode (its behaviour and why), for the node's counters.
+ */
+export function dmsCodecs(onRefused?: (behaviour: string, reason: PayloadRefusal) => void): CodecRegistry {
   const registry = new CodecRegistry()
-  for (const def of Object.values(W)) registry.add(def)
+  for (const def of Object.values(W) as Array<{ name: string; codecs: BehaviourCodecs<unknown, unknown> }>) {
+    if (onRefused === undefined) registry.register(def.name, def.codecs)
+    else
+      registry.register(def.name, {
+        request: counted(def.codecs.request, def.name, onRefused),
+        ...(def.codecs.reply !== undefined
+          ? { reply: counted(def.codecs.reply, `${def.name}#reply`, onRefused) }
+          : {}),
+      })
+  }
   return registry
 }

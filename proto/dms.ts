@@ -1,3 +1,5 @@
+/* eslint-disable require-yield */
+
 import { decodeMessage, encodeMessage, MaxLengthError, MaxSizeError, message, streamMessage } from 'protons-runtime'
 import { alloc as uint8ArrayAlloc } from 'uint8arrays/alloc'
 import type { Codec, DecodeOptions } from 'protons-runtime'
@@ -169,6 +171,7 @@ export interface BidRequest {
   maxPrice: number
   deadline: number
   exclude: string[]
+  approval?: Uint8Array<ArrayBuffer>
 }
 
 export namespace BidRequest {
@@ -216,6 +219,11 @@ export namespace BidRequest {
             w.uint32(58)
             w.string(value)
           }
+        }
+
+        if (obj.approval != null) {
+          w.uint32(66)
+          w.bytes(obj.approval)
         }
 
         if (opts.lengthDelimited !== false) {
@@ -269,6 +277,10 @@ export namespace BidRequest {
               }
 
               obj.exclude.push(reader.string())
+              break
+            }
+            case 8: {
+              obj.approval = reader.bytes()
               break
             }
             default: {
@@ -347,6 +359,13 @@ export namespace BidRequest {
 
               break
             }
+            case 8: {
+              yield {
+                field: `${prefix}.approval`,
+                value: reader.bytes()
+              }
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -410,6 +429,11 @@ export namespace BidRequest {
     value: string
   }
 
+  export interface BidRequestApprovalFieldEvent {
+    field: '$.approval'
+    value: Uint8Array<ArrayBuffer>
+  }
+
   export function encode (obj: Partial<BidRequest>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, BidRequest.codec())
   }
@@ -418,13 +442,14 @@ export namespace BidRequest {
     return decodeMessage(buf, BidRequest.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BidRequest>): Generator<BidRequestJobIdFieldEvent | BidRequestResourcesCpuFieldEvent | BidRequestResourcesMemoryBytesFieldEvent | BidRequestResourcesDiskBytesFieldEvent | BidRequestResourcesGpusFieldEvent | BidRequestImageFieldEvent | BidRequestMaxDurationSecondsFieldEvent | BidRequestMaxPriceFieldEvent | BidRequestDeadlineFieldEvent | BidRequestExcludeFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BidRequest>): Generator<BidRequestJobIdFieldEvent | BidRequestResourcesCpuFieldEvent | BidRequestResourcesMemoryBytesFieldEvent | BidRequestResourcesDiskBytesFieldEvent | BidRequestResourcesGpusFieldEvent | BidRequestImageFieldEvent | BidRequestMaxDurationSecondsFieldEvent | BidRequestMaxPriceFieldEvent | BidRequestDeadlineFieldEvent | BidRequestExcludeFieldEvent | BidRequestApprovalFieldEvent> {
     return streamMessage(buf, BidRequest.codec(), opts)
   }
 }
 
 export interface Bid {
   bid: Uint8Array<ArrayBuffer>
+  approval?: Uint8Array<ArrayBuffer>
 }
 
 export namespace Bid {
@@ -440,6 +465,11 @@ export namespace Bid {
         if ((obj.bid != null && obj.bid.byteLength > 0)) {
           w.uint32(10)
           w.bytes(obj.bid)
+        }
+
+        if (obj.approval != null) {
+          w.uint32(18)
+          w.bytes(obj.approval)
         }
 
         if (opts.lengthDelimited !== false) {
@@ -458,6 +488,10 @@ export namespace Bid {
           switch (tag >>> 3) {
             case 1: {
               obj.bid = reader.bytes()
+              break
+            }
+            case 2: {
+              obj.approval = reader.bytes()
               break
             }
             default: {
@@ -482,6 +516,13 @@ export namespace Bid {
               }
               break
             }
+            case 2: {
+              yield {
+                field: `${prefix}.approval`,
+                value: reader.bytes()
+              }
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -499,6 +540,11 @@ export namespace Bid {
     value: Uint8Array<ArrayBuffer>
   }
 
+  export interface BidApprovalFieldEvent {
+    field: '$.approval'
+    value: Uint8Array<ArrayBuffer>
+  }
+
   export function encode (obj: Partial<Bid>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, Bid.codec())
   }
@@ -507,7 +553,7 @@ export namespace Bid {
     return decodeMessage(buf, Bid.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Bid>): Generator<BidBidFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Bid>): Generator<BidBidFieldEvent | BidApprovalFieldEvent> {
     return streamMessage(buf, Bid.codec(), opts)
   }
 }
@@ -516,6 +562,7 @@ export interface Decline {
   jobId: string
   provider: string
   reasons: string[]
+  approval?: Uint8Array<ArrayBuffer>
 }
 
 export namespace Decline {
@@ -543,6 +590,11 @@ export namespace Decline {
             w.uint32(26)
             w.string(value)
           }
+        }
+
+        if (obj.approval != null) {
+          w.uint32(34)
+          w.bytes(obj.approval)
         }
 
         if (opts.lengthDelimited !== false) {
@@ -575,6 +627,10 @@ export namespace Decline {
               }
 
               obj.reasons.push(reader.string())
+              break
+            }
+            case 4: {
+              obj.approval = reader.bytes()
               break
             }
             default: {
@@ -625,6 +681,13 @@ export namespace Decline {
 
               break
             }
+            case 4: {
+              yield {
+                field: `${prefix}.approval`,
+                value: reader.bytes()
+              }
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -653,6 +716,11 @@ export namespace Decline {
     value: string
   }
 
+  export interface DeclineApprovalFieldEvent {
+    field: '$.approval'
+    value: Uint8Array<ArrayBuffer>
+  }
+
   export function encode (obj: Partial<Decline>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, Decline.codec())
   }
@@ -661,8 +729,161 @@ export namespace Decline {
     return decodeMessage(buf, Decline.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Decline>): Generator<DeclineJobIdFieldEvent | DeclineProviderFieldEvent | DeclineReasonsFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Decline>): Generator<DeclineJobIdFieldEvent | DeclineProviderFieldEvent | DeclineReasonsFieldEvent | DeclineApprovalFieldEvent> {
     return streamMessage(buf, Decline.codec(), opts)
+  }
+}
+
+export interface ApprovalRequest {}
+
+export namespace ApprovalRequest {
+  let _codec: Codec<ApprovalRequest>
+
+  export const codec = (): Codec<ApprovalRequest> => {
+    if (_codec == null) {
+      _codec = message<ApprovalRequest>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {}
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export function encode (obj: Partial<ApprovalRequest>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, ApprovalRequest.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<ApprovalRequest>): ApprovalRequest {
+    return decodeMessage(buf, ApprovalRequest.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<ApprovalRequest>): Generator<{}> {
+    return streamMessage(buf, ApprovalRequest.codec(), opts)
+  }
+}
+
+export interface ApprovalMessage {
+  credential: Uint8Array<ArrayBuffer>
+}
+
+export namespace ApprovalMessage {
+  let _codec: Codec<ApprovalMessage>
+
+  export const codec = (): Codec<ApprovalMessage> => {
+    if (_codec == null) {
+      _codec = message<ApprovalMessage>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.credential != null && obj.credential.byteLength > 0)) {
+          w.uint32(10)
+          w.bytes(obj.credential)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          credential: uint8ArrayAlloc(0)
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.credential = reader.bytes()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.credential`,
+                value: reader.bytes()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface ApprovalMessageCredentialFieldEvent {
+    field: '$.credential'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export function encode (obj: Partial<ApprovalMessage>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, ApprovalMessage.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<ApprovalMessage>): ApprovalMessage {
+    return decodeMessage(buf, ApprovalMessage.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<ApprovalMessage>): Generator<ApprovalMessageCredentialFieldEvent> {
+    return streamMessage(buf, ApprovalMessage.codec(), opts)
   }
 }
 

@@ -5,6 +5,8 @@ export const ResourcesWire: WireSchema = {}
 export const BidRequestWire: WireSchema = {}
 export const BidWire: WireSchema = {}
 export const DeclineWire: WireSchema = {}
+export const ApprovalRequestWire: WireSchema = {}
+export const ApprovalMessageWire: WireSchema = {}
 export const JobRequestWire: WireSchema = {}
 export const JobRequestReplyWire: WireSchema = {}
 export const ContractRequestWire: WireSchema = {}
@@ -41,14 +43,22 @@ Object.assign(BidRequestWire, {
   5: { wire: 0 },
   6: { wire: 0 },
   7: { wire: 2 },
+  8: { wire: 2 },
 })
 Object.assign(BidWire, {
   1: { wire: 2 },
+  2: { wire: 2 },
 })
 Object.assign(DeclineWire, {
   1: { wire: 2 },
   2: { wire: 2 },
   3: { wire: 2 },
+  4: { wire: 2 },
+})
+Object.assign(ApprovalRequestWire, {
+})
+Object.assign(ApprovalMessageWire, {
+  1: { wire: 2 },
 })
 Object.assign(JobRequestWire, {
   1: { wire: 2 },

@@ -21,7 +21,10 @@ import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { promisify } from 'node:util'
+import { privateKeyFromRaw } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { NoopExecutor } from '../dms/executor/noop.js'
+import { loadOrCreateKey } from '../dms/keys.js'
 import type { Executor } from '../dms/executor/executor.js'
 import type { JobUpdate } from '../dms/messages.js'
 import { parseJobSpec } from '../dms/orchestrator/job-spec.js'
@@ -182,6 +185,15 @@ interface Proc {
   exited: Promise<unknown>
 }
 
+/**
+ * Creates the node key of `dataDir` (passphrase 'bench') and returns its peer id, so the
+ * contract-db approves the node before it starts: it then has its approval credential when ready.
+ */
+async function peerIdOf(dataDir: string): Promise<string> {
+  const { key } = await loadOrCreateKey(dataDir, () => Promise.resolve('bench'))
+  return peerIdFromPrivateKey(privateKeyFromRaw(key.libp2pRaw())).toString()
+}
+
 /** Starts a node process and resolves with its ready line. */
 function startProc(args: string[]): Promise<Proc> {
   const child = spawn(process.execPath, args, {
@@ -231,6 +243,7 @@ async function throughputProcesses(): Promise<{
     const providers = await Promise.all(
       Array.from({ length: 9 }, async (_, i) => {
         const cfg = join(dir, `p${i}.json`)
+        await cdb.service.approve(await peerIdOf(join(dir, `p${i}`)))
         await writeFile(
           cfg,
           JSON.stringify({
@@ -269,10 +282,11 @@ async function throughputProcesses(): Promise<{
     const prof = process.env.BENCH_PROFILE_REQUESTER
       ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_REQUESTER}`]
       : []
+    const reqPeer = await peerIdOf(join(dir, 'req'))
+    await cdb.service.approve(reqPeer)
+    await cdb.service.credit(reqPeer, 1_000_000_000_000)
     const req = await startProc([...prof, 'bin/dms.js', 'run', '--config', reqCfg])
     procs.push(req)
-    for (const p of [...providers, req]) await cdb.service.approve(p.peerId)
-    await cdb.service.credit(req.peerId, 1_000_000_000_000)
     const api = new ApiClient(req.socket!)
     while ((await api.ok<{ bidTopicPeers: number }>('GET', '/v1/info')).bidTopicPeers < providers.length)
       await new Promise((r) => setTimeout(r, 100)) // start-up only: gossip mesh forming

@@ -74,6 +74,25 @@ export async function collectNodeMetrics(node: DmsNode): Promise<MetricFamily[]>
       type: 'counter',
       samples: byLabel('reason', m.late),
     },
+    {
+      name: 'dms_payloads_refused_total',
+      help: 'payloads refused at decode (each also counted as the rejection bad_payload), by behaviour and reason: too_long, bad_shape, bad_wire, bad_json (specs/protocol.md, "Bounds")',
+      type: 'counter',
+      samples: Object.entries(node.payloadRefusals)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .flatMap(([behaviour, by]) =>
+          byLabel('reason', by).map((x) => ({ ...x, labels: { behaviour, ...x.labels } })),
+        ),
+    },
+    {
+      name: 'dms_approval_valid',
+      help: 'whether this node holds a valid approval credential from the contract-db (1) or not (0)',
+      type: 'gauge',
+      samples: [...node.approvals.values()].map((a) => ({
+        labels: { contract_db: a.contractDb },
+        value: a.current() === undefined ? 0 : 1,
+      })),
+    },
     { name: 'dms_actors', help: 'live actors', type: 'gauge', samples: [{ value: m.actors }] },
     {
       name: 'dms_process_faults_total',
@@ -109,6 +128,18 @@ export async function collectNodeMetrics(node: DmsNode): Promise<MetricFamily[]>
         help: "requester jobs by state (stored state; 'selecting' is transient and never stored)",
         type: 'gauge',
         samples: byLabel('state', states),
+      },
+      {
+        name: 'dms_requester_bids_ignored_total',
+        help: 'bids not ranked, by reason: no or bad approval credential, another job, unsigned, other terms... (specs/protocol.md)',
+        type: 'counter',
+        samples: byLabel('reason', node.orchestrator.bidsIgnored),
+      },
+      {
+        name: 'dms_requester_declines_ignored_total',
+        help: 'declines not kept, by reason (as for bids)',
+        type: 'counter',
+        samples: byLabel('reason', node.orchestrator.declinesIgnored),
       },
       {
         name: 'dms_requester_escrow_locked_total',
@@ -150,6 +181,12 @@ export async function collectNodeMetrics(node: DmsNode): Promise<MetricFamily[]>
         help: 'bid requests declined, by reason',
         type: 'counter',
         samples: byLabel('reason', node.provider.declines),
+      },
+      {
+        name: 'dms_provider_bid_requests_ignored_total',
+        help: 'bid requests dropped without an answer, by reason: rate_limited, no or bad approval credential of the requester, not_approved_here, malformed, past_deadline',
+        type: 'counter',
+        samples: byLabel('reason', node.provider.bidRequestsIgnored),
       },
       {
         name: 'dms_allocations',

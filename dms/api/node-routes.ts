@@ -83,6 +83,41 @@ export const nodeRoutes: FastifyPluginAsync<NodeRoutesOptions> = (
                   bidTopicPeers: { type: 'integer' },
                   rejections: { type: 'object', additionalProperties: { type: 'integer' } },
                   late: { type: 'object', additionalProperties: { type: 'integer' } },
+                  approval: {
+                    type: 'array',
+                    description: "this node's approval credential from each contract-db it uses",
+                    items: {
+                      type: 'object',
+                      properties: {
+                        contractDb: { type: 'string' },
+                        approved: { type: 'boolean' },
+                        expiresAt: { type: 'integer', description: 'ms since the epoch' },
+                        lastError: {
+                          type: 'object',
+                          properties: {
+                            code: { type: 'string' },
+                            message: { type: 'string' },
+                            at: { type: 'integer' },
+                          },
+                        },
+                      },
+                    },
+                  },
+                  payloadsRefused: {
+                    type: 'object',
+                    description: 'payloads refused at decode, by behaviour, then reason',
+                    additionalProperties: { type: 'object', additionalProperties: { type: 'integer' } },
+                  },
+                  bidsIgnored: {
+                    type: 'object',
+                    description: 'requester: bids not ranked, by reason',
+                    additionalProperties: { type: 'integer' },
+                  },
+                  bidRequestsIgnored: {
+                    type: 'object',
+                    description: 'provider: bid requests dropped without an answer, by reason',
+                    additionalProperties: { type: 'integer' },
+                  },
                 },
               },
             },
@@ -100,6 +135,10 @@ export const nodeRoutes: FastifyPluginAsync<NodeRoutesOptions> = (
         bidTopicPeers: node.transport.topicPeers(BID_REQUEST_TOPIC),
         rejections: node.system.rejections,
         late: node.system.late,
+        approval: [...node.approvals.values()].map((a) => a.status()),
+        payloadsRefused: node.payloadRefusals,
+        ...(node.orchestrator !== undefined ? { bidsIgnored: node.orchestrator.bidsIgnored } : {}),
+        ...(node.provider !== undefined ? { bidRequestsIgnored: node.provider.bidRequestsIgnored } : {}),
       }
     },
   )

@@ -27,6 +27,8 @@ export interface ContractDbConfig {
   network?: NetworkConfig
   /** The operator's REST socket (mode 0600); false disables it. @default '<dataDir>/contract-db.sock' */
   socket?: string | false
+  /** Lifetime of the approval credentials it issues (specs/contract-db.md). @default 600000 */
+  approvalTtlMs?: number
 }
 
 export const CONTRACT_DB_SOCKET = 'contract-db.sock'
@@ -90,13 +92,16 @@ export class ContractDbNode {
     // The same start as a node's: the database lock before the passphrase, then key, host, actors.
     const base = await startPeerBase(cfg, { clock, log, passphrase: this.passphrase }, this.stops)
     ;({ db: this.db, key: this.key, host: this.host, transport: this.transport, system: this.system } = base)
-    this.service = new ContractDbService({
-      system: this.system,
-      key: this.key,
-      db: this.db,
-      clock,
-      log: child(log, 'dms:contract-db'),
-    })
+    this.service = new ContractDbService(
+      {
+        system: this.system,
+        key: this.key,
+        db: this.db,
+        clock,
+        log: child(log, 'dms:contract-db'),
+      },
+      { approvalTtlMs: cfg.approvalTtlMs },
+    )
     this.service.start()
     this.stops.push(() => this.service.stop())
     if (cfg.socket !== false) {

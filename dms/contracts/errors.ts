@@ -17,6 +17,8 @@ export const REFUSAL = {
   badVerification: 'BAD_VERIFICATION',
   badReason: 'BAD_REASON',
   badPeerId: 'BAD_PEER_ID',
+  /** `/dms/approval/get` from a peer the operator has not approved (or has revoked). */
+  notApprovedPeer: 'NOT_APPROVED',
 } as const
 
 export const refuse = (code: string, message: string, data?: unknown) => new RefusedError(code, message, data)

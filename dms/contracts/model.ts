@@ -134,6 +134,20 @@ export interface Settlement {
   signature: string
 }
 
+/**
+ * The contract-db's short-lived statement that `peer` is approved (specs/contract-db.md,
+ * "Approval credentials"). Requesters attach theirs to bid requests and providers to bids and
+ * declines; a receiver checks it offline against the contract-db it trusts (`checkApproval`).
+ */
+export interface ApprovalCredential {
+  peer: string
+  /** Peer id of the contract-db that signed it. */
+  contractDb: string
+  issuedAt: number
+  expiresAt: number
+  signature: string
+}
+
 /** Signature domains: one per document kind. */
 export const DOMAIN = {
   contract: 'dms/contract/v1',
@@ -142,4 +156,5 @@ export const DOMAIN = {
   settlement: 'dms/settlement/v1',
   bid: 'dms/bid/v1',
   verification: 'dms/verification/v1',
+  approval: 'dms/approval/v1',
 } as const

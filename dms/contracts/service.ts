@@ -28,6 +28,8 @@ import {
 import { billableMs, costOfMs, isAmount, InvalidAmountError, type Amount } from './money.js'
 import { partyIsConsistent, publicKeyOfPeer } from './party.js'
 import { checkBidTerms, checkReceipt, checkVerification } from './checks.js'
+import { issueApproval } from './approval.js'
+import type { ApprovalCredential } from './model.js'
 
 export type { ContractState } from './contract-machine.js'
 
@@ -58,6 +60,11 @@ export interface ApprovedEntity {
   approvedAt: number
 }
 
+export interface ContractDbInit {
+  /** Lifetime of the approval credentials it issues. @default APPROVAL_TTL_MS (10 minutes) */
+  approvalTtlMs?: number
+}
+
 export interface ContractDbComponents {
   system: ActorSystem
   key: KeyPair
@@ -81,7 +88,10 @@ export class ContractDbService {
   readonly accounts: Repo<Account>
   readonly contracts: Repo<ContractRecord>
 
-  constructor(private readonly components: ContractDbComponents) {
+  constructor(
+    private readonly components: ContractDbComponents,
+    private readonly init: ContractDbInit = {},
+  ) {
     this.approved = new Repo(components.db, 'cdb-approved')
     this.accounts = new Repo(components.db, 'cdb-accounts')
     this.contracts = new Repo(components.db, 'cdb-contracts')
@@ -100,6 +110,7 @@ export class ContractDbService {
       )
       .on(B.settle, (m: Message) => this.settle(m.peer, m.payload as SettleRequest))
       .on(B.terminate, (m: Message) => this.terminate(m.peer, m.payload as TerminateRequest))
+      .on(B.approval, (m: Message) => this.approvalFor(m.peer))
   }
 
   stop(): void {
@@ -137,6 +148,25 @@ export class ContractDbService {
       await this.approved.del(peer)
       this.components.log.info({ peer }, 'entity revoked')
       return true
+    })
+  }
+
+  /**
+   * `/dms/approval/get`: a short-lived signed credential for an approved peer (the envelope's
+   * sender peer, checked against its connection), else NOT_APPROVED. Spec: contract-db.md.
+   */
+  async approvalFor(peer: string): Promise<ApprovalCredential> {
+    if (!(await this.isApproved(peer)))
+      throw refuse(
+        REFUSAL.notApprovedPeer,
+        `${peer} is not approved by this contract-db: its operator runs 'dms contract-db approve ${peer}'`,
+      )
+    const { key, clock } = this.components
+    return issueApproval(key, {
+      peer,
+      contractDb: this.peerId,
+      now: clock.now(),
+      ttlMs: this.init.approvalTtlMs,
     })
   }
 

@@ -1,133 +1,120 @@
 /**
- * Shape checks for the signed documents when they arrive as canonical JSON inside a protobuf
+ * Bounded shapes of the signed documents when they arrive as canonical JSON inside a protobuf
  * payload (dms/wire.ts). They refuse what the code would trip over (a missing field, a string
- * where a number belongs); signatures are checked later by the behaviours. Keep in step with
- * model.ts.
+ * where a number belongs), any field the model does not have, and any string or list over its
+ * bound (dms/bounds.ts), before the document is stored or its signature checked. Keep in step
+ * with model.ts.
  */
+import { guard, LIMITS as L, S, type Shape } from '../bounds.js'
 import type { Bid } from '../messages.js'
-import type { ContractProof, Settlement, SignedContract, SignedReceipt, SignedVerification } from './model.js'
+import {
+  MAX_SKIPPED_DETAIL,
+  type ApprovalCredential,
+  type ContractProof,
+  type Settlement,
+  type SignedContract,
+  type SignedReceipt,
+  type SignedVerification,
+} from './model.js'
 
-type Shape = 'string' | 'number' | 'boolean' | '?string' | '?number' | { [field: string]: Shape }
+export { DocumentShapeError } from '../bounds.js'
 
-export class DocumentShapeError extends Error {
-  override name = 'DocumentShapeError'
-}
+const id = S.str(L.id)
+const peer = S.str(L.peer)
+const sig = S.str(L.signature)
+const hash = S.str(L.hash)
+const party = S.obj({ peer, publicKey: S.str(L.key) })
+export const RESOURCES: Shape = S.obj({ cpu: S.num, memoryBytes: S.num, diskBytes: S.num, gpus: S.num })
 
-function check(value: unknown, shape: Shape, path: string): void {
-  if (typeof shape === 'string') {
-    if (shape.startsWith('?') && value === undefined) return
-    const want = shape.replace('?', '')
-    if (typeof value !== want || (want === 'number' && !Number.isFinite(value)))
-      throw new DocumentShapeError(`${path} must be a ${want}`)
-    return
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw new DocumentShapeError(`${path} must be an object`)
-  for (const [key, s] of Object.entries(shape)) {
-    // A field named `name?` is optional: absent, or of its shape.
-    const k = key.endsWith('?') ? key.slice(0, -1) : key
-    const v = (value as Record<string, unknown>)[k]
-    if (v !== undefined || k === key) check(v, s, `${path}.${k}`)
-  }
-}
+const BID = S.obj({
+  bidId: id,
+  jobId: id,
+  provider: peer,
+  resources: RESOURCES,
+  image: S.str(L.image),
+  maxDurationSeconds: S.num,
+  pricePerHour: S.num,
+  minJobPrice: S.num,
+  total: S.num,
+  earliestStart: S.num,
+  expectedFinish: S.num,
+  expiresAt: S.num,
+  resourcesReserved: S.bool,
+  signature: sig,
+})
 
-const party: Shape = { peer: 'string', publicKey: 'string' }
-const resources: Shape = { cpu: 'number', memoryBytes: 'number', diskBytes: 'number', gpus: 'number' }
-
-const BID: Shape = {
-  bidId: 'string',
-  jobId: 'string',
-  provider: 'string',
-  resources,
-  image: 'string',
-  maxDurationSeconds: 'number',
-  pricePerHour: 'number',
-  minJobPrice: 'number',
-  total: 'number',
-  earliestStart: 'number',
-  expectedFinish: 'number',
-  expiresAt: 'number',
-  resourcesReserved: 'boolean',
-  fit: '?number',
-  signature: 'string',
-}
-
-const SIGNED_CONTRACT: Shape = {
-  terms: {
-    contractId: 'string',
-    jobId: 'string',
-    bidId: 'string',
+const SIGNED_CONTRACT = S.obj({
+  terms: S.obj({
+    contractId: id,
+    jobId: id,
+    bidId: id,
     requester: party,
     provider: party,
-    contractDb: 'string',
-    resources,
-    image: 'string',
-    maxDurationSeconds: 'number',
-    pricePerHour: 'number',
-    escrow: 'number',
+    contractDb: peer,
+    resources: RESOURCES,
+    image: S.str(L.image),
+    maxDurationSeconds: S.num,
+    pricePerHour: S.num,
+    escrow: S.num,
     bid: BID,
-    createdAt: 'number',
-    expiresAt: 'number',
-  },
-  requesterSignature: 'string',
-  providerSignature: '?string',
-}
+    createdAt: S.num,
+    expiresAt: S.num,
+  }),
+  requesterSignature: sig,
+  providerSignature: S.opt(sig),
+})
 
-const CONTRACT_PROOF: Shape = {
-  contractId: 'string',
-  termsHash: 'string',
-  escrowLocked: 'number',
-  issuedAt: 'number',
-  contractDb: 'string',
-  signature: 'string',
-}
+const CONTRACT_PROOF = S.obj({
+  contractId: id,
+  termsHash: hash,
+  escrowLocked: S.num,
+  issuedAt: S.num,
+  contractDb: peer,
+  signature: sig,
+})
 
-const SIGNED_RECEIPT: Shape = {
-  receipt: {
-    contractId: 'string',
-    jobId: 'string',
-    allocationId: 'string',
-    status: 'string',
-    exitCode: 'number',
-    reason: '?string',
-    outputsHash: 'string',
-    'outputsSkipped?': { count: 'number', detail: 'string' },
-    usage: { wallSeconds: 'number', cpuSeconds: 'number', peakMemoryBytes: 'number' },
-    finishedAt: 'number',
-  },
-  signature: 'string',
-}
+const SIGNED_RECEIPT = S.obj({
+  receipt: S.obj({
+    contractId: id,
+    jobId: id,
+    allocationId: id,
+    status: S.oneOf('completed', 'failed', 'timed_out', 'cancelled'),
+    exitCode: S.num,
+    reason: S.opt(S.str(L.text)),
+    outputsHash: hash,
+    // Present when entries of /outputs were left out.
+    outputsSkipped: S.opt(S.obj({ count: S.num, detail: S.str(MAX_SKIPPED_DETAIL) })),
+    usage: S.obj({ wallSeconds: S.num, cpuSeconds: S.num, peakMemoryBytes: S.num }),
+    finishedAt: S.num,
+  }),
+  signature: sig,
+})
 
-const SIGNED_VERIFICATION: Shape = {
-  verification: {
-    contractId: 'string',
-    receiptHash: 'string',
-    verified: 'boolean',
-    outputsHashOk: 'boolean',
-    receiptSignatureOk: 'boolean',
-    verifiedAt: 'number',
-  },
-  signature: 'string',
-}
+const SIGNED_VERIFICATION = S.obj({
+  verification: S.obj({
+    contractId: id,
+    receiptHash: hash,
+    verified: S.bool,
+    outputsHashOk: S.bool,
+    receiptSignatureOk: S.bool,
+    verifiedAt: S.num,
+  }),
+  signature: sig,
+})
 
-const SETTLEMENT: Shape = {
-  contractId: 'string',
-  outcome: 'string',
-  reason: '?string',
-  paidToProvider: 'number',
-  refundedToRequester: 'number',
-  billedSeconds: 'number',
-  settledAt: 'number',
-  contractDb: 'string',
-  signature: 'string',
-}
+const SETTLEMENT = S.obj({
+  contractId: id,
+  outcome: S.oneOf('settled', 'terminated'),
+  reason: S.opt(S.str(L.name)),
+  paidToProvider: S.num,
+  refundedToRequester: S.num,
+  billedSeconds: S.num,
+  settledAt: S.num,
+  contractDb: peer,
+  signature: sig,
+})
 
-const guard =
-  <T>(shape: Shape, name: string) =>
-  (value: unknown): T => {
-    check(value, shape, name)
-    return value as T
-  }
+const APPROVAL = S.obj({ peer, contractDb: peer, issuedAt: S.num, expiresAt: S.num, signature: sig })
 
 export const asSignedContract = guard<SignedContract>(SIGNED_CONTRACT, 'contract')
 export const asContractProof = guard<ContractProof>(CONTRACT_PROOF, 'proof')
@@ -135,3 +122,4 @@ export const asSignedReceipt = guard<SignedReceipt>(SIGNED_RECEIPT, 'receipt')
 export const asSettlement = guard<Settlement>(SETTLEMENT, 'settlement')
 export const asBid = guard<Bid>(BID, 'bid')
 export const asSignedVerification = guard<SignedVerification>(SIGNED_VERIFICATION, 'verification')
+export const asApproval = guard<ApprovalCredential>(APPROVAL, 'approval')

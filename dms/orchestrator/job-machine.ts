@@ -1,7 +1,8 @@
 /**
  * The requester's job machine (xstate v5). Spec: specs/state-machines.md.
  * bidding -> selecting -> requesting -> contracting -> invoking -> running -> verifying -> settling
- * -> completed, with failed. A declined job request returns to selecting for the next bid.
+ * -> completed, with failed. A declined job request, or a contract refused before the contract-db
+ * locked anything, returns to selecting for the next bid.
  * The machine is pure: every side effect is a step (an invoked promise actor taking an AbortSignal)
  * supplied by the orchestrator, so tests can swap them.
  */
@@ -36,6 +37,21 @@ export class JobFailure extends Error {
     readonly extra: Partial<JobError> = {},
   ) {
     super(message)
+  }
+}
+
+/**
+ * The winning bid could not be contracted and nothing is locked at the contract-db (the provider
+ * refused to countersign, or the contract-db refused the contract): the next bid is tried.
+ */
+export class ContractRefusal extends JobFailure {
+  override name = 'ContractRefusal'
+  constructor(
+    code: string,
+    message: string,
+    readonly bid: { provider: string; bidId: string },
+  ) {
+    super(code, message)
   }
 }
 
@@ -105,6 +121,7 @@ export function createJobMachine(steps: JobSteps, clock: Clock) {
             maxPrice: context.spec.maxPrice,
             maxDurationSeconds: context.spec.maxDurationSeconds,
             reliability: context.reliability ?? {},
+            now: clock.now(),
           },
         )[0]
         return { winner: { bidId: best.bidId, provider: best.provider, why } }
@@ -129,6 +146,7 @@ export function createJobMachine(steps: JobSteps, clock: Clock) {
           bids: [],
           declines: [],
           tried: [],
+          refusals: [],
           winner: undefined,
           contract: undefined,
           proof: undefined,
@@ -138,21 +156,53 @@ export function createJobMachine(steps: JobSteps, clock: Clock) {
           lastSeenAt: undefined,
         }
       }),
-      noBids: assign(({ context }) => ({
-        error: {
-          code: context.bids.length === 0 ? 'NO_BIDS' : 'NO_PROVIDER_ACCEPTED',
-          message:
-            context.bids.length === 0
-              ? context.declines.length === 0
-                ? 'no provider answered the bid request'
-                : `no provider bid: ${context.declines.map((d) => `${d.provider.slice(-8)}: ${d.reasons.join('; ')}`).join(' | ')}`
-              : 'every bidding provider declined the job request',
-          declines: context.declines,
-        },
-      })),
+      noBids: assign(({ context }) => {
+        const refusals = context.refusals ?? []
+        const contracting = refusals.some((r) => r.step === 'contract')
+        const told = refusals.map((r) => `${r.provider.slice(-8)}: ${r.code}: ${r.message}`).join(' | ')
+        return {
+          error: {
+            code:
+              context.bids.length === 0
+                ? 'NO_BIDS'
+                : contracting
+                  ? 'CONTRACT_REFUSED'
+                  : 'NO_PROVIDER_ACCEPTED',
+            message:
+              context.bids.length === 0
+                ? context.declines.length === 0
+                  ? 'no provider answered the bid request'
+                  : `no provider bid: ${context.declines.map((d) => `${d.provider.slice(-8)}: ${d.reasons.join('; ')}`).join(' | ')}`
+                : contracting
+                  ? `no bid could be contracted: ${told}`
+                  : 'every bidding provider declined the job request',
+            declines: context.declines,
+          },
+        }
+      }),
       markTried: assign(({ context }) => ({ tried: [...context.tried, context.winner?.bidId ?? ''] })),
+      // Why the winner's job request or contract was refused, kept for the failure message.
+      refused: assign(({ context, event }, params: { step: 'lock' | 'contract' }) => {
+        const err = toJobError((event as unknown as { error: unknown }).error)
+        return {
+          refusals: [
+            ...(context.refusals ?? []),
+            {
+              step: params.step,
+              provider: context.winner?.provider ?? '',
+              bidId: context.winner?.bidId ?? '',
+              code: err.code,
+              message: err.message,
+              at: clock.now(),
+            },
+          ],
+        }
+      }),
     },
     guards: {
+      // Nothing is locked at the contract-db: the job can go on with its next bid.
+      contractRefused: ({ event }) =>
+        (event as unknown as { error: unknown }).error instanceof ContractRefusal,
       outcomeFailed: ({ event }) => (event as unknown as { output: Patch }).output.error !== undefined,
       hasCandidate: ({ context }) => context.bids.some((b) => !context.tried.includes(b.bidId)),
       // terminatesOnFailure throws a JobFailure once the contract was terminated for provider fault.
@@ -181,10 +231,28 @@ export function createJobMachine(steps: JobSteps, clock: Clock) {
           src: 'requestLock',
           input: ({ context }) => context,
           onDone: { target: 'contracting', actions: 'merge' },
-          onError: { target: 'selecting', actions: 'markTried' },
+          onError: {
+            target: 'selecting',
+            actions: [{ type: 'refused', params: { step: 'lock' as const } }, 'markTried'],
+          },
         },
       },
-      contracting: { entry: stamp('contracting'), ...invokeStep('closeContract', 'invoking') },
+      contracting: {
+        entry: stamp('contracting'),
+        invoke: {
+          src: 'closeContract',
+          input: ({ context }) => context,
+          onDone: { target: 'invoking', actions: 'merge' },
+          onError: [
+            {
+              guard: 'contractRefused',
+              target: 'selecting',
+              actions: [{ type: 'refused', params: { step: 'contract' as const } }, 'markTried'],
+            },
+            { target: 'failed', actions: 'fail' },
+          ],
+        },
+      },
       invoking: { entry: stamp('invoking'), ...retryingStep('invoke', 'running') },
       running: { entry: stamp('running'), ...retryingStep('awaitResult', 'verifying') },
       verifying: { entry: stamp('verifying'), on: { CANCEL: {} }, ...invokeStep('verify', 'settling') },

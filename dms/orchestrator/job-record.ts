@@ -34,8 +34,20 @@ export interface JobRecord {
   history: Array<{ state: JobState; at: number }>
   bids: Bid[]
   declines: Decline[]
-  /** Bids already tried (declined their job request). */
+  /** Bids already tried (their job request or contract was refused). */
   tried: string[]
+  /**
+   * Why each tried bid was given up: its job request refused (`lock`), or its contract refused
+   * before the contract-db locked anything (`contract`). Cleared when the job bids again.
+   */
+  refusals?: Array<{
+    step: 'lock' | 'contract'
+    provider: string
+    bidId: string
+    code: string
+    message: string
+    at: number
+  }>
   /** The requester's reliability record of each bidder when the bids were ranked (0..1). */
   reliability?: Record<string, number>
   winner?: { bidId: string; provider: string; why: string }

@@ -3,31 +3,29 @@ import type { Logger } from 'pino'
 import { createActor, type Actor as XActor, type Snapshot } from 'xstate'
 import type { Clock } from '../../actors/clock.js'
 import type { Handle } from '../../actors/envelope.js'
-import { KeyPair, keyToString } from '../../actors/identity.js'
+import { KeyPair } from '../../actors/identity.js'
 import type { Actor, ActorSystem, Message } from '../../actors/system.js'
 import type { Transport } from '../../actors/transport.js'
 import { hashDoc, signDoc, verifyDoc } from '../contracts/canonical.js'
-import { bidSignatureOk } from '../contracts/checks.js'
 import {
   DOMAIN,
   TERMINATION,
-  type ContractProof,
+  type ApprovalCredential,
   type ContractTerms,
   type Settlement,
-  type SignedContract,
   type TerminationReason,
   type Verification,
 } from '../contracts/model.js'
-import { escrowFor } from '../contracts/money.js'
-import { partyOf, publicKeyOfPeer } from '../contracts/party.js'
+import { publicKeyOfPeer } from '../contracts/party.js'
 import {
   B,
   BID_REQUEST_TOPIC,
   INBOX,
+  declinedForNow,
   jobInbox,
   type Bid,
+  type BidMessage,
   type BidRequest,
-  type ContractSignReply,
   type Decline,
   type InvocationReply,
   type JobCancelReply,
@@ -48,6 +46,9 @@ import type { BlobService } from '../blobs/service.js'
 import type { InputFile } from '../blobs/staging.js'
 import { reliabilityOf, type ProviderRecord } from './select.js'
 import { HEARTBEAT } from '../provider/allocation.js'
+import { bidProblem, declineProblem, type AdmissionContext } from './bid-admission.js'
+import { closeContractStep } from './close-contract.js'
+import { delay } from './wait.js'
 
 export interface OrchestratorInit {
   /** The contract-db this requester uses: peer id and addresses. */
@@ -81,6 +82,14 @@ export interface OrchestratorComponents {
   log: Logger
   /** This node's blobs: job inputs served to providers, output archives fetched from them. */
   blobs: BlobService
+  /**
+   * This node's approval credential from its contract-db, attached to every bid request:
+   * providers answer only approved requesters (specs/protocol.md, "Approval").
+   */
+  approval: {
+    current(): ApprovalCredential | undefined
+    ready(timeoutMs: number, signal?: AbortSignal): Promise<ApprovalCredential>
+  }
 }
 
 /** A job as stored and shown: the machine's context plus its current state. */
@@ -125,6 +134,10 @@ export class Orchestrator {
   private readonly providerCache = new Map<string, ProviderRecord | undefined>()
   private readonly logListeners = new Set<(jobId: JobId, log: JobLog) => void>()
   private readonly cfg: Required<Omit<OrchestratorInit, 'contractDb'>>
+  /** Bids not ranked, by reason (`dms_requester_bids_ignored_total`; specs/protocol.md). */
+  readonly bidsIgnored: Record<string, number> = {}
+  /** Declines not kept, by reason (`dms_requester_declines_ignored_total`). */
+  readonly declinesIgnored: Record<string, number> = {}
 
   constructor(
     private readonly c: OrchestratorComponents,
@@ -243,11 +256,8 @@ export class Orchestrator {
     // The job's actor has its own key; contracts are still signed with the node key.
     const actor = this.c.system
       .spawn(jobInbox(id), KeyPair.generate())
-      .on(B.bid, (m: Message) => this.onBid(id, session, m as Message<Bid>))
-      .on(B.decline, (m: Message) => {
-        const d = m.payload as Decline
-        if (d?.jobId === id && d.provider === m.peer && Array.isArray(d.reasons)) session.addDecline(d)
-      })
+      .on(B.bid, (m: Message) => this.onBid(id, session, m as Message<BidMessage>))
+      .on(B.decline, (m: Message) => this.onDecline(id, session, m as Message<Decline>))
       .on(B.update, (m: Message) => {
         const u = m.payload as JobUpdate
         if (u?.jobId === id && this.isWinner(id, m.peer)) {
@@ -345,32 +355,41 @@ export class Orchestrator {
     if (snap.value === 'completed' && job.winner !== undefined) await bump(job.winner.provider, 'completed')
   }
 
-  private onBid(id: JobId, session: JobSession, m: Message<Bid>): void {
-    const bid = m.payload
+  /** The facts a bid or decline for job `id` is checked against; undefined when not bidding. */
+  private admission(id: JobId): AdmissionContext | undefined {
     const job = this.running.get(id)?.machine.getSnapshot()
-    if (job === undefined || job.value !== 'bidding') return
-    const spec = job.context.spec
-    const ok =
-      bid?.jobId === id &&
-      bid.provider === m.peer &&
-      typeof bid.bidId === 'string' &&
-      bidSignatureOk(bid) &&
-      // The bid is for what was asked, and its total is what the contract-db will lock.
-      bid.image === spec.image &&
-      bid.maxDurationSeconds === spec.maxDurationSeconds &&
-      hashDoc(bid.resources) === hashDoc(spec.resources) &&
-      totalOk(bid) &&
-      bid.total <= spec.maxPrice &&
-      bid.expiresAt > this.c.clock.now() &&
-      // The job's provider constraints, and providers dropped for a fault.
-      (spec.providers.allow.length === 0 || spec.providers.allow.includes(bid.provider)) &&
-      !spec.providers.deny.includes(bid.provider) &&
-      !(job.context.excluded ?? []).includes(bid.provider)
-    if (!ok) {
-      this.c.log.debug({ jobId: id, from: m.peer }, 'unusable bid ignored')
+    if (job === undefined || job.value !== 'bidding') return undefined
+    return {
+      jobId: id,
+      spec: job.context.spec,
+      excluded: job.context.excluded ?? [],
+      contractDb: this.init.contractDb.peer,
+      now: this.c.clock.now(),
+    }
+  }
+
+  /** Keeps a bid for ranking only if it passes every check (bid-admission.ts); counts the others. */
+  private onBid(id: JobId, session: JobSession, m: Message<BidMessage>): void {
+    const ctx = this.admission(id)
+    const why = ctx === undefined ? 'not_bidding' : bidProblem(m, ctx)
+    if (why !== undefined) {
+      this.bidsIgnored[why] = (this.bidsIgnored[why] ?? 0) + 1
+      this.c.log.debug({ jobId: id, from: m.peer, why }, 'bid ignored')
       return
     }
-    session.addBid(bid, m.from)
+    session.addBid(m.payload.bid, m.from)
+  }
+
+  private onDecline(id: JobId, session: JobSession, m: Message<Decline>): void {
+    const ctx = this.admission(id)
+    const why = ctx === undefined ? 'not_bidding' : declineProblem(m, ctx)
+    if (why !== undefined) {
+      this.declinesIgnored[why] = (this.declinesIgnored[why] ?? 0) + 1
+      return
+    }
+    // Kept without the credential: it was checked, and the record shows only the reasons.
+    const { approval: _credential, ...decline } = m.payload
+    session.addDecline(decline)
   }
 
   /**
@@ -378,16 +397,18 @@ export class Orchestrator {
    * now instead of at the bid's expiry (a provider otherwise stays "full" of losing bids). Best effort.
    */
   private releaseLosers(actor: Actor, job: JobRecord, session: JobSession): void {
-    for (const b of job.bids) {
-      if (b.bidId === job.winner?.bidId) continue
-      const to: Handle = {
-        publicKey: publicKeyOfPeer(b.provider) as Uint8Array<ArrayBuffer>,
-        peer: b.provider,
-        inbox: INBOX.provider,
-        addrs: session.providerAddrs.get(b.provider) ?? [],
-      }
-      actor.send(to, B.bidRelease, { jobId: job.id, bidId: b.bidId }).catch(() => undefined)
+    for (const b of job.bids) if (b.bidId !== job.winner?.bidId) this.releaseBid(actor, job, session, b)
+  }
+
+  /** `/dms/job/bid-release` to the bidder of `bid`, best effort: it frees what it holds for it. */
+  private releaseBid(actor: Actor, job: JobRecord, session: JobSession, b: Bid): void {
+    const to: Handle = {
+      publicKey: publicKeyOfPeer(b.provider) as Uint8Array<ArrayBuffer>,
+      peer: b.provider,
+      inbox: INBOX.provider,
+      addrs: session.providerAddrs.get(b.provider) ?? job.providerAddrs?.[b.provider] ?? [],
     }
+    actor.send(to, B.bidRelease, { jobId: job.id, bidId: b.bidId }).catch(() => undefined)
   }
 
   private providerHandle(job: JobRecord, session: JobSession): Handle {
@@ -522,6 +543,14 @@ export class Orchestrator {
     return {
       collectBids: async (job, signal): Promise<Patch> => {
         session.reset()
+        // Providers answer only approved requesters: no credential, no bid request (a clear failure).
+        let approval: ApprovalCredential
+        try {
+          approval = await this.c.approval.ready(this.cfg.requestTimeoutMs, signal)
+        } catch (err) {
+          signal.throwIfAborted()
+          throw new JobFailure('NOT_APPROVED', (err as Error).message)
+        }
         // A bid request published before any provider is subscribed reaches nobody: wait (bounded).
         const waiting = AbortSignal.any([signal, AbortSignal.timeout(this.cfg.bidWindowMs)])
         const seen = await this.c.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1, { signal: waiting }).then(
@@ -541,10 +570,15 @@ export class Orchestrator {
           }
         }
         if (!seen) return done()
-        // Published again (1 s, 2 s... later) while no bid came and some providers stayed silent:
-        // a request can be lost (e.g. published before gossipsub's stream to a new peer is open).
+        // Published again (1 s, 2 s... later) while no bid came and some providers stayed silent
+        // or said "not now": a request can be lost (e.g. published before gossipsub's stream to a
+        // new peer is open), and a provider holding as much as it lets this requester hold frees
+        // it as this requester's other bids are locked or released (REQUESTER_CAP_REASON).
         for (let attempt = 0; attempt < this.cfg.publishAttempts; attempt++) {
-          if (attempt > 0) await delay(1000 * 2 ** (attempt - 1), signal)
+          if (attempt > 0) {
+            await delay(1000 * 2 ** (attempt - 1), signal)
+            session.dropDeclines(declinedForNow)
+          }
           const deadline = clock.now() + this.cfg.bidWindowMs
           const audience = this.c.transport.topicPeers(BID_REQUEST_TOPIC)
           const req: BidRequest = {
@@ -555,6 +589,8 @@ export class Orchestrator {
             maxPrice: job.spec.maxPrice,
             deadline,
             exclude: [...job.spec.providers.deny, ...(job.excluded ?? [])],
+            // Renewed while this job waited, if need be.
+            approval: this.c.approval.current() ?? approval,
           }
           await actor.publish(BID_REQUEST_TOPIC, B.bidRequest, req, this.cfg.bidWindowMs + 5000)
           // Close early once enough bids are in, or every subscribed provider has answered.
@@ -565,7 +601,8 @@ export class Orchestrator {
             deadline - clock.now(),
             signal,
           )
-          if (session.bids.length > 0 || session.declines.length >= audience) break
+          const final = session.declines.filter((d) => !declinedForNow(d)).length
+          if (session.bids.length > 0 || final >= audience) break
         }
         return done()
       },
@@ -578,88 +615,21 @@ export class Orchestrator {
           { jobId: job.id, bidId },
           { timeoutMs, signal },
         )
-        this.releaseLosers(actor, job, session)
         return {}
       },
 
-      closeContract: async (job, signal) => {
-        const bid = job.bids.find((b) => b.bidId === job.winner?.bidId) as Bid
-        const now = clock.now()
-        const terms: ContractTerms = {
-          contractId: randomUUID(),
-          jobId: job.id,
-          bidId: bid.bidId,
-          requester: partyOf(this.c.system.peerId, this.c.key.publicKey),
-          provider: {
-            peer: bid.provider,
-            publicKey: keyToString(publicKeyOfPeer(bid.provider) as Uint8Array),
-          },
-          contractDb: this.init.contractDb.peer,
-          resources: job.spec.resources,
-          image: job.spec.image,
-          maxDurationSeconds: job.spec.maxDurationSeconds,
-          pricePerHour: bid.pricePerHour,
-          escrow: bid.total,
-          bid,
-          createdAt: now,
-          expiresAt: now + 60_000,
-        }
-        const contract: SignedContract = {
-          terms,
-          requesterSignature: signDoc(this.c.key, DOMAIN.contract, terms),
-        }
-        const signed = await actor.request<ContractSignReply>(
-          this.providerHandle(job, session),
-          B.contractSign,
-          { contract },
-          { timeoutMs, signal },
-        )
-        if (
-          !verifyDoc(
-            publicKeyOfPeer(bid.provider) as Uint8Array,
-            DOMAIN.contract,
-            terms,
-            signed.providerSignature,
-          )
-        )
-          throw new JobFailure('BAD_PROVIDER_SIGNATURE', 'provider countersignature is invalid')
-        contract.providerSignature = signed.providerSignature
-        let proof: ContractProof | undefined
-        // UNREACHABLE: the request was never delivered (the contract-db is down or restarting), so
-        // nothing was locked and sending it again is safe; retried as settlements are. A timeout
-        // is not retried: the contract-db may have locked the escrow (a resend is CONTRACT_EXISTS).
-        for (let attempt = 1; proof === undefined; attempt++) {
-          try {
-            proof = await actor.request<ContractProof>(
-              this.contractDbHandle(),
-              B.contractVerify,
-              { contract },
-              { timeoutMs, signal },
-            )
-          } catch (err) {
-            if ((err as { code?: string }).code === 'UNREACHABLE' && attempt < this.cfg.settleAttempts)
-              await delay(1000 * 2 ** (attempt - 1), signal)
-            else
-              throw new JobFailure(
-                'CONTRACT_REFUSED',
-                `contract-db refused the contract: ${(err as Error).message}`,
-              )
-          }
-        }
-        const { signature, ...body } = proof
-        if (
-          !verifyDoc(publicKeyOfPeer(this.init.contractDb.peer) as Uint8Array, DOMAIN.proof, body, signature)
-        )
-          throw new JobFailure('BAD_PROOF', 'proof of contract is not signed by the contract-db')
-        if (
-          proof.contractId !== terms.contractId ||
-          proof.termsHash !== hashDoc(terms) ||
-          proof.escrowLocked !== terms.escrow ||
-          proof.contractDb !== this.init.contractDb.peer
-        )
-          throw new JobFailure('BAD_PROOF', 'proof of contract is for other terms')
-        return { contract, proof }
-      },
+      closeContract: closeContractStep({
+        actor,
+        key: this.c.key,
+        clock,
+        peerId: this.c.system.peerId,
+        contractDb: { peer: this.init.contractDb.peer, handle: () => this.contractDbHandle() },
+        timeoutMs,
+        verifyAttempts: this.cfg.settleAttempts,
+        provider: (job) => this.providerHandle(job, session),
+        release: (job, bid) => this.releaseBid(actor, job, session, bid),
+        releaseLosers: (job) => this.releaseLosers(actor, job, session),
+      }),
 
       invoke: this.terminatesOnFailure(actor, async (job, signal) => {
         const inputs = (job.spec.inputs ?? []) as InputFile[]
@@ -819,25 +789,3 @@ export class Orchestrator {
     }
   }
 }
-
-/** true when the bid's total is exactly what the contract-db will lock for it. */
-function totalOk(bid: Bid): boolean {
-  try {
-    return bid.total === escrowFor(bid.pricePerHour, bid.maxDurationSeconds, bid.minJobPrice)
-  } catch {
-    return false
-  }
-}
-
-const delay = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms)
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer)
-        reject(signal.reason as Error)
-      },
-      { once: true },
-    )
-  })

@@ -1,4 +1,5 @@
 import type { Handle } from '../../actors/envelope.js'
+import { LIMITS } from '../bounds.js'
 import type { Bid, Decline, JobLog, JobResult, JobUpdate } from '../messages.js'
 
 /** Characters of live output kept per stream while a job runs (the result carries the final copy). */
@@ -34,8 +35,16 @@ export class JobSession {
     this.notify()
   }
 
+  /** Forgets the declines `drop` picks (before asking those providers again). */
+  dropDeclines(drop: (d: Decline) => boolean): void {
+    const keep = this.declines.filter((d) => !drop(d))
+    this.declines.length = 0
+    this.declines.push(...keep)
+  }
+
+  /** Kept up to `LIMITS.updates` (a run sends about six); heartbeats only mark the provider seen. */
   addUpdate(u: JobUpdate, now: number, heartbeat = false): void {
-    if (!heartbeat) this.updates.push(u)
+    if (!heartbeat && this.updates.length < LIMITS.updates) this.updates.push(u)
     this.lastSeen = now
     this.notify()
   }

@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import type { BlobService } from '../blobs/service.js'
+import { LIMITS } from '../bounds.js'
 import { stageInputs, type InputFile } from '../blobs/staging.js'
 import { blobsHandle, fetchBlobs, LogForwarder } from '../blobs/transfer.js'
 import type { Clock } from '../../actors/clock.js'
@@ -200,7 +201,14 @@ export class AllocationRunner {
     rec.state = nextAllocationState(rec.state, state)
     rec.history.push({ state: rec.state, at, detail })
     await this.repo.put(rec.allocationId, rec)
-    const update: JobUpdate = { jobId: rec.jobId, allocationId: rec.allocationId, state, at, detail }
+    // Within the requester's bound on the field (dms/bounds.ts), or the update would be refused.
+    const update: JobUpdate = {
+      jobId: rec.jobId,
+      allocationId: rec.allocationId,
+      state,
+      at,
+      detail: clip(detail),
+    }
     await actor.send(rec.requester, B.update, update).catch(() => {})
   }
 
@@ -336,7 +344,7 @@ export class AllocationRunner {
       allocationId: rec.allocationId,
       status: result.status,
       exitCode: result.exitCode,
-      reason: result.reason,
+      reason: clip(result.reason),
       outputsHash: result.outputsHash,
       ...(result.outputsSkipped !== undefined ? { outputsSkipped: result.outputsSkipped } : {}),
       usage: result.usage,
@@ -365,3 +373,7 @@ export class AllocationRunner {
     await this.deliver(actor, rec, message)
   }
 }
+
+/** A reason or detail cut to the bound peers enforce on it (`LIMITS.text`). */
+const clip = (text: string | undefined): string | undefined =>
+  text === undefined || text.length <= LIMITS.text ? text : text.slice(0, LIMITS.text)

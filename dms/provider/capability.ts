@@ -116,6 +116,7 @@ const DECLINE_KINDS: Array<[RegExp, string]> = [
   [/^busy:/, 'busy'],
   [/^docker unavailable:/, 'docker unavailable'],
   [/^offboarded$/, 'offboarded'],
+  [/^requester cap:/, 'requester cap'],
 ]
 
 export function declineKind(reason: string): string {

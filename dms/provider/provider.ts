@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto'
 import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import type { Clock } from '../../actors/clock.js'
-import type { Handle } from '../../actors/envelope.js'
 import { RefusedError } from '../../actors/errors.js'
 import { KeyPair, keyToString } from '../../actors/identity.js'
 import type { Actor, ActorSystem, Message } from '../../actors/system.js'
 import { hashDoc, signDoc, verifyDoc } from '../contracts/canonical.js'
-import { DOMAIN } from '../contracts/model.js'
+import { DOMAIN, type ApprovalCredential } from '../contracts/model.js'
 import { partyIsConsistent, publicKeyOfPeer } from '../contracts/party.js'
 import type { Executor } from '../executor/executor.js'
 import {
@@ -15,12 +14,10 @@ import {
   BID_REQUEST_TOPIC,
   INBOX,
   allocationInbox,
-  type Bid,
   type BidRelease,
   type BidRequest,
   type ContractSignReply,
   type ContractSignRequest,
-  type Decline,
   type Invocation,
   type InvocationReply,
   type JobCancel,
@@ -29,29 +26,17 @@ import {
   type JobRequestReply,
 } from '../messages.js'
 import type { ResourceLedger } from '../resources/ledger.js'
-import { DIMENSIONS } from '../resources/math.js'
-import type { MachineInfo, Resources } from '../resources/types.js'
+import type { MachineInfo } from '../resources/types.js'
 import { Repo, type Db } from '../store/db.js'
 import type { BlobService } from '../blobs/service.js'
 import { AllocationRunner, type RecoverySummary, type AllocationRecord } from './allocation.js'
-import { acceptJob, compareCapability, declineKind, imageAllowed, type Comparator } from './capability.js'
+import { BidResponder, type BidRecord, type RequesterCap } from './bid-requests.js'
+import type { Comparator } from './capability.js'
 import { ImageCheck, type ImageCheckInit } from './images.js'
-import { pricePerHour, totalFor } from './pricing.js'
-import { checkBidRequest, invocationProblem } from './validate.js'
-import { grantedResources } from './disk-grant.js'
+import type { PeerRateLimitInit } from './rate-limit.js'
+import { invocationProblem } from './validate.js'
 
-/** How often an unavailable container engine is checked again (on the next bid request). */
-const ENGINE_RECHECK_MS = 15_000
-
-/** A bid this provider made, with what it needs to honour it. */
-export interface BidRecord {
-  bid: Bid
-  request: BidRequest
-  requester: Handle
-  /** `released`: the requester locked another bid and said so (`/dms/job/bid-release`). */
-  state: 'offered' | 'locked' | 'contracted' | 'invoked' | 'expired' | 'released'
-  contractHash?: string
-}
+export type { BidRecord } from './bid-requests.js'
 
 export interface ProviderInit {
   /** Peer id of the contract-db whose proofs this provider accepts. */
@@ -74,6 +59,10 @@ export interface ProviderInit {
   >
   /** How often a running allocation sends a heartbeat update. @default 2000 */
   heartbeatMs?: number
+  /** What one requester may hold in open reservations here. */
+  requesterCap?: RequesterCap
+  /** Bid requests answered per peer: a token bucket. @default { perSecond: 100, burst: 200 } */
+  bidRequestRate?: PeerRateLimitInit
   /** Registries used and the image look-up cache (`ImageCheck`). */
   images?: ImageCheckInit
   /**
@@ -100,6 +89,11 @@ export interface ProviderComponents {
   blobs: BlobService
   /** Holds the staged inputs of running allocations (`inputs/<allocationId>/`). */
   workDir: string
+  /**
+   * This node's approval credential from `contractDb`, attached to its bids and declines.
+   * Without one the provider stays silent (specs/protocol.md, "Approval").
+   */
+  approval: { current(): ApprovalCredential | undefined }
 }
 
 /**
@@ -110,15 +104,15 @@ export class ProviderService {
   private actor?: Actor
   private sweeper?: NodeJS.Timeout
   readonly bids: Repo<BidRecord>
-  /** `bid-released` (bidId): a losing bid's reservation was freed early. For tests and metrics. */
+  /**
+   * `bid-released` (bidId): a bid the requester gave up was freed early; `bid-request-ignored`
+   * (reason): a bid request was dropped without an answer. For tests and metrics.
+   */
   readonly events = new EventEmitter()
   readonly allocations: AllocationRunner
+  private readonly responder: BidResponder
   /** Bid requests' images: refused before any engine call, else looked up through a cache. */
   readonly images: ImageCheck
-  /** Declines made, by reason, for metrics and `dms resources`. */
-  readonly declines: Record<string, number> = {}
-  /** Open bids by job, so a re-published bid request gets the same bid. */
-  private readonly offered = new Map<string, { bid: Bid; expiresAt: number; requester: string }>()
   /** Contracts cancelled before their invocation arrived: the invocation is then refused. */
   private readonly cancelled = new Set<string>()
 
@@ -129,6 +123,27 @@ export class ProviderService {
     this.bids = new Repo(c.db, 'provider-bids')
     this.allocations = new AllocationRunner(c, { heartbeatMs: init.heartbeatMs })
     this.images = new ImageCheck(c, init.images)
+    this.responder = new BidResponder(
+      { ...c, bids: this.bids, peerId: () => this.peerId, events: this.events, images: this.images },
+      {
+        contractDb: init.contractDb,
+        bidTtlMs: init.bidTtlMs,
+        preferences: init.preferences,
+        requesterCap: init.requesterCap,
+        bidRequestRate: init.bidRequestRate,
+        defaultDiskBytes: init.defaultDiskBytes,
+      },
+    )
+  }
+
+  /** Declines made, by reason, for metrics and `dms resources`. */
+  get declines(): Record<string, number> {
+    return this.responder.declines
+  }
+
+  /** Bid requests dropped without an answer, by reason (rate limit, approval, malformed...). */
+  get bidRequestsIgnored(): Record<string, number> {
+    return this.responder.ignored
   }
 
   get peerId(): string {
@@ -141,10 +156,11 @@ export class ProviderService {
   /** Starts answering bid requests, then recovers allocations an earlier process left unfinished. */
   async start(): Promise<void> {
     if (this.actor !== undefined) return
+    await this.responder.start()
     this.actor = this.c.system
       .spawn(INBOX.provider, this.c.key)
       .subscribe(BID_REQUEST_TOPIC)
-      .on(B.bidRequest, (m) => this.onBidRequest(m as Message<BidRequest>))
+      .on(B.bidRequest, (m) => this.responder.handle(this.actor as Actor, m as Message<BidRequest>))
       .on(B.jobRequest, (m) => this.onJobRequest(m as Message<JobRequest>))
       .on(B.contractSign, (m) => this.onContractSign(m as Message<ContractSignRequest>))
       .on(B.invoke, (m) => this.onInvoke(m as Message<Invocation>))
@@ -186,135 +202,20 @@ export class ProviderService {
     await this.allocations.stop()
   }
 
-  private async onBidRequest(msg: Message<BidRequest>): Promise<void> {
-    const problem = checkBidRequest(msg.payload)
-    if (problem !== undefined) {
-      this.c.log.debug({ problem, from: msg.peer }, 'malformed bid request ignored')
-      return
-    }
-    const req = msg.payload
-    const now = this.c.clock.now()
-    if (req.deadline <= now) return
-    const offer = this.c.ledger.getOffer()
-    if (offer === undefined) return // not onboarded: nothing to offer, nothing to say
-    const actor = this.actor as Actor
-    // A re-published request (the requester heard nothing yet): the same bid again, no new reservation.
-    const earlier = this.offered.get(req.jobId)
-    if (earlier !== undefined && earlier.expiresAt > now && earlier.requester === msg.peer) {
-      await actor.send(msg.from, B.bid, earlier.bid).catch(() => {})
-      return
-    }
-    // The image is judged before anything asks the engine (specs/job-spec.md, "Image references").
-    const refusal =
-      offer.withdrawnAt !== undefined
-        ? 'offboarded'
-        : (this.images.refusal(req.image) ?? (await this.engineProblem()))
-    if (refusal !== undefined) {
-      this.countDecline(refusal)
-      this.c.log.info({ jobId: req.jobId, reason: refusal }, 'declined bid request')
-      const decline: Decline = { jobId: req.jobId, provider: this.peerId, reasons: [refusal] }
-      await actor.send(msg.from, B.decline, decline).catch(() => {})
-      return
-    }
-    const perHour = pricePerHour(req.resources, offer.prices)
-    const total = totalFor(perHour, req.maxDurationSeconds, offer.prices)
-    const free = this.c.ledger.free()
-    // What the ledger holds: the job's resources, with the default disk quota if it gave none.
-    const held = grantedResources(req.resources, free, this.init.defaultDiskBytes)
-    const comparison = compareCapability(held, free)
-    const decision = acceptJob(
-      comparison,
-      {
-        ...this.init.preferences,
-        hasImage:
-          imageAllowed(this.init.preferences?.allowedImages, req.image) &&
-          (await this.images.canRun(req.image)),
-        price: total,
-        maxPrice: req.maxPrice,
-        excluded: req.exclude.includes(this.peerId),
-        requester: msg.peer,
-        activeJobs: this.c.ledger.entries().filter((e) => e.state !== 'reserved').length,
-      },
-      req.image,
-      req.maxDurationSeconds,
-    )
-    if (!decision.accept) {
-      for (const r of decision.reasons) this.countDecline(r)
-      this.c.log.info({ jobId: req.jobId, reasons: decision.reasons }, 'declined bid request')
-      const decline: Decline = { jobId: req.jobId, provider: this.peerId, reasons: decision.reasons }
-      await actor.send(msg.from, B.decline, decline).catch(() => {})
-      return
-    }
-    const bidId = randomUUID()
-    const expiresAt = now + (this.init.bidTtlMs ?? 30_000)
-    try {
-      await this.c.ledger.reserve(bidId, req.jobId, held, expiresAt)
-    } catch (err) {
-      const decline: Decline = { jobId: req.jobId, provider: this.peerId, reasons: [(err as Error).message] }
-      await actor.send(msg.from, B.decline, decline).catch(() => {})
-      return
-    }
-    const body: Omit<Bid, 'signature'> = {
-      bidId,
-      jobId: req.jobId,
-      provider: this.peerId,
-      resources: req.resources,
-      image: req.image,
-      maxDurationSeconds: req.maxDurationSeconds,
-      pricePerHour: perHour,
-      minJobPrice: offer.prices.minJobPrice,
-      total,
-      earliestStart: now,
-      expectedFinish: now + req.maxDurationSeconds * 1000,
-      expiresAt,
-      resourcesReserved: true,
-      fit: fitOf(held, comparison.margins, free),
-    }
-    // Signed, so the contract that embeds it can be checked against it by the contract-db.
-    const bid: Bid = { ...body, signature: signDoc(this.c.key, DOMAIN.bid, body) }
-    await this.bids.put(bidId, { bid, request: req, requester: msg.from, state: 'offered' })
-    this.offered.set(req.jobId, { bid, expiresAt, requester: msg.peer })
-    for (const [jobId, o] of this.offered) if (o.expiresAt <= now) this.offered.delete(jobId)
-    this.c.log.info({ jobId: req.jobId, bidId, total }, 'bid sent')
-    await actor.send(msg.from, B.bid, bid).catch(async (err: unknown) => {
-      this.c.log.warn({ err, jobId: req.jobId }, 'bid not delivered; reservation released')
-      this.offered.delete(req.jobId)
-      await this.c.ledger.release(bidId)
-    })
-  }
-
-  private countDecline(reason: string): void {
-    const kind = declineKind(reason)
-    this.declines[kind] = (this.declines[kind] ?? 0) + 1
-  }
-
   /**
-   * Why the container engine cannot run jobs, or undefined when it can. An unavailable engine is
-   * measured again at most every `ENGINE_RECHECK_MS`, so a provider whose Docker comes up later
-   * starts bidding without a restart.
-   */
-  private async engineProblem(): Promise<string | undefined> {
-    const meter = this.c.machine
-    if (meter === undefined) return undefined
-    let m = await meter.get()
-    if (!m.docker.available && this.c.clock.now() - m.measuredAt >= ENGINE_RECHECK_MS)
-      m = await meter.refresh()
-    return m.docker.available ? undefined : `docker unavailable: ${m.docker.error ?? 'unknown reason'}`
-  }
-
-  /**
-   * A bid that lost: its reservation is freed now rather than at the bid's expiry, so the
-   * resources can serve the next request. Only the bid's requester can release it, and only
-   * while it is merely offered.
+   * A bid the requester gave up: one that lost, or one whose contract failed before the
+   * contract-db locked anything (the requester falls back to its next bid). Its reservation or
+   * lock is freed now rather than at its expiry, so the resources can serve the next request.
+   * Only the bid's requester can release it, and only before an invocation.
    */
   private async onBidRelease(msg: Message<BidRelease>): Promise<void> {
     const rec = typeof msg.payload?.bidId === 'string' ? await this.bids.get(msg.payload.bidId) : undefined
     if (rec === undefined || rec.requester.peer !== msg.peer || rec.bid.jobId !== msg.payload.jobId) return
-    if (rec.state !== 'offered') return
+    if (rec.state !== 'offered' && rec.state !== 'locked' && rec.state !== 'contracted') return
     await this.c.ledger.release(rec.bid.bidId)
     await this.bids.put(rec.bid.bidId, { ...rec, state: 'released' })
     // A later round for the same job (a re-bid after a fault) gets a fresh bid, not this one.
-    if (this.offered.get(rec.bid.jobId)?.bid.bidId === rec.bid.bidId) this.offered.delete(rec.bid.jobId)
+    this.responder.forget(rec.bid.jobId, rec.bid.bidId)
     this.events.emit('bid-released', rec.bid.bidId)
   }
 
@@ -338,6 +239,7 @@ export class ProviderService {
       throw new RefusedError('LOCK_FAILED', `cannot lock resources: ${(err as Error).message}`)
     }
     await this.bids.put(rec.bid.bidId, { ...rec, state: 'locked' })
+    this.responder.forget(rec.bid.jobId, rec.bid.bidId)
     return { locked: true, lockedUntil: this.c.clock.now() + (this.init.lockTtlMs ?? 60_000) }
   }
 
@@ -435,10 +337,4 @@ export class ProviderService {
     if (typeof contractId === 'string' && contracted) this.cancelled.add(contractId)
     return { stopping: false }
   }
-}
-
-/** The smallest share of free capacity the job leaves, over the resources it asks for (Bid.fit). */
-function fitOf(required: Resources, margins: Resources, free: Resources): number {
-  const shares = DIMENSIONS.filter((d) => required[d] > 0 && free[d] > 0).map((d) => margins[d] / free[d])
-  return shares.length === 0 ? 1 : Math.round(Math.min(...shares) * 1000) / 1000
 }

@@ -28,7 +28,9 @@ describe('a contract the contract-db refuses', function () {
   })
   afterEach(async () => net?.stop())
 
-  it('fails the job with the shortfall, and the provider lock is released, not leaked', async () => {
+  it('fails the job with the shortfall once no bid is left, and the provider lock is released at once', async () => {
+    const provider = net.providers[0]
+    const released = new Promise<string>((r) => provider.provider!.events.once('bid-released', r))
     const api = new ApiClient(net.requester.socketPath!)
     const { id } = await api.ok<{ id: string }>('POST', '/v1/jobs', {
       image: TEST_IMAGE,
@@ -40,17 +42,33 @@ describe('a contract the contract-db refuses', function () {
     const job = await jobReaches(net.requester, id, ['failed'])
     assert.equal(job.record.error?.code, 'CONTRACT_REFUSED')
     assert.match(job.record.error.message, /INSUFFICIENT_FUNDS|short of escrow/)
+    // The refusal sent the job back to its next bid; there was none.
     assert.deepEqual(
       job.record.history.map((h) => h.state),
-      ['bidding', 'selecting', 'requesting', 'contracting', 'failed'],
+      ['bidding', 'selecting', 'requesting', 'contracting', 'selecting', 'failed'],
+    )
+    assert.deepEqual(
+      job.record.refusals?.map((r) => [r.step, r.code, r.provider]),
+      [['contract', 'INSUFFICIENT_FUNDS', provider.peerId]],
     )
     // Nothing moved at the contract-db.
     const acc = await net.contractDb.service.account(net.requester.peerId)
     assert.deepEqual([acc.balance, acc.escrow], [0, 0])
-    // The provider still holds the lock it took for the job request...
+    // Nothing was locked there, so the requester gave the bid up: the provider frees its lock now,
+    // not at the end of its lock TTL.
+    assert.equal(await released, job.record.bids[0].bidId)
+    assert.equal(provider.ledger!.summary().locked.cpu, 0)
+    assert.deepEqual(provider.ledger!.free(), provider.ledger!.getOffer()!.resources)
+  })
+
+  it('a lock whose contract never comes (the requester went silent) is freed by the sweep after its TTL', async () => {
     const provider = net.providers[0]
+    const resources = { cpu: 0.5, memoryBytes: 64 * MiB, diskBytes: 0, gpus: 0 }
+    // What a job request does: the reservation becomes a lock until now + lockTtlMs (60 s).
+    await provider.ledger!.reserve('bid-1', 'job-1', resources, clock.now() + 30_000)
+    await provider.ledger!.lock('bid-1', { expiresAt: clock.now() + 60_000 })
+    await provider.provider!.sweep()
     assert.equal(provider.ledger!.summary().locked.cpu, 0.5)
-    // ...until its lock TTL passes; then the sweep frees it.
     clock.offset += 61_000
     await provider.provider!.sweep()
     assert.equal(provider.ledger!.summary().locked.cpu, 0)

@@ -18,7 +18,7 @@ import { BID_REQUEST_TOPIC } from '../../dms/messages.js'
 import { parseJobSpec } from '../../dms/orchestrator/job-spec.js'
 import type { StoredJob } from '../../dms/orchestrator/orchestrator.js'
 import { jobReaches, prices, startNetwork, TEST_IMAGE, type TestNetwork } from '../helpers/network.js'
-import { freePort, startDms, type DmsProcess } from '../helpers/processes.js'
+import { freePort, peerIdOfDataDir, startDms, type DmsProcess } from '../helpers/processes.js'
 
 const MiB = 1024 * 1024
 
@@ -60,9 +60,10 @@ describe('failover (separate processes, SIGKILL, real Docker)', function () {
       },
     }
     await writeFile(join(net.root, 'provider.json'), JSON.stringify(config))
+    // Approved before it starts, so it has its approval credential from the start.
+    await net.contractDb.service.approve(await peerIdOfDataDir(dataDir))
     const doomed = await startDms(join(net.root, 'provider.json'), 'warn')
     procs.push(doomed)
-    await net.contractDb.service.approve(doomed.peerId)
     await net.requester.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 2)
 
     const posted = await net.requester.orchestrator!.post(
@@ -151,10 +152,11 @@ describe('failover (separate processes, SIGKILL, real Docker)', function () {
     }
     const configPath = join(net.root, 'requester.json')
     await writeFile(configPath, JSON.stringify(config))
+    const requesterPeer = await peerIdOfDataDir(config.dataDir)
+    await net.contractDb.service.approve(requesterPeer)
+    await net.contractDb.service.credit(requesterPeer, 1_000_000)
     let requester = await startDms(configPath)
     procs.push(requester)
-    await net.contractDb.service.approve(requester.peerId)
-    await net.contractDb.service.credit(requester.peerId, 1_000_000)
 
     // Posted at once: the bid request is re-published until the provider's gossip stream is up.
     const running = new Promise<ExecutionSpec>((resolve) => started.push(resolve))

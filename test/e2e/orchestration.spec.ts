@@ -26,8 +26,8 @@ describe('selection among five providers (real network, real Docker)', function 
       [
         { cpu: 1, memoryBytes: 1024 * MiB, perCpuHour: 1000 }, // 0: too few cores
         { cpu: 4, memoryBytes: 128 * MiB, perCpuHour: 1000 }, // 1: too little memory
-        { cpu: 2, memoryBytes: 512 * MiB, perCpuHour: 3000 }, // 2: the job fills its cores: best fit
-        { cpu: 8, memoryBytes: 4096 * MiB, perCpuHour: 2400 }, // 3: cheapest bid, but roomy
+        { cpu: 2, memoryBytes: 512 * MiB, perCpuHour: 3000 }, // 2: the job fills its cores
+        { cpu: 8, memoryBytes: 4096 * MiB, perCpuHour: 2400 }, // 3: cheapest bid (roomy: fit is not ranked)
         { cpu: 4, memoryBytes: 1024 * MiB, perCpuHour: 6000 }, // 4: dear
       ],
       // Wait for every provider's answer (the window still closes once all five answered).
@@ -57,14 +57,18 @@ describe('selection among five providers (real network, real Docker)', function 
     assert.match(reasons.get(peer(0)) ?? '', /not enough cpu: need 2/)
     assert.match(reasons.get(peer(1)) ?? '', /not enough memory: need 256 MiB/)
 
-    // Provider 3 bid the lowest total, yet provider 2 wins: the job fills its cores (fit 0) and the
-    // score (0.5 price + 0.2 finish + 0.1 fit + 0.2 unreliability) ranks it first.
+    // Provider 3 bid the lowest total and wins: the score (0.6 price + 0.2 finish + 0.2
+    // unreliability) uses only what the requester checks itself, and every term but price is equal.
     const total = (i: number) => r.bids.find((b) => b.provider === peer(i))!.total
     assert.ok(total(3) < total(2), `provider 3 is cheaper (${total(3)} < ${total(2)})`)
-    assert.equal(r.bids.find((b) => b.provider === peer(2))!.fit, 0)
-    const ranked = scoreBids(r.bids, { maxPrice: 300, maxDurationSeconds: 60, reliability: r.reliability! })
-    assert.equal(ranked[0].provider, peer(2))
-    assert.equal(r.winner?.provider, peer(2))
+    const ranked = scoreBids(r.bids, {
+      maxPrice: 300,
+      maxDurationSeconds: 60,
+      reliability: r.reliability!,
+      now: r.history.find((h) => h.state === 'selecting')!.at,
+    })
+    assert.equal(ranked[0].provider, peer(3))
+    assert.equal(r.winner?.provider, peer(3))
     assert.match(r.winner.why, /lowest score of 3 bids/)
     assert.equal(r.result?.stdout, 'chosen\n')
   })

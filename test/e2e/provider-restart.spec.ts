@@ -14,6 +14,7 @@ import { silentLogger } from '../../dms/log.js'
 import { BID_REQUEST_TOPIC, type JobUpdate } from '../../dms/messages.js'
 import { parseJobSpec } from '../../dms/orchestrator/job-spec.js'
 import { jobReaches, prices, startNetwork, TEST_IMAGE, type TestNetwork } from '../helpers/network.js'
+import { peerIdOfDataDir } from '../helpers/processes.js'
 
 const MiB = 1024 * 1024
 const ROOT = join(import.meta.dirname, '../..')
@@ -100,8 +101,8 @@ describe('provider restart (separate process, real Docker)', function () {
     }
     const configPath = join(net.root, 'provider-proc.json')
     await writeFile(configPath, JSON.stringify(config))
+    await net.contractDb.service.approve(await peerIdOfDataDir(dataDir))
     provider = await startProvider(configPath)
-    await net.contractDb.service.approve(provider.peerId)
     await net.requester.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1)
 
     // The job waits for a file the test drops into its /outputs, so the kill lands mid-run.

@@ -102,7 +102,7 @@ export async function startNetwork(
       bootstrap: [...cdb.addrs, ...providers.flatMap((p) => p.addrs())],
       requester: { contractDb: cdb, bidWindowMs: 3000, ...opts.requester },
     })
-    for (const n of [...providers, requester]) await contractDb.service.approve(n.peerId)
+    for (const n of [...providers, requester]) await approve(contractDb, n)
     const fund = opts.fund ?? 1_000_000
     if (fund > 0) await contractDb.service.credit(requester.peerId, fund)
     if (providers.length > 0) await requester.transport.waitForTopicPeers(BID_REQUEST_TOPIC, providers.length)
@@ -121,6 +121,18 @@ export async function startNetwork(
     await rm(root, { recursive: true, force: true })
     throw err
   }
+}
+
+/**
+ * Approves `node` at the contract-db and has it fetch its approval credential now (rather than at
+ * its next retry), as an operator's `dms contract-db approve` followed by the node's renewal.
+ */
+export async function approve(contractDb: ContractDbNode, node: DmsNode): Promise<void> {
+  await contractDb.service.approve(node.peerId)
+  const client = node.approvals.get(contractDb.peerId)
+  if (client === undefined) throw new Error(`${node.peerId} does not use contract-db ${contractDb.peerId}`)
+  await client.refresh()
+  if (client.current() === undefined) throw client.notApproved()
 }
 
 /**

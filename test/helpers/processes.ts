@@ -6,6 +6,9 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
+import { privateKeyFromRaw } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import { loadOrCreateKey } from '../../dms/keys.js'
 
 const ROOT = join(import.meta.dirname, '../..')
 
@@ -16,6 +19,15 @@ export interface DmsProcess {
   exited: Promise<unknown>
   /** Resolves with the first log line (from now on) for which `test` is true. */
   logLine(test: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>
+}
+
+/**
+ * Creates the sealed node key of `dataDir` (as `dms init` does, with the passphrase the processes
+ * here use) and returns its peer id: the contract-db can approve a node before it first starts.
+ */
+export async function peerIdOfDataDir(dataDir: string): Promise<string> {
+  const { key } = await loadOrCreateKey(dataDir, () => Promise.resolve('test passphrase'))
+  return peerIdFromPrivateKey(privateKeyFromRaw(key.libp2pRaw())).toString()
 }
 
 export function startDms(configPath: string, logLevel = 'info'): Promise<DmsProcess> {

@@ -15,7 +15,7 @@ import { BID_REQUEST_TOPIC } from '../../../dms/messages.js'
 import { parseJobSpec } from '../../../dms/orchestrator/job-spec.js'
 import { startFakeEngine, type EngineAnswer, type FakeEngine } from '../../helpers/fake-engine.js'
 import { jobReaches, prices, startNetwork, type TestNetwork } from '../../helpers/network.js'
-import { freePort, startDms, type DmsProcess } from '../../helpers/processes.js'
+import { freePort, peerIdOfDataDir, startDms, type DmsProcess } from '../../helpers/processes.js'
 
 const MiB = 1024 * 1024
 
@@ -68,9 +68,10 @@ describe('provider process: a faulty engine cannot crash it or send it elsewhere
     }
     const configPath = join(net.root, 'provider-proc.json')
     await writeFile(configPath, JSON.stringify(config))
+    // Approved before it starts, so it has its approval credential from the start.
+    await net.contractDb.service.approve(await peerIdOfDataDir(dataDir))
     provider = await startDms(configPath, 'warn')
     void provider.exited.then((code) => (exitCode = code))
-    await net.contractDb.service.approve(provider.peerId)
     await net.requester.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1)
   })
 

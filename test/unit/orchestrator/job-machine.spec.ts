@@ -8,6 +8,7 @@ import type { Clock } from '../../../actors/clock.js'
 import type { Settlement } from '../../../dms/contracts/model.js'
 import type { Bid, Decline } from '../../../dms/messages.js'
 import {
+  ContractRefusal,
   createJobMachine,
   JobFailure,
   type JobSteps,
@@ -220,6 +221,65 @@ describe('orchestrator/job-machine', () => {
     assert.deepEqual(asked, ['b1', 'b2'])
     assert.deepEqual(ctx.tried, ['b1', 'b2'])
     assert.ok(!calls.some((c) => c.step === 'closeContract'), 'no contract without a lock')
+  })
+
+  it('a contract refused before anything was locked moves on to the next bid; the refusal is kept', async () => {
+    const contracted: string[] = []
+    const { snap, ctx, states } = await run({
+      closeContract: (job) => {
+        contracted.push(job.winner!.bidId)
+        return job.winner?.bidId === 'b1'
+          ? Promise.reject(
+              new ContractRefusal('PARTY_NOT_APPROVED', 'contract-db refused the contract: not approved', {
+                provider: job.winner.provider,
+                bidId: 'b1',
+              }),
+            )
+          : Promise.resolve({})
+      },
+    })
+    assert.equal(snap.value, 'completed')
+    assert.deepEqual(contracted, ['b1', 'b2'])
+    assert.deepEqual(ctx.tried, ['b1'])
+    assert.equal(ctx.winner?.bidId, 'b2')
+    assert.deepEqual(ctx.refusals, [
+      {
+        step: 'contract',
+        provider: '12D3KooWProvider-b1',
+        bidId: 'b1',
+        code: 'PARTY_NOT_APPROVED',
+        message: 'contract-db refused the contract: not approved',
+        at: T0 + 300,
+      },
+    ])
+    assert.deepEqual(states.slice(0, 7), [
+      'bidding',
+      'selecting',
+      'requesting',
+      'contracting',
+      'selecting',
+      'requesting',
+      'contracting',
+    ])
+  })
+
+  it('every contract refused: failed with CONTRACT_REFUSED, naming each refusal', async () => {
+    const { snap, ctx } = await run({
+      closeContract: (job) =>
+        Promise.reject(
+          new ContractRefusal('INSUFFICIENT_FUNDS', 'short of escrow', {
+            provider: job.winner!.provider,
+            bidId: job.winner!.bidId,
+          }),
+        ),
+    })
+    assert.equal(snap.value, 'failed')
+    assert.equal(ctx.error?.code, 'CONTRACT_REFUSED')
+    assert.match(
+      ctx.error.message,
+      /^no bid could be contracted: .*INSUFFICIENT_FUNDS: short of escrow \| .*INSUFFICIENT_FUNDS/,
+    )
+    assert.deepEqual(ctx.tried, ['b1', 'b2'])
   })
 
   it('a step throwing JobFailure fails the job with its code and message', async () => {

@@ -24,6 +24,7 @@ const ctx = (reliability: Record<string, number> = {}) => ({
   maxPrice: 1000,
   maxDurationSeconds: 60,
   reliability,
+  now: 0,
 })
 const ids = (ranked: Array<[Bid, string]>) => ranked.map(([b]) => b.bidId)
 
@@ -32,13 +33,28 @@ describe('orchestrator/select weighted ranking', () => {
     assert.deepEqual(ids(rankBids([bid('a', 300), bid('b', 100), bid('c', 200)], ctx())), ['b', 'c', 'a'])
   })
 
-  it('scores exactly by the documented weights', () => {
-    // price 0.2, finish 0.5 (30 s later than the earliest, max duration 60 s), fit 0.4, reliability 0.75.
+  it('scores exactly by the documented weights, finish computed from the start it can check', () => {
+    // price 0.2, finish 0.5 (starts 30 s later than the earliest, max duration 60 s), reliability 0.75.
     const [late] = scoreBids(
-      [bid('x', 200, { expectedFinish: 31_000, fit: 0.4 }), bid('y', 1000, { expectedFinish: 1000 })],
+      [bid('x', 200, { earliestStart: 30_000 }), bid('y', 1000, { earliestStart: 0 })],
       ctx({ 'peer-x': 0.75 }),
     ).filter((r) => r.bidId === 'x')
-    assert.equal(late.score, Math.round((0.5 * 0.2 + 0.2 * 0.5 + 0.1 * 0.4 + 0.2 * 0.25) * 1000) / 1000)
+    assert.equal(late.score, Math.round((0.6 * 0.2 + 0.2 * 0.5 + 0.2 * 0.25) * 1000) / 1000)
+  })
+
+  it('no self-reported number wins: a start before now counts as now, expectedFinish is ignored', () => {
+    const honest = bid('honest', 100, { earliestStart: 5000, expectedFinish: 65_000 })
+    const liar = bid('liar', 100, { earliestStart: -1e12, expectedFinish: -1e12 })
+    const ranked = scoreBids([liar, honest], { ...ctx(), now: 5000 })
+    assert.deepEqual(
+      ranked.map((r) => r.terms.finish),
+      [0, 0],
+    )
+    // Equal on every checked fact: the tie goes to the bid id, not to the lie.
+    assert.deepEqual(
+      ranked.map((r) => r.bidId),
+      ['honest', 'liar'],
+    )
   })
 
   it('prefers a reliable provider over a slightly cheaper unreliable one', () => {
@@ -48,13 +64,6 @@ describe('orchestrator/select weighted ranking', () => {
     )
     assert.deepEqual(ids(ranked), ['solid', 'cheap'])
     assert.match(ranked[0][1], /unreliability 0\.1/)
-  })
-
-  it('prefers the tighter fit at equal price', () => {
-    assert.deepEqual(
-      ids(rankBids([bid('roomy', 100, { fit: 0.9 }), bid('snug', 100, { fit: 0.1 })], ctx())),
-      ['snug', 'roomy'],
-    )
   })
 
   it('breaks ties deterministically by bid id, whatever the input order', () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { KeyPair, keyToString } from '../../../actors/identity.js'
+import { issueApproval } from '../../../dms/contracts/approval.js'
 import { signDoc, verifyDoc } from '../../../dms/contracts/canonical.js'
 import {
   DOMAIN,
@@ -96,6 +97,12 @@ const settlement = {
   signature: 'sig',
 }
 
+const approval = issueApproval(KeyPair.generate(), {
+  peer: '12D3KooWProv',
+  contractDb: '12D3KooWCdb',
+  now: 1_700_000_000_000,
+})
+
 /** One sample payload per behaviour (and reply), as the code sends them. */
 const samples: Array<[string, unknown]> = [
   [
@@ -110,7 +117,7 @@ const samples: Array<[string, unknown]> = [
       exclude: ['12D3KooWBad'],
     },
   ],
-  [B.bid, bid],
+  [B.bid, { bid, approval }],
   [B.decline, { jobId: 'j-1', provider: '12D3KooWProv', reasons: ['not enough cpu: need 16 cores'] }],
   [B.jobRequest, { jobId: 'j-1', bidId: 'b-1' }],
   [`${B.jobRequest}#reply`, { locked: true, lockedUntil: 1_700_000_060_000 }],
@@ -153,6 +160,23 @@ const samples: Array<[string, unknown]> = [
   [B.blobGet, { sha256: 'ab'.repeat(32), offset: 1048576, length: 65536 }],
   [`${B.blobGet}#reply`, { size: 2048, data: new Uint8Array([1, 2, 3]) }],
   [B.log, { jobId: 'j-1', allocationId: 'a-1', stream: 'stderr', seq: 3, data: 'warning\n' }],
+  [B.bid, { bid }],
+  [B.decline, { jobId: 'j-1', provider: '12D3KooWProv', reasons: ['offboarded'], approval }],
+  [B.approval, {}],
+  [`${B.approval}#reply`, approval],
+  [
+    B.bidRequest,
+    {
+      jobId: 'j-2',
+      resources: terms.resources,
+      image: 'dms-test:1',
+      maxDurationSeconds: 60,
+      maxPrice: 10_000,
+      deadline: 1_700_000_003_000,
+      exclude: [],
+      approval,
+    },
+  ],
 ]
 
 describe('dms/wire (protobuf payload codecs)', () => {

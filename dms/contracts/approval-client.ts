@@ -1,0 +1,260 @@
+/**
+ * Keeps this node's approval credential from its contract-db: asks for it at start, keeps it (also
+ * in the database, so a restart does not depend on the contract-db being up), asks again at half
+ * its lifetime, and retries with backoff while the contract-db is unreachable or refuses. Spec:
+ * specs/contract-db.md ("Approval credentials").
+ */
+import { EventEmitter } from 'node:events'
+import type { Logger } from 'pino'
+import { timerOf, type Clock } from '../../actors/clock.js'
+import type { Handle } from '../../actors/envelope.js'
+import { KeyPair } from '../../actors/identity.js'
+import type { Actor, ActorSystem } from '../../actors/system.js'
+import { INBOX } from '../messages.js'
+import { Repo, type Db } from '../store/db.js'
+import { W } from '../wire.js'
+import { checkApproval } from './approval.js'
+import type { ApprovalCredential } from './model.js'
+import { publicKeyOfPeer } from './party.js'
+
+/** This node has no valid approval credential (not approved, or the contract-db cannot be reached). */
+export class NotApprovedError extends Error {
+  override name = 'NotApprovedError'
+  readonly code = 'NOT_APPROVED'
+}
+
+export interface ApprovalClientComponents {
+  system: ActorSystem
+  db: Db
+  clock: Clock
+  log: Logger
+}
+
+export interface ApprovalClientInit {
+  /** The contract-db: peer id, and addresses to dial (empty: found through the peer store). */
+  contractDb: { peer: string; addrs: string[] }
+  /** Per-request timeout. @default 10000 */
+  requestTimeoutMs?: number
+  /** First retry delay after a failure; doubles up to `maxBackoffMs`. @default 1000 */
+  backoffMs?: number
+  /** @default 60000 */
+  maxBackoffMs?: number
+  /** How long `start` waits for the first answer when no valid credential is stored. @default 5000 */
+  startWaitMs?: number
+}
+
+/** What `/v1/info` shows of the credential. */
+export interface ApprovalStatus {
+  contractDb: string
+  approved: boolean
+  expiresAt?: number
+  /** The last failure to get one, while there is none (or it is being renewed). */
+  lastError?: { code: string; message: string; at: number }
+}
+
+export class ApprovalClient {
+  /** `renewed` (the credential) after each credential received, `failed` (the error) after each failure. */
+  readonly events = new EventEmitter()
+  private actor?: Actor
+  private cred?: ApprovalCredential
+  private timer?: unknown
+  private failures = 0
+  private lastError?: { code: string; message: string; at: number }
+  private inFlight?: Promise<void>
+  private queued?: Promise<void>
+  private abort = new AbortController()
+  private readonly waiters = new Set<() => void>()
+  private readonly repo: Repo<ApprovalCredential>
+  private readonly timers
+
+  constructor(
+    private readonly c: ApprovalClientComponents,
+    private readonly init: ApprovalClientInit,
+  ) {
+    this.repo = new Repo(c.db, 'approval')
+    this.timers = timerOf(c.clock)
+  }
+
+  get contractDb(): string {
+    return this.init.contractDb.peer
+  }
+
+  /**
+   * Loads a stored credential that is still valid, or else asks for one and waits for that first
+   * answer up to `startWaitMs` (so a node that is approved has its credential when it is ready);
+   * failures are retried in the background.
+   */
+  async start(): Promise<void> {
+    if (this.actor !== undefined) return
+    this.abort = new AbortController()
+    this.actor = this.c.system.spawn(`approval/${this.contractDb}`, KeyPair.generate())
+    const stored = await this.repo.get(this.contractDb).catch(() => undefined)
+    if (stored !== undefined && this.valid(stored)) {
+      this.cred = stored
+      this.schedule(this.refreshDelay(stored))
+      return
+    }
+    let timer: unknown
+    await Promise.race([
+      this.refresh(),
+      new Promise<void>((resolve) => (timer = this.timers.set(resolve, this.init.startWaitMs ?? 5000))),
+    ])
+    this.timers.clear(timer)
+  }
+
+  stop(): void {
+    this.abort.abort(new Error('stopping'))
+    if (this.timer !== undefined) this.timers.clear(this.timer)
+    this.timer = undefined
+    this.actor?.stop()
+    this.actor = undefined
+  }
+
+  /** The credential, while it is valid. */
+  current(): ApprovalCredential | undefined {
+    return this.cred !== undefined && this.valid(this.cred) ? this.cred : undefined
+  }
+
+  status(): ApprovalStatus {
+    const cred = this.current()
+    return {
+      contractDb: this.contractDb,
+      approved: cred !== undefined,
+      ...(cred !== undefined ? { expiresAt: cred.expiresAt } : {}),
+      ...(this.lastError !== undefined ? { lastError: this.lastError } : {}),
+    }
+  }
+
+  /**
+   * Asks the contract-db now (e.g. right after the operator approved this node). An ask already
+   * on its way may have left before what prompted this one, so this one follows it (asks made
+   * meanwhile share it).
+   */
+  refresh(): Promise<void> {
+    if (this.actor === undefined) return Promise.resolve()
+    if (this.inFlight === undefined) {
+      this.inFlight = this.fetch().finally(() => (this.inFlight = undefined))
+      return this.inFlight
+    }
+    this.queued ??= this.inFlight.then(() => {
+      this.queued = undefined
+      return this.refresh()
+    })
+    return this.queued
+  }
+
+  /**
+   * Resolves with a valid credential, waiting up to `timeoutMs` for one; otherwise rejects with
+   * NotApprovedError saying why (the contract-db's refusal, or that it could not be reached).
+   */
+  ready(timeoutMs: number, signal?: AbortSignal): Promise<ApprovalCredential> {
+    const now = this.current()
+    if (now !== undefined) return Promise.resolve(now)
+    return new Promise((resolve, reject) => {
+      const finish = () => {
+        this.timers.clear(timer)
+        this.waiters.delete(check)
+        signal?.removeEventListener('abort', onAbort)
+      }
+      const check = () => {
+        const cred = this.current()
+        if (cred === undefined) return
+        finish()
+        resolve(cred)
+      }
+      const onAbort = () => {
+        finish()
+        reject(signal?.reason as Error)
+      }
+      const timer = this.timers.set(() => {
+        finish()
+        reject(this.notApproved())
+      }, timeoutMs)
+      this.waiters.add(check)
+      signal?.addEventListener('abort', onAbort, { once: true })
+    })
+  }
+
+  /** Why there is no credential, for a person. */
+  notApproved(): NotApprovedError {
+    const why =
+      this.lastError === undefined ? 'no answer yet' : `${this.lastError.code}: ${this.lastError.message}`
+    return new NotApprovedError(
+      `this node has no approval credential from contract-db ${this.contractDb} (${why}); its operator approves a peer with 'dms contract-db approve ${this.c.system.peerId}'`,
+    )
+  }
+
+  private valid(cred: ApprovalCredential): boolean {
+    const now = this.c.clock.now()
+    return checkApproval(cred, { peer: this.c.system.peerId, contractDb: this.contractDb, now }) === undefined
+  }
+
+  /** Half the remaining lifetime: renewed well before it runs out, however the clocks differ. */
+  private refreshDelay(cred: ApprovalCredential): number {
+    return Math.max(1000, (cred.expiresAt - this.c.clock.now()) / 2)
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer !== undefined) this.timers.clear(this.timer)
+    this.timer = this.timers.set(() => {
+      this.timer = undefined
+      void this.refresh()
+    }, ms)
+  }
+
+  private async fetch(): Promise<void> {
+    const actor = this.actor
+    if (actor === undefined) return
+    const peer = this.contractDb
+    const to: Handle = {
+      publicKey: publicKeyOfPeer(peer) as Uint8Array<ArrayBuffer>,
+      peer,
+      inbox: INBOX.contractDb,
+      addrs: this.init.contractDb.addrs,
+    }
+    try {
+      const cred = await actor.request(
+        to,
+        W.approval,
+        {},
+        { timeoutMs: this.init.requestTimeoutMs ?? 10_000, signal: this.abort.signal },
+      )
+      const problem = checkApproval(cred, {
+        peer: this.c.system.peerId,
+        contractDb: peer,
+        now: this.c.clock.now(),
+      })
+      if (problem !== undefined)
+        throw Object.assign(new Error(`the contract-db sent a bad credential: ${problem}`), {
+          code: 'BAD_APPROVAL',
+        })
+      this.cred = cred
+      this.failures = 0
+      this.lastError = undefined
+      await this.repo.put(peer, cred).catch((err: unknown) => this.c.log.warn({ err }, 'approval not stored'))
+      this.c.log.info({ contractDb: peer, expiresAt: cred.expiresAt }, 'approval credential renewed')
+      for (const w of [...this.waiters]) w()
+      this.schedule(this.refreshDelay(cred))
+      this.events.emit('renewed', cred)
+    } catch (err) {
+      if (this.abort.signal.aborted) return
+      const e = err as { code?: unknown; message?: unknown }
+      this.lastError = {
+        code: typeof e.code === 'string' ? e.code : 'ERROR',
+        message: String(e.message ?? err),
+        at: this.c.clock.now(),
+      }
+      const wait = Math.min(
+        this.init.maxBackoffMs ?? 60_000,
+        (this.init.backoffMs ?? 1000) * 2 ** this.failures,
+      )
+      this.failures++
+      this.c.log.warn(
+        { contractDb: peer, code: this.lastError.code, err: this.lastError.message, retryInMs: wait },
+        'no approval credential from the contract-db',
+      )
+      this.schedule(wait)
+      this.events.emit('failed', this.lastError)
+    }
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Which bids and declines a requester keeps for ranking: only those of approved providers (their
+ * approval credential checks out against this requester's contract-db), for this job, signed, and
+ * for exactly what was asked. Every other one is ignored and counted by reason
+ * (`dms_requester_bids_ignored_total`). Spec: specs/protocol.md ("Checks on the receiving side").
+ */
+import type { Message } from '../../actors/system.js'
+import { handleTooLarge } from '../bounds.js'
+import { checkApproval, type ApprovalProblem } from '../contracts/approval.js'
+import { hashDoc } from '../contracts/canonical.js'
+import { bidSignatureOk } from '../contracts/checks.js'
+import { escrowFor } from '../contracts/money.js'
+import type { Bid, BidMessage, Decline } from '../messages.js'
+import type { JobSpec } from './job-spec.js'
+
+export type IgnoreReason =
+  | ApprovalProblem
+  | 'not_bidding'
+  | 'wrong_job'
+  | 'not_sender'
+  | 'bad_handle'
+  | 'bad_signature'
+  | 'other_terms'
+  | 'bad_total'
+  | 'over_price'
+  | 'expired'
+  | 'not_allowed'
+  | 'excluded'
+
+export interface AdmissionContext {
+  jobId: string
+  spec: JobSpec
+  /** Providers dropped for a fault earlier in this job. */
+  excluded: string[]
+  /** The contract-db this requester trusts (peer id). */
+  contractDb: string
+  now: number
+}
+
+/** Why a bid cannot be ranked, or undefined when it can. Cheap checks first, signatures last. */
+export function bidProblem(m: Message<BidMessage>, ctx: AdmissionContext): IgnoreReason | undefined {
+  const bid = m.payload.bid
+  if (bid.jobId !== ctx.jobId) return 'wrong_job'
+  if (bid.provider !== m.peer) return 'not_sender'
+  // Its addresses are kept in the job record (to reach the provider after a restart).
+  if (handleTooLarge(m.from)) return 'bad_handle'
+  const { spec } = ctx
+  // The job's provider constraints, and providers dropped for a fault.
+  if (spec.providers.allow.length > 0 && !spec.providers.allow.includes(bid.provider)) return 'not_allowed'
+  if (spec.providers.deny.includes(bid.provider)) return 'not_allowed'
+  if (ctx.excluded.includes(bid.provider)) return 'excluded'
+  // The bid is for what was asked, and its total is what the contract-db will lock.
+  if (
+    bid.image !== spec.image ||
+    bid.maxDurationSeconds !== spec.maxDurationSeconds ||
+    hashDoc(bid.resources) !== hashDoc(spec.resources)
+  )
+    return 'other_terms'
+  if (!totalOk(bid)) return 'bad_total'
+  if (bid.total > spec.maxPrice) return 'over_price'
+  if (bid.expiresAt <= ctx.now) return 'expired'
+  const approval = checkApproval(m.payload.approval, {
+    peer: m.peer,
+    contractDb: ctx.contractDb,
+    now: ctx.now,
+  })
+  if (approval !== undefined) return approval
+  if (!bidSignatureOk(bid)) return 'bad_signature'
+  return undefined
+}
+
+/** Why a decline is not kept (not shown in the job's failure), or undefined when it is. */
+export function declineProblem(m: Message<Decline>, ctx: AdmissionContext): IgnoreReason | undefined {
+  const d = m.payload
+  if (d.jobId !== ctx.jobId) return 'wrong_job'
+  if (d.provider !== m.peer) return 'not_sender'
+  return checkApproval(d.approval, { peer: m.peer, contractDb: ctx.contractDb, now: ctx.now })
+}
+
+/** true when the bid's total is exactly what the contract-db will lock for it. */
+function totalOk(bid: Bid): boolean {
+  try {
+    return bid.total === escrowFor(bid.pricePerHour, bid.maxDurationSeconds, bid.minJobPrice)
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * The `contracting` step: draft the terms from the winning bid, have the provider countersign,
+ * have the contract-db verify them and lock the escrow, and check its proof. A refusal before the
+ * contract-db locked anything sends the job back to its next bid (`ContractRefusal`); an outcome
+ * that may have locked escrow fails the job. Spec: specs/protocol.md ("Contract closure",
+ * "Contracting fallback").
+ */
+import { randomUUID } from 'node:crypto'
+import type { Clock } from '../../actors/clock.js'
+import type { Handle } from '../../actors/envelope.js'
+import { keyToString, type KeyPair } from '../../actors/identity.js'
+import type { Actor } from '../../actors/system.js'
+import { hashDoc, signDoc, verifyDoc } from '../contracts/canonical.js'
+import { DOMAIN, type ContractProof, type ContractTerms, type SignedContract } from '../contracts/model.js'
+import { partyOf, publicKeyOfPeer } from '../contracts/party.js'
+import { B, type Bid, type ContractSignReply } from '../messages.js'
+import { ContractRefusal, JobFailure, type Step } from './job-machine.js'
+import type { JobRecord } from './job-record.js'
+import { delay } from './wait.js'
+
+export interface CloseContractDeps {
+  actor: Actor
+  key: KeyPair
+  clock: Clock
+  /** This requester's peer id. */
+  peerId: string
+  contractDb: { peer: string; handle: () => Handle }
+  timeoutMs: number
+  /** Attempts at verify while the contract-db is unreachable (1 s, 2 s... apart). */
+  verifyAttempts: number
+  provider: (job: JobRecord) => Handle
+  /** Tells a bidder its bid is given up (`/dms/job/bid-release`), best effort. */
+  release: (job: JobRecord, bid: Bid) => void
+  /** Tells every other bidder of the round that it lost (once the contract is active). */
+  releaseLosers: (job: JobRecord) => void
+}
+
+const codeOf = (err: unknown) => {
+  const c = (err as { code?: unknown }).code
+  return typeof c === 'string' ? c : 'INTERNAL'
+}
+
+export function closeContractStep(d: CloseContractDeps): Step {
+  return async (job, signal) => {
+    const bid = job.bids.find((b) => b.bidId === job.winner?.bidId) as Bid
+    // Nothing is locked at the contract-db yet: give the bid up and fall back to the next one.
+    const refused = (code: string, message: string): ContractRefusal => {
+      d.release(job, bid)
+      return new ContractRefusal(code, message, { provider: bid.provider, bidId: bid.bidId })
+    }
+    const now = d.clock.now()
+    const terms: ContractTerms = {
+      contractId: randomUUID(),
+      jobId: job.id,
+      bidId: bid.bidId,
+      requester: partyOf(d.peerId, d.key.publicKey),
+      provider: {
+        peer: bid.provider,
+        publicKey: keyToString(publicKeyOfPeer(bid.provider) as Uint8Array),
+      },
+      contractDb: d.contractDb.peer,
+      resources: job.spec.resources,
+      image: job.spec.image,
+      maxDurationSeconds: job.spec.maxDurationSeconds,
+      pricePerHour: bid.pricePerHour,
+      escrow: bid.total,
+      bid,
+      createdAt: now,
+      expiresAt: now + 60_000,
+    }
+    const contract: SignedContract = {
+      terms,
+      requesterSignature: signDoc(d.key, DOMAIN.contract, terms),
+    }
+    let signed: ContractSignReply
+    try {
+      signed = await d.actor.request<ContractSignReply>(
+        d.provider(job),
+        B.contractSign,
+        { contract },
+        { timeoutMs: d.timeoutMs, signal },
+      )
+    } catch (err) {
+      signal.throwIfAborted()
+      // Refused, silent or unreachable: the contract-db has not seen this contract.
+      throw refused(codeOf(err), `provider did not countersign: ${(err as Error).message}`)
+    }
+    if (
+      !verifyDoc(
+        publicKeyOfPeer(bid.provider) as Uint8Array,
+        DOMAIN.contract,
+        terms,
+        signed.providerSignature,
+      )
+    )
+      throw refused('BAD_PROVIDER_SIGNATURE', 'provider countersignature is invalid')
+    contract.providerSignature = signed.providerSignature
+    let proof: ContractProof | undefined
+    // UNREACHABLE: the request was never delivered (the contract-db is down or restarting), so
+    // nothing was locked and sending it again is safe; retried as settlements are. A timeout
+    // is not retried: the contract-db may have locked the escrow (a resend is CONTRACT_EXISTS).
+    for (let attempt = 1; proof === undefined; attempt++) {
+      try {
+        proof = await d.actor.request<ContractProof>(
+          d.contractDb.handle(),
+          B.contractVerify,
+          { contract },
+          { timeoutMs: d.timeoutMs, signal },
+        )
+      } catch (err) {
+        signal.throwIfAborted()
+        const code = codeOf(err)
+        if (code === 'UNREACHABLE' && attempt < d.verifyAttempts) {
+          await delay(1000 * 2 ** (attempt - 1), signal)
+          continue
+        }
+        const message = `contract-db refused the contract: ${(err as Error).message}`
+        // A refusal (PARTY_NOT_APPROVED, INSUFFICIENT_FUNDS, BAD_TERMS...) locks nothing: the next
+        // bid may do. Not after a timeout or an unreachable contract-db (the outcome is unknown or
+        // every bid would meet the same), nor CONTRACT_EXISTS (an earlier send may have locked).
+        if (
+          code !== 'REQUEST_TIMEOUT' &&
+          code !== 'UNREACHABLE' &&
+          code !== 'CONTRACT_EXISTS' &&
+          code !== 'INTERNAL'
+        )
+          throw refused(code, message)
+        throw new JobFailure('CONTRACT_REFUSED', message)
+      }
+    }
+    const { signature, ...body } = proof
+    if (!verifyDoc(publicKeyOfPeer(d.contractDb.peer) as Uint8Array, DOMAIN.proof, body, signature))
+      throw new JobFailure('BAD_PROOF', 'proof of contract is not signed by the contract-db')
+    if (
+      proof.contractId !== terms.contractId ||
+      proof.termsHash !== hashDoc(terms) ||
+      proof.escrowLocked !== terms.escrow ||
+      proof.contractDb !== d.contractDb.peer
+    )
+      throw new JobFailure('BAD_PROOF', 'proof of contract is for other terms')
+    // Losers keep their reservations until the contract is active, so a refusal can fall back.
+    d.releaseLosers(job)
+    return { contract, proof }
+  }
+}

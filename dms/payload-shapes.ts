@@ -1,0 +1,90 @@
+/**
+ * The bounded shape of every DMS payload as protobuf decodes it (proto/dms.proto), checked by
+ * the codecs in wire.ts before anything else: every string and list has a maximum length
+ * (dms/bounds.ts), and a signed document travelling as bytes is bounded in bytes before it is
+ * parsed (its own fields are then checked by dms/contracts/shapes.ts). Spec: specs/protocol.md
+ * ("Bounds").
+ */
+import { LIMITS as L, S, type Shape } from './bounds.js'
+import { RESOURCES } from './contracts/shapes.js'
+
+/** Largest canonical JSON of a signed document inside a payload (bytes). */
+export const DOC_BYTES = {
+  /** A contract embeds the bid: the largest document. */
+  contract: 64 * 1024,
+  /** A bid, proof, receipt, verification, settlement or approval credential. */
+  doc: 16 * 1024,
+} as const
+
+const id = S.str(L.id)
+const peer = S.str(L.peer)
+const hash = S.str(L.hash)
+const doc = S.bytes(DOC_BYTES.doc)
+const contract = S.bytes(DOC_BYTES.contract)
+const file = S.obj({ path: S.str(L.path), sha256: hash, size: S.num })
+
+/** Each protobuf message of proto/dms.proto, by name. */
+export const WIRE_SHAPES = {
+  BidRequest: S.obj({
+    jobId: id,
+    resources: S.opt(RESOURCES),
+    image: S.str(L.image),
+    maxDurationSeconds: S.num,
+    maxPrice: S.num,
+    deadline: S.num,
+    exclude: S.arr(peer, L.exclude),
+    approval: S.opt(doc),
+  }),
+  Bid: S.obj({ bid: doc, approval: S.opt(doc) }),
+  Decline: S.obj({
+    jobId: id,
+    provider: peer,
+    reasons: S.arr(S.str(L.text), L.reasons),
+    approval: S.opt(doc),
+  }),
+  ApprovalRequest: S.obj({}),
+  ApprovalMessage: S.obj({ credential: doc }),
+  JobRequest: S.obj({ jobId: id, bidId: id }),
+  JobRequestReply: S.obj({ locked: S.bool, lockedUntil: S.num }),
+  ContractRequest: S.obj({ contract }),
+  ContractSignReply: S.obj({ providerSignature: S.str(L.signature) }),
+  ContractProofMessage: S.obj({ proof: doc }),
+  Invocation: S.obj({
+    contract,
+    proof: doc,
+    command: S.arr(S.str(L.arg), L.commandArgs),
+    env: S.map(S.str(L.arg), L.envEntries, L.envKey),
+    inputs: S.arr(file, L.inputs),
+  }),
+  InvocationReply: S.obj({ allocationId: id }),
+  JobUpdate: S.obj({
+    jobId: id,
+    allocationId: id,
+    state: S.str(L.name),
+    at: S.num,
+    detail: S.opt(S.str(L.text)),
+  }),
+  JobResult: S.obj({
+    jobId: id,
+    receipt: doc,
+    stdout: S.str(L.log),
+    stderr: S.str(L.log),
+    truncated: S.bool,
+    outputs: S.arr(file, L.outputs),
+    archive: S.opt(S.obj({ sha256: hash, size: S.num })),
+  }),
+  BlobChunkRequest: S.obj({ sha256: hash, offset: S.num, length: S.num }),
+  BlobChunk: S.obj({ size: S.num, data: S.bytes(L.chunk) }),
+  JobLog: S.obj({ jobId: id, allocationId: id, stream: S.str(L.name), seq: S.num, data: S.str(L.log) }),
+  SettleRequest: S.obj({ contractId: id, receipt: doc, verification: doc }),
+  SettlementMessage: S.obj({ settlement: doc }),
+  TerminateRequest: S.obj({
+    contractId: id,
+    reason: S.str(L.name),
+    detail: S.opt(S.str(L.text)),
+    receipt: S.opt(doc),
+  }),
+  JobCancel: S.obj({ jobId: id, contractId: id }),
+  JobCancelReply: S.obj({ stopping: S.bool }),
+  BidRelease: S.obj({ jobId: id, bidId: id }),
+} satisfies Record<string, Shape>

@@ -1,0 +1,163 @@
+/**
+ * Hand-made market peers for security tests: a raw libp2p peer with an actor system (no DmsNode)
+ * that bids or publishes bid requests exactly as the test says, with or without an approval
+ * credential. Payloads are encoded straight with the protobuf messages, so a credential travels
+ * only where the receiver's schema has a field for it.
+ */
+import type { Handle } from '../../actors/envelope.js'
+import type { Actor, Message } from '../../actors/system.js'
+import { canonicalJson, signDoc } from '../../dms/contracts/canonical.js'
+import { DOMAIN, type ApprovalCredential, type ContractTerms } from '../../dms/contracts/model.js'
+import { escrowFor } from '../../dms/contracts/money.js'
+import { B, BID_REQUEST_TOPIC, INBOX, type Bid, type BidRequest } from '../../dms/messages.js'
+import * as P from '../../proto/dms.js'
+import { startPeer, type TestPeer } from './peers.js'
+
+const enc = new TextEncoder()
+const json = (doc: unknown) => enc.encode(canonicalJson(doc))
+
+/** A peer whose bids and bid requests carry what the test gives them, encoded as protobuf. */
+export async function startRogue(bootstrap: string[]): Promise<TestPeer> {
+  const peer = await startPeer(bootstrap)
+  const codecs = peer.system.codecs
+  const bid = codecs.codecFor(B.bid)
+  codecs.register(B.bid, {
+    request: {
+      encode: (v: { bid: Bid; approval?: ApprovalCredential }) =>
+        P.Bid.encode({ bid: json(v.bid), ...(v.approval ? { approval: json(v.approval) } : {}) }),
+      decode: (b) => bid.decode(b),
+    },
+  })
+  const request = codecs.codecFor(B.bidRequest)
+  codecs.register(B.bidRequest, {
+    request: {
+      encode: ({ approval, ...v }: BidRequest) =>
+        P.BidRequest.encode({ ...v, ...(approval ? { approval: json(approval) } : {}) }),
+      decode: (b) => request.decode(b),
+    },
+  })
+  return peer
+}
+
+export interface RogueBidOptions {
+  /** @default 0 (a volunteer bid: price 0, minimum 0) */
+  pricePerHour?: number
+  approval?: ApprovalCredential
+  /** @default a UUID-like id */
+  bidId?: string
+  /** The start it claims. @default an hour ago (a lie: it cannot start before now) */
+  earliestStart?: number
+}
+
+/**
+ * A provider actor on `peer` that bids on every bid request (signed by its own key, so the bid
+ * itself is valid), then locks and countersigns whatever it is asked: a peer that plays along up
+ * to the contract-db.
+ */
+export function rogueProvider(
+  peer: TestPeer,
+  opts: RogueBidOptions | ((req: BidRequest) => RogueBidOptions) = {},
+): { actor: Actor; requests: BidRequest[] } {
+  const requests: BidRequest[] = []
+  const actor = peer.system.spawn(INBOX.provider, peer.key)
+  actor
+    .subscribe(BID_REQUEST_TOPIC)
+    .on(B.bidRequest, async (m: Message) => {
+      const req = m.payload as BidRequest
+      requests.push(req)
+      const o = typeof opts === 'function' ? opts(req) : opts
+      const now = Date.now()
+      const pricePerHour = o.pricePerHour ?? 0
+      const body: Omit<Bid, 'signature'> = {
+        bidId: o.bidId ?? `rogue-${requests.length}-${req.jobId.slice(0, 8)}`,
+        jobId: req.jobId,
+        provider: peer.system.peerId,
+        resources: req.resources,
+        image: req.image,
+        maxDurationSeconds: req.maxDurationSeconds,
+        pricePerHour,
+        minJobPrice: 0,
+        total: escrowFor(pricePerHour, req.maxDurationSeconds, 0),
+        earliestStart: o.earliestStart ?? now - 3_600_000,
+        expectedFinish: (o.earliestStart ?? now - 3_600_000) + 1,
+        expiresAt: now + 30_000,
+        resourcesReserved: true,
+      }
+      const bid: Bid = { ...body, signature: signDoc(peer.key, DOMAIN.bid, body) }
+      await actor.send(m.from, B.bid, { bid, ...(o.approval ? { approval: o.approval } : {}) })
+    })
+    .on(B.jobRequest, () => ({ locked: true, lockedUntil: Date.now() + 60_000 }))
+    .on(B.contractSign, (m: Message) => {
+      const terms = (m.payload as { contract: { terms: ContractTerms } }).contract.terms
+      return { providerSignature: signDoc(peer.key, DOMAIN.contract, terms) }
+    })
+  return { actor, requests }
+}
+
+/** An actor on `peer` that publishes bid requests and collects the answers it gets. */
+export function rogueRequester(peer: TestPeer, inbox = 'job/rogue') {
+  const answers: Array<{ kind: 'bid' | 'decline'; jobId: string; reasons?: string[] }> = []
+  const waiters = new Set<() => void>()
+  const notify = () => waiters.forEach((w) => w())
+  const actor = peer.system
+    .spawn(inbox, peer.key)
+    .on(B.bid, (m: Message) => {
+      const p = m.payload as { bid?: Bid } & Partial<Bid>
+      answers.push({ kind: 'bid', jobId: (p.bid ?? p).jobId as string })
+      notify()
+    })
+    .on(B.decline, (m: Message) => {
+      const d = m.payload as { jobId: string; reasons: string[] }
+      answers.push({ kind: 'decline', jobId: d.jobId, reasons: d.reasons })
+      notify()
+    })
+  return {
+    actor,
+    answers,
+    /** Resolves once `n` answers (bids and declines) have come. */
+    answered(n: number): Promise<void> {
+      return new Promise((resolve) => {
+        const check = () => {
+          if (answers.length < n) return
+          waiters.delete(check)
+          resolve()
+        }
+        waiters.add(check)
+        check()
+      })
+    },
+    publish(req: BidRequest): Promise<void> {
+      return actor.publish(BID_REQUEST_TOPIC, B.bidRequest, req, 60_000)
+    },
+    handle(): Handle {
+      return actor.handle
+    },
+  }
+}
+
+/** A bid request as a requester would publish it. */
+export function bidRequest(jobId: string, cpu: number, approval?: ApprovalCredential): BidRequest {
+  return {
+    jobId,
+    resources: { cpu, memoryBytes: 16 * 1024 * 1024, diskBytes: 0, gpus: 0 },
+    image: process.env.DMS_TEST_IMAGE ?? 'dms-test:1',
+    maxDurationSeconds: 60,
+    maxPrice: 1_000_000_000,
+    deadline: Date.now() + 60_000,
+    exclude: [],
+    ...(approval ? { approval } : {}),
+  }
+}
+
+/** Resolves once `provider` has dropped `n` bid requests (any reason) without an answer. */
+export function ignoredRequests(provider: { events: NodeJS.EventEmitter }, n: number): Promise<void> {
+  let seen = 0
+  return new Promise((resolve) => {
+    const on = () => {
+      if (++seen < n) return
+      provider.events.off('bid-request-ignored', on)
+      resolve()
+    }
+    provider.events.on('bid-request-ignored', on)
+  })
+}
