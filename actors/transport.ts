@@ -41,9 +41,14 @@ export interface Transport {
   /** Broadcasts one frame on a gossip topic. */
   publish(topic: string, bytes: Uint8Array): Promise<void>
   subscribe(topic: string): void
-  /** Number of peers known to be subscribed to the topic. */
+  /**
+   * Peers subscribed to the topic that a publish can reach now (connected, with a usable stream):
+   * a subscriber that has gone, or that the router no longer serves, is not listed.
+   */
+  topicSubscribers(topic: string): PeerIdStr[]
+  /** `topicSubscribers(topic).length`. */
   topicPeers(topic: string): number
-  /** Resolves once at least `n` peers are subscribed to the topic (event-driven). */
+  /** Resolves once at least `n` peers are live subscribers of the topic (event-driven). */
   waitForTopicPeers(topic: string, n: number, options?: { signal?: AbortSignal }): Promise<void>
   /** Registers the single receiver of inbound frames. */
   onFrame(handlers: FrameHandlers): void

@@ -11,6 +11,7 @@ import type {
   PeerIdStr,
   Transport,
 } from '../../actors/transport.js'
+import { GossipView } from './gossip-view.js'
 import type { Host } from './host.js'
 
 /** The direct actor protocol: one long-lived stream per peer carrying length-prefixed envelopes. */
@@ -41,6 +42,7 @@ export class Libp2pTransport implements Transport {
   private readonly maxFrameBytes: number
   private readonly maxInboundStreams: number
   private started = false
+  private readonly gossip: GossipView
 
   constructor(
     private readonly components: { host: Host; log: Logger },
@@ -48,6 +50,7 @@ export class Libp2pTransport implements Transport {
   ) {
     this.maxFrameBytes = init.maxFrameBytes ?? 4 * 1024 * 1024
     this.maxInboundStreams = init.maxInboundStreams ?? 4
+    this.gossip = new GossipView(components.host)
   }
 
   get peerId(): PeerIdStr {
@@ -70,11 +73,20 @@ export class Libp2pTransport implements Transport {
       maxInboundStreams: this.maxInboundStreams,
       runOnLimitedConnection: false,
     })
+    host.addEventListener('peer:disconnect', this.onDisconnect)
+  }
+
+  /** A departed peer gossipsub forgot to drop from its topic lists (see GossipView) is dropped here. */
+  private readonly onDisconnect = (evt: CustomEvent<PeerId>): void => {
+    const peer = evt.detail.toString()
+    const topics = this.gossip.forgetDeparted(peer)
+    if (topics.length > 0) this.components.log.debug({ peer, topics }, 'dropped a stale gossip subscriber')
   }
 
   async stop(): Promise<void> {
     if (!this.started) return
     this.started = false
+    this.components.host.removeEventListener('peer:disconnect', this.onDisconnect)
     await this.components.host.unhandle(ACTOR_PROTOCOL)
     for (const topic of this.components.host.services.pubsub.topicValidators.keys())
       this.components.host.services.pubsub.topicValidators.delete(topic)
@@ -95,21 +107,22 @@ export class Libp2pTransport implements Transport {
     pubsub.subscribe(topic)
   }
 
+  topicSubscribers(topic: string): PeerIdStr[] {
+    return this.gossip.liveSubscribers(topic).map((p) => p.toString())
+  }
+
   topicPeers(topic: string): number {
-    return this.components.host.services.pubsub.getSubscribers(topic).length
+    return this.gossip.liveSubscribers(topic).length
   }
 
   /**
-   * Resolves once `n` peers subscribe to `topic` and each has a usable outbound gossip stream: a
-   * message published to a peer whose stream is not open yet is lost. Gossipsub has no public view
-   * of its streams, so this reads its `streamsOutbound` map when present (checked again at each
-   * subscription change and gossipsub heartbeat); without it, subscribers alone count.
+   * Resolves once `n` peers are live subscribers of `topic` (`GossipView.liveSubscribers`: routed
+   * by gossipsub, connected, with an open outbound gossip stream; a message published to a peer
+   * whose stream is not open yet is lost). Checked again at each subscription change and
+   * gossipsub heartbeat.
    */
   waitForTopicPeers(topic: string, n: number, options: { signal?: AbortSignal } = {}): Promise<void> {
     const pubsub = this.components.host.services.pubsub
-    const outbound = (pubsub as unknown as { streamsOutbound?: Map<string, unknown> }).streamsOutbound
-    const usable = () =>
-      pubsub.getSubscribers(topic).filter((p) => outbound === undefined || outbound.has(p.toString())).length
     return new Promise((resolve, reject) => {
       const done = (err?: unknown) => {
         pubsub.removeEventListener('subscription-change', check)
@@ -119,7 +132,7 @@ export class Libp2pTransport implements Transport {
         else reject(err instanceof Error ? err : new Error('aborted', { cause: err }))
       }
       const check = () => {
-        if (usable() >= n) done()
+        if (this.topicPeers(topic) >= n) done()
       }
       const onAbort = () => done(options.signal?.reason ?? new Error('aborted'))
       if (options.signal?.aborted) return onAbort()
