@@ -62,6 +62,10 @@ export interface NodeConfig {
     publishAttempts?: number
     /** A running job's provider silent this long is dropped (provider fault). @default 6000 */
     livenessTimeoutMs?: number
+    /** Bid requests in a row a provider may leave unanswered before windows stop waiting for it. @default 3 */
+    bidSilentAfter?: number
+    /** Longest a bid window stays open after its first answer. @default 500 */
+    bidStragglerMs?: number
   }
   /** Provider role: bid for jobs and run them in Docker. */
   provider?: {
@@ -174,6 +178,8 @@ export const nodeConfigSchema = obj(
         settleAttempts: posInt,
         publishAttempts: posInt,
         livenessTimeoutMs: posInt,
+        bidSilentAfter: posInt,
+        bidStragglerMs: nonNegInt,
       },
       ['contractDb'],
     ),

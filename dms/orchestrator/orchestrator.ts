@@ -43,6 +43,7 @@ import { createJobMachine, JobFailure, type JobSteps, type Patch, type Step } fr
 import type { JobId, JobRecord, JobState } from './job-record.js'
 import type { JobSpec } from './job-spec.js'
 import { JobSession } from './session.js'
+import { BidAudience, waitForWindow } from './bid-audience.js'
 import { fetchAndCheckOutputs, grantInputs, resolveInputs } from './data-plane.js'
 import type { BlobService } from '../blobs/service.js'
 import type { InputFile } from '../blobs/staging.js'
@@ -70,6 +71,13 @@ export interface OrchestratorInit {
   publishAttempts?: number
   /** A running job's provider silent this long is dropped (provider fault). @default 6000 */
   livenessTimeoutMs?: number
+  /**
+   * Bid requests in a row a provider may leave unanswered before bid windows stop waiting for it
+   * (it is still asked, and its answers count). @default 3
+   */
+  bidSilentAfter?: number
+  /** Longest a bid window stays open after its first answer, for providers yet to answer. @default 500 */
+  bidStragglerMs?: number
 }
 
 export interface OrchestratorComponents {
@@ -125,6 +133,8 @@ export class Orchestrator {
   private readonly providerCache = new Map<string, ProviderRecord | undefined>()
   private readonly logListeners = new Set<(jobId: JobId, log: JobLog) => void>()
   private readonly cfg: Required<Omit<OrchestratorInit, 'contractDb'>>
+  /** Which providers bid windows wait for (silent ones are learned and left out). */
+  readonly audience: BidAudience
 
   constructor(
     private readonly c: OrchestratorComponents,
@@ -139,8 +149,14 @@ export class Orchestrator {
       settleAttempts: init.settleAttempts ?? 4,
       publishAttempts: init.publishAttempts ?? 3,
       livenessTimeoutMs: init.livenessTimeoutMs ?? 6000,
+      bidSilentAfter: init.bidSilentAfter ?? 3,
+      bidStragglerMs: init.bidStragglerMs ?? 500,
     }
     this.providers = new Repo(c.db, 'provider-records')
+    this.audience = new BidAudience({
+      silentAfter: this.cfg.bidSilentAfter,
+      stragglerMs: this.cfg.bidStragglerMs,
+    })
   }
 
   /** Called with every persisted change of any job (for the API's live views and tests). */
@@ -545,8 +561,18 @@ export class Orchestrator {
         // a request can be lost (e.g. published before gossipsub's stream to a new peer is open).
         for (let attempt = 0; attempt < this.cfg.publishAttempts; attempt++) {
           if (attempt > 0) await delay(1000 * 2 ** (attempt - 1), signal)
-          const deadline = clock.now() + this.cfg.bidWindowMs
-          const audience = this.c.transport.topicPeers(BID_REQUEST_TOPIC)
+          const openedAt = clock.now()
+          const deadline = openedAt + this.cfg.bidWindowMs
+          const exclude = [...job.spec.providers.deny, ...(job.excluded ?? [])]
+          // Who the window may close early for: live subscribers, minus known-silent peers.
+          const window = this.audience.open({
+            jobId: job.id,
+            subscribers: this.c.transport.topicSubscribers(BID_REQUEST_TOPIC),
+            exclude,
+            openedAt,
+            deadline,
+            enoughBids: this.cfg.enoughBids,
+          })
           const req: BidRequest = {
             jobId: job.id,
             resources: job.spec.resources,
@@ -554,18 +580,13 @@ export class Orchestrator {
             maxDurationSeconds: job.spec.maxDurationSeconds,
             maxPrice: job.spec.maxPrice,
             deadline,
-            exclude: [...job.spec.providers.deny, ...(job.excluded ?? [])],
+            exclude,
           }
           await actor.publish(BID_REQUEST_TOPIC, B.bidRequest, req, this.cfg.bidWindowMs + 5000)
-          // Close early once enough bids are in, or every subscribed provider has answered.
-          await session.until(
-            () =>
-              session.bids.length >= this.cfg.enoughBids ||
-              session.bids.length + session.declines.length >= audience,
-            deadline - clock.now(),
-            signal,
-          )
-          if (session.bids.length > 0 || session.declines.length >= audience) break
+          await waitForWindow(window, session, clock, signal)
+          const summary = window.close(clock.now())
+          this.c.log.debug(summary, 'bid window closed')
+          if (session.bids.length > 0 || !window.waitingForSome) break
         }
         return done()
       },
