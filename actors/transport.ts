@@ -19,9 +19,18 @@ export interface InboundFrame {
  */
 export type FrameVerdict = 'accept' | 'ignore' | 'reject'
 
-/** A frame the transport refused before the receiver saw it (e.g. a length prefix over the limit). */
+/**
+ * Why the transport refused or lost a frame before the receiver saw it: a length prefix over the
+ * limit (`oversized`) or broken (`malformed`), a frame not complete within the read deadline
+ * (`timeout`) or over the buffered-bytes budget (`over_budget`), a stream that ended inside a
+ * length prefix (`unfinished`) or inside a frame body (`truncated`).
+ */
+export type TransportRefusalReason =
+  'oversized' | 'malformed' | 'timeout' | 'over_budget' | 'unfinished' | 'truncated'
+
+/** A frame the transport refused before the receiver saw it. */
 export interface TransportRefusal {
-  reason: 'oversized' | 'malformed'
+  reason: TransportRefusalReason
   from: PeerIdStr
   via: 'direct' | 'gossip'
 }

@@ -11,6 +11,12 @@ import type { Prices, Resources } from './resources/types.js'
 export interface NetworkConfig extends NetworkInit {
   /** Largest frame (envelope) accepted, on streams and gossip. @default 4194304 */
   maxFrameBytes?: number
+  /** Longest a direct frame may take from its first byte to its last. @default 30000 */
+  frameReadTimeoutMs?: number
+  /** Bytes of unfinished direct frames one connection may hold. @default 2 × maxFrameBytes */
+  maxUnfinishedBytesPerConnection?: number
+  /** Bytes of unfinished direct frames all connections together may hold. @default 8 × maxFrameBytes */
+  maxUnfinishedBytes?: number
   /** Default mailbox of each actor. @default { capacity: 1024, overflow: 'drop-newest' } */
   mailbox?: MailboxInit
 }
@@ -150,6 +156,9 @@ export const nodeConfigSchema = obj(
         anyOf: [{ type: 'boolean' }, obj({ intervalMs: posInt, serviceTag: str })],
       },
       maxFrameBytes: { type: 'integer', minimum: 1024 },
+      frameReadTimeoutMs: posInt,
+      maxUnfinishedBytesPerConnection: { type: 'integer', minimum: 1024 },
+      maxUnfinishedBytes: { type: 'integer', minimum: 1024 },
       mailbox: obj({ capacity: posInt, overflow: { type: 'string', enum: ['drop-newest', 'drop-oldest'] } }),
     }),
     api: {

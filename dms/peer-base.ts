@@ -58,9 +58,15 @@ export async function startPeerBase(
     { ...cfg.network, listen: cfg.listen, bootstrap: cfg.bootstrap, oneHost: cfg.oneHost },
     child(c.log, 'dms:network'),
   )
+  const net = cfg.network ?? {}
   const transport = new Libp2pTransport(
     { host, log: child(c.log, 'dms:network') },
-    { maxFrameBytes: cfg.network?.maxFrameBytes },
+    {
+      maxFrameBytes: net.maxFrameBytes,
+      frameReadTimeoutMs: net.frameReadTimeoutMs,
+      maxUnfinishedBytesPerConnection: net.maxUnfinishedBytesPerConnection,
+      maxUnfinishedBytes: net.maxUnfinishedBytes,
+    },
   )
   const system = new ActorSystem(
     { transport, clock: c.clock, log: child(c.log, 'actors'), codecs: dmsCodecs() },

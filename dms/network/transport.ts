@@ -11,8 +11,11 @@ import type {
   PeerIdStr,
   Transport,
 } from '../../actors/transport.js'
+import { systemTimers, type Timers } from '../../actors/clock.js'
+import { readFrames } from './frame-reader.js'
 import { GossipView } from './gossip-view.js'
 import type { Host } from './host.js'
+import { ReadBudget } from './read-budget.js'
 
 /** The direct actor protocol: one long-lived stream per peer carrying length-prefixed envelopes. */
 export const ACTOR_PROTOCOL = '/dms/actor/1.0.0'
@@ -22,6 +25,22 @@ export interface Libp2pTransportInit {
   maxFrameBytes?: number
   /** Inbound actor streams allowed per connection (one is normal). @default 4 */
   maxInboundStreams?: number
+  /**
+   * Longest a direct frame may take from its first byte to its last; a stream whose frame is not
+   * complete by then is aborted (`timeout`). @default 30000 (a 4 MiB frame at 1.1 Mbit/s)
+   */
+  frameReadTimeoutMs?: number
+  /** Bytes of unfinished frames one connection may hold, over its streams (`over_budget`). @default 2 × maxFrameBytes */
+  maxUnfinishedBytesPerConnection?: number
+  /** Bytes of unfinished frames all connections together may hold (`over_budget`). @default 8 × maxFrameBytes */
+  maxUnfinishedBytes?: number
+}
+
+export interface Libp2pTransportComponents {
+  host: Host
+  log: Logger
+  /** Drives the frame read deadline. @default the system's timers */
+  timers?: Timers
 }
 
 const VERDICT: Record<FrameVerdict, TopicValidatorResult> = {
@@ -41,15 +60,25 @@ export class Libp2pTransport implements Transport {
   private readonly outbound = new Map<PeerIdStr, Promise<Stream>>()
   private readonly maxFrameBytes: number
   private readonly maxInboundStreams: number
+  private readonly frameReadTimeoutMs: number
+  private readonly timers: Timers
+  /** Unfinished inbound frame bytes, per connection and in total. */
+  readonly budget: ReadBudget
   private started = false
   private readonly gossip: GossipView
 
   constructor(
-    private readonly components: { host: Host; log: Logger },
+    private readonly components: Libp2pTransportComponents,
     init: Libp2pTransportInit = {},
   ) {
     this.maxFrameBytes = init.maxFrameBytes ?? 4 * 1024 * 1024
     this.maxInboundStreams = init.maxInboundStreams ?? 4
+    this.frameReadTimeoutMs = init.frameReadTimeoutMs ?? 30_000
+    this.timers = components.timers ?? systemTimers
+    this.budget = new ReadBudget({
+      perConnection: init.maxUnfinishedBytesPerConnection ?? 2 * this.maxFrameBytes,
+      total: init.maxUnfinishedBytes ?? 8 * this.maxFrameBytes,
+    })
     this.gossip = new GossipView(components.host)
   }
 
@@ -203,20 +232,20 @@ export class Libp2pTransport implements Transport {
 
   private async readLoop(stream: Stream, connection: Connection): Promise<void> {
     const from = connection.remotePeer.toString()
-    try {
-      for await (const frame of lp.decode(stream, { maxDataLength: this.maxFrameBytes })) {
-        this.deliver({ bytes: frame.subarray(), from, via: 'direct' })
-      }
-    } catch (err) {
-      // Framing is lost after a bad length prefix: count it and drop this stream; the peer's
-      // next send opens a new one.
-      const name = (err as Error).name
-      if (name === 'InvalidDataLengthError') this.refuse({ reason: 'oversized', from, via: 'direct' })
-      else if (name === 'InvalidDataLengthLengthError' || name === 'InvalidMessageLengthError')
-        this.refuse({ reason: 'malformed', from, via: 'direct' })
-      this.components.log.debug({ err, from }, 'actor stream closed with error')
-      stream.abort(err as Error)
-    }
+    await readFrames(
+      stream,
+      { connection: connection.id, stream: stream.id },
+      {
+        frame: (bytes) => this.deliver({ bytes, from, via: 'direct' }),
+        fault: (reason, detail) => {
+          // Counted only while running: streams cut by our own stop lose frames on purpose.
+          if (this.started) this.refuse({ reason, from, via: 'direct' })
+          this.components.log.debug({ reason, detail, from }, 'actor stream frame refused')
+        },
+      },
+      { timers: this.timers, budget: this.budget },
+      { maxFrameBytes: this.maxFrameBytes, frameReadTimeoutMs: this.frameReadTimeoutMs },
+    )
   }
 
   private deliver(frame: InboundFrame): FrameVerdict {
