@@ -4,6 +4,7 @@
  */
 import { Ajv } from 'ajv'
 import type { MailboxInit } from '../actors/mailbox.js'
+import { GOSSIP_SCORE_DEFAULTS } from './network/gossip-score.js'
 import type { NetworkInit } from './network/host.js'
 import type { Prices, Resources } from './resources/types.js'
 
@@ -150,7 +151,15 @@ export const nodeConfigSchema = obj(
         Dlazy: nonNegInt,
         heartbeatIntervalMs: posInt,
         floodPublish: { type: 'boolean' },
-        ipColocationFactorWeight: { type: 'number' },
+        ipColocationFactorWeight: { type: 'number', maximum: 0 },
+        score: obj({
+          topicWeight: nonNeg,
+          invalidMessageWeight: { type: 'number', maximum: 0 },
+          invalidMessageDecay: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1 },
+          gossipThreshold: { type: 'number', maximum: 0 },
+          publishThreshold: { type: 'number', maximum: 0 },
+          graylistThreshold: { type: 'number', maximum: 0 },
+        }),
       }),
       mdns: {
         anyOf: [{ type: 'boolean' }, obj({ intervalMs: posInt, serviceTag: str })],
@@ -325,5 +334,23 @@ export function loadNodeConfig(
       `${source}: ${field === '' ? '(root)' : `"${field}"`}${env ? ` (from ${env})` : ''}: ${detail}`,
     )
   }
-  return cfg as unknown as NodeConfig
+  const config = cfg as unknown as NodeConfig
+  checkScoreThresholds(config, source)
+  return config
+}
+
+/** Gossipsub needs graylist ≤ publish ≤ gossip threshold (each ≤ 0, checked by the schema). */
+function checkScoreThresholds(cfg: NodeConfig, source: string): void {
+  const s = { ...GOSSIP_SCORE_DEFAULTS, ...cfg.network?.gossipsub?.score }
+  const field = 'network.gossipsub.score'
+  if (s.publishThreshold > s.gossipThreshold)
+    throw new ConfigError(
+      `${field}.publishThreshold`,
+      `${source}: "${field}.publishThreshold" (${s.publishThreshold}): must be <= gossipThreshold (${s.gossipThreshold})`,
+    )
+  if (s.graylistThreshold > s.publishThreshold)
+    throw new ConfigError(
+      `${field}.graylistThreshold`,
+      `${source}: "${field}.graylistThreshold" (${s.graylistThreshold}): must be <= publishThreshold (${s.publishThreshold})`,
+    )
 }

@@ -15,6 +15,12 @@ interface GossipInternals {
   topics?: Map<string, Set<string>>
   /** Bytes of topic names charged to each peer (the per-peer subscription budget). */
   peerTopicBytes?: Map<string, number>
+  /** Peers let through the graylist check without scoring (up to 128 RPCs within 1 s). */
+  acceptFromWhitelist?: Map<string, unknown>
+  /** The peer scores, each cached for a heartbeat. */
+  score?: { scoreCache?: Map<string, unknown> }
+  /** The peer's current score (public on the class, missing from the exported interface). */
+  getScore?: (peer: string) => number
 }
 
 /** Why a peer listed as a subscriber is not counted (debug logs). */
@@ -68,5 +74,23 @@ export class GossipView {
     }
     g.peerTopicBytes?.delete(peer)
     return removed
+  }
+
+  /** `peer`'s gossipsub score (0 for a peer it does not score), or undefined if not exposed. */
+  scoreOf(peer: string): number | undefined {
+    return this.internals.getScore?.call(this.host.services.pubsub, peer)
+  }
+
+  /**
+   * Makes gossipsub judge `peer` on its current score at its next RPC. Gossipsub caches a score
+   * for a heartbeat (1 s) and lets a peer whose score was ≥ 0 through unscored for up to 128
+   * RPCs within 1 s, assuming it cannot sink to the graylist threshold faster; with our weights
+   * three rejected messages do (gossip-score.ts). Without this, a flood passes for about a second
+   * before the graylist applies.
+   */
+  rescore(peer: string): void {
+    const g = this.internals
+    g.score?.scoreCache?.delete(peer)
+    g.acceptFromWhitelist?.delete(peer)
   }
 }

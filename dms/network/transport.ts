@@ -125,13 +125,23 @@ export class Libp2pTransport implements Transport {
   subscribe(topic: string): void {
     const pubsub = this.components.host.services.pubsub
     if (!pubsub.topicValidators.has(topic))
-      pubsub.topicValidators.set(topic, (_propagationSource, msg) => {
+      pubsub.topicValidators.set(topic, (propagationSource, msg) => {
         // StrictSign is gossipsub's default: an unsigned message has no origin to check against.
         if (msg.type !== 'signed') {
-          this.refuse({ reason: 'malformed', from: _propagationSource.toString(), via: 'gossip' })
+          this.refuse({ reason: 'malformed', from: propagationSource.toString(), via: 'gossip' })
           return TopicValidatorResult.Reject
         }
-        return VERDICT[this.deliver({ bytes: msg.data, from: msg.from.toString(), via: 'gossip', topic })]
+        const verdict = this.deliver({ bytes: msg.data, from: msg.from.toString(), via: 'gossip', topic })
+        // Gossipsub lowers the source's score right after this returns; its next RPC (handled only
+        // once this one is, awaitRpcHandler) must see that score, not a cached one, so a flooder is
+        // graylisted after a few messages (GossipView.rescore). Once more after this turn of the
+        // event loop, for an RPC read meanwhile from another of the peer's streams.
+        if (verdict === 'reject') {
+          const source = propagationSource.toString()
+          this.gossip.rescore(source)
+          setImmediate(() => this.gossip.rescore(source))
+        }
+        return VERDICT[verdict]
       })
     pubsub.subscribe(topic)
   }
@@ -170,6 +180,11 @@ export class Libp2pTransport implements Transport {
       options.signal?.addEventListener('abort', onAbort, { once: true })
       check()
     })
+  }
+
+  /** `peer`'s gossipsub score here (below `graylistThreshold`: its RPCs are dropped). Spec: specs/protocol.md. */
+  gossipScore(peer: PeerIdStr): number | undefined {
+    return this.gossip.scoreOf(peer)
   }
 
   async publish(topic: string, bytes: Uint8Array): Promise<void> {
