@@ -21,6 +21,8 @@ interface GossipInternals {
   score?: { scoreCache?: Map<string, unknown> }
   /** The peer's current score (public on the class, missing from the exported interface). */
   getScore?: (peer: string) => number
+  /** The options it runs with. */
+  opts?: { scoreThresholds?: { graylistThreshold?: number } }
 }
 
 /** Why a peer listed as a subscriber is not counted (debug logs). */
@@ -79,6 +81,13 @@ export class GossipView {
   /** `peer`'s gossipsub score (0 for a peer it does not score), or undefined if not exposed. */
   scoreOf(peer: string): number | undefined {
     return this.internals.getScore?.call(this.host.services.pubsub, peer)
+  }
+
+  /** Whether gossipsub drops `peer`'s RPCs: its score is below the graylist threshold. */
+  graylisted(peer: string): boolean {
+    const threshold = this.internals.opts?.scoreThresholds?.graylistThreshold
+    const score = this.scoreOf(peer)
+    return threshold !== undefined && score !== undefined && score < threshold
   }
 
   /**

@@ -187,6 +187,11 @@ export class Libp2pTransport implements Transport {
     return this.gossip.scoreOf(peer)
   }
 
+  /** Whether gossipsub here drops `peer`'s RPCs (score below the graylist threshold). */
+  graylisted(peer: PeerIdStr): boolean {
+    return this.gossip.graylisted(peer)
+  }
+
   async publish(topic: string, bytes: Uint8Array): Promise<void> {
     await this.components.host.services.pubsub.publish(topic, bytes)
   }

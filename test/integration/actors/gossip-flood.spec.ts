@@ -132,6 +132,12 @@ describe('gossip scoring: a flooder of invalid bid requests is graylisted', func
     assert.deepEqual(spy.counts, { accepted: before.accepted, dropped: before.dropped + MORE })
     assert.equal(provider.system.rejections.malformed, before.accepted)
     assert.ok(provider.transport.gossipScore(flooder.host.peerId.toString())! < GRAYLIST)
+    const { body } = await api.call<{
+      peers: Array<{ peerId: string; gossipScore: number; graylisted: boolean }>
+    }>('GET', '/v1/peers')
+    const seen = body.peers.find((p) => p.peerId === flooder.host.peerId.toString())
+    assert.equal(seen?.graylisted, true, 'GET /v1/peers shows it graylisted')
+    assert.ok(seen.gossipScore < GRAYLIST)
 
     // An honest peer's traffic on the topic is unaffected: the provider still answers the requester.
     assert.ok(net.requester.transport.topicSubscribers(BID_REQUEST_TOPIC).includes(provider.peerId))
