@@ -30,6 +30,10 @@ export type Behaviour = (msg: Message) => unknown
 export type RejectReason =
   | 'oversized'
   | 'malformed'
+  | 'timeout'
+  | 'over_budget'
+  | 'unfinished'
+  | 'truncated'
   | 'bad_payload'
   | 'bad_version'
   | 'bad_signature'

@@ -19,9 +19,18 @@ export interface InboundFrame {
  */
 export type FrameVerdict = 'accept' | 'ignore' | 'reject'
 
-/** A frame the transport refused before the receiver saw it (e.g. a length prefix over the limit). */
+/**
+ * Why the transport refused or lost a frame before the receiver saw it: a length prefix over the
+ * limit (`oversized`) or broken (`malformed`), a frame not complete within the read deadline
+ * (`timeout`) or over the buffered-bytes budget (`over_budget`), a stream that ended inside a
+ * length prefix (`unfinished`) or inside a frame body (`truncated`).
+ */
+export type TransportRefusalReason =
+  'oversized' | 'malformed' | 'timeout' | 'over_budget' | 'unfinished' | 'truncated'
+
+/** A frame the transport refused before the receiver saw it. */
 export interface TransportRefusal {
-  reason: 'oversized' | 'malformed'
+  reason: TransportRefusalReason
   from: PeerIdStr
   via: 'direct' | 'gossip'
 }
@@ -41,9 +50,14 @@ export interface Transport {
   /** Broadcasts one frame on a gossip topic. */
   publish(topic: string, bytes: Uint8Array): Promise<void>
   subscribe(topic: string): void
-  /** Number of peers known to be subscribed to the topic. */
+  /**
+   * Peers subscribed to the topic that a publish can reach now (connected, with a usable stream):
+   * a subscriber that has gone, or that the router no longer serves, is not listed.
+   */
+  topicSubscribers(topic: string): PeerIdStr[]
+  /** `topicSubscribers(topic).length`. */
   topicPeers(topic: string): number
-  /** Resolves once at least `n` peers are subscribed to the topic (event-driven). */
+  /** Resolves once at least `n` peers are live subscribers of the topic (event-driven). */
   waitForTopicPeers(topic: string, n: number, options?: { signal?: AbortSignal }): Promise<void>
   /** Registers the single receiver of inbound frames. */
   onFrame(handlers: FrameHandlers): void

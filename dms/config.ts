@@ -4,6 +4,7 @@
  */
 import { Ajv } from 'ajv'
 import type { MailboxInit } from '../actors/mailbox.js'
+import { GOSSIP_SCORE_DEFAULTS } from './network/gossip-score.js'
 import type { NetworkInit } from './network/host.js'
 import type { Prices, Resources } from './resources/types.js'
 
@@ -11,6 +12,12 @@ import type { Prices, Resources } from './resources/types.js'
 export interface NetworkConfig extends NetworkInit {
   /** Largest frame (envelope) accepted, on streams and gossip. @default 4194304 */
   maxFrameBytes?: number
+  /** Longest a direct frame may take from its first byte to its last. @default 30000 */
+  frameReadTimeoutMs?: number
+  /** Bytes of unfinished direct frames one connection may hold. @default 2 × maxFrameBytes */
+  maxUnfinishedBytesPerConnection?: number
+  /** Bytes of unfinished direct frames all connections together may hold. @default 8 × maxFrameBytes */
+  maxUnfinishedBytes?: number
   /** Default mailbox of each actor. @default { capacity: 1024, overflow: 'drop-newest' } */
   mailbox?: MailboxInit
 }
@@ -62,6 +69,10 @@ export interface NodeConfig {
     publishAttempts?: number
     /** A running job's provider silent this long is dropped (provider fault). @default 6000 */
     livenessTimeoutMs?: number
+    /** Bid requests in a row a provider may leave unanswered before windows stop waiting for it. @default 3 */
+    bidSilentAfter?: number
+    /** Longest a bid window stays open after its first answer. @default 500 */
+    bidStragglerMs?: number
   }
   /** Provider role: bid for jobs and run them in Docker. */
   provider?: {
@@ -167,12 +178,23 @@ export const nodeConfigSchema = obj(
         Dlazy: nonNegInt,
         heartbeatIntervalMs: posInt,
         floodPublish: { type: 'boolean' },
-        ipColocationFactorWeight: { type: 'number' },
+        ipColocationFactorWeight: { type: 'number', maximum: 0 },
+        score: obj({
+          topicWeight: nonNeg,
+          invalidMessageWeight: { type: 'number', maximum: 0 },
+          invalidMessageDecay: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1 },
+          gossipThreshold: { type: 'number', maximum: 0 },
+          publishThreshold: { type: 'number', maximum: 0 },
+          graylistThreshold: { type: 'number', maximum: 0 },
+        }),
       }),
       mdns: {
         anyOf: [{ type: 'boolean' }, obj({ intervalMs: posInt, serviceTag: str })],
       },
       maxFrameBytes: { type: 'integer', minimum: 1024 },
+      frameReadTimeoutMs: posInt,
+      maxUnfinishedBytesPerConnection: { type: 'integer', minimum: 1024 },
+      maxUnfinishedBytes: { type: 'integer', minimum: 1024 },
       mailbox: obj({ capacity: posInt, overflow: { type: 'string', enum: ['drop-newest', 'drop-oldest'] } }),
     }),
     api: {
@@ -201,6 +223,8 @@ export const nodeConfigSchema = obj(
         settleAttempts: posInt,
         publishAttempts: posInt,
         livenessTimeoutMs: posInt,
+        bidSilentAfter: posInt,
+        bidStragglerMs: nonNegInt,
       },
       ['contractDb'],
     ),
@@ -349,5 +373,23 @@ export function loadNodeConfig(
       `${source}: ${field === '' ? '(root)' : `"${field}"`}${env ? ` (from ${env})` : ''}: ${detail}`,
     )
   }
-  return cfg as unknown as NodeConfig
+  const config = cfg as unknown as NodeConfig
+  checkScoreThresholds(config, source)
+  return config
+}
+
+/** Gossipsub needs graylist ≤ publish ≤ gossip threshold (each ≤ 0, checked by the schema). */
+function checkScoreThresholds(cfg: NodeConfig, source: string): void {
+  const s = { ...GOSSIP_SCORE_DEFAULTS, ...cfg.network?.gossipsub?.score }
+  const field = 'network.gossipsub.score'
+  if (s.publishThreshold > s.gossipThreshold)
+    throw new ConfigError(
+      `${field}.publishThreshold`,
+      `${source}: "${field}.publishThreshold" (${s.publishThreshold}): must be <= gossipThreshold (${s.gossipThreshold})`,
+    )
+  if (s.graylistThreshold > s.publishThreshold)
+    throw new ConfigError(
+      `${field}.graylistThreshold`,
+      `${source}: "${field}.graylistThreshold" (${s.graylistThreshold}): must be <= publishThreshold (${s.publishThreshold})`,
+    )
 }

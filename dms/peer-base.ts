@@ -16,6 +16,7 @@ import { child } from './log.js'
 import { createHost, type Host } from './network/host.js'
 import { Libp2pTransport } from './network/transport.js'
 import { openDb, type Db } from './store/db.js'
+import { BID_REQUEST_TOPIC } from './messages.js'
 import { dmsCodecs } from './wire.js'
 
 export interface PeerBaseConfig {
@@ -60,12 +61,25 @@ export async function startPeerBase(
   const key = loaded.key
   const host = await createHost(
     key,
-    { ...cfg.network, listen: cfg.listen, bootstrap: cfg.bootstrap, oneHost: cfg.oneHost },
+    {
+      ...cfg.network,
+      listen: cfg.listen,
+      bootstrap: cfg.bootstrap,
+      oneHost: cfg.oneHost,
+      // Our validator judges bid requests: one it rejects lowers its sender's score.
+      scoredTopics: [BID_REQUEST_TOPIC],
+    },
     child(c.log, 'dms:network'),
   )
+  const net = cfg.network ?? {}
   const transport = new Libp2pTransport(
     { host, log: child(c.log, 'dms:network') },
-    { maxFrameBytes: cfg.network?.maxFrameBytes },
+    {
+      maxFrameBytes: net.maxFrameBytes,
+      frameReadTimeoutMs: net.frameReadTimeoutMs,
+      maxUnfinishedBytesPerConnection: net.maxUnfinishedBytesPerConnection,
+      maxUnfinishedBytes: net.maxUnfinishedBytes,
+    },
   )
   const payloadRefusals: Record<string, Record<string, number>> = {}
   const codecs = dmsCodecs((behaviour, reason) => {

@@ -19,7 +19,15 @@ const peerSchema = {
     peerId: { type: 'string' },
     addrs: { type: 'array', items: { type: 'string' } },
     direction: { type: 'string', enum: ['inbound', 'outbound'] },
-    bidTopic: { type: 'boolean', description: 'subscribed to the bid request topic (a provider or relay)' },
+    bidTopic: {
+      type: 'boolean',
+      description: 'a live subscriber of the bid request topic (a provider or relay)',
+    },
+    gossipScore: { type: 'number', description: 'its gossipsub score at this node' },
+    graylisted: {
+      type: 'boolean',
+      description: 'its score is below the graylist threshold: every gossip RPC from it is dropped',
+    },
   },
 } as const
 
@@ -160,16 +168,28 @@ export const nodeRoutes: FastifyPluginAsync<NodeRoutesOptions> = (
     },
     () => {
       const node = opts.node()
-      const bid = new Set(
-        node.host.services.pubsub.getSubscribers(BID_REQUEST_TOPIC).map((p) => p.toString()),
-      )
+      const bid = new Set(node.transport.topicSubscribers(BID_REQUEST_TOPIC))
       const peers = new Map<
         string,
-        { peerId: string; addrs: string[]; direction: string; bidTopic: boolean }
+        {
+          peerId: string
+          addrs: string[]
+          direction: string
+          bidTopic: boolean
+          gossipScore: number
+          graylisted: boolean
+        }
       >()
       for (const c of node.host.getConnections()) {
         const id = c.remotePeer.toString()
-        const p = peers.get(id) ?? { peerId: id, addrs: [], direction: c.direction, bidTopic: bid.has(id) }
+        const p = peers.get(id) ?? {
+          peerId: id,
+          addrs: [],
+          direction: c.direction,
+          bidTopic: bid.has(id),
+          gossipScore: node.transport.gossipScore(id) ?? 0,
+          graylisted: node.transport.graylisted(id),
+        }
         p.addrs.push(c.remoteAddr.toString())
         peers.set(id, p)
       }

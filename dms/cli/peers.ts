@@ -6,6 +6,8 @@ interface Peer {
   addrs: string[]
   direction: string
   bidTopic: boolean
+  gossipScore?: number
+  graylisted?: boolean
 }
 
 /** `dms peers`: the node's open libp2p connections (GET /v1/peers). */
@@ -19,5 +21,13 @@ export async function peersCommand(opts: { socket: string; json?: boolean }): Pr
   if (opts.json) return printJson({ peers })
   if (peers.length === 0) return print('no peers connected')
   for (const p of peers)
-    print(`${p.peerId}  ${p.direction.padEnd(8)}  ${p.bidTopic ? 'bids ' : '     '}  ${p.addrs.join(' ')}`)
+    print(
+      `${p.peerId}  ${p.direction.padEnd(8)}  ${p.bidTopic ? 'bids ' : '     '}  ${score(p)}  ${p.addrs.join(' ')}`,
+    )
+}
+
+/** The peer's gossip score, marked when it is graylisted (specs/protocol.md, "Gossip scoring"). */
+function score(p: Peer): string {
+  const text = `score ${Math.round(p.gossipScore ?? 0)}`
+  return (p.graylisted === true ? `${text} (graylisted)` : text).padEnd(24)
 }

@@ -10,6 +10,7 @@ import { tcp } from '@libp2p/tcp'
 import { createLibp2p, type Libp2p } from 'libp2p'
 import type { Logger } from 'pino'
 import type { KeyPair } from '../../actors/identity.js'
+import { scoreOptions, type GossipScoreSettings } from './gossip-score.js'
 
 export type Host = Libp2p<{
   pubsub: GossipSub
@@ -45,6 +46,8 @@ export interface GossipSettings {
   floodPublish?: boolean
   /** Score penalty for many peers behind one IP. @default -5 (gossipsub); 0 with oneHost */
   ipColocationFactorWeight?: number
+  /** Peer scoring of the topics this node validates (`scoredTopics`). Spec: specs/protocol.md. */
+  score?: GossipScoreSettings
 }
 
 /** `network` section of the node config (specs/config.md). */
@@ -60,6 +63,11 @@ export interface HostInit extends NetworkInit {
   listen?: string[]
   /** Multiaddrs (with /p2p/<id>) to dial at start. @default [] */
   bootstrap?: string[]
+  /**
+   * Gossip topics whose messages this node validates: a message the validator rejects lowers its
+   * sender's score on that topic (`gossipsub.score`). @default []
+   */
+  scoredTopics?: string[]
   /**
    * Settings for many nodes on one host (tests, devnet, benchmarks): no per-host inbound dial rate
    * limit and no gossipsub IP-colocation penalty (gossipsub graylists many peers on one IP). Explicit `connections` and
@@ -90,7 +98,7 @@ export function hostOptions(init: HostInit): {
     heartbeatInterval: g.heartbeatIntervalMs,
     floodPublish: g.floodPublish,
   })
-  if (colocation !== undefined) gossip.scoreParams = { IPColocationFactorWeight: colocation }
+  Object.assign(gossip, scoreOptions(init.scoredTopics ?? [], g.score ?? {}, colocation))
   return { connectionManager, gossipsub: gossip }
 }
 
@@ -137,6 +145,10 @@ export async function createHost(key: KeyPair, init: HostInit = {}, log?: Logger
         emitSelf: false,
         allowPublishToZeroTopicPeers: true,
         fastMsgIdFn,
+        // One RPC of a peer at a time, each message validated (and its sender scored) before the
+        // next is read: a flooder is judged on its current score and slowed by flow control.
+        awaitRpcHandler: true,
+        awaitRpcMessageHandler: true,
         ...opts.gossipsub,
       }),
     },

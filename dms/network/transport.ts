@@ -11,7 +11,11 @@ import type {
   PeerIdStr,
   Transport,
 } from '../../actors/transport.js'
+import { systemTimers, type Timers } from '../../actors/clock.js'
+import { readFrames } from './frame-reader.js'
+import { GossipView } from './gossip-view.js'
 import type { Host } from './host.js'
+import { ReadBudget } from './read-budget.js'
 
 /** The direct actor protocol: one long-lived stream per peer carrying length-prefixed envelopes. */
 export const ACTOR_PROTOCOL = '/dms/actor/1.0.0'
@@ -21,6 +25,22 @@ export interface Libp2pTransportInit {
   maxFrameBytes?: number
   /** Inbound actor streams allowed per connection (one is normal). @default 4 */
   maxInboundStreams?: number
+  /**
+   * Longest a direct frame may take from its first byte to its last; a stream whose frame is not
+   * complete by then is aborted (`timeout`). @default 30000 (a 4 MiB frame at 1.1 Mbit/s)
+   */
+  frameReadTimeoutMs?: number
+  /** Bytes of unfinished frames one connection may hold, over its streams (`over_budget`). @default 2 × maxFrameBytes */
+  maxUnfinishedBytesPerConnection?: number
+  /** Bytes of unfinished frames all connections together may hold (`over_budget`). @default 8 × maxFrameBytes */
+  maxUnfinishedBytes?: number
+}
+
+export interface Libp2pTransportComponents {
+  host: Host
+  log: Logger
+  /** Drives the frame read deadline. @default the system's timers */
+  timers?: Timers
 }
 
 const VERDICT: Record<FrameVerdict, TopicValidatorResult> = {
@@ -40,14 +60,26 @@ export class Libp2pTransport implements Transport {
   private readonly outbound = new Map<PeerIdStr, Promise<Stream>>()
   private readonly maxFrameBytes: number
   private readonly maxInboundStreams: number
+  private readonly frameReadTimeoutMs: number
+  private readonly timers: Timers
+  /** Unfinished inbound frame bytes, per connection and in total. */
+  readonly budget: ReadBudget
   private started = false
+  private readonly gossip: GossipView
 
   constructor(
-    private readonly components: { host: Host; log: Logger },
+    private readonly components: Libp2pTransportComponents,
     init: Libp2pTransportInit = {},
   ) {
     this.maxFrameBytes = init.maxFrameBytes ?? 4 * 1024 * 1024
     this.maxInboundStreams = init.maxInboundStreams ?? 4
+    this.frameReadTimeoutMs = init.frameReadTimeoutMs ?? 30_000
+    this.timers = components.timers ?? systemTimers
+    this.budget = new ReadBudget({
+      perConnection: init.maxUnfinishedBytesPerConnection ?? 2 * this.maxFrameBytes,
+      total: init.maxUnfinishedBytes ?? 8 * this.maxFrameBytes,
+    })
+    this.gossip = new GossipView(components.host)
   }
 
   get peerId(): PeerIdStr {
@@ -70,11 +102,20 @@ export class Libp2pTransport implements Transport {
       maxInboundStreams: this.maxInboundStreams,
       runOnLimitedConnection: false,
     })
+    host.addEventListener('peer:disconnect', this.onDisconnect)
+  }
+
+  /** A departed peer gossipsub forgot to drop from its topic lists (see GossipView) is dropped here. */
+  private readonly onDisconnect = (evt: CustomEvent<PeerId>): void => {
+    const peer = evt.detail.toString()
+    const topics = this.gossip.forgetDeparted(peer)
+    if (topics.length > 0) this.components.log.debug({ peer, topics }, 'dropped a stale gossip subscriber')
   }
 
   async stop(): Promise<void> {
     if (!this.started) return
     this.started = false
+    this.components.host.removeEventListener('peer:disconnect', this.onDisconnect)
     await this.components.host.unhandle(ACTOR_PROTOCOL)
     for (const topic of this.components.host.services.pubsub.topicValidators.keys())
       this.components.host.services.pubsub.topicValidators.delete(topic)
@@ -84,32 +125,43 @@ export class Libp2pTransport implements Transport {
   subscribe(topic: string): void {
     const pubsub = this.components.host.services.pubsub
     if (!pubsub.topicValidators.has(topic))
-      pubsub.topicValidators.set(topic, (_propagationSource, msg) => {
+      pubsub.topicValidators.set(topic, (propagationSource, msg) => {
         // StrictSign is gossipsub's default: an unsigned message has no origin to check against.
         if (msg.type !== 'signed') {
-          this.refuse({ reason: 'malformed', from: _propagationSource.toString(), via: 'gossip' })
+          this.refuse({ reason: 'malformed', from: propagationSource.toString(), via: 'gossip' })
           return TopicValidatorResult.Reject
         }
-        return VERDICT[this.deliver({ bytes: msg.data, from: msg.from.toString(), via: 'gossip', topic })]
+        const verdict = this.deliver({ bytes: msg.data, from: msg.from.toString(), via: 'gossip', topic })
+        // Gossipsub lowers the source's score right after this returns; its next RPC (handled only
+        // once this one is, awaitRpcHandler) must see that score, not a cached one, so a flooder is
+        // graylisted after a few messages (GossipView.rescore). Once more after this turn of the
+        // event loop, for an RPC read meanwhile from another of the peer's streams.
+        if (verdict === 'reject') {
+          const source = propagationSource.toString()
+          this.gossip.rescore(source)
+          setImmediate(() => this.gossip.rescore(source))
+        }
+        return VERDICT[verdict]
       })
     pubsub.subscribe(topic)
   }
 
+  topicSubscribers(topic: string): PeerIdStr[] {
+    return this.gossip.liveSubscribers(topic).map((p) => p.toString())
+  }
+
   topicPeers(topic: string): number {
-    return this.components.host.services.pubsub.getSubscribers(topic).length
+    return this.gossip.liveSubscribers(topic).length
   }
 
   /**
-   * Resolves once `n` peers subscribe to `topic` and each has a usable outbound gossip stream: a
-   * message published to a peer whose stream is not open yet is lost. Gossipsub has no public view
-   * of its streams, so this reads its `streamsOutbound` map when present (checked again at each
-   * subscription change and gossipsub heartbeat); without it, subscribers alone count.
+   * Resolves once `n` peers are live subscribers of `topic` (`GossipView.liveSubscribers`: routed
+   * by gossipsub, connected, with an open outbound gossip stream; a message published to a peer
+   * whose stream is not open yet is lost). Checked again at each subscription change and
+   * gossipsub heartbeat.
    */
   waitForTopicPeers(topic: string, n: number, options: { signal?: AbortSignal } = {}): Promise<void> {
     const pubsub = this.components.host.services.pubsub
-    const outbound = (pubsub as unknown as { streamsOutbound?: Map<string, unknown> }).streamsOutbound
-    const usable = () =>
-      pubsub.getSubscribers(topic).filter((p) => outbound === undefined || outbound.has(p.toString())).length
     return new Promise((resolve, reject) => {
       const done = (err?: unknown) => {
         pubsub.removeEventListener('subscription-change', check)
@@ -119,7 +171,7 @@ export class Libp2pTransport implements Transport {
         else reject(err instanceof Error ? err : new Error('aborted', { cause: err }))
       }
       const check = () => {
-        if (usable() >= n) done()
+        if (this.topicPeers(topic) >= n) done()
       }
       const onAbort = () => done(options.signal?.reason ?? new Error('aborted'))
       if (options.signal?.aborted) return onAbort()
@@ -128,6 +180,16 @@ export class Libp2pTransport implements Transport {
       options.signal?.addEventListener('abort', onAbort, { once: true })
       check()
     })
+  }
+
+  /** `peer`'s gossipsub score here (below `graylistThreshold`: its RPCs are dropped). Spec: specs/protocol.md. */
+  gossipScore(peer: PeerIdStr): number | undefined {
+    return this.gossip.scoreOf(peer)
+  }
+
+  /** Whether gossipsub here drops `peer`'s RPCs (score below the graylist threshold). */
+  graylisted(peer: PeerIdStr): boolean {
+    return this.gossip.graylisted(peer)
   }
 
   async publish(topic: string, bytes: Uint8Array): Promise<void> {
@@ -190,20 +252,20 @@ export class Libp2pTransport implements Transport {
 
   private async readLoop(stream: Stream, connection: Connection): Promise<void> {
     const from = connection.remotePeer.toString()
-    try {
-      for await (const frame of lp.decode(stream, { maxDataLength: this.maxFrameBytes })) {
-        this.deliver({ bytes: frame.subarray(), from, via: 'direct' })
-      }
-    } catch (err) {
-      // Framing is lost after a bad length prefix: count it and drop this stream; the peer's
-      // next send opens a new one.
-      const name = (err as Error).name
-      if (name === 'InvalidDataLengthError') this.refuse({ reason: 'oversized', from, via: 'direct' })
-      else if (name === 'InvalidDataLengthLengthError' || name === 'InvalidMessageLengthError')
-        this.refuse({ reason: 'malformed', from, via: 'direct' })
-      this.components.log.debug({ err, from }, 'actor stream closed with error')
-      stream.abort(err as Error)
-    }
+    await readFrames(
+      stream,
+      { connection: connection.id, stream: stream.id },
+      {
+        frame: (bytes) => this.deliver({ bytes, from, via: 'direct' }),
+        fault: (reason, detail) => {
+          // Counted only while running: streams cut by our own stop lose frames on purpose.
+          if (this.started) this.refuse({ reason, from, via: 'direct' })
+          this.components.log.debug({ reason, detail, from }, 'actor stream frame refused')
+        },
+      },
+      { timers: this.timers, budget: this.budget },
+      { maxFrameBytes: this.maxFrameBytes, frameReadTimeoutMs: this.frameReadTimeoutMs },
+    )
   }
 
   private deliver(frame: InboundFrame): FrameVerdict {

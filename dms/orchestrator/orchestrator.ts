@@ -41,6 +41,7 @@ import { createJobMachine, JobFailure, type JobSteps, type Patch, type Step } fr
 import type { JobId, JobRecord, JobState } from './job-record.js'
 import type { JobSpec } from './job-spec.js'
 import { JobSession } from './session.js'
+import { BidAudience, waitForWindow } from './bid-audience.js'
 import { fetchAndCheckOutputs, grantInputs, resolveInputs } from './data-plane.js'
 import type { BlobService } from '../blobs/service.js'
 import type { InputFile } from '../blobs/staging.js'
@@ -71,6 +72,13 @@ export interface OrchestratorInit {
   publishAttempts?: number
   /** A running job's provider silent this long is dropped (provider fault). @default 6000 */
   livenessTimeoutMs?: number
+  /**
+   * Bid requests in a row a provider may leave unanswered before bid windows stop waiting for it
+   * (it is still asked, and its answers count). @default 3
+   */
+  bidSilentAfter?: number
+  /** Longest a bid window stays open after its first answer, for providers yet to answer. @default 500 */
+  bidStragglerMs?: number
 }
 
 export interface OrchestratorComponents {
@@ -138,6 +146,8 @@ export class Orchestrator {
   readonly bidsIgnored: Record<string, number> = {}
   /** Declines not kept, by reason (`dms_requester_declines_ignored_total`). */
   readonly declinesIgnored: Record<string, number> = {}
+  /** Which providers bid windows wait for (silent ones are learned and left out). */
+  readonly audience: BidAudience
 
   constructor(
     private readonly c: OrchestratorComponents,
@@ -152,8 +162,14 @@ export class Orchestrator {
       settleAttempts: init.settleAttempts ?? 4,
       publishAttempts: init.publishAttempts ?? 3,
       livenessTimeoutMs: init.livenessTimeoutMs ?? 6000,
+      bidSilentAfter: init.bidSilentAfter ?? 3,
+      bidStragglerMs: init.bidStragglerMs ?? 500,
     }
     this.providers = new Repo(c.db, 'provider-records')
+    this.audience = new BidAudience({
+      silentAfter: this.cfg.bidSilentAfter,
+      stragglerMs: this.cfg.bidStragglerMs,
+    })
   }
 
   /** Called with every persisted change of any job (for the API's live views and tests). */
@@ -579,8 +595,18 @@ export class Orchestrator {
             await delay(1000 * 2 ** (attempt - 1), signal)
             session.dropDeclines(declinedForNow)
           }
-          const deadline = clock.now() + this.cfg.bidWindowMs
-          const audience = this.c.transport.topicPeers(BID_REQUEST_TOPIC)
+          const openedAt = clock.now()
+          const deadline = openedAt + this.cfg.bidWindowMs
+          const exclude = [...job.spec.providers.deny, ...(job.excluded ?? [])]
+          // Who the window may close early for: live subscribers, minus known-silent peers.
+          const window = this.audience.open({
+            jobId: job.id,
+            subscribers: this.c.transport.topicSubscribers(BID_REQUEST_TOPIC),
+            exclude,
+            openedAt,
+            deadline,
+            enoughBids: this.cfg.enoughBids,
+          })
           const req: BidRequest = {
             jobId: job.id,
             resources: job.spec.resources,
@@ -588,21 +614,17 @@ export class Orchestrator {
             maxDurationSeconds: job.spec.maxDurationSeconds,
             maxPrice: job.spec.maxPrice,
             deadline,
-            exclude: [...job.spec.providers.deny, ...(job.excluded ?? [])],
+            exclude,
             // Renewed while this job waited, if need be.
             approval: this.c.approval.current() ?? approval,
           }
           await actor.publish(BID_REQUEST_TOPIC, B.bidRequest, req, this.cfg.bidWindowMs + 5000)
-          // Close early once enough bids are in, or every subscribed provider has answered.
-          await session.until(
-            () =>
-              session.bids.length >= this.cfg.enoughBids ||
-              session.bids.length + session.declines.length >= audience,
-            deadline - clock.now(),
-            signal,
-          )
-          const final = session.declines.filter((d) => !declinedForNow(d)).length
-          if (session.bids.length > 0 || final >= audience) break
+          await waitForWindow(window, session, clock, signal)
+          const summary = window.close(clock.now())
+          this.c.log.debug(summary, 'bid window closed')
+          // A "not now" decline (REQUESTER_CAP_REASON) is an answer, but worth asking again.
+          const forNow = session.declines.some(declinedForNow)
+          if (session.bids.length > 0 || (!window.waitingForSome && !forNow)) break
         }
         return done()
       },

@@ -47,10 +47,12 @@ describe('network discovery and settings', function () {
   })
 
   it('one-host settings apply only when asked; explicit values win', () => {
-    assert.deepEqual(hostOptions({}), { connectionManager: {}, gossipsub: {} })
+    const plain = hostOptions({})
+    assert.deepEqual(plain.connectionManager, {})
+    assert.equal(plain.gossipsub.scoreParams?.IPColocationFactorWeight, undefined, "gossipsub's default")
     const one = hostOptions({ oneHost: true })
     assert.equal(one.connectionManager.inboundConnectionThreshold, Infinity)
-    assert.deepEqual(one.gossipsub.scoreParams, { IPColocationFactorWeight: 0 })
+    assert.equal(one.gossipsub.scoreParams?.IPColocationFactorWeight, 0)
     const tuned = hostOptions({
       oneHost: true,
       connections: { maxConnections: 50, inboundConnectionThreshold: 20 },
@@ -59,6 +61,34 @@ describe('network discovery and settings', function () {
     assert.deepEqual(tuned.connectionManager, { maxConnections: 50, inboundConnectionThreshold: 20 })
     assert.equal(tuned.gossipsub.D, 8)
     assert.equal(tuned.gossipsub.heartbeatInterval, 700)
-    assert.deepEqual(tuned.gossipsub.scoreParams, { IPColocationFactorWeight: -10 })
+    assert.equal(tuned.gossipsub.scoreParams?.IPColocationFactorWeight, -10)
+  })
+
+  it('scores the topics it validates: rejected messages count, thresholds as configured', () => {
+    const { gossipsub } = hostOptions({
+      oneHost: true,
+      scoredTopics: ['/t/1'],
+      gossipsub: { score: { invalidMessageWeight: -4, graylistThreshold: -100 } },
+    })
+    const t = gossipsub.scoreParams?.topics?.['/t/1']
+    assert.deepEqual(
+      [t?.topicWeight, t?.invalidMessageDeliveriesWeight, t?.invalidMessageDeliveriesDecay],
+      [1, -4, 0.9],
+    )
+    assert.deepEqual(
+      [
+        t?.timeInMeshWeight,
+        t?.firstMessageDeliveriesWeight,
+        t?.meshMessageDeliveriesWeight,
+        t?.meshFailurePenaltyWeight,
+      ],
+      [0, 0, 0, 0],
+    )
+    assert.deepEqual(gossipsub.scoreThresholds, {
+      gossipThreshold: -10,
+      publishThreshold: -50,
+      graylistThreshold: -100,
+    })
+    assert.equal(gossipsub.scoreParams?.IPColocationFactorWeight, 0, 'one-host settings still apply')
   })
 })

@@ -62,8 +62,12 @@ class FakeTransport implements Transport {
     this.topics.add(topic)
   }
 
+  topicSubscribers(topic: string): PeerIdStr[] {
+    return [...this.net.nodes.values()].filter((n) => n !== this && n.topics.has(topic)).map((n) => n.peerId)
+  }
+
   topicPeers(topic: string): number {
-    return [...this.net.nodes.values()].filter((n) => n !== this && n.topics.has(topic)).length
+    return this.topicSubscribers(topic).length
   }
 
   waitForTopicPeers(): Promise<void> {

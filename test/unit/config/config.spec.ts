@@ -76,6 +76,39 @@ describe('node config: schema and DMS_* overrides', () => {
     assert.match(refused([]).message, /must be a JSON object/)
   })
 
+  it('network hardening settings: frame deadline, unfinished-bytes budgets, gossip score', () => {
+    const network = {
+      frameReadTimeoutMs: 5000,
+      maxUnfinishedBytesPerConnection: 8 * 1024 * 1024,
+      maxUnfinishedBytes: 64 * 1024 * 1024,
+      gossipsub: { score: { invalidMessageWeight: -5, invalidMessageDecay: 0.5, graylistThreshold: -200 } },
+    }
+    assert.deepEqual(loadNodeConfig({ dataDir: 'd', network }).network, network)
+    assert.equal(
+      refused({ dataDir: 'd', network: { frameReadTimeoutMs: 0 } }).field,
+      'network.frameReadTimeoutMs',
+    )
+    const score = (s: Record<string, number>) => ({ dataDir: 'd', network: { gossipsub: { score: s } } })
+    assert.match(refused(score({ invalidMessageWeight: 1 })).message, /invalidMessageWeight": must be <= 0/)
+    assert.match(refused(score({ invalidMessageDecay: 1 })).message, /invalidMessageDecay": must be < 1/)
+    const order = refused(score({ publishThreshold: -100 }))
+    assert.equal(order.field, 'network.gossipsub.score.graylistThreshold')
+    assert.match(
+      order.message,
+      /"network\.gossipsub\.score\.graylistThreshold" \(-80\): must be <= publishThreshold \(-100\)/,
+    )
+    assert.equal(refused(score({ gossipThreshold: -60 })).field, 'network.gossipsub.score.publishThreshold')
+  })
+
+  it('requester bid window settings', () => {
+    const requester = { contractDb: { peer: CDB, addrs: [] }, bidSilentAfter: 5, bidStragglerMs: 0 }
+    assert.deepEqual(loadNodeConfig({ dataDir: 'd', requester }).requester, requester)
+    assert.equal(
+      refused({ dataDir: 'd', requester: { ...requester, bidSilentAfter: 0 } }).field,
+      'requester.bidSilentAfter',
+    )
+  })
+
   it('DMS_* variables override the file, and a bad one is named', () => {
     const cfg = loadNodeConfig(
       { dataDir: 'from-file', listen: ['/ip4/127.0.0.1/tcp/1'], api: { socket: 's' } },
