@@ -1,5 +1,6 @@
 import type { BehaviourDef } from './codec.js'
 import type { Handle } from './envelope.js'
+import { codeOf } from './errors.js'
 import type { KeyPair } from './identity.js'
 import { Mailbox, type MailboxInit } from './mailbox.js'
 import type { ActorSystem, Behaviour, Message } from './system.js'
@@ -138,8 +139,8 @@ export class Actor {
     try {
       result = await fn(msg)
     } catch (err) {
-      const e = err as { code?: unknown; message?: unknown; data?: unknown }
-      const code = typeof e.code === 'string' ? e.code : 'INTERNAL'
+      const e = err as { message?: unknown; data?: unknown }
+      const code = codeOf(err)
       if (code === 'INTERNAL')
         this.system.components.log.warn({ err, behaviour: msg.behaviour }, 'behaviour threw')
       if (msg.replyTo !== undefined)

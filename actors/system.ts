@@ -282,12 +282,12 @@ export class ActorSystem {
       const expectKey = to.publicKey.length > 0 ? b64(to.publicKey) : undefined
       this.pending.set(replyInbox, { resolve, reject, expectKey, behaviour })
     })
-    let timer: NodeJS.Timeout | undefined
+    let timer: unknown
     const onAbort = () => this.pending.get(replyInbox)?.reject(opts.signal?.reason as Error)
     try {
       opts.signal?.throwIfAborted()
       opts.signal?.addEventListener('abort', onAbort, { once: true })
-      timer = setTimeout(
+      timer = this.components.clock.setTimeout(
         () => this.pending.get(replyInbox)?.reject(new RequestTimeoutError(behaviour, timeoutMs)),
         timeoutMs,
       )
@@ -298,7 +298,7 @@ export class ActorSystem {
       })
       return await result
     } finally {
-      clearTimeout(timer)
+      if (timer !== undefined) this.components.clock.clearTimeout(timer)
       opts.signal?.removeEventListener('abort', onAbort)
       if (this.pending.delete(replyInbox)) this.remember(replyInbox)
       result.catch(() => {}) // settled by whoever won; nobody else awaits it

@@ -4,6 +4,7 @@
  * silently misread. This walk refuses any field whose wire type differs from the schema, any
  * unknown field, and any truncated varint or length. Spec: specs/protocol.md ("Envelope").
  */
+import { DmsError } from './errors.js'
 
 /** Wire types: 0 varint, 1 fixed64, 2 length-delimited, 5 fixed32. */
 export type WireType = 0 | 1 | 2 | 5
@@ -19,8 +20,10 @@ export interface WireField {
 /** Field number -> expected wire type (and nested schema). */
 export type WireSchema = Readonly<Record<number, WireField>>
 
-export class WireFormatError extends Error {
-  override name = 'WireFormatError'
+export class WireFormatError extends DmsError {
+  constructor(message: string) {
+    super('BAD_WIRE', message)
+  }
 }
 
 const MAX_DEPTH = 8

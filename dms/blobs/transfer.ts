@@ -3,6 +3,7 @@
  * granted blobs, fetching from a peer's `blobs` actor, and the log forwarder that streams an
  * allocation's output to the requester while it runs.
  */
+import type { Clock } from '../../actors/clock.js'
 import type { Handle } from '../../actors/envelope.js'
 import type { KeyPair } from '../../actors/identity.js'
 import type { Actor } from '../../actors/actor.js'
@@ -51,10 +52,11 @@ export class LogForwarder {
   private seq = 0
   private readonly pending: Record<'stdout' | 'stderr', string> = { stdout: '', stderr: '' }
   private readonly sent: Record<'stdout' | 'stderr', number> = { stdout: 0, stderr: 0 }
-  private timer: NodeJS.Timeout | undefined
+  private timer: unknown
 
   constructor(
     private readonly send: (log: JobLog) => Promise<void>,
+    private readonly clock: Clock,
     private readonly ids: { jobId: string; allocationId: string },
     private readonly opts: { flushMs?: number; batchBytes?: number; maxBytes?: number } = {},
   ) {}
@@ -64,11 +66,11 @@ export class LogForwarder {
     if (room <= 0) return
     this.pending[stream] += chunk.length > room ? chunk.slice(0, room) : chunk
     if (this.pending[stream].length >= (this.opts.batchBytes ?? 64 * 1024)) this.flush()
-    else this.timer ??= setTimeout(() => this.flush(), this.opts.flushMs ?? 100)
+    else this.timer ??= this.clock.setTimeout(() => this.flush(), this.opts.flushMs ?? 100)
   }
 
   flush(): void {
-    clearTimeout(this.timer)
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer)
     this.timer = undefined
     for (const stream of ['stdout', 'stderr'] as const) {
       const data = this.pending[stream]

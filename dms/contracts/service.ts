@@ -1,5 +1,6 @@
 import type { Logger } from 'pino'
 import type { Clock } from '../../actors/clock.js'
+import { SerialQueue } from '../../actors/serial.js'
 import { keyFromString, type KeyPair } from '../../actors/identity.js'
 import type { Actor, ActorSystem, Message } from '../../actors/system.js'
 import {
@@ -69,7 +70,7 @@ export interface ContractDbComponents {
   system: ActorSystem
   key: KeyPair
   db: Db
-  clock: Clock
+  clock: Pick<Clock, 'now'>
   log: Logger
 }
 
@@ -83,7 +84,7 @@ export interface ContractDbComponents {
  */
 export class ContractDbService {
   private actor?: Actor
-  private queue: Promise<unknown> = Promise.resolve()
+  private readonly queue = new SerialQueue()
   readonly approved: Repo<ApprovedEntity>
   readonly accounts: Repo<Account>
   readonly contracts: Repo<ContractRecord>
@@ -120,9 +121,7 @@ export class ContractDbService {
 
   /** Runs `fn` after every operation queued before it (one at a time). */
   private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn)
-    this.queue = run.catch(() => undefined)
-    return run
+    return this.queue.run(fn)
   }
 
   // ---- operator: approvals and accounts ----

@@ -7,6 +7,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../actors/clock.js'
+import { codeOf, isCode } from '../../actors/errors.js'
+import { exponential, retry } from '../../actors/retry.js'
 import type { Handle } from '../../actors/envelope.js'
 import { keyToString, type KeyPair } from '../../actors/identity.js'
 import type { Actor } from '../../actors/system.js'
@@ -16,7 +18,6 @@ import { partyOf, publicKeyOfPeer } from '../contracts/party.js'
 import { B, type Bid, type ContractSignReply } from '../messages.js'
 import { ContractRefusal, JobFailure, type Step } from './job-machine.js'
 import type { JobRecord } from './job-record.js'
-import { delay } from './wait.js'
 
 export interface CloseContractDeps {
   actor: Actor
@@ -33,11 +34,6 @@ export interface CloseContractDeps {
   release: (job: JobRecord, bid: Bid) => void
   /** Tells every other bidder of the round that it lost (once the contract is active). */
   releaseLosers: (job: JobRecord) => void
-}
-
-const codeOf = (err: unknown) => {
-  const c = (err as { code?: unknown }).code
-  return typeof c === 'string' ? c : 'INTERNAL'
 }
 
 export function closeContractStep(d: CloseContractDeps): Step {
@@ -95,38 +91,42 @@ export function closeContractStep(d: CloseContractDeps): Step {
     )
       throw refused('BAD_PROVIDER_SIGNATURE', 'provider countersignature is invalid')
     contract.providerSignature = signed.providerSignature
-    let proof: ContractProof | undefined
-    // UNREACHABLE: the request was never delivered (the contract-db is down or restarting), so
-    // nothing was locked and sending it again is safe; retried as settlements are. A timeout
-    // is not retried: the contract-db may have locked the escrow (a resend is CONTRACT_EXISTS).
-    for (let attempt = 1; proof === undefined; attempt++) {
-      try {
-        proof = await d.actor.request<ContractProof>(
-          d.contractDb.handle(),
-          B.contractVerify,
-          { contract },
-          { timeoutMs: d.timeoutMs, signal },
-        )
-      } catch (err) {
-        signal.throwIfAborted()
-        const code = codeOf(err)
-        if (code === 'UNREACHABLE' && attempt < d.verifyAttempts) {
-          await delay(1000 * 2 ** (attempt - 1), signal)
-          continue
-        }
-        const message = `contract-db refused the contract: ${(err as Error).message}`
-        // A refusal (PARTY_NOT_APPROVED, INSUFFICIENT_FUNDS, BAD_TERMS...) locks nothing: the next
-        // bid may do. Not after a timeout or an unreachable contract-db (the outcome is unknown or
-        // every bid would meet the same), nor CONTRACT_EXISTS (an earlier send may have locked).
-        if (
-          code !== 'REQUEST_TIMEOUT' &&
-          code !== 'UNREACHABLE' &&
-          code !== 'CONTRACT_EXISTS' &&
-          code !== 'INTERNAL'
-        )
-          throw refused(code, message)
-        throw new JobFailure('CONTRACT_REFUSED', message)
-      }
+    let proof: ContractProof
+    try {
+      // UNREACHABLE: the request was never delivered (the contract-db is down or restarting), so
+      // nothing was locked and sending it again is safe; retried as settlements are. A timeout
+      // is not retried: the contract-db may have locked the escrow (a resend is CONTRACT_EXISTS).
+      proof = await retry(
+        () =>
+          d.actor.request<ContractProof>(
+            d.contractDb.handle(),
+            B.contractVerify,
+            { contract },
+            { timeoutMs: d.timeoutMs, signal },
+          ),
+        {
+          attempts: d.verifyAttempts,
+          backoffMs: exponential(1000),
+          retryIf: (err) => isCode(err, 'UNREACHABLE') && !signal.aborted,
+          clock: d.clock,
+          signal,
+        },
+      )
+    } catch (err) {
+      signal.throwIfAborted()
+      const code = codeOf(err)
+      const message = `contract-db refused the contract: ${(err as Error).message}`
+      // A refusal (PARTY_NOT_APPROVED, INSUFFICIENT_FUNDS, BAD_TERMS...) locks nothing: the next
+      // bid may do. Not after a timeout or an unreachable contract-db (the outcome is unknown or
+      // every bid would meet the same), nor CONTRACT_EXISTS (an earlier send may have locked).
+      if (
+        code !== 'REQUEST_TIMEOUT' &&
+        code !== 'UNREACHABLE' &&
+        code !== 'CONTRACT_EXISTS' &&
+        code !== 'INTERNAL'
+      )
+        throw refused(code, message)
+      throw new JobFailure('CONTRACT_REFUSED', message)
     }
     const { signature, ...body } = proof
     if (!verifyDoc(publicKeyOfPeer(d.contractDb.peer) as Uint8Array, DOMAIN.proof, body, signature))

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import { createActor, type Actor as XActor, type Snapshot } from 'xstate'
-import type { Clock } from '../../actors/clock.js'
+import { delay, timeoutSignal, type Clock } from '../../actors/clock.js'
+import { codeOf, DmsError, isCode } from '../../actors/errors.js'
+import { exponential, retry } from '../../actors/retry.js'
+import { SerialQueue } from '../../actors/serial.js'
 import type { Handle } from '../../actors/envelope.js'
 import { KeyPair } from '../../actors/identity.js'
 import type { Actor, ActorSystem, Message } from '../../actors/system.js'
@@ -49,7 +52,6 @@ import { reliabilityOf, type ProviderRecord } from './select.js'
 import { HEARTBEAT } from '../provider/allocation.js'
 import { bidProblem, declineProblem, type AdmissionContext } from './bid-admission.js'
 import { closeContractStep } from './close-contract.js'
-import { delay } from './wait.js'
 
 export interface OrchestratorInit {
   /** The contract-db this requester uses: peer id and addresses. */
@@ -111,18 +113,14 @@ export interface StoredJob {
 /** Job states a machine never leaves. */
 export const FINAL_STATES: JobState[] = ['completed', 'failed', 'cancelled']
 
-export class JobNotFoundError extends Error {
-  override name = 'JobNotFoundError'
-  readonly code = 'JOB_NOT_FOUND'
+export class JobNotFoundError extends DmsError {
   constructor(id: string) {
-    super(`no job ${id}`)
+    super('JOB_NOT_FOUND', `no job ${id}`)
   }
 }
-export class JobEndedError extends Error {
-  override name = 'JobEndedError'
-  readonly code = 'JOB_ENDED'
+export class JobEndedError extends DmsError {
   constructor(id: string, state: string) {
-    super(`job ${id} already ended: ${state}`)
+    super('JOB_ENDED', `job ${id} already ended: ${state}`)
   }
 }
 
@@ -268,7 +266,7 @@ export class Orchestrator {
 
   private launch(record: JobRecord, snapshot?: unknown): Promise<StoredJob> {
     const id = record.id
-    const session = new JobSession()
+    const session = new JobSession(this.c.clock)
     // The job's actor has its own key; contracts are still signed with the node key.
     const actor = this.c.system
       .spawn(jobInbox(id), KeyPair.generate())
@@ -294,6 +292,7 @@ export class Orchestrator {
         if (r?.jobId === id && this.isWinner(id, m.peer)) session.setResult(r)
       })
     const machine = createActor(createJobMachine(this.steps(session, actor), this.c.clock), {
+      clock: this.c.clock,
       input: record,
       ...(snapshot !== undefined ? { snapshot: snapshot as Snapshot<unknown> } : {}),
     })
@@ -301,8 +300,8 @@ export class Orchestrator {
     let first = true
     let resolveStored!: (j: StoredJob) => void
     const stored = new Promise<StoredJob>((r) => (resolveStored = r))
-    // Persist on every transition, in order; xstate emits synchronously, so chain the writes.
-    let chain = Promise.resolve()
+    // Persist on every transition, in order; xstate emits synchronously, so the writes queue.
+    const writes = new SerialQueue()
     machine.subscribe((snap) => {
       const job: StoredJob = {
         state: snap.value,
@@ -313,9 +312,9 @@ export class Orchestrator {
           ? {}
           : { snapshot: { ...machine.getPersistedSnapshot(), context: undefined } }),
       }
-      chain = chain
-        .then(() => this.jobs.put(id, job))
-        .then(async () => {
+      writes
+        .run(async () => {
+          await this.jobs.put(id, job)
           for (const l of this.listeners) l(job)
           if (first) {
             first = false
@@ -458,15 +457,7 @@ export class Orchestrator {
         return await step(job, signal)
       } catch (err) {
         if (signal.aborted || job.proof === undefined) throw err
-        const failure =
-          err instanceof JobFailure
-            ? err
-            : new JobFailure(
-                typeof (err as { code?: unknown }).code === 'string'
-                  ? (err as { code: string }).code
-                  : 'INTERNAL',
-                (err as Error).message,
-              )
+        const failure = err instanceof JobFailure ? err : new JobFailure(codeOf(err), (err as Error).message)
         failure.patch = {
           settlement: await this.terminate(actor, job, TERMINATION.providerFault, failure.message, signal),
         }
@@ -524,25 +515,27 @@ export class Orchestrator {
     signal: AbortSignal,
   ): Promise<Settlement> {
     const terms = job.contract?.terms as ContractTerms
-    let settlement: Settlement | undefined
-    for (let attempt = 1; settlement === undefined; attempt++) {
-      try {
-        settlement = await actor.request<Settlement>(this.contractDbHandle(), behaviour, payload, {
-          timeoutMs: this.cfg.requestTimeoutMs,
-          signal,
-        })
-      } catch (err) {
-        const e = err as { code?: string; data?: { settlement?: Settlement } }
-        if (e.code === 'CONTRACT_NOT_ACTIVE' && e.data?.settlement !== undefined)
-          settlement = e.data.settlement
-        else if (
-          (e.code === 'UNREACHABLE' || e.code === 'REQUEST_TIMEOUT') &&
-          attempt < this.cfg.settleAttempts
-        )
-          await delay(1000 * 2 ** (attempt - 1), signal)
-        else throw err
-      }
-    }
+    const settlement = await retry(
+      async () => {
+        try {
+          return await actor.request<Settlement>(this.contractDbHandle(), behaviour, payload, {
+            timeoutMs: this.cfg.requestTimeoutMs,
+            signal,
+          })
+        } catch (err) {
+          const kept = (err as { data?: { settlement?: Settlement } }).data?.settlement
+          if (isCode(err, 'CONTRACT_NOT_ACTIVE') && kept !== undefined) return kept
+          throw err
+        }
+      },
+      {
+        attempts: this.cfg.settleAttempts,
+        backoffMs: exponential(1000),
+        retryIf: (err) => isCode(err, ['UNREACHABLE', 'REQUEST_TIMEOUT']),
+        clock: this.c.clock,
+        signal,
+      },
+    )
     const { signature, ...body } = settlement
     if (
       settlement.contractId !== terms.contractId ||
@@ -568,7 +561,7 @@ export class Orchestrator {
           throw new JobFailure('NOT_APPROVED', (err as Error).message)
         }
         // A bid request published before any provider is subscribed reaches nobody: wait (bounded).
-        const waiting = AbortSignal.any([signal, AbortSignal.timeout(this.cfg.bidWindowMs)])
+        const waiting = timeoutSignal(this.cfg.bidWindowMs, { clock, signal })
         const seen = await this.c.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1, { signal: waiting }).then(
           () => true,
           () => false,
@@ -592,7 +585,7 @@ export class Orchestrator {
         // it as this requester's other bids are locked or released (REQUESTER_CAP_REASON).
         for (let attempt = 0; attempt < this.cfg.publishAttempts; attempt++) {
           if (attempt > 0) {
-            await delay(1000 * 2 ** (attempt - 1), signal)
+            await delay(1000 * 2 ** (attempt - 1), { clock, signal })
             session.dropDeclines(declinedForNow)
           }
           const openedAt = clock.now()

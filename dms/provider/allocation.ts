@@ -5,7 +5,8 @@ import type { BlobService } from '../blobs/service.js'
 import { LIMITS } from '../bounds.js'
 import { stageInputs, type InputFile } from '../blobs/staging.js'
 import { blobsHandle, fetchBlobs, LogForwarder } from '../blobs/transfer.js'
-import type { Clock } from '../../actors/clock.js'
+import { every, type Clock } from '../../actors/clock.js'
+import { exponential, retry } from '../../actors/retry.js'
 import type { Handle } from '../../actors/envelope.js'
 import type { KeyPair } from '../../actors/identity.js'
 import type { Actor } from '../../actors/system.js'
@@ -96,8 +97,8 @@ export class AllocationRunner {
 
   /** Sends a heartbeat update every `heartbeatMs` until the returned function is called. */
   private heartbeat(actor: Actor, rec: AllocationRecord): () => void {
-    const timer = setInterval(() => {
-      if (!this.running.has(rec.allocationId)) return clearInterval(timer)
+    const stop = every(this.c.clock, this.init.heartbeatMs ?? 2000, () => {
+      if (!this.running.has(rec.allocationId)) return stop()
       const update: JobUpdate = {
         jobId: rec.jobId,
         allocationId: rec.allocationId,
@@ -106,9 +107,8 @@ export class AllocationRunner {
         detail: HEARTBEAT,
       }
       void actor.send(rec.requester, B.update, update, { ttlMs: 10_000 }).catch(() => {})
-    }, this.init.heartbeatMs ?? 2000)
-    timer.unref()
-    return () => clearInterval(timer)
+    })
+    return stop
   }
 
   /**
@@ -116,17 +116,16 @@ export class AllocationRunner {
    * requester is unreachable (it may be restarting), unless the provider is stopping.
    */
   private async deliver(actor: Actor, rec: AllocationRecord, message: JobResult): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await actor.send(rec.requester, B.result, message, { ttlMs: 120_000 })
-        return
-      } catch (err) {
-        if (attempt >= 5 || this.stopping) {
-          this.c.log.warn({ err, allocationId: rec.allocationId }, 'result not delivered')
-          return
-        }
-        await new Promise((r) => setTimeout(r, 1000 * 2 ** attempt).unref())
-      }
+    try {
+      await retry(() => actor.send(rec.requester, B.result, message, { ttlMs: 120_000 }), {
+        attempts: 6,
+        backoffMs: exponential(1000),
+        retryIf: () => !this.stopping,
+        clock: this.c.clock,
+        signal: this.stopped.signal,
+      })
+    } catch (err) {
+      this.c.log.warn({ err, allocationId: rec.allocationId }, 'result not delivered')
     }
   }
 
@@ -183,9 +182,12 @@ export class AllocationRunner {
   }
 
   private stopping = false
+  /** Aborted by `stop`: cuts the waits between delivery attempts short. */
+  private readonly stopped = new AbortController()
 
   async stop(): Promise<void> {
     this.stopping = true
+    this.stopped.abort(new Error('provider stopping'))
     for (const r of this.running.values()) r.abort.abort(new Error('provider stopping'))
     await Promise.all([...this.running.values()].map((r) => r.done))
   }
@@ -281,7 +283,7 @@ export class AllocationRunner {
     }
     const stopHeartbeat = this.heartbeat(actor, rec)
     let announced = false
-    const forwarder = new LogForwarder((l) => actor.send(rec.requester, B.log, l), {
+    const forwarder = new LogForwarder((l) => actor.send(rec.requester, B.log, l), this.c.clock, {
       jobId: rec.jobId,
       allocationId: rec.allocationId,
     })

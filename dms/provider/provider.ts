@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
-import type { Clock } from '../../actors/clock.js'
+import { every, type Clock } from '../../actors/clock.js'
 import { RefusedError } from '../../actors/errors.js'
 import { KeyPair, keyToString } from '../../actors/identity.js'
 import type { Actor, ActorSystem, Message } from '../../actors/system.js'
@@ -102,7 +102,7 @@ export interface ProviderComponents {
  */
 export class ProviderService {
   private actor?: Actor
-  private sweeper?: NodeJS.Timeout
+  private stopSweeper?: () => void
   readonly bids: Repo<BidRecord>
   /**
    * `bid-released` (bidId): a bid the requester gave up was freed early; `bid-request-ignored`
@@ -167,8 +167,7 @@ export class ProviderService {
       .on(B.cancel, (m) => this.onCancel(m as Message<JobCancel>))
       .on(B.bidRelease, (m) => this.onBidRelease(m as Message<BidRelease>))
       .on(B.settled, () => undefined)
-    this.sweeper = setInterval(() => void this.sweep(), this.init.sweepIntervalMs ?? 5000)
-    this.sweeper.unref()
+    this.stopSweeper = every(this.c.clock, this.init.sweepIntervalMs ?? 5000, () => void this.sweep())
     try {
       this.recovered = await this.allocations.recover((id) => this.spawnAllocation(id))
     } catch (err) {
@@ -196,7 +195,7 @@ export class ProviderService {
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.sweeper)
+    this.stopSweeper?.()
     this.actor?.stop()
     this.actor = undefined
     await this.allocations.stop()

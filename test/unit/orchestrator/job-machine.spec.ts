@@ -20,7 +20,7 @@ import type { JobRecord, JobState } from '../../../dms/orchestrator/job-record.j
 const T0 = 1_000_000
 const STEP_MS = 100
 
-class FakeClock implements Clock {
+class FakeClock implements Pick<Clock, 'now'> {
   t = T0
   now(): number {
     return this.t

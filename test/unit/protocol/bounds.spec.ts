@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { errorCodec } from '../../../actors/codec.js'
+import { ManualClock } from '../../../actors/clock.js'
 import { handleTooLarge, LIMITS } from '../../../dms/bounds.js'
 import { JobSession } from '../../../dms/orchestrator/session.js'
 import { makeContract, makeReceipt, newParty } from '../../helpers/contracts.js'
@@ -171,7 +172,7 @@ describe('bounds on what is kept from a peer beyond its payload', () => {
   })
 
   it('a job keeps at most LIMITS.updates progress updates, whatever its provider sends', () => {
-    const session = new JobSession()
+    const session = new JobSession(new ManualClock())
     for (let i = 0; i < LIMITS.updates + 50; i++)
       session.addUpdate({ jobId: 'j', allocationId: 'a', state: 'running', at: i }, i)
     assert.equal(session.updates.length, LIMITS.updates)
