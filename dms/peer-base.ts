@@ -17,8 +17,8 @@ import { child } from './log.js'
 import { createHost, type Host } from './network/host.js'
 import { Libp2pTransport } from './network/transport.js'
 import { openDb, type Db } from './store/db.js'
-import { BID_REQUEST_TOPIC } from './messages.js'
-import { dmsCodecs } from './wire.js'
+import { BID_REQUEST_TOPIC } from './protocol/handles.js'
+import { dmsCodecs } from './protocol/behaviours.js'
 
 export interface PeerBaseConfig {
   dataDir: string

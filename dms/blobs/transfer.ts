@@ -7,26 +7,20 @@ import type { Clock } from '../../actors/clock.js'
 import type { Handle } from '../../actors/envelope.js'
 import type { KeyPair } from '../../actors/identity.js'
 import type { Actor } from '../../actors/actor.js'
-import type { ActorSystem, Message } from '../../actors/system.js'
-import { publicKeyOfPeer } from '../contracts/party.js'
-import { B, INBOX, type JobLog } from '../messages.js'
-import type { BlobRef, BlobService, Chunk, ChunkRequest } from './service.js'
+import type { ActorSystem } from '../../actors/system.js'
+import { W } from '../protocol/behaviours.js'
+import { handleOf, INBOX } from '../protocol/handles.js'
+import type { JobLog } from '../protocol/messages.js'
+import type { BlobRef, BlobService } from './service.js'
 
 /** Starts the node's `blobs` actor: answers `/dms/blob/get` for the blobs granted to the asker. */
 export function startBlobActor(system: ActorSystem, key: KeyPair, blobs: BlobService): Actor {
-  return system
-    .spawn(INBOX.blobs, key)
-    .on(B.blobGet, (m: Message) => blobs.serve(m.peer, m.payload as ChunkRequest))
+  return system.spawn(INBOX.blobs, key).on(W.blobGet, (m) => blobs.serve(m.peer, m.payload))
 }
 
 /** The `blobs` actor of `peer` (it runs with the node key, so its public key is the peer's). */
 export function blobsHandle(peer: string, addrs: string[]): Handle {
-  return {
-    publicKey: publicKeyOfPeer(peer) as Uint8Array<ArrayBuffer>,
-    peer,
-    inbox: INBOX.blobs,
-    addrs,
-  }
+  return handleOf(peer, INBOX.blobs, addrs)
 }
 
 /** Fetches the blobs of `refs` the local store lacks from `from`, chunk by chunk. */
@@ -38,7 +32,7 @@ export function fetchBlobs(
   opts: { signal?: AbortSignal; timeoutMs?: number } = {},
 ): Promise<string[]> {
   return blobs.fetchMissing(refs, (req) =>
-    actor.request<Chunk>(from, B.blobGet, req, { timeoutMs: opts.timeoutMs ?? 15_000, signal: opts.signal }),
+    actor.request(from, W.blobGet, req, { timeoutMs: opts.timeoutMs ?? 15_000, signal: opts.signal }),
   )
 }
 

@@ -8,15 +8,13 @@ import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import { DmsError } from '../../actors/errors.js'
 import { delay, type Clock } from '../../actors/clock.js'
-import type { Handle } from '../../actors/envelope.js'
 import { KeyPair } from '../../actors/identity.js'
 import type { Actor, ActorSystem } from '../../actors/system.js'
-import { INBOX } from '../messages.js'
+import { handleOf, INBOX } from '../protocol/handles.js'
 import { Repo, type Db } from '../store/db.js'
-import { W } from '../wire.js'
+import { W } from '../protocol/behaviours.js'
 import { checkApproval } from './approval.js'
 import type { ApprovalCredential } from './model.js'
-import { publicKeyOfPeer } from './party.js'
 
 /** This node has no valid approval credential (not approved, or the contract-db cannot be reached). */
 export class NotApprovedError extends DmsError {
@@ -204,15 +202,9 @@ export class ApprovalClient {
     const actor = this.actor
     if (actor === undefined) return
     const peer = this.contractDb
-    const to: Handle = {
-      publicKey: publicKeyOfPeer(peer) as Uint8Array<ArrayBuffer>,
-      peer,
-      inbox: INBOX.contractDb,
-      addrs: this.init.contractDb.addrs,
-    }
     try {
       const cred = await actor.request(
-        to,
+        handleOf(peer, INBOX.contractDb, this.init.contractDb.addrs),
         W.approval,
         {},
         { timeoutMs: this.init.requestTimeoutMs ?? 10_000, signal: this.abort.signal },

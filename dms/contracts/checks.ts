@@ -12,7 +12,7 @@ import {
 } from './model.js'
 import { escrowFor, isAmount, InvalidAmountError } from './money.js'
 import { publicKeyOfPeer } from './party.js'
-import type { Bid } from '../messages.js'
+import type { Bid } from '../protocol/messages.js'
 
 const STATUSES = new Set(['completed', 'failed', 'timed_out', 'cancelled'])
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null

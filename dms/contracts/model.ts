@@ -3,7 +3,7 @@
  * "Settlement") and specs/contract-db.md. All amounts are integers of the smallest currency unit
  * ("micro-tokens", dms/contracts/money.ts).
  */
-import type { Bid } from '../messages.js'
+import type { Bid } from '../protocol/messages.js'
 import type { Resources } from '../resources/types.js'
 
 export type ContractId = string

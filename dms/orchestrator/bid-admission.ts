@@ -5,12 +5,12 @@
  * (`dms_requester_bids_ignored_total`). Spec: specs/protocol.md ("Checks on the receiving side").
  */
 import type { Message } from '../../actors/system.js'
-import { handleTooLarge } from '../bounds.js'
+import { handleTooLarge } from '../protocol/bounds.js'
 import { checkApproval, type ApprovalProblem } from '../contracts/approval.js'
 import { hashDoc } from '../contracts/canonical.js'
 import { bidSignatureOk } from '../contracts/checks.js'
 import { escrowFor } from '../contracts/money.js'
-import type { Bid, BidMessage, Decline } from '../messages.js'
+import type { Bid, BidMessage, Decline } from '../protocol/messages.js'
 import type { JobSpec } from './job-spec.js'
 
 export type IgnoreReason =

@@ -14,8 +14,10 @@ import { keyToString, type KeyPair } from '../../actors/identity.js'
 import type { Actor } from '../../actors/system.js'
 import { hashDoc, signDoc, verifyDoc } from '../contracts/canonical.js'
 import { DOMAIN, type ContractProof, type ContractTerms, type SignedContract } from '../contracts/model.js'
-import { partyOf, publicKeyOfPeer } from '../contracts/party.js'
-import { B, type Bid, type ContractSignReply } from '../messages.js'
+import { partyOf } from '../contracts/party.js'
+import { W } from '../protocol/behaviours.js'
+import { publicKeyOf } from '../protocol/handles.js'
+import type { Bid, ContractSignReply } from '../protocol/messages.js'
 import { ContractRefusal, JobFailure, type Step } from './job-machine.js'
 import type { JobRecord } from './job-record.js'
 
@@ -52,7 +54,7 @@ export function closeContractStep(d: CloseContractDeps): Step {
       requester: partyOf(d.peerId, d.key.publicKey),
       provider: {
         peer: bid.provider,
-        publicKey: keyToString(publicKeyOfPeer(bid.provider) as Uint8Array),
+        publicKey: keyToString(publicKeyOf(bid.provider)),
       },
       contractDb: d.contractDb.peer,
       resources: job.spec.resources,
@@ -70,9 +72,9 @@ export function closeContractStep(d: CloseContractDeps): Step {
     }
     let signed: ContractSignReply
     try {
-      signed = await d.actor.request<ContractSignReply>(
+      signed = await d.actor.request(
         d.provider(job),
-        B.contractSign,
+        W.contractSign,
         { contract },
         { timeoutMs: d.timeoutMs, signal },
       )
@@ -81,14 +83,7 @@ export function closeContractStep(d: CloseContractDeps): Step {
       // Refused, silent or unreachable: the contract-db has not seen this contract.
       throw refused(codeOf(err), `provider did not countersign: ${(err as Error).message}`)
     }
-    if (
-      !verifyDoc(
-        publicKeyOfPeer(bid.provider) as Uint8Array,
-        DOMAIN.contract,
-        terms,
-        signed.providerSignature,
-      )
-    )
+    if (!verifyDoc(publicKeyOf(bid.provider), DOMAIN.contract, terms, signed.providerSignature))
       throw refused('BAD_PROVIDER_SIGNATURE', 'provider countersignature is invalid')
     contract.providerSignature = signed.providerSignature
     let proof: ContractProof
@@ -98,9 +93,9 @@ export function closeContractStep(d: CloseContractDeps): Step {
       // is not retried: the contract-db may have locked the escrow (a resend is CONTRACT_EXISTS).
       proof = await retry(
         () =>
-          d.actor.request<ContractProof>(
+          d.actor.request(
             d.contractDb.handle(),
-            B.contractVerify,
+            W.contractVerify,
             { contract },
             { timeoutMs: d.timeoutMs, signal },
           ),
@@ -129,7 +124,7 @@ export function closeContractStep(d: CloseContractDeps): Step {
       throw new JobFailure('CONTRACT_REFUSED', message)
     }
     const { signature, ...body } = proof
-    if (!verifyDoc(publicKeyOfPeer(d.contractDb.peer) as Uint8Array, DOMAIN.proof, body, signature))
+    if (!verifyDoc(publicKeyOf(d.contractDb.peer), DOMAIN.proof, body, signature))
       throw new JobFailure('BAD_PROOF', 'proof of contract is not signed by the contract-db')
     if (
       proof.contractId !== terms.contractId ||

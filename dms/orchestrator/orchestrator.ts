@@ -5,40 +5,38 @@ import { delay, timeoutSignal, type Clock } from '../../actors/clock.js'
 import { codeOf, DmsError, isCode } from '../../actors/errors.js'
 import { exponential, retry } from '../../actors/retry.js'
 import { SerialQueue } from '../../actors/serial.js'
-import type { Handle } from '../../actors/envelope.js'
 import { KeyPair } from '../../actors/identity.js'
 import type { Actor, ActorSystem, Message } from '../../actors/system.js'
 import type { Transport } from '../../actors/transport.js'
+import type { BehaviourDef } from '../../actors/codec.js'
+import type { Handle } from '../../actors/envelope.js'
 import { hashDoc, signDoc, verifyDoc } from '../contracts/canonical.js'
 import {
   DOMAIN,
   TERMINATION,
   type ApprovalCredential,
   type ContractTerms,
+  type ContractProof,
   type Settlement,
+  type SignedContract,
   type TerminationReason,
   type Verification,
 } from '../contracts/model.js'
-import { publicKeyOfPeer } from '../contracts/party.js'
+import { W } from '../protocol/behaviours.js'
+import { BID_REQUEST_TOPIC, handleOf, INBOX, jobInbox, publicKeyOf } from '../protocol/handles.js'
 import {
-  B,
-  BID_REQUEST_TOPIC,
-  INBOX,
   declinedForNow,
-  jobInbox,
+  HEARTBEAT,
   type Bid,
   type BidMessage,
   type BidRequest,
   type Decline,
-  type InvocationReply,
-  type JobCancelReply,
-  type JobRequestReply,
   type JobLog,
   type JobResult,
   type JobUpdate,
   type SettleReply,
   type TerminateRequest,
-} from '../messages.js'
+} from '../protocol/messages.js'
 import { Repo, type Db } from '../store/db.js'
 import { createJobMachine, JobFailure, type JobSteps, type Patch, type Step } from './job-machine.js'
 import type { JobId, JobRecord, JobState } from './job-record.js'
@@ -49,7 +47,6 @@ import { fetchAndCheckOutputs, grantInputs, resolveInputs } from './data-plane.j
 import type { BlobService } from '../blobs/service.js'
 import type { InputFile } from '../blobs/staging.js'
 import { reliabilityOf, type ProviderRecord } from './select.js'
-import { HEARTBEAT } from '../provider/allocation.js'
 import { bidProblem, declineProblem, type AdmissionContext } from './bid-admission.js'
 import { closeContractStep } from './close-contract.js'
 
@@ -270,26 +267,26 @@ export class Orchestrator {
     // The job's actor has its own key; contracts are still signed with the node key.
     const actor = this.c.system
       .spawn(jobInbox(id), KeyPair.generate())
-      .on(B.bid, (m: Message) => this.onBid(id, session, m as Message<BidMessage>))
-      .on(B.decline, (m: Message) => this.onDecline(id, session, m as Message<Decline>))
-      .on(B.update, (m: Message) => {
-        const u = m.payload as JobUpdate
-        if (u?.jobId === id && this.isWinner(id, m.peer)) {
+      .on(W.bid, (m) => this.onBid(id, session, m))
+      .on(W.decline, (m) => this.onDecline(id, session, m))
+      .on(W.update, (m) => {
+        const u = m.payload
+        if (u.jobId === id && this.isWinner(id, m.peer)) {
           const heartbeat = u.detail === HEARTBEAT
           session.addUpdate(u, this.c.clock.now(), heartbeat)
           if (!heartbeat) for (const fn of this.updateListeners) fn(id, u)
         }
       })
-      .on(B.log, (m: Message) => {
-        const l = m.payload as JobLog
-        if (l?.jobId === id && this.isWinner(id, m.peer)) {
+      .on(W.log, (m) => {
+        const l = m.payload
+        if (l.jobId === id && this.isWinner(id, m.peer)) {
           session.addLog(l)
           for (const fn of this.logListeners) fn(id, l)
         }
       })
-      .on(B.result, (m: Message) => {
-        const r = m.payload as JobResult
-        if (r?.jobId === id && this.isWinner(id, m.peer)) session.setResult(r)
+      .on(W.result, (m) => {
+        const r = m.payload
+        if (r.jobId === id && this.isWinner(id, m.peer)) session.setResult(r)
       })
     const machine = createActor(createJobMachine(this.steps(session, actor), this.c.clock), {
       clock: this.c.clock,
@@ -417,33 +414,19 @@ export class Orchestrator {
 
   /** `/dms/job/bid-release` to the bidder of `bid`, best effort: it frees what it holds for it. */
   private releaseBid(actor: Actor, job: JobRecord, session: JobSession, b: Bid): void {
-    const to: Handle = {
-      publicKey: publicKeyOfPeer(b.provider) as Uint8Array<ArrayBuffer>,
-      peer: b.provider,
-      inbox: INBOX.provider,
-      addrs: session.providerAddrs.get(b.provider) ?? job.providerAddrs?.[b.provider] ?? [],
-    }
-    actor.send(to, B.bidRelease, { jobId: job.id, bidId: b.bidId }).catch(() => undefined)
+    const addrs = session.providerAddrs.get(b.provider) ?? job.providerAddrs?.[b.provider]
+    actor
+      .send(handleOf(b.provider, INBOX.provider, addrs), W.bidRelease, { jobId: job.id, bidId: b.bidId })
+      .catch(() => undefined)
   }
 
   private providerHandle(job: JobRecord, session: JobSession): Handle {
     const peer = job.winner?.provider as string
-    return {
-      publicKey: publicKeyOfPeer(peer) as Uint8Array<ArrayBuffer>,
-      peer,
-      inbox: INBOX.provider,
-      addrs: session.providerAddrs.get(peer) ?? job.providerAddrs?.[peer] ?? [],
-    }
+    return handleOf(peer, INBOX.provider, session.providerAddrs.get(peer) ?? job.providerAddrs?.[peer])
   }
 
   private contractDbHandle(): Handle {
-    const peer = this.init.contractDb.peer
-    return {
-      publicKey: publicKeyOfPeer(peer) as Uint8Array<ArrayBuffer>,
-      peer,
-      inbox: INBOX.contractDb,
-      addrs: this.init.contractDb.addrs,
-    }
+    return handleOf(this.init.contractDb.peer, INBOX.contractDb, this.init.contractDb.addrs)
   }
 
   /**
@@ -476,13 +459,8 @@ export class Orchestrator {
     const peer = job.winner?.provider
     const contractId = job.contract?.terms.contractId
     if (peer === undefined || contractId === undefined) return
-    const to: Handle = {
-      publicKey: publicKeyOfPeer(peer) as Uint8Array<ArrayBuffer>,
-      peer,
-      inbox: INBOX.provider,
-      addrs: job.providerAddrs?.[peer] ?? [],
-    }
-    actor.request(to, B.cancel, { jobId: job.id, contractId }, { timeoutMs: 5000 }).catch(() => undefined)
+    const to = handleOf(peer, INBOX.provider, job.providerAddrs?.[peer])
+    actor.request(to, W.cancel, { jobId: job.id, contractId }, { timeoutMs: 5000 }).catch(() => undefined)
   }
 
   /** Terminates the job's contract; undefined (logged) when the contract-db did not answer. */
@@ -495,7 +473,7 @@ export class Orchestrator {
   ): Promise<Settlement | undefined> {
     const req: TerminateRequest = { contractId: job.contract?.terms.contractId as string, reason, detail }
     try {
-      return await this.closeAtContractDb(actor, job, B.terminate, req, signal)
+      return await this.closeAtContractDb(actor, job, W.terminate, req, signal)
     } catch (err) {
       this.c.log.warn({ err, jobId: job.id }, 'contract not terminated: escrow stays locked')
       return undefined
@@ -507,18 +485,18 @@ export class Orchestrator {
    * or silent, and checks the signed settlement it returns. A contract already closed (a reply lost
    * on the way) yields the settlement the contract-db kept.
    */
-  private async closeAtContractDb(
+  private async closeAtContractDb<Req>(
     actor: Actor,
     job: JobRecord,
-    behaviour: string,
-    payload: unknown,
+    behaviour: BehaviourDef<Req, Settlement>,
+    payload: Req,
     signal: AbortSignal,
   ): Promise<Settlement> {
     const terms = job.contract?.terms as ContractTerms
     const settlement = await retry(
       async () => {
         try {
-          return await actor.request<Settlement>(this.contractDbHandle(), behaviour, payload, {
+          return await actor.request(this.contractDbHandle(), behaviour, payload, {
             timeoutMs: this.cfg.requestTimeoutMs,
             signal,
           })
@@ -540,7 +518,7 @@ export class Orchestrator {
     if (
       settlement.contractId !== terms.contractId ||
       settlement.paidToProvider + settlement.refundedToRequester !== terms.escrow ||
-      !verifyDoc(publicKeyOfPeer(this.init.contractDb.peer) as Uint8Array, DOMAIN.settlement, body, signature)
+      !verifyDoc(publicKeyOf(this.init.contractDb.peer), DOMAIN.settlement, body, signature)
     )
       throw new JobFailure('BAD_SETTLEMENT', 'settlement is not signed by the contract-db for this contract')
     return settlement
@@ -611,7 +589,7 @@ export class Orchestrator {
             // Renewed while this job waited, if need be.
             approval: this.c.approval.current() ?? approval,
           }
-          await actor.publish(BID_REQUEST_TOPIC, B.bidRequest, req, this.cfg.bidWindowMs + 5000)
+          await actor.publish(BID_REQUEST_TOPIC, W.bidRequest, req, this.cfg.bidWindowMs + 5000)
           await waitForWindow(window, session, clock, signal)
           const summary = window.close(clock.now())
           this.c.log.debug(summary, 'bid window closed')
@@ -624,9 +602,9 @@ export class Orchestrator {
 
       requestLock: async (job, signal) => {
         const bidId = job.winner?.bidId as string
-        await actor.request<JobRequestReply>(
+        await actor.request(
           this.providerHandle(job, session),
-          B.jobRequest,
+          W.jobRequest,
           { jobId: job.id, bidId },
           { timeoutMs, signal },
         )
@@ -649,10 +627,16 @@ export class Orchestrator {
       invoke: this.terminatesOnFailure(actor, async (job, signal) => {
         const inputs = (job.spec.inputs ?? []) as InputFile[]
         await grantInputs(this.c.blobs, job.winner?.provider as string, inputs)
-        const reply = await actor.request<InvocationReply>(
+        const reply = await actor.request(
           this.providerHandle(job, session),
-          B.invoke,
-          { contract: job.contract, proof: job.proof, command: job.spec.command, env: job.spec.env, inputs },
+          W.invoke,
+          {
+            contract: job.contract as SignedContract,
+            proof: job.proof as ContractProof,
+            command: job.spec.command,
+            env: job.spec.env,
+            inputs,
+          },
           { timeoutMs, signal },
         )
         return { allocationId: reply.allocationId }
@@ -690,12 +674,7 @@ export class Orchestrator {
         const provider = job.winner?.provider as string
         const receiptSignatureOk =
           r.receipt?.receipt?.contractId === job.contract?.terms.contractId &&
-          verifyDoc(
-            publicKeyOfPeer(provider) as Uint8Array,
-            DOMAIN.receipt,
-            r.receipt.receipt,
-            r.receipt.signature,
-          )
+          verifyDoc(publicKeyOf(provider), DOMAIN.receipt, r.receipt.receipt, r.receipt.signature)
         // The outputs are fetched (one archive, in chunks) and checked file by file.
         const outputs = await fetchAndCheckOutputs(
           actor,
@@ -732,7 +711,7 @@ export class Orchestrator {
           settlement = await this.closeAtContractDb(
             actor,
             job,
-            B.settle,
+            W.settle,
             {
               contractId,
               receipt: r.receipt,
@@ -771,9 +750,9 @@ export class Orchestrator {
         if (job.proof === undefined) return { cancelRequestedAt: clock.now() }
         const contractId = job.contract?.terms.contractId as string
         try {
-          const r = await actor.request<JobCancelReply>(
+          const r = await actor.request(
             this.providerHandle(job, session),
-            B.cancel,
+            W.cancel,
             { jobId: job.id, contractId },
             { timeoutMs, signal },
           )
@@ -786,7 +765,7 @@ export class Orchestrator {
         const settlement = await this.closeAtContractDb(
           actor,
           job,
-          B.terminate,
+          W.terminate,
           {
             contractId,
             reason: TERMINATION.requesterCancelled,

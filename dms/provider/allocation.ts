@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import type { BlobService } from '../blobs/service.js'
-import { LIMITS } from '../bounds.js'
+import { LIMITS } from '../protocol/bounds.js'
 import { stageInputs, type InputFile } from '../blobs/staging.js'
 import { blobsHandle, fetchBlobs, LogForwarder } from '../blobs/transfer.js'
 import { every, type Clock } from '../../actors/clock.js'
@@ -13,16 +13,21 @@ import type { Actor } from '../../actors/system.js'
 import { signDoc } from '../contracts/canonical.js'
 import { DOMAIN, type Receipt, type SignedContract } from '../contracts/model.js'
 import type { ExecutionResult, ExecutionSpec, Executor, RunOptions } from '../executor/executor.js'
-import { hashOutputs, notStarted } from '../executor/outputs.js'
-import { B, type JobResult, type JobUpdate, type OutputArchive, type OutputEntry } from '../messages.js'
+import { hashOutputs } from '../protocol/outputs.js'
+import { notStarted } from '../executor/outputs.js'
+import { W } from '../protocol/behaviours.js'
+import {
+  HEARTBEAT,
+  type JobResult,
+  type JobUpdate,
+  type OutputArchive,
+  type OutputEntry,
+} from '../protocol/messages.js'
 import type { ResourceLedger } from '../resources/ledger.js'
 import { Repo, type Db } from '../store/db.js'
 import { nextAllocationState, type AllocationState } from './allocation-machine.js'
 
 export type { AllocationState } from './allocation-machine.js'
-
-/** `detail` of the periodic liveness update (JobUpdate) a live allocation sends its requester. */
-export const HEARTBEAT = 'heartbeat'
 
 /** How an allocation is (re)started: fresh, re-attached after a restart, or known lost. */
 type LaunchMode = 'run' | 'reattach' | 'lost'
@@ -106,7 +111,7 @@ export class AllocationRunner {
         at: this.c.clock.now(),
         detail: HEARTBEAT,
       }
-      void actor.send(rec.requester, B.update, update, { ttlMs: 10_000 }).catch(() => {})
+      void actor.send(rec.requester, W.update, update, { ttlMs: 10_000 }).catch(() => {})
     })
     return stop
   }
@@ -117,7 +122,7 @@ export class AllocationRunner {
    */
   private async deliver(actor: Actor, rec: AllocationRecord, message: JobResult): Promise<void> {
     try {
-      await retry(() => actor.send(rec.requester, B.result, message, { ttlMs: 120_000 }), {
+      await retry(() => actor.send(rec.requester, W.result, message, { ttlMs: 120_000 }), {
         attempts: 6,
         backoffMs: exponential(1000),
         retryIf: () => !this.stopping,
@@ -203,7 +208,7 @@ export class AllocationRunner {
     rec.state = nextAllocationState(rec.state, state)
     rec.history.push({ state: rec.state, at, detail })
     await this.repo.put(rec.allocationId, rec)
-    // Within the requester's bound on the field (dms/bounds.ts), or the update would be refused.
+    // Within the requester's bound on the field (dms/protocol/bounds.ts), or the update would be refused.
     const update: JobUpdate = {
       jobId: rec.jobId,
       allocationId: rec.allocationId,
@@ -211,7 +216,7 @@ export class AllocationRunner {
       at,
       detail: clip(detail),
     }
-    await actor.send(rec.requester, B.update, update).catch(() => {})
+    await actor.send(rec.requester, W.update, update).catch(() => {})
   }
 
   private inputsDir(allocationId: string): string {
@@ -283,7 +288,7 @@ export class AllocationRunner {
     }
     const stopHeartbeat = this.heartbeat(actor, rec)
     let announced = false
-    const forwarder = new LogForwarder((l) => actor.send(rec.requester, B.log, l), this.c.clock, {
+    const forwarder = new LogForwarder((l) => actor.send(rec.requester, W.log, l), this.c.clock, {
       jobId: rec.jobId,
       allocationId: rec.allocationId,
     })

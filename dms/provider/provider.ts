@@ -9,22 +9,19 @@ import { hashDoc, signDoc, verifyDoc } from '../contracts/canonical.js'
 import { DOMAIN, type ApprovalCredential } from '../contracts/model.js'
 import { partyIsConsistent, publicKeyOfPeer } from '../contracts/party.js'
 import type { Executor } from '../executor/executor.js'
-import {
-  B,
-  BID_REQUEST_TOPIC,
-  INBOX,
-  allocationInbox,
-  type BidRelease,
-  type BidRequest,
-  type ContractSignReply,
-  type ContractSignRequest,
-  type Invocation,
-  type InvocationReply,
-  type JobCancel,
-  type JobCancelReply,
-  type JobRequest,
-  type JobRequestReply,
-} from '../messages.js'
+import { W } from '../protocol/behaviours.js'
+import { BID_REQUEST_TOPIC, INBOX, allocationInbox, publicKeyOf } from '../protocol/handles.js'
+import type {
+  BidRelease,
+  ContractSignReply,
+  ContractSignRequest,
+  Invocation,
+  InvocationReply,
+  JobCancel,
+  JobCancelReply,
+  JobRequest,
+  JobRequestReply,
+} from '../protocol/messages.js'
 import type { ResourceLedger } from '../resources/ledger.js'
 import type { MachineInfo } from '../resources/types.js'
 import { Repo, type Db } from '../store/db.js'
@@ -160,13 +157,13 @@ export class ProviderService {
     this.actor = this.c.system
       .spawn(INBOX.provider, this.c.key)
       .subscribe(BID_REQUEST_TOPIC)
-      .on(B.bidRequest, (m) => this.responder.handle(this.actor as Actor, m as Message<BidRequest>))
-      .on(B.jobRequest, (m) => this.onJobRequest(m as Message<JobRequest>))
-      .on(B.contractSign, (m) => this.onContractSign(m as Message<ContractSignRequest>))
-      .on(B.invoke, (m) => this.onInvoke(m as Message<Invocation>))
-      .on(B.cancel, (m) => this.onCancel(m as Message<JobCancel>))
-      .on(B.bidRelease, (m) => this.onBidRelease(m as Message<BidRelease>))
-      .on(B.settled, () => undefined)
+      .on(W.bidRequest, (m) => this.responder.handle(this.actor as Actor, m))
+      .on(W.jobRequest, (m) => this.onJobRequest(m))
+      .on(W.contractSign, (m) => this.onContractSign(m))
+      .on(W.invoke, (m) => this.onInvoke(m))
+      .on(W.cancel, (m) => this.onCancel(m))
+      .on(W.bidRelease, (m) => this.onBidRelease(m))
+      .on(W.settled, () => undefined)
     this.stopSweeper = every(this.c.clock, this.init.sweepIntervalMs ?? 5000, () => void this.sweep())
     try {
       this.recovered = await this.allocations.recover((id) => this.spawnAllocation(id))
@@ -263,7 +260,7 @@ export class ProviderService {
       hashDoc(t.bid) !== hashDoc(bid) ||
       t.escrow !== bid.total
     if (mismatch) throw new RefusedError('TERMS_MISMATCH', 'contract terms do not match the bid')
-    const publicKey = publicKeyOfPeer(t.requester.peer) as Uint8Array
+    const publicKey = publicKeyOf(t.requester.peer)
     if (!verifyDoc(publicKey, DOMAIN.contract, t, contract.requesterSignature))
       throw new RefusedError('BAD_SIGNATURE', 'requester signature is invalid')
     const providerSignature = signDoc(this.c.key, DOMAIN.contract, t)

@@ -14,7 +14,7 @@ import {
 } from '../../dms/contracts/model.js'
 import { escrowFor } from '../../dms/contracts/money.js'
 import { partyOf } from '../../dms/contracts/party.js'
-import type { Bid, SettleRequest } from '../../dms/messages.js'
+import type { Bid, SettleRequest } from '../../dms/protocol/messages.js'
 
 export interface Who {
   key: KeyPair

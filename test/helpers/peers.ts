@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from '../../actors/clock.js'
 import { KeyPair } from '../../actors/identity.js'
-import { dmsCodecs } from '../../dms/wire.js'
+import { dmsCodecs } from '../../dms/protocol/behaviours.js'
 import { ActorSystem, type ActorSystemInit, type RejectReason } from '../../actors/system.js'
 import { createHost, type Host, type HostInit } from '../../dms/network/host.js'
 import { Libp2pTransport, type Libp2pTransportInit } from '../../dms/network/transport.js'

@@ -1,11 +1,11 @@
 /**
  * Bounded shapes for everything a peer sends: every string and array has a maximum length, every
- * object a fixed set of fields. Payloads (dms/wire.ts) and the signed documents inside them
+ * object a fixed set of fields. Payloads (codecs.ts) and the signed documents inside them
  * (dms/contracts/shapes.ts) are checked against their shape as they are decoded, before any
  * behaviour sees them, so nothing oversized is stored or worked on. Spec: specs/protocol.md
  * ("Bounds").
  */
-import { DmsError } from '../actors/errors.js'
+import { DmsError } from '../../actors/errors.js'
 
 /** Maximum lengths (characters for strings, entries for arrays and maps), one per kind of field. */
 export const LIMITS = {
