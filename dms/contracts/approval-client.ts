@@ -10,10 +10,9 @@ import { DmsError } from '../../actors/errors.js'
 import { delay, type Clock } from '../../actors/clock.js'
 import { KeyPair } from '../../actors/identity.js'
 import type { Actor, ActorSystem } from '../../actors/system.js'
-import { handleOf, INBOX } from '../protocol/handles.js'
 import { Repo, type Db } from '../store/db.js'
-import { W } from '../protocol/behaviours.js'
 import { checkApproval } from './approval.js'
+import { ContractDbClient } from './client.js'
 import type { ApprovalCredential } from './model.js'
 
 /** This node has no valid approval credential (not approved, or the contract-db cannot be reached). */
@@ -202,22 +201,13 @@ export class ApprovalClient {
     const actor = this.actor
     if (actor === undefined) return
     const peer = this.contractDb
+    const client = new ContractDbClient(
+      { actor, clock: this.c.clock },
+      { contractDb: this.init.contractDb, timeoutMs: this.init.requestTimeoutMs },
+    )
     try {
-      const cred = await actor.request(
-        handleOf(peer, INBOX.contractDb, this.init.contractDb.addrs),
-        W.approval,
-        {},
-        { timeoutMs: this.init.requestTimeoutMs ?? 10_000, signal: this.abort.signal },
-      )
-      const problem = checkApproval(cred, {
-        peer: this.c.system.peerId,
-        contractDb: peer,
-        now: this.c.clock.now(),
-      })
-      if (problem !== undefined)
-        throw Object.assign(new Error(`the contract-db sent a bad credential: ${problem}`), {
-          code: 'BAD_APPROVAL',
-        })
+      // Checked on arrival: for this node, from this contract-db, valid now (else BAD_APPROVAL).
+      const cred = await client.approval(this.c.system.peerId, { signal: this.abort.signal })
       this.cred = cred
       this.failures = 0
       this.lastError = undefined

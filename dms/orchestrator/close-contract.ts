@@ -7,12 +7,13 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../actors/clock.js'
-import { codeOf, isCode } from '../../actors/errors.js'
-import { exponential, retry } from '../../actors/retry.js'
+import { codeOf } from '../../actors/errors.js'
 import type { Handle } from '../../actors/envelope.js'
 import { keyToString, type KeyPair } from '../../actors/identity.js'
 import type { Actor } from '../../actors/system.js'
-import { hashDoc, signDoc, verifyDoc } from '../contracts/canonical.js'
+import { signDoc, verifyDoc } from '../contracts/canonical.js'
+import { BadProofError, type ContractDbClient } from '../contracts/client.js'
+import { termsBidProblem } from '../contracts/consistency.js'
 import { DOMAIN, type ContractProof, type ContractTerms, type SignedContract } from '../contracts/model.js'
 import { partyOf } from '../contracts/party.js'
 import { W } from '../protocol/behaviours.js'
@@ -27,10 +28,9 @@ export interface CloseContractDeps {
   clock: Clock
   /** This requester's peer id. */
   peerId: string
-  contractDb: { peer: string; handle: () => Handle }
+  /** Verifies the contract and checks the proof (retrying while the contract-db is unreachable). */
+  contractDb: Pick<ContractDbClient, 'peer' | 'verify'>
   timeoutMs: number
-  /** Attempts at verify while the contract-db is unreachable (1 s, 2 s... apart). */
-  verifyAttempts: number
   provider: (job: JobRecord) => Handle
   /** Tells a bidder its bid is given up (`/dms/job/bid-release`), best effort. */
   release: (job: JobRecord, bid: Bid) => void
@@ -66,6 +66,11 @@ export function closeContractStep(d: CloseContractDeps): Step {
       createdAt: now,
       expiresAt: now + 60_000,
     }
+    // The contract-db checks the terms against the embedded bid the same way (consistency.ts):
+    // drafted terms it would refuse are not sent to either party.
+    const mismatch = termsBidProblem(terms, bid)
+    if (mismatch !== undefined)
+      throw refused('BAD_TERMS', `the drafted terms do not match the bid: ${mismatch}`)
     const contract: SignedContract = {
       terms,
       requesterSignature: signDoc(d.key, DOMAIN.contract, terms),
@@ -88,27 +93,11 @@ export function closeContractStep(d: CloseContractDeps): Step {
     contract.providerSignature = signed.providerSignature
     let proof: ContractProof
     try {
-      // UNREACHABLE: the request was never delivered (the contract-db is down or restarting), so
-      // nothing was locked and sending it again is safe; retried as settlements are. A timeout
-      // is not retried: the contract-db may have locked the escrow (a resend is CONTRACT_EXISTS).
-      proof = await retry(
-        () =>
-          d.actor.request(
-            d.contractDb.handle(),
-            W.contractVerify,
-            { contract },
-            { timeoutMs: d.timeoutMs, signal },
-          ),
-        {
-          attempts: d.verifyAttempts,
-          backoffMs: exponential(1000),
-          retryIf: (err) => isCode(err, 'UNREACHABLE') && !signal.aborted,
-          clock: d.clock,
-          signal,
-        },
-      )
+      proof = await d.contractDb.verify(contract, { signal, timeoutMs: d.timeoutMs })
     } catch (err) {
       signal.throwIfAborted()
+      // A proof that does not check out: the escrow may be locked, so no other bid is tried.
+      if (err instanceof BadProofError) throw new JobFailure(err.code, err.message)
       const code = codeOf(err)
       const message = `contract-db refused the contract: ${(err as Error).message}`
       // A refusal (PARTY_NOT_APPROVED, INSUFFICIENT_FUNDS, BAD_TERMS...) locks nothing: the next
@@ -123,16 +112,6 @@ export function closeContractStep(d: CloseContractDeps): Step {
         throw refused(code, message)
       throw new JobFailure('CONTRACT_REFUSED', message)
     }
-    const { signature, ...body } = proof
-    if (!verifyDoc(publicKeyOf(d.contractDb.peer), DOMAIN.proof, body, signature))
-      throw new JobFailure('BAD_PROOF', 'proof of contract is not signed by the contract-db')
-    if (
-      proof.contractId !== terms.contractId ||
-      proof.termsHash !== hashDoc(terms) ||
-      proof.escrowLocked !== terms.escrow ||
-      proof.contractDb !== d.contractDb.peer
-    )
-      throw new JobFailure('BAD_PROOF', 'proof of contract is for other terms')
     // Losers keep their reservations until the contract is active, so a refusal can fall back.
     d.releaseLosers(job)
     return { contract, proof }

@@ -2,15 +2,14 @@ import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import { createActor, type Actor as XActor, type Snapshot } from 'xstate'
 import { delay, timeoutSignal, type Clock } from '../../actors/clock.js'
-import { codeOf, DmsError, isCode } from '../../actors/errors.js'
-import { exponential, retry } from '../../actors/retry.js'
+import { codeOf, DmsError } from '../../actors/errors.js'
 import { SerialQueue } from '../../actors/serial.js'
 import { KeyPair } from '../../actors/identity.js'
 import type { Actor, ActorSystem, Message } from '../../actors/system.js'
 import type { Transport } from '../../actors/transport.js'
-import type { BehaviourDef } from '../../actors/codec.js'
 import type { Handle } from '../../actors/envelope.js'
 import { hashDoc, signDoc, verifyDoc } from '../contracts/canonical.js'
+import { ContractDbClient } from '../contracts/client.js'
 import {
   DOMAIN,
   TERMINATION,
@@ -35,7 +34,6 @@ import {
   type JobResult,
   type JobUpdate,
   type SettleReply,
-  type TerminateRequest,
 } from '../protocol/messages.js'
 import { Repo, type Db } from '../store/db.js'
 import { createJobMachine, JobFailure, type JobSteps, type Patch, type Step } from './job-machine.js'
@@ -425,8 +423,16 @@ export class Orchestrator {
     return handleOf(peer, INBOX.provider, session.providerAddrs.get(peer) ?? job.providerAddrs?.[peer])
   }
 
-  private contractDbHandle(): Handle {
-    return handleOf(this.init.contractDb.peer, INBOX.contractDb, this.init.contractDb.addrs)
+  /** The contract-db client of one job, sending as the job's actor. */
+  private contractDbOf(actor: Actor): ContractDbClient {
+    return new ContractDbClient(
+      { actor, clock: this.c.clock },
+      {
+        contractDb: this.init.contractDb,
+        timeoutMs: this.cfg.requestTimeoutMs,
+        attempts: this.cfg.settleAttempts,
+      },
+    )
   }
 
   /**
@@ -434,7 +440,7 @@ export class Orchestrator {
    * terminated for provider fault, so the escrow returns to the requester; the signed
    * termination lands in the record as its `settlement`.
    */
-  private terminatesOnFailure(actor: Actor, step: Step): Step {
+  private terminatesOnFailure(actor: Actor, cdb: ContractDbClient, step: Step): Step {
     return async (job, signal) => {
       try {
         return await step(job, signal)
@@ -442,7 +448,7 @@ export class Orchestrator {
         if (signal.aborted || job.proof === undefined) throw err
         const failure = err instanceof JobFailure ? err : new JobFailure(codeOf(err), (err as Error).message)
         failure.patch = {
-          settlement: await this.terminate(actor, job, TERMINATION.providerFault, failure.message, signal),
+          settlement: await this.terminate(cdb, job, TERMINATION.providerFault, failure.message, signal),
         }
         this.stopDropped(actor, job)
         throw failure
@@ -465,68 +471,25 @@ export class Orchestrator {
 
   /** Terminates the job's contract; undefined (logged) when the contract-db did not answer. */
   private async terminate(
-    actor: Actor,
+    cdb: ContractDbClient,
     job: JobRecord,
     reason: TerminationReason,
     detail: string,
     signal: AbortSignal,
   ): Promise<Settlement | undefined> {
-    const req: TerminateRequest = { contractId: job.contract?.terms.contractId as string, reason, detail }
     try {
-      return await this.closeAtContractDb(actor, job, W.terminate, req, signal)
+      const terms = job.contract?.terms as ContractTerms
+      return await cdb.terminate({ contractId: terms.contractId, reason, detail }, terms, { signal })
     } catch (err) {
       this.c.log.warn({ err, jobId: job.id }, 'contract not terminated: escrow stays locked')
       return undefined
     }
   }
 
-  /**
-   * Sends settle or terminate to the contract-db, retrying (with backoff) while it is unreachable
-   * or silent, and checks the signed settlement it returns. A contract already closed (a reply lost
-   * on the way) yields the settlement the contract-db kept.
-   */
-  private async closeAtContractDb<Req>(
-    actor: Actor,
-    job: JobRecord,
-    behaviour: BehaviourDef<Req, Settlement>,
-    payload: Req,
-    signal: AbortSignal,
-  ): Promise<Settlement> {
-    const terms = job.contract?.terms as ContractTerms
-    const settlement = await retry(
-      async () => {
-        try {
-          return await actor.request(this.contractDbHandle(), behaviour, payload, {
-            timeoutMs: this.cfg.requestTimeoutMs,
-            signal,
-          })
-        } catch (err) {
-          const kept = (err as { data?: { settlement?: Settlement } }).data?.settlement
-          if (isCode(err, 'CONTRACT_NOT_ACTIVE') && kept !== undefined) return kept
-          throw err
-        }
-      },
-      {
-        attempts: this.cfg.settleAttempts,
-        backoffMs: exponential(1000),
-        retryIf: (err) => isCode(err, ['UNREACHABLE', 'REQUEST_TIMEOUT']),
-        clock: this.c.clock,
-        signal,
-      },
-    )
-    const { signature, ...body } = settlement
-    if (
-      settlement.contractId !== terms.contractId ||
-      settlement.paidToProvider + settlement.refundedToRequester !== terms.escrow ||
-      !verifyDoc(publicKeyOf(this.init.contractDb.peer), DOMAIN.settlement, body, signature)
-    )
-      throw new JobFailure('BAD_SETTLEMENT', 'settlement is not signed by the contract-db for this contract')
-    return settlement
-  }
-
   private steps(session: JobSession, actor: Actor): JobSteps {
     const { clock } = this.c
     const timeoutMs = this.cfg.requestTimeoutMs
+    const cdb = this.contractDbOf(actor)
     return {
       collectBids: async (job, signal): Promise<Patch> => {
         session.reset()
@@ -616,15 +579,14 @@ export class Orchestrator {
         key: this.c.key,
         clock,
         peerId: this.c.system.peerId,
-        contractDb: { peer: this.init.contractDb.peer, handle: () => this.contractDbHandle() },
+        contractDb: cdb,
         timeoutMs,
-        verifyAttempts: this.cfg.settleAttempts,
         provider: (job) => this.providerHandle(job, session),
         release: (job, bid) => this.releaseBid(actor, job, session, bid),
         releaseLosers: (job) => this.releaseLosers(actor, job, session),
       }),
 
-      invoke: this.terminatesOnFailure(actor, async (job, signal) => {
+      invoke: this.terminatesOnFailure(actor, cdb, async (job, signal) => {
         const inputs = (job.spec.inputs ?? []) as InputFile[]
         await grantInputs(this.c.blobs, job.winner?.provider as string, inputs)
         const reply = await actor.request(
@@ -642,7 +604,7 @@ export class Orchestrator {
         return { allocationId: reply.allocationId }
       }),
 
-      awaitResult: this.terminatesOnFailure(actor, async (job, signal) => {
+      awaitResult: this.terminatesOnFailure(actor, cdb, async (job, signal) => {
         // Deadlines are absolute (from the record), so a restored job re-arms them where they were.
         const runningSince = job.history.findLast((h) => h.state === 'running')?.at ?? clock.now()
         const deadline = runningSince + job.spec.maxDurationSeconds * 1000 + this.cfg.resultGraceMs
@@ -669,7 +631,7 @@ export class Orchestrator {
       }),
 
       // A malformed result makes verify throw: that too is the provider's fault.
-      verify: this.terminatesOnFailure(actor, async (job, signal) => {
+      verify: this.terminatesOnFailure(actor, cdb, async (job, signal) => {
         const r = job.result as JobResult
         const provider = job.winner?.provider as string
         const receiptSignatureOk =
@@ -708,10 +670,7 @@ export class Orchestrator {
         }
         let settlement: SettleReply
         try {
-          settlement = await this.closeAtContractDb(
-            actor,
-            job,
-            W.settle,
+          settlement = await cdb.settle(
             {
               contractId,
               receipt: r.receipt,
@@ -720,7 +679,8 @@ export class Orchestrator {
                 signature: signDoc(this.c.key, DOMAIN.verification, verification),
               },
             },
-            signal,
+            job.contract?.terms as ContractTerms,
+            { signal },
           )
         } catch (err) {
           throw new JobFailure('SETTLEMENT_FAILED', `contract-db did not settle: ${(err as Error).message}`)
@@ -762,17 +722,15 @@ export class Orchestrator {
           this.c.log.warn({ err, jobId: job.id }, 'provider did not confirm the cancel')
         }
         const receipt = session.result?.receipt
-        const settlement = await this.closeAtContractDb(
-          actor,
-          job,
-          W.terminate,
+        const settlement = await cdb.terminate(
           {
             contractId,
             reason: TERMINATION.requesterCancelled,
             detail: 'cancelled by the requester',
             ...(receipt !== undefined ? { receipt } : {}),
           },
-          signal,
+          job.contract?.terms as ContractTerms,
+          { signal },
         )
         return {
           settlement,

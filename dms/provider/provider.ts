@@ -7,6 +7,7 @@ import { KeyPair, keyToString } from '../../actors/identity.js'
 import type { Actor, ActorSystem, Message } from '../../actors/system.js'
 import { hashDoc, signDoc, verifyDoc } from '../contracts/canonical.js'
 import { DOMAIN, type ApprovalCredential } from '../contracts/model.js'
+import { termsBidProblem } from '../contracts/consistency.js'
 import { partyIsConsistent, publicKeyOfPeer } from '../contracts/party.js'
 import type { Executor } from '../executor/executor.js'
 import { W } from '../protocol/behaviours.js'
@@ -245,20 +246,17 @@ export class ProviderService {
     if (t === undefined) throw new RefusedError('BAD_TERMS', 'no contract terms')
     const rec = await this.mine(t.bidId, msg)
     if (rec.state !== 'locked') throw new RefusedError('BID_NOT_LOCKED', `bid is ${rec.state}`)
-    const { bid, request } = rec
+    const { bid } = rec
+    // The parties are this provider and the asker, the contract-db is the trusted one, the bid
+    // embedded is this bid, and the terms agree with it (consistency.ts, as the contract-db checks).
     const mismatch =
-      t.jobId !== bid.jobId ||
-      t.provider.peer !== this.peerId ||
+      t.provider?.peer !== this.peerId ||
       t.provider.publicKey !== keyToString(this.c.key.publicKey) ||
-      t.requester.peer !== msg.peer ||
+      t.requester?.peer !== msg.peer ||
       !partyIsConsistent(t.requester) ||
       t.contractDb !== this.init.contractDb ||
-      t.pricePerHour !== bid.pricePerHour ||
-      t.maxDurationSeconds !== request.maxDurationSeconds ||
-      t.image !== request.image ||
-      hashDoc(t.resources) !== hashDoc(request.resources) ||
       hashDoc(t.bid) !== hashDoc(bid) ||
-      t.escrow !== bid.total
+      termsBidProblem(t, bid) !== undefined
     if (mismatch) throw new RefusedError('TERMS_MISMATCH', 'contract terms do not match the bid')
     const publicKey = publicKeyOf(t.requester.peer)
     if (!verifyDoc(publicKey, DOMAIN.contract, t, contract.requesterSignature))
