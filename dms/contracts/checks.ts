@@ -9,10 +9,10 @@ import {
   type ContractTerms,
   type SignedReceipt,
   type SignedVerification,
+  type Bid,
 } from './model.js'
 import { termsBidProblem } from './consistency.js'
 import { publicKeyOfPeer } from './party.js'
-import type { Bid } from '../protocol/messages.js'
 
 const STATUSES = new Set(['completed', 'failed', 'timed_out', 'cancelled'])
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null

@@ -5,9 +5,8 @@
  * are the caller's business. Spec: specs/protocol.md ("Document signatures"), specs/contract-db.md.
  */
 import type { Resources } from '../resources/types.js'
-import type { Bid } from '../protocol/messages.js'
 import { hashDoc } from './canonical.js'
-import type { ContractTerms } from './model.js'
+import type { ContractTerms, Bid } from './model.js'
 import { escrowFor, InvalidAmountError, isAmount } from './money.js'
 
 /** What a bid request asked for, which its bids (and their contracts) must repeat exactly. */

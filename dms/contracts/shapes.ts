@@ -6,7 +6,6 @@
  * with model.ts.
  */
 import { guard, LIMITS as L, S, type Shape } from '../protocol/bounds.js'
-import type { Bid } from '../protocol/messages.js'
 import {
   MAX_SKIPPED_DETAIL,
   type ApprovalCredential,
@@ -15,6 +14,7 @@ import {
   type SignedContract,
   type SignedReceipt,
   type SignedVerification,
+  type Bid,
 } from './model.js'
 
 export { DocumentShapeError } from '../protocol/bounds.js'

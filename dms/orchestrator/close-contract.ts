@@ -14,11 +14,17 @@ import type { Actor } from '../../actors/system.js'
 import { signDoc, verifyDoc } from '../contracts/canonical.js'
 import { BadProofError, type ContractDbClient } from '../contracts/client.js'
 import { termsBidProblem } from '../contracts/consistency.js'
-import { DOMAIN, type ContractProof, type ContractTerms, type SignedContract } from '../contracts/model.js'
+import {
+  DOMAIN,
+  type ContractProof,
+  type ContractTerms,
+  type SignedContract,
+  type Bid,
+} from '../contracts/model.js'
 import { partyOf } from '../contracts/party.js'
 import { W } from '../protocol/behaviours.js'
 import { publicKeyOf } from '../protocol/handles.js'
-import type { Bid, ContractSignReply } from '../protocol/messages.js'
+import type { ContractSignReply } from '../protocol/messages.js'
 import { ContractRefusal, JobFailure, type Step } from './job-machine.js'
 import type { JobRecord } from './job-record.js'
 

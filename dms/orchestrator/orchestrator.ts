@@ -20,13 +20,13 @@ import {
   type SignedContract,
   type TerminationReason,
   type Verification,
+  type Bid,
 } from '../contracts/model.js'
 import { W } from '../protocol/behaviours.js'
 import { BID_REQUEST_TOPIC, handleOf, INBOX, jobInbox, publicKeyOf } from '../protocol/handles.js'
 import {
   declinedForNow,
   HEARTBEAT,
-  type Bid,
   type BidMessage,
   type BidRequest,
   type Decline,

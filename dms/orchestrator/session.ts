@@ -1,7 +1,8 @@
 import type { Clock } from '../../actors/clock.js'
 import type { Handle } from '../../actors/envelope.js'
 import { LIMITS } from '../protocol/bounds.js'
-import type { Bid, Decline, JobLog, JobResult, JobUpdate } from '../protocol/messages.js'
+import type { Bid } from '../contracts/model.js'
+import type { Decline, JobLog, JobResult, JobUpdate } from '../protocol/messages.js'
 
 /** Characters of live output kept per stream while a job runs (the result carries the final copy). */
 const LIVE_LOG_CAP = 1024 * 1024

@@ -5,6 +5,7 @@
  */
 import type {
   ApprovalCredential,
+  Bid,
   ContractProof,
   SignedContract,
   SignedReceipt,
@@ -28,31 +29,6 @@ export interface BidRequest {
   exclude: string[]
   /** The requester's approval credential: providers reserve and bid only for approved requesters. */
   approval?: ApprovalCredential
-}
-
-/**
- * A provider's bid, signed by the provider (`signature` over the rest, domain `dms/bid/v1`) so the
- * contract that embeds it can be checked by the contract-db.
- */
-export interface Bid {
-  bidId: string
-  jobId: string
-  provider: string
-  /** What is bid for, copied from the bid request. */
-  resources: Resources
-  image: string
-  maxDurationSeconds: number
-  pricePerHour: number
-  /** The provider's minimum job price: a completed job pays at least this. */
-  minJobPrice: number
-  /** pricePerHour x max duration, at least minJobPrice (money.escrowFor). 0 = volunteer. */
-  total: number
-  earliestStart: number
-  expectedFinish: number
-  /** The provider holds its reservation until then. */
-  expiresAt: number
-  resourcesReserved: boolean
-  signature: string
 }
 
 /**

@@ -14,15 +14,9 @@ import type { Actor, Message } from '../../actors/system.js'
 import { handleTooLarge } from '../protocol/bounds.js'
 import { checkApproval } from '../contracts/approval.js'
 import { signDoc } from '../contracts/canonical.js'
-import { DOMAIN, type ApprovalCredential } from '../contracts/model.js'
+import { DOMAIN, type ApprovalCredential, type Bid } from '../contracts/model.js'
 import { W } from '../protocol/behaviours.js'
-import {
-  REQUESTER_CAP_REASON,
-  type Bid,
-  type BidMessage,
-  type BidRequest,
-  type Decline,
-} from '../protocol/messages.js'
+import { REQUESTER_CAP_REASON, type BidMessage, type BidRequest, type Decline } from '../protocol/messages.js'
 import type { ResourceLedger } from '../resources/ledger.js'
 import { add, DIMENSIONS, sum } from '../resources/math.js'
 import type { MachineInfo, Resources } from '../resources/types.js'

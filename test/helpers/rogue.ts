@@ -7,11 +7,11 @@
 import type { Handle } from '../../actors/envelope.js'
 import type { Actor, Message } from '../../actors/system.js'
 import { canonicalJson, signDoc } from '../../dms/contracts/canonical.js'
-import { DOMAIN, type ApprovalCredential, type ContractTerms } from '../../dms/contracts/model.js'
+import { DOMAIN, type ApprovalCredential, type ContractTerms, type Bid } from '../../dms/contracts/model.js'
 import { escrowFor } from '../../dms/contracts/money.js'
 import { W } from '../../dms/protocol/behaviours.js'
 import { BID_REQUEST_TOPIC, INBOX } from '../../dms/protocol/handles.js'
-import type { Bid, BidRequest } from '../../dms/protocol/messages.js'
+import type { BidRequest } from '../../dms/protocol/messages.js'
 import * as P from '../../proto/dms.js'
 import { startPeer, type TestPeer } from './peers.js'
 

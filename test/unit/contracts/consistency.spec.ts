@@ -8,12 +8,11 @@ import { ManualClock } from '../../../actors/clock.js'
 import type { Handle } from '../../../actors/envelope.js'
 import { signDoc } from '../../../dms/contracts/canonical.js'
 import { bidAskedProblem, bidTotalProblem, termsBidProblem } from '../../../dms/contracts/consistency.js'
-import { DOMAIN, type ContractProof, type SignedContract } from '../../../dms/contracts/model.js'
+import { DOMAIN, type ContractProof, type SignedContract, type Bid } from '../../../dms/contracts/model.js'
 import { closeContractStep } from '../../../dms/orchestrator/close-contract.js'
 import { ContractRefusal } from '../../../dms/orchestrator/job-machine.js'
 import type { JobRecord } from '../../../dms/orchestrator/job-record.js'
 import { parseJobSpec } from '../../../dms/orchestrator/job-spec.js'
-import type { Bid } from '../../../dms/protocol/messages.js'
 import { makeContract, newParty } from '../../helpers/contracts.js'
 
 const req = newParty()

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict'
 import { createActor, waitFor, type Snapshot } from 'xstate'
 import type { Clock } from '../../../actors/clock.js'
-import type { Settlement } from '../../../dms/contracts/model.js'
-import type { Bid, Decline } from '../../../dms/protocol/messages.js'
+import type { Settlement, Bid } from '../../../dms/contracts/model.js'
+import type { Decline } from '../../../dms/protocol/messages.js'
 import {
   ContractRefusal,
   createJobMachine,
