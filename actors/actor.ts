@@ -1,8 +1,51 @@
-import type { BehaviourDef } from './codec.js'
+import type { Logger } from 'pino'
+import type { BehaviourDef, CodecRegistry } from './codec.js'
 import type { Handle } from './envelope.js'
+import { codeOf } from './errors.js'
 import type { KeyPair } from './identity.js'
 import { Mailbox, type MailboxInit } from './mailbox.js'
-import type { ActorSystem, Behaviour, Message } from './system.js'
+
+/** A message as a behaviour sees it: verified, decoded, addressed to this actor. */
+export interface Message<T = unknown> {
+  behaviour: string
+  from: Handle
+  payload: T
+  replyTo?: Handle
+  /** The peer the frame came from (equal to from.peer: checked). */
+  peer: string
+  via: 'direct' | 'gossip'
+}
+
+/** Handles one message; for a request, the returned value is the reply (undefined is sent as null). */
+export type Behaviour = (msg: Message) => unknown
+
+/**
+ * What an actor needs of the system hosting it (`ActorSystem` is one): its codecs and logger,
+ * and the sending, subscribing and bookkeeping done on the actor's behalf.
+ */
+export interface ActorHost {
+  readonly components: { log: Logger }
+  readonly codecs: CodecRegistry
+  handleOf(actor: Actor, inbox?: string): Handle
+  subscribe(actor: Actor, topic: string): void
+  sendEnvelope(
+    actor: Actor,
+    to: Handle,
+    behaviour: string,
+    payload: unknown,
+    opts?: SendOptions & { replyTo?: Handle },
+  ): Promise<void>
+  request(
+    actor: Actor,
+    to: Handle,
+    behaviour: string,
+    payload: unknown,
+    opts?: RequestOptions,
+  ): Promise<unknown>
+  publish(actor: Actor, topic: string, behaviour: string, payload: unknown, ttlMs?: number): Promise<void>
+  despawn(actor: Actor): void
+  countRejection(reason: 'no_behaviour', detail?: Record<string, unknown>): void
+}
 
 export const REPLY = '#reply'
 export const ERROR = '#error'
@@ -28,7 +71,7 @@ export class Actor {
   private readonly behaviours = new Map<string, Behaviour>()
 
   constructor(
-    readonly system: ActorSystem,
+    readonly system: ActorHost,
     readonly inbox: string,
     readonly key: KeyPair,
     mailbox: MailboxInit,
@@ -138,8 +181,8 @@ export class Actor {
     try {
       result = await fn(msg)
     } catch (err) {
-      const e = err as { code?: unknown; message?: unknown; data?: unknown }
-      const code = typeof e.code === 'string' ? e.code : 'INTERNAL'
+      const e = err as { message?: unknown; data?: unknown }
+      const code = codeOf(err)
       if (code === 'INTERNAL')
         this.system.components.log.warn({ err, behaviour: msg.behaviour }, 'behaviour threw')
       if (msg.replyTo !== undefined)

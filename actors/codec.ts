@@ -1,7 +1,7 @@
 /**
  * Payload codecs by behaviour name. The envelope carries `payload` bytes; what they mean is
  * decided by the behaviour: a registered behaviour encodes its request and its reply with their
- * codecs (protobuf, in DMS: dms/wire.ts), an unregistered one falls back to JSON (tests, ad hoc
+ * codecs (protobuf, in DMS: dms/protocol/behaviours.ts), an unregistered one falls back to JSON (tests, ad hoc
  * tools). `<name>#error` replies always use ErrorReply (proto/envelope.proto).
  */
 import { ErrorReply } from '../proto/envelope.js'

@@ -1,6 +1,14 @@
 import { randomBytes } from 'node:crypto'
 import type { Logger } from 'pino'
-import { Actor, ERROR, type RequestOptions, type SendOptions } from './actor.js'
+import {
+  Actor,
+  ERROR,
+  type ActorHost,
+  type Behaviour,
+  type Message,
+  type RequestOptions,
+  type SendOptions,
+} from './actor.js'
 import type { Clock } from './clock.js'
 import { CodecRegistry, REPLY_SUFFIX, type ErrorPayload } from './codec.js'
 import { decodeEnvelope, sealEnvelope, verifyEnvelope, type Envelope, type Handle } from './envelope.js'
@@ -10,21 +18,7 @@ import type { MailboxInit } from './mailbox.js'
 import { ReplayCache } from './replay.js'
 import type { FrameVerdict, InboundFrame, Transport, TransportRefusal } from './transport.js'
 
-export { Actor, type RequestOptions, type SendOptions }
-
-/** A message as a behaviour sees it: verified, decoded, addressed to this actor. */
-export interface Message<T = unknown> {
-  behaviour: string
-  from: Handle
-  payload: T
-  replyTo?: Handle
-  /** The peer the frame came from (equal to from.peer: checked). */
-  peer: string
-  via: 'direct' | 'gossip'
-}
-
-/** Handles one message; for a request, the returned value is the reply (undefined is sent as null). */
-export type Behaviour = (msg: Message) => unknown
+export { Actor, type Behaviour, type Message, type RequestOptions, type SendOptions }
 
 /** Why an inbound frame was refused. Each is counted in `rejections`. Spec: specs/protocol.md. */
 export type RejectReason =
@@ -112,7 +106,7 @@ const IGNORED: ReadonlySet<RejectReason> = new Set(['expired', 'replayed'])
  * -> reply-to peer -> expiry -> address -> replay -> payload -> mailbox -> behaviour) and sends
  * signed envelopes for them. Never throws on input: every refusal is counted.
  */
-export class ActorSystem {
+export class ActorSystem implements ActorHost {
   readonly rejections: Partial<Record<RejectReason, number>> = {}
   readonly late: Partial<Record<LateReason, number>> = {}
   private delivered = 0
@@ -282,12 +276,12 @@ export class ActorSystem {
       const expectKey = to.publicKey.length > 0 ? b64(to.publicKey) : undefined
       this.pending.set(replyInbox, { resolve, reject, expectKey, behaviour })
     })
-    let timer: NodeJS.Timeout | undefined
+    let timer: unknown
     const onAbort = () => this.pending.get(replyInbox)?.reject(opts.signal?.reason as Error)
     try {
       opts.signal?.throwIfAborted()
       opts.signal?.addEventListener('abort', onAbort, { once: true })
-      timer = setTimeout(
+      timer = this.components.clock.setTimeout(
         () => this.pending.get(replyInbox)?.reject(new RequestTimeoutError(behaviour, timeoutMs)),
         timeoutMs,
       )
@@ -298,7 +292,7 @@ export class ActorSystem {
       })
       return await result
     } finally {
-      clearTimeout(timer)
+      if (timer !== undefined) this.components.clock.clearTimeout(timer)
       opts.signal?.removeEventListener('abort', onAbort)
       if (this.pending.delete(replyInbox)) this.remember(replyInbox)
       result.catch(() => {}) // settled by whoever won; nobody else awaits it

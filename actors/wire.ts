@@ -4,23 +4,15 @@
  * silently misread. This walk refuses any field whose wire type differs from the schema, any
  * unknown field, and any truncated varint or length. Spec: specs/protocol.md ("Envelope").
  */
+import type { WireSchema } from '../proto/wire-schema.js'
+import { DmsError } from './errors.js'
 
-/** Wire types: 0 varint, 1 fixed64, 2 length-delimited, 5 fixed32. */
-export type WireType = 0 | 1 | 2 | 5
+export type { WireField, WireSchema, WireType } from '../proto/wire-schema.js'
 
-export interface WireField {
-  wire: WireType
-  /** Also accepted (a packed repeated number arrives length-delimited). */
-  alt?: WireType
-  /** For a length-delimited field holding a message: its schema, checked recursively. */
-  message?: WireSchema
-}
-
-/** Field number -> expected wire type (and nested schema). */
-export type WireSchema = Readonly<Record<number, WireField>>
-
-export class WireFormatError extends Error {
-  override name = 'WireFormatError'
+export class WireFormatError extends DmsError {
+  constructor(message: string) {
+    super('BAD_WIRE', message)
+  }
 }
 
 const MAX_DEPTH = 8

@@ -3,6 +3,7 @@
  * runs as its own process (`dms contract-db run`, dms/contracts/contract-db-node.ts).
  */
 import { Ajv } from 'ajv'
+import { DmsError } from '../actors/errors.js'
 import type { MailboxInit } from '../actors/mailbox.js'
 import { GOSSIP_SCORE_DEFAULTS } from './network/gossip-score.js'
 import type { NetworkInit } from './network/host.js'
@@ -132,14 +133,12 @@ export interface NodeConfig {
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const
 
 /** A config file or `DMS_*` variable that does not fit the schema: names the field and the source. */
-export class ConfigError extends Error {
-  override name = 'ConfigError'
-  readonly code = 'INVALID_CONFIG'
+export class ConfigError extends DmsError {
   constructor(
     readonly field: string,
     message: string,
   ) {
-    super(message)
+    super('INVALID_CONFIG', message)
   }
 }
 

@@ -5,6 +5,7 @@
 import { createCipheriv, createDecipheriv, randomBytes, scrypt as scryptCb } from 'node:crypto'
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { DmsError } from '../actors/errors.js'
 import { KeyPair } from '../actors/identity.js'
 
 /** Where the passphrase comes from: the environment, a prompt, a test. */
@@ -12,28 +13,26 @@ export type PassphraseSource = () => Promise<string>
 
 export const PASSPHRASE_ENV = 'DMS_PASSPHRASE'
 
-export class PassphraseRequiredError extends Error {
-  override name = 'PassphraseRequiredError'
-  readonly code = 'PASSPHRASE_REQUIRED'
+export class PassphraseRequiredError extends DmsError {
   constructor(path: string) {
     super(
+      'PASSPHRASE_REQUIRED',
       `the key file ${path} is sealed with a passphrase: set ${PASSPHRASE_ENV} in the environment ` +
         `(or run in a terminal to be asked for it)`,
     )
   }
 }
 
-export class WrongPassphraseError extends Error {
-  override name = 'WrongPassphraseError'
-  readonly code = 'WRONG_PASSPHRASE'
+export class WrongPassphraseError extends DmsError {
   constructor(path: string) {
-    super(`cannot unseal ${path}: wrong passphrase (or the file was altered)`)
+    super('WRONG_PASSPHRASE', `cannot unseal ${path}: wrong passphrase (or the file was altered)`)
   }
 }
 
-export class KeyFileError extends Error {
-  override name = 'KeyFileError'
-  readonly code = 'BAD_KEY_FILE'
+export class KeyFileError extends DmsError {
+  constructor(message: string) {
+    super('BAD_KEY_FILE', message)
+  }
 }
 
 /** A passphrase from DMS_PASSPHRASE; fails with how to set it when absent or empty. */

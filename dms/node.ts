@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { systemClock, type Clock } from '../actors/clock.js'
 import type { KeyPair } from '../actors/identity.js'
+import { Lifecycle, type LifecycleStatus } from '../actors/lifecycle.js'
 import type { ActorSystem } from '../actors/system.js'
 import type { Host } from './network/host.js'
 import type { Libp2pTransport } from './network/transport.js'
@@ -62,8 +63,7 @@ export class DmsNode {
   /** Payloads refused at decode, by behaviour and reason (`dms_payloads_refused_total`). */
   payloadRefusals: Record<string, Record<string, number>> = {}
   api?: ApiServer
-  private readonly stops: Array<() => Promise<void> | void> = []
-  private status: 'stopped' | 'starting' | 'started' | 'stopping' = 'stopped'
+  private readonly lifecycle: Lifecycle
   readonly clock: Clock
   readonly log: Logger
   /** The process guard's counts, when the process has one (`dms run`). */
@@ -76,6 +76,11 @@ export class DmsNode {
     this.clock = components.clock ?? systemClock
     this.log = components.log ?? silentLogger
     this.faults = components.faults
+    this.lifecycle = new Lifecycle((err, part) => this.log.warn({ err, part }, 'error while stopping'))
+  }
+
+  get status(): LifecycleStatus {
+    return this.lifecycle.status
   }
 
   get peerId(): string {
@@ -95,16 +100,9 @@ export class DmsNode {
     return this.api?.tcpAddress
   }
 
-  async start(): Promise<void> {
-    if (this.status !== 'stopped') return
-    this.status = 'starting'
-    try {
-      await this.startParts()
-      this.status = 'started'
-    } catch (err) {
-      await this.stop()
-      throw err
-    }
+  /** Starts every part in dependency order; a failed start stops what it started. Idempotent. */
+  start(): Promise<void> {
+    return this.lifecycle.start(() => this.startParts())
   }
 
   private async startParts(): Promise<void> {
@@ -113,7 +111,7 @@ export class DmsNode {
     const base = await startPeerBase(
       cfg,
       { clock, log, passphrase: this.components.passphrase ?? envPassphrase() },
-      this.stops,
+      this.lifecycle,
     )
     ;({ db: this.db, key: this.key, host: this.host, transport: this.transport, system: this.system } = base)
     this.payloadRefusals = base.payloadRefusals
@@ -123,7 +121,7 @@ export class DmsNode {
     await store.start()
     this.blobs = new BlobService({ store, db: this.db, log: child(log, 'dms:blobs'), now: () => clock.now() })
     const blobActor = startBlobActor(this.system, this.key, this.blobs)
-    this.stops.push(() => blobActor.stop())
+    this.lifecycle.onStop(() => blobActor.stop(), 'blobs')
 
     // Each contract-db named by a role: its approval credential, asked for in the background.
     const cdbs = new Map<string, string[]>()
@@ -140,7 +138,7 @@ export class DmsNode {
         { contractDb: { peer, addrs } },
       )
       await client.start()
-      this.stops.push(() => client.stop())
+      this.lifecycle.onStop(() => client.stop(), 'approval')
       this.approvals.set(peer, client)
     }
 
@@ -148,7 +146,7 @@ export class DmsNode {
       const p = cfg.provider
       this.ledger = new ResourceLedger({ db: this.db, clock, log: child(log, 'dms:resources') })
       await this.ledger.start()
-      this.stops.push(() => this.ledger?.stop())
+      this.lifecycle.onStop(() => this.ledger?.stop(), 'ledger')
       // Locks whose contract never came (e.g. the node died meanwhile) are released at start.
       for (const e of this.ledger.overdueLocks()) await this.ledger.release(e.id)
       const executor =
@@ -205,7 +203,7 @@ export class DmsNode {
         },
       )
       await this.provider.start()
-      this.stops.push(() => this.provider?.stop())
+      this.lifecycle.onStop(() => this.provider?.stop(), 'provider')
     }
     if (cfg.requester !== undefined) {
       this.orchestrator = new Orchestrator(
@@ -221,7 +219,7 @@ export class DmsNode {
         },
         cfg.requester,
       )
-      this.stops.push(() => this.orchestrator?.stop())
+      this.lifecycle.onStop(() => this.orchestrator?.stop(), 'orchestrator')
       // Jobs an earlier process left unfinished carry on from their persisted snapshots.
       await this.orchestrator.start()
     }
@@ -235,7 +233,7 @@ export class DmsNode {
         },
       )
       await this.api.start()
-      this.stops.push(() => this.api?.stop())
+      this.lifecycle.onStop(() => this.api?.stop(), 'api')
     }
   }
 
@@ -265,17 +263,8 @@ export class DmsNode {
     await ledger.setOffer({ resources, prices, onboardedAt: now, updatedAt: now })
   }
 
-  async stop(): Promise<void> {
-    if (this.status === 'stopped' && this.stops.length === 0) return
-    this.status = 'stopping'
-    while (this.stops.length > 0) {
-      const stop = this.stops.pop() as () => Promise<void> | void
-      try {
-        await stop()
-      } catch (err) {
-        this.log.warn({ err }, 'error while stopping')
-      }
-    }
-    this.status = 'stopped'
+  /** Stops every started part, last started first. Idempotent. */
+  stop(): Promise<void> {
+    return this.lifecycle.stop()
   }
 }

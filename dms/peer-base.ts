@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import type { Logger } from 'pino'
 import type { Clock } from '../actors/clock.js'
 import type { KeyPair } from '../actors/identity.js'
+import type { Lifecycle } from '../actors/lifecycle.js'
 import { ActorSystem } from '../actors/system.js'
 import type { NetworkConfig } from './config.js'
 import { loadOrCreateKey, type PassphraseSource } from './keys.js'
@@ -16,8 +17,8 @@ import { child } from './log.js'
 import { createHost, type Host } from './network/host.js'
 import { Libp2pTransport } from './network/transport.js'
 import { openDb, type Db } from './store/db.js'
-import { BID_REQUEST_TOPIC } from './messages.js'
-import { dmsCodecs } from './wire.js'
+import { BID_REQUEST_TOPIC } from './protocol/handles.js'
+import { dmsCodecs } from './protocol/behaviours.js'
 
 export interface PeerBaseConfig {
   dataDir: string
@@ -41,17 +42,17 @@ export interface PeerBase {
 }
 
 /**
- * Starts the shared parts. Each part's stop is pushed onto `stops` as soon as it has started, so
- * a caller that stops `stops` in reverse after a failure stops exactly what was started.
+ * Starts the shared parts. Each part's stop goes onto `lifecycle` as soon as the part has started,
+ * so a failed start stops exactly what was started.
  */
 export async function startPeerBase(
   cfg: PeerBaseConfig,
   c: { clock: Clock; log: Logger; passphrase: PassphraseSource },
-  stops: Array<() => Promise<void> | void>,
+  lifecycle: Lifecycle,
 ): Promise<PeerBase> {
   await mkdir(cfg.dataDir, { recursive: true, mode: 0o700 })
   const db = await openDb(join(cfg.dataDir, 'db'))
-  stops.push(() => db.close())
+  lifecycle.onStop(() => db.close(), 'db')
   const loaded = await loadOrCreateKey(cfg.dataDir, c.passphrase)
   if (loaded.migrated)
     c.log.warn(
@@ -73,7 +74,7 @@ export async function startPeerBase(
   )
   const net = cfg.network ?? {}
   const transport = new Libp2pTransport(
-    { host, log: child(c.log, 'dms:network') },
+    { host, log: child(c.log, 'dms:network'), clock: c.clock },
     {
       maxFrameBytes: net.maxFrameBytes,
       frameReadTimeoutMs: net.frameReadTimeoutMs,
@@ -91,9 +92,9 @@ export async function startPeerBase(
     { maxFrameBytes: cfg.network?.maxFrameBytes, mailbox: cfg.network?.mailbox },
   )
   await host.start()
-  stops.push(() => host.stop())
+  lifecycle.onStop(() => host.stop(), 'host')
   await transport.start()
-  stops.push(() => transport.stop())
-  stops.push(() => system.stop())
+  lifecycle.onStop(() => transport.stop(), 'transport')
+  lifecycle.onStop(() => system.stop(), 'actors')
   return { db, key, host, transport, system, payloadRefusals }
 }

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ContractDbNode } from '../dms/contracts/contract-db-node.js'
 import { publicKeyOfPeer } from '../dms/contracts/party.js'
-import { B, INBOX } from '../dms/messages.js'
+import { W } from '../dms/protocol/behaviours.js'
+import { INBOX } from '../dms/protocol/handles.js'
 import { makeContract, makeSettle, newParty, type Who } from '../test/helpers/contracts.js'
 import { startPeer } from '../test/helpers/peers.js'
 
@@ -66,9 +67,9 @@ for (const [where, verify, settle] of [
   [
     'libp2p',
     (c: ReturnType<typeof makeContract>) =>
-      actor.request(to, B.contractVerify, { contract: c }, { timeoutMs: 60_000 }),
+      actor.request(to, W.contractVerify, { contract: c }, { timeoutMs: 60_000 }),
     (c: ReturnType<typeof makeContract>) =>
-      actor.request(to, B.settle, makeSettle(c, req, prov), { timeoutMs: 60_000 }),
+      actor.request(to, W.settle, makeSettle(c, req, prov), { timeoutMs: 60_000 }),
   ],
 ] as const) {
   for (const parallel of [false, true]) {

@@ -25,7 +25,8 @@ import { KeyPair } from '../actors/identity.js'
 import { ActorSystem } from '../actors/system.js'
 import { ApiClient } from '../dms/api/client.js'
 import { silentLogger } from '../dms/log.js'
-import { B, BID_REQUEST_TOPIC } from '../dms/messages.js'
+import { W } from '../dms/protocol/behaviours.js'
+import { BID_REQUEST_TOPIC } from '../dms/protocol/handles.js'
 import { createHost, type Host } from '../dms/network/host.js'
 import { Libp2pTransport } from '../dms/network/transport.js'
 
@@ -97,7 +98,7 @@ async function flood(
     sealEnvelope(actor.key, {
       sender: system.handleOf(actor),
       topic: BID_REQUEST_TOPIC,
-      behaviour: B.bidRequest,
+      behaviour: W.bidRequest.name,
       payload: new Uint8Array(64),
       issuedAt: Date.now(),
       ttlMs: 60_000,

@@ -1,25 +1,26 @@
+import { DmsError } from '../../actors/errors.js'
 import { createHash } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
 import { request, type IncomingMessage } from 'node:http'
 import { pipeline } from 'node:stream/promises'
 
-export class ApiClientError extends Error {
-  override name = 'ApiClientError'
+export class ApiClientError extends DmsError {
   constructor(
     readonly status: number,
-    readonly code: string,
+    code: string,
     message: string,
     readonly field?: string,
   ) {
-    super(message)
+    super(code, message)
   }
 }
 
-export class DaemonNotRunningError extends Error {
-  override name = 'DaemonNotRunningError'
-  readonly code = 'DAEMON_NOT_RUNNING'
+export class DaemonNotRunningError extends DmsError {
   constructor(readonly socketPath: string) {
-    super(`no dms daemon answers on ${socketPath}: start one with 'dms run --config <file>'`)
+    super(
+      'DAEMON_NOT_RUNNING',
+      `no dms daemon answers on ${socketPath}: start one with 'dms run --config <file>'`,
+    )
   }
 }
 
@@ -126,14 +127,13 @@ export class ApiClient {
 }
 
 /** The daemon answered 404 NOT_FOUND for a route it does not have: it is older than this CLI. */
-export class RouteMissingError extends Error {
-  override name = 'RouteMissingError'
-  readonly code = 'ROUTE_MISSING'
+export class RouteMissingError extends DmsError {
   constructor(
     readonly socketPath: string,
     readonly route: string,
   ) {
     super(
+      'ROUTE_MISSING',
       `the daemon on ${socketPath} has no route ${route}: it runs an older dms, restart it with this version`,
     )
   }

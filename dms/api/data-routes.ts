@@ -12,7 +12,7 @@ import { PassThrough } from 'node:stream'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { BlobService } from '../blobs/service.js'
 import { BlobTooLargeError, MAX_BLOB_BYTES } from '../blobs/store.js'
-import type { JobLog } from '../messages.js'
+import type { JobLog } from '../protocol/messages.js'
 import { locateOutputFile } from '../orchestrator/data-plane.js'
 import type { Orchestrator, StoredJob } from '../orchestrator/orchestrator.js'
 

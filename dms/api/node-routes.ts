@@ -3,7 +3,7 @@
  * `/metrics` (Prometheus text) and `/v1/openapi.json`. Spec: specs/rest-api.md.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
-import { BID_REQUEST_TOPIC } from '../messages.js'
+import { BID_REQUEST_TOPIC } from '../protocol/handles.js'
 import type { DmsNode } from '../node.js'
 import { DMS_VERSION } from './openapi.js'
 import { collectNodeMetrics, PROMETHEUS_CONTENT_TYPE, renderPrometheus } from './metrics.js'

@@ -5,6 +5,7 @@
  */
 import { Ajv } from 'ajv'
 import type { FastifyError, FastifyInstance, FastifyPluginAsync } from 'fastify'
+import { DmsError } from '../../actors/errors.js'
 import type { Onboarding, OnboardRequest } from '../resources/onboarding.js'
 
 export interface ResourceRoutesOptions {
@@ -54,11 +55,9 @@ const STATUS: Record<string, number> = {
 
 const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true })
 
-class NotAProviderError extends Error {
-  override name = 'NotAProviderError'
-  readonly code = 'NOT_A_PROVIDER'
+class NotAProviderError extends DmsError {
   constructor() {
-    super('this node is not a provider (no "provider" section in its config)')
+    super('NOT_A_PROVIDER', 'this node is not a provider (no "provider" section in its config)')
   }
 }
 

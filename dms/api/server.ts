@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { Ajv } from 'ajv'
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify'
 import type { Logger } from 'pino'
+import { DmsError } from '../../actors/errors.js'
 import { InvalidJobSpecError, parseJobSpec } from '../orchestrator/job-spec.js'
 import type { DmsNode } from '../node.js'
 import { JobEndedError, JobNotFoundError } from '../orchestrator/orchestrator.js'
@@ -39,14 +40,13 @@ const STATUS: Record<string, number> = {
 }
 
 /** An error a route throws: the code is stable, the status is HTTP. */
-export class RouteError extends Error {
-  override name = 'RouteError'
+export class RouteError extends DmsError {
   constructor(
     readonly statusCode: number,
-    readonly code: string,
+    code: string,
     message: string,
   ) {
-    super(message)
+    super(code, message)
   }
 }
 

@@ -6,20 +6,19 @@
  * store refuses the blob unless it hashes to its id.
  */
 import type { Logger } from 'pino'
+import { DmsError } from '../../actors/errors.js'
 import { Repo, type Db } from '../store/db.js'
 import { BlobNotFoundError, checkBlobId, type BlobStore } from './store.js'
 
 /** Largest chunk one request may ask for: well inside one 4 MiB frame. */
 export const MAX_CHUNK_BYTES = 1024 * 1024
 
-export class BlobNotGrantedError extends Error {
-  override name = 'BlobNotGrantedError'
-  readonly code = 'BLOB_NOT_GRANTED'
+export class BlobNotGrantedError extends DmsError {
   constructor(
     readonly sha256: string,
     readonly peer: string,
   ) {
-    super(`blob ${sha256} is not shared with ${peer}`)
+    super('BLOB_NOT_GRANTED', `blob ${sha256} is not shared with ${peer}`)
   }
 }
 

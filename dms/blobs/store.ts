@@ -3,6 +3,7 @@
  * checked, rename), so a blob that exists under its name always has that hash. Job inputs and
  * output archives travel as blobs (specs/data-plane.md).
  */
+import { DmsError } from '../../actors/errors.js'
 import { createHash, randomBytes } from 'node:crypto'
 import { createReadStream, promises as fs } from 'node:fs'
 import { join } from 'node:path'
@@ -12,42 +13,37 @@ export const SHA256_HEX = /^[0-9a-f]{64}$/
 /** Largest blob a store accepts by default (`BlobStoreInit.maxBlobBytes`). */
 export const MAX_BLOB_BYTES = 1024 * 1024 * 1024
 
-export class InvalidBlobIdError extends Error {
-  override name = 'InvalidBlobIdError'
-  readonly code = 'INVALID_BLOB_ID'
+export class InvalidBlobIdError extends DmsError {
   constructor(readonly id: string) {
-    super(`not a blob id (64 lowercase hex characters of sha256): ${JSON.stringify(id.slice(0, 80))}`)
+    super(
+      'INVALID_BLOB_ID',
+      `not a blob id (64 lowercase hex characters of sha256): ${JSON.stringify(id.slice(0, 80))}`,
+    )
   }
 }
 
-export class BlobNotFoundError extends Error {
-  override name = 'BlobNotFoundError'
-  readonly code = 'BLOB_NOT_FOUND'
+export class BlobNotFoundError extends DmsError {
   constructor(readonly sha256: string) {
-    super(`blob ${sha256} is not in the store`)
+    super('BLOB_NOT_FOUND', `blob ${sha256} is not in the store`)
   }
 }
 
 /** Received bytes do not hash to the blob id they were sent for (or are not its size). */
-export class BlobCorruptError extends Error {
-  override name = 'BlobCorruptError'
-  readonly code = 'BLOB_CORRUPT'
+export class BlobCorruptError extends DmsError {
   constructor(
     readonly sha256: string,
     detail: string,
   ) {
-    super(`blob ${sha256} rejected: ${detail}`)
+    super('BLOB_CORRUPT', `blob ${sha256} rejected: ${detail}`)
   }
 }
 
-export class BlobTooLargeError extends Error {
-  override name = 'BlobTooLargeError'
-  readonly code = 'BLOB_TOO_LARGE'
+export class BlobTooLargeError extends DmsError {
   constructor(
     readonly size: number,
     readonly limit: number,
   ) {
-    super(`blob of ${size} bytes exceeds the limit of ${limit} bytes`)
+    super('BLOB_TOO_LARGE', `blob of ${size} bytes exceeds the limit of ${limit} bytes`)
   }
 }
 

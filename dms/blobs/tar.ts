@@ -9,6 +9,7 @@
  * absolute paths and `..` components are refused, so an archive from a hostile provider cannot
  * write outside where it is unpacked.
  */
+import { DmsError } from '../../actors/errors.js'
 
 export const BLOCK = 512
 
@@ -18,11 +19,9 @@ export const END_OF_ARCHIVE = Buffer.alloc(BLOCK * 2)
 /** Largest PAX extended header read; a path record is far smaller (PATH_MAX is 4096). */
 export const MAX_PAX_BYTES = 64 * 1024
 
-export class TarFormatError extends Error {
-  override name = 'TarFormatError'
-  readonly code = 'BAD_ARCHIVE'
+export class TarFormatError extends DmsError {
   constructor(detail: string) {
-    super(`bad output archive: ${detail}`)
+    super('BAD_ARCHIVE', `bad output archive: ${detail}`)
   }
 }
 

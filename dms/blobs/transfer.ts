@@ -3,29 +3,24 @@
  * granted blobs, fetching from a peer's `blobs` actor, and the log forwarder that streams an
  * allocation's output to the requester while it runs.
  */
+import type { Clock } from '../../actors/clock.js'
 import type { Handle } from '../../actors/envelope.js'
 import type { KeyPair } from '../../actors/identity.js'
 import type { Actor } from '../../actors/actor.js'
-import type { ActorSystem, Message } from '../../actors/system.js'
-import { publicKeyOfPeer } from '../contracts/party.js'
-import { B, INBOX, type JobLog } from '../messages.js'
-import type { BlobRef, BlobService, Chunk, ChunkRequest } from './service.js'
+import type { ActorSystem } from '../../actors/system.js'
+import { W } from '../protocol/behaviours.js'
+import { handleOf, INBOX } from '../protocol/handles.js'
+import type { JobLog } from '../protocol/messages.js'
+import type { BlobRef, BlobService } from './service.js'
 
 /** Starts the node's `blobs` actor: answers `/dms/blob/get` for the blobs granted to the asker. */
 export function startBlobActor(system: ActorSystem, key: KeyPair, blobs: BlobService): Actor {
-  return system
-    .spawn(INBOX.blobs, key)
-    .on(B.blobGet, (m: Message) => blobs.serve(m.peer, m.payload as ChunkRequest))
+  return system.spawn(INBOX.blobs, key).on(W.blobGet, (m) => blobs.serve(m.peer, m.payload))
 }
 
 /** The `blobs` actor of `peer` (it runs with the node key, so its public key is the peer's). */
 export function blobsHandle(peer: string, addrs: string[]): Handle {
-  return {
-    publicKey: publicKeyOfPeer(peer) as Uint8Array<ArrayBuffer>,
-    peer,
-    inbox: INBOX.blobs,
-    addrs,
-  }
+  return handleOf(peer, INBOX.blobs, addrs)
 }
 
 /** Fetches the blobs of `refs` the local store lacks from `from`, chunk by chunk. */
@@ -37,7 +32,7 @@ export function fetchBlobs(
   opts: { signal?: AbortSignal; timeoutMs?: number } = {},
 ): Promise<string[]> {
   return blobs.fetchMissing(refs, (req) =>
-    actor.request<Chunk>(from, B.blobGet, req, { timeoutMs: opts.timeoutMs ?? 15_000, signal: opts.signal }),
+    actor.request(from, W.blobGet, req, { timeoutMs: opts.timeoutMs ?? 15_000, signal: opts.signal }),
   )
 }
 
@@ -51,10 +46,11 @@ export class LogForwarder {
   private seq = 0
   private readonly pending: Record<'stdout' | 'stderr', string> = { stdout: '', stderr: '' }
   private readonly sent: Record<'stdout' | 'stderr', number> = { stdout: 0, stderr: 0 }
-  private timer: NodeJS.Timeout | undefined
+  private timer: unknown
 
   constructor(
     private readonly send: (log: JobLog) => Promise<void>,
+    private readonly clock: Clock,
     private readonly ids: { jobId: string; allocationId: string },
     private readonly opts: { flushMs?: number; batchBytes?: number; maxBytes?: number } = {},
   ) {}
@@ -64,11 +60,11 @@ export class LogForwarder {
     if (room <= 0) return
     this.pending[stream] += chunk.length > room ? chunk.slice(0, room) : chunk
     if (this.pending[stream].length >= (this.opts.batchBytes ?? 64 * 1024)) this.flush()
-    else this.timer ??= setTimeout(() => this.flush(), this.opts.flushMs ?? 100)
+    else this.timer ??= this.clock.setTimeout(() => this.flush(), this.opts.flushMs ?? 100)
   }
 
   flush(): void {
-    clearTimeout(this.timer)
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer)
     this.timer = undefined
     for (const stream of ['stdout', 'stderr'] as const) {
       const data = this.pending[stream]

@@ -1,11 +1,11 @@
 /** The CLI's own output: results on stdout, one-line reasons on stderr. */
-export class CliError extends Error {
-  override name = 'CliError'
+import { DmsError } from '../../actors/errors.js'
+export class CliError extends DmsError {
   constructor(
     message: string,
     readonly exitCode = 1,
   ) {
-    super(message)
+    super('CLI_ERROR', message)
   }
 }
 

@@ -6,21 +6,20 @@
  */
 import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
-import { timerOf, type Clock } from '../../actors/clock.js'
-import type { Handle } from '../../actors/envelope.js'
+import { DmsError } from '../../actors/errors.js'
+import { delay, type Clock } from '../../actors/clock.js'
 import { KeyPair } from '../../actors/identity.js'
 import type { Actor, ActorSystem } from '../../actors/system.js'
-import { INBOX } from '../messages.js'
 import { Repo, type Db } from '../store/db.js'
-import { W } from '../wire.js'
 import { checkApproval } from './approval.js'
+import { ContractDbClient } from './client.js'
 import type { ApprovalCredential } from './model.js'
-import { publicKeyOfPeer } from './party.js'
 
 /** This node has no valid approval credential (not approved, or the contract-db cannot be reached). */
-export class NotApprovedError extends Error {
-  override name = 'NotApprovedError'
-  readonly code = 'NOT_APPROVED'
+export class NotApprovedError extends DmsError {
+  constructor(message: string) {
+    super('NOT_APPROVED', message)
+  }
 }
 
 export interface ApprovalClientComponents {
@@ -65,14 +64,12 @@ export class ApprovalClient {
   private abort = new AbortController()
   private readonly waiters = new Set<() => void>()
   private readonly repo: Repo<ApprovalCredential>
-  private readonly timers
 
   constructor(
     private readonly c: ApprovalClientComponents,
     private readonly init: ApprovalClientInit,
   ) {
     this.repo = new Repo(c.db, 'approval')
-    this.timers = timerOf(c.clock)
   }
 
   get contractDb(): string {
@@ -94,17 +91,15 @@ export class ApprovalClient {
       this.schedule(this.refreshDelay(stored))
       return
     }
-    let timer: unknown
-    await Promise.race([
-      this.refresh(),
-      new Promise<void>((resolve) => (timer = this.timers.set(resolve, this.init.startWaitMs ?? 5000))),
-    ])
-    this.timers.clear(timer)
+    const waiting = new AbortController()
+    const waited = delay(this.init.startWaitMs ?? 5000, { clock: this.c.clock, signal: waiting.signal })
+    await Promise.race([this.refresh(), waited.catch(() => undefined)])
+    waiting.abort()
   }
 
   stop(): void {
     this.abort.abort(new Error('stopping'))
-    if (this.timer !== undefined) this.timers.clear(this.timer)
+    if (this.timer !== undefined) this.c.clock.clearTimeout(this.timer)
     this.timer = undefined
     this.actor?.stop()
     this.actor = undefined
@@ -152,7 +147,7 @@ export class ApprovalClient {
     if (now !== undefined) return Promise.resolve(now)
     return new Promise((resolve, reject) => {
       const finish = () => {
-        this.timers.clear(timer)
+        this.c.clock.clearTimeout(timer)
         this.waiters.delete(check)
         signal?.removeEventListener('abort', onAbort)
       }
@@ -166,7 +161,7 @@ export class ApprovalClient {
         finish()
         reject(signal?.reason as Error)
       }
-      const timer = this.timers.set(() => {
+      const timer = this.c.clock.setTimeout(() => {
         finish()
         reject(this.notApproved())
       }, timeoutMs)
@@ -195,8 +190,8 @@ export class ApprovalClient {
   }
 
   private schedule(ms: number): void {
-    if (this.timer !== undefined) this.timers.clear(this.timer)
-    this.timer = this.timers.set(() => {
+    if (this.timer !== undefined) this.c.clock.clearTimeout(this.timer)
+    this.timer = this.c.clock.setTimeout(() => {
       this.timer = undefined
       void this.refresh()
     }, ms)
@@ -206,28 +201,13 @@ export class ApprovalClient {
     const actor = this.actor
     if (actor === undefined) return
     const peer = this.contractDb
-    const to: Handle = {
-      publicKey: publicKeyOfPeer(peer) as Uint8Array<ArrayBuffer>,
-      peer,
-      inbox: INBOX.contractDb,
-      addrs: this.init.contractDb.addrs,
-    }
+    const client = new ContractDbClient(
+      { actor, clock: this.c.clock },
+      { contractDb: this.init.contractDb, timeoutMs: this.init.requestTimeoutMs },
+    )
     try {
-      const cred = await actor.request(
-        to,
-        W.approval,
-        {},
-        { timeoutMs: this.init.requestTimeoutMs ?? 10_000, signal: this.abort.signal },
-      )
-      const problem = checkApproval(cred, {
-        peer: this.c.system.peerId,
-        contractDb: peer,
-        now: this.c.clock.now(),
-      })
-      if (problem !== undefined)
-        throw Object.assign(new Error(`the contract-db sent a bad credential: ${problem}`), {
-          code: 'BAD_APPROVAL',
-        })
+      // Checked on arrival: for this node, from this contract-db, valid now (else BAD_APPROVAL).
+      const cred = await client.approval(this.c.system.peerId, { signal: this.abort.signal })
       this.cred = cred
       this.failures = 0
       this.lastError = undefined

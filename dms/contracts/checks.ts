@@ -2,17 +2,17 @@
  * Shape and consistency checks on the documents the contract-db receives. Each returns a reason
  * for a person, or undefined when the document is fine. Signatures are checked by the caller.
  */
-import { hashDoc, verifyDoc } from './canonical.js'
+import { verifyDoc } from './canonical.js'
 import {
   DOMAIN,
   MAX_SKIPPED_DETAIL,
   type ContractTerms,
   type SignedReceipt,
   type SignedVerification,
+  type Bid,
 } from './model.js'
-import { escrowFor, isAmount, InvalidAmountError } from './money.js'
+import { termsBidProblem } from './consistency.js'
 import { publicKeyOfPeer } from './party.js'
-import type { Bid } from '../messages.js'
 
 const STATUSES = new Set(['completed', 'failed', 'timed_out', 'cancelled'])
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null
@@ -35,35 +35,15 @@ export function bidSignatureOk(bid: Bid): boolean {
 }
 
 /**
- * The terms agree with the provider's signed bid: same job, bid, provider, resources, image,
- * price and max duration, and the escrow is exactly the bid's total (price × max duration, at
- * least the minimum job price).
+ * The terms embed the provider's signed bid and agree with it (consistency.ts): same job, bid,
+ * provider, resources, image, price and max duration, and the escrow is exactly the bid's total
+ * (price × max duration, at least the minimum job price).
  */
 export function checkBidTerms(t: ContractTerms): string | undefined {
   const bid = t.bid
   if (!isObj(bid)) return 'the contract does not embed the provider bid'
   if (!bidSignatureOk(bid)) return 'the embedded bid is not signed by its provider'
-  if (bid.provider !== t.provider.peer) return 'the bid was made by another provider'
-  if (bid.bidId !== t.bidId) return `bid id ${String(t.bidId)} differs from the bid's ${bid.bidId}`
-  if (bid.jobId !== t.jobId) return `job ${String(t.jobId)} differs from the bid's job ${bid.jobId}`
-  if (bid.image !== t.image) return `image ${String(t.image)} differs from the bid's ${bid.image}`
-  if (!isObj(t.resources) || hashDoc(bid.resources) !== hashDoc(t.resources))
-    return 'resources differ from the bid'
-  if (!isAmount(t.pricePerHour) || t.pricePerHour !== bid.pricePerHour)
-    return `price ${String(t.pricePerHour)}/hour differs from the bid's ${bid.pricePerHour}`
-  if (!Number.isSafeInteger(t.maxDurationSeconds) || t.maxDurationSeconds <= 0)
-    return 'max duration must be a positive whole number of seconds'
-  if (t.maxDurationSeconds !== bid.maxDurationSeconds)
-    return `max duration ${t.maxDurationSeconds}s differs from the bid's ${bid.maxDurationSeconds}s`
-  let total: number
-  try {
-    total = escrowFor(bid.pricePerHour, bid.maxDurationSeconds, bid.minJobPrice)
-  } catch (err) {
-    return err instanceof InvalidAmountError ? `bid: ${err.message}` : String(err)
-  }
-  if (bid.total !== total) return `the bid's total ${bid.total} is not price × max duration (${total})`
-  if (t.escrow !== total) return `escrow ${String(t.escrow)} must equal price × max duration (${total})`
-  return undefined
+  return termsBidProblem(t, bid)
 }
 
 /** The receipt is well formed and about this contract and job. */

@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { systemClock, type Clock } from '../../actors/clock.js'
 import type { KeyPair } from '../../actors/identity.js'
+import { Lifecycle, type LifecycleStatus } from '../../actors/lifecycle.js'
 import type { ActorSystem } from '../../actors/system.js'
 import type { Host } from '../network/host.js'
 import type { Libp2pTransport } from '../network/transport.js'
@@ -46,8 +47,7 @@ export class ContractDbNode {
   system!: ActorSystem
   service!: ContractDbService
   api?: OperatorApi
-  private readonly stops: Array<() => Promise<void> | void> = []
-  private status: 'stopped' | 'starting' | 'started' = 'stopped'
+  private readonly lifecycle: Lifecycle
   readonly clock: Clock
   readonly log: Logger
 
@@ -60,6 +60,11 @@ export class ContractDbNode {
     this.clock = components.clock ?? systemClock
     this.log = components.log ?? silentLogger
     this.passphrase = components.passphrase ?? envPassphrase()
+    this.lifecycle = new Lifecycle((err, part) => this.log.warn({ err, part }, 'error while stopping'))
+  }
+
+  get status(): LifecycleStatus {
+    return this.lifecycle.status
   }
 
   get peerId(): string {
@@ -74,23 +79,16 @@ export class ContractDbNode {
     return this.api?.socketPath
   }
 
-  async start(): Promise<void> {
-    if (this.status !== 'stopped') return
-    this.status = 'starting'
-    try {
-      await this.startParts()
-      this.status = 'started'
-    } catch (err) {
-      await this.stop()
-      throw err
-    }
+  /** Starts the shared peer parts, the service and the operator API; a failed start stops what it started. */
+  start(): Promise<void> {
+    return this.lifecycle.start(() => this.startParts())
   }
 
   private async startParts(): Promise<void> {
     const cfg = this.config
     const { clock, log } = this
     // The same start as a node's: the database lock before the passphrase, then key, host, actors.
-    const base = await startPeerBase(cfg, { clock, log, passphrase: this.passphrase }, this.stops)
+    const base = await startPeerBase(cfg, { clock, log, passphrase: this.passphrase }, this.lifecycle)
     ;({ db: this.db, key: this.key, host: this.host, transport: this.transport, system: this.system } = base)
     this.service = new ContractDbService(
       {
@@ -103,26 +101,19 @@ export class ContractDbNode {
       { approvalTtlMs: cfg.approvalTtlMs },
     )
     this.service.start()
-    this.stops.push(() => this.service.stop())
+    this.lifecycle.onStop(() => this.service.stop(), 'service')
     if (cfg.socket !== false) {
       this.api = new OperatorApi(
         { node: this, log: child(log, 'dms:contract-db:api') },
         { socketPath: cfg.socket ?? join(cfg.dataDir, CONTRACT_DB_SOCKET) },
       )
       await this.api.start()
-      this.stops.push(() => this.api?.stop())
+      this.lifecycle.onStop(() => this.api?.stop(), 'api')
     }
   }
 
-  async stop(): Promise<void> {
-    while (this.stops.length > 0) {
-      const stop = this.stops.pop() as () => Promise<void> | void
-      try {
-        await stop()
-      } catch (err) {
-        this.log.warn({ err }, 'error while stopping')
-      }
-    }
-    this.status = 'stopped'
+  /** Stops every started part, last started first. Idempotent. */
+  stop(): Promise<void> {
+    return this.lifecycle.stop()
   }
 }

@@ -3,10 +3,34 @@
  * "Settlement") and specs/contract-db.md. All amounts are integers of the smallest currency unit
  * ("micro-tokens", dms/contracts/money.ts).
  */
-import type { Bid } from '../messages.js'
 import type { Resources } from '../resources/types.js'
 
 export type ContractId = string
+
+/**
+ * A provider's bid, signed by the provider (`signature` over the rest, domain `dms/bid/v1`) so the
+ * contract that embeds it can be checked by the contract-db.
+ */
+export interface Bid {
+  bidId: string
+  jobId: string
+  provider: string
+  /** What is bid for, copied from the bid request. */
+  resources: Resources
+  image: string
+  maxDurationSeconds: number
+  pricePerHour: number
+  /** The provider's minimum job price: a completed job pays at least this. */
+  minJobPrice: number
+  /** pricePerHour x max duration, at least minJobPrice (money.escrowFor). 0 = volunteer. */
+  total: number
+  earliestStart: number
+  expectedFinish: number
+  /** The provider holds its reservation until then. */
+  expiresAt: number
+  resourcesReserved: boolean
+  signature: string
+}
 
 /** A party as it appears in documents: libp2p peer id and Ed25519 public key (base64url). */
 export interface Party {

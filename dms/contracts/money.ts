@@ -5,6 +5,7 @@
  * Amounts are JavaScript numbers that must be safe integers; every product and quotient is done in
  * bigint, so no floating point ever decides an amount.
  */
+import { DmsError } from '../../actors/errors.js'
 
 /** An amount of micro-tokens: a non-negative safe integer. */
 export type Amount = number
@@ -14,11 +15,12 @@ export function isAmount(v: unknown): v is Amount {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
 }
 
-export class InvalidAmountError extends Error {
-  override name = 'InvalidAmountError'
-  readonly code = 'INVALID_AMOUNT'
+export class InvalidAmountError extends DmsError {
   constructor(what: string, value: unknown) {
-    super(`${what} must be a whole number of micro-tokens (a safe integer ≥ 0), got ${String(value)}`)
+    super(
+      'INVALID_AMOUNT',
+      `${what} must be a whole number of micro-tokens (a safe integer ≥ 0), got ${String(value)}`,
+    )
   }
 }
 

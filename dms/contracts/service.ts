@@ -1,15 +1,11 @@
 import type { Logger } from 'pino'
 import type { Clock } from '../../actors/clock.js'
+import { SerialQueue } from '../../actors/serial.js'
 import { keyFromString, type KeyPair } from '../../actors/identity.js'
-import type { Actor, ActorSystem, Message } from '../../actors/system.js'
-import {
-  B,
-  INBOX,
-  jobInbox,
-  type ContractVerifyRequest,
-  type SettleRequest,
-  type TerminateRequest,
-} from '../messages.js'
+import type { Actor, ActorSystem } from '../../actors/system.js'
+import { W } from '../protocol/behaviours.js'
+import { handleOf, INBOX, jobInbox } from '../protocol/handles.js'
+import type { SettleRequest, TerminateRequest } from '../protocol/messages.js'
 import { Repo, type Db } from '../store/db.js'
 import { hashDoc, signDoc, verifyDoc } from './canonical.js'
 import { nextContractState, type ContractEvent, type ContractState } from './contract-machine.js'
@@ -69,7 +65,7 @@ export interface ContractDbComponents {
   system: ActorSystem
   key: KeyPair
   db: Db
-  clock: Clock
+  clock: Pick<Clock, 'now'>
   log: Logger
 }
 
@@ -83,7 +79,7 @@ export interface ContractDbComponents {
  */
 export class ContractDbService {
   private actor?: Actor
-  private queue: Promise<unknown> = Promise.resolve()
+  private readonly queue = new SerialQueue()
   readonly approved: Repo<ApprovedEntity>
   readonly accounts: Repo<Account>
   readonly contracts: Repo<ContractRecord>
@@ -105,12 +101,10 @@ export class ContractDbService {
     if (this.actor !== undefined) return
     this.actor = this.components.system
       .spawn(INBOX.contractDb, this.components.key)
-      .on(B.contractVerify, (m: Message) =>
-        this.verify(m.peer, (m as Message<ContractVerifyRequest>).payload?.contract),
-      )
-      .on(B.settle, (m: Message) => this.settle(m.peer, m.payload as SettleRequest))
-      .on(B.terminate, (m: Message) => this.terminate(m.peer, m.payload as TerminateRequest))
-      .on(B.approval, (m: Message) => this.approvalFor(m.peer))
+      .on(W.contractVerify, (m) => this.verify(m.peer, m.payload.contract))
+      .on(W.settle, (m) => this.settle(m.peer, m.payload))
+      .on(W.terminate, (m) => this.terminate(m.peer, m.payload))
+      .on(W.approval, (m) => this.approvalFor(m.peer))
   }
 
   stop(): void {
@@ -120,9 +114,7 @@ export class ContractDbService {
 
   /** Runs `fn` after every operation queued before it (one at a time). */
   private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn)
-    this.queue = run.catch(() => undefined)
-    return run
+    return this.queue.run(fn)
   }
 
   // ---- operator: approvals and accounts ----
@@ -451,20 +443,10 @@ export class ContractDbService {
   private notify(t: ContractTerms, by: string, settlement: Settlement): void {
     const other =
       by === t.provider.peer
-        ? {
-            publicKey: keyFromString(t.requester.publicKey),
-            peer: t.requester.peer,
-            inbox: jobInbox(t.jobId),
-            addrs: [],
-          }
-        : {
-            publicKey: keyFromString(t.provider.publicKey),
-            peer: t.provider.peer,
-            inbox: INBOX.provider,
-            addrs: [],
-          }
+        ? handleOf(t.requester.peer, jobInbox(t.jobId))
+        : handleOf(t.provider.peer, INBOX.provider)
     if (other.peer === by) return
-    void this.actor?.send(other as never, B.settled, settlement).catch(() => {})
+    void this.actor?.send(other, W.settled, settlement).catch(() => {})
   }
 }
 

@@ -1,12 +1,11 @@
 /**
  * Bounded shapes of the signed documents when they arrive as canonical JSON inside a protobuf
- * payload (dms/wire.ts). They refuse what the code would trip over (a missing field, a string
+ * payload (dms/protocol/codecs.ts). They refuse what the code would trip over (a missing field, a string
  * where a number belongs), any field the model does not have, and any string or list over its
- * bound (dms/bounds.ts), before the document is stored or its signature checked. Keep in step
+ * bound (dms/protocol/bounds.ts), before the document is stored or its signature checked. Keep in step
  * with model.ts.
  */
-import { guard, LIMITS as L, S, type Shape } from '../bounds.js'
-import type { Bid } from '../messages.js'
+import { guard, LIMITS as L, S, type Shape } from '../protocol/bounds.js'
 import {
   MAX_SKIPPED_DETAIL,
   type ApprovalCredential,
@@ -15,9 +14,10 @@ import {
   type SignedContract,
   type SignedReceipt,
   type SignedVerification,
+  type Bid,
 } from './model.js'
 
-export { DocumentShapeError } from '../bounds.js'
+export { DocumentShapeError } from '../protocol/bounds.js'
 
 const id = S.str(L.id)
 const peer = S.str(L.peer)

@@ -13,7 +13,7 @@ import type {
   ManagedContainer,
   RunOptions,
 } from './executor.js'
-import { hashOutputs } from './outputs.js'
+import { hashOutputs } from '../protocol/outputs.js'
 
 export class NoopExecutor implements Executor {
   /** Runs so far (for assertions). */

@@ -1,17 +1,16 @@
+import { DmsError } from '../../actors/errors.js'
 import { Uint8ArrayList } from 'uint8arraylist'
 
 /** Why bytes on a direct stream could not be framed. Spec: specs/protocol.md, "Transport". */
 export type FramingFault = 'oversized' | 'malformed'
 
 /** The stream's framing is lost: its bytes cannot be split into frames any more. */
-export class FramingError extends Error {
-  override name = 'FramingError'
-  readonly code = 'FRAMING_ERROR'
+export class FramingError extends DmsError {
   constructor(
     readonly reason: FramingFault,
     message: string,
   ) {
-    super(message)
+    super('FRAMING_ERROR', message)
   }
 }
 

@@ -6,7 +6,8 @@
  * frame is counted too. Spec: specs/protocol.md, "Transport".
  */
 import type { Uint8ArrayList } from 'uint8arraylist'
-import type { Timers } from '../../actors/clock.js'
+import { DmsError } from '../../actors/errors.js'
+import type { Clock } from '../../actors/clock.js'
 import { FrameDecoder, FramingError, type FramingFault } from './frame-decoder.js'
 import type { ReadBudget } from './read-budget.js'
 
@@ -21,14 +22,12 @@ import type { ReadBudget } from './read-budget.js'
 export type ReadFault = FramingFault | 'timeout' | 'over_budget' | 'unfinished' | 'truncated'
 
 /** The reader gave up a stream (the error it is aborted with). */
-export class FrameReadError extends Error {
-  override name = 'FrameReadError'
-  readonly code = 'FRAME_READ_ERROR'
+export class FrameReadError extends DmsError {
   constructor(
     readonly reason: ReadFault,
     message: string,
   ) {
-    super(message)
+    super('FRAME_READ_ERROR', message)
   }
 }
 
@@ -38,7 +37,8 @@ export interface FrameSource extends AsyncIterable<Uint8Array | Uint8ArrayList> 
 }
 
 export interface FrameReaderComponents {
-  timers: Timers
+  /** Drives the read deadline. */
+  clock: Clock
   budget: ReadBudget
 }
 
@@ -70,7 +70,7 @@ export async function readFrames(
   let faulted = false
   const disarm = () => {
     if (timer === undefined) return
-    c.timers.clearTimeout(timer)
+    c.clock.clearTimeout(timer)
     timer = undefined
   }
   const fail = (reason: ReadFault, detail: string) => {
@@ -108,7 +108,7 @@ export async function readFrames(
       if (decoder.state === 'idle') disarm()
       else if (timer === undefined || frames.length > 0) {
         disarm()
-        timer = c.timers.setTimeout(
+        timer = c.clock.setTimeout(
           () => fail('timeout', `frame not complete within ${init.frameReadTimeoutMs} ms`),
           init.frameReadTimeoutMs,
         )

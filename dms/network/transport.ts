@@ -11,7 +11,8 @@ import type {
   PeerIdStr,
   Transport,
 } from '../../actors/transport.js'
-import { systemTimers, type Timers } from '../../actors/clock.js'
+import { systemClock, type Clock } from '../../actors/clock.js'
+import { retry } from '../../actors/retry.js'
 import { readFrames } from './frame-reader.js'
 import { GossipView } from './gossip-view.js'
 import type { Host } from './host.js'
@@ -39,8 +40,8 @@ export interface Libp2pTransportInit {
 export interface Libp2pTransportComponents {
   host: Host
   log: Logger
-  /** Drives the frame read deadline. @default the system's timers */
-  timers?: Timers
+  /** Drives the frame read deadline. @default systemClock */
+  clock?: Clock
 }
 
 const VERDICT: Record<FrameVerdict, TopicValidatorResult> = {
@@ -61,7 +62,7 @@ export class Libp2pTransport implements Transport {
   private readonly maxFrameBytes: number
   private readonly maxInboundStreams: number
   private readonly frameReadTimeoutMs: number
-  private readonly timers: Timers
+  private readonly clock: Clock
   /** Unfinished inbound frame bytes, per connection and in total. */
   readonly budget: ReadBudget
   private started = false
@@ -74,7 +75,7 @@ export class Libp2pTransport implements Transport {
     this.maxFrameBytes = init.maxFrameBytes ?? 4 * 1024 * 1024
     this.maxInboundStreams = init.maxInboundStreams ?? 4
     this.frameReadTimeoutMs = init.frameReadTimeoutMs ?? 30_000
-    this.timers = components.timers ?? systemTimers
+    this.clock = components.clock ?? systemClock
     this.budget = new ReadBudget({
       perConnection: init.maxUnfinishedBytesPerConnection ?? 2 * this.maxFrameBytes,
       total: init.maxUnfinishedBytes ?? 8 * this.maxFrameBytes,
@@ -202,20 +203,26 @@ export class Libp2pTransport implements Transport {
     bytes: Uint8Array,
     options: { signal?: AbortSignal } = {},
   ): Promise<void> {
-    // One retry: a cached stream may have died since its last use (peer restarted, connection dropped).
-    for (let attempt = 0; ; attempt++) {
-      const stream = await this.streamTo(peer, addrs, options.signal)
-      try {
-        if (stream.status !== 'open' || stream.writeStatus !== 'writable')
-          throw new Error('stream not writable')
-        if (!stream.send(lp.encode.single(bytes))) await stream.onDrain({ signal: options.signal })
-        return
-      } catch (err) {
-        this.outbound.delete(peer)
-        stream.abort(err as Error)
-        if (attempt >= 1) throw err
-      }
-    }
+    // Tried twice: a cached stream may have died since its last use (peer restarted, connection
+    // dropped); the second try opens a new one. A failure to open is not tried again.
+    let opened = false
+    await retry(
+      async () => {
+        opened = false
+        const stream = await this.streamTo(peer, addrs, options.signal)
+        opened = true
+        try {
+          if (stream.status !== 'open' || stream.writeStatus !== 'writable')
+            throw new Error('stream not writable')
+          if (!stream.send(lp.encode.single(bytes))) await stream.onDrain({ signal: options.signal })
+        } catch (err) {
+          this.outbound.delete(peer)
+          stream.abort(err as Error)
+          throw err
+        }
+      },
+      { attempts: 2, retryIf: () => opened, clock: this.clock, signal: options.signal },
+    )
   }
 
   private streamTo(peer: PeerIdStr, addrs: string[], signal?: AbortSignal): Promise<Stream> {
@@ -263,7 +270,7 @@ export class Libp2pTransport implements Transport {
           this.components.log.debug({ reason, detail, from }, 'actor stream frame refused')
         },
       },
-      { timers: this.timers, budget: this.budget },
+      { clock: this.clock, budget: this.budget },
       { maxFrameBytes: this.maxFrameBytes, frameReadTimeoutMs: this.frameReadTimeoutMs },
     )
   }

@@ -5,12 +5,11 @@
  * (`dms_requester_bids_ignored_total`). Spec: specs/protocol.md ("Checks on the receiving side").
  */
 import type { Message } from '../../actors/system.js'
-import { handleTooLarge } from '../bounds.js'
+import { handleTooLarge } from '../protocol/bounds.js'
 import { checkApproval, type ApprovalProblem } from '../contracts/approval.js'
-import { hashDoc } from '../contracts/canonical.js'
 import { bidSignatureOk } from '../contracts/checks.js'
-import { escrowFor } from '../contracts/money.js'
-import type { Bid, BidMessage, Decline } from '../messages.js'
+import { bidAskedProblem, bidTotalProblem } from '../contracts/consistency.js'
+import type { BidMessage, Decline } from '../protocol/messages.js'
 import type { JobSpec } from './job-spec.js'
 
 export type IgnoreReason =
@@ -50,13 +49,8 @@ export function bidProblem(m: Message<BidMessage>, ctx: AdmissionContext): Ignor
   if (spec.providers.deny.includes(bid.provider)) return 'not_allowed'
   if (ctx.excluded.includes(bid.provider)) return 'excluded'
   // The bid is for what was asked, and its total is what the contract-db will lock.
-  if (
-    bid.image !== spec.image ||
-    bid.maxDurationSeconds !== spec.maxDurationSeconds ||
-    hashDoc(bid.resources) !== hashDoc(spec.resources)
-  )
-    return 'other_terms'
-  if (!totalOk(bid)) return 'bad_total'
+  if (bidAskedProblem(bid, spec) !== undefined) return 'other_terms'
+  if (bidTotalProblem(bid) !== undefined) return 'bad_total'
   if (bid.total > spec.maxPrice) return 'over_price'
   if (bid.expiresAt <= ctx.now) return 'expired'
   const approval = checkApproval(m.payload.approval, {
@@ -75,13 +69,4 @@ export function declineProblem(m: Message<Decline>, ctx: AdmissionContext): Igno
   if (d.jobId !== ctx.jobId) return 'wrong_job'
   if (d.provider !== m.peer) return 'not_sender'
   return checkApproval(d.approval, { peer: m.peer, contractDb: ctx.contractDb, now: ctx.now })
-}
-
-/** true when the bid's total is exactly what the contract-db will lock for it. */
-function totalOk(bid: Bid): boolean {
-  try {
-    return bid.total === escrowFor(bid.pricePerHour, bid.maxDurationSeconds, bid.minJobPrice)
-  } catch {
-    return false
-  }
 }

@@ -9,6 +9,7 @@
  * for, until it answers again. And even a peer not yet known to be silent holds a window at most
  * `stragglerMs` after the first answer came in.
  */
+import type { Clock } from '../../actors/clock.js'
 import type { PeerIdStr } from '../../actors/transport.js'
 
 /** Why a window closed. */
@@ -197,7 +198,7 @@ export interface AnswerSource {
 export async function waitForWindow(
   window: BidWindow,
   answers: AnswerSource,
-  clock: { now(): number },
+  clock: Pick<Clock, 'now'>,
   signal: AbortSignal,
 ): Promise<void> {
   let bids = 0

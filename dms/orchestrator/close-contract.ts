@@ -7,16 +7,26 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../actors/clock.js'
+import { codeOf } from '../../actors/errors.js'
 import type { Handle } from '../../actors/envelope.js'
 import { keyToString, type KeyPair } from '../../actors/identity.js'
 import type { Actor } from '../../actors/system.js'
-import { hashDoc, signDoc, verifyDoc } from '../contracts/canonical.js'
-import { DOMAIN, type ContractProof, type ContractTerms, type SignedContract } from '../contracts/model.js'
-import { partyOf, publicKeyOfPeer } from '../contracts/party.js'
-import { B, type Bid, type ContractSignReply } from '../messages.js'
+import { signDoc, verifyDoc } from '../contracts/canonical.js'
+import { BadProofError, type ContractDbClient } from '../contracts/client.js'
+import { termsBidProblem } from '../contracts/consistency.js'
+import {
+  DOMAIN,
+  type ContractProof,
+  type ContractTerms,
+  type SignedContract,
+  type Bid,
+} from '../contracts/model.js'
+import { partyOf } from '../contracts/party.js'
+import { W } from '../protocol/behaviours.js'
+import { publicKeyOf } from '../protocol/handles.js'
+import type { ContractSignReply } from '../protocol/messages.js'
 import { ContractRefusal, JobFailure, type Step } from './job-machine.js'
 import type { JobRecord } from './job-record.js'
-import { delay } from './wait.js'
 
 export interface CloseContractDeps {
   actor: Actor
@@ -24,20 +34,14 @@ export interface CloseContractDeps {
   clock: Clock
   /** This requester's peer id. */
   peerId: string
-  contractDb: { peer: string; handle: () => Handle }
+  /** Verifies the contract and checks the proof (retrying while the contract-db is unreachable). */
+  contractDb: Pick<ContractDbClient, 'peer' | 'verify'>
   timeoutMs: number
-  /** Attempts at verify while the contract-db is unreachable (1 s, 2 s... apart). */
-  verifyAttempts: number
   provider: (job: JobRecord) => Handle
   /** Tells a bidder its bid is given up (`/dms/job/bid-release`), best effort. */
   release: (job: JobRecord, bid: Bid) => void
   /** Tells every other bidder of the round that it lost (once the contract is active). */
   releaseLosers: (job: JobRecord) => void
-}
-
-const codeOf = (err: unknown) => {
-  const c = (err as { code?: unknown }).code
-  return typeof c === 'string' ? c : 'INTERNAL'
 }
 
 export function closeContractStep(d: CloseContractDeps): Step {
@@ -56,7 +60,7 @@ export function closeContractStep(d: CloseContractDeps): Step {
       requester: partyOf(d.peerId, d.key.publicKey),
       provider: {
         peer: bid.provider,
-        publicKey: keyToString(publicKeyOfPeer(bid.provider) as Uint8Array),
+        publicKey: keyToString(publicKeyOf(bid.provider)),
       },
       contractDb: d.contractDb.peer,
       resources: job.spec.resources,
@@ -68,15 +72,20 @@ export function closeContractStep(d: CloseContractDeps): Step {
       createdAt: now,
       expiresAt: now + 60_000,
     }
+    // The contract-db checks the terms against the embedded bid the same way (consistency.ts):
+    // drafted terms it would refuse are not sent to either party.
+    const mismatch = termsBidProblem(terms, bid)
+    if (mismatch !== undefined)
+      throw refused('BAD_TERMS', `the drafted terms do not match the bid: ${mismatch}`)
     const contract: SignedContract = {
       terms,
       requesterSignature: signDoc(d.key, DOMAIN.contract, terms),
     }
     let signed: ContractSignReply
     try {
-      signed = await d.actor.request<ContractSignReply>(
+      signed = await d.actor.request(
         d.provider(job),
-        B.contractSign,
+        W.contractSign,
         { contract },
         { timeoutMs: d.timeoutMs, signal },
       )
@@ -85,59 +94,30 @@ export function closeContractStep(d: CloseContractDeps): Step {
       // Refused, silent or unreachable: the contract-db has not seen this contract.
       throw refused(codeOf(err), `provider did not countersign: ${(err as Error).message}`)
     }
-    if (
-      !verifyDoc(
-        publicKeyOfPeer(bid.provider) as Uint8Array,
-        DOMAIN.contract,
-        terms,
-        signed.providerSignature,
-      )
-    )
+    if (!verifyDoc(publicKeyOf(bid.provider), DOMAIN.contract, terms, signed.providerSignature))
       throw refused('BAD_PROVIDER_SIGNATURE', 'provider countersignature is invalid')
     contract.providerSignature = signed.providerSignature
-    let proof: ContractProof | undefined
-    // UNREACHABLE: the request was never delivered (the contract-db is down or restarting), so
-    // nothing was locked and sending it again is safe; retried as settlements are. A timeout
-    // is not retried: the contract-db may have locked the escrow (a resend is CONTRACT_EXISTS).
-    for (let attempt = 1; proof === undefined; attempt++) {
-      try {
-        proof = await d.actor.request<ContractProof>(
-          d.contractDb.handle(),
-          B.contractVerify,
-          { contract },
-          { timeoutMs: d.timeoutMs, signal },
-        )
-      } catch (err) {
-        signal.throwIfAborted()
-        const code = codeOf(err)
-        if (code === 'UNREACHABLE' && attempt < d.verifyAttempts) {
-          await delay(1000 * 2 ** (attempt - 1), signal)
-          continue
-        }
-        const message = `contract-db refused the contract: ${(err as Error).message}`
-        // A refusal (PARTY_NOT_APPROVED, INSUFFICIENT_FUNDS, BAD_TERMS...) locks nothing: the next
-        // bid may do. Not after a timeout or an unreachable contract-db (the outcome is unknown or
-        // every bid would meet the same), nor CONTRACT_EXISTS (an earlier send may have locked).
-        if (
-          code !== 'REQUEST_TIMEOUT' &&
-          code !== 'UNREACHABLE' &&
-          code !== 'CONTRACT_EXISTS' &&
-          code !== 'INTERNAL'
-        )
-          throw refused(code, message)
-        throw new JobFailure('CONTRACT_REFUSED', message)
-      }
+    let proof: ContractProof
+    try {
+      proof = await d.contractDb.verify(contract, { signal, timeoutMs: d.timeoutMs })
+    } catch (err) {
+      signal.throwIfAborted()
+      // A proof that does not check out: the escrow may be locked, so no other bid is tried.
+      if (err instanceof BadProofError) throw new JobFailure(err.code, err.message)
+      const code = codeOf(err)
+      const message = `contract-db refused the contract: ${(err as Error).message}`
+      // A refusal (PARTY_NOT_APPROVED, INSUFFICIENT_FUNDS, BAD_TERMS...) locks nothing: the next
+      // bid may do. Not after a timeout or an unreachable contract-db (the outcome is unknown or
+      // every bid would meet the same), nor CONTRACT_EXISTS (an earlier send may have locked).
+      if (
+        code !== 'REQUEST_TIMEOUT' &&
+        code !== 'UNREACHABLE' &&
+        code !== 'CONTRACT_EXISTS' &&
+        code !== 'INTERNAL'
+      )
+        throw refused(code, message)
+      throw new JobFailure('CONTRACT_REFUSED', message)
     }
-    const { signature, ...body } = proof
-    if (!verifyDoc(publicKeyOfPeer(d.contractDb.peer) as Uint8Array, DOMAIN.proof, body, signature))
-      throw new JobFailure('BAD_PROOF', 'proof of contract is not signed by the contract-db')
-    if (
-      proof.contractId !== terms.contractId ||
-      proof.termsHash !== hashDoc(terms) ||
-      proof.escrowLocked !== terms.escrow ||
-      proof.contractDb !== d.contractDb.peer
-    )
-      throw new JobFailure('BAD_PROOF', 'proof of contract is for other terms')
     // Losers keep their reservations until the contract is active, so a refusal can fall back.
     d.releaseLosers(job)
     return { contract, proof }

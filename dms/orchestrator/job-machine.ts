@@ -8,6 +8,7 @@
  */
 import { assign, fromPromise, setup } from 'xstate'
 import type { Clock } from '../../actors/clock.js'
+import { codeOf, DmsError } from '../../actors/errors.js'
 import type { JobError, JobRecord, JobState } from './job-record.js'
 import { rankBids } from './select.js'
 
@@ -27,16 +28,15 @@ export interface JobSteps {
 }
 
 /** An error a step throws to fail the job with a stable reason code. */
-export class JobFailure extends Error {
-  override name = 'JobFailure'
+export class JobFailure extends DmsError {
   /** Merged into the record with the error (e.g. the settlement of a terminated contract). */
   patch?: Patch
   constructor(
-    readonly code: string,
+    code: string,
     message: string,
     readonly extra: Partial<JobError> = {},
   ) {
-    super(message)
+    super(code, message)
   }
 }
 
@@ -45,7 +45,6 @@ export class JobFailure extends Error {
  * refused to countersign, or the contract-db refused the contract): the next bid is tried.
  */
 export class ContractRefusal extends JobFailure {
-  override name = 'ContractRefusal'
   constructor(
     code: string,
     message: string,
@@ -56,15 +55,15 @@ export class ContractRefusal extends JobFailure {
 }
 
 const toJobError = (err: unknown): JobError => {
-  const e = err as { code?: unknown; message?: unknown; extra?: Partial<JobError> }
+  const e = err as { message?: unknown; extra?: Partial<JobError> }
   return {
-    code: typeof e.code === 'string' ? e.code : 'INTERNAL',
+    code: codeOf(err),
     message: String(e.message ?? err),
     ...(e.extra ?? {}),
   }
 }
 
-export function createJobMachine(steps: JobSteps, clock: Clock) {
+export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
   const step = (name: keyof JobSteps) =>
     fromPromise<Patch, JobRecord>(({ input, signal }) => steps[name](input, signal))
   const stamp = (state: JobState) => ({ type: 'stamp' as const, params: { state } })

@@ -1,5 +1,5 @@
-import type { ContractProof, Settlement, SignedContract } from '../contracts/model.js'
-import type { Bid, Decline, JobResult, JobUpdate } from '../messages.js'
+import type { ContractProof, Settlement, SignedContract, Bid } from '../contracts/model.js'
+import type { Decline, JobResult, JobUpdate } from '../protocol/messages.js'
 import type { JobSpec } from './job-spec.js'
 
 export type JobId = string

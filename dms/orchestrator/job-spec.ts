@@ -2,6 +2,7 @@
  * The job spec a service provider posts. Spec: specs/job-spec.md. Validated with JSON Schema
  * (unknown fields refused); sizes accept human units ("256MiB") or bytes.
  */
+import { DmsError } from '../../actors/errors.js'
 import { inputsProblem } from '../blobs/staging.js'
 import { Ajv, type ErrorObject } from 'ajv'
 import { imageRefProblem, IMAGE_REF_MAX_LENGTH } from '../protocol/image-ref.js'
@@ -116,14 +117,12 @@ export interface InputSpec {
 /** Default of `retries`. */
 export const DEFAULT_RETRIES = 3
 
-export class InvalidJobSpecError extends Error {
-  override name = 'InvalidJobSpecError'
-  readonly code = 'INVALID_JOB_SPEC'
+export class InvalidJobSpecError extends DmsError {
   constructor(
     readonly field: string,
     problem: string,
   ) {
-    super(`${field || 'spec'}: ${problem}`)
+    super('INVALID_JOB_SPEC', `${field || 'spec'}: ${problem}`)
   }
 }
 

@@ -1,41 +1,40 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import { createActor, type Actor as XActor, type Snapshot } from 'xstate'
-import type { Clock } from '../../actors/clock.js'
-import type { Handle } from '../../actors/envelope.js'
+import { delay, timeoutSignal, type Clock } from '../../actors/clock.js'
+import { codeOf, DmsError } from '../../actors/errors.js'
+import { SerialQueue } from '../../actors/serial.js'
 import { KeyPair } from '../../actors/identity.js'
 import type { Actor, ActorSystem, Message } from '../../actors/system.js'
 import type { Transport } from '../../actors/transport.js'
+import type { Handle } from '../../actors/envelope.js'
 import { hashDoc, signDoc, verifyDoc } from '../contracts/canonical.js'
+import { ContractDbClient } from '../contracts/client.js'
 import {
   DOMAIN,
   TERMINATION,
   type ApprovalCredential,
   type ContractTerms,
+  type ContractProof,
   type Settlement,
+  type SignedContract,
   type TerminationReason,
   type Verification,
-} from '../contracts/model.js'
-import { publicKeyOfPeer } from '../contracts/party.js'
-import {
-  B,
-  BID_REQUEST_TOPIC,
-  INBOX,
-  declinedForNow,
-  jobInbox,
   type Bid,
+} from '../contracts/model.js'
+import { W } from '../protocol/behaviours.js'
+import { BID_REQUEST_TOPIC, handleOf, INBOX, jobInbox, publicKeyOf } from '../protocol/handles.js'
+import {
+  declinedForNow,
+  HEARTBEAT,
   type BidMessage,
   type BidRequest,
   type Decline,
-  type InvocationReply,
-  type JobCancelReply,
-  type JobRequestReply,
   type JobLog,
   type JobResult,
   type JobUpdate,
   type SettleReply,
-  type TerminateRequest,
-} from '../messages.js'
+} from '../protocol/messages.js'
 import { Repo, type Db } from '../store/db.js'
 import { createJobMachine, JobFailure, type JobSteps, type Patch, type Step } from './job-machine.js'
 import type { JobId, JobRecord, JobState } from './job-record.js'
@@ -46,10 +45,8 @@ import { fetchAndCheckOutputs, grantInputs, resolveInputs } from './data-plane.j
 import type { BlobService } from '../blobs/service.js'
 import type { InputFile } from '../blobs/staging.js'
 import { reliabilityOf, type ProviderRecord } from './select.js'
-import { HEARTBEAT } from '../provider/allocation.js'
 import { bidProblem, declineProblem, type AdmissionContext } from './bid-admission.js'
 import { closeContractStep } from './close-contract.js'
-import { delay } from './wait.js'
 
 export interface OrchestratorInit {
   /** The contract-db this requester uses: peer id and addresses. */
@@ -111,18 +108,14 @@ export interface StoredJob {
 /** Job states a machine never leaves. */
 export const FINAL_STATES: JobState[] = ['completed', 'failed', 'cancelled']
 
-export class JobNotFoundError extends Error {
-  override name = 'JobNotFoundError'
-  readonly code = 'JOB_NOT_FOUND'
+export class JobNotFoundError extends DmsError {
   constructor(id: string) {
-    super(`no job ${id}`)
+    super('JOB_NOT_FOUND', `no job ${id}`)
   }
 }
-export class JobEndedError extends Error {
-  override name = 'JobEndedError'
-  readonly code = 'JOB_ENDED'
+export class JobEndedError extends DmsError {
   constructor(id: string, state: string) {
-    super(`job ${id} already ended: ${state}`)
+    super('JOB_ENDED', `job ${id} already ended: ${state}`)
   }
 }
 
@@ -268,32 +261,33 @@ export class Orchestrator {
 
   private launch(record: JobRecord, snapshot?: unknown): Promise<StoredJob> {
     const id = record.id
-    const session = new JobSession()
+    const session = new JobSession(this.c.clock)
     // The job's actor has its own key; contracts are still signed with the node key.
     const actor = this.c.system
       .spawn(jobInbox(id), KeyPair.generate())
-      .on(B.bid, (m: Message) => this.onBid(id, session, m as Message<BidMessage>))
-      .on(B.decline, (m: Message) => this.onDecline(id, session, m as Message<Decline>))
-      .on(B.update, (m: Message) => {
-        const u = m.payload as JobUpdate
-        if (u?.jobId === id && this.isWinner(id, m.peer)) {
+      .on(W.bid, (m) => this.onBid(id, session, m))
+      .on(W.decline, (m) => this.onDecline(id, session, m))
+      .on(W.update, (m) => {
+        const u = m.payload
+        if (u.jobId === id && this.isWinner(id, m.peer)) {
           const heartbeat = u.detail === HEARTBEAT
           session.addUpdate(u, this.c.clock.now(), heartbeat)
           if (!heartbeat) for (const fn of this.updateListeners) fn(id, u)
         }
       })
-      .on(B.log, (m: Message) => {
-        const l = m.payload as JobLog
-        if (l?.jobId === id && this.isWinner(id, m.peer)) {
+      .on(W.log, (m) => {
+        const l = m.payload
+        if (l.jobId === id && this.isWinner(id, m.peer)) {
           session.addLog(l)
           for (const fn of this.logListeners) fn(id, l)
         }
       })
-      .on(B.result, (m: Message) => {
-        const r = m.payload as JobResult
-        if (r?.jobId === id && this.isWinner(id, m.peer)) session.setResult(r)
+      .on(W.result, (m) => {
+        const r = m.payload
+        if (r.jobId === id && this.isWinner(id, m.peer)) session.setResult(r)
       })
     const machine = createActor(createJobMachine(this.steps(session, actor), this.c.clock), {
+      clock: this.c.clock,
       input: record,
       ...(snapshot !== undefined ? { snapshot: snapshot as Snapshot<unknown> } : {}),
     })
@@ -301,8 +295,8 @@ export class Orchestrator {
     let first = true
     let resolveStored!: (j: StoredJob) => void
     const stored = new Promise<StoredJob>((r) => (resolveStored = r))
-    // Persist on every transition, in order; xstate emits synchronously, so chain the writes.
-    let chain = Promise.resolve()
+    // Persist on every transition, in order; xstate emits synchronously, so the writes queue.
+    const writes = new SerialQueue()
     machine.subscribe((snap) => {
       const job: StoredJob = {
         state: snap.value,
@@ -313,9 +307,9 @@ export class Orchestrator {
           ? {}
           : { snapshot: { ...machine.getPersistedSnapshot(), context: undefined } }),
       }
-      chain = chain
-        .then(() => this.jobs.put(id, job))
-        .then(async () => {
+      writes
+        .run(async () => {
+          await this.jobs.put(id, job)
           for (const l of this.listeners) l(job)
           if (first) {
             first = false
@@ -418,33 +412,27 @@ export class Orchestrator {
 
   /** `/dms/job/bid-release` to the bidder of `bid`, best effort: it frees what it holds for it. */
   private releaseBid(actor: Actor, job: JobRecord, session: JobSession, b: Bid): void {
-    const to: Handle = {
-      publicKey: publicKeyOfPeer(b.provider) as Uint8Array<ArrayBuffer>,
-      peer: b.provider,
-      inbox: INBOX.provider,
-      addrs: session.providerAddrs.get(b.provider) ?? job.providerAddrs?.[b.provider] ?? [],
-    }
-    actor.send(to, B.bidRelease, { jobId: job.id, bidId: b.bidId }).catch(() => undefined)
+    const addrs = session.providerAddrs.get(b.provider) ?? job.providerAddrs?.[b.provider]
+    actor
+      .send(handleOf(b.provider, INBOX.provider, addrs), W.bidRelease, { jobId: job.id, bidId: b.bidId })
+      .catch(() => undefined)
   }
 
   private providerHandle(job: JobRecord, session: JobSession): Handle {
     const peer = job.winner?.provider as string
-    return {
-      publicKey: publicKeyOfPeer(peer) as Uint8Array<ArrayBuffer>,
-      peer,
-      inbox: INBOX.provider,
-      addrs: session.providerAddrs.get(peer) ?? job.providerAddrs?.[peer] ?? [],
-    }
+    return handleOf(peer, INBOX.provider, session.providerAddrs.get(peer) ?? job.providerAddrs?.[peer])
   }
 
-  private contractDbHandle(): Handle {
-    const peer = this.init.contractDb.peer
-    return {
-      publicKey: publicKeyOfPeer(peer) as Uint8Array<ArrayBuffer>,
-      peer,
-      inbox: INBOX.contractDb,
-      addrs: this.init.contractDb.addrs,
-    }
+  /** The contract-db client of one job, sending as the job's actor. */
+  private contractDbOf(actor: Actor): ContractDbClient {
+    return new ContractDbClient(
+      { actor, clock: this.c.clock },
+      {
+        contractDb: this.init.contractDb,
+        timeoutMs: this.cfg.requestTimeoutMs,
+        attempts: this.cfg.settleAttempts,
+      },
+    )
   }
 
   /**
@@ -452,23 +440,15 @@ export class Orchestrator {
    * terminated for provider fault, so the escrow returns to the requester; the signed
    * termination lands in the record as its `settlement`.
    */
-  private terminatesOnFailure(actor: Actor, step: Step): Step {
+  private terminatesOnFailure(actor: Actor, cdb: ContractDbClient, step: Step): Step {
     return async (job, signal) => {
       try {
         return await step(job, signal)
       } catch (err) {
         if (signal.aborted || job.proof === undefined) throw err
-        const failure =
-          err instanceof JobFailure
-            ? err
-            : new JobFailure(
-                typeof (err as { code?: unknown }).code === 'string'
-                  ? (err as { code: string }).code
-                  : 'INTERNAL',
-                (err as Error).message,
-              )
+        const failure = err instanceof JobFailure ? err : new JobFailure(codeOf(err), (err as Error).message)
         failure.patch = {
-          settlement: await this.terminate(actor, job, TERMINATION.providerFault, failure.message, signal),
+          settlement: await this.terminate(cdb, job, TERMINATION.providerFault, failure.message, signal),
         }
         this.stopDropped(actor, job)
         throw failure
@@ -485,77 +465,31 @@ export class Orchestrator {
     const peer = job.winner?.provider
     const contractId = job.contract?.terms.contractId
     if (peer === undefined || contractId === undefined) return
-    const to: Handle = {
-      publicKey: publicKeyOfPeer(peer) as Uint8Array<ArrayBuffer>,
-      peer,
-      inbox: INBOX.provider,
-      addrs: job.providerAddrs?.[peer] ?? [],
-    }
-    actor.request(to, B.cancel, { jobId: job.id, contractId }, { timeoutMs: 5000 }).catch(() => undefined)
+    const to = handleOf(peer, INBOX.provider, job.providerAddrs?.[peer])
+    actor.request(to, W.cancel, { jobId: job.id, contractId }, { timeoutMs: 5000 }).catch(() => undefined)
   }
 
   /** Terminates the job's contract; undefined (logged) when the contract-db did not answer. */
   private async terminate(
-    actor: Actor,
+    cdb: ContractDbClient,
     job: JobRecord,
     reason: TerminationReason,
     detail: string,
     signal: AbortSignal,
   ): Promise<Settlement | undefined> {
-    const req: TerminateRequest = { contractId: job.contract?.terms.contractId as string, reason, detail }
     try {
-      return await this.closeAtContractDb(actor, job, B.terminate, req, signal)
+      const terms = job.contract?.terms as ContractTerms
+      return await cdb.terminate({ contractId: terms.contractId, reason, detail }, terms, { signal })
     } catch (err) {
       this.c.log.warn({ err, jobId: job.id }, 'contract not terminated: escrow stays locked')
       return undefined
     }
   }
 
-  /**
-   * Sends settle or terminate to the contract-db, retrying (with backoff) while it is unreachable
-   * or silent, and checks the signed settlement it returns. A contract already closed (a reply lost
-   * on the way) yields the settlement the contract-db kept.
-   */
-  private async closeAtContractDb(
-    actor: Actor,
-    job: JobRecord,
-    behaviour: string,
-    payload: unknown,
-    signal: AbortSignal,
-  ): Promise<Settlement> {
-    const terms = job.contract?.terms as ContractTerms
-    let settlement: Settlement | undefined
-    for (let attempt = 1; settlement === undefined; attempt++) {
-      try {
-        settlement = await actor.request<Settlement>(this.contractDbHandle(), behaviour, payload, {
-          timeoutMs: this.cfg.requestTimeoutMs,
-          signal,
-        })
-      } catch (err) {
-        const e = err as { code?: string; data?: { settlement?: Settlement } }
-        if (e.code === 'CONTRACT_NOT_ACTIVE' && e.data?.settlement !== undefined)
-          settlement = e.data.settlement
-        else if (
-          (e.code === 'UNREACHABLE' || e.code === 'REQUEST_TIMEOUT') &&
-          attempt < this.cfg.settleAttempts
-        )
-          await delay(1000 * 2 ** (attempt - 1), signal)
-        else throw err
-      }
-    }
-    const { signature, ...body } = settlement
-    if (
-      settlement.contractId !== terms.contractId ||
-      settlement.paidToProvider + settlement.refundedToRequester !== terms.escrow ||
-      !verifyDoc(publicKeyOfPeer(this.init.contractDb.peer) as Uint8Array, DOMAIN.settlement, body, signature)
-    )
-      throw new JobFailure('BAD_SETTLEMENT', 'settlement is not signed by the contract-db for this contract')
-    return settlement
-  }
-
   private steps(session: JobSession, actor: Actor): JobSteps {
     const { clock } = this.c
     const timeoutMs = this.cfg.requestTimeoutMs
+    const cdb = this.contractDbOf(actor)
     return {
       collectBids: async (job, signal): Promise<Patch> => {
         session.reset()
@@ -568,7 +502,7 @@ export class Orchestrator {
           throw new JobFailure('NOT_APPROVED', (err as Error).message)
         }
         // A bid request published before any provider is subscribed reaches nobody: wait (bounded).
-        const waiting = AbortSignal.any([signal, AbortSignal.timeout(this.cfg.bidWindowMs)])
+        const waiting = timeoutSignal(this.cfg.bidWindowMs, { clock, signal })
         const seen = await this.c.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1, { signal: waiting }).then(
           () => true,
           () => false,
@@ -592,7 +526,7 @@ export class Orchestrator {
         // it as this requester's other bids are locked or released (REQUESTER_CAP_REASON).
         for (let attempt = 0; attempt < this.cfg.publishAttempts; attempt++) {
           if (attempt > 0) {
-            await delay(1000 * 2 ** (attempt - 1), signal)
+            await delay(1000 * 2 ** (attempt - 1), { clock, signal })
             session.dropDeclines(declinedForNow)
           }
           const openedAt = clock.now()
@@ -618,7 +552,7 @@ export class Orchestrator {
             // Renewed while this job waited, if need be.
             approval: this.c.approval.current() ?? approval,
           }
-          await actor.publish(BID_REQUEST_TOPIC, B.bidRequest, req, this.cfg.bidWindowMs + 5000)
+          await actor.publish(BID_REQUEST_TOPIC, W.bidRequest, req, this.cfg.bidWindowMs + 5000)
           await waitForWindow(window, session, clock, signal)
           const summary = window.close(clock.now())
           this.c.log.debug(summary, 'bid window closed')
@@ -631,9 +565,9 @@ export class Orchestrator {
 
       requestLock: async (job, signal) => {
         const bidId = job.winner?.bidId as string
-        await actor.request<JobRequestReply>(
+        await actor.request(
           this.providerHandle(job, session),
-          B.jobRequest,
+          W.jobRequest,
           { jobId: job.id, bidId },
           { timeoutMs, signal },
         )
@@ -645,27 +579,32 @@ export class Orchestrator {
         key: this.c.key,
         clock,
         peerId: this.c.system.peerId,
-        contractDb: { peer: this.init.contractDb.peer, handle: () => this.contractDbHandle() },
+        contractDb: cdb,
         timeoutMs,
-        verifyAttempts: this.cfg.settleAttempts,
         provider: (job) => this.providerHandle(job, session),
         release: (job, bid) => this.releaseBid(actor, job, session, bid),
         releaseLosers: (job) => this.releaseLosers(actor, job, session),
       }),
 
-      invoke: this.terminatesOnFailure(actor, async (job, signal) => {
+      invoke: this.terminatesOnFailure(actor, cdb, async (job, signal) => {
         const inputs = (job.spec.inputs ?? []) as InputFile[]
         await grantInputs(this.c.blobs, job.winner?.provider as string, inputs)
-        const reply = await actor.request<InvocationReply>(
+        const reply = await actor.request(
           this.providerHandle(job, session),
-          B.invoke,
-          { contract: job.contract, proof: job.proof, command: job.spec.command, env: job.spec.env, inputs },
+          W.invoke,
+          {
+            contract: job.contract as SignedContract,
+            proof: job.proof as ContractProof,
+            command: job.spec.command,
+            env: job.spec.env,
+            inputs,
+          },
           { timeoutMs, signal },
         )
         return { allocationId: reply.allocationId }
       }),
 
-      awaitResult: this.terminatesOnFailure(actor, async (job, signal) => {
+      awaitResult: this.terminatesOnFailure(actor, cdb, async (job, signal) => {
         // Deadlines are absolute (from the record), so a restored job re-arms them where they were.
         const runningSince = job.history.findLast((h) => h.state === 'running')?.at ?? clock.now()
         const deadline = runningSince + job.spec.maxDurationSeconds * 1000 + this.cfg.resultGraceMs
@@ -692,17 +631,12 @@ export class Orchestrator {
       }),
 
       // A malformed result makes verify throw: that too is the provider's fault.
-      verify: this.terminatesOnFailure(actor, async (job, signal) => {
+      verify: this.terminatesOnFailure(actor, cdb, async (job, signal) => {
         const r = job.result as JobResult
         const provider = job.winner?.provider as string
         const receiptSignatureOk =
           r.receipt?.receipt?.contractId === job.contract?.terms.contractId &&
-          verifyDoc(
-            publicKeyOfPeer(provider) as Uint8Array,
-            DOMAIN.receipt,
-            r.receipt.receipt,
-            r.receipt.signature,
-          )
+          verifyDoc(publicKeyOf(provider), DOMAIN.receipt, r.receipt.receipt, r.receipt.signature)
         // The outputs are fetched (one archive, in chunks) and checked file by file.
         const outputs = await fetchAndCheckOutputs(
           actor,
@@ -736,10 +670,7 @@ export class Orchestrator {
         }
         let settlement: SettleReply
         try {
-          settlement = await this.closeAtContractDb(
-            actor,
-            job,
-            B.settle,
+          settlement = await cdb.settle(
             {
               contractId,
               receipt: r.receipt,
@@ -748,7 +679,8 @@ export class Orchestrator {
                 signature: signDoc(this.c.key, DOMAIN.verification, verification),
               },
             },
-            signal,
+            job.contract?.terms as ContractTerms,
+            { signal },
           )
         } catch (err) {
           throw new JobFailure('SETTLEMENT_FAILED', `contract-db did not settle: ${(err as Error).message}`)
@@ -778,9 +710,9 @@ export class Orchestrator {
         if (job.proof === undefined) return { cancelRequestedAt: clock.now() }
         const contractId = job.contract?.terms.contractId as string
         try {
-          const r = await actor.request<JobCancelReply>(
+          const r = await actor.request(
             this.providerHandle(job, session),
-            B.cancel,
+            W.cancel,
             { jobId: job.id, contractId },
             { timeoutMs, signal },
           )
@@ -790,17 +722,15 @@ export class Orchestrator {
           this.c.log.warn({ err, jobId: job.id }, 'provider did not confirm the cancel')
         }
         const receipt = session.result?.receipt
-        const settlement = await this.closeAtContractDb(
-          actor,
-          job,
-          B.terminate,
+        const settlement = await cdb.terminate(
           {
             contractId,
             reason: TERMINATION.requesterCancelled,
             detail: 'cancelled by the requester',
             ...(receipt !== undefined ? { receipt } : {}),
           },
-          signal,
+          job.contract?.terms as ContractTerms,
+          { signal },
         )
         return {
           settlement,

@@ -1,4 +1,4 @@
-import type { Bid } from '../messages.js'
+import type { Bid } from '../contracts/model.js'
 
 /**
  * The documented weighted ranking (specs/job-spec.md, "Selection"). Each bid gets a score in

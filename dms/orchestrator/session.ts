@@ -1,6 +1,8 @@
+import type { Clock } from '../../actors/clock.js'
 import type { Handle } from '../../actors/envelope.js'
-import { LIMITS } from '../bounds.js'
-import type { Bid, Decline, JobLog, JobResult, JobUpdate } from '../messages.js'
+import { LIMITS } from '../protocol/bounds.js'
+import type { Bid } from '../contracts/model.js'
+import type { Decline, JobLog, JobResult, JobUpdate } from '../protocol/messages.js'
 
 /** Characters of live output kept per stream while a job runs (the result carries the final copy). */
 const LIVE_LOG_CAP = 1024 * 1024
@@ -21,6 +23,9 @@ export class JobSession {
   /** When the provider was last heard from (update or heartbeat), clock ms; 0 = not yet. */
   lastSeen = 0
   private wake: Array<() => void> = []
+
+  /** `clock` runs the waits' timeouts (`until`). */
+  constructor(private readonly clock: Clock) {}
 
   addBid(bid: Bid, from: Handle): void {
     if (this.bids.some((b) => b.provider === bid.provider)) return // one bid per provider and job
@@ -80,11 +85,14 @@ export class JobSession {
     this.notify()
   }
 
-  /** Resolves when `ready()` is true, at `deadline` (ms from now), or rejects on abort. */
+  /**
+   * Resolves with true once `ready()` is (checked at each arrival), with `ready()` after
+   * `timeoutMs` on the clock, or rejects when `signal` aborts.
+   */
   until(ready: () => boolean, timeoutMs: number, signal: AbortSignal): Promise<boolean> {
     return new Promise((resolve, reject) => {
       const finish = (v: boolean | Error) => {
-        clearTimeout(timer)
+        this.clock.clearTimeout(timer)
         signal.removeEventListener('abort', onAbort)
         this.wake = this.wake.filter((w) => w !== check)
         if (v instanceof Error) reject(v)
@@ -94,7 +102,7 @@ export class JobSession {
         if (ready()) finish(true)
       }
       const onAbort = () => finish((signal.reason as Error) ?? new Error('aborted'))
-      const timer = setTimeout(() => finish(ready()), Math.max(0, timeoutMs))
+      const timer = this.clock.setTimeout(() => finish(ready()), Math.max(0, timeoutMs))
       signal.addEventListener('abort', onAbort, { once: true })
       this.wake.push(check)
       check()

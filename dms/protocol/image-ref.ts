@@ -17,6 +17,7 @@
  * string with `..`, `//` or `/./` makes the engine answer with a redirect; anything the grammar
  * allows is a plain path with none of them.
  */
+import { DmsError } from '../../actors/errors.js'
 
 /** Longest reference accepted, all parts together. */
 export const IMAGE_REF_MAX_LENGTH = 512
@@ -42,14 +43,12 @@ export interface ImageRef {
 }
 
 /** A string that is not an image reference; `problem` says which part is wrong. */
-export class InvalidImageRefError extends Error {
-  override name = 'InvalidImageRefError'
-  readonly code = 'INVALID_IMAGE_REF'
+export class InvalidImageRefError extends DmsError {
   constructor(
     readonly ref: string,
     readonly problem: string,
   ) {
-    super(`invalid image reference ${JSON.stringify(ref.slice(0, 80))}: ${problem}`)
+    super('INVALID_IMAGE_REF', `invalid image reference ${JSON.stringify(ref.slice(0, 80))}: ${problem}`)
   }
 }
 

@@ -5,6 +5,7 @@
  * machine has no context and no timers: its persisted snapshot is the state value kept in the
  * allocation record (`AllocationRecord.state`), restored with `resolveState` after a restart.
  */
+import { DmsError } from '../../actors/errors.js'
 import { getNextSnapshot, setup, type SnapshotFrom } from 'xstate'
 
 export type AllocationState =
@@ -61,9 +62,10 @@ export const allocationMachine = setup({
   },
 })
 
-export class IllegalTransitionError extends Error {
-  override name = 'IllegalTransitionError'
-  readonly code = 'ILLEGAL_TRANSITION'
+export class IllegalTransitionError extends DmsError {
+  constructor(message: string) {
+    super('ILLEGAL_TRANSITION', message)
+  }
 }
 
 const eventFor = (to: AllocationState): AllocationEvent => {

@@ -2,26 +2,32 @@ import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import type { BlobService } from '../blobs/service.js'
-import { LIMITS } from '../bounds.js'
+import { LIMITS } from '../protocol/bounds.js'
 import { stageInputs, type InputFile } from '../blobs/staging.js'
 import { blobsHandle, fetchBlobs, LogForwarder } from '../blobs/transfer.js'
-import type { Clock } from '../../actors/clock.js'
+import { every, type Clock } from '../../actors/clock.js'
+import { exponential, retry } from '../../actors/retry.js'
 import type { Handle } from '../../actors/envelope.js'
 import type { KeyPair } from '../../actors/identity.js'
 import type { Actor } from '../../actors/system.js'
 import { signDoc } from '../contracts/canonical.js'
 import { DOMAIN, type Receipt, type SignedContract } from '../contracts/model.js'
 import type { ExecutionResult, ExecutionSpec, Executor, RunOptions } from '../executor/executor.js'
-import { hashOutputs, notStarted } from '../executor/outputs.js'
-import { B, type JobResult, type JobUpdate, type OutputArchive, type OutputEntry } from '../messages.js'
+import { hashOutputs } from '../protocol/outputs.js'
+import { notStarted } from '../executor/outputs.js'
+import { W } from '../protocol/behaviours.js'
+import {
+  HEARTBEAT,
+  type JobResult,
+  type JobUpdate,
+  type OutputArchive,
+  type OutputEntry,
+} from '../protocol/messages.js'
 import type { ResourceLedger } from '../resources/ledger.js'
 import { Repo, type Db } from '../store/db.js'
 import { nextAllocationState, type AllocationState } from './allocation-machine.js'
 
 export type { AllocationState } from './allocation-machine.js'
-
-/** `detail` of the periodic liveness update (JobUpdate) a live allocation sends its requester. */
-export const HEARTBEAT = 'heartbeat'
 
 /** How an allocation is (re)started: fresh, re-attached after a restart, or known lost. */
 type LaunchMode = 'run' | 'reattach' | 'lost'
@@ -96,8 +102,8 @@ export class AllocationRunner {
 
   /** Sends a heartbeat update every `heartbeatMs` until the returned function is called. */
   private heartbeat(actor: Actor, rec: AllocationRecord): () => void {
-    const timer = setInterval(() => {
-      if (!this.running.has(rec.allocationId)) return clearInterval(timer)
+    const stop = every(this.c.clock, this.init.heartbeatMs ?? 2000, () => {
+      if (!this.running.has(rec.allocationId)) return stop()
       const update: JobUpdate = {
         jobId: rec.jobId,
         allocationId: rec.allocationId,
@@ -105,10 +111,9 @@ export class AllocationRunner {
         at: this.c.clock.now(),
         detail: HEARTBEAT,
       }
-      void actor.send(rec.requester, B.update, update, { ttlMs: 10_000 }).catch(() => {})
-    }, this.init.heartbeatMs ?? 2000)
-    timer.unref()
-    return () => clearInterval(timer)
+      void actor.send(rec.requester, W.update, update, { ttlMs: 10_000 }).catch(() => {})
+    })
+    return stop
   }
 
   /**
@@ -116,17 +121,16 @@ export class AllocationRunner {
    * requester is unreachable (it may be restarting), unless the provider is stopping.
    */
   private async deliver(actor: Actor, rec: AllocationRecord, message: JobResult): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await actor.send(rec.requester, B.result, message, { ttlMs: 120_000 })
-        return
-      } catch (err) {
-        if (attempt >= 5 || this.stopping) {
-          this.c.log.warn({ err, allocationId: rec.allocationId }, 'result not delivered')
-          return
-        }
-        await new Promise((r) => setTimeout(r, 1000 * 2 ** attempt).unref())
-      }
+    try {
+      await retry(() => actor.send(rec.requester, W.result, message, { ttlMs: 120_000 }), {
+        attempts: 6,
+        backoffMs: exponential(1000),
+        retryIf: () => !this.stopping,
+        clock: this.c.clock,
+        signal: this.stopped.signal,
+      })
+    } catch (err) {
+      this.c.log.warn({ err, allocationId: rec.allocationId }, 'result not delivered')
     }
   }
 
@@ -183,9 +187,12 @@ export class AllocationRunner {
   }
 
   private stopping = false
+  /** Aborted by `stop`: cuts the waits between delivery attempts short. */
+  private readonly stopped = new AbortController()
 
   async stop(): Promise<void> {
     this.stopping = true
+    this.stopped.abort(new Error('provider stopping'))
     for (const r of this.running.values()) r.abort.abort(new Error('provider stopping'))
     await Promise.all([...this.running.values()].map((r) => r.done))
   }
@@ -201,7 +208,7 @@ export class AllocationRunner {
     rec.state = nextAllocationState(rec.state, state)
     rec.history.push({ state: rec.state, at, detail })
     await this.repo.put(rec.allocationId, rec)
-    // Within the requester's bound on the field (dms/bounds.ts), or the update would be refused.
+    // Within the requester's bound on the field (dms/protocol/bounds.ts), or the update would be refused.
     const update: JobUpdate = {
       jobId: rec.jobId,
       allocationId: rec.allocationId,
@@ -209,7 +216,7 @@ export class AllocationRunner {
       at,
       detail: clip(detail),
     }
-    await actor.send(rec.requester, B.update, update).catch(() => {})
+    await actor.send(rec.requester, W.update, update).catch(() => {})
   }
 
   private inputsDir(allocationId: string): string {
@@ -281,7 +288,7 @@ export class AllocationRunner {
     }
     const stopHeartbeat = this.heartbeat(actor, rec)
     let announced = false
-    const forwarder = new LogForwarder((l) => actor.send(rec.requester, B.log, l), {
+    const forwarder = new LogForwarder((l) => actor.send(rec.requester, W.log, l), this.c.clock, {
       jobId: rec.jobId,
       allocationId: rec.allocationId,
     })

@@ -11,18 +11,12 @@ import type { Clock } from '../../actors/clock.js'
 import type { Handle } from '../../actors/envelope.js'
 import type { KeyPair } from '../../actors/identity.js'
 import type { Actor, Message } from '../../actors/system.js'
-import { handleTooLarge } from '../bounds.js'
+import { handleTooLarge } from '../protocol/bounds.js'
 import { checkApproval } from '../contracts/approval.js'
 import { signDoc } from '../contracts/canonical.js'
-import { DOMAIN, type ApprovalCredential } from '../contracts/model.js'
-import {
-  B,
-  REQUESTER_CAP_REASON,
-  type Bid,
-  type BidMessage,
-  type BidRequest,
-  type Decline,
-} from '../messages.js'
+import { DOMAIN, type ApprovalCredential, type Bid } from '../contracts/model.js'
+import { W } from '../protocol/behaviours.js'
+import { REQUESTER_CAP_REASON, type BidMessage, type BidRequest, type Decline } from '../protocol/messages.js'
 import type { ResourceLedger } from '../resources/ledger.js'
 import { add, DIMENSIONS, sum } from '../resources/math.js'
 import type { MachineInfo, Resources } from '../resources/types.js'
@@ -139,7 +133,7 @@ export class BidResponder {
     // A re-published request (the requester heard nothing yet): the same bid again, no new reservation.
     const earlier = this.offered.get(req.jobId)
     if (earlier !== undefined && earlier.expiresAt > now && earlier.requester === msg.peer) {
-      await actor.send(msg.from, B.bid, { bid: earlier.bid, approval: own }).catch(() => {})
+      await actor.send(msg.from, W.bid, { bid: earlier.bid, approval: own }).catch(() => {})
       return
     }
     // The image is judged before anything asks the engine (specs/job-spec.md, "Image references").
@@ -205,7 +199,7 @@ export class BidResponder {
     for (const [jobId, o] of this.offered) if (o.expiresAt <= now) this.offered.delete(jobId)
     this.c.log.info({ jobId: req.jobId, bidId, total }, 'bid sent')
     const message: BidMessage = { bid, approval: own }
-    await actor.send(msg.from, B.bid, message).catch(async (err: unknown) => {
+    await actor.send(msg.from, W.bid, message).catch(async (err: unknown) => {
       this.c.log.warn({ err, jobId: req.jobId }, 'bid not delivered; reservation released')
       this.forget(req.jobId, bidId)
       await this.c.ledger.release(bidId)
@@ -224,7 +218,7 @@ export class BidResponder {
     }
     this.c.log.info({ jobId: msg.payload.jobId, reasons }, 'declined bid request')
     const decline: Decline = { jobId: msg.payload.jobId, provider: this.c.peerId(), reasons, approval }
-    await actor.send(msg.from, B.decline, decline).catch(() => {})
+    await actor.send(msg.from, W.decline, decline).catch(() => {})
   }
 
   /**

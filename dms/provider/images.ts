@@ -11,7 +11,7 @@ import { DEFAULT_REGISTRY, InvalidImageRefError, parseImageRef } from '../protoc
 export interface ImageCheckComponents {
   /** The engine's answer to "can this image be run here" (the executor's `canRun`). */
   executor: { canRun(image: string): Promise<boolean> }
-  clock: Clock
+  clock: Pick<Clock, 'now'>
   log: Logger
 }
 

@@ -1,30 +1,28 @@
 import { randomUUID } from 'node:crypto'
 import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
-import type { Clock } from '../../actors/clock.js'
+import { every, type Clock } from '../../actors/clock.js'
 import { RefusedError } from '../../actors/errors.js'
 import { KeyPair, keyToString } from '../../actors/identity.js'
 import type { Actor, ActorSystem, Message } from '../../actors/system.js'
 import { hashDoc, signDoc, verifyDoc } from '../contracts/canonical.js'
 import { DOMAIN, type ApprovalCredential } from '../contracts/model.js'
+import { termsBidProblem } from '../contracts/consistency.js'
 import { partyIsConsistent, publicKeyOfPeer } from '../contracts/party.js'
 import type { Executor } from '../executor/executor.js'
-import {
-  B,
-  BID_REQUEST_TOPIC,
-  INBOX,
-  allocationInbox,
-  type BidRelease,
-  type BidRequest,
-  type ContractSignReply,
-  type ContractSignRequest,
-  type Invocation,
-  type InvocationReply,
-  type JobCancel,
-  type JobCancelReply,
-  type JobRequest,
-  type JobRequestReply,
-} from '../messages.js'
+import { W } from '../protocol/behaviours.js'
+import { BID_REQUEST_TOPIC, INBOX, allocationInbox, publicKeyOf } from '../protocol/handles.js'
+import type {
+  BidRelease,
+  ContractSignReply,
+  ContractSignRequest,
+  Invocation,
+  InvocationReply,
+  JobCancel,
+  JobCancelReply,
+  JobRequest,
+  JobRequestReply,
+} from '../protocol/messages.js'
 import type { ResourceLedger } from '../resources/ledger.js'
 import type { MachineInfo } from '../resources/types.js'
 import { Repo, type Db } from '../store/db.js'
@@ -102,7 +100,7 @@ export interface ProviderComponents {
  */
 export class ProviderService {
   private actor?: Actor
-  private sweeper?: NodeJS.Timeout
+  private stopSweeper?: () => void
   readonly bids: Repo<BidRecord>
   /**
    * `bid-released` (bidId): a bid the requester gave up was freed early; `bid-request-ignored`
@@ -160,15 +158,14 @@ export class ProviderService {
     this.actor = this.c.system
       .spawn(INBOX.provider, this.c.key)
       .subscribe(BID_REQUEST_TOPIC)
-      .on(B.bidRequest, (m) => this.responder.handle(this.actor as Actor, m as Message<BidRequest>))
-      .on(B.jobRequest, (m) => this.onJobRequest(m as Message<JobRequest>))
-      .on(B.contractSign, (m) => this.onContractSign(m as Message<ContractSignRequest>))
-      .on(B.invoke, (m) => this.onInvoke(m as Message<Invocation>))
-      .on(B.cancel, (m) => this.onCancel(m as Message<JobCancel>))
-      .on(B.bidRelease, (m) => this.onBidRelease(m as Message<BidRelease>))
-      .on(B.settled, () => undefined)
-    this.sweeper = setInterval(() => void this.sweep(), this.init.sweepIntervalMs ?? 5000)
-    this.sweeper.unref()
+      .on(W.bidRequest, (m) => this.responder.handle(this.actor as Actor, m))
+      .on(W.jobRequest, (m) => this.onJobRequest(m))
+      .on(W.contractSign, (m) => this.onContractSign(m))
+      .on(W.invoke, (m) => this.onInvoke(m))
+      .on(W.cancel, (m) => this.onCancel(m))
+      .on(W.bidRelease, (m) => this.onBidRelease(m))
+      .on(W.settled, () => undefined)
+    this.stopSweeper = every(this.c.clock, this.init.sweepIntervalMs ?? 5000, () => void this.sweep())
     try {
       this.recovered = await this.allocations.recover((id) => this.spawnAllocation(id))
     } catch (err) {
@@ -196,7 +193,7 @@ export class ProviderService {
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.sweeper)
+    this.stopSweeper?.()
     this.actor?.stop()
     this.actor = undefined
     await this.allocations.stop()
@@ -249,22 +246,19 @@ export class ProviderService {
     if (t === undefined) throw new RefusedError('BAD_TERMS', 'no contract terms')
     const rec = await this.mine(t.bidId, msg)
     if (rec.state !== 'locked') throw new RefusedError('BID_NOT_LOCKED', `bid is ${rec.state}`)
-    const { bid, request } = rec
+    const { bid } = rec
+    // The parties are this provider and the asker, the contract-db is the trusted one, the bid
+    // embedded is this bid, and the terms agree with it (consistency.ts, as the contract-db checks).
     const mismatch =
-      t.jobId !== bid.jobId ||
-      t.provider.peer !== this.peerId ||
+      t.provider?.peer !== this.peerId ||
       t.provider.publicKey !== keyToString(this.c.key.publicKey) ||
-      t.requester.peer !== msg.peer ||
+      t.requester?.peer !== msg.peer ||
       !partyIsConsistent(t.requester) ||
       t.contractDb !== this.init.contractDb ||
-      t.pricePerHour !== bid.pricePerHour ||
-      t.maxDurationSeconds !== request.maxDurationSeconds ||
-      t.image !== request.image ||
-      hashDoc(t.resources) !== hashDoc(request.resources) ||
       hashDoc(t.bid) !== hashDoc(bid) ||
-      t.escrow !== bid.total
+      termsBidProblem(t, bid) !== undefined
     if (mismatch) throw new RefusedError('TERMS_MISMATCH', 'contract terms do not match the bid')
-    const publicKey = publicKeyOfPeer(t.requester.peer) as Uint8Array
+    const publicKey = publicKeyOf(t.requester.peer)
     if (!verifyDoc(publicKey, DOMAIN.contract, t, contract.requesterSignature))
       throw new RefusedError('BAD_SIGNATURE', 'requester signature is invalid')
     const providerSignature = signDoc(this.c.key, DOMAIN.contract, t)

@@ -23,7 +23,7 @@ export class PeerRateLimiter {
   private readonly maxPeers: number
 
   constructor(
-    private readonly clock: Clock,
+    private readonly clock: Pick<Clock, 'now'>,
     init: PeerRateLimitInit = {},
   ) {
     this.perSecond = init.perSecond ?? 100

@@ -1,6 +1,6 @@
 import { inputsProblem } from '../blobs/staging.js'
 import { SHA256_HEX } from '../blobs/store.js'
-import type { BidRequest, Invocation } from '../messages.js'
+import type { BidRequest, Invocation } from '../protocol/messages.js'
 import { IMAGE_REF_MAX_LENGTH } from '../protocol/image-ref.js'
 import { commandProblem, cpuProblem, envProblem, inputsSizeProblem } from '../protocol/run-rules.js'
 import { resourcesProblem } from '../resources/math.js'

@@ -2,6 +2,7 @@
  * Errors raised by resource measurement, parsing and the ledger. Callers branch on `name`; `code`
  * is stable across the wire and the REST API, and each error carries the data needed to act.
  */
+import { DmsError } from '../../actors/errors.js'
 import { DIMENSIONS, shortfall, type Dimension } from './math.js'
 import type { Resources } from './types.js'
 import { formatBytes, formatCpu, formatGpus } from './units.js'
@@ -27,18 +28,15 @@ function iso(ms: number): string {
   return Number.isFinite(ms) ? new Date(ms).toISOString() : String(ms)
 }
 
-export class ResourceError extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-  ) {
-    super(message)
+/** Base of the resource errors (arguments in the order its subclasses give them). */
+export class ResourceError extends DmsError {
+  constructor(message: string, code: string) {
+    super(code, message)
   }
 }
 
 /** The request does not fit in what is free. `shortfall` says how much is missing per dimension. */
 export class InsufficientResourcesError extends ResourceError {
-  override name = 'InsufficientResourcesError'
   readonly shortfall: Resources
   constructor(
     readonly need: Resources,
@@ -64,7 +62,6 @@ export interface Committed {
 
 /** A new offer would be smaller than what is already reserved, locked or allocated. */
 export class OfferBelowCommittedError extends ResourceError {
-  override name = 'OfferBelowCommittedError'
   /** How much the offer is short of the committed total, per dimension. */
   readonly shortfall: Resources
   constructor(
@@ -90,7 +87,6 @@ export class OfferBelowCommittedError extends ResourceError {
 
 /** A reservation's `expiresAt` has passed (or was not in the future when reserving). */
 export class ReservationExpiredError extends ResourceError {
-  override name = 'ReservationExpiredError'
   constructor(
     readonly id: string,
     readonly expiresAt: number,
@@ -104,7 +100,6 @@ export class ReservationExpiredError extends ResourceError {
 }
 
 export class EntryExistsError extends ResourceError {
-  override name = 'EntryExistsError'
   constructor(
     readonly id: string,
     readonly state: string,
@@ -114,7 +109,6 @@ export class EntryExistsError extends ResourceError {
 }
 
 export class EntryNotFoundError extends ResourceError {
-  override name = 'EntryNotFoundError'
   constructor(readonly id: string) {
     super(
       `no ledger entry ${id}: it was never reserved, was released, or its reservation expired`,
@@ -125,7 +119,6 @@ export class EntryNotFoundError extends ResourceError {
 
 /** The entry is not in the state the operation starts from (e.g. allocating a mere reservation). */
 export class InvalidTransitionError extends ResourceError {
-  override name = 'InvalidTransitionError'
   constructor(
     readonly id: string,
     readonly from: string,
@@ -140,7 +133,6 @@ export class InvalidTransitionError extends ResourceError {
 }
 
 export class InvalidResourcesError extends ResourceError {
-  override name = 'InvalidResourcesError'
   constructor(
     readonly what: string,
     readonly reason: string,
@@ -151,14 +143,12 @@ export class InvalidResourcesError extends ResourceError {
 
 /** A malformed request to the ledger (empty id, non-numeric deadline...). */
 export class InvalidEntryError extends ResourceError {
-  override name = 'InvalidEntryError'
   constructor(reason: string) {
     super(`invalid ledger request: ${reason}`, 'INVALID_ENTRY')
   }
 }
 
 export class NoOfferError extends ResourceError {
-  override name = 'NoOfferError'
   constructor() {
     super(
       'nothing is offered yet: onboard this machine (set an offer) before reserving resources',
@@ -168,7 +158,6 @@ export class NoOfferError extends ResourceError {
 }
 
 export class LedgerNotStartedError extends ResourceError {
-  override name = 'LedgerNotStartedError'
   constructor() {
     super('the resource ledger is not started: call start() first', 'LEDGER_NOT_STARTED')
   }
@@ -188,7 +177,6 @@ export interface MachineLimit {
  * "cannot offer 8 cores of CPU: this machine has 2 cores, minus 0.5 cores reserved for the host = 1.5 cores at most".
  */
 export class OfferExceedsMachineError extends ResourceError {
-  override name = 'OfferExceedsMachineError'
   constructor(readonly limits: MachineLimit[]) {
     const parts = limits.map((l) => {
       const f = (v: number) => formatAmount(l.dimension, v)
@@ -204,7 +192,6 @@ export class OfferExceedsMachineError extends ResourceError {
 
 /** A GPU index that the machine does not have (or listed twice). */
 export class UnknownGpuError extends ResourceError {
-  override name = 'UnknownGpuError'
   constructor(
     readonly index: number,
     readonly available: number[],
@@ -222,7 +209,6 @@ export class UnknownGpuError extends ResourceError {
 
 /** A price that is not a whole number >= 0 of micro-tokens. */
 export class InvalidPriceError extends ResourceError {
-  override name = 'InvalidPriceError'
   constructor(
     readonly field: string,
     readonly value: unknown,
@@ -237,7 +223,6 @@ export class InvalidPriceError extends ResourceError {
 
 /** The offer was withdrawn (`dms offboard`): nothing new is reserved until the machine is onboarded again. */
 export class OfferWithdrawnError extends ResourceError {
-  override name = 'OfferWithdrawnError'
   constructor(readonly withdrawnAt: number) {
     super(
       `offboarded at ${iso(withdrawnAt)}: no new reservations; run 'dms onboard' to offer resources again`,
@@ -248,7 +233,6 @@ export class OfferWithdrawnError extends ResourceError {
 
 /** Offboarding (or another operation on the offer) when nothing was ever onboarded. */
 export class NotOnboardedError extends ResourceError {
-  override name = 'NotOnboardedError'
   constructor() {
     super("this machine is not onboarded: run 'dms onboard' first", 'NOT_ONBOARDED')
   }

@@ -65,7 +65,8 @@ export interface ResourceSummary {
 
 export interface ResourceLedgerComponents {
   db: Db
-  clock: Clock
+  /** Reads the time (expiries). */
+  clock: Pick<Clock, 'now'>
   log: Logger
 }
 
@@ -112,7 +113,7 @@ function checkTime(value: unknown, what: string): asserts value is number {
 
 export class ResourceLedger {
   private readonly db: Db
-  private readonly clock: Clock
+  private readonly clock: Pick<Clock, 'now'>
   private readonly log: Logger
   private readonly offers: Repo<Offer>
   private readonly ledger: Repo<LedgerEntry>

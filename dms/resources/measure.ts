@@ -7,7 +7,7 @@ import { readFile, realpath, statfs } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import si from 'systeminformation'
-import type { Clock } from '../../actors/clock.js'
+import { systemClock, type Clock } from '../../actors/clock.js'
 import type { MachineInfo } from './types.js'
 
 export interface MeasureOptions {
@@ -15,8 +15,8 @@ export interface MeasureOptions {
   dataDir: string
   /** Asks the container engine for its version; throws if it is unusable. Not given: Docker is reported unavailable. */
   dockerInfo?: () => Promise<{ version: string }>
-  /** Stamps `measuredAt`. @default Date.now */
-  clock?: Clock
+  /** Stamps `measuredAt`. @default systemClock */
+  clock?: Pick<Clock, 'now'>
 }
 
 async function attempt<T>(probe: () => Promise<T>): Promise<T | undefined> {
@@ -150,13 +150,13 @@ export async function measureMachine(opts: MeasureOptions): Promise<MachineInfo>
     gpus,
     os: osInfo,
     docker,
-    measuredAt: (opts.clock ?? { now: Date.now }).now(),
+    measuredAt: (opts.clock ?? systemClock).now(),
   }
 }
 
 export interface MachineMeterComponents {
   dockerInfo?: MeasureOptions['dockerInfo']
-  clock?: Clock
+  clock?: Pick<Clock, 'now'>
 }
 
 export interface MachineMeterInit {

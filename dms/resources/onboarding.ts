@@ -61,7 +61,7 @@ export interface ResourcesView {
 export interface OnboardingComponents {
   ledger: ResourceLedger
   meter: { get(): Promise<MachineInfo>; refresh(): Promise<MachineInfo> }
-  clock: Clock
+  clock: Pick<Clock, 'now'>
 }
 
 export interface OnboardingInit {

@@ -5,18 +5,17 @@
  * Sizes follow IEC: KiB/MiB/GiB/TiB are powers of 1024, KB/MB/GB/TB powers of 1000. Single-letter
  * units (`4g`) are refused on purpose: Docker reads them as 1024-based, most people as 1000-based.
  */
+import { DmsError } from '../../actors/errors.js'
 import type { Resources } from './types.js'
 
 /** A value a person typed could not be read as an amount; the message says why and what is accepted. */
-export class UnitError extends Error {
-  override name = 'UnitError'
-  readonly code = 'INVALID_UNIT'
+export class UnitError extends DmsError {
   constructor(
     message: string,
     /** The value as given. */
     readonly value: unknown,
   ) {
-    super(message)
+    super('INVALID_UNIT', message)
   }
 }
 

@@ -1,13 +1,15 @@
+import { DmsError } from '../../actors/errors.js'
 import { Level } from 'level'
 
 /** One level database per node; each repository takes a sublevel of it. */
 export type Db = Level<string, string>
 
-export class DataDirInUseError extends Error {
-  override name = 'DataDirInUseError'
-  readonly code = 'DATA_DIR_IN_USE'
+export class DataDirInUseError extends DmsError {
   constructor(readonly path: string) {
-    super(`another dms is using the data directory ${path}: stop it first, or choose another --data-dir`)
+    super(
+      'DATA_DIR_IN_USE',
+      `another dms is using the data directory ${path}: stop it first, or choose another --data-dir`,
+    )
   }
 }
 

@@ -1,16 +1,22 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import type { Clock } from '../../actors/clock.js'
+import { systemClock, type Clock } from '../../actors/clock.js'
 import { ApiClient } from '../../dms/api/client.js'
 import { jobReaches, startNetwork, TEST_IMAGE, type TestNetwork } from '../helpers/network.js'
 
 const MiB = 1024 * 1024
 
-/** Real time plus an offset the test can move forward. */
+/** Real time plus an offset the test can move forward; real timers. */
 class ShiftedClock implements Clock {
   offset = 0
   now(): number {
     return Date.now() + this.offset
+  }
+  setTimeout(fn: () => void, ms: number): unknown {
+    return systemClock.setTimeout(fn, ms)
+  }
+  clearTimeout(handle: unknown): void {
+    systemClock.clearTimeout(handle)
   }
 }
 

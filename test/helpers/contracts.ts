@@ -11,10 +11,11 @@ import {
   type SignedContract,
   type SignedReceipt,
   type SignedVerification,
+  type Bid,
 } from '../../dms/contracts/model.js'
 import { escrowFor } from '../../dms/contracts/money.js'
 import { partyOf } from '../../dms/contracts/party.js'
-import type { Bid, SettleRequest } from '../../dms/messages.js'
+import type { SettleRequest } from '../../dms/protocol/messages.js'
 
 export interface Who {
   key: KeyPair

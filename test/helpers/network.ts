@@ -5,7 +5,7 @@ import type { NodeConfig } from '../../dms/config.js'
 import { ContractDbNode } from '../../dms/contracts/contract-db-node.js'
 import { DmsNode, type NodeComponents } from '../../dms/node.js'
 import type { Prices } from '../../dms/resources/types.js'
-import { BID_REQUEST_TOPIC } from '../../dms/messages.js'
+import { BID_REQUEST_TOPIC } from '../../dms/protocol/handles.js'
 import type { StoredJob } from '../../dms/orchestrator/orchestrator.js'
 
 const MiB = 1024 * 1024

@@ -1,6 +1,6 @@
-import { systemClock, type Timers } from '../../actors/clock.js'
+import { systemClock, type Clock } from '../../actors/clock.js'
 import { KeyPair } from '../../actors/identity.js'
-import { dmsCodecs } from '../../dms/wire.js'
+import { dmsCodecs } from '../../dms/protocol/behaviours.js'
 import { ActorSystem, type ActorSystemInit, type RejectReason } from '../../actors/system.js'
 import { createHost, type Host, type HostInit } from '../../dms/network/host.js'
 import { Libp2pTransport, type Libp2pTransportInit } from '../../dms/network/transport.js'
@@ -17,8 +17,8 @@ export interface TestPeer {
 }
 
 export interface PeerInit {
-  /** Drives the transport's frame read deadline (a ManualClock in tests). @default the system's */
-  timers?: Timers
+  /** Drives the transport's frame read deadline (a ManualClock in tests). @default systemClock */
+  clock?: Clock
   host?: HostInit
   transport?: Libp2pTransportInit
   system?: ActorSystemInit
@@ -28,7 +28,7 @@ export interface PeerInit {
 export async function startPeer(bootstrap: string[] = [], init: PeerInit = {}): Promise<TestPeer> {
   const key = KeyPair.generate()
   const host = await createHost(key, { oneHost: true, bootstrap, ...init.host })
-  const transport = new Libp2pTransport({ host, log: silentLogger, timers: init.timers }, init.transport)
+  const transport = new Libp2pTransport({ host, log: silentLogger, clock: init.clock }, init.transport)
   // DMS payload codecs; behaviours outside DMS (the runtime's own tests) fall back to JSON.
   const system = new ActorSystem(
     { transport, clock: systemClock, log: silentLogger, codecs: dmsCodecs() },

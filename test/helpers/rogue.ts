@@ -7,9 +7,11 @@
 import type { Handle } from '../../actors/envelope.js'
 import type { Actor, Message } from '../../actors/system.js'
 import { canonicalJson, signDoc } from '../../dms/contracts/canonical.js'
-import { DOMAIN, type ApprovalCredential, type ContractTerms } from '../../dms/contracts/model.js'
+import { DOMAIN, type ApprovalCredential, type ContractTerms, type Bid } from '../../dms/contracts/model.js'
 import { escrowFor } from '../../dms/contracts/money.js'
-import { B, BID_REQUEST_TOPIC, INBOX, type Bid, type BidRequest } from '../../dms/messages.js'
+import { W } from '../../dms/protocol/behaviours.js'
+import { BID_REQUEST_TOPIC, INBOX } from '../../dms/protocol/handles.js'
+import type { BidRequest } from '../../dms/protocol/messages.js'
 import * as P from '../../proto/dms.js'
 import { startPeer, type TestPeer } from './peers.js'
 
@@ -20,16 +22,16 @@ const json = (doc: unknown) => enc.encode(canonicalJson(doc))
 export async function startRogue(bootstrap: string[]): Promise<TestPeer> {
   const peer = await startPeer(bootstrap)
   const codecs = peer.system.codecs
-  const bid = codecs.codecFor(B.bid)
-  codecs.register(B.bid, {
+  const bid = codecs.codecFor(W.bid.name)
+  codecs.register(W.bid.name, {
     request: {
       encode: (v: { bid: Bid; approval?: ApprovalCredential }) =>
         P.Bid.encode({ bid: json(v.bid), ...(v.approval ? { approval: json(v.approval) } : {}) }),
       decode: (b) => bid.decode(b),
     },
   })
-  const request = codecs.codecFor(B.bidRequest)
-  codecs.register(B.bidRequest, {
+  const request = codecs.codecFor(W.bidRequest.name)
+  codecs.register(W.bidRequest.name, {
     request: {
       encode: ({ approval, ...v }: BidRequest) =>
         P.BidRequest.encode({ ...v, ...(approval ? { approval: json(approval) } : {}) }),
@@ -62,7 +64,7 @@ export function rogueProvider(
   const actor = peer.system.spawn(INBOX.provider, peer.key)
   actor
     .subscribe(BID_REQUEST_TOPIC)
-    .on(B.bidRequest, async (m: Message) => {
+    .on(W.bidRequest, async (m: Message) => {
       const req = m.payload as BidRequest
       requests.push(req)
       const o = typeof opts === 'function' ? opts(req) : opts
@@ -84,10 +86,10 @@ export function rogueProvider(
         resourcesReserved: true,
       }
       const bid: Bid = { ...body, signature: signDoc(peer.key, DOMAIN.bid, body) }
-      await actor.send(m.from, B.bid, { bid, ...(o.approval ? { approval: o.approval } : {}) })
+      await actor.send(m.from, W.bid, { bid, ...(o.approval ? { approval: o.approval } : {}) })
     })
-    .on(B.jobRequest, () => ({ locked: true, lockedUntil: Date.now() + 60_000 }))
-    .on(B.contractSign, (m: Message) => {
+    .on(W.jobRequest, () => ({ locked: true, lockedUntil: Date.now() + 60_000 }))
+    .on(W.contractSign, (m: Message) => {
       const terms = (m.payload as { contract: { terms: ContractTerms } }).contract.terms
       return { providerSignature: signDoc(peer.key, DOMAIN.contract, terms) }
     })
@@ -101,12 +103,12 @@ export function rogueRequester(peer: TestPeer, inbox = 'job/rogue') {
   const notify = () => waiters.forEach((w) => w())
   const actor = peer.system
     .spawn(inbox, peer.key)
-    .on(B.bid, (m: Message) => {
+    .on(W.bid, (m: Message) => {
       const p = m.payload as { bid?: Bid } & Partial<Bid>
       answers.push({ kind: 'bid', jobId: (p.bid ?? p).jobId as string })
       notify()
     })
-    .on(B.decline, (m: Message) => {
+    .on(W.decline, (m: Message) => {
       const d = m.payload as { jobId: string; reasons: string[] }
       answers.push({ kind: 'decline', jobId: d.jobId, reasons: d.reasons })
       notify()
@@ -127,7 +129,7 @@ export function rogueRequester(peer: TestPeer, inbox = 'job/rogue') {
       })
     },
     publish(req: BidRequest): Promise<void> {
-      return actor.publish(BID_REQUEST_TOPIC, B.bidRequest, req, 60_000)
+      return actor.publish(BID_REQUEST_TOPIC, W.bidRequest, req, 60_000)
     },
     handle(): Handle {
       return actor.handle

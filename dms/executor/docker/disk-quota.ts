@@ -7,6 +7,7 @@
  * The mount survives a restart of this process (it is the kernel's), so a re-attached allocation
  * finds its outputs where it left them; `releaseQuota` is idempotent.
  */
+import { DmsError } from '../../../actors/errors.js'
 import { execFile as execFileCb } from 'node:child_process'
 import { promises as fs } from 'node:fs'
 import { promisify } from 'node:util'
@@ -18,11 +19,10 @@ export const MIN_QUOTA_BYTES = 8 * 1024 * 1024
 /** Room for the file system's own metadata, so that about `bytes` stay usable for files. */
 const overhead = (bytes: number): number => Math.max(2 * 1024 * 1024, Math.ceil(bytes * 0.03))
 
-export class DiskQuotaError extends Error {
-  override name = 'DiskQuotaError'
-  readonly code = 'DISK_QUOTA_UNAVAILABLE'
+export class DiskQuotaError extends DmsError {
   constructor(detail: string) {
     super(
+      'DISK_QUOTA_UNAVAILABLE',
       `cannot set up the disk quota (${detail}): the provider needs root and loop devices ` +
         `(mount -o loop), or must run with the disk quota turned off`,
     )

@@ -28,9 +28,15 @@ import { parseDockerTime, wallSeconds, type StopReason } from './outcome.js'
 import { runResult } from './run-result.js'
 import { WorkDirs } from './work-dirs.js'
 import { StatsSampler } from './stats-sampler.js'
+import { delay, systemClock, type Clock } from '../../../actors/clock.js'
 
 export interface DockerExecutorComponents {
   log: Logger
+  /**
+   * Times runs (the timeout, the stream drain, stats sampling). Containers run in the engine's
+   * real time, so a node passes none. @default systemClock
+   */
+  clock?: Clock
 }
 
 export interface DockerExecutorInit {
@@ -90,6 +96,7 @@ const STREAM_DRAIN_MS = 2000
 export class DockerExecutor implements Executor {
   private readonly docker: Docker
   private readonly log: Logger
+  private readonly clock: Clock
   private readonly dirs: WorkDirs
   private readonly user: string
   private readonly maxLogBytes: number
@@ -106,6 +113,7 @@ export class DockerExecutor implements Executor {
     // A modem that never follows the engine's redirects off the socket (guarded-modem.ts).
     this.docker = new Docker({ modem: guardedModem({ socketPath: init.socketPath }) } as Docker.DockerOptions)
     this.log = child(components.log, 'dms:executor:docker')
+    this.clock = components.clock ?? systemClock
     this.user = init.user ?? '65534:65534'
     if (/^(0|root)(:|$)/.test(this.user)) throw new Error('DockerExecutor user must not be root')
     this.maxLogBytes = init.maxLogBytes ?? 1024 * 1024
@@ -190,7 +198,7 @@ export class DockerExecutor implements Executor {
           stdout: true,
           stderr: true,
         })) as unknown as NodeJS.ReadableStream & Partial<{ destroy: () => void }>
-        const startedAt = parseDockerTime(state.StartedAt) ?? Date.now()
+        const startedAt = parseDockerTime(state.StartedAt) ?? this.clock.now()
         log.info({ running: state.Running }, 're-attached to the container')
         return await this.supervise(
           container,
@@ -318,7 +326,7 @@ export class DockerExecutor implements Executor {
       log.info({ err: dockerMessage(err) }, 'container did not start')
       return notStarted('failed', 127, `cannot start: ${dockerMessage(err)}`)
     }
-    const startedAt = Date.now()
+    const startedAt = this.clock.now()
     safeEmit(options, { type: 'started' }, log)
     log.debug({ containerId: container.id }, 'container started')
     return this.supervise(container, spec, outputsDir, options, log, stream, startedAt)
@@ -356,19 +364,21 @@ export class DockerExecutor implements Executor {
     }
     const onAbort = (): void => stop('cancelled')
     options.signal?.addEventListener('abort', onAbort, { once: true })
-    const sampler = new StatsSampler(container, log, this.statsIntervalMs)
-    const timer = setTimeout(
+    const sampler = new StatsSampler(container, log, this.statsIntervalMs, this.clock)
+    const timer = this.clock.setTimeout(
       () => stop('timed_out'),
-      Math.max(0, startedAt + spec.timeoutSeconds * 1000 - Date.now()),
+      startedAt + spec.timeoutSeconds * 1000 - this.clock.now(),
     )
     try {
       if (options.signal?.aborted === true) stop('cancelled')
       sampler.start()
       const { StatusCode: exitCode } = (await container.wait()) as { StatusCode: number }
-      const measuredWall = (Date.now() - startedAt) / 1000
-      clearTimeout(timer)
+      const measuredWall = (this.clock.now() - startedAt) / 1000
+      this.clock.clearTimeout(timer)
       const sampled = sampler.stop()
-      await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, STREAM_DRAIN_MS).unref())])
+      const drainWait = new AbortController()
+      await Promise.race([drained, delay(STREAM_DRAIN_MS, { clock: this.clock, signal: drainWait.signal })])
+      drainWait.abort()
       stdout.flushText()
       stderr.flushText()
       const wasKilled = await killed
@@ -409,7 +419,7 @@ export class DockerExecutor implements Executor {
       )
       return result
     } finally {
-      clearTimeout(timer)
+      this.clock.clearTimeout(timer)
       sampler.stop()
       options.signal?.removeEventListener('abort', onAbort)
       stream.destroy?.()

@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises'
+import { delay, type Clock } from '../../../actors/clock.js'
 import type Docker from 'dockerode'
 import type { Logger } from '../../log.js'
 
@@ -28,6 +28,7 @@ export class StatsSampler {
     private readonly container: Docker.Container,
     private readonly log: Logger,
     private readonly intervalMs: number,
+    private readonly clock: Clock,
   ) {}
 
   start(): void {
@@ -50,7 +51,7 @@ export class StatsSampler {
         this.log.debug({ err }, 'stats sample failed')
       }
       try {
-        await sleep(this.intervalMs, undefined, { signal })
+        await delay(this.intervalMs, { clock: this.clock, signal })
       } catch {
         return
       }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { KeyPair } from '../../../actors/identity.js'
 import type { Message } from '../../../actors/system.js'
-import type { JobRequest } from '../../../dms/messages.js'
-import { W } from '../../../dms/wire.js'
+import type { JobRequest } from '../../../dms/protocol/messages.js'
+import { W } from '../../../dms/protocol/behaviours.js'
 import { startPeer, waitForTopicPeers, type TestPeer } from '../../helpers/peers.js'
 
 describe('actors over libp2p on loopback', () => {

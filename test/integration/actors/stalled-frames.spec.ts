@@ -11,7 +11,7 @@ import * as lp from 'it-length-prefixed'
 import type { Actor } from '../../../actors/actor.js'
 import { KeyPair } from '../../../actors/identity.js'
 import { ACTOR_PROTOCOL } from '../../../dms/network/transport.js'
-import { ManualClock } from '../../helpers/manual-clock.js'
+import { ManualClock } from '../../../actors/clock.js'
 import { rejected, startPeer, type TestPeer } from '../../helpers/peers.js'
 
 const MAX_FRAME = 64 * 1024
@@ -42,7 +42,7 @@ describe('actors over libp2p: half-sent frames', function () {
   beforeEach(async () => {
     clock = new ManualClock()
     victim = await startPeer([], {
-      timers: clock,
+      clock,
       transport: {
         maxFrameBytes: MAX_FRAME,
         frameReadTimeoutMs: TIMEOUT_MS,

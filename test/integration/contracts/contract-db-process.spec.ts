@@ -13,9 +13,10 @@ import { createInterface } from 'node:readline'
 import { promisify } from 'node:util'
 import { ApiClient } from '../../../dms/api/client.js'
 import { verifyDoc } from '../../../dms/contracts/canonical.js'
-import { DOMAIN, type ContractProof, type Settlement } from '../../../dms/contracts/model.js'
+import { DOMAIN } from '../../../dms/contracts/model.js'
 import { publicKeyOfPeer } from '../../../dms/contracts/party.js'
-import { B, INBOX } from '../../../dms/messages.js'
+import { W } from '../../../dms/protocol/behaviours.js'
+import { INBOX } from '../../../dms/protocol/handles.js'
 import { makeContract, makeSettle, type Who } from '../../helpers/contracts.js'
 import { startPeer, type TestPeer } from '../../helpers/peers.js'
 
@@ -131,7 +132,7 @@ describe('dms contract-db (separate process, built CLI)', function () {
     const handle = (addrs: string[]) =>
       ({ publicKey: publicKeyOfPeer(cdbPeer)!, peer: cdbPeer, inbox: INBOX.contractDb, addrs }) as never
     const c = makeContract(req, prov, cdbPeer, { pricePerHour: 3600, maxDurationSeconds: 60 })
-    const proof = await actor.request<ContractProof>(handle(svc.addrs), B.contractVerify, { contract: c })
+    const proof = await actor.request(handle(svc.addrs), W.contractVerify, { contract: c })
     assert.equal(proof.escrowLocked, 60)
     assert.deepEqual(await balance(req.peer), { peer: req.peer, balance: 940, escrow: 60 })
 
@@ -146,11 +147,7 @@ describe('dms contract-db (separate process, built CLI)', function () {
       'escrow survived',
     )
 
-    const s = await actor.request<Settlement>(
-      handle(svc.addrs),
-      B.settle,
-      makeSettle(c, req, prov, { wallSeconds: 10 }),
-    )
+    const s = await actor.request(handle(svc.addrs), W.settle, makeSettle(c, req, prov, { wallSeconds: 10 }))
     const { signature, ...body } = s
     assert.ok(verifyDoc(publicKeyOfPeer(cdbPeer)!, DOMAIN.settlement, body, signature))
     assert.deepEqual([s.outcome, s.paidToProvider, s.refundedToRequester], ['settled', 10, 50])
@@ -165,7 +162,7 @@ describe('dms contract-db (separate process, built CLI)', function () {
     )
     // A replayed settlement is refused with the reason, and pays nothing more.
     await assert.rejects(
-      actor.request(handle(svc.addrs), B.settle, makeSettle(c, req, prov, { wallSeconds: 10 })),
+      actor.request(handle(svc.addrs), W.settle, makeSettle(c, req, prov, { wallSeconds: 10 })),
       (e: { code: string }) => e.code === 'CONTRACT_NOT_ACTIVE',
     )
     assert.deepEqual(await balance(prov.peer), { peer: prov.peer, balance: 10, escrow: 0 })

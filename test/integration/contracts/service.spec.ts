@@ -13,7 +13,8 @@ import { DOMAIN, type SignedContract } from '../../../dms/contracts/model.js'
 import { publicKeyOfPeer } from '../../../dms/contracts/party.js'
 import { ContractDbService } from '../../../dms/contracts/service.js'
 import { silentLogger } from '../../../dms/log.js'
-import { B, INBOX } from '../../../dms/messages.js'
+import { W } from '../../../dms/protocol/behaviours.js'
+import { INBOX } from '../../../dms/protocol/handles.js'
 import { openDb, type Db } from '../../../dms/store/db.js'
 import {
   makeContract,
@@ -26,7 +27,7 @@ import {
 } from '../../helpers/contracts.js'
 import { startPeer, type TestPeer } from '../../helpers/peers.js'
 
-class TestClock implements Clock {
+class TestClock implements Pick<Clock, 'now'> {
   t = Date.now()
   now(): number {
     return this.t
@@ -375,10 +376,10 @@ describe('contract-db service', function () {
         inbox: INBOX.contractDb,
         addrs: peer.transport.addrs(),
       }
-      const err = await refusal(actor.request(to as never, B.settle, makeSettle(c, req, prov)))
+      const err = await refusal(actor.request(to as never, W.settle, makeSettle(c, req, prov)))
       assert.equal(err.code, 'NOT_A_PARTY')
       await assert.rejects(
-        actor.request(to as never, B.contractVerify, { contract: c }),
+        actor.request(to as never, W.contractVerify, { contract: c }),
         (e: RemoteError) => e.code === 'NOT_A_PARTY',
       )
     } finally {

@@ -4,14 +4,9 @@
  */
 import assert from 'node:assert/strict'
 import type { Message } from '../../../actors/system.js'
-import {
-  B,
-  BID_REQUEST_TOPIC,
-  INBOX,
-  REQUESTER_CAP_REASON,
-  type BidRequest,
-  type Decline,
-} from '../../../dms/messages.js'
+import { W } from '../../../dms/protocol/behaviours.js'
+import { BID_REQUEST_TOPIC, INBOX } from '../../../dms/protocol/handles.js'
+import { REQUESTER_CAP_REASON, type BidRequest, type Decline } from '../../../dms/protocol/messages.js'
 import { parseJobSpec } from '../../../dms/orchestrator/job-spec.js'
 import { jobReaches, startNetwork, TEST_IMAGE, type TestNetwork } from '../../helpers/network.js'
 import { startPeer, type TestPeer } from '../../helpers/peers.js'
@@ -36,7 +31,7 @@ describe('orchestrator: bid requests re-published with backoff', function () {
     await net.contractDb.service.approve(peer.system.peerId)
     const approval = await net.contractDb.service.approvalFor(peer.system.peerId)
     const actor = peer.system.spawn(INBOX.provider, peer.key)
-    actor.subscribe(BID_REQUEST_TOPIC).on(B.bidRequest, async (m: Message) => {
+    actor.subscribe(BID_REQUEST_TOPIC).on(W.bidRequest, async (m: Message) => {
       seen.push(Date.now())
       if (seen.length < 2) return // as if the first request was lost
       const req = m.payload as BidRequest
@@ -46,7 +41,7 @@ describe('orchestrator: bid requests re-published with backoff', function () {
         reasons: ['answered the second request'],
         approval,
       }
-      await actor.send(m.from, B.decline, decline)
+      await actor.send(m.from, W.decline, decline)
     })
     await net.requester.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1)
 
@@ -94,7 +89,7 @@ describe('orchestrator: a "requester cap" decline is asked again', function () {
     ]
     let seen = 0
     const actor = peer.system.spawn(INBOX.provider, peer.key)
-    actor.subscribe(BID_REQUEST_TOPIC).on(B.bidRequest, async (m: Message) => {
+    actor.subscribe(BID_REQUEST_TOPIC).on(W.bidRequest, async (m: Message) => {
       const req = m.payload as BidRequest
       const decline: Decline = {
         jobId: req.jobId,
@@ -102,7 +97,7 @@ describe('orchestrator: a "requester cap" decline is asked again', function () {
         reasons: reasons[seen++],
         approval,
       }
-      await actor.send(m.from, B.decline, decline)
+      await actor.send(m.from, W.decline, decline)
     })
     await net.requester.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1)
 

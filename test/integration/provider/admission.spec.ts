@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { collectNodeMetrics, renderPrometheus } from '../../../dms/api/metrics.js'
-import { BID_REQUEST_TOPIC } from '../../../dms/messages.js'
+import { BID_REQUEST_TOPIC } from '../../../dms/protocol/handles.js'
 import { parseJobSpec } from '../../../dms/orchestrator/job-spec.js'
 import {
   jobReaches,

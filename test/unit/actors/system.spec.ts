@@ -3,7 +3,7 @@
  * clock. The real libp2p path is covered in test/integration/actors.
  */
 import assert from 'node:assert/strict'
-import type { Clock } from '../../../actors/clock.js'
+import { ManualClock } from '../../../actors/clock.js'
 import { decodeEnvelope, Envelope, sealEnvelope, type EnvelopeInit } from '../../../actors/envelope.js'
 import { CodecRegistry, type PayloadCodec } from '../../../actors/codec.js'
 import { RemoteError, RequestTimeoutError } from '../../../actors/errors.js'
@@ -14,13 +14,6 @@ import type { FrameHandlers, InboundFrame, PeerIdStr, Transport } from '../../..
 import { silentLogger } from '../../../dms/log.js'
 
 const T0 = 1_700_000_000_000
-
-class FakeClock implements Clock {
-  constructor(public t: number) {}
-  now(): number {
-    return this.t
-  }
-}
 
 /** Connects FakeTransports by peer id; frames are delivered on a later microtask, like a network. */
 class FakeNetwork {
@@ -108,7 +101,7 @@ describe('actors/system', () => {
   describe('receive pipeline', () => {
     interface Fixture {
       system: ActorSystem
-      clock: FakeClock
+      clock: ManualClock
       actor: Actor
       calls: Message[]
       remote: KeyPair
@@ -120,7 +113,7 @@ describe('actors/system', () => {
 
     function setup(init: ActorSystemInit = {}): Fixture {
       const net = new FakeNetwork()
-      const clock = new FakeClock(T0)
+      const clock = new ManualClock(T0)
       const system = new ActorSystem(
         { transport: new FakeTransport(PEER_A, net), clock, log: silentLogger },
         init,
@@ -294,7 +287,7 @@ describe('actors/system', () => {
         title: 'an envelope past its expiry (clock advanced to expiresAt)',
         make: (fx) => {
           const f = fx.frame({ ttlMs: 60_000 })
-          fx.clock.t += 60_000
+          fx.clock.advance(60_000)
           return f
         },
       },
@@ -351,7 +344,7 @@ describe('actors/system', () => {
       assert.equal(fx.calls.length, 1)
       assert.deepEqual(fx.system.rejections, { replayed: 1 })
       // Still replayed later within its lifetime.
-      fx.clock.t += 59_999
+      fx.clock.advance(59_999)
       fx.system.receive(f)
       assert.deepEqual(fx.system.rejections, { replayed: 2 })
       await fx.assertStillDelivers()
@@ -372,7 +365,7 @@ describe('actors/system', () => {
       fx.system.receive(fx.frame({ issuedAt: fx.clock.now() + 30_000 }))
       fx.system.receive(fx.frame({ ttlMs: 300_000 }))
       const late = fx.frame({ ttlMs: 60_000 })
-      fx.clock.t += 59_999
+      fx.clock.advance(59_999)
       fx.system.receive(late)
       await fx.actor.mailbox.idle()
       assert.deepEqual(fx.system.rejections, {})
@@ -426,7 +419,7 @@ describe('actors/system', () => {
       assert.deepEqual(fx.system.rejections, {})
       assert.deepEqual(fx.system.late, { inbox_closed: 1 })
       // Once the envelope lifetime cap has passed, the closed inbox is forgotten: plain no_inbox.
-      fx.clock.t += 300_001
+      fx.clock.advance(300_001)
       fx.system.receive(fx.frame())
       assert.deepEqual(fx.system.rejections, { no_inbox: 1 })
     })
@@ -503,7 +496,7 @@ describe('actors/system', () => {
   })
 
   describe('request/reply over two systems', () => {
-    let clock: FakeClock
+    let clock: ManualClock
     let a: ActorSystem
     let b: ActorSystem
     let server: Actor
@@ -511,7 +504,7 @@ describe('actors/system', () => {
 
     beforeEach(() => {
       const net = new FakeNetwork()
-      clock = new FakeClock(T0)
+      clock = new ManualClock(T0)
       a = new ActorSystem({ transport: new FakeTransport(PEER_A, net), clock, log: silentLogger })
       b = new ActorSystem({ transport: new FakeTransport(PEER_B, net), clock, log: silentLogger })
       stops.push(
@@ -599,16 +592,23 @@ describe('actors/system', () => {
         await gate.promise
         return 'too late'
       })
-      await assert.rejects(
-        client.request(server.handle, '/test/slow', {}, { timeoutMs: 50 }),
-        (err: unknown) => {
-          assert.ok(err instanceof RequestTimeoutError)
-          assert.equal(err.name, 'RequestTimeoutError')
-          assert.equal(err.code, 'REQUEST_TIMEOUT')
-          assert.match(err.message, /\/test\/slow.*50 ms/)
-          return true
-        },
-      )
+      const slow = client.request(server.handle, '/test/slow', {}, { timeoutMs: 50 })
+      let settled = false
+      const settle = () => void (settled = true)
+      slow.then(settle, settle)
+      await flush()
+      clock.advance(49)
+      await flush()
+      assert.equal(called, 1)
+      assert.equal(settled, false, 'pending until its timeout, on the system clock')
+      clock.advance(1)
+      await assert.rejects(slow, (err: unknown) => {
+        assert.ok(err instanceof RequestTimeoutError)
+        assert.equal(err.name, 'RequestTimeoutError')
+        assert.equal(err.code, 'REQUEST_TIMEOUT')
+        assert.match(err.message, /\/test\/slow.*50 ms/)
+        return true
+      })
       assert.equal(called, 1)
       gate.resolve()
       await server.mailbox.idle()
@@ -627,9 +627,10 @@ describe('actors/system', () => {
         ...server.handle,
         publicKey: KeyPair.generate().publicKey as Uint8Array<ArrayBuffer>,
       }
-      await assert.rejects(client.request(impostorHandle, '/test/echo', 'hi', { timeoutMs: 50 }), {
-        name: 'RequestTimeoutError',
-      })
+      const impostor = client.request(impostorHandle, '/test/echo', 'hi', { timeoutMs: 50 })
+      await flush()
+      clock.advance(50)
+      await assert.rejects(impostor, { name: 'RequestTimeoutError' })
       assert.equal(called, 1, 'the server did reply')
       assert.deepEqual(b.rejections, { unexpected_reply: 1 })
       // Control: the true handle gets the reply.
@@ -651,6 +652,7 @@ describe('actors/system', () => {
       })
       b.receive({ bytes: forged, from: PEER_A, via: 'direct' })
       assert.deepEqual(b.rejections, { unexpected_reply: 1 })
+      clock.advance(200)
       await assert.rejects(p, { name: 'RequestTimeoutError' })
     })
 

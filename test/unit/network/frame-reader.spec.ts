@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import * as lp from 'it-length-prefixed'
 import { FrameReadError, readFrames, type ReadFault } from '../../../dms/network/frame-reader.js'
 import { ReadBudget } from '../../../dms/network/read-budget.js'
-import { ManualClock } from '../../helpers/manual-clock.js'
+import { ManualClock } from '../../../actors/clock.js'
 
 const MAX = 1024
 const DEADLINE = 5000
@@ -51,7 +51,7 @@ describe('readFrames: a partial frame is bounded in time and bytes', () => {
       s,
       { connection: conn, stream: id },
       { frame: (b) => frames.push(Buffer.from(b)), fault: (r) => faults.push(r) },
-      { timers: clock, budget },
+      { clock, budget },
       { maxFrameBytes: MAX, frameReadTimeoutMs: DEADLINE },
     )
     return { s, p }
@@ -72,7 +72,7 @@ describe('readFrames: a partial frame is bounded in time and bytes', () => {
     stream.push(lp.encode.single(Buffer.from('two')).subarray())
     await settled()
     assert.deepEqual(frames.map(String), ['one', 'two'])
-    assert.equal(clock.timers, 0)
+    assert.equal(clock.pending, 0)
     stream.push(null)
     await done
     assert.deepEqual(faults, [])
@@ -106,7 +106,7 @@ describe('readFrames: a partial frame is bounded in time and bytes', () => {
     stream.push(b.subarray(10))
     await settled()
     assert.equal(frames.length, 2)
-    assert.equal(clock.timers, 0)
+    assert.equal(clock.pending, 0)
   })
 
   it('aborts a stream whose unfinished frame goes over its connection budget (over_budget)', async () => {
@@ -148,7 +148,7 @@ describe('readFrames: a partial frame is bounded in time and bytes', () => {
     reset.s.push(new Error('stream reset'))
     await reset.p
     assert.deepEqual(faults, ['truncated', 'truncated'])
-    assert.equal(clock.timers, 0)
+    assert.equal(clock.pending, 0)
   })
 
   it('a bad length prefix is reported once, as oversized or malformed, and aborts the stream', async () => {

@@ -10,7 +10,7 @@ import {
   type AnswerSource,
   type WindowSummary,
 } from '../../../dms/orchestrator/bid-audience.js'
-import { ManualClock } from '../../helpers/manual-clock.js'
+import { ManualClock } from '../../../actors/clock.js'
 
 const WINDOW = 3000
 const STRAGGLER = 500

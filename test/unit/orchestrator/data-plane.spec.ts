@@ -6,12 +6,13 @@ import { join } from 'node:path'
 import type { Actor } from '../../../actors/actor.js'
 import { BlobService } from '../../../dms/blobs/service.js'
 import { BlobStore } from '../../../dms/blobs/store.js'
-import { hashOutputs } from '../../../dms/executor/outputs.js'
+import { hashOutputs } from '../../../dms/protocol/outputs.js'
 import { silentLogger } from '../../../dms/log.js'
-import type { JobResult, OutputEntry } from '../../../dms/messages.js'
+import type { JobResult, OutputEntry } from '../../../dms/protocol/messages.js'
 import { fetchAndCheckOutputs, resolveInputs } from '../../../dms/orchestrator/data-plane.js'
 import { openDb, type Db } from '../../../dms/store/db.js'
 import { tarOf } from '../../helpers/tar.js'
+import { newParty } from '../../helpers/contracts.js'
 
 const sha256Hex = (data: Uint8Array) => createHash('sha256').update(data).digest('hex')
 
@@ -67,7 +68,8 @@ describe('requester data plane: resolving inputs, checking output archives', fun
       archive,
     } as unknown as JobResult
   }
-  const check = (r: JobResult) => fetchAndCheckOutputs(noNetwork, blobs, { peer: 'p', addrs: [] }, r)
+  const provider = newParty().peer
+  const check = (r: JobResult) => fetchAndCheckOutputs(noNetwork, blobs, { peer: provider, addrs: [] }, r)
 
   it('accepts an archive that matches its manifest and the receipt', async function () {
     assert.deepEqual(await check(await resultWith([{ path: 'x', content: '42' }])), { ok: true })

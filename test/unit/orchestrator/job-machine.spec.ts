@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict'
 import { createActor, waitFor, type Snapshot } from 'xstate'
 import type { Clock } from '../../../actors/clock.js'
-import type { Settlement } from '../../../dms/contracts/model.js'
-import type { Bid, Decline } from '../../../dms/messages.js'
+import type { Settlement, Bid } from '../../../dms/contracts/model.js'
+import type { Decline } from '../../../dms/protocol/messages.js'
 import {
   ContractRefusal,
   createJobMachine,
@@ -20,7 +20,7 @@ import type { JobRecord, JobState } from '../../../dms/orchestrator/job-record.j
 const T0 = 1_000_000
 const STEP_MS = 100
 
-class FakeClock implements Clock {
+class FakeClock implements Pick<Clock, 'now'> {
   t = T0
   now(): number {
     return this.t

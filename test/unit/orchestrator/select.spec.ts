@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import type { Bid } from '../../../dms/messages.js'
+import type { Bid } from '../../../dms/contracts/model.js'
 import { rankBids, reliabilityOf, scoreBids } from '../../../dms/orchestrator/select.js'
 
 const bid = (bidId: string, total: number, over: Partial<Bid> = {}): Bid => ({

@@ -1,15 +1,17 @@
 /**
  * Every string and list in every payload and signed document is bounded, and checked at decode,
- * before any behaviour sees it (dms/bounds.ts, dms/payload-shapes.ts, dms/contracts/shapes.ts).
+ * before any behaviour sees it (dms/protocol/bounds.ts, dms/protocol/shapes.ts, dms/contracts/shapes.ts).
  */
 import assert from 'node:assert/strict'
 import { errorCodec } from '../../../actors/codec.js'
-import { handleTooLarge, LIMITS } from '../../../dms/bounds.js'
+import { ManualClock } from '../../../actors/clock.js'
+import { handleTooLarge, LIMITS } from '../../../dms/protocol/bounds.js'
 import { JobSession } from '../../../dms/orchestrator/session.js'
 import { makeContract, makeReceipt, newParty } from '../../helpers/contracts.js'
-import { B } from '../../../dms/messages.js'
-import { DOC_BYTES } from '../../../dms/payload-shapes.js'
-import { dmsCodecs, type PayloadRefusal } from '../../../dms/wire.js'
+import { W } from '../../../dms/protocol/behaviours.js'
+import { DOC_BYTES } from '../../../dms/protocol/shapes.js'
+import { dmsCodecs } from '../../../dms/protocol/behaviours.js'
+import type { PayloadRefusal } from '../../../dms/protocol/codecs.js'
 
 const requester = newParty()
 const provider = newParty()
@@ -26,14 +28,14 @@ describe('bounds: every string and list a peer sends, checked at decode', () => 
   beforeEach(() => (refused.length = 0))
 
   it('refuses a bid whose id is 3.5 MB, names the field, and counts it', () => {
-    assert.throws(() => roundTrip(B.bid, { bid: { ...bid, bidId: 'x'.repeat(3_500_000) } }), {
+    assert.throws(() => roundTrip(W.bid.name, { bid: { ...bid, bidId: 'x'.repeat(3_500_000) } }), {
       name: 'DocumentShapeError',
       reason: 'too_long',
       message: /^Bid\.bid has \d+ bytes, more than the 16384 allowed$/,
     })
-    assert.deepEqual(refused, [[B.bid, 'too_long']])
+    assert.deepEqual(refused, [[W.bid.name, 'too_long']])
     // Smaller than the document bound, the field's own bound still holds.
-    assert.throws(() => roundTrip(B.bid, { bid: { ...bid, bidId: 'x'.repeat(129) } }), {
+    assert.throws(() => roundTrip(W.bid.name, { bid: { ...bid, bidId: 'x'.repeat(129) } }), {
       reason: 'too_long',
       message: /^bid\.bidId has 129 characters, more than the 128 allowed$/,
     })
@@ -42,7 +44,7 @@ describe('bounds: every string and list a peer sends, checked at decode', () => 
   it('accepts every list at its bound and refuses one entry more', () => {
     const cases: Array<[string, (n: number) => unknown, number]> = [
       [
-        B.bidRequest,
+        W.bidRequest.name,
         (n) => ({
           jobId: 'j',
           resources: bid.resources,
@@ -54,9 +56,13 @@ describe('bounds: every string and list a peer sends, checked at decode', () => 
         }),
         LIMITS.exclude,
       ],
-      [B.decline, (n) => ({ jobId: 'j', provider: 'p', reasons: Array(n).fill('busy') }), LIMITS.reasons],
       [
-        B.result,
+        W.decline.name,
+        (n) => ({ jobId: 'j', provider: 'p', reasons: Array(n).fill('busy') }),
+        LIMITS.reasons,
+      ],
+      [
+        W.result.name,
         (n) => ({
           jobId: 'j',
           receipt,
@@ -68,12 +74,12 @@ describe('bounds: every string and list a peer sends, checked at decode', () => 
         LIMITS.outputs,
       ],
       [
-        B.invoke,
+        W.invoke.name,
         (n) => ({ contract, proof: proofOf(), command: Array(n).fill('a'), env: {}, inputs: [] }),
         LIMITS.commandArgs,
       ],
       [
-        B.invoke,
+        W.invoke.name,
         (n) => ({
           contract,
           proof: proofOf(),
@@ -84,7 +90,7 @@ describe('bounds: every string and list a peer sends, checked at decode', () => 
         LIMITS.envEntries,
       ],
       [
-        B.invoke,
+        W.invoke.name,
         (n) => ({
           contract,
           proof: proofOf(),
@@ -109,19 +115,19 @@ describe('bounds: every string and list a peer sends, checked at decode', () => 
   it('bounds strings in messages and documents: state, log data, detail, receipt reason', () => {
     const update = { jobId: 'j', allocationId: 'a', state: 'running', at: 1 }
     assert.throws(
-      () => roundTrip(B.update, { ...update, state: 's'.repeat(LIMITS.name + 1) }),
+      () => roundTrip(W.update.name, { ...update, state: 's'.repeat(LIMITS.name + 1) }),
       /JobUpdate\.state/,
     )
     assert.throws(
-      () => roundTrip(B.update, { ...update, detail: 'd'.repeat(LIMITS.text + 1) }),
+      () => roundTrip(W.update.name, { ...update, detail: 'd'.repeat(LIMITS.text + 1) }),
       /JobUpdate\.detail/,
     )
     const log = { jobId: 'j', allocationId: 'a', stream: 'stdout', seq: 0 }
-    assert.doesNotThrow(() => roundTrip(B.log, { ...log, data: 'x'.repeat(LIMITS.log) }))
-    assert.throws(() => roundTrip(B.log, { ...log, data: 'x'.repeat(LIMITS.log + 1) }), /JobLog\.data/)
+    assert.doesNotThrow(() => roundTrip(W.log.name, { ...log, data: 'x'.repeat(LIMITS.log) }))
+    assert.throws(() => roundTrip(W.log.name, { ...log, data: 'x'.repeat(LIMITS.log + 1) }), /JobLog\.data/)
     const long = { ...receipt, receipt: { ...receipt.receipt, reason: 'r'.repeat(LIMITS.text + 1) } }
     assert.throws(
-      () => roundTrip(B.settle, { contractId: 'c', receipt: long, verification: verificationOf() }),
+      () => roundTrip(W.settle.name, { contractId: 'c', receipt: long, verification: verificationOf() }),
       {
         message: /receipt\.receipt\.reason has 4097 characters/,
       },
@@ -129,19 +135,19 @@ describe('bounds: every string and list a peer sends, checked at decode', () => 
   })
 
   it('refuses a signed document with a field the model does not have', () => {
-    assert.throws(() => roundTrip(B.bid, { bid: { ...bid, fit: 1 } }), {
+    assert.throws(() => roundTrip(W.bid.name, { bid: { ...bid, fit: 1 } }), {
       reason: 'bad_shape',
       message: /bid\.fit is not a known field/,
     })
     assert.throws(
-      () => roundTrip(B.contractVerify, { contract: { ...contract, note: 'x' } }),
+      () => roundTrip(W.contractVerify.name, { contract: { ...contract, note: 'x' } }),
       /contract\.note/,
     )
   })
 
   it('bounds a document in bytes before parsing it', () => {
     const huge = { ...contract, terms: { ...contract.terms, image: 'i'.repeat(DOC_BYTES.contract) } }
-    assert.throws(() => roundTrip(B.contractSign, { contract: huge }), {
+    assert.throws(() => roundTrip(W.contractSign.name, { contract: huge }), {
       message: /^ContractRequest\.contract has \d+ bytes, more than the 65536 allowed$/,
     })
   })
@@ -171,7 +177,7 @@ describe('bounds on what is kept from a peer beyond its payload', () => {
   })
 
   it('a job keeps at most LIMITS.updates progress updates, whatever its provider sends', () => {
-    const session = new JobSession()
+    const session = new JobSession(new ManualClock())
     for (let i = 0; i < LIMITS.updates + 50; i++)
       session.addUpdate({ jobId: 'j', allocationId: 'a', state: 'running', at: i }, i)
     assert.equal(session.updates.length, LIMITS.updates)

@@ -8,8 +8,8 @@ import {
   type SignedContract,
   type SignedReceipt,
 } from '../../../dms/contracts/model.js'
-import { B } from '../../../dms/messages.js'
-import { dmsCodecs } from '../../../dms/wire.js'
+import { W } from '../../../dms/protocol/behaviours.js'
+import { dmsCodecs } from '../../../dms/protocol/behaviours.js'
 import { ErrorReply } from '../../../proto/envelope.js'
 
 const requester = KeyPair.generate()
@@ -106,7 +106,7 @@ const approval = issueApproval(KeyPair.generate(), {
 /** One sample payload per behaviour (and reply), as the code sends them. */
 const samples: Array<[string, unknown]> = [
   [
-    B.bidRequest,
+    W.bidRequest.name,
     {
       jobId: 'j-1',
       resources: terms.resources,
@@ -117,16 +117,16 @@ const samples: Array<[string, unknown]> = [
       exclude: ['12D3KooWBad'],
     },
   ],
-  [B.bid, { bid, approval }],
-  [B.decline, { jobId: 'j-1', provider: '12D3KooWProv', reasons: ['not enough cpu: need 16 cores'] }],
-  [B.jobRequest, { jobId: 'j-1', bidId: 'b-1' }],
-  [`${B.jobRequest}#reply`, { locked: true, lockedUntil: 1_700_000_060_000 }],
-  [B.contractSign, { contract }],
-  [`${B.contractSign}#reply`, { providerSignature: contract.providerSignature }],
-  [B.contractVerify, { contract }],
-  [`${B.contractVerify}#reply`, proof],
+  [W.bid.name, { bid, approval }],
+  [W.decline.name, { jobId: 'j-1', provider: '12D3KooWProv', reasons: ['not enough cpu: need 16 cores'] }],
+  [W.jobRequest.name, { jobId: 'j-1', bidId: 'b-1' }],
+  [`${W.jobRequest.name}#reply`, { locked: true, lockedUntil: 1_700_000_060_000 }],
+  [W.contractSign.name, { contract }],
+  [`${W.contractSign.name}#reply`, { providerSignature: contract.providerSignature }],
+  [W.contractVerify.name, { contract }],
+  [`${W.contractVerify.name}#reply`, proof],
   [
-    B.invoke,
+    W.invoke.name,
     {
       contract,
       proof,
@@ -135,11 +135,11 @@ const samples: Array<[string, unknown]> = [
       inputs: [{ path: 'd/in.txt', sha256: 'cd'.repeat(32), size: 5 }],
     },
   ],
-  [`${B.invoke}#reply`, { allocationId: 'a-1' }],
-  [B.update, { jobId: 'j-1', allocationId: 'a-1', state: 'running', at: 5 }],
-  [B.update, { jobId: 'j-1', allocationId: 'a-1', state: 'failed', at: 6, detail: 'OOMKilled' }],
+  [`${W.invoke.name}#reply`, { allocationId: 'a-1' }],
+  [W.update.name, { jobId: 'j-1', allocationId: 'a-1', state: 'running', at: 5 }],
+  [W.update.name, { jobId: 'j-1', allocationId: 'a-1', state: 'failed', at: 6, detail: 'OOMKilled' }],
   [
-    B.result,
+    W.result.name,
     {
       jobId: 'j-1',
       receipt,
@@ -150,22 +150,22 @@ const samples: Array<[string, unknown]> = [
       archive: { sha256: 'ab'.repeat(32), size: 2048 },
     },
   ],
-  [B.settle, { contractId: 'c-1', receipt, verification }],
-  [B.terminate, { contractId: 'c-1', reason: 'PROVIDER_FAULT', detail: 'provider silent' }],
-  [B.terminate, { contractId: 'c-1', reason: 'REQUESTER_CANCELLED', receipt }],
-  [`${B.terminate}#reply`, { ...settlement, outcome: 'terminated', reason: 'PROVIDER_FAULT' }],
-  [`${B.settle}#reply`, settlement],
-  [B.settled, settlement],
-  [B.bidRelease, { jobId: 'j-1', bidId: 'b-2' }],
-  [B.blobGet, { sha256: 'ab'.repeat(32), offset: 1048576, length: 65536 }],
-  [`${B.blobGet}#reply`, { size: 2048, data: new Uint8Array([1, 2, 3]) }],
-  [B.log, { jobId: 'j-1', allocationId: 'a-1', stream: 'stderr', seq: 3, data: 'warning\n' }],
-  [B.bid, { bid }],
-  [B.decline, { jobId: 'j-1', provider: '12D3KooWProv', reasons: ['offboarded'], approval }],
-  [B.approval, {}],
-  [`${B.approval}#reply`, approval],
+  [W.settle.name, { contractId: 'c-1', receipt, verification }],
+  [W.terminate.name, { contractId: 'c-1', reason: 'PROVIDER_FAULT', detail: 'provider silent' }],
+  [W.terminate.name, { contractId: 'c-1', reason: 'REQUESTER_CANCELLED', receipt }],
+  [`${W.terminate.name}#reply`, { ...settlement, outcome: 'terminated', reason: 'PROVIDER_FAULT' }],
+  [`${W.settle.name}#reply`, settlement],
+  [W.settled.name, settlement],
+  [W.bidRelease.name, { jobId: 'j-1', bidId: 'b-2' }],
+  [W.blobGet.name, { sha256: 'ab'.repeat(32), offset: 1048576, length: 65536 }],
+  [`${W.blobGet.name}#reply`, { size: 2048, data: new Uint8Array([1, 2, 3]) }],
+  [W.log.name, { jobId: 'j-1', allocationId: 'a-1', stream: 'stderr', seq: 3, data: 'warning\n' }],
+  [W.bid.name, { bid }],
+  [W.decline.name, { jobId: 'j-1', provider: '12D3KooWProv', reasons: ['offboarded'], approval }],
+  [W.approval.name, {}],
+  [`${W.approval.name}#reply`, approval],
   [
-    B.bidRequest,
+    W.bidRequest.name,
     {
       jobId: 'j-2',
       resources: terms.resources,
@@ -179,11 +179,38 @@ const samples: Array<[string, unknown]> = [
   ],
 ]
 
-describe('dms/wire (protobuf payload codecs)', () => {
+describe('dms/protocol (protobuf payload codecs)', () => {
   const codecs = dmsCodecs()
 
   it('every DMS behaviour is registered', () => {
-    for (const name of Object.values(B)) assert.ok(codecs.has(name), `${name} has no codec`)
+    for (const { name } of Object.values(W)) assert.ok(codecs.has(name), `${name} has no codec`)
+  })
+
+  it('the behaviour names are the wire protocol (as in 0.1), one per behaviour', () => {
+    assert.deepEqual(
+      Object.values(W)
+        .map((d) => d.name)
+        .sort(),
+      [
+        '/dms/approval/get',
+        '/dms/blob/get',
+        '/dms/contract/settle',
+        '/dms/contract/settled',
+        '/dms/contract/sign',
+        '/dms/contract/terminate',
+        '/dms/contract/verify',
+        '/dms/job/bid',
+        '/dms/job/bid-release',
+        '/dms/job/bid-request',
+        '/dms/job/cancel',
+        '/dms/job/decline',
+        '/dms/job/invoke',
+        '/dms/job/log',
+        '/dms/job/request',
+        '/dms/job/result',
+        '/dms/job/update',
+      ],
+    )
   })
 
   for (const [behaviour, payload] of samples) {
@@ -197,7 +224,7 @@ describe('dms/wire (protobuf payload codecs)', () => {
   }
 
   it('signed documents keep verifying after the trip (they travel as their canonical JSON)', () => {
-    const back = codecs.decode(B.contractVerify, codecs.encode(B.contractVerify, { contract })) as {
+    const back = codecs.decode(W.contractVerify.name, codecs.encode(W.contractVerify.name, { contract })) as {
       contract: SignedContract
     }
     assert.ok(
@@ -207,8 +234,8 @@ describe('dms/wire (protobuf payload codecs)', () => {
       verifyDoc(provider.publicKey, DOMAIN.contract, back.contract.terms, back.contract.providerSignature!),
     )
     const r = codecs.decode(
-      B.settle,
-      codecs.encode(B.settle, { contractId: 'c-1', receipt, verification }),
+      W.settle.name,
+      codecs.encode(W.settle.name, { contractId: 'c-1', receipt, verification }),
     ) as {
       receipt: SignedReceipt
     }
@@ -216,17 +243,21 @@ describe('dms/wire (protobuf payload codecs)', () => {
   })
 
   it('refuses garbage and documents of the wrong shape', () => {
-    assert.throws(() => codecs.decode(B.bid, new Uint8Array([0xff, 0xff, 0xff])))
-    assert.throws(() => codecs.decode(B.bidRequest, new Uint8Array(0)), /resources is missing/)
-    const badDoc = codecs.encode(B.contractSign, {
+    assert.throws(() => codecs.decode(W.bid.name, new Uint8Array([0xff, 0xff, 0xff])))
+    assert.throws(() => codecs.decode(W.bidRequest.name, new Uint8Array(0)), /resources is missing/)
+    const badDoc = codecs.encode(W.contractSign.name, {
       contract: { ...contract, terms: { ...terms, escrow: '9' } },
     })
-    assert.throws(() => codecs.decode(B.contractSign, badDoc), {
+    assert.throws(() => codecs.decode(W.contractSign.name, badDoc), {
       name: 'DocumentShapeError',
       message: /contract\.terms\.escrow must be a number/,
     })
     assert.throws(
-      () => codecs.decode(B.terminate, codecs.encode(B.terminate, { contractId: 'c-1', reason: 'BECAUSE' })),
+      () =>
+        codecs.decode(
+          W.terminate.name,
+          codecs.encode(W.terminate.name, { contractId: 'c-1', reason: 'BECAUSE' }),
+        ),
       /reason must be one of/,
     )
     // outputsSkipped is optional, but when present it has its shape.
@@ -234,8 +265,8 @@ describe('dms/wire (protobuf payload codecs)', () => {
     const plain = { receipt: withoutSkipped, signature: 'sig' }
     assert.deepEqual(
       codecs.decode(
-        B.result,
-        codecs.encode(B.result, {
+        W.result.name,
+        codecs.encode(W.result.name, {
           jobId: 'j-1',
           receipt: plain,
           stdout: '',
@@ -253,8 +284,8 @@ describe('dms/wire (protobuf payload codecs)', () => {
     assert.throws(
       () =>
         codecs.decode(
-          B.result,
-          codecs.encode(B.result, {
+          W.result.name,
+          codecs.encode(W.result.name, {
             jobId: 'j-1',
             receipt: badSkipped,
             stdout: '',
@@ -265,38 +296,41 @@ describe('dms/wire (protobuf payload codecs)', () => {
         ),
       { name: 'DocumentShapeError', message: /receipt\.receipt\.outputsSkipped\.count must be a number/ },
     )
-    const notJson = codecs.encode(B.settled, settlement)
+    const notJson = codecs.encode(W.settled.name, settlement)
     notJson[notJson.length - 1] = 0xff
-    assert.throws(() => codecs.decode(B.settled, notJson))
+    assert.throws(() => codecs.decode(W.settled.name, notJson))
   })
 
   it('refuses a field in another wire type, at the top, in a nested message and in a map entry', () => {
-    const updateBytes = codecs.encode(B.update, {
+    const updateBytes = codecs.encode(W.update.name, {
       jobId: 'j-1',
       allocationId: 'a-1',
       state: 'running',
       at: 5,
     })
     // at (field 4, a varint) appended length-delimited: protons would misread it.
-    assert.throws(() => codecs.decode(B.update, new Uint8Array([...updateBytes, (4 << 3) | 2, 1, 0x41])), {
-      name: 'WireFormatError',
-      message: /field 4 has wire type 2/,
-    })
+    assert.throws(
+      () => codecs.decode(W.update.name, new Uint8Array([...updateBytes, (4 << 3) | 2, 1, 0x41])),
+      {
+        name: 'WireFormatError',
+        message: /field 4 has wire type 2/,
+      },
+    )
     // resources (field 2) whose cpu (field 1, a double) is a varint.
     const req = new Uint8Array([(1 << 3) | 2, 1, 0x6a, (2 << 3) | 2, 2, (1 << 3) | 0, 1])
-    assert.throws(() => codecs.decode(B.bidRequest, req), /field 1 has wire type 0, expected 1/)
+    assert.throws(() => codecs.decode(W.bidRequest.name, req), /field 1 has wire type 0, expected 1/)
     // env (field 4) map entry whose value (field 2, a string) is a varint.
-    const inv = codecs.encode(B.invoke, samples[9][1])
+    const inv = codecs.encode(W.invoke.name, samples[9][1])
     const badEntry = [(4 << 3) | 2, 5, (1 << 3) | 2, 1, 0x41, (2 << 3) | 0, 1]
     assert.throws(
-      () => codecs.decode(B.invoke, new Uint8Array([...inv, ...badEntry])),
+      () => codecs.decode(W.invoke.name, new Uint8Array([...inv, ...badEntry])),
       /field 2 has wire type 0/,
     )
-    assert.throws(() => codecs.decode(B.update, new Uint8Array([(9 << 3) | 0, 1])), /unknown field 9/)
+    assert.throws(() => codecs.decode(W.update.name, new Uint8Array([(9 << 3) | 0, 1])), /unknown field 9/)
   })
 
   it('an error reply is an ErrorReply with JSON data, for any behaviour', () => {
-    const bytes = codecs.encode(`${B.contractVerify}#error`, {
+    const bytes = codecs.encode(`${W.contractVerify.name}#error`, {
       code: 'INSUFFICIENT_FUNDS',
       message: 'short by 3',
       data: { shortfall: 3 },

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import type { BidRequest, Invocation } from '../../../dms/messages.js'
+import type { BidRequest, Invocation } from '../../../dms/protocol/messages.js'
 import { checkBidRequest, invocationProblem } from '../../../dms/provider/validate.js'
 
 const MiB = 1024 * 1024

@@ -1,16 +1,17 @@
 /**
- * The DMS protocol's payload codecs: behaviour name -> protobuf messages of proto/dms.proto.
- * Adding a behaviour = a message in proto/dms.proto (`npm run proto`), its payload type in
- * messages.ts, and one entry in `W` below. Spec: specs/protocol.md ("Behaviours").
+ * The protobuf mapping of every DMS payload (proto/dms.proto): each payload type's codec, its
+ * wire types checked strictly and its decoded message checked against its bounded shape
+ * (shapes.ts) before it is mapped. behaviours.ts pairs them with behaviour names. Adding a
+ * payload = a message in proto/dms.proto (`npm run proto`), its type in messages.ts, its shape in
+ * shapes.ts and a codec here. Spec: specs/protocol.md ("Behaviours", "Bounds").
  */
-import { CodecRegistry, defineBehaviour, type BehaviourCodecs, type PayloadCodec } from '../actors/codec.js'
-import { checkWire, WireFormatError, type WireSchema } from '../actors/wire.js'
-import * as P from '../proto/dms.js'
-import * as PW from '../proto/dms.wire.js'
-import type { Chunk, ChunkRequest } from './blobs/service.js'
-import { checkShape, DocumentShapeError } from './bounds.js'
-import { WIRE_SHAPES } from './payload-shapes.js'
-import { canonicalJson } from './contracts/canonical.js'
+import type { PayloadCodec } from '../../actors/codec.js'
+import { checkWire, WireFormatError } from '../../actors/wire.js'
+import * as P from '../../proto/dms.js'
+import * as PW from '../../proto/dms.wire.js'
+import type { WireSchema } from '../../proto/wire-schema.js'
+import type { Chunk, ChunkRequest } from '../blobs/service.js'
+import { canonicalJson } from '../contracts/canonical.js'
 import {
   TERMINATION,
   type ApprovalCredential,
@@ -19,7 +20,7 @@ import {
   type SignedContract,
   type SignedReceipt,
   type TerminationReason,
-} from './contracts/model.js'
+} from '../contracts/model.js'
 import {
   asApproval,
   asBid,
@@ -28,30 +29,30 @@ import {
   asSignedContract,
   asSignedReceipt,
   asSignedVerification,
-} from './contracts/shapes.js'
-import {
-  B,
-  type BidMessage,
-  type BidRelease,
-  type BidRequest,
-  type ContractSignReply,
-  type ContractSignRequest,
-  type ContractVerifyRequest,
-  type ApprovalRequest,
-  type Decline,
-  type Invocation,
-  type InvocationReply,
-  type JobCancel,
-  type JobCancelReply,
-  type JobRequest,
-  type JobRequestReply,
-  type JobLog,
-  type JobResult,
-  type JobUpdate,
-  type SettleRequest,
-  type TerminateRequest,
+} from '../contracts/shapes.js'
+import type { Resources } from '../resources/types.js'
+import { checkShape, DocumentShapeError } from './bounds.js'
+import type {
+  ApprovalRequest,
+  BidMessage,
+  BidRelease,
+  BidRequest,
+  ContractSignReply,
+  ContractSignRequest,
+  Decline,
+  Invocation,
+  InvocationReply,
+  JobCancel,
+  JobCancelReply,
+  JobLog,
+  JobRequest,
+  JobRequestReply,
+  JobResult,
+  JobUpdate,
+  SettleRequest,
+  TerminateRequest,
 } from './messages.js'
-import type { Resources } from './resources/types.js'
+import { WIRE_SHAPES } from './shapes.js'
 
 interface ProtoMessage<W> {
   encode(obj: Partial<W>): Uint8Array
@@ -60,7 +61,7 @@ interface ProtoMessage<W> {
 
 /**
  * A codec from a generated protobuf message: its wire-type schema is checked strictly before
- * protons decodes, and the decoded message against its bounded shape (payload-shapes.ts) before
+ * protons decodes, and the decoded message against its bounded shape (shapes.ts) before
  * it is mapped to the payload type (which parses and shape-checks any signed document in it).
  */
 function proto<T, W>(
@@ -315,47 +316,31 @@ const jobCancelReply = proto<JobCancelReply, P.JobCancelReply>(
   (w) => w,
 )
 
-/**
- * Every DMS behaviour, typed, with its request (and reply) codec: `actor.send(to, W.bid, bid)`
- * type-checks `bid`; `actor.request(to, W.jobRequest, req)` resolves with a JobRequestReply.
- * Code that still passes the name strings (B.*) gets the same codecs through the registry.
- */
-export const W = {
-  bidRequest: defineBehaviour<BidRequest>(B.bidRequest, { request: bidRequest }),
-  bid: defineBehaviour<BidMessage>(B.bid, { request: bid }),
-  decline: defineBehaviour<Decline>(B.decline, { request: decline }),
-  jobRequest: defineBehaviour<JobRequest, JobRequestReply>(B.jobRequest, {
-    request: jobRequest,
-    reply: jobRequestReply,
-  }),
-  contractSign: defineBehaviour<ContractSignRequest, ContractSignReply>(B.contractSign, {
-    request: contractRequest,
-    reply: contractSignReply,
-  }),
-  contractVerify: defineBehaviour<ContractVerifyRequest, ContractProof>(B.contractVerify, {
-    request: contractRequest,
-    reply: contractProof,
-  }),
-  invoke: defineBehaviour<Invocation, InvocationReply>(B.invoke, {
-    request: invocation,
-    reply: invocationReply,
-  }),
-  update: defineBehaviour<JobUpdate>(B.update, { request: jobUpdate }),
-  result: defineBehaviour<JobResult>(B.result, { request: jobResult }),
-  settle: defineBehaviour<SettleRequest, Settlement>(B.settle, { request: settleRequest, reply: settlement }),
-  settled: defineBehaviour<Settlement>(B.settled, { request: settlement }),
-  blobGet: defineBehaviour<ChunkRequest, Chunk>(B.blobGet, { request: blobChunkRequest, reply: blobChunk }),
-  log: defineBehaviour<JobLog>(B.log, { request: jobLog }),
-  terminate: defineBehaviour<TerminateRequest, Settlement>(B.terminate, {
-    request: terminateRequest,
-    reply: settlement,
-  }),
-  cancel: defineBehaviour<JobCancel, JobCancelReply>(B.cancel, { request: jobCancel, reply: jobCancelReply }),
-  bidRelease: defineBehaviour<BidRelease>(B.bidRelease, { request: bidRelease }),
-  approval: defineBehaviour<ApprovalRequest, ApprovalCredential>(B.approval, {
-    request: approvalRequest,
-    reply: approvalReply,
-  }),
+/** The codec of each payload (behaviours.ts pairs them with behaviour names). */
+export const PAYLOAD_CODECS = {
+  bidRequest,
+  bid,
+  decline,
+  approvalRequest,
+  approvalReply,
+  jobRequest,
+  jobRequestReply,
+  contractRequest,
+  contractSignReply,
+  contractProof,
+  invocation,
+  invocationReply,
+  jobUpdate,
+  jobResult,
+  blobChunkRequest,
+  blobChunk,
+  jobLog,
+  settleRequest,
+  terminateRequest,
+  settlement,
+  bidRelease,
+  jobCancel,
+  jobCancelReply,
 } as const
 
 /** Why a payload was refused at decode: the label of `dms_payloads_refused_total`. */
@@ -366,38 +351,4 @@ export function refusalOf(err: unknown): PayloadRefusal {
   if (err instanceof WireFormatError) return 'bad_wire'
   if (err instanceof SyntaxError || err instanceof TypeError) return 'bad_json'
   return 'bad_payload'
-}
-
-/** Calls `onRefused` with the behaviour (`<name>#reply` for replies) and why, then rethrows. */
-function counted<T>(c: PayloadCodec<T>, name: string, onRefused: (b: string, r: PayloadRefusal) => void) {
-  return {
-    encode: (v: T) => c.encode(v),
-    decode: (b: Uint8Array) => {
-      try {
-        return c.decode(b)
-      } catch (err) {
-        onRefused(name, refusalOf(err))
-        throw err
-      }
-    },
-  }
-}
-
-/**
- * The registry a DMS node's ActorSystem decodes with: every behaviour in W. `onRefused` hears of
- * each payload refused at decode (its behaviour and why), for the node's counters.
- */
-export function dmsCodecs(onRefused?: (behaviour: string, reason: PayloadRefusal) => void): CodecRegistry {
-  const registry = new CodecRegistry()
-  for (const def of Object.values(W) as Array<{ name: string; codecs: BehaviourCodecs<unknown, unknown> }>) {
-    if (onRefused === undefined) registry.register(def.name, def.codecs)
-    else
-      registry.register(def.name, {
-        request: counted(def.codecs.request, def.name, onRefused),
-        ...(def.codecs.reply !== undefined
-          ? { reply: counted(def.codecs.reply, `${def.name}#reply`, onRefused) }
-          : {}),
-      })
-  }
-  return registry
 }

@@ -1,10 +1,11 @@
 /**
  * Bounded shapes for everything a peer sends: every string and array has a maximum length, every
- * object a fixed set of fields. Payloads (dms/wire.ts) and the signed documents inside them
+ * object a fixed set of fields. Payloads (codecs.ts) and the signed documents inside them
  * (dms/contracts/shapes.ts) are checked against their shape as they are decoded, before any
  * behaviour sees them, so nothing oversized is stored or worked on. Spec: specs/protocol.md
  * ("Bounds").
  */
+import { DmsError } from '../../actors/errors.js'
 
 /** Maximum lengths (characters for strings, entries for arrays and maps), one per kind of field. */
 export const LIMITS = {
@@ -76,15 +77,13 @@ export const S = {
  * A decoded value that does not fit its shape. `reason` is `too_long` (a string, array or map over
  * its bound) or `bad_shape` (a missing, unknown or mistyped field); `path` names the field.
  */
-export class DocumentShapeError extends Error {
-  override name = 'DocumentShapeError'
-  readonly code = 'BAD_PAYLOAD'
+export class DocumentShapeError extends DmsError {
   constructor(
     readonly reason: 'too_long' | 'bad_shape',
     readonly path: string,
     message: string,
   ) {
-    super(message)
+    super('BAD_PAYLOAD', message)
   }
 }
 

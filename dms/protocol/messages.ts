@@ -1,48 +1,20 @@
 /**
- * Behaviour names and payloads of the DMS protocol. Spec: specs/protocol.md.
- * Payloads travel as protobuf messages (proto/dms.proto, codecs in wire.ts) inside signed
- * protobuf envelopes (proto/envelope.proto).
+ * The payloads of the DMS protocol, one type per message. Spec: specs/protocol.md. They travel as
+ * protobuf messages (proto/dms.proto, codecs.ts) inside signed protobuf envelopes
+ * (proto/envelope.proto); behaviours.ts names which payload each behaviour carries.
  */
 import type {
   ApprovalCredential,
+  Bid,
   ContractProof,
   SignedContract,
   SignedReceipt,
   SignedVerification,
   Settlement,
   TerminationReason,
-} from './contracts/model.js'
-import type { InputFile } from './blobs/staging.js'
-import type { Resources } from './resources/types.js'
-
-/** Gossip topic that carries bid requests. */
-export const BID_REQUEST_TOPIC = '/dms/bid-requests/1'
-
-export const B = {
-  bidRequest: '/dms/job/bid-request',
-  bid: '/dms/job/bid',
-  decline: '/dms/job/decline',
-  jobRequest: '/dms/job/request',
-  contractSign: '/dms/contract/sign',
-  contractVerify: '/dms/contract/verify',
-  invoke: '/dms/job/invoke',
-  update: '/dms/job/update',
-  result: '/dms/job/result',
-  settle: '/dms/contract/settle',
-  settled: '/dms/contract/settled',
-  terminate: '/dms/contract/terminate',
-  blobGet: '/dms/blob/get',
-  log: '/dms/job/log',
-  cancel: '/dms/job/cancel',
-  bidRelease: '/dms/job/bid-release',
-  approval: '/dms/approval/get',
-} as const
-
-/** Inboxes of the well-known actors on every node. */
-export const INBOX = { provider: 'provider', contractDb: 'contract-db', blobs: 'blobs' } as const
-export const jobInbox = (jobId: string) => `job/${jobId}`
-/** The provider-side child actor of one allocation. */
-export const allocationInbox = (allocationId: string) => `alloc/${allocationId}`
+} from '../contracts/model.js'
+import type { InputFile } from '../blobs/staging.js'
+import type { Resources } from '../resources/types.js'
 
 export interface BidRequest {
   jobId: string
@@ -57,31 +29,6 @@ export interface BidRequest {
   exclude: string[]
   /** The requester's approval credential: providers reserve and bid only for approved requesters. */
   approval?: ApprovalCredential
-}
-
-/**
- * A provider's bid, signed by the provider (`signature` over the rest, domain `dms/bid/v1`) so the
- * contract that embeds it can be checked by the contract-db.
- */
-export interface Bid {
-  bidId: string
-  jobId: string
-  provider: string
-  /** What is bid for, copied from the bid request. */
-  resources: Resources
-  image: string
-  maxDurationSeconds: number
-  pricePerHour: number
-  /** The provider's minimum job price: a completed job pays at least this. */
-  minJobPrice: number
-  /** pricePerHour x max duration, at least minJobPrice (money.escrowFor). 0 = volunteer. */
-  total: number
-  earliestStart: number
-  expectedFinish: number
-  /** The provider holds its reservation until then. */
-  expiresAt: number
-  resourcesReserved: boolean
-  signature: string
 }
 
 /**
@@ -154,6 +101,12 @@ export interface JobUpdate {
   at: number
   detail?: string
 }
+
+/**
+ * `detail` of the periodic liveness update (a JobUpdate) a live allocation sends its requester:
+ * the requester counts it as a sign of life and does not keep it.
+ */
+export const HEARTBEAT = 'heartbeat'
 
 export interface JobResult {
   jobId: string

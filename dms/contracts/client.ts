@@ -1,0 +1,216 @@
+/**
+ * The contract-db client both parties use: verify a two-party contract, settle it, terminate it,
+ * and ask for this node's approval credential. Requests are retried with backoff on the injected
+ * clock while the contract-db may be restarting, and what it signs is checked before it is used
+ * (the proof of contract, the settlement, the credential). Spec: specs/contract-db.md,
+ * specs/protocol.md ("Contract closure").
+ */
+import type { Clock } from '../../actors/clock.js'
+import type { BehaviourDef } from '../../actors/codec.js'
+import type { Handle } from '../../actors/envelope.js'
+import { DmsError, isCode } from '../../actors/errors.js'
+import { exponential, retry } from '../../actors/retry.js'
+import type { RequestOptions } from '../../actors/system.js'
+import { W } from '../protocol/behaviours.js'
+import { handleOf, INBOX, publicKeyOf } from '../protocol/handles.js'
+import type { SettleRequest, TerminateRequest } from '../protocol/messages.js'
+import { checkApproval } from './approval.js'
+import { hashDoc, verifyDoc } from './canonical.js'
+import {
+  DOMAIN,
+  type ApprovalCredential,
+  type ContractProof,
+  type ContractTerms,
+  type Settlement,
+  type SignedContract,
+} from './model.js'
+
+/** What the client needs of an actor: typed requests (an `Actor` is one). */
+export interface Requester {
+  request<Req, Rep>(
+    to: Handle,
+    behaviour: BehaviourDef<Req, Rep>,
+    payload: Req,
+    opts?: RequestOptions,
+  ): Promise<Rep>
+}
+
+export interface ContractDbClientComponents {
+  /** Sends the requests (the job's actor, the provider's...); replies come back to it. */
+  actor: Requester
+  /** Runs the request timeouts' backoff between attempts. */
+  clock: Clock
+}
+
+export interface ContractDbClientInit {
+  /** The contract-db: peer id, and addresses to dial (empty: found through the peer store). */
+  contractDb: { peer: string; addrs: readonly string[] }
+  /** Per-request timeout. @default 10000 */
+  timeoutMs?: number
+  /**
+   * Tries of a verify while the contract-db is unreachable, and of a settle or terminate while it
+   * is unreachable or silent (it may be restarting). @default 4
+   */
+  attempts?: number
+  /** Wait after the first failed try; doubles after each. @default 1000 */
+  backoffMs?: number
+}
+
+/** Options of one call. */
+export interface CallOptions {
+  signal?: AbortSignal
+  /** @default the client's timeoutMs */
+  timeoutMs?: number
+}
+
+/** The proof of contract is not the contract-db's signature over these terms. */
+export class BadProofError extends DmsError {
+  constructor(message: string) {
+    super('BAD_PROOF', message)
+  }
+}
+
+/** The settlement is not the contract-db's signature over this contract's escrow. */
+export class BadSettlementError extends DmsError {
+  constructor() {
+    super('BAD_SETTLEMENT', 'settlement is not signed by the contract-db for this contract')
+  }
+}
+
+/** The credential is not a valid approval of this node by this contract-db. */
+export class BadApprovalError extends DmsError {
+  constructor(problem: string) {
+    super('BAD_APPROVAL', `the contract-db sent a bad credential: ${problem}`)
+  }
+}
+
+export class ContractDbClient {
+  private readonly timeoutMs: number
+  private readonly attempts: number
+  private readonly backoffMs: number
+
+  constructor(
+    private readonly c: ContractDbClientComponents,
+    private readonly init: ContractDbClientInit,
+  ) {
+    this.timeoutMs = init.timeoutMs ?? 10_000
+    this.attempts = init.attempts ?? 4
+    this.backoffMs = init.backoffMs ?? 1000
+  }
+
+  get peer(): string {
+    return this.init.contractDb.peer
+  }
+
+  /** The contract-db's inbox (throws BadPeerIdError when its peer id is not an Ed25519 one). */
+  handle(): Handle {
+    return handleOf(this.peer, INBOX.contractDb, this.init.contractDb.addrs)
+  }
+
+  /**
+   * Has the contract-db verify a contract both parties signed and lock its escrow; resolves with
+   * its proof, checked. Sent again only while the contract-db is unreachable (the request was
+   * never delivered, so nothing was locked): after a timeout the outcome is unknown, and a second
+   * send would be refused as CONTRACT_EXISTS. Its refusals reject as RemoteError with their code.
+   */
+  async verify(contract: SignedContract, opts: CallOptions = {}): Promise<ContractProof> {
+    const { signal } = opts
+    const proof = await retry(
+      () => this.c.actor.request(this.handle(), W.contractVerify, { contract }, this.request(opts)),
+      this.retrying(['UNREACHABLE'], signal),
+    )
+    this.checkProof(proof, contract.terms)
+    return proof
+  }
+
+  /**
+   * Settles a contract on the provider's receipt and the requester's signed verification;
+   * resolves with the settlement, checked. See `close` for the retries.
+   */
+  settle(req: SettleRequest, terms: ContractTerms, opts: CallOptions = {}): Promise<Settlement> {
+    return this.close(W.settle, req, terms, opts)
+  }
+
+  /** Closes a contract without a normal settlement (TERMINATION reasons); see `close`. */
+  terminate(req: TerminateRequest, terms: ContractTerms, opts: CallOptions = {}): Promise<Settlement> {
+    return this.close(W.terminate, req, terms, opts)
+  }
+
+  /**
+   * Asks for this node's approval credential once (its holder retries on its own schedule) and
+   * checks it names `self`, this contract-db, and is valid now.
+   */
+  async approval(self: string, opts: CallOptions = {}): Promise<ApprovalCredential> {
+    const cred = await this.c.actor.request(this.handle(), W.approval, {}, this.request(opts))
+    const problem = checkApproval(cred, { peer: self, contractDb: this.peer, now: this.c.clock.now() })
+    if (problem !== undefined) throw new BadApprovalError(problem)
+    return cred
+  }
+
+  /**
+   * Settle or terminate, sent again (with backoff) while the contract-db is unreachable or silent:
+   * closing is idempotent there, and a contract already closed (a reply lost on the way) is
+   * refused CONTRACT_NOT_ACTIVE with the settlement it kept, which is used.
+   */
+  private async close<Req>(
+    behaviour: BehaviourDef<Req, Settlement>,
+    payload: Req,
+    terms: ContractTerms,
+    opts: CallOptions,
+  ): Promise<Settlement> {
+    const settlement = await retry(
+      async () => {
+        try {
+          return await this.c.actor.request(this.handle(), behaviour, payload, this.request(opts))
+        } catch (err) {
+          const kept = (err as { data?: { settlement?: Settlement } }).data?.settlement
+          if (isCode(err, 'CONTRACT_NOT_ACTIVE') && kept !== undefined) return kept
+          throw err
+        }
+      },
+      this.retrying(['UNREACHABLE', 'REQUEST_TIMEOUT'], opts.signal),
+    )
+    this.checkSettlement(settlement, terms)
+    return settlement
+  }
+
+  private request(opts: CallOptions): RequestOptions {
+    return { timeoutMs: opts.timeoutMs ?? this.timeoutMs, signal: opts.signal }
+  }
+
+  private retrying(codes: string[], signal: AbortSignal | undefined) {
+    return {
+      attempts: this.attempts,
+      backoffMs: exponential(this.backoffMs),
+      // An abort during the wait rejects with the signal's reason.
+      retryIf: (err: unknown) => isCode(err, codes),
+      clock: this.c.clock,
+      signal,
+    }
+  }
+
+  /** The proof is signed by this contract-db, over exactly these terms and their escrow. */
+  private checkProof(proof: ContractProof, terms: ContractTerms): void {
+    const { signature, ...body } = proof
+    if (!verifyDoc(publicKeyOf(this.peer), DOMAIN.proof, body, signature))
+      throw new BadProofError('proof of contract is not signed by the contract-db')
+    if (
+      proof.contractId !== terms.contractId ||
+      proof.termsHash !== hashDoc(terms) ||
+      proof.escrowLocked !== terms.escrow ||
+      proof.contractDb !== this.peer
+    )
+      throw new BadProofError('proof of contract is for other terms')
+  }
+
+  /** The settlement is signed by this contract-db, for this contract, and splits its whole escrow. */
+  private checkSettlement(s: Settlement, terms: ContractTerms): void {
+    const { signature, ...body } = s
+    if (
+      s.contractId !== terms.contractId ||
+      s.paidToProvider + s.refundedToRequester !== terms.escrow ||
+      !verifyDoc(publicKeyOf(this.peer), DOMAIN.settlement, body, signature)
+    )
+      throw new BadSettlementError()
+  }
+}

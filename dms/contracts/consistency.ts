@@ -1,0 +1,73 @@
+/**
+ * "These terms are what was bid for", written once for the three parties: the requester (bids it
+ * ranks, terms it drafts), the provider (terms it countersigns) and the contract-db (terms it
+ * verifies). Each check returns a reason for a person, or undefined when they agree. Signatures
+ * are the caller's business. Spec: specs/protocol.md ("Document signatures"), specs/contract-db.md.
+ */
+import type { Resources } from '../resources/types.js'
+import { hashDoc } from './canonical.js'
+import type { ContractTerms, Bid } from './model.js'
+import { escrowFor, InvalidAmountError, isAmount } from './money.js'
+
+/** What a bid request asked for, which its bids (and their contracts) must repeat exactly. */
+export interface Asked {
+  image: string
+  maxDurationSeconds: number
+  resources: Resources
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null
+
+/** Why `bid` is not for exactly what was asked (image, max duration, resources), or undefined. */
+export function bidAskedProblem(bid: Bid, asked: Asked): string | undefined {
+  if (bid.image !== asked.image) return `image ${bid.image} differs from the ${asked.image} asked for`
+  if (bid.maxDurationSeconds !== asked.maxDurationSeconds)
+    return `max duration ${bid.maxDurationSeconds}s differs from the ${asked.maxDurationSeconds}s asked for`
+  if (hashDoc(bid.resources) !== hashDoc(asked.resources)) return 'resources differ from those asked for'
+  return undefined
+}
+
+/**
+ * The escrow a bid asks to lock: its price × max duration, at least its minimum job price
+ * (money.escrowFor); a reason instead when that cannot be computed.
+ */
+function escrowOf(bid: Bid): number | string {
+  try {
+    return escrowFor(bid.pricePerHour, bid.maxDurationSeconds, bid.minJobPrice)
+  } catch (err) {
+    return err instanceof InvalidAmountError ? `bid: ${err.message}` : String(err)
+  }
+}
+
+/** Why a bid's total is not exactly what the contract-db will lock for it, or undefined. */
+export function bidTotalProblem(bid: Bid): string | undefined {
+  const total = escrowOf(bid)
+  if (typeof total === 'string') return total
+  if (bid.total !== total) return `the bid's total ${bid.total} is not price × max duration (${total})`
+  return undefined
+}
+
+/**
+ * Why contract terms `t` do not agree with the provider's bid `bid`: the same bid, job, provider,
+ * image, resources, price and max duration, and an escrow equal to the bid's total, which is
+ * itself price × max duration, at least the minimum job price. Undefined when they agree.
+ */
+export function termsBidProblem(t: ContractTerms, bid: Bid): string | undefined {
+  if (bid.provider !== t.provider?.peer) return 'the bid was made by another provider'
+  if (bid.bidId !== t.bidId) return `bid id ${String(t.bidId)} differs from the bid's ${bid.bidId}`
+  if (bid.jobId !== t.jobId) return `job ${String(t.jobId)} differs from the bid's job ${bid.jobId}`
+  if (bid.image !== t.image) return `image ${String(t.image)} differs from the bid's ${bid.image}`
+  if (!isObj(t.resources) || hashDoc(bid.resources) !== hashDoc(t.resources))
+    return 'resources differ from the bid'
+  if (!isAmount(t.pricePerHour) || t.pricePerHour !== bid.pricePerHour)
+    return `price ${String(t.pricePerHour)}/hour differs from the bid's ${bid.pricePerHour}`
+  if (!Number.isSafeInteger(t.maxDurationSeconds) || t.maxDurationSeconds <= 0)
+    return 'max duration must be a positive whole number of seconds'
+  if (t.maxDurationSeconds !== bid.maxDurationSeconds)
+    return `max duration ${t.maxDurationSeconds}s differs from the bid's ${bid.maxDurationSeconds}s`
+  const total = escrowOf(bid)
+  if (typeof total === 'string') return total
+  if (bid.total !== total) return `the bid's total ${bid.total} is not price × max duration (${total})`
+  if (t.escrow !== total) return `escrow ${String(t.escrow)} must equal price × max duration (${total})`
+  return undefined
+}

@@ -1,0 +1,138 @@
+/**
+ * Every DMS behaviour, typed: its name, its request payload, its reply (for request/reply ones)
+ * and their codecs. The only way DMS code sends or handles a message:
+ * `actor.on(W.bid, (m) => ...)` gets a `Message<BidMessage>`, `actor.request(h, W.jobRequest,
+ * req)` checks `req` and resolves with a JobRequestReply. Spec: specs/protocol.md ("Behaviours").
+ */
+import {
+  CodecRegistry,
+  defineBehaviour,
+  type BehaviourCodecs,
+  type PayloadCodec,
+} from '../../actors/codec.js'
+import type { ApprovalCredential, ContractProof, Settlement } from '../contracts/model.js'
+import type { Chunk, ChunkRequest } from '../blobs/service.js'
+import { PAYLOAD_CODECS as C, refusalOf, type PayloadRefusal } from './codecs.js'
+import type {
+  ApprovalRequest,
+  BidMessage,
+  BidRelease,
+  BidRequest,
+  ContractSignReply,
+  ContractSignRequest,
+  ContractVerifyRequest,
+  Decline,
+  Invocation,
+  InvocationReply,
+  JobCancel,
+  JobCancelReply,
+  JobLog,
+  JobRequest,
+  JobRequestReply,
+  JobResult,
+  JobUpdate,
+  SettleRequest,
+  TerminateRequest,
+} from './messages.js'
+
+export const W = {
+  /** Gossip, requester -> providers: what a job needs; answered with a bid or a decline. */
+  bidRequest: defineBehaviour<BidRequest>('/dms/job/bid-request', { request: C.bidRequest }),
+  /** Provider -> the job's inbox: a signed bid. */
+  bid: defineBehaviour<BidMessage>('/dms/job/bid', { request: C.bid }),
+  /** Provider -> the job's inbox: why it does not bid. */
+  decline: defineBehaviour<Decline>('/dms/job/decline', { request: C.decline }),
+  /** Requester -> provider: lock the reserved resources of a bid. */
+  jobRequest: defineBehaviour<JobRequest, JobRequestReply>('/dms/job/request', {
+    request: C.jobRequest,
+    reply: C.jobRequestReply,
+  }),
+  /** Requester -> provider: countersign the contract. */
+  contractSign: defineBehaviour<ContractSignRequest, ContractSignReply>('/dms/contract/sign', {
+    request: C.contractRequest,
+    reply: C.contractSignReply,
+  }),
+  /** Requester -> contract-db: verify both signatures, lock the escrow, return the proof. */
+  contractVerify: defineBehaviour<ContractVerifyRequest, ContractProof>('/dms/contract/verify', {
+    request: C.contractRequest,
+    reply: C.contractProof,
+  }),
+  /** Requester -> provider: run the contracted job. */
+  invoke: defineBehaviour<Invocation, InvocationReply>('/dms/job/invoke', {
+    request: C.invocation,
+    reply: C.invocationReply,
+  }),
+  /** Allocation -> the job's inbox: a step of the run, or a heartbeat (`HEARTBEAT`). */
+  update: defineBehaviour<JobUpdate>('/dms/job/update', { request: C.jobUpdate }),
+  /** Allocation -> the job's inbox: the signed receipt and the outputs' manifest. */
+  result: defineBehaviour<JobResult>('/dms/job/result', { request: C.jobResult }),
+  /** A party -> contract-db: settle on the receipt and the requester's verification. */
+  settle: defineBehaviour<SettleRequest, Settlement>('/dms/contract/settle', {
+    request: C.settleRequest,
+    reply: C.settlement,
+  }),
+  /** Contract-db -> the other party: the signed settlement. */
+  settled: defineBehaviour<Settlement>('/dms/contract/settled', { request: C.settlement }),
+  /** A node -> a peer's `blobs` inbox: one chunk of a granted blob. */
+  blobGet: defineBehaviour<ChunkRequest, Chunk>('/dms/blob/get', {
+    request: C.blobChunkRequest,
+    reply: C.blobChunk,
+  }),
+  /** Allocation -> the job's inbox: live output. */
+  log: defineBehaviour<JobLog>('/dms/job/log', { request: C.jobLog }),
+  /** A party -> contract-db: close an active contract without a normal settlement. */
+  terminate: defineBehaviour<TerminateRequest, Settlement>('/dms/contract/terminate', {
+    request: C.terminateRequest,
+    reply: C.settlement,
+  }),
+  /** Requester -> provider: stop the allocation of this contract. */
+  cancel: defineBehaviour<JobCancel, JobCancelReply>('/dms/job/cancel', {
+    request: C.jobCancel,
+    reply: C.jobCancelReply,
+  }),
+  /** Requester -> a losing bidder: free what the bid holds now. */
+  bidRelease: defineBehaviour<BidRelease>('/dms/job/bid-release', { request: C.bidRelease }),
+  /** A node -> contract-db: its approval credential. */
+  approval: defineBehaviour<ApprovalRequest, ApprovalCredential>('/dms/approval/get', {
+    request: C.approvalRequest,
+    reply: C.approvalReply,
+  }),
+} as const
+
+/** Calls `onRefused` with the behaviour (`<name>#reply` for replies) and why, then rethrows. */
+function counted<T>(
+  c: PayloadCodec<T>,
+  name: string,
+  onRefused: (b: string, r: PayloadRefusal) => void,
+): PayloadCodec<T> {
+  return {
+    encode: (v: T) => c.encode(v),
+    decode: (b: Uint8Array) => {
+      try {
+        return c.decode(b)
+      } catch (err) {
+        onRefused(name, refusalOf(err))
+        throw err
+      }
+    },
+  }
+}
+
+/**
+ * The registry a DMS node's ActorSystem decodes with: every behaviour in W. `onRefused` hears of
+ * each payload refused at decode (its behaviour and why), for the node's counters.
+ */
+export function dmsCodecs(onRefused?: (behaviour: string, reason: PayloadRefusal) => void): CodecRegistry {
+  const registry = new CodecRegistry()
+  for (const def of Object.values(W) as Array<{ name: string; codecs: BehaviourCodecs<unknown, unknown> }>) {
+    if (onRefused === undefined) registry.register(def.name, def.codecs)
+    else
+      registry.register(def.name, {
+        request: counted(def.codecs.request, def.name, onRefused),
+        ...(def.codecs.reply !== undefined
+          ? { reply: counted(def.codecs.reply, `${def.name}#reply`, onRefused) }
+          : {}),
+      })
+  }
+  return registry
+}

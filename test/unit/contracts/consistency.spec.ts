@@ -1,0 +1,128 @@
+/**
+ * "These terms are what was bid for", written once (dms/contracts/consistency.ts) and used by the
+ * three parties: the requester (bids it ranks, terms it drafts), the provider (terms it
+ * countersigns) and the contract-db (checks.ts, terms it verifies).
+ */
+import assert from 'node:assert/strict'
+import { ManualClock } from '../../../actors/clock.js'
+import type { Handle } from '../../../actors/envelope.js'
+import { signDoc } from '../../../dms/contracts/canonical.js'
+import { bidAskedProblem, bidTotalProblem, termsBidProblem } from '../../../dms/contracts/consistency.js'
+import { DOMAIN, type ContractProof, type SignedContract, type Bid } from '../../../dms/contracts/model.js'
+import { closeContractStep } from '../../../dms/orchestrator/close-contract.js'
+import { ContractRefusal } from '../../../dms/orchestrator/job-machine.js'
+import type { JobRecord } from '../../../dms/orchestrator/job-record.js'
+import { parseJobSpec } from '../../../dms/orchestrator/job-spec.js'
+import { makeContract, newParty } from '../../helpers/contracts.js'
+
+const req = newParty()
+const prov = newParty()
+const cdb = newParty()
+
+describe('dms/contracts/consistency', () => {
+  const c = makeContract(req, prov, cdb.peer, { pricePerHour: 3600, maxDurationSeconds: 60, minJobPrice: 10 })
+  const { bid } = c.terms
+
+  it('terms agree with their bid field by field, and lock exactly its total', () => {
+    assert.equal(termsBidProblem(c.terms, bid), undefined)
+    const cases: Array<[Partial<typeof c.terms>, RegExp]> = [
+      [{ provider: { ...c.terms.provider, peer: req.peer } }, /another provider/],
+      [{ bidId: 'other' }, /bid id other differs/],
+      [{ jobId: 'other' }, /job other differs/],
+      [{ image: 'other:1' }, /image other:1 differs/],
+      [{ resources: { ...c.terms.resources, cpu: 2 } }, /resources differ/],
+      [{ pricePerHour: 7200 }, /price 7200\/hour differs/],
+      [{ maxDurationSeconds: 0 }, /positive whole number/],
+      [{ maxDurationSeconds: 61 }, /max duration 61s differs/],
+      [{ escrow: c.terms.escrow + 1 }, /escrow \d+ must equal price × max duration/],
+    ]
+    for (const [over, why] of cases) assert.match(termsBidProblem({ ...c.terms, ...over }, bid) ?? '', why)
+    const inflated: Bid = { ...bid, total: bid.total + 5 }
+    assert.match(termsBidProblem({ ...c.terms, escrow: inflated.total }, inflated) ?? '', /bid's total/)
+  })
+
+  it('a bid is for exactly what was asked, and its total is price × max duration at least the minimum', () => {
+    const asked = { image: bid.image, maxDurationSeconds: 60, resources: bid.resources }
+    assert.equal(bidAskedProblem(bid, asked), undefined)
+    assert.match(bidAskedProblem(bid, { ...asked, image: 'x:1' }) ?? '', /image/)
+    assert.match(bidAskedProblem(bid, { ...asked, maxDurationSeconds: 30 }) ?? '', /max duration/)
+    assert.match(
+      bidAskedProblem(bid, { ...asked, resources: { ...asked.resources, gpus: 1 } }) ?? '',
+      /resources/,
+    )
+    assert.equal(bidTotalProblem(bid), undefined)
+    assert.match(bidTotalProblem({ ...bid, total: 1 }) ?? '', /not price × max duration/)
+    assert.match(bidTotalProblem({ ...bid, pricePerHour: -1 }) ?? '', /bid: price per hour/)
+  })
+
+  describe('the requester drafts only terms the contract-db would accept', () => {
+    /** The contracting step over fakes: a provider that countersigns, a contract-db that verifies. */
+    function step(winning: Bid) {
+      const sent: string[] = []
+      const released: string[] = []
+      const job = {
+        id: winning.jobId,
+        spec: parseJobSpec({
+          image: winning.image,
+          command: ['true'],
+          resources: { cpu: 1, memory: '64MiB' },
+          maxDuration: winning.maxDurationSeconds,
+          maxPrice: 1_000_000,
+        }),
+        createdAt: 0,
+        history: [],
+        bids: [winning],
+        declines: [],
+        tried: [],
+        updates: [],
+        winner: { bidId: winning.bidId, provider: winning.provider, why: 'best' },
+      } as JobRecord
+      const run = closeContractStep({
+        actor: {
+          request: (_to: Handle, b: { name: string }, p: { contract: SignedContract }) => {
+            sent.push(b.name)
+            return Promise.resolve({
+              providerSignature: signDoc(prov.key, DOMAIN.contract, p.contract.terms),
+            })
+          },
+        } as never,
+        key: req.key,
+        clock: new ManualClock(),
+        peerId: req.peer,
+        contractDb: {
+          peer: cdb.peer,
+          verify: (contract: SignedContract) => {
+            sent.push('verify')
+            return Promise.resolve({ contractId: contract.terms.contractId } as ContractProof)
+          },
+        },
+        timeoutMs: 1000,
+        provider: () => ({}) as Handle,
+        release: (_job, b) => released.push(b.bidId),
+        releaseLosers: () => undefined,
+      })
+      return { result: run(job, new AbortController().signal), sent, released }
+    }
+
+    it('a winning bid whose total is not price × max duration is given up before anything is sent', async () => {
+      const bad: Bid = { ...bid, total: bid.total + 1 }
+      const { result, sent, released } = step(bad)
+      await assert.rejects(result, (err: unknown) => {
+        assert.ok(err instanceof ContractRefusal)
+        assert.equal(err.code, 'BAD_TERMS')
+        assert.match(err.message, /the drafted terms do not match the bid: the bid's total/)
+        return true
+      })
+      assert.deepEqual(sent, [], 'neither the provider nor the contract-db is asked')
+      assert.deepEqual(released, [bad.bidId], 'the bid is given up: the next one is tried')
+    })
+
+    it('a consistent bid is countersigned by the provider, then verified by the contract-db', async () => {
+      const { result, sent } = step(bid)
+      const { contract, proof } = await result
+      assert.deepEqual(sent, ['/dms/contract/sign', 'verify'])
+      assert.equal(termsBidProblem(contract!.terms, bid), undefined)
+      assert.equal(proof?.contractId, contract?.terms.contractId)
+    })
+  })
+})
