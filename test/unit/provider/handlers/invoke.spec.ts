@@ -1,5 +1,6 @@
 /** The invoke handler: a checked invocation allocates the ledger entry and starts the run. */
 import assert from 'node:assert/strict'
+import { waitFor } from 'xstate'
 import { Harness } from '../../../helpers/provider-harness.js'
 import { contracted, handlers } from './flow.js'
 
@@ -36,11 +37,11 @@ describe('provider/handlers/invoke', () => {
 
   it('refuses the invocation of a contract its requester cancelled first', async () => {
     const { contract } = await contracted(h)
-    h.book
-      .byContractId(contract.terms.contractId)!
-      .live!.send({ type: 'CANCEL', reason: 'cancelled by the requester' })
-    await h.clock.advanceAsync(0)
+    const actor = h.book.byContractId(contract.terms.contractId)!.live!
+    actor.send({ type: 'CANCEL', reason: 'cancelled by the requester' })
     await assert.rejects(handlers(h).invoke(h.msg(h.invocation(contract))), { code: 'CANCELLED' })
-    assert.deepEqual(h.ledger.entries(), [])
+    await waitFor(actor, (s) => s.status === 'done')
+    assert.deepEqual(h.ledger.entries(), [], 'released at the cancel')
+    await assert.rejects(handlers(h).invoke(h.msg(h.invocation(contract))), { code: 'CANCELLED' })
   })
 })
