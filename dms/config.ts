@@ -120,7 +120,7 @@ export interface NodeConfig {
     /** How often a running allocation tells its requester it is alive. @default 2000 */
     heartbeatMs?: number
     /**
-     * What one requester may hold in open reservations (bids not yet locked). @default
+     * What one requester may hold in bids not yet invoked (reserved, locked, contracted). @default
      * { maxReservedShare: 0.5, maxOpenBids: 100 }
      */
     requesterCap?: { maxReservedShare?: number; maxOpenBids?: number }

@@ -131,13 +131,16 @@ export class BidBook {
     return bid.expiresAt > this.c.clock.now() ? bid : undefined
   }
 
-  /** What `requester` holds here: the resources of its open reservations. */
+  /**
+   * What `requester` holds here: the resources of its bids not yet invoked (reserved, locked, or
+   * contracted and waiting for their invocation).
+   */
   holdings(requester: string): Resources[] {
     const now = this.c.clock.now()
     return [...(this.holding.get(requester) ?? [])].flatMap((id) => {
       const l = this.live.get(id)
       const ctx = l?.actor.getSnapshot().context
-      if (ctx === undefined || l!.state !== 'reserved' || ctx.bid.expiresAt <= now) return []
+      if (ctx === undefined || (l!.state === 'reserved' && ctx.bid.expiresAt <= now)) return []
       return [ctx.held]
     })
   }

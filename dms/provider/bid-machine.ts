@@ -184,7 +184,7 @@ export function createBidMachine(clock: Pick<Clock, 'now'>, timing: BidTiming) {
         const now = clock.now()
         return {
           lockedAt: now,
-          contractBy: now + timing.contractWindowMs,
+          contractBy: now + Math.min(timing.contractWindowMs, timing.lockTtlMs),
           invokeBy: now + timing.lockTtlMs,
         }
       }),

@@ -48,6 +48,12 @@ export interface ProviderInit extends RetentionInit {
   bidTtlMs?: number
   /** How long a lock waits (from the lock) for its contract's invocation. @default 60000 */
   lockTtlMs?: number
+  /**
+   * How long a lock waits for its contract (`/dms/contract/sign`), which a requester sends right
+   * after the lock: a lock without one is released then, so locks cannot be piled up for free.
+   * @default 15000
+   */
+  contractWindowMs?: number
   /** How often expired reservations and overdue locks are released, and ended bids pruned. @default 5000 */
   sweepIntervalMs?: number
   /** The accept policy (specs/job-spec.md, "Provider policy"). */
@@ -136,7 +142,7 @@ export class ProviderService {
     this.allocationActors = new AllocationActors(c.system)
     const machine = provideBidActors(
       createBidMachine(c.clock, {
-        contractWindowMs: init.lockTtlMs ?? 60_000,
+        contractWindowMs: init.contractWindowMs ?? 15_000,
         lockTtlMs: init.lockTtlMs ?? 60_000,
       }),
       {

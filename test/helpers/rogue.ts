@@ -98,14 +98,14 @@ export function rogueProvider(
 
 /** An actor on `peer` that publishes bid requests and collects the answers it gets. */
 export function rogueRequester(peer: TestPeer, inbox = 'job/rogue') {
-  const answers: Array<{ kind: 'bid' | 'decline'; jobId: string; reasons?: string[] }> = []
+  const answers: Array<{ kind: 'bid' | 'decline'; jobId: string; reasons?: string[]; bid?: Bid }> = []
   const waiters = new Set<() => void>()
   const notify = () => waiters.forEach((w) => w())
   const actor = peer.system
     .spawn(inbox, peer.key)
     .on(W.bid, (m: Message) => {
       const p = m.payload as { bid?: Bid } & Partial<Bid>
-      answers.push({ kind: 'bid', jobId: (p.bid ?? p).jobId as string })
+      answers.push({ kind: 'bid', jobId: (p.bid ?? p).jobId as string, ...(p.bid ? { bid: p.bid } : {}) })
       notify()
     })
     .on(W.decline, (m: Message) => {

@@ -105,6 +105,19 @@ describe('provider/bid-machine', () => {
     assert.equal(fakes.calls.at(-1), 'release bid-1')
   })
 
+  it('a lock not followed by its contract within the contract window is released', async () => {
+    start(bidContext(clock.now()))
+    actor.send({ type: 'LOCK' })
+    await reaches('locked')
+    await clock.advanceAsync(14_999)
+    assert.equal(state(), 'locked')
+    await clock.advanceAsync(1)
+    await waitFor(actor, (s) => s.status === 'done')
+    assert.deepEqual(states(), ['reserved', 'locked', 'expired', 'released'])
+    assert.equal(actor.getSnapshot().context.history[2].detail, 'no contract within 15 s of the lock')
+    assert.equal(fakes.calls.at(-1), 'release bid-1')
+  })
+
   it('a lock the ledger refuses ends the bid, and says why', async () => {
     start(bidContext(clock.now()))
     fakes.failNext.lock = 'RESERVATION_EXPIRED'

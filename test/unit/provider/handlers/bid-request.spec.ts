@@ -4,7 +4,9 @@
  * per-requester cap, and a bid that cannot be delivered.
  */
 import assert from 'node:assert/strict'
+import { waitFor } from 'xstate'
 import { flatState } from '../../../../dms/provider/bid-store.js'
+import { jobRequestHandler } from '../../../../dms/provider/handlers/job-request.js'
 import { Harness } from '../../../helpers/provider-harness.js'
 
 describe('provider/handlers/bid-request', () => {
@@ -61,6 +63,29 @@ describe('provider/handlers/bid-request', () => {
       /^requester cap: cpu reserved for this requester would be 0\.8 of 1 offered, at most 50% per requester$/,
     )
     assert.equal(h.counts.declines['requester cap'], 1)
+  })
+
+  it('counts locked and contracted bids in the cap, not only reservations', async () => {
+    const lock = jobRequestHandler({ book: h.book })
+    const locked = []
+    for (const jobId of ['job-1', 'job-2']) {
+      const bid = await h.bid(jobId, 0.25)
+      await lock(h.msg({ jobId, bidId: bid.bidId }))
+      locked.push(h.book.actor(bid.bidId)!)
+    }
+    assert.equal(h.ledger.summary().locked.cpu, 0.5)
+    await h.bidRequest()(h.msg(h.request('job-3', 0.25)))
+    assert.match(
+      (h.sent.at(-1)!.payload as { reasons: string[] }).reasons[0],
+      /^requester cap: cpu .* 0\.75 of 1/,
+    )
+    // Another requester is not held back by it.
+    await h.bid('job-4', 0.25, h.stranger)
+    // Once the locks lapse (no contract came), the requester may bid again.
+    await h.clock.advanceAsync(15_000)
+    await Promise.all(locked.map((a) => waitFor(a, (snap) => snap.status === 'done')))
+    assert.equal(h.ledger.summary().locked.cpu, 0)
+    await h.bid('job-5', 0.25)
   })
 
   it('a bid that cannot be delivered releases its reservation', async () => {
