@@ -103,4 +103,49 @@ describe('provider/bid-book', () => {
     assert.equal(t.book.openBid('job-b', 'someone-else'), undefined, 'expired')
     await t.close()
   })
+
+  /** Ends a new bid (given up by its requester) after taking it to `contracted`. */
+  const ended = async (t: Awaited<ReturnType<typeof testBook>>, id: string) => {
+    const a = await t.book.create(bidContext(clock.now(), { bidId: id, jobId: `job-${id}` }))
+    a.send({ type: 'LOCK' })
+    await waitFor(a, (s) => s.matches('locked'))
+    a.send({ type: 'SIGN', contractId: `contract-${id}`, contractHash: 'h' })
+    a.send({ type: 'RELEASE', reason: 'given up by its requester' })
+    await waitFor(a, (s) => s.status === 'done')
+    await t.book.persisted(id)
+  }
+
+  it('keeps at most retainEndedCount ended bids: the oldest records go, and their contract look-ups', async () => {
+    const t = await testBook(clock, new Fakes(), { dir, retention: { retainEndedCount: 3 } })
+    for (const id of ['a', 'b', 'c', 'd', 'e']) {
+      await ended(t, id)
+      await clock.advanceAsync(1)
+    }
+    const live = await t.book.create(bidContext(clock.now(), { bidId: 'live', jobId: 'job-live' }))
+    assert.equal(await t.book.prune(), 2)
+    assert.deepEqual((await t.book.values()).map((r) => r.bidId).sort(), ['c', 'd', 'e', 'live'])
+    assert.equal(t.book.byContractId('contract-a'), undefined)
+    assert.equal(t.book.byContractId('contract-e')?.bidId, 'e')
+    assert.equal(await t.book.prune(), 0)
+    live.send({ type: 'RELEASE', reason: 'given up' })
+    await t.close()
+  })
+
+  it('deletes ended bids older than retainEndedMs, live ones never', async () => {
+    const t = await testBook(clock, new Fakes(), { dir, retention: { retainEndedMs: 60_000 } })
+    await ended(t, 'old')
+    await clock.advanceAsync(30_000)
+    await ended(t, 'recent')
+    const live = await t.book.create(
+      bidContext(clock.now(), { bidId: 'live', jobId: 'job-live', expiresAt: clock.now() + 3_600_000 }),
+    )
+    await clock.advanceAsync(30_000)
+    assert.equal(await t.book.prune(), 1)
+    assert.deepEqual((await t.book.values()).map((r) => r.bidId).sort(), ['live', 'recent'])
+    await clock.advanceAsync(30_000)
+    assert.equal(await t.book.prune(), 1)
+    assert.equal(t.book.actor('live') !== undefined, true)
+    live.send({ type: 'RELEASE', reason: 'given up' })
+    await t.close()
+  })
 })
