@@ -120,6 +120,12 @@ export interface NodeConfig {
     /** How often a running allocation tells its requester it is alive. @default 2000 */
     heartbeatMs?: number
     /**
+     * The budget of an allocation's provisioning (fetching and staging its inputs, pulling its
+     * image, creating its container), from its invocation; past it the allocation fails and its
+     * resources are released. @default 300000
+     */
+    provisionTimeoutMs?: number
+    /**
      * What one requester may hold in bids not yet invoked (reserved, locked, contracted). @default
      * { maxReservedShare: 0.5, maxOpenBids: 100 }
      */
@@ -266,6 +272,7 @@ export const nodeConfigSchema = obj(
         denyRequesters: { type: 'array', items: peerId },
         maxConcurrentJobs: posInt,
         heartbeatMs: posInt,
+        provisionTimeoutMs: posInt,
         requesterCap: obj({
           maxReservedShare: { type: 'number', exclusiveMinimum: 0, maximum: 1 },
           maxOpenBids: posInt,

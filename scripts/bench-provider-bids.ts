@@ -75,7 +75,11 @@ for (let i = 0; i < N; i += 1000)
   )
 
 const noop = fromPromise(() => Promise.resolve()) as never
-const machine = createBidMachine(systemClock, { contractWindowMs: 15_000, lockTtlMs: 60_000 }).provide({
+const machine = createBidMachine(systemClock, {
+  contractWindowMs: 15_000,
+  lockTtlMs: 60_000,
+  provisionTimeoutMs: 300_000,
+}).provide({
   actors: { deadline: noop, lock: noop, release: noop, deliver: noop },
 })
 const rows: Array<[string, number, number]> = []

@@ -20,7 +20,13 @@ const steps: JobSteps = {
 
 export const DIAGRAMS: Record<string, () => string> = {
   job: () => mermaidOf(createJobMachine(steps, { now: () => 0 })),
-  bid: () => mermaidOf(createBidMachine({ now: () => 0 }, { contractWindowMs: 15_000, lockTtlMs: 60_000 })),
+  bid: () =>
+    mermaidOf(
+      createBidMachine(
+        { now: () => 0 },
+        { contractWindowMs: 15_000, lockTtlMs: 60_000, provisionTimeoutMs: 300_000 },
+      ),
+    ),
 }
 
 const block = (name: string) =>

@@ -21,6 +21,11 @@ export interface Allocation {
   /** The disk quota on /outputs: what the ledger holds (the job's disk, or the default quota). */
   diskBytes: number
   invokedAt: number
+  /**
+   * Provisioning (staging the inputs, pulling the image, creating the container) must end by
+   * then: the invocation + `provisionTimeoutMs`. Past it the allocation fails.
+   */
+  provisionBy: number
 }
 
 /** The run's outcome as the allocation record and the REST API show it. */
@@ -60,6 +65,8 @@ export interface BidContext {
   /** The signed receipt with stdout, stderr and outputs, from publishing until delivered. */
   message?: JobResult
   result?: RunSummary
+  /** The run's inputs are staged (provisioning goes on with the container). */
+  staged?: boolean
   /** The ledger entry was released / the result's delivery is over (the ending states wait for both). */
   freed?: boolean
   delivered?: boolean
@@ -98,7 +105,7 @@ export type BidEvent =
   /** `/dms/contract/sign`: the terms were checked and countersigned. */
   | { type: 'SIGN'; contractId: string; contractHash: string }
   /** `/dms/job/invoke`: the proof was checked; allocate and run. */
-  | { type: 'INVOKE'; allocation: Omit<Allocation, 'invokedAt' | 'diskBytes'> }
+  | { type: 'INVOKE'; allocation: Omit<Allocation, 'invokedAt' | 'provisionBy' | 'diskBytes'> }
   /** `/dms/job/cancel` from the contract's requester, or the provider stopping. */
   | { type: 'CANCEL'; reason: string }
   /** `/dms/job/bid-release` from the bid's requester (or the bid could not be delivered). */

@@ -11,6 +11,7 @@
 import { assign, fromCallback, fromPromise, sendTo, setup, type EventObject } from 'xstate'
 import type { Clock } from '../../actors/clock.js'
 import { codeOf } from '../../actors/errors.js'
+import { notStarted } from '../executor/outputs.js'
 import { hashOutputs } from '../protocol/outputs.js'
 import type {
   BidContext,
@@ -25,6 +26,17 @@ import type {
   PublishInput,
   PublishOutput,
 } from './bid-context.js'
+import {
+  deadline,
+  ending,
+  heartbeat,
+  outcome,
+  OUTCOMES,
+  RESUMABLE,
+  stamp,
+  targetOf,
+  type DetailFrom,
+} from './bid-states.js'
 
 export type {
   DeadlineInput,
@@ -43,6 +55,8 @@ export interface BidTiming {
   contractWindowMs: number
   /** How long a lock waits (from the lock) for the contract's invocation. */
   lockTtlMs: number
+  /** The budget of provisioning: staging the inputs, pulling the image, creating the container. */
+  provisionTimeoutMs: number
 }
 
 /** How the machine is created: fresh for a new bid, or with `resume` set to go back to a stored state. */
@@ -50,27 +64,7 @@ export interface BidMachineInput {
   context: BidContext
 }
 
-const OUTCOMES = ['completed', 'failed', 'timed_out', 'cancelled'] as const
-/** The states a stored machine goes back to at restore (`released` is final: nothing to restore). */
-export const RESUMABLE: readonly BidState[] = [
-  'reserved',
-  'locking',
-  'locked',
-  'contracted',
-  'allocating',
-  'provisioning',
-  'running',
-  'publishing',
-  ...OUTCOMES,
-  'expired',
-  'withdrawn',
-]
-const targetOf = (s: BidState): string => (s === 'provisioning' || s === 'running' ? `active.${s}` : s)
-
 const missing = (name: string) => () => Promise.reject(new Error(`bid machine: no ${name} actor provided`))
-
-/** Where a history entry's detail comes from. */
-type DetailFrom = 'event' | 'ending' | 'result'
 
 /**
  * The bid machine, its actors not yet provided (`provide` them: dms/provider/bid-actors.ts). The
@@ -78,58 +72,6 @@ type DetailFrom = 'event' | 'ending' | 'result'
  */
 export function createBidMachine(clock: Pick<Clock, 'now'>, timing: BidTiming) {
   const secs = (ms: number) => Math.round(ms / 1000)
-  // Waits for an absolute time of the context; `ending` says why the bid ends when it passes.
-  const deadline = (id: string, at: (c: BidContext) => number, ending: string) => ({
-    id,
-    src: 'deadline' as const,
-    input: ({ context }: { context: BidContext }): DeadlineInput => ({ at: at(context) }),
-    onDone: { target: 'expired' as const, actions: { type: 'end' as const, params: { ending } } },
-  })
-  const stamp = (state: BidState, detail?: DetailFrom) => ({
-    type: 'stamp' as const,
-    params: { state, detail },
-  })
-  const heartbeat = (state: BidState) => ({
-    id: 'heartbeat',
-    src: 'heartbeat' as const,
-    input: ({ context }: { context: BidContext }): HeartbeatInput => ({
-      allocationId: context.allocation!.allocationId,
-      jobId: context.bid.jobId,
-      requester: context.requester,
-      state,
-    }),
-  })
-  const release = {
-    id: 'release',
-    src: 'release' as const,
-    input: ({ context }: { context: BidContext }): LedgerInput => ({ bidId: context.bid.bidId }),
-  }
-  // An ending after an invocation: the ledger entry is released and the result delivered, both
-  // at once (a requester that cannot be reached does not hold the resources), then `released`.
-  const outcome = (state: BidState) => ({
-    entry: stamp(state, 'result'),
-    invoke: [
-      { ...release, onDone: { actions: 'freed' as const }, onError: { actions: 'freed' as const } },
-      {
-        id: 'deliver',
-        src: 'deliver' as const,
-        input: ({ context }: { context: BidContext }): DeliverInput => ({
-          allocationId: context.allocation?.allocationId,
-          requester: context.requester,
-          message: context.message,
-        }),
-        onDone: { actions: 'delivered' as const },
-        onError: { actions: 'delivered' as const },
-      },
-    ],
-    always: { guard: 'settled' as const, target: 'released' as const },
-  })
-  // An ending without a run: the ledger entry is released, then `released`.
-  const ending = (state: BidState) => ({
-    entry: stamp(state, 'ending'),
-    invoke: { ...release, onDone: 'released' as const, onError: 'released' as const },
-  })
-
   return setup({
     types: {
       context: {} as BidContext,
@@ -204,7 +146,12 @@ export function createBidMachine(clock: Pick<Clock, 'now'>, timing: BidTiming) {
         const e = event as Extract<BidEvent, { type: 'INVOKE' }>
         const now = clock.now()
         return {
-          allocation: { ...e.allocation, diskBytes: 0, invokedAt: now },
+          allocation: {
+            ...e.allocation,
+            diskBytes: 0,
+            invokedAt: now,
+            provisionBy: now + timing.provisionTimeoutMs,
+          },
         }
       }),
       allocated: assign(({ context, event }) => ({
@@ -219,6 +166,19 @@ export function createBidMachine(clock: Pick<Clock, 'now'>, timing: BidTiming) {
       cancelBeforeRun: assign(({ event }) => ({
         ending: (event as unknown as { reason: string }).reason,
         allocation: undefined,
+      })),
+      staged: assign({ staged: true }),
+      // Provisioning ran out of its budget: the allocation fails, saying where it stood.
+      provisionTimedOut: assign(({ context }) => ({
+        run: notStarted(
+          'failed',
+          -1,
+          `provisioning did not finish within ${secs(timing.provisionTimeoutMs)} s: ${
+            context.staged === true || context.allocation?.inputs.length === 0
+              ? 'the container did not start'
+              : 'the inputs were not staged'
+          }`,
+        ),
       })),
       ran: assign(({ event }) => ({ run: (event as Extract<BidEvent, { type: 'RAN' }>).result })),
       published: assign(({ event }) => {
@@ -329,9 +289,17 @@ export function createBidMachine(clock: Pick<Clock, 'now'>, timing: BidTiming) {
         states: {
           provisioning: {
             entry: stamp('provisioning', 'event'),
-            invoke: heartbeat('provisioning'),
+            invoke: [
+              {
+                id: 'provisionDeadline',
+                src: 'deadline',
+                input: ({ context }) => ({ at: context.allocation!.provisionBy }),
+                onDone: { target: '#bid.publishing', actions: 'provisionTimedOut' },
+              },
+              heartbeat('provisioning'),
+            ],
             on: {
-              STAGED: { actions: { type: 'note', params: { state: 'provisioning' } } },
+              STAGED: { actions: ['staged', { type: 'note', params: { state: 'provisioning' } }] },
               STARTED: 'running',
             },
           },

@@ -56,6 +56,7 @@ function allocationStateOf(state: string): BidState {
 export function fromV01(
   old: { bid?: V01Bid; allocation?: V01Allocation; ledger?: LedgerEntry },
   now: number,
+  provisionTimeoutMs = 300_000,
 ): StoredBid {
   const { allocation: a, ledger } = old
   const bid = old.bid?.bid ?? a!.contract.terms.bid
@@ -88,6 +89,8 @@ export function fromV01(
       inputs: a.inputs ?? [],
       diskBytes: a.diskBytes ?? terms!.resources.diskBytes,
       invokedAt: a.history[0]?.at ?? now,
+      // 0.1 gave provisioning no deadline: its budget starts at the migration.
+      provisionBy: now + provisionTimeoutMs,
     }
     if (a.result !== undefined) context.result = a.result
     state = allocationStateOf(a.state)
@@ -128,7 +131,7 @@ export function fromV01(
  */
 export async function migrateV01(
   db: Db,
-  opts: { log: Logger; now: number; ledger: LedgerEntry[] },
+  opts: { log: Logger; now: number; ledger: LedgerEntry[]; provisionTimeoutMs?: number },
 ): Promise<number> {
   const oldBids = new Repo<V01Bid>(db, 'provider-bids')
   const oldAllocations = new Repo<V01Allocation>(db, 'allocations')
@@ -143,7 +146,8 @@ export async function migrateV01(
   const ops = []
   for (const bidId of ids) {
     const old = { bid: bidOf.get(bidId), allocation: byBid.get(bidId), ledger: ledger.get(bidId) }
-    if ((await repo.get(bidId)) === undefined) ops.push(repo.putOp(bidId, fromV01(old, opts.now)))
+    if ((await repo.get(bidId)) === undefined)
+      ops.push(repo.putOp(bidId, fromV01(old, opts.now, opts.provisionTimeoutMs)))
   }
   ops.push(
     ...bids.map((b) => oldBids.delOp(b.bid.bidId)),

@@ -54,6 +54,12 @@ export interface ProviderInit extends RetentionInit {
    * @default 15000
    */
   contractWindowMs?: number
+  /**
+   * The budget of an allocation's provisioning, from its invocation: fetching and staging its
+   * inputs, pulling its image, creating its container. Past it the allocation fails (its
+   * receipt says so) and its resources are released. @default 300000
+   */
+  provisionTimeoutMs?: number
   /** How often expired reservations and overdue locks are released, and ended bids pruned. @default 5000 */
   sweepIntervalMs?: number
   /** The accept policy (specs/job-spec.md, "Provider policy"). */
@@ -134,6 +140,10 @@ export class ProviderService {
   /** What `start` found left by an earlier process. */
   recovered?: RecoverySummary
 
+  private get provisionTimeoutMs(): number {
+    return this.init.provisionTimeoutMs ?? 300_000
+  }
+
   constructor(
     private readonly c: ProviderComponents,
     private readonly init: ProviderInit,
@@ -143,6 +153,7 @@ export class ProviderService {
     const machine = provideBidActors(
       createBidMachine(c.clock, {
         contractWindowMs: init.contractWindowMs ?? 15_000,
+        provisionTimeoutMs: this.provisionTimeoutMs,
         lockTtlMs: init.lockTtlMs ?? 60_000,
       }),
       {
@@ -207,6 +218,7 @@ export class ProviderService {
       log: this.c.log,
       now: this.c.clock.now(),
       ledger: this.c.ledger.entries(),
+      provisionTimeoutMs: this.provisionTimeoutMs,
     })
     await this.book.start()
     const d = { ...this.c, book: this.book, peerId: () => this.peerId, events: this.events }

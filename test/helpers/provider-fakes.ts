@@ -32,7 +32,7 @@ import type { ResourceLedger } from '../../dms/resources/ledger.js'
 import { openDb, type Db } from '../../dms/store/db.js'
 
 export const REQUESTER = '12D3KooWRequesterPeerRequesterPeerRequesterPeerRe'
-export const TIMING: BidTiming = { contractWindowMs: 15_000, lockTtlMs: 60_000 }
+export const TIMING: BidTiming = { contractWindowMs: 15_000, lockTtlMs: 60_000, provisionTimeoutMs: 300_000 }
 
 export function testBid(now: number, over: Partial<Bid> = {}): Bid {
   return {

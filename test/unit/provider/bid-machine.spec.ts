@@ -157,6 +157,42 @@ describe('provider/bid-machine', () => {
     assert.ok(states().includes('cancelled'))
   })
 
+  it('provisioning past its budget fails the allocation, saying where it stood, and releases it', async () => {
+    start(bidContext(clock.now()))
+    actor.send({ type: 'LOCK' })
+    await reaches('locked')
+    actor.send({ type: 'SIGN', contractId: 'contract-1', contractHash: 'h' })
+    actor.send({
+      type: 'INVOKE',
+      allocation: {
+        allocationId: 'alloc-1',
+        contract: contractFor(actor.getSnapshot().context.bid),
+        command: ['sh'],
+        env: {},
+        inputs: [{ path: 'a', sha256: 'ef'.repeat(32), size: 1000 }],
+      },
+    })
+    await reaches('provisioning')
+    assert.equal(actor.getSnapshot().context.allocation?.provisionBy, clock.now() + 300_000)
+    await clock.advanceAsync(299_999)
+    assert.equal(state(), 'provisioning')
+    await clock.advanceAsync(1)
+    await waitFor(actor, (s) => s.status === 'done')
+    const ctx = actor.getSnapshot().context
+    assert.equal(ctx.result?.status, 'failed')
+    assert.equal(ctx.result?.reason, 'provisioning did not finish within 300 s: the inputs were not staged')
+    assert.deepEqual(states().slice(3), ['provisioning', 'publishing', 'failed', 'released'])
+    assert.deepEqual(fakes.calls.slice(-2), ['publish failed', 'release bid-1'])
+    assert.equal(fakes.delivered.length, 1, 'the failed receipt goes to the requester')
+    // A run that had staged its inputs but whose container did not start says so.
+    start(bidContext(clock.now(), { bidId: 'bid-2' }))
+    const run = await toRun()
+    run.send({ type: 'STAGED', detail: 'inputs staged: 0 files' })
+    await clock.advanceAsync(300_000)
+    await waitFor(actor, (s) => s.status === 'done')
+    assert.match(actor.getSnapshot().context.result!.reason!, /: the container did not start$/)
+  })
+
   it('restored, a machine goes back to its state with its deadlines, without a second step in its history', async () => {
     start(bidContext(clock.now()))
     actor.send({ type: 'LOCK' })
