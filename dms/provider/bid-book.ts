@@ -55,7 +55,8 @@ export class BidBook {
   /** Ended bids, oldest first (for pruning and for cancels of contracts that ended). */
   private readonly ended = new Map<string, Ended>()
   private readonly byContract = new Map<string, string>()
-  private readonly openByJob = new Map<string, string>()
+  /** Open bids by requester and job (`<requester> <jobId>`). */
+  private readonly open = new Map<string, string>()
   private readonly holding = new Map<string, Set<string>>()
   private readonly listeners = new Set<TransitionListener>()
 
@@ -125,7 +126,7 @@ export class BidBook {
 
   /** The open (reserved, unexpired) bid of `requester` for `jobId`, to send again. */
   openBid(jobId: string, requester: string): Bid | undefined {
-    const l = this.live.get(this.openByJob.get(jobId) ?? '')
+    const l = this.live.get(this.open.get(`${requester} ${jobId}`) ?? '')
     if (l === undefined || l.state !== 'reserved' || l.requester !== requester) return undefined
     const bid = l.actor.getSnapshot().context.bid
     return bid.expiresAt > this.c.clock.now() ? bid : undefined
@@ -219,8 +220,9 @@ export class BidBook {
     const ctx = snap.context
     l.state = state
     if (ctx.contractId !== undefined) this.byContract.set(ctx.contractId, bidId)
-    if (state === 'reserved') this.openByJob.set(l.jobId, bidId)
-    else if (this.openByJob.get(l.jobId) === bidId) this.openByJob.delete(l.jobId)
+    const job = `${l.requester} ${l.jobId}`
+    if (state === 'reserved') this.open.set(job, bidId)
+    else if (this.open.get(job) === bidId) this.open.delete(job)
     const held = this.holding.get(l.requester) ?? new Set<string>()
     if (HOLDING.has(state)) this.holding.set(l.requester, held.add(bidId))
     else if (held.delete(bidId) && held.size === 0) this.holding.delete(l.requester)
