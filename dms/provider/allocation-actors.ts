@@ -4,12 +4,15 @@
  * first use, stopped once the allocation is released. Each step of an allocation is reported to
  * its requester as a `/dms/job/update` once it is stored. Spec: specs/protocol.md ("Behaviours").
  */
+import type { Handle } from '../../actors/envelope.js'
 import { KeyPair } from '../../actors/identity.js'
 import type { Actor, ActorSystem } from '../../actors/system.js'
 import { W } from '../protocol/behaviours.js'
 import { allocationInbox } from '../protocol/handles.js'
 import type { JobUpdate } from '../protocol/messages.js'
 import { ALLOCATION_STATES, type HistoryEntry } from './bid-context.js'
+
+const OUTCOMES = new Set(['completed', 'failed', 'timed_out', 'cancelled'])
 import type { StoredBid } from './bid-store.js'
 import { clip } from './publish.js'
 
@@ -35,27 +38,34 @@ export class AllocationActors {
     return e
   }
 
+  /** Sends `update` after every update queued before it (best effort); resolves once it is sent. */
+  send(allocationId: string, to: Handle, update: JobUpdate): Promise<void> {
+    const e = this.entry(allocationId)
+    const sent = e.sent.then(() => e.actor.send(to, W.update, update).catch(() => {}))
+    e.sent = sent
+    return sent
+  }
+
   /**
    * Sends the requester an update for each step the stored transition added (best effort, in
-   * order); once the allocation is released, stops its actor after the last one.
+   * order); once the allocation is released, stops its actor after the last one. An outcome's
+   * update is sent by its delivery, just before the result.
    */
   report(rec: StoredBid, added: HistoryEntry[]): void {
     const ctx = rec.snapshot.context
     const a = ctx.allocation
     if (a === undefined) return
-    const steps = added.filter((h) => ALLOCATION_STATES.has(h.state))
+    const steps = added.filter((h) => ALLOCATION_STATES.has(h.state) && !OUTCOMES.has(h.state))
     if (steps.length === 0 && rec.state !== 'released') return
     const e = this.entry(a.allocationId)
-    for (const h of steps) {
-      const update: JobUpdate = {
+    for (const h of steps)
+      void this.send(a.allocationId, ctx.requester, {
         jobId: ctx.bid.jobId,
         allocationId: a.allocationId,
         state: h.state,
         at: h.at,
         detail: clip(h.detail),
-      }
-      e.sent = e.sent.then(() => e.actor.send(ctx.requester, W.update, update).catch(() => {}))
-    }
+      })
     if (rec.state === 'released') {
       this.actors.delete(a.allocationId)
       void e.sent.finally(() => e.actor.stop())

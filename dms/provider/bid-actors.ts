@@ -14,6 +14,8 @@ import type { BlobService } from '../blobs/service.js'
 import type { Executor } from '../executor/executor.js'
 import { W } from '../protocol/behaviours.js'
 import { HEARTBEAT, type JobUpdate } from '../protocol/messages.js'
+import type { Handle } from '../../actors/envelope.js'
+import { clip } from './publish.js'
 import type { ResourceLedger } from '../resources/ledger.js'
 import { executeActor } from './allocation-run.js'
 import type { BidMachine, DeadlineInput, DeliverInput, HeartbeatInput, LedgerInput } from './bid-machine.js'
@@ -31,6 +33,8 @@ export interface BidActorDeps {
   workDir: string
   /** The allocation's own actor (`alloc/<id>`): its updates, logs and result come from it. */
   actorFor(allocationId: string): Actor
+  /** Sends an allocation's update after the ones reported before it (best effort). */
+  sendUpdate(allocationId: string, to: Handle, update: JobUpdate): Promise<void>
   /** Whether the provider is stopping: a result that cannot be delivered is not retried then. */
   stopping(): boolean
 }
@@ -68,10 +72,18 @@ export const heartbeatActor = (d: Pick<BidActorDeps, 'clock' | 'actorFor'>, ms: 
  * Delivers the result, retrying with backoff (1, 2, 4... s, about a minute in all) while the
  * requester is unreachable (it may be restarting), unless the provider is stopping.
  */
-export const deliverActor = (d: Pick<BidActorDeps, 'clock' | 'log' | 'actorFor' | 'stopping'>) =>
+export const deliverActor = (
+  d: Pick<BidActorDeps, 'clock' | 'log' | 'actorFor' | 'stopping' | 'sendUpdate'>,
+) =>
   fromPromise<void, DeliverInput>(async ({ input, signal }) => {
     const { message, allocationId } = input
-    if (message === undefined || allocationId === undefined) return
+    if (allocationId === undefined) return
+    if (input.update !== undefined)
+      await d.sendUpdate(allocationId, input.requester, {
+        ...input.update,
+        detail: clip(input.update.detail),
+      })
+    if (message === undefined) return
     try {
       await retry(
         () => d.actorFor(allocationId).send(input.requester, W.result, message, { ttlMs: 120_000 }),

@@ -7,7 +7,7 @@ import type { Handle } from '../../actors/envelope.js'
 import type { InputFile } from '../blobs/staging.js'
 import type { Bid, SignedContract } from '../contracts/model.js'
 import type { ExecutionResult } from '../executor/executor.js'
-import type { BidRequest, JobResult } from '../protocol/messages.js'
+import type { BidRequest, JobResult, JobUpdate } from '../protocol/messages.js'
 import type { Resources } from '../resources/types.js'
 
 /** What an invocation asked for, kept from `/dms/job/invoke` to the end of the run. */
@@ -210,6 +210,8 @@ export interface PublishOutput {
 export interface DeliverInput {
   allocationId?: string
   requester: Handle
+  /** The outcome's update, sent before the result (the requester keeps updates until its result). */
+  update?: JobUpdate
   /** Nothing to deliver when the bid ended without a run. */
   message?: JobResult
 }

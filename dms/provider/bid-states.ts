@@ -57,8 +57,9 @@ export const release = {
   src: 'release' as const,
   input: ({ context }: { context: BidContext }): LedgerInput => ({ bidId: context.bid.bidId }),
 }
-// An ending after an invocation: the ledger entry is released and the result delivered, both
-// at once (a requester that cannot be reached does not hold the resources), then `released`.
+// An ending after an invocation: the ledger entry is released and the result delivered (the
+// outcome's update first, then the result), both at once (a requester that cannot be reached
+// does not hold the resources), then `released`.
 export const outcome = (state: BidState) => ({
   entry: stamp(state, 'result'),
   invoke: [
@@ -66,11 +67,26 @@ export const outcome = (state: BidState) => ({
     {
       id: 'deliver',
       src: 'deliver' as const,
-      input: ({ context }: { context: BidContext }): DeliverInput => ({
-        allocationId: context.allocation?.allocationId,
-        requester: context.requester,
-        message: context.message,
-      }),
+      input: ({ context }: { context: BidContext }): DeliverInput => {
+        const a = context.allocation
+        const last = context.history.at(-1)
+        return {
+          allocationId: a?.allocationId,
+          requester: context.requester,
+          message: context.message,
+          ...(a !== undefined && last !== undefined
+            ? {
+                update: {
+                  jobId: context.bid.jobId,
+                  allocationId: a.allocationId,
+                  state,
+                  at: last.at,
+                  ...(last.detail !== undefined ? { detail: last.detail } : {}),
+                },
+              }
+            : {}),
+        }
+      },
       onDone: { actions: 'delivered' as const },
       onError: { actions: 'delivered' as const },
     },

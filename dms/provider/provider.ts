@@ -159,6 +159,7 @@ export class ProviderService {
       {
         ...c,
         actorFor: (id) => this.allocationActors.get(id),
+        sendUpdate: (id, to, update) => this.allocationActors.send(id, to, update),
         stopping: () => this.stopping,
       },
       { heartbeatMs: init.heartbeatMs },

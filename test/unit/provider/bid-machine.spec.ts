@@ -79,6 +79,7 @@ describe('provider/bid-machine', () => {
       'release bid-1',
     ])
     assert.equal(fakes.delivered.length, 1, 'the result is delivered')
+    assert.equal(fakes.delivered[0].update?.state, 'completed', 'after the outcome update')
     assert.equal(actor.getSnapshot().context.message, undefined, 'the final record keeps no output')
     assert.equal(actor.getSnapshot().context.result?.status, 'completed')
   })
