@@ -44,3 +44,13 @@ export const StringEnum = <const T extends readonly string[]>(
   values: T,
   options: SchemaOptions = {},
 ): TUnsafe<T[number]> => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
+
+/**
+ * An object used as a map from any key to `value`, as `{ type: 'object', additionalProperties }`
+ * (TypeBox's `Record` says the same with a catch-all `patternProperties`).
+ */
+export const StringMap = <V extends TSchema>(
+  value: V,
+  options: SchemaOptions = {},
+): TUnsafe<Record<string, Static<V>>> =>
+  Type.Unsafe<Record<string, Static<V>>>({ type: 'object', ...options, additionalProperties: value })
