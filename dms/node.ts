@@ -8,7 +8,10 @@ import type { Host } from './network/host.js'
 import type { Libp2pTransport } from './network/transport.js'
 import type { Db } from './store/db.js'
 import { startPeerBase } from './peer-base.js'
+import { collectNodeMetrics, PROMETHEUS_CONTENT_TYPE, renderPrometheus } from './api/metrics.js'
+import type { MetricsPort } from './api/ports.js'
 import { ApiServer } from './api/server.js'
+import { apiPorts } from './node-adapters.js'
 import type { NodeConfig } from './config.js'
 import { BlobService } from './blobs/service.js'
 import { ApprovalClient } from './contracts/approval-client.js'
@@ -224,8 +227,26 @@ export class DmsNode {
       await this.orchestrator.start()
     }
     if (cfg.api !== false) {
+      const metrics: MetricsPort = {
+        contentType: PROMETHEUS_CONTENT_TYPE,
+        render: async () => renderPrometheus(await collectNodeMetrics(this)),
+      }
+      const ports = apiPorts({
+        peerId: this.peerId,
+        addrs: () => this.addrs(),
+        host: this.host,
+        transport: this.transport,
+        system: this.system,
+        blobs: this.blobs,
+        approvals: this.approvals,
+        payloadRefusals: this.payloadRefusals,
+        metrics,
+        orchestrator: this.orchestrator,
+        provider: this.provider,
+        onboarding: this.onboarding,
+      })
       this.api = new ApiServer(
-        { node: this, log: child(log, 'dms:api') },
+        { ports, log: child(log, 'dms:api') },
         {
           socketPath: cfg.api?.socket ?? join(cfg.dataDir, 'dms.sock'),
           tcp: cfg.api?.tcp,

@@ -54,3 +54,7 @@ export const StringMap = <V extends TSchema>(
   options: SchemaOptions = {},
 ): TUnsafe<Record<string, Static<V>>> =>
   Type.Unsafe<Record<string, Static<V>>>({ type: 'object', ...options, additionalProperties: value })
+
+/** Exactly `value`, as `{ const: value }` (TypeBox's `Literal` adds the type, saying the same twice). */
+export const Const = <const T extends string | number | boolean>(value: T): TUnsafe<T> =>
+  Type.Unsafe<T>({ const: value })
