@@ -19,8 +19,6 @@ const SOURCES = ['actors', 'proto', 'dms']
 
 /** Today's violations: "from -> to", and why each is still here. Phase B empties this list. */
 const KNOWN: Record<string, string> = {
-  // The metrics read a whole node at each scrape; they are to be counted at events (B4).
-  'dms/api/metrics.ts -> dms/node.ts': 'the metrics read a whole DmsNode (B4: prom-client at events)',
   // The contract-db's operator API takes the whole contract-db node (phase B3: operator API from
   // ports, in dms/contract-db/).
   'dms/contracts/operator-api.ts -> dms/contracts/contract-db-node.ts':
