@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ContractDbNode } from '../dms/contracts/contract-db-node.js'
+import { ContractDbNode } from '../dms/contract-db/node.js'
 import { publicKeyOfPeer } from '../dms/contracts/party.js'
 import { W } from '../dms/protocol/behaviours.js'
 import { INBOX } from '../dms/protocol/handles.js'

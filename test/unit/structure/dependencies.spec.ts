@@ -26,12 +26,12 @@ const KNOWN: Record<string, string> = {
   'dms/api/metrics.ts -> dms/node.ts': 'the metrics read a whole DmsNode (B4: prom-client at events)',
   // The contract-db's operator API takes the whole contract-db node (phase B3: operator API from
   // ports, in dms/contract-db/).
-  'dms/contracts/operator-api.ts -> dms/contracts/contract-db-node.ts':
+  'dms/contract-db/operator-api.ts -> dms/contract-db/node.ts':
     'the operator API takes a whole ContractDbNode (B3: ports)',
 }
 
 /** The composition roots: they build every part, faces included. */
-const ROOTS = new Set(['dms/node.ts', 'dms/contracts/contract-db-node.ts'])
+const ROOTS = new Set(['dms/node.ts', 'dms/contract-db/node.ts'])
 
 interface Edge {
   from: string

@@ -7,9 +7,9 @@ import { W } from '../protocol/behaviours.js'
 import { handleOf, INBOX, jobInbox } from '../protocol/handles.js'
 import type { SettleRequest, TerminateRequest } from '../protocol/messages.js'
 import { Repo, type Db } from '../store/db.js'
-import { hashDoc, signDoc, verifyDoc } from './canonical.js'
+import { hashDoc, signDoc, verifyDoc } from '../contracts/canonical.js'
 import { nextContractState, type ContractEvent, type ContractState } from './contract-machine.js'
-import { REFUSAL, refuse } from './errors.js'
+import { REFUSAL, refuse } from '../contracts/errors.js'
 import {
   DOMAIN,
   TERMINATION,
@@ -20,12 +20,12 @@ import {
   type SignedContract,
   type SignedReceipt,
   type TerminationReason,
-} from './model.js'
-import { billableMs, costOfMs, isAmount, InvalidAmountError, type Amount } from './money.js'
-import { partyIsConsistent, publicKeyOfPeer } from './party.js'
-import { checkBidTerms, checkReceipt, checkVerification } from './checks.js'
-import { issueApproval } from './approval.js'
-import type { ApprovalCredential } from './model.js'
+} from '../contracts/model.js'
+import { billableMs, costOfMs, isAmount, InvalidAmountError, type Amount } from '../contracts/money.js'
+import { partyIsConsistent, publicKeyOfPeer } from '../contracts/party.js'
+import { checkBidTerms, checkReceipt, checkVerification } from '../contracts/checks.js'
+import { issueApproval } from '../contracts/approval.js'
+import type { ApprovalCredential } from '../contracts/model.js'
 
 export type { ContractState } from './contract-machine.js'
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
-import { nextContractState, type ContractState } from '../../../dms/contracts/contract-machine.js'
+import { nextContractState, type ContractState } from '../../../dms/contract-db/contract-machine.js'
 
-describe('contracts/contract-machine', () => {
+describe('contract-db/contract-machine', () => {
   it('goes proposed -> active -> settled | terminated', () => {
     assert.equal(nextContractState('proposed', 'VERIFY'), 'active')
     assert.equal(nextContractState('active', 'SETTLE'), 'settled')

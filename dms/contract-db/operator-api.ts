@@ -2,8 +2,8 @@ import { chmod, rm } from 'node:fs/promises'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { RefusedError } from '../../actors/errors.js'
-import type { ContractDbNode } from './contract-db-node.js'
-import { InvalidAmountError } from './money.js'
+import type { ContractDbNode } from './node.js'
+import { InvalidAmountError } from '../contracts/money.js'
 import type { ContractRecord } from './service.js'
 
 /** A contract as listed by `GET /v1/contract-db/contracts`. */
