@@ -24,10 +24,6 @@ const KNOWN: Record<string, string> = {
   'dms/api/server.ts -> dms/node.ts': 'the REST API takes a whole DmsNode (B4: ports)',
   'dms/api/node-routes.ts -> dms/node.ts': 'the node routes read a whole DmsNode (B4: ports)',
   'dms/api/metrics.ts -> dms/node.ts': 'the metrics read a whole DmsNode (B4: prom-client at events)',
-  // The contract-db's operator API takes the whole contract-db node (phase B3: operator API from
-  // ports, in dms/contract-db/).
-  'dms/contract-db/operator-api.ts -> dms/contract-db/node.ts':
-    'the operator API takes a whole ContractDbNode (B3: ports)',
 }
 
 /** The composition roots: they build every part, faces included. */
