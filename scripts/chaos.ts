@@ -20,7 +20,7 @@ import { pathToFileURL } from 'node:url'
 import { ApiClient, DaemonNotRunningError } from '../dms/api/client.js'
 import { startDevnet, type Devnet, type DevnetProc } from '../dms/cli/devnet.js'
 import type { ContractSummary } from '../dms/contract-db/operator-api.js'
-import type { Account } from '../dms/contract-db/service.js'
+import type { Account } from '../dms/contract-db/records.js'
 
 const ROOT = join(import.meta.dirname, '..')
 const IMAGE = process.env.DMS_TEST_IMAGE ?? 'dms-test:1'

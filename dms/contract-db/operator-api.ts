@@ -8,7 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { RefusedError } from '../../actors/errors.js'
 import { InvalidAmountError, type Amount } from '../contracts/money.js'
-import type { Account, ApprovedEntity, ContractRecord } from './service.js'
+import type { Account, ApprovedEntity, ContractRecord } from './records.js'
 
 export interface ApprovalsPort {
   list(): Promise<ApprovedEntity[]>

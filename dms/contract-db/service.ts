@@ -21,40 +21,21 @@ import {
   type SignedReceipt,
   type TerminationReason,
 } from '../contracts/model.js'
-import { billableMs, costOfMs, isAmount, InvalidAmountError, type Amount } from '../contracts/money.js'
-import { partyIsConsistent, publicKeyOfPeer } from '../contracts/party.js'
+import { billableMs, costOfMs, type Amount } from '../contracts/money.js'
+import { partyIsConsistent } from '../contracts/party.js'
 import { checkBidTerms, checkReceipt, checkVerification } from '../contracts/checks.js'
 import { issueApproval } from '../contracts/approval.js'
 import type { ApprovalCredential } from '../contracts/model.js'
-
-export type { ContractState } from './contract-machine.js'
-
-export interface Account {
-  peer: string
-  /** Spendable balance, micro-tokens. */
-  balance: Amount
-  /** Locked in active contracts, micro-tokens. */
-  escrow: Amount
-}
-
-export interface ContractRecord {
-  contract: SignedContract
-  /** The contract machine's state (its persisted form). */
-  state: ContractState
-  proof: ContractProof
-  /** When escrow was locked (the proof's issuedAt). */
-  activatedAt: number
-  settlement?: Settlement
-  /** Which party closed it. */
-  closedBy?: string
-  detail?: string
-  history: Array<{ state: ContractState; at: number }>
-}
-
-export interface ApprovedEntity {
-  peer: string
-  approvedAt: number
-}
+import { Approvals } from './approvals.js'
+import { billFor } from './billing.js'
+import { Accounts, closeMoves, lockMoves, type Move } from './ledger.js'
+import {
+  SUBLEVEL,
+  type Account,
+  type ApprovedEntity,
+  type ContractRecord,
+  type StoredState,
+} from './records.js'
 
 export interface ContractDbInit {
   /** Lifetime of the approval credentials it issues. @default APPROVAL_TTL_MS (10 minutes) */
@@ -80,17 +61,18 @@ export interface ContractDbComponents {
 export class ContractDbService {
   private actor?: Actor
   private readonly queue = new SerialQueue()
-  readonly approved: Repo<ApprovedEntity>
-  readonly accounts: Repo<Account>
-  readonly contracts: Repo<ContractRecord>
+  private readonly approvals: Approvals
+  private readonly accounts: Accounts
+  private readonly contracts: Repo<ContractRecord>
 
   constructor(
     private readonly components: ContractDbComponents,
     private readonly init: ContractDbInit = {},
   ) {
-    this.approved = new Repo(components.db, 'cdb-approved')
-    this.accounts = new Repo(components.db, 'cdb-accounts')
-    this.contracts = new Repo(components.db, 'cdb-contracts')
+    const { db, clock, log } = components
+    this.approvals = new Approvals(new Repo(db, SUBLEVEL.approved), { clock, log })
+    this.accounts = new Accounts(new Repo(db, SUBLEVEL.accounts), log)
+    this.contracts = new Repo(db, SUBLEVEL.contracts)
   }
 
   get peerId(): string {
@@ -120,27 +102,12 @@ export class ContractDbService {
   // ---- operator: approvals and accounts ----
 
   approve(peer: string): Promise<ApprovedEntity> {
-    if (publicKeyOfPeer(peer) === undefined)
-      throw refuse(REFUSAL.badPeerId, `${peer} is not an Ed25519 peer id`)
-    return this.serial(async () => {
-      const existing = await this.approved.get(peer)
-      if (existing !== undefined) return existing
-      const rec = { peer, approvedAt: this.components.clock.now() }
-      await this.approved.put(peer, rec)
-      this.components.log.info({ peer }, 'entity approved')
-      return rec
-    })
+    return this.serial(() => this.approvals.approve(peer))
   }
 
   /** Removes an approval. New contracts naming the peer are refused; active ones still close. */
   revoke(peer: string): Promise<boolean> {
-    return this.serial(async () => {
-      const existing = await this.approved.get(peer)
-      if (existing === undefined) return false
-      await this.approved.del(peer)
-      this.components.log.info({ peer }, 'entity revoked')
-      return true
-    })
+    return this.serial(() => this.approvals.revoke(peer))
   }
 
   /**
@@ -162,35 +129,25 @@ export class ContractDbService {
     })
   }
 
-  async isApproved(peer: string): Promise<boolean> {
-    return (await this.approved.get(peer)) !== undefined
+  isApproved(peer: string): Promise<boolean> {
+    return this.approvals.isApproved(peer)
   }
 
   listApproved(): Promise<ApprovedEntity[]> {
-    return this.approved.values()
+    return this.approvals.list()
   }
 
   /** Adds test tokens to a peer's balance (operator only: there is no network route for it). */
   credit(peer: string, amount: Amount): Promise<Account> {
-    if (!isAmount(amount) || amount === 0) throw new InvalidAmountError('a credit (> 0)', amount)
-    if (publicKeyOfPeer(peer) === undefined)
-      throw refuse(REFUSAL.badPeerId, `${peer} is not an Ed25519 peer id`)
-    return this.serial(async () => {
-      const acc = await this.account(peer)
-      const next = { ...acc, balance: acc.balance + amount }
-      if (!isAmount(next.balance)) throw new InvalidAmountError('the resulting balance', next.balance)
-      await this.accounts.put(peer, next)
-      this.components.log.info({ peer, amount }, 'account credited')
-      return next
-    })
+    return this.serial(() => this.accounts.credit(peer, amount))
   }
 
-  async account(peer: string): Promise<Account> {
-    return (await this.accounts.get(peer)) ?? { peer, balance: 0, escrow: 0 }
+  account(peer: string): Promise<Account> {
+    return this.accounts.get(peer)
   }
 
   listAccounts(): Promise<Account[]> {
-    return this.accounts.values()
+    return this.accounts.list()
   }
 
   contract(id: string): Promise<ContractRecord | undefined> {
@@ -276,17 +233,8 @@ export class ContractDbService {
       activatedAt: now,
       history: [{ state, at: now }],
     }
-    const ops = [this.contracts.putOp(t.contractId, record)]
     // A volunteer job (escrow 0) is verified and recorded but moves no money.
-    if (t.escrow > 0)
-      ops.push(
-        this.accounts.putOp(acc.peer, {
-          ...acc,
-          balance: acc.balance - t.escrow,
-          escrow: acc.escrow + t.escrow,
-        }),
-      )
-    await this.components.db.batch(ops as never)
+    await this.commit(record, lockMoves(t))
     this.components.log.info(
       { contractId: t.contractId, escrow: t.escrow },
       'contract verified, escrow locked',
@@ -366,9 +314,10 @@ export class ContractDbService {
     return signed!.receipt
   }
 
-  private next(from: ContractState, event: ContractEvent['type'], id: string): ContractState {
+  private next(from: ContractState, event: ContractEvent['type'], id: string): StoredState {
     const to = nextContractState(from, event)
-    if (to === undefined) throw refuse(REFUSAL.notActive, `contract ${id} is ${from}: ${event} not allowed`)
+    if (to === undefined || to === 'proposed')
+      throw refuse(REFUSAL.notActive, `contract ${id} is ${from}: ${event} not allowed`)
     return to
   }
 
@@ -398,45 +347,30 @@ export class ContractDbService {
       ...body,
       signature: signDoc(this.components.key, DOMAIN.settlement, body),
     }
-    const ops = [
-      this.contracts.putOp(t.contractId, {
+    await this.commit(
+      {
         ...rec,
         state,
         settlement,
         closedBy: by,
         detail: how.detail,
         history: [...rec.history, { state, at: now }],
-      }),
-    ]
-    if (t.escrow > 0) {
-      const req = await this.account(t.requester.peer)
-      if (t.provider.peer === t.requester.peer) {
-        ops.push(
-          this.accounts.putOp(req.peer, {
-            ...req,
-            balance: req.balance + t.escrow,
-            escrow: req.escrow - t.escrow,
-          }),
-        )
-      } else {
-        const prov = await this.account(t.provider.peer)
-        ops.push(
-          this.accounts.putOp(req.peer, {
-            ...req,
-            balance: req.balance + refund,
-            escrow: req.escrow - t.escrow,
-          }),
-        )
-        ops.push(this.accounts.putOp(prov.peer, { ...prov, balance: prov.balance + paid }))
-      }
-    }
-    await this.components.db.batch(ops as never)
+      },
+      closeMoves(t, paid),
+    )
     this.components.log.info(
       { contractId: t.contractId, state, reason: how.reason, paid, refund },
       'contract closed',
     )
     this.notify(t, by, settlement)
     return settlement
+  }
+
+  /** A contract's record and the money it moves, in one atomic batch. */
+  private async commit(record: ContractRecord, moves: Move[]): Promise<void> {
+    const id = record.contract.terms.contractId
+    const ops = [this.contracts.putOp(id, record), ...(await this.accounts.opsFor(moves))]
+    await this.components.db.batch(ops as never)
   }
 
   /** Best effort: the party that did not submit also gets the signed settlement. */
@@ -448,16 +382,4 @@ export class ContractDbService {
     if (other.peer === by) return
     void this.actor?.send(other, W.settled, settlement).catch(() => {})
   }
-}
-
-/**
- * What a verified receipt pays (spec: specs/contract-db.md, "Billing"): usage × price, capped at
- * the escrow; a completed run pays at least the provider's minimum job price; a run that never
- * started (failed with exit code < 0) pays nothing.
- */
-export function billFor(receipt: Receipt, ms: number, t: ContractTerms): Amount {
-  if (receipt.status === 'failed' && receipt.exitCode < 0) return 0
-  const usage = costOfMs(ms, t.pricePerHour)
-  const floor = receipt.status === 'completed' ? t.bid.minJobPrice : 0
-  return Math.min(t.escrow, Math.max(floor, usage))
 }
