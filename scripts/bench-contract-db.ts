@@ -17,7 +17,11 @@ import { startPeer } from '../test/helpers/peers.js'
 
 const N = Number(process.env.BENCH_N ?? 500)
 const root = await mkdtemp(join(tmpdir(), 'dms-bench-cdb-'))
-const node = new ContractDbNode({ dataDir: join(root, 'cdb'), oneHost: true, socket: false })
+// A throwaway key in a temp dir: its passphrase is the bench's own (no DMS_PASSPHRASE needed).
+const node = new ContractDbNode(
+  { dataDir: join(root, 'cdb'), oneHost: true, socket: false },
+  { passphrase: () => Promise.resolve('bench') },
+)
 await node.start()
 const svc = node.service
 const requesterPeer = await startPeer(node.addrs())
