@@ -1,7 +1,7 @@
 /**
  * A node's configuration: loading, `DMS_*` overrides and the check against its schema
  * (dms/config-schema.ts). Spec: specs/config.md. The contract-db is not a role of this node: it
- * runs as its own process (`dms contract-db run`, dms/contracts/contract-db-node.ts).
+ * runs as its own process (`dms contract-db run`, dms/contract-db/node.ts).
  */
 import { Ajv } from 'ajv'
 import { DmsError } from '../actors/errors.js'

@@ -2,6 +2,7 @@
  * The machines whose diagrams specs/state-machines.md shows, and the text between their markers
  * (`<!-- machine:<name> -->` ... `<!-- /machine:<name> -->`).
  */
+import { createContractMachine } from '../contract-db/contract-machine.js'
 import { createJobMachine, type JobSteps } from '../orchestrator/job-machine.js'
 import { allocationMachine } from '../provider/allocation-machine.js'
 import { mermaidOf } from './diagram.js'
@@ -21,6 +22,13 @@ const steps: JobSteps = {
 export const DIAGRAMS: Record<string, () => string> = {
   job: () => mermaidOf(createJobMachine(steps, { now: () => 0 })),
   allocation: () => mermaidOf(allocationMachine),
+  contract: () =>
+    mermaidOf(
+      createContractMachine(
+        { commit: () => Promise.resolve(), notify: () => {}, signSettlement: () => '' },
+        { now: () => 0 },
+      ),
+    ),
 }
 
 const block = (name: string) =>

@@ -18,18 +18,13 @@ const ROOT = join(import.meta.dirname, '..', '..', '..')
 const SOURCES = ['actors', 'proto', 'dms']
 
 /** Today's violations: "from -> to", and why each is still here. Phase B empties this list. */
-const KNOWN: Record<string, string> = {
-  // The contract-db's operator API takes the whole contract-db node (phase B3: operator API from
-  // ports, in dms/contract-db/).
-  'dms/contracts/operator-api.ts -> dms/contracts/contract-db-node.ts':
-    'the operator API takes a whole ContractDbNode (B3: ports)',
-}
+const KNOWN: Record<string, string> = {}
 
 /**
  * The composition roots: they build every part, faces included (dms/node-adapters.ts holds the
  * node's adapters from its parts to the REST API's ports).
  */
-const ROOTS = new Set(['dms/node.ts', 'dms/node-adapters.ts', 'dms/contracts/contract-db-node.ts'])
+const ROOTS = new Set(['dms/node.ts', 'dms/node-adapters.ts', 'dms/contract-db/node.ts'])
 
 interface Edge {
   from: string
