@@ -1,142 +1,21 @@
 /**
- * A node's configuration. Spec: specs/config.md. The contract-db is not a role of this node: it
- * runs as its own process (`dms contract-db run`, dms/contracts/contract-db-node.ts).
+ * A node's configuration: loading, `DMS_*` overrides and the check against its schema
+ * (dms/config-schema.ts). Spec: specs/config.md. The contract-db is not a role of this node: it
+ * runs as its own process (`dms contract-db run`, dms/contract-db/node.ts).
  */
 import { Ajv } from 'ajv'
 import { DmsError } from '../actors/errors.js'
-import type { MailboxInit } from '../actors/mailbox.js'
+import { nodeConfigSchema, type NodeConfig } from './config-schema.js'
 import { GOSSIP_SCORE_DEFAULTS } from './network/gossip-score.js'
-import type { NetworkInit } from './network/host.js'
-import type { Prices, Resources } from './resources/types.js'
 
-/** `network`: discovery, connection limits, gossipsub and actor limits. Spec: specs/config.md. */
-export interface NetworkConfig extends NetworkInit {
-  /** Largest frame (envelope) accepted, on streams and gossip. @default 4194304 */
-  maxFrameBytes?: number
-  /** Longest a direct frame may take from its first byte to its last. @default 30000 */
-  frameReadTimeoutMs?: number
-  /** Bytes of unfinished direct frames one connection may hold. @default 2 × maxFrameBytes */
-  maxUnfinishedBytesPerConnection?: number
-  /** Bytes of unfinished direct frames all connections together may hold. @default 8 × maxFrameBytes */
-  maxUnfinishedBytes?: number
-  /** Default mailbox of each actor. @default { capacity: 1024, overflow: 'drop-newest' } */
-  mailbox?: MailboxInit
-}
-
-export interface ApiConfig {
-  /** @default '<dataDir>/dms.sock' */
-  socket?: string
-  /** An extra TCP listener; every request must carry `authorization: Bearer <token>`. */
-  tcp?: {
-    /** Loopback only. @default '127.0.0.1' */
-    host?: '127.0.0.1' | '::1'
-    /** 0 picks a free port. */
-    port: number
-    /** @default a random token generated into '<dataDir>/api-token' (mode 0600) */
-    token?: string
-  }
-}
-
-export interface NodeConfig {
-  /** Where the key, database and socket live. */
-  dataDir: string
-  /** @default ['/ip4/127.0.0.1/tcp/0'] */
-  listen?: string[]
-  /** Peers to dial at start (multiaddrs ending in /p2p/<id>). @default [] */
-  bootstrap?: string[]
-  /** One-host network settings (tests, devnet). @default false */
-  oneHost?: boolean
-  /** Discovery, connection limits, gossipsub overrides, frame and mailbox limits. @default {} */
-  network?: NetworkConfig
-  /** Logging (pino, JSON on stderr). */
-  log?: { level?: (typeof LOG_LEVELS)[number] }
-  /**
-   * REST API on a unix socket (mode 0600), and optionally on TCP (loopback only, bearer token).
-   * false disables it. @default { socket: '<dataDir>/dms.sock' }
-   */
-  api?: ApiConfig | false
-  /** Requester role: post jobs and drive them to settlement. */
-  requester?: {
-    contractDb: { peer: string; addrs: string[] }
-    bidWindowMs?: number
-    enoughBids?: number
-    /** Grace after the max duration before a silent provider is given up. @default 30000 */
-    resultGraceMs?: number
-    /** Per-request timeout (lock, contract, invocation, settlement). @default 10000 */
-    requestTimeoutMs?: number
-    /** Attempts at settling/terminating while the contract-db is unreachable. @default 4 */
-    settleAttempts?: number
-    /** Bid requests published (with backoff) while some providers stay silent. @default 3 */
-    publishAttempts?: number
-    /** A running job's provider silent this long is dropped (provider fault). @default 6000 */
-    livenessTimeoutMs?: number
-    /** Bid requests in a row a provider may leave unanswered before windows stop waiting for it. @default 3 */
-    bidSilentAfter?: number
-    /** Longest a bid window stays open after its first answer. @default 500 */
-    bidStragglerMs?: number
-  }
-  /** Provider role: bid for jobs and run them in Docker. */
-  provider?: {
-    contractDb: string
-    /**
-     * Where to reach the contract-db for this node's approval credential. @default the
-     * requester's `contractDb.addrs` when it names the same peer, else the `bootstrap` entries
-     * ending in `/p2p/<contractDb>` (else it is dialed by peer id through the peer store)
-     */
-    contractDbAddrs?: string[]
-    /**
-     * Initial offer, applied only when nothing is onboarded yet (no offer in the database). Once
-     * onboarded, `dms onboard` / `dms offboard` change the stored offer and this is ignored.
-     */
-    offer?: Resources & { prices: Prices }
-    /** Docker engine and executor settings (specs/executor.md). */
-    docker?: {
-      socketPath?: string
-      pullImages?: boolean
-      diskQuota?: boolean
-      /**
-       * Registries whose images are looked up or pulled; a job naming another is declined before
-       * the engine is asked. @default ["docker.io"] (images named without a registry)
-       */
-      registries?: string[]
-    }
-    allowedImages?: string[]
-    /** Largest total of a job's output files (archived and fetched by the requester). @default 268435456 (256 MiB) */
-    maxOutputBytes?: number
-    /**
-     * Disk quota on /outputs of a job that gives no `disk`, capped at the offer's free disk; held in
-     * the ledger like a job's own disk (specs/resources.md). At least 8 MiB. @default 268435456 (256 MiB)
-     */
-    defaultDiskBytes?: number
-    maxDurationSeconds?: number
-    bidTtlMs?: number
-    /** Accept policy (specs/job-spec.md, "Provider policy"): lowest total worked for. */
-    minPrice?: number
-    /** Requesters served (empty: any) and never served. */
-    allowRequesters?: string[]
-    denyRequesters?: string[]
-    /** Most jobs locked or running at once. @default unlimited */
-    maxConcurrentJobs?: number
-    /** How often a running allocation tells its requester it is alive. @default 2000 */
-    heartbeatMs?: number
-    /**
-     * The budget of an allocation's provisioning (fetching and staging its inputs, pulling its
-     * image, creating its container), from its invocation; past it the allocation fails and its
-     * resources are released. @default 300000
-     */
-    provisionTimeoutMs?: number
-    /**
-     * What one requester may hold in bids not yet invoked (reserved, locked, contracted). @default
-     * { maxReservedShare: 0.5, maxOpenBids: 100 }
-     */
-    requesterCap?: { maxReservedShare?: number; maxOpenBids?: number }
-    /** Bid requests answered per peer (token bucket). @default { perSecond: 100, burst: 200 } */
-    bidRequestRate?: { perSecond?: number; burst?: number }
-  }
-}
-
-/** Log levels accepted by `log.level` and `DMS_LOG_LEVEL`. */
-export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const
+export {
+  LOG_LEVELS,
+  nodeConfigSchema,
+  type ApiConfig,
+  type NetworkConfig,
+  type NodeConfig,
+  type ProviderConfig,
+} from './config-schema.js'
 
 /** A config file or `DMS_*` variable that does not fit the schema: names the field and the source. */
 export class ConfigError extends DmsError {
@@ -147,143 +26,6 @@ export class ConfigError extends DmsError {
     super('INVALID_CONFIG', message)
   }
 }
-
-const nonNegInt = { type: 'integer', minimum: 0 } as const
-const posInt = { type: 'integer', minimum: 1 } as const
-const nonNeg = { type: 'number', minimum: 0 } as const
-const str = { type: 'string', minLength: 1 } as const
-const strings = { type: 'array', items: str } as const
-const peerId = { type: 'string', pattern: '^[1-9A-HJ-NP-Za-km-z]{46,60}$' } as const
-const obj = (properties: Record<string, unknown>, required: string[] = []) => ({
-  type: 'object',
-  additionalProperties: false,
-  properties,
-  required,
-})
-
-/** JSON schema of `NodeConfig` (specs/config.md): every object refuses unknown fields. */
-export const nodeConfigSchema = obj(
-  {
-    dataDir: str,
-    listen: strings,
-    bootstrap: strings,
-    oneHost: { type: 'boolean' },
-    log: obj({ level: { type: 'string', enum: [...LOG_LEVELS] } }),
-    network: obj({
-      connections: obj({
-        maxConnections: posInt,
-        inboundConnectionThreshold: nonNeg,
-        maxIncomingPendingConnections: posInt,
-        maxParallelDials: posInt,
-      }),
-      gossipsub: obj({
-        D: nonNegInt,
-        Dlo: nonNegInt,
-        Dhi: nonNegInt,
-        Dlazy: nonNegInt,
-        heartbeatIntervalMs: posInt,
-        floodPublish: { type: 'boolean' },
-        ipColocationFactorWeight: { type: 'number', maximum: 0 },
-        score: obj({
-          topicWeight: nonNeg,
-          invalidMessageWeight: { type: 'number', maximum: 0 },
-          invalidMessageDecay: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1 },
-          gossipThreshold: { type: 'number', maximum: 0 },
-          publishThreshold: { type: 'number', maximum: 0 },
-          graylistThreshold: { type: 'number', maximum: 0 },
-        }),
-      }),
-      mdns: {
-        anyOf: [{ type: 'boolean' }, obj({ intervalMs: posInt, serviceTag: str })],
-      },
-      maxFrameBytes: { type: 'integer', minimum: 1024 },
-      frameReadTimeoutMs: posInt,
-      maxUnfinishedBytesPerConnection: { type: 'integer', minimum: 1024 },
-      maxUnfinishedBytes: { type: 'integer', minimum: 1024 },
-      mailbox: obj({ capacity: posInt, overflow: { type: 'string', enum: ['drop-newest', 'drop-oldest'] } }),
-    }),
-    api: {
-      anyOf: [
-        { const: false },
-        obj({
-          socket: str,
-          tcp: obj(
-            {
-              host: { type: 'string', enum: ['127.0.0.1', '::1'] },
-              port: { type: 'integer', minimum: 0, maximum: 65535 },
-              token: { type: 'string', minLength: 16 },
-            },
-            ['port'],
-          ),
-        }),
-      ],
-    },
-    requester: obj(
-      {
-        contractDb: obj({ peer: peerId, addrs: strings }, ['peer', 'addrs']),
-        bidWindowMs: nonNegInt,
-        enoughBids: posInt,
-        resultGraceMs: nonNegInt,
-        requestTimeoutMs: posInt,
-        settleAttempts: posInt,
-        publishAttempts: posInt,
-        livenessTimeoutMs: posInt,
-        bidSilentAfter: posInt,
-        bidStragglerMs: nonNegInt,
-      },
-      ['contractDb'],
-    ),
-    provider: obj(
-      {
-        contractDb: peerId,
-        contractDbAddrs: strings,
-        offer: obj(
-          {
-            cpu: nonNeg,
-            memoryBytes: nonNegInt,
-            diskBytes: nonNegInt,
-            gpus: nonNegInt,
-            prices: obj(
-              {
-                perCpuHour: nonNegInt,
-                perGiBMemoryHour: nonNegInt,
-                perGiBDiskHour: nonNegInt,
-                perGpuHour: nonNegInt,
-                minJobPrice: nonNegInt,
-              },
-              ['perCpuHour', 'perGiBMemoryHour', 'perGiBDiskHour', 'perGpuHour', 'minJobPrice'],
-            ),
-          },
-          ['cpu', 'memoryBytes', 'diskBytes', 'gpus', 'prices'],
-        ),
-        docker: obj({
-          socketPath: str,
-          pullImages: { type: 'boolean' },
-          diskQuota: { type: 'boolean' },
-          registries: { type: 'array', maxItems: 256, items: { ...str, maxLength: 255 } },
-        }),
-        allowedImages: strings,
-        maxDurationSeconds: posInt,
-        bidTtlMs: posInt,
-        maxOutputBytes: posInt,
-        defaultDiskBytes: { type: 'integer', minimum: 8 * 1024 * 1024 },
-        minPrice: nonNegInt,
-        allowRequesters: { type: 'array', items: peerId },
-        denyRequesters: { type: 'array', items: peerId },
-        maxConcurrentJobs: posInt,
-        heartbeatMs: posInt,
-        provisionTimeoutMs: posInt,
-        requesterCap: obj({
-          maxReservedShare: { type: 'number', exclusiveMinimum: 0, maximum: 1 },
-          maxOpenBids: posInt,
-        }),
-        bidRequestRate: obj({ perSecond: { type: 'number', exclusiveMinimum: 0 }, burst: posInt }),
-      },
-      ['contractDb'],
-    ),
-  },
-  ['dataDir'],
-)
 
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true })
 const validate = ajv.compile(nodeConfigSchema)
@@ -379,7 +121,7 @@ export function loadNodeConfig(
       `${source}: ${field === '' ? '(root)' : `"${field}"`}${env ? ` (from ${env})` : ''}: ${detail}`,
     )
   }
-  const config = cfg as unknown as NodeConfig
+  const config = cfg as NodeConfig
   checkScoreThresholds(config, source)
   return config
 }

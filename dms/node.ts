@@ -8,7 +8,9 @@ import type { Host } from './network/host.js'
 import type { Libp2pTransport } from './network/transport.js'
 import type { Db } from './store/db.js'
 import { startPeerBase } from './peer-base.js'
+import type { NodeMetrics } from './api/metrics/node-metrics.js'
 import { ApiServer } from './api/server.js'
+import { apiPorts, nodeMetrics, providerMetrics, requesterMetrics } from './node-adapters.js'
 import type { NodeConfig } from './config.js'
 import { BlobService } from './blobs/service.js'
 import { ApprovalClient } from './contracts/approval-client.js'
@@ -62,6 +64,8 @@ export class DmsNode {
   readonly approvals = new Map<string, ApprovalClient>()
   /** Payloads refused at decode, by behaviour and reason (`dms_payloads_refused_total`). */
   payloadRefusals: Record<string, Record<string, number>> = {}
+  /** The node's metrics (`GET /metrics`), counted at events. */
+  metrics!: NodeMetrics
   api?: ApiServer
   private readonly lifecycle: Lifecycle
   readonly clock: Clock
@@ -115,6 +119,9 @@ export class DmsNode {
     )
     ;({ db: this.db, key: this.key, host: this.host, transport: this.transport, system: this.system } = base)
     this.payloadRefusals = base.payloadRefusals
+    const fed = nodeMetrics(base, this.approvals, this.components.faults)
+    this.metrics = fed.metrics
+    this.lifecycle.onStop(() => fed.stop(), 'metrics')
 
     // The data plane: content-addressed blobs (job inputs, output archives), served to granted peers.
     const store = new BlobStore({ dir: join(cfg.dataDir, 'blobs') })
@@ -203,8 +210,12 @@ export class DmsNode {
           },
         },
       )
+      // Its metrics follow each stored change from before its start (allocations it restores).
+      const feed = providerMetrics(this.metrics, this.provider, this.ledger, this.db)
+      this.lifecycle.onStop(() => feed.stop(), 'provider metrics')
       await this.provider.start()
       this.lifecycle.onStop(() => this.provider?.stop(), 'provider')
+      await feed.scan()
     }
     if (cfg.requester !== undefined) {
       this.orchestrator = new Orchestrator(
@@ -221,12 +232,29 @@ export class DmsNode {
         cfg.requester,
       )
       this.lifecycle.onStop(() => this.orchestrator?.stop(), 'orchestrator')
+      const feed = requesterMetrics(this.metrics, this.orchestrator)
+      this.lifecycle.onStop(() => feed.stop(), 'requester metrics')
       // Jobs an earlier process left unfinished carry on from their persisted snapshots.
       await this.orchestrator.start()
+      await feed.scan()
     }
     if (cfg.api !== false) {
+      const ports = apiPorts({
+        peerId: this.peerId,
+        addrs: () => this.addrs(),
+        host: this.host,
+        transport: this.transport,
+        system: this.system,
+        blobs: this.blobs,
+        approvals: this.approvals,
+        payloadRefusals: this.payloadRefusals,
+        metrics: this.metrics,
+        orchestrator: this.orchestrator,
+        provider: this.provider,
+        onboarding: this.onboarding,
+      })
       this.api = new ApiServer(
-        { node: this, log: child(log, 'dms:api') },
+        { ports, log: child(log, 'dms:api') },
         {
           socketPath: cfg.api?.socket ?? join(cfg.dataDir, 'dms.sock'),
           tcp: cfg.api?.tcp,

@@ -39,6 +39,8 @@ export interface PeerBase {
    * `dms_payloads_refused_total` (specs/protocol.md, "Bounds"). Each is also `bad_payload`.
    */
   payloadRefusals: Record<string, Record<string, number>>
+  /** Calls `fn` with each payload refused from now on; returns the unsubscribe function. */
+  onPayloadRefused(fn: (behaviour: string, reason: string) => void): () => void
 }
 
 /**
@@ -83,9 +85,11 @@ export async function startPeerBase(
     },
   )
   const payloadRefusals: Record<string, Record<string, number>> = {}
+  const refusalObservers = new Set<(behaviour: string, reason: string) => void>()
   const codecs = dmsCodecs((behaviour, reason) => {
     const by = (payloadRefusals[behaviour] ??= {})
     by[reason] = (by[reason] ?? 0) + 1
+    for (const fn of refusalObservers) fn(behaviour, reason)
   })
   const system = new ActorSystem(
     { transport, clock: c.clock, log: child(c.log, 'actors'), codecs },
@@ -96,5 +100,9 @@ export async function startPeerBase(
   await transport.start()
   lifecycle.onStop(() => transport.stop(), 'transport')
   lifecycle.onStop(() => system.stop(), 'actors')
-  return { db, key, host, transport, system, payloadRefusals }
+  const onPayloadRefused = (fn: (behaviour: string, reason: string) => void) => {
+    refusalObservers.add(fn)
+    return () => refusalObservers.delete(fn)
+  }
+  return { db, key, host, transport, system, payloadRefusals, onPayloadRefused }
 }

@@ -17,6 +17,8 @@ export type FaultKind = 'uncaughtException' | 'unhandledRejection'
 /** What the guard has caught so far, by kind (for /metrics). */
 export interface ProcessFaults {
   counts(): Readonly<Record<FaultKind, number>>
+  /** Calls `fn` with each fault caught from now on; returns the unsubscribe function. */
+  observe(fn: (kind: FaultKind) => void): () => void
 }
 
 export class ProcessGuard implements ProcessFaults {
@@ -24,6 +26,7 @@ export class ProcessGuard implements ProcessFaults {
   private readonly onException = (err: unknown) => this.record('uncaughtException', err)
   private readonly onRejection = (reason: unknown) => this.record('unhandledRejection', reason)
   private installed = false
+  private readonly observers = new Set<(kind: FaultKind) => void>()
 
   constructor(
     private readonly c: { log: Logger },
@@ -32,6 +35,11 @@ export class ProcessGuard implements ProcessFaults {
 
   counts(): Readonly<Record<FaultKind, number>> {
     return { ...this.caught }
+  }
+
+  observe(fn: (kind: FaultKind) => void): () => void {
+    this.observers.add(fn)
+    return () => this.observers.delete(fn)
   }
 
   /** From now on such errors are logged and counted instead of ending the process. Idempotent. */
@@ -54,6 +62,7 @@ export class ProcessGuard implements ProcessFaults {
   private record(kind: FaultKind, err: unknown): void {
     this.caught[kind]++
     try {
+      for (const fn of this.observers) fn(kind)
       this.c.log.error(
         { err, fault: kind, count: this.caught[kind] },
         `${kind} caught: the node keeps serving`,

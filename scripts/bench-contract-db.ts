@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ContractDbNode } from '../dms/contracts/contract-db-node.js'
+import { ContractDbNode } from '../dms/contract-db/node.js'
 import { publicKeyOfPeer } from '../dms/contracts/party.js'
 import { W } from '../dms/protocol/behaviours.js'
 import { INBOX } from '../dms/protocol/handles.js'
@@ -17,7 +17,11 @@ import { startPeer } from '../test/helpers/peers.js'
 
 const N = Number(process.env.BENCH_N ?? 500)
 const root = await mkdtemp(join(tmpdir(), 'dms-bench-cdb-'))
-const node = new ContractDbNode({ dataDir: join(root, 'cdb'), oneHost: true, socket: false })
+// A throwaway key in a temp dir: its passphrase is the bench's own (no DMS_PASSPHRASE needed).
+const node = new ContractDbNode(
+  { dataDir: join(root, 'cdb'), oneHost: true, socket: false },
+  { passphrase: () => Promise.resolve('bench') },
+)
 await node.start()
 const svc = node.service
 const requesterPeer = await startPeer(node.addrs())

@@ -229,7 +229,7 @@ async function throughputProcesses(): Promise<{
 }> {
   const dir = await mkdtemp(join(tmpdir(), 'dms-bench-procs-'))
   const procs: Proc[] = []
-  const { ContractDbNode } = await import('../dms/contracts/contract-db-node.js')
+  const { ContractDbNode } = await import('../dms/contract-db/node.js')
   const { ApiClient } = await import('../dms/api/client.js')
   const cdb = new ContractDbNode(
     { dataDir: join(dir, 'cdb'), oneHost: true, socket: false },

@@ -19,8 +19,8 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { ApiClient, DaemonNotRunningError } from '../dms/api/client.js'
 import { startDevnet, type Devnet, type DevnetProc } from '../dms/cli/devnet.js'
-import type { ContractSummary } from '../dms/contracts/operator-api.js'
-import type { Account } from '../dms/contracts/service.js'
+import type { ContractSummary } from '../dms/contract-db/operator-api.js'
+import type { Account } from '../dms/contract-db/records.js'
 
 const ROOT = join(import.meta.dirname, '..')
 const IMAGE = process.env.DMS_TEST_IMAGE ?? 'dms-test:1'

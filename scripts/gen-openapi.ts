@@ -4,13 +4,13 @@
  * the committed file is current.
  */
 import { writeFile } from 'node:fs/promises'
+import { detachedPorts } from '../dms/api/null-ports.js'
 import { buildApi } from '../dms/api/server.js'
 import { silentLogger } from '../dms/log.js'
-import type { DmsNode } from '../dms/node.js'
 
 const out = process.argv[2] ?? 'specs/openapi.json'
-// Routes are registered without touching the node (handlers read it per request).
-const { app, openapi } = buildApi({ node: {} as DmsNode, log: silentLogger })
+// The routes are the same whatever is behind their ports: none here.
+const { app, openapi } = buildApi(detachedPorts(), { log: silentLogger })
 await app.ready()
 await writeFile(out, `${JSON.stringify(openapi(), null, 2)}\n`)
 await app.close()

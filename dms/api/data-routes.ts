@@ -9,17 +9,18 @@
  */
 import { createReadStream } from 'node:fs'
 import { PassThrough } from 'node:stream'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
-import type { BlobService } from '../blobs/service.js'
-import { BlobTooLargeError, MAX_BLOB_BYTES } from '../blobs/store.js'
+import { isCode } from '../../actors/errors.js'
 import type { JobLog } from '../protocol/messages.js'
-import { locateOutputFile } from '../orchestrator/data-plane.js'
-import type { Orchestrator, StoredJob } from '../orchestrator/orchestrator.js'
+import { RouteError } from './errors.js'
+import type { BlobsPort, JobLogs, JobsPort, JobView } from './ports.js'
+import { isSet, LogsQuery } from './schemas.js'
 
 export interface DataRoutesOptions {
-  blobs: () => BlobService
-  /** The node's orchestrator; undefined when the node is not a requester. */
-  orchestrator: () => Orchestrator | undefined
+  blobs: BlobsPort
+  /** The requester's jobs (the null object on a node that is not a requester: 409). */
+  jobs: JobsPort
 }
 
 /** States a job does not leave. */
@@ -30,41 +31,29 @@ const doc = (summary: string, responses: Record<number, { description: string }>
   doc: { summary, responses },
 })
 
-const httpError = (statusCode: number, code: string, message: string) =>
-  Object.assign(new Error(message), { statusCode, code })
-
 const tooLarge = (size: number, limit: number) =>
-  httpError(
+  new RouteError(
     413,
     'BLOB_TOO_LARGE',
     `blob of ${size} bytes (or more) is over this node's limit of ${limit} bytes: split it into several inputs`,
   )
 
-export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (app: FastifyInstance, opts) => {
+export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (base: FastifyInstance, opts) => {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>()
+  const { blobs, jobs } = opts
   // Uploads arrive as a raw stream; the blob store hashes them as they are written.
   app.addContentTypeParser('application/octet-stream', (_req, payload, done) => done(null, payload))
 
-  const orchestrator = (): Orchestrator => {
-    const o = opts.orchestrator()
-    if (o === undefined) {
-      throw httpError(
-        409,
-        'NOT_A_REQUESTER',
-        'this node is not a requester (no "requester" section in its config)',
-      )
-    }
-    return o
-  }
-  const jobOf = async (id: string): Promise<StoredJob> => {
-    const job = await orchestrator().get(id)
-    if (job === undefined) throw httpError(404, 'JOB_NOT_FOUND', `no job ${id}`)
+  const jobOf = async (id: string): Promise<JobView> => {
+    const job = await jobs.get(id)
+    if (job === undefined) throw new RouteError(404, 'JOB_NOT_FOUND', `no job ${id}`)
     return job
   }
 
   app.put(
     '/v1/blobs',
     {
-      bodyLimit: MAX_BLOB_BYTES,
+      bodyLimit: blobs.maxBlobBytes,
       config: doc('upload an input blob (application/octet-stream); refer to it by sha256 in a job spec', {
         201: { description: '{ sha256, size }' },
         413: { description: 'over 1 GiB' },
@@ -72,37 +61,35 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (app: FastifyIn
     },
     async (req, reply) => {
       if (typeof (req.body as AsyncIterable<Uint8Array> | undefined)?.[Symbol.asyncIterator] !== 'function') {
-        throw httpError(415, 'FST_ERR_CTP_INVALID_MEDIA_TYPE', 'send the blob as application/octet-stream')
+        throw new RouteError(
+          415,
+          'FST_ERR_CTP_INVALID_MEDIA_TYPE',
+          'send the blob as application/octet-stream',
+        )
       }
-      const store = opts.blobs().store
       // The body is a raw stream (Fastify's bodyLimit does not apply to it): a declared size over
       // the limit is refused before a byte is read; an undeclared one is cut at the limit.
       // The connection is closed after a 413, so the client cannot go on sending the rest.
       const declared = Number(req.headers['content-length'] ?? 0)
-      if (declared > store.maxBlobBytes) {
+      if (declared > blobs.maxBlobBytes) {
         void reply.header('connection', 'close')
-        throw tooLarge(declared, store.maxBlobBytes)
+        throw tooLarge(declared, blobs.maxBlobBytes)
       }
       try {
-        return await reply.status(201).send(await store.putStream(req.body as AsyncIterable<Uint8Array>))
+        return await reply.status(201).send(await blobs.put(req.body as AsyncIterable<Uint8Array>))
       } catch (err) {
-        if (!(err instanceof BlobTooLargeError)) throw err
+        if (!isCode(err, 'BLOB_TOO_LARGE')) throw err
+        const { size, limit } = err as { size: number; limit: number }
         void reply.header('connection', 'close')
-        throw tooLarge(err.size, err.limit)
+        throw tooLarge(size, limit)
       }
     },
   )
 
-  app.get<{ Params: { id: string }; Querystring: { follow?: string } }>(
+  app.get<{ Params: { id: string }; Querystring: LogsQuery }>(
     '/v1/jobs/:id/logs',
     {
-      schema: {
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: { follow: { type: 'string', enum: ['true', 'false', '1', '0'] } },
-        },
-      },
+      schema: { querystring: LogsQuery },
       config: doc(
         "a job's stdout and stderr; with follow=true an NDJSON stream of live output ending with the job's state",
         {
@@ -112,14 +99,12 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (app: FastifyIn
       ),
     },
     async (req, reply) => {
-      const orch = orchestrator()
       const id = req.params.id
-      const follow = req.query.follow === 'true' || req.query.follow === '1'
-      if (!follow) return logsOf(orch, await jobOf(id))
+      if (!isSet(req.query.follow)) return logsOf(jobs, await jobOf(id))
       // Subscribe first, then read: nothing that arrives in between is lost.
       const out = new PassThrough()
       const line = (v: unknown) => out.write(`${JSON.stringify(v)}\n`)
-      const offLog = orch.onLog((jobId, l: JobLog) => {
+      const offLog = jobs.onLog((jobId, l: JobLog) => {
         if (jobId === id) line({ stream: l.stream, data: l.data })
       })
       let ended = false
@@ -131,14 +116,14 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (app: FastifyIn
         line({ end: true, state })
         out.end()
       }
-      const offChange = orch.onChange((j) => {
+      const offChange = jobs.onChange((j) => {
         if (j.record.id === id && FINAL.has(j.state)) end(j.state)
       })
       req.raw.once('close', () => {
         offLog()
         offChange()
       })
-      let job: StoredJob
+      let job: JobView
       try {
         job = await jobOf(id)
       } catch (err) {
@@ -146,7 +131,7 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (app: FastifyIn
         offChange()
         throw err
       }
-      const sofar = logsOf(orch, job)
+      const sofar = logsOf(jobs, job)
       if (sofar.stdout !== '') line({ stream: 'stdout', data: sofar.stdout })
       if (sofar.stderr !== '') line({ stream: 'stderr', data: sofar.stderr })
       if (FINAL.has(job.state)) end(job.state)
@@ -182,12 +167,16 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (app: FastifyIn
     async (req, reply) => {
       const { record } = await jobOf(req.params.id)
       const archive = record.result?.archive
-      if (archive === undefined || !(await opts.blobs().store.has(archive.sha256))) {
-        throw httpError(404, 'OUTPUTS_NOT_AVAILABLE', `job ${req.params.id} has no fetched output archive`)
-      }
       // Streamed from disk: the archive is never held in memory.
-      const { size, stream } = await opts.blobs().store.stream(archive.sha256)
-      return reply.type('application/x-tar').header('content-length', size).send(stream)
+      const bytes = archive === undefined ? undefined : await blobs.read(archive.sha256)
+      if (bytes === undefined) {
+        throw new RouteError(
+          404,
+          'OUTPUTS_NOT_AVAILABLE',
+          `job ${req.params.id} has no fetched output archive`,
+        )
+      }
+      return reply.type('application/x-tar').header('content-length', bytes.size).send(bytes.stream)
     },
   )
 
@@ -197,10 +186,9 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (app: FastifyIn
     async (req, reply) => {
       const { record } = await jobOf(req.params.id)
       const path = req.params['*']
-      const where =
-        record.result === undefined ? undefined : await locateOutputFile(opts.blobs(), record.result, path)
+      const where = record.result === undefined ? undefined : await blobs.outputFile(record.result, path)
       if (where === undefined) {
-        throw httpError(
+        throw new RouteError(
           404,
           'OUTPUT_NOT_FOUND',
           `job ${req.params.id} has no fetched output ${JSON.stringify(path)}`,
@@ -218,8 +206,8 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (app: FastifyIn
 }
 
 /** A job's output so far: live while it runs here, then the copy in its result. */
-function logsOf(orch: Orchestrator, job: StoredJob): { stdout: string; stderr: string; truncated: boolean } {
+function logsOf(jobs: JobsPort, job: JobView): JobLogs {
   const r = job.record.result
   if (r !== undefined) return { stdout: r.stdout, stderr: r.stderr, truncated: r.truncated }
-  return orch.liveLogs(job.record.id) ?? { stdout: '', stderr: '', truncated: false }
+  return jobs.liveLogs(job.record.id) ?? { stdout: '', stderr: '', truncated: false }
 }

@@ -5,6 +5,7 @@
  * `GET /v1/openapi.json` and committed as specs/openapi.json (scripts/check-openapi.sh).
  */
 import type { FastifyInstance, RouteOptions } from 'fastify'
+import { ErrorReply } from './schemas.js'
 
 /** The dms version the API reports (`/v1/info`, the OpenAPI document). Keep in step with package.json. */
 export const DMS_VERSION = '0.1.0'
@@ -27,22 +28,6 @@ interface Recorded {
   schema?: { params?: object; querystring?: object; body?: object }
   doc?: RouteDoc
 }
-
-export const errorSchema = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['code', 'message'],
-      properties: {
-        code: { type: 'string', description: 'stable, machine-readable (specs/rest-api.md, "Errors")' },
-        message: { type: 'string' },
-        field: { type: 'string', description: 'the request field at fault, when there is one' },
-      },
-    },
-  },
-} as const
 
 const docOf = (config: unknown): RouteDoc | undefined => (config as { doc?: RouteDoc } | undefined)?.doc
 
@@ -119,7 +104,7 @@ export function openApiDocument(routes: Recorded[], version: string): object {
         'The local API of a DMS node, on a unix socket (mode 0600) and optionally on TCP 127.0.0.1 with a bearer token. Generated from the route schemas (dms/api/openapi.ts); prose in specs/rest-api.md.',
     },
     components: {
-      schemas: { Error: errorSchema },
+      schemas: { Error: ErrorReply },
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
     },
     paths,

@@ -3,47 +3,18 @@
  * `DELETE /v1/resources/offer` (offboard). A self-contained Fastify plugin with its own strict
  * ajv (unknown fields are refused, not dropped) and its own error mapping. Spec: specs/rest-api.md.
  */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Ajv } from 'ajv'
 import type { FastifyError, FastifyInstance, FastifyPluginAsync } from 'fastify'
-import { DmsError } from '../../actors/errors.js'
-import type { Onboarding, OnboardRequest } from '../resources/onboarding.js'
+import { onboardRequestSchema } from '../resources/onboard-request.js'
+import { apiError, validationError } from './errors.js'
+import type { ResourcesPort } from './ports.js'
+import { isSet, RefreshQuery, ResourcesReply } from './schemas.js'
 
 export interface ResourceRoutesOptions {
-  /** The node's onboarding service; undefined when the node has no provider role. */
-  onboarding: () => Onboarding | undefined
+  /** The provider's resources (the null object on a node that is not a provider: 409). */
+  resources: ResourcesPort
 }
-
-const amount = { type: ['number', 'string'], maxLength: 64 }
-const price = { type: 'integer', minimum: 0 }
-
-/** Body of `PUT /v1/resources/offer`: `OnboardRequest`. */
-export const onboardRequestSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    cpu: amount,
-    memory: amount,
-    disk: amount,
-    gpus: { type: 'array', maxItems: 256, items: { type: 'integer', minimum: 0 } },
-    prices: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        perCpuHour: price,
-        perGiBMemoryHour: price,
-        perGiBDiskHour: price,
-        perGpuHour: price,
-        minJobPrice: price,
-      },
-    },
-  },
-} as const
-
-const refreshQuerySchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { refresh: { type: 'string', enum: ['true', 'false', '1', '0'] } },
-} as const
 
 /** HTTP status for each resource error code; anything else with a code is a 400. */
 const STATUS: Record<string, number> = {
@@ -55,55 +26,35 @@ const STATUS: Record<string, number> = {
 
 const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true })
 
-class NotAProviderError extends DmsError {
-  constructor() {
-    super('NOT_A_PROVIDER', 'this node is not a provider (no "provider" section in its config)')
-  }
-}
-
 export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = (
-  app: FastifyInstance,
-  opts: ResourceRoutesOptions,
+  base: FastifyInstance,
+  { resources }: ResourceRoutesOptions,
 ) => {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>()
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema))
   app.setErrorHandler((err: FastifyError, _req, reply) => {
-    if (err.validation !== undefined) {
-      const first = err.validation[0]
-      const field = `${err.validationContext ?? 'body'}${first?.instancePath ?? ''}`
-      const detail =
-        first?.keyword === 'additionalProperties'
-          ? `unknown field "${String((first.params as { additionalProperty?: string }).additionalProperty)}"`
-          : (first?.message ?? err.message)
-      return reply.status(400).send({
-        error: { code: 'INVALID_REQUEST', message: `${field}: ${detail}`, field },
-      })
-    }
+    const invalid = validationError(err)
+    if (invalid !== undefined) return reply.status(400).send(invalid)
     const code = typeof err.code === 'string' && /^[A-Z_]+$/.test(err.code) ? err.code : undefined
     if (code === undefined || code.startsWith('FST_')) throw err // the server's own handler
-    return reply.status(STATUS[code] ?? 400).send({ error: { code, message: err.message } })
+    return reply.status(STATUS[code] ?? 400).send(apiError(code, err.message))
   })
 
-  const onboarding = (): Onboarding => {
-    const o = opts.onboarding()
-    if (o === undefined) throw new NotAProviderError()
-    return o
-  }
-
-  app.get<{ Querystring: { refresh?: string } }>(
+  app.get(
     '/v1/resources',
     {
-      schema: { querystring: refreshQuerySchema },
+      schema: { querystring: RefreshQuery },
       config: {
         doc: {
           summary: "the provider's machine, offer, and free/reserved/locked/allocated resources",
           description: '`?refresh=true` measures the machine again (ResourcesView, specs/resources.md).',
-          responses: { 200: { description: 'ResourcesView', schema: { type: 'object' } } },
+          responses: { 200: { description: 'ResourcesView', schema: ResourcesReply } },
         },
       },
     },
-    (req) => onboarding().view({ refresh: req.query.refresh === 'true' || req.query.refresh === '1' }),
+    (req) => resources.view({ refresh: isSet(req.query.refresh) }),
   )
-  app.put<{ Body: OnboardRequest }>(
+  app.put(
     '/v1/resources/offer',
     {
       schema: { body: onboardRequestSchema },
@@ -111,14 +62,14 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = (
         doc: {
           summary: 'onboard, or change the offer in place (dms onboard)',
           responses: {
-            200: { description: 'ResourcesView after the change', schema: { type: 'object' } },
+            200: { description: 'ResourcesView after the change', schema: ResourcesReply },
             409: { description: 'OFFER_BELOW_COMMITTED' },
             422: { description: 'OFFER_EXCEEDS_MACHINE' },
           },
         },
       },
     },
-    (req) => onboarding().onboard(req.body ?? {}),
+    (req) => resources.onboard(req.body ?? {}),
   )
   app.delete(
     '/v1/resources/offer',
@@ -127,13 +78,13 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = (
         doc: {
           summary: 'offboard: withdraw the offer (dms offboard); running work finishes',
           responses: {
-            200: { description: 'ResourcesView after the change', schema: { type: 'object' } },
+            200: { description: 'ResourcesView after the change', schema: ResourcesReply },
             409: { description: 'NOT_ONBOARDED' },
           },
         },
       },
     },
-    () => onboarding().offboard(),
+    () => resources.offboard(),
   )
   return Promise.resolve()
 }

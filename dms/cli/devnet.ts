@@ -15,7 +15,7 @@ import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { privateKeyFromRaw } from '@libp2p/crypto/keys'
 import { ApiClient } from '../api/client.js'
 import { ENV_OVERRIDES, type NodeConfig } from '../config.js'
-import type { ContractDbConfig } from '../contracts/contract-db-node.js'
+import type { ContractDbConfig } from '../contract-db/node.js'
 import { loadOrCreateKey, PASSPHRASE_ENV } from '../keys.js'
 import { CliError, print } from './output.js'
 

@@ -2,6 +2,7 @@
  * The machines whose diagrams specs/state-machines.md shows, and the text between their markers
  * (`<!-- machine:<name> -->` ... `<!-- /machine:<name> -->`).
  */
+import { createContractMachine } from '../contract-db/contract-machine.js'
 import { createJobMachine, type JobSteps } from '../orchestrator/job-machine.js'
 import { createBidMachine } from '../provider/bid-machine.js'
 import { mermaidOf } from './diagram.js'
@@ -25,6 +26,13 @@ export const DIAGRAMS: Record<string, () => string> = {
       createBidMachine(
         { now: () => 0 },
         { contractWindowMs: 15_000, lockTtlMs: 60_000, provisionTimeoutMs: 300_000 },
+      ),
+    ),
+  contract: () =>
+    mermaidOf(
+      createContractMachine(
+        { commit: () => Promise.resolve(), notify: () => {}, signSettlement: () => '' },
+        { now: () => 0 },
       ),
     ),
 }

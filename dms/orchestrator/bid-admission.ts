@@ -4,12 +4,14 @@
  * for exactly what was asked. Every other one is ignored and counted by reason
  * (`dms_requester_bids_ignored_total`). Spec: specs/protocol.md ("Checks on the receiving side").
  */
+import type { Clock } from '../../actors/clock.js'
 import type { Message } from '../../actors/system.js'
 import { handleTooLarge } from '../protocol/bounds.js'
 import { checkApproval, type ApprovalProblem } from '../contracts/approval.js'
 import { bidSignatureOk } from '../contracts/checks.js'
 import { bidAskedProblem, bidTotalProblem } from '../contracts/consistency.js'
 import type { BidMessage, Decline } from '../protocol/messages.js'
+import type { JobRecord, JobState } from './job-record.js'
 import type { JobSpec } from './job-spec.js'
 
 export type IgnoreReason =
@@ -36,8 +38,35 @@ export interface AdmissionContext {
   now: number
 }
 
-/** Why a bid cannot be ranked, or undefined when it can. Cheap checks first, signatures last. */
-export function bidProblem(m: Message<BidMessage>, ctx: AdmissionContext): IgnoreReason | undefined {
+/** A job as its machine has it now. */
+export interface JobView {
+  state: JobState
+  record: JobRecord
+}
+
+/**
+ * The facts a job's bids and declines are checked against, or undefined when the job is not in
+ * `bidding` (its answers come too late, or it is not running here).
+ */
+export function admissionOf(
+  job: JobView | undefined,
+  contractDb: string,
+  now: number,
+): AdmissionContext | undefined {
+  if (job === undefined || job.state !== 'bidding') return undefined
+  const { record } = job
+  return { jobId: record.id, spec: record.spec, excluded: record.excluded ?? [], contractDb, now }
+}
+
+/**
+ * Why a bid cannot be ranked, or undefined when it can: the one place that decides it. Cheap
+ * checks first, signatures last; `ctx` undefined means the job is not bidding.
+ */
+export function bidProblem(
+  m: Message<BidMessage>,
+  ctx: AdmissionContext | undefined,
+): IgnoreReason | undefined {
+  if (ctx === undefined) return 'not_bidding'
   const bid = m.payload.bid
   if (bid.jobId !== ctx.jobId) return 'wrong_job'
   if (bid.provider !== m.peer) return 'not_sender'
@@ -64,9 +93,48 @@ export function bidProblem(m: Message<BidMessage>, ctx: AdmissionContext): Ignor
 }
 
 /** Why a decline is not kept (not shown in the job's failure), or undefined when it is. */
-export function declineProblem(m: Message<Decline>, ctx: AdmissionContext): IgnoreReason | undefined {
+export function declineProblem(
+  m: Message<Decline>,
+  ctx: AdmissionContext | undefined,
+): IgnoreReason | undefined {
+  if (ctx === undefined) return 'not_bidding'
   const d = m.payload
   if (d.jobId !== ctx.jobId) return 'wrong_job'
   if (d.provider !== m.peer) return 'not_sender'
   return checkApproval(d.approval, { peer: m.peer, contractDb: ctx.contractDb, now: ctx.now })
+}
+
+/**
+ * A requester's gate for every job's answers: keeps what passes `bidProblem` / `declineProblem`
+ * and counts the rest by reason (`dms_requester_bids_ignored_total`,
+ * `dms_requester_declines_ignored_total`).
+ */
+export class BidAdmission {
+  /** Bids not ranked, by reason. */
+  readonly bidsIgnored: Record<string, number> = {}
+  /** Declines not kept, by reason. */
+  readonly declinesIgnored: Record<string, number> = {}
+
+  constructor(
+    private readonly c: { clock: Pick<Clock, 'now'> },
+    /** The contract-db this requester trusts (peer id): approvals must be its. */
+    private readonly contractDb: string,
+  ) {}
+
+  /**
+   * Why a bid for `job` (its state and record now; undefined when it is not running here) is not
+   * kept for ranking (counted), or undefined when it is.
+   */
+  admitBid(m: Message<BidMessage>, job: JobView | undefined): IgnoreReason | undefined {
+    const why = bidProblem(m, admissionOf(job, this.contractDb, this.c.clock.now()))
+    if (why !== undefined) this.bidsIgnored[why] = (this.bidsIgnored[why] ?? 0) + 1
+    return why
+  }
+
+  /** Why the decline is not kept (counted), or undefined when it is. */
+  admitDecline(m: Message<Decline>, job: JobView | undefined): IgnoreReason | undefined {
+    const why = declineProblem(m, admissionOf(job, this.contractDb, this.c.clock.now()))
+    if (why !== undefined) this.declinesIgnored[why] = (this.declinesIgnored[why] ?? 0) + 1
+    return why
+  }
 }

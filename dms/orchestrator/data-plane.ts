@@ -62,6 +62,26 @@ export async function grantInputs(blobs: BlobService, provider: string, inputs: 
 
 export type OutputsCheck = { ok: true } | { ok: false; reason: string }
 
+/** A job's side of the data plane, as its steps use it. */
+export interface JobBlobs {
+  /** Lets the provider fetch the job's input blobs from this node. */
+  grant(provider: string, inputs: InputFile[]): Promise<void>
+  /** Fetches the result's output archive from the provider and checks it (`fetchAndCheckOutputs`). */
+  fetchOutputs(
+    provider: { peer: string; addrs: string[] },
+    result: JobResult,
+    opts: { signal?: AbortSignal; timeoutMs?: number },
+  ): Promise<OutputsCheck>
+}
+
+/** The data plane of a job whose actor is `actor` (archives are fetched as it). */
+export function jobBlobsOf(actor: Actor, blobs: BlobService): JobBlobs {
+  return {
+    grant: (provider, inputs) => grantInputs(blobs, provider, inputs),
+    fetchOutputs: (provider, result, opts) => fetchAndCheckOutputs(actor, blobs, provider, result, opts),
+  }
+}
+
 /**
  * Fetches the result's archive from the provider (unless this node has it), then checks: the
  * archive hashes to its id, it holds exactly the manifest's files with their sizes and hashes, and

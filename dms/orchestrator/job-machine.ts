@@ -3,8 +3,9 @@
  * bidding -> selecting -> requesting -> contracting -> invoking -> running -> verifying -> settling
  * -> completed, with failed. A declined job request, or a contract refused before the contract-db
  * locked anything, returns to selecting for the next bid.
- * The machine is pure: every side effect is a step (an invoked promise actor taking an AbortSignal)
- * supplied by the orchestrator, so tests can swap them.
+ * The machine is pure and drives the job: every side effect is a step (an invoked promise actor
+ * taking an AbortSignal), one file each in steps/ (built per job by steps/index.ts), so tests can
+ * swap them.
  */
 import { assign, fromPromise, setup } from 'xstate'
 import type { Clock } from '../../actors/clock.js'
@@ -204,7 +205,8 @@ export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
         (event as unknown as { error: unknown }).error instanceof ContractRefusal,
       outcomeFailed: ({ event }) => (event as unknown as { output: Patch }).output.error !== undefined,
       hasCandidate: ({ context }) => context.bids.some((b) => !context.tried.includes(b.bidId)),
-      // terminatesOnFailure throws a JobFailure once the contract was terminated for provider fault.
+      // terminatesOnFailure (steps/terminate.ts) throws a JobFailure once the contract was terminated
+      // for provider fault.
       retriesLeft: ({ context, event }) =>
         (event as unknown as { error: unknown }).error instanceof JobFailure &&
         (context.attempts?.length ?? 0) < context.spec.retries,

@@ -1,91 +1,79 @@
 /**
- * The job spec a service provider posts. Spec: specs/job-spec.md. Validated with JSON Schema
- * (unknown fields refused); sizes accept human units ("256MiB") or bytes.
+ * The job spec a service provider posts. Spec: specs/job-spec.md. Declared once (TypeBox): the
+ * schema checks it (unknown fields refused) and gives its input type; sizes accept human units
+ * ("256MiB") or bytes.
  */
 import { DmsError } from '../../actors/errors.js'
 import { inputsProblem } from '../blobs/staging.js'
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Ajv, type ErrorObject } from 'ajv'
 import { imageRefProblem, IMAGE_REF_MAX_LENGTH } from '../protocol/image-ref.js'
 import { commandProblem, envProblem, MAX_CPU, MIN_CPU, MIN_MEMORY_BYTES } from '../protocol/run-rules.js'
 import { parseBytes, UnitError } from '../resources/units.js'
 import type { Resources } from '../resources/types.js'
+import { StringMap, strictObject as obj } from '../schema.js'
 
-const size = {
-  anyOf: [
-    { type: 'integer', minimum: 0 },
-    { type: 'string', minLength: 1, maxLength: 32 },
-  ],
-}
+/** A size: a byte count, or a number with a unit ("256MiB"). */
+const size = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ minLength: 1, maxLength: 32 })])
+const opt = <T extends TSchema>(schema: T) => Type.Optional(schema)
+const peers = Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 256 })
 
-export const jobSpecSchema = {
-  $id: 'JobSpec',
-  type: 'object',
-  additionalProperties: false,
-  required: ['image', 'command', 'resources', 'maxDuration', 'maxPrice'],
-  properties: {
-    name: {
-      type: 'string',
-      maxLength: 128,
-      // No control characters: names are shown on terminals (`dms job list`).
-      pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
-    },
-    image: {
-      type: 'string',
+/** The job spec as posted (specs/job-spec.md): the check of `parseJobSpec` and its input type. */
+export const jobSpecSchema = obj(
+  {
+    name: opt(
+      Type.String({
+        maxLength: 128,
+        // No control characters: names are shown on terminals (`dms job list`).
+        pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+      }),
+    ),
+    image: Type.String({
       minLength: 1,
       maxLength: IMAGE_REF_MAX_LENGTH,
       description: '[registry[:port]/]name[:tag][@digest] (specs/job-spec.md, "Image references")',
-    },
-    command: { type: 'array', minItems: 1, maxItems: 256, items: { type: 'string', maxLength: 65536 } },
-    env: { type: 'object', maxProperties: 256, additionalProperties: { type: 'string', maxLength: 65536 } },
-    resources: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['cpu', 'memory'],
-      properties: {
-        cpu: { type: 'number', minimum: MIN_CPU, maximum: MAX_CPU },
-        memory: size,
-        disk: size,
-        gpu: { type: 'integer', minimum: 0, maximum: 64 },
-      },
-    },
-    maxDuration: { type: 'integer', minimum: 1, maximum: 604800, description: 'seconds' },
-    maxPrice: {
-      type: 'integer',
+    }),
+    command: Type.Array(Type.String({ maxLength: 65536 }), { minItems: 1, maxItems: 256 }),
+    env: opt(StringMap(Type.String({ maxLength: 65536 }), { maxProperties: 256 })),
+    resources: obj({
+      cpu: Type.Number({ minimum: MIN_CPU, maximum: MAX_CPU }),
+      memory: size,
+      disk: opt(size),
+      gpu: opt(Type.Integer({ minimum: 0, maximum: 64 })),
+    }),
+    maxDuration: Type.Integer({ minimum: 1, maximum: 604800, description: 'seconds' }),
+    maxPrice: Type.Integer({
       minimum: 0,
       maximum: Number.MAX_SAFE_INTEGER,
       description: 'total for the max duration, smallest unit',
-    },
-    inputs: {
-      type: 'array',
-      maxItems: 1000,
-      description: 'files staged read-only at /inputs: inline (content, contentBase64) or a blob (sha256)',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['path'],
-        properties: {
-          path: { type: 'string', minLength: 1, maxLength: 1024 },
-          content: { type: 'string', description: 'UTF-8 text' },
-          contentBase64: { type: 'string', pattern: '^[A-Za-z0-9+/]*={0,2}$' },
-          sha256: {
-            type: 'string',
-            pattern: '^[0-9a-f]{64}$',
-            description: 'a blob uploaded with PUT /v1/blobs',
-          },
+    }),
+    inputs: opt(
+      Type.Array(
+        obj({
+          path: Type.String({ minLength: 1, maxLength: 1024 }),
+          content: opt(Type.String({ description: 'UTF-8 text' })),
+          contentBase64: opt(Type.String({ pattern: '^[A-Za-z0-9+/]*={0,2}$' })),
+          sha256: opt(
+            Type.String({ pattern: '^[0-9a-f]{64}$', description: 'a blob uploaded with PUT /v1/blobs' }),
+          ),
+        }),
+        {
+          maxItems: 1000,
+          description:
+            'files staged read-only at /inputs: inline (content, contentBase64) or a blob (sha256)',
         },
-      },
-    },
-    retries: { type: 'integer', minimum: 0, maximum: 10, description: 'provider faults retried; default 3' },
-    providers: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        allow: { type: 'array', maxItems: 256, items: { type: 'string', minLength: 1, maxLength: 128 } },
-        deny: { type: 'array', maxItems: 256, items: { type: 'string', minLength: 1, maxLength: 128 } },
-      },
-    },
+      ),
+    ),
+    retries: opt(
+      Type.Integer({ minimum: 0, maximum: 10, description: 'provider faults retried; default 3' }),
+    ),
+    providers: opt(obj({ allow: opt(peers), deny: opt(peers) })),
   },
-} as const
+  { $id: 'JobSpec' },
+)
+
+/** A job spec as posted, once it passed `jobSpecSchema` (sizes may still carry units). */
+export type JobSpecInput = Static<typeof jobSpecSchema>
 
 /** A validated job spec with sizes in bytes. */
 export interface JobSpec {
@@ -127,7 +115,7 @@ export class InvalidJobSpecError extends DmsError {
 }
 
 const ajv = new Ajv({ allErrors: false, strict: true })
-const validate = ajv.compile(jobSpecSchema)
+const validate = ajv.compile<JobSpecInput>(jobSpecSchema)
 
 function describe(e: ErrorObject): InvalidJobSpecError {
   const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.')
@@ -147,18 +135,7 @@ function describe(e: ErrorObject): InvalidJobSpecError {
 /** Validates a posted spec; throws InvalidJobSpecError naming the field at fault. */
 export function parseJobSpec(input: unknown): JobSpec {
   if (!validate(input)) throw describe((validate.errors ?? [])[0])
-  const s = input as {
-    name?: string
-    image: string
-    command: string[]
-    env?: Record<string, string>
-    resources: { cpu: number; memory: number | string; disk?: number | string; gpu?: number }
-    maxDuration: number
-    maxPrice: number
-    inputs?: Array<{ path: string; content?: string; contentBase64?: string; sha256?: string }>
-    retries?: number
-    providers?: { allow?: string[]; deny?: string[] }
-  }
+  const s = input
   const bytes = (field: string, v: number | string | undefined) => {
     try {
       return v === undefined ? 0 : parseBytes(v)
@@ -196,9 +173,7 @@ export function parseJobSpec(input: unknown): JobSpec {
   }
 }
 
-function parseInputs(
-  inputs: Array<{ path: string; content?: string; contentBase64?: string; sha256?: string }>,
-) {
+function parseInputs(inputs: NonNullable<JobSpecInput['inputs']>) {
   const out: InputSpec[] = inputs.map((f, i) => {
     const given = [f.content, f.contentBase64, f.sha256].filter((v) => v !== undefined).length
     if (given !== 1) {

@@ -18,20 +18,9 @@ import { DIMENSIONS, normalize, roundCpu } from './math.js'
 import type { MachineInfo, Offer, Prices, Resources } from './types.js'
 import { ZERO } from './types.js'
 import { parseBytes, parseCpu } from './units.js'
+import type { OnboardRequest } from './onboard-request.js'
 
-/** What `dms onboard` / `PUT /v1/resources/offer` asks for. Every field is optional. */
-export interface OnboardRequest {
-  /** CPU cores, e.g. 2 or "0.5". @default the current offer's, else all the machine allows */
-  cpu?: number | string
-  /** Memory: bytes or a size with a unit ("4GiB"). @default the current offer's, else all the machine allows */
-  memory?: number | string
-  /** Disk: bytes or a size with a unit ("20GiB"). @default the current offer's, else 10 GiB (capped) */
-  disk?: number | string
-  /** Indices of the GPUs offered (`MachineInfo.gpus[].index`). @default the current offer's, else none */
-  gpus?: number[]
-  /** Prices per unit-hour and the minimum job price; fields left out keep the current (or default) price. */
-  prices?: Partial<Prices>
-}
+export type { OnboardRequest } from './onboard-request.js'
 
 export type OnboardingStatus = 'not-onboarded' | 'onboarded' | 'offboarded'
 

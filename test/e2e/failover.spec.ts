@@ -1,8 +1,9 @@
 /**
  * Failures of whole processes (SIGKILL, nodes in their own processes, real Docker): the running
- * provider dies -> the requester notices within its liveness deadline, terminates the contract for
+ * provider dies -> the requester drops it at its liveness deadline, terminates the contract for
  * provider fault and the job completes on another provider; the requester dies mid-job -> after a
- * restart its job machine is restored and the job completes.
+ * restart its job machine is restored and the job completes. How long detection takes in real
+ * time is measured by scripts/bench-failover.ts (specs/benchmarks.md), not asserted here.
  */
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
@@ -43,7 +44,7 @@ describe('failover (separate processes, SIGKILL, real Docker)', function () {
     net = undefined
   })
 
-  it('the running provider is SIGKILLed: dropped within 10 s, and the job completes on another', async () => {
+  it('the running provider is SIGKILLed: dropped at its liveness deadline, and the job completes on another', async () => {
     // The in-process provider is dearer; the provider process is cheaper, so it wins the first round.
     net = await startNetwork([{ cpu: 1, memoryBytes: 512 * MiB, perCpuHour: 3000 }], {
       requester: { enoughBids: 2 },
@@ -87,7 +88,6 @@ describe('failover (separate processes, SIGKILL, real Docker)', function () {
     })
     const before = await net.requester.orchestrator!.get(id)
     assert.equal(before?.record.winner?.provider, doomed.peerId, 'the cheaper provider process won')
-    const killedAt = Date.now()
     doomed.child.kill('SIGKILL')
     await doomed.exited
 
@@ -97,14 +97,14 @@ describe('failover (separate processes, SIGKILL, real Docker)', function () {
     assert.equal(job.state, 'completed', JSON.stringify(r.error))
     assert.equal(r.winner?.provider, net.providers[0].peerId, 'completed on the other provider')
     assert.equal(r.result?.stdout, 'start\ndone\n')
-    // The dead provider: detected in under 10 s, its contract terminated for provider fault with
-    // the whole escrow back, and excluded from the re-bid.
+    // The dead provider: dropped by the liveness deadline (its heartbeats stopped; not the far
+    // later result deadline), its contract terminated for provider fault with the whole escrow
+    // back, and excluded from the re-bid.
     const [attempt] = r.attempts ?? []
     assert.equal(r.attempts?.length, 1)
     assert.equal(attempt.provider, doomed.peerId)
     assert.equal(attempt.error.code, 'PROVIDER_SILENT')
-    const detectedMs = attempt.at - killedAt
-    assert.ok(detectedMs < 10_000, `detected after ${detectedMs} ms`)
+    assert.match(attempt.error.message, /^provider silent for 6000 ms \(no heartbeat\)$/)
     assert.equal(attempt.settlement?.reason, TERMINATION.providerFault)
     assert.equal(attempt.settlement?.paidToProvider, 0)
     assert.deepEqual(r.excluded, [doomed.peerId])

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ContractDbNode } from '../../../dms/contracts/contract-db-node.js'
+import { ContractDbNode } from '../../../dms/contract-db/node.js'
 import { TEST_PASSPHRASE } from '../../helpers/network.js'
 
 describe('ContractDbNode start (shared with DmsNode: dms/peer-base.ts)', function () {

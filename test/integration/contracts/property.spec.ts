@@ -14,10 +14,10 @@ import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Clock } from '../../../actors/clock.js'
+import { ManualClock } from '../../../actors/clock.js'
 import { signDoc } from '../../../dms/contracts/canonical.js'
 import { DOMAIN, type Settlement, type SignedContract } from '../../../dms/contracts/model.js'
-import { ContractDbService } from '../../../dms/contracts/service.js'
+import { ContractDbService } from '../../../dms/contract-db/service.js'
 import { silentLogger } from '../../../dms/log.js'
 import { openDb, type Db } from '../../../dms/store/db.js'
 import { makeContract, makeReceipt, makeSettle, newParty, type Who } from '../../helpers/contracts.js'
@@ -42,13 +42,6 @@ function rng(seed: number) {
     int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),
     pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)],
     chance: (p: number) => next() < p,
-  }
-}
-
-class TestClock implements Pick<Clock, 'now'> {
-  t = Date.now()
-  now(): number {
-    return this.t
   }
 }
 
@@ -110,7 +103,7 @@ describe('contract-db property: money is conserved and no contract closes twice'
 
   async function runOnce(seed: number) {
     const r = rng(seed)
-    const clock = new TestClock()
+    const clock = new ManualClock(Date.now())
     const dir = join(root, String(seed))
     let db: Db = await openDb(dir)
     const open = () =>
@@ -148,11 +141,11 @@ describe('contract-db property: money is conserved and no contract closes twice'
         const forged = r.chance(0.1)
         const expired = r.chance(0.1)
         const c = makeContract(req, prov, cdb, {
-          now: clock.t,
+          now: clock.now(),
           pricePerHour: r.pick([0, 360, 3600, 36_000]),
           maxDurationSeconds: r.int(1, 120),
           minJobPrice: r.pick([0, 0, 5]),
-          expiresAt: expired ? clock.t - 1 : clock.t + 60_000,
+          expiresAt: expired ? clock.now() - 1 : clock.now() + 60_000,
         })
         if (forged) c.requesterSignature = signDoc(prov.key, DOMAIN.contract, c.terms)
         known.push({ c, req, prov, accepted: false })
@@ -248,7 +241,7 @@ describe('contract-db property: money is conserved and no contract closes twice'
 
     const trace: string[] = []
     for (let b = 0; b < BATCHES; b++) {
-      clock.t += r.int(0, 5000)
+      clock.advance(r.int(0, 5000))
       let batch = Array.from({ length: r.int(1, 5) }, genOp)
       // A restart runs alone; a duplicate of a close runs beside it.
       if (batch.some((o) => o.label === 'restart'))

@@ -6,12 +6,12 @@ import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Clock } from '../../../actors/clock.js'
+import { ManualClock } from '../../../actors/clock.js'
 import type { RemoteError } from '../../../actors/errors.js'
 import { hashDoc, signDoc, verifyDoc } from '../../../dms/contracts/canonical.js'
 import { DOMAIN, type SignedContract } from '../../../dms/contracts/model.js'
 import { publicKeyOfPeer } from '../../../dms/contracts/party.js'
-import { ContractDbService } from '../../../dms/contracts/service.js'
+import { ContractDbService } from '../../../dms/contract-db/service.js'
 import { silentLogger } from '../../../dms/log.js'
 import { W } from '../../../dms/protocol/behaviours.js'
 import { INBOX } from '../../../dms/protocol/handles.js'
@@ -26,13 +26,6 @@ import {
   type Who,
 } from '../../helpers/contracts.js'
 import { startPeer, type TestPeer } from '../../helpers/peers.js'
-
-class TestClock implements Pick<Clock, 'now'> {
-  t = Date.now()
-  now(): number {
-    return this.t
-  }
-}
 
 /** Asserts a refusal with `code` and a message matching `why`. */
 function expectRefused(r: { code: string; message: string }, code: string, why: RegExp): void {
@@ -57,7 +50,7 @@ describe('contract-db service', function () {
   let db: Db
   let peer: TestPeer
   let svc: ContractDbService
-  let clock: TestClock
+  let clock: ManualClock
   let req: Who
   let prov: Who
   let cdb: string
@@ -67,13 +60,13 @@ describe('contract-db service', function () {
     svc = new ContractDbService({ system: peer.system, key: peer.key, db, clock, log: silentLogger })
   }
   const contract = (o: Parameters<typeof makeContract>[3] = {}) =>
-    makeContract(req, prov, cdb, { now: clock.t, ...o })
+    makeContract(req, prov, cdb, { now: clock.now(), ...o })
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'dms-cdb-'))
     peer = await startPeer()
     cdb = peer.system.peerId
-    clock = new TestClock()
+    clock = new ManualClock(Date.now())
     await open()
     req = newParty()
     prov = newParty()
@@ -130,7 +123,7 @@ describe('contract-db service', function () {
     })
 
     it('refuses an expired contract, a replayed one, and one submitted by someone else', async () => {
-      const expired = contract({ expiresAt: clock.t - 1 })
+      const expired = contract({ expiresAt: clock.now() - 1 })
       assert.equal((await refusal(svc.verify(req.peer, expired))).code, 'CONTRACT_EXPIRED')
       const c = contract()
       assert.equal((await refusal(svc.verify(prov.peer, c))).code, 'NOT_A_PARTY')
@@ -146,7 +139,7 @@ describe('contract-db service', function () {
 
     it('refuses unapproved and revoked parties, naming them', async () => {
       const stranger = newParty()
-      const r = await refusal(svc.verify(req.peer, makeContract(req, stranger, cdb, { now: clock.t })))
+      const r = await refusal(svc.verify(req.peer, makeContract(req, stranger, cdb, { now: clock.now() })))
       expectRefused(r, 'PARTY_NOT_APPROVED', new RegExp(`provider ${stranger.peer} is not an approved`))
       assert.equal(await svc.revoke(prov.peer), true)
       assert.equal((await refusal(svc.verify(req.peer, contract()))).code, 'PARTY_NOT_APPROVED')
@@ -167,7 +160,7 @@ describe('contract-db service', function () {
     it('verifies a volunteer job (price 0) without escrow or funds, and settles it paying nothing', async () => {
       const poor = newParty()
       await svc.approve(poor.peer)
-      const c = makeContract(poor, prov, cdb, { now: clock.t, pricePerHour: 0, minJobPrice: 0 })
+      const c = makeContract(poor, prov, cdb, { now: clock.now(), pricePerHour: 0, minJobPrice: 0 })
       assert.equal(c.terms.escrow, 0)
       const proof = await svc.verify(poor.peer, c)
       assert.equal(proof.escrowLocked, 0)
@@ -311,7 +304,7 @@ describe('contract-db service', function () {
     it('requester cancel pays the time used since escrow was locked, or the receipt usage', async () => {
       const c = contract({ pricePerHour: 3600, maxDurationSeconds: 60 })
       await svc.verify(req.peer, c)
-      clock.t += 20_000
+      clock.advance(20_000)
       const s = await svc.terminate(req.peer, {
         contractId: c.terms.contractId,
         reason: 'REQUESTER_CANCELLED',

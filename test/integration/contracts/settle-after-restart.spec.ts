@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { createServer } from 'node:net'
-import { ContractDbNode } from '../../../dms/contracts/contract-db-node.js'
+import { ContractDbNode } from '../../../dms/contract-db/node.js'
 import type { ExecutionResult } from '../../../dms/executor/executor.js'
 import { TestExecutor } from '../../helpers/test-executor.js'
 import { hashOutputs } from '../../../dms/protocol/outputs.js'

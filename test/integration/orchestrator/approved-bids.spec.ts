@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict'
 import { KeyPair } from '../../../actors/identity.js'
-import { collectNodeMetrics, renderPrometheus } from '../../../dms/api/metrics.js'
 import { issueApproval } from '../../../dms/contracts/approval.js'
 import { BID_REQUEST_TOPIC } from '../../../dms/protocol/handles.js'
 import { parseJobSpec } from '../../../dms/orchestrator/job-spec.js'
@@ -67,7 +66,7 @@ describe('requester: only approved providers bids are ranked', function () {
     )
     assert.ok(!job.record.bids.some((b) => b.provider === rogue.system.peerId))
     assert.equal(net.requester.orchestrator!.bidsIgnored.no_approval, 1)
-    const metrics = renderPrometheus(await collectNodeMetrics(net.requester))
+    const metrics = await net.requester.metrics.render()
     assert.match(metrics, /^dms_requester_bids_ignored_total\{reason="no_approval"\} 1$/m)
   })
 
@@ -132,7 +131,7 @@ describe('requester: only approved providers bids are ranked', function () {
     assert.ok(job.record.bids.every((b) => b.bidId.length <= 128))
     assert.deepEqual(net.requester.payloadRefusals['/dms/job/bid'], { too_long: 1 })
     assert.equal(net.requester.system.rejections.bad_payload, 1)
-    const metrics = renderPrometheus(await collectNodeMetrics(net.requester))
+    const metrics = await net.requester.metrics.render()
     assert.match(metrics, /^dms_payloads_refused_total\{behaviour="\/dms\/job\/bid",reason="too_long"\} 1$/m)
     // Nothing of it in the stored record either.
     const stored = JSON.stringify(await net.requester.orchestrator!.jobs.get(job.record.id))

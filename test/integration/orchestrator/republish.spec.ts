@@ -1,6 +1,8 @@
 /**
  * A bid request that is lost (here: a provider that ignores the first one) is published again
  * after a backoff, and the job fails with the providers' decline reasons, never a bare "no providers".
+ * The backoff's length is checked on a simulated clock (test/unit/orchestrator/steps/
+ * collect-bids.spec.ts) and measured in real time by scripts/bench-failover.ts.
  */
 import assert from 'node:assert/strict'
 import type { Message } from '../../../actors/system.js'
@@ -26,14 +28,13 @@ describe('orchestrator: bid requests re-published with backoff', function () {
   })
 
   it('a provider that missed the first request answers the second; its reason is the failure', async () => {
-    const seen: number[] = []
+    let seen = 0
     // An approved provider: its declines carry its approval credential (unapproved ones are not kept).
     await net.contractDb.service.approve(peer.system.peerId)
     const approval = await net.contractDb.service.approvalFor(peer.system.peerId)
     const actor = peer.system.spawn(INBOX.provider, peer.key)
     actor.subscribe(BID_REQUEST_TOPIC).on(W.bidRequest, async (m: Message) => {
-      seen.push(Date.now())
-      if (seen.length < 2) return // as if the first request was lost
+      if (++seen < 2) return // as if the first request was lost
       const req = m.payload as BidRequest
       const decline: Decline = {
         jobId: req.jobId,
@@ -58,9 +59,7 @@ describe('orchestrator: bid requests re-published with backoff', function () {
     assert.equal(job.state, 'failed')
     assert.equal(job.record.error?.code, 'NO_BIDS')
     assert.match(job.record.error.message, /answered the second request/)
-    assert.equal(seen.length, 2, 'published twice: the second got an answer, so no third')
-    // The second came after the first window (1 s) and the first backoff (1 s).
-    assert.ok(seen[1] - seen[0] >= 1900, `re-published ${seen[1] - seen[0]} ms later`)
+    assert.equal(seen, 2, 'published twice: the second got an answer, so no third')
   })
 })
 

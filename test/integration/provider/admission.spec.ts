@@ -5,7 +5,6 @@
  * contract-db, real Docker for the legitimate runs.
  */
 import assert from 'node:assert/strict'
-import { collectNodeMetrics, renderPrometheus } from '../../../dms/api/metrics.js'
 import { BID_REQUEST_TOPIC } from '../../../dms/protocol/handles.js'
 import { parseJobSpec } from '../../../dms/orchestrator/job-spec.js'
 import {
@@ -124,7 +123,7 @@ describe('provider: admission of bid requests', function () {
     for (let i = 0; i < 20; i++) await r.publish(bidRequest(`flood-${i}`, 0.01, approval))
     await Promise.all([ignored, r.answered(3)])
     assert.equal(provider.provider!.bidRequestsIgnored.rate_limited, 17)
-    const metrics = renderPrometheus(await collectNodeMetrics(provider))
+    const metrics = await provider.metrics.render()
     assert.match(metrics, /^dms_provider_bid_requests_ignored_total\{reason="rate_limited"\} 17$/m)
     assert.equal(r.answers.length, 3)
     assert.equal(provider.ledger!.entries().length, 3)

@@ -3,20 +3,22 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { request } from 'node:http'
-import { BlobStore } from '../../../dms/blobs/store.js'
+import { detachedPorts } from '../../../dms/api/null-ports.js'
 import { buildApi } from '../../../dms/api/server.js'
-import { onboardRequestSchema } from '../../../dms/api/resources-routes.js'
+import type { BlobService } from '../../../dms/blobs/service.js'
+import { BlobStore } from '../../../dms/blobs/store.js'
 import { silentLogger } from '../../../dms/log.js'
-import type { DmsNode } from '../../../dms/node.js'
+import { blobsPort } from '../../../dms/node-adapters.js'
+import { onboardRequestSchema } from '../../../dms/resources/onboard-request.js'
 
 const errorOf = (r: { json: <T>() => T }) => r.json<{ error: { code: string; field?: string } }>().error
 
 // A node with no roles: enough for the routes that do not reach the network.
-const node = {} as DmsNode
+const ports = detachedPorts()
 
 describe('REST API framework: schemas, OpenAPI, errors, token', () => {
   it('generates an OpenAPI document from the same schemas the routes validate with', async () => {
-    const { app, openapi } = buildApi({ node, log: silentLogger })
+    const { app, openapi } = buildApi(ports, { log: silentLogger })
     await app.ready()
     const doc = openapi() as {
       openapi: string
@@ -66,7 +68,7 @@ describe('REST API framework: schemas, OpenAPI, errors, token', () => {
   })
 
   it('answers a schema failure and an unknown route with a stable code, message and field', async () => {
-    const { app } = buildApi({ node, log: silentLogger })
+    const { app } = buildApi(ports, { log: silentLogger })
     const bad = await app.inject({ method: 'PUT', url: '/v1/resources/offer', payload: { cpu: 1, bogus: 2 } })
     assert.equal(bad.statusCode, 400)
     assert.deepEqual(bad.json(), {
@@ -100,7 +102,7 @@ describe('REST API framework: schemas, OpenAPI, errors, token', () => {
   })
 
   it('coerces query strings to their declared types but never bodies; refuses unknown fields in both', async () => {
-    const { app, openapi } = buildApi({ node, log: silentLogger })
+    const { app, openapi } = buildApi(ports, { log: silentLogger })
     // A route added later the way other modules do (the data plane's `?follow=true`).
     app.get(
       '/v1/x/:id',
@@ -154,7 +156,7 @@ describe('REST API framework: schemas, OpenAPI, errors, token', () => {
   })
 
   it('with a token, refuses every request without the exact bearer token', async () => {
-    const { app } = buildApi({ node, log: silentLogger }, { token: 'a'.repeat(32) })
+    const { app } = buildApi(ports, { log: silentLogger }, { token: 'a'.repeat(32) })
     for (const authorization of [
       undefined,
       `Bearer ${'a'.repeat(31)}`,
@@ -215,7 +217,8 @@ describe('REST API: blob uploads over the limit', () => {
     const dir = await mkdtemp(join(tmpdir(), 'dms-api-blobs-'))
     const store = new BlobStore({ dir, maxBlobBytes: 1024 })
     await store.start()
-    const { app } = buildApi({ node: { blobs: { store } } as unknown as DmsNode, log: silentLogger })
+    const blobs = blobsPort({ store } as BlobService)
+    const { app } = buildApi({ ...ports, blobs }, { log: silentLogger })
     try {
       await app.listen({ path: join(dir, 'api.sock') })
       const over = await upload(join(dir, 'api.sock'), [Buffer.alloc(1000), Buffer.alloc(1000)])

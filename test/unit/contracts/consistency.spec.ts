@@ -9,7 +9,8 @@ import type { Handle } from '../../../actors/envelope.js'
 import { signDoc } from '../../../dms/contracts/canonical.js'
 import { bidAskedProblem, bidTotalProblem, termsBidProblem } from '../../../dms/contracts/consistency.js'
 import { DOMAIN, type ContractProof, type SignedContract, type Bid } from '../../../dms/contracts/model.js'
-import { closeContractStep } from '../../../dms/orchestrator/close-contract.js'
+import { closeContractStep } from '../../../dms/orchestrator/steps/close-contract.js'
+import { JobSession } from '../../../dms/orchestrator/session.js'
 import { ContractRefusal } from '../../../dms/orchestrator/job-machine.js'
 import type { JobRecord } from '../../../dms/orchestrator/job-record.js'
 import { parseJobSpec } from '../../../dms/orchestrator/job-spec.js'
@@ -58,6 +59,7 @@ describe('dms/contracts/consistency', () => {
   describe('the requester drafts only terms the contract-db would accept', () => {
     /** The contracting step over fakes: a provider that countersigns, a contract-db that verifies. */
     function step(winning: Bid) {
+      const clock = new ManualClock()
       const sent: string[] = []
       const released: string[] = []
       const job = {
@@ -85,9 +87,15 @@ describe('dms/contracts/consistency', () => {
               providerSignature: signDoc(prov.key, DOMAIN.contract, p.contract.terms),
             })
           },
+          // Giving a bid up tells its bidder (`/dms/job/bid-release`).
+          send: (_to: Handle, _b: { name: string }, p: { bidId: string }) => {
+            released.push(p.bidId)
+            return Promise.resolve()
+          },
         } as never,
+        session: new JobSession(clock),
         key: req.key,
-        clock: new ManualClock(),
+        clock,
         peerId: req.peer,
         contractDb: {
           peer: cdb.peer,
@@ -96,10 +104,7 @@ describe('dms/contracts/consistency', () => {
             return Promise.resolve({ contractId: contract.terms.contractId } as ContractProof)
           },
         },
-        timeoutMs: 1000,
-        provider: () => ({}) as Handle,
-        release: (_job, b) => released.push(b.bidId),
-        releaseLosers: () => undefined,
+        config: { requestTimeoutMs: 1000 } as never,
       })
       return { result: run(job, new AbortController().signal), sent, released }
     }

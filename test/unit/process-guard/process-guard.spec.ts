@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
+import { EventEmitter } from 'node:events'
 import { join } from 'node:path'
+import { silentLogger } from '../../../dms/log.js'
+import { ProcessGuard } from '../../../dms/process-guard.js'
 
 const ROOT = join(import.meta.dirname, '../../..')
 
@@ -38,5 +41,19 @@ describe('ProcessGuard: the last resort of a serving node', function () {
       [50, 'uncaughtException', 'an emitter with no error listener'],
       [50, 'unhandledRejection', 'a promise nobody awaits'],
     ])
+  })
+
+  it('tells its observers of each fault as it is caught (the metrics count at that event)', () => {
+    const target = new EventEmitter()
+    const guard = new ProcessGuard({ log: silentLogger }, target as unknown as NodeJS.Process).install()
+    const seen: string[] = []
+    const off = guard.observe((kind) => seen.push(kind))
+    target.emit('uncaughtException', new Error('x'))
+    target.emit('unhandledRejection', new Error('y'))
+    off()
+    target.emit('uncaughtException', new Error('z'))
+    guard.uninstall()
+    assert.deepEqual(seen, ['uncaughtException', 'unhandledRejection'])
+    assert.deepEqual(guard.counts(), { uncaughtException: 2, unhandledRejection: 1 })
   })
 })

@@ -6,50 +6,50 @@
  * "Contracting fallback").
  */
 import { randomUUID } from 'node:crypto'
-import type { Clock } from '../../actors/clock.js'
-import { codeOf } from '../../actors/errors.js'
-import type { Handle } from '../../actors/envelope.js'
-import { keyToString, type KeyPair } from '../../actors/identity.js'
-import type { Actor } from '../../actors/system.js'
-import { signDoc, verifyDoc } from '../contracts/canonical.js'
-import { BadProofError, type ContractDbClient } from '../contracts/client.js'
-import { termsBidProblem } from '../contracts/consistency.js'
+import { codeOf } from '../../../actors/errors.js'
+import { keyToString } from '../../../actors/identity.js'
+import { signDoc, verifyDoc } from '../../contracts/canonical.js'
+import { BadProofError } from '../../contracts/client.js'
+import { termsBidProblem } from '../../contracts/consistency.js'
 import {
   DOMAIN,
   type ContractProof,
   type ContractTerms,
   type SignedContract,
   type Bid,
-} from '../contracts/model.js'
-import { partyOf } from '../contracts/party.js'
-import { W } from '../protocol/behaviours.js'
-import { publicKeyOf } from '../protocol/handles.js'
-import type { ContractSignReply } from '../protocol/messages.js'
-import { ContractRefusal, JobFailure, type Step } from './job-machine.js'
-import type { JobRecord } from './job-record.js'
+} from '../../contracts/model.js'
+import { partyOf } from '../../contracts/party.js'
+import { W } from '../../protocol/behaviours.js'
+import { publicKeyOf } from '../../protocol/handles.js'
+import type { ContractSignReply } from '../../protocol/messages.js'
+import { ContractRefusal, JobFailure, type Step } from '../job-machine.js'
+import type { StepDeps } from './deps.js'
+import { releaseBid, releaseLosers, winnerHandle } from './providers.js'
 
-export interface CloseContractDeps {
-  actor: Actor
-  key: KeyPair
-  clock: Clock
-  /** This requester's peer id. */
-  peerId: string
+export type CloseContractDeps = Pick<
+  StepDeps,
+  'actor' | 'session' | 'key' | 'clock' | 'peerId' | 'config'
+> & {
   /** Verifies the contract and checks the proof (retrying while the contract-db is unreachable). */
-  contractDb: Pick<ContractDbClient, 'peer' | 'verify'>
-  timeoutMs: number
-  provider: (job: JobRecord) => Handle
-  /** Tells a bidder its bid is given up (`/dms/job/bid-release`), best effort. */
-  release: (job: JobRecord, bid: Bid) => void
-  /** Tells every other bidder of the round that it lost (once the contract is active). */
-  releaseLosers: (job: JobRecord) => void
+  contractDb: Pick<StepDeps['contractDb'], 'peer' | 'verify'>
 }
+
+/** How long the drafted terms stay open for the contract-db to verify. */
+export const TERMS_TTL_MS = 60_000
+
+/**
+ * Contract-db refusals after which the next bid is not tried: the outcome is unknown (a timeout,
+ * an error inside it), every bid would meet the same (unreachable), or an earlier send may have
+ * locked the escrow (CONTRACT_EXISTS).
+ */
+const NO_FALLBACK = ['REQUEST_TIMEOUT', 'UNREACHABLE', 'CONTRACT_EXISTS', 'INTERNAL']
 
 export function closeContractStep(d: CloseContractDeps): Step {
   return async (job, signal) => {
     const bid = job.bids.find((b) => b.bidId === job.winner?.bidId) as Bid
     // Nothing is locked at the contract-db yet: give the bid up and fall back to the next one.
     const refused = (code: string, message: string): ContractRefusal => {
-      d.release(job, bid)
+      releaseBid(d, job, bid)
       return new ContractRefusal(code, message, { provider: bid.provider, bidId: bid.bidId })
     }
     const now = d.clock.now()
@@ -70,7 +70,7 @@ export function closeContractStep(d: CloseContractDeps): Step {
       escrow: bid.total,
       bid,
       createdAt: now,
-      expiresAt: now + 60_000,
+      expiresAt: now + TERMS_TTL_MS,
     }
     // The contract-db checks the terms against the embedded bid the same way (consistency.ts):
     // drafted terms it would refuse are not sent to either party.
@@ -84,10 +84,10 @@ export function closeContractStep(d: CloseContractDeps): Step {
     let signed: ContractSignReply
     try {
       signed = await d.actor.request(
-        d.provider(job),
+        winnerHandle(d.session, job),
         W.contractSign,
         { contract },
-        { timeoutMs: d.timeoutMs, signal },
+        { timeoutMs: d.config.requestTimeoutMs, signal },
       )
     } catch (err) {
       signal.throwIfAborted()
@@ -99,7 +99,7 @@ export function closeContractStep(d: CloseContractDeps): Step {
     contract.providerSignature = signed.providerSignature
     let proof: ContractProof
     try {
-      proof = await d.contractDb.verify(contract, { signal, timeoutMs: d.timeoutMs })
+      proof = await d.contractDb.verify(contract, { signal, timeoutMs: d.config.requestTimeoutMs })
     } catch (err) {
       signal.throwIfAborted()
       // A proof that does not check out: the escrow may be locked, so no other bid is tried.
@@ -107,19 +107,12 @@ export function closeContractStep(d: CloseContractDeps): Step {
       const code = codeOf(err)
       const message = `contract-db refused the contract: ${(err as Error).message}`
       // A refusal (PARTY_NOT_APPROVED, INSUFFICIENT_FUNDS, BAD_TERMS...) locks nothing: the next
-      // bid may do. Not after a timeout or an unreachable contract-db (the outcome is unknown or
-      // every bid would meet the same), nor CONTRACT_EXISTS (an earlier send may have locked).
-      if (
-        code !== 'REQUEST_TIMEOUT' &&
-        code !== 'UNREACHABLE' &&
-        code !== 'CONTRACT_EXISTS' &&
-        code !== 'INTERNAL'
-      )
-        throw refused(code, message)
+      // bid may do.
+      if (!NO_FALLBACK.includes(code)) throw refused(code, message)
       throw new JobFailure('CONTRACT_REFUSED', message)
     }
     // Losers keep their reservations until the contract is active, so a refusal can fall back.
-    d.releaseLosers(job)
+    releaseLosers(d, job)
     return { contract, proof }
   }
 }

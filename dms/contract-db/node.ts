@@ -11,7 +11,7 @@ import type { Db } from '../store/db.js'
 import type { NetworkConfig } from '../config.js'
 import { envPassphrase, type PassphraseSource } from '../keys.js'
 import { child, silentLogger } from '../log.js'
-import { OperatorApi } from './operator-api.js'
+import { OperatorApi, type OperatorPorts } from './operator-api.js'
 import { ContractDbService } from './service.js'
 
 /** Configuration of a contract-db process (`dms contract-db run`). Spec: specs/config.md. */
@@ -103,12 +103,32 @@ export class ContractDbNode {
     this.service.start()
     this.lifecycle.onStop(() => this.service.stop(), 'service')
     if (cfg.socket !== false) {
-      this.api = new OperatorApi(
-        { node: this, log: child(log, 'dms:contract-db:api') },
-        { socketPath: cfg.socket ?? join(cfg.dataDir, CONTRACT_DB_SOCKET) },
-      )
+      this.api = new OperatorApi(this.operatorPorts(child(log, 'dms:contract-db:api')), {
+        socketPath: cfg.socket ?? join(cfg.dataDir, CONTRACT_DB_SOCKET),
+      })
       await this.api.start()
       this.lifecycle.onStop(() => this.api?.stop(), 'api')
+    }
+  }
+
+  /** What the operator API uses: the service's operations, this peer's addresses, its counters. */
+  private operatorPorts(log: Logger): OperatorPorts {
+    const svc = this.service
+    return {
+      approvals: {
+        list: () => svc.listApproved(),
+        approve: (peer) => svc.approve(peer),
+        revoke: (peer) => svc.revoke(peer),
+      },
+      accounts: {
+        list: () => svc.listAccounts(),
+        get: (peer) => svc.account(peer),
+        credit: (peer, amount) => svc.credit(peer, amount),
+      },
+      contracts: { list: () => svc.listContracts(), get: (id) => svc.contract(id) },
+      identity: { peerId: () => this.peerId, addrs: () => this.addrs() },
+      metrics: { rejections: () => this.system.rejections },
+      log,
     }
   }
 

@@ -1,10 +1,51 @@
+/**
+ * The contract-db operator's REST API on a local unix socket (mode 0600): approvals, credits,
+ * balances, contracts. Spec: specs/contract-db.md ("Operator API"). Credits exist only here,
+ * never on the network. It is built from small ports, never from the node.
+ */
 import { chmod, rm } from 'node:fs/promises'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { RefusedError } from '../../actors/errors.js'
-import type { ContractDbNode } from './contract-db-node.js'
-import { InvalidAmountError } from './money.js'
-import type { ContractRecord } from './service.js'
+import { InvalidAmountError, type Amount } from '../contracts/money.js'
+import type { Account, ApprovedEntity, ContractRecord } from './records.js'
+
+export interface ApprovalsPort {
+  list(): Promise<ApprovedEntity[]>
+  approve(peer: string): Promise<ApprovedEntity>
+  revoke(peer: string): Promise<boolean>
+}
+
+export interface AccountsPort {
+  list(): Promise<Account[]>
+  get(peer: string): Promise<Account>
+  credit(peer: string, amount: Amount): Promise<Account>
+}
+
+export interface ContractsPort {
+  list(): Promise<ContractRecord[]>
+  get(id: string): Promise<ContractRecord | undefined>
+}
+
+/** Who this contract-db is on the network. */
+export interface IdentityPort {
+  peerId(): string
+  addrs(): string[]
+}
+
+export interface MetricsPort {
+  /** Refused inbound frames, by reason. */
+  rejections(): Readonly<Record<string, number>>
+}
+
+export interface OperatorPorts {
+  approvals: ApprovalsPort
+  accounts: AccountsPort
+  contracts: ContractsPort
+  identity: IdentityPort
+  metrics: MetricsPort
+  log: Logger
+}
 
 /** A contract as listed by `GET /v1/contract-db/contracts`. */
 export interface ContractSummary {
@@ -42,16 +83,11 @@ export const summarize = (r: ContractRecord): ContractSummary => {
 
 const apiError = (code: string, message: string) => ({ error: { code, message } })
 
-/**
- * The contract-db operator's REST API on a local unix socket (mode 0600): approvals, credits,
- * balances, contracts. Spec: specs/contract-db.md ("Operator API"). Credits exist only here,
- * never on the network.
- */
 export class OperatorApi {
   private app?: FastifyInstance
 
   constructor(
-    private readonly c: { node: ContractDbNode; log: Logger },
+    private readonly ports: OperatorPorts,
     private readonly init: { socketPath: string },
   ) {}
 
@@ -75,13 +111,12 @@ export class OperatorApi {
   }
 
   private routes(app: FastifyInstance): void {
-    const { node } = this.c
-    const svc = () => node.service
+    const { approvals, accounts, contracts, identity, metrics, log } = this.ports
     app.setErrorHandler((err: { statusCode?: number; code?: string; message: string }, _req, reply) => {
       if (err instanceof RefusedError || err instanceof InvalidAmountError)
         return reply.status(400).send(apiError(err.code, err.message))
       const status = err.statusCode ?? 500
-      if (status >= 500) this.c.log.error({ err }, 'api error')
+      if (status >= 500) log.error({ err }, 'api error')
       return reply
         .status(status)
         .send(apiError(err.code ?? (status >= 500 ? 'INTERNAL' : 'BAD_REQUEST'), err.message))
@@ -92,42 +127,41 @@ export class OperatorApi {
 
     app.get('/v1/health', () => ({ ok: true }))
     app.get('/v1/info', async () => {
-      const contracts = await svc().listContracts()
       const byState: Record<string, number> = {}
-      for (const r of contracts) byState[r.state] = (byState[r.state] ?? 0) + 1
+      for (const r of await contracts.list()) byState[r.state] = (byState[r.state] ?? 0) + 1
       return {
         role: 'contract-db',
-        peerId: node.peerId,
-        addrs: node.addrs(),
-        approved: (await svc().listApproved()).length,
+        peerId: identity.peerId(),
+        addrs: identity.addrs(),
+        approved: (await approvals.list()).length,
         contracts: byState,
-        rejections: node.system.rejections,
+        rejections: metrics.rejections(),
       }
     })
 
-    app.get('/v1/contract-db/approved', async () => ({ approved: await svc().listApproved() }))
+    app.get('/v1/contract-db/approved', async () => ({ approved: await approvals.list() }))
     app.put<{ Params: { peer: string } }>('/v1/contract-db/approved/:peer', (req) =>
-      svc().approve(req.params.peer),
+      approvals.approve(req.params.peer),
     )
     app.delete<{ Params: { peer: string } }>('/v1/contract-db/approved/:peer', async (req) => ({
       peer: req.params.peer,
-      revoked: await svc().revoke(req.params.peer),
+      revoked: await approvals.revoke(req.params.peer),
     }))
 
-    app.get('/v1/contract-db/accounts', async () => ({ accounts: await svc().listAccounts() }))
+    app.get('/v1/contract-db/accounts', async () => ({ accounts: await accounts.list() }))
     app.get<{ Params: { peer: string } }>('/v1/contract-db/accounts/:peer', (req) =>
-      svc().account(req.params.peer),
+      accounts.get(req.params.peer),
     )
     app.post<{ Params: { peer: string }; Body: { amount?: unknown } }>(
       '/v1/contract-db/accounts/:peer/credit',
-      (req) => svc().credit(req.params.peer, req.body?.amount as number),
+      (req) => accounts.credit(req.params.peer, req.body?.amount as number),
     )
 
     app.get('/v1/contract-db/contracts', async () => ({
-      contracts: (await svc().listContracts()).map(summarize),
+      contracts: (await contracts.list()).map(summarize),
     }))
     app.get<{ Params: { id: string } }>('/v1/contract-db/contracts/:id', async (req, reply) => {
-      const rec = await svc().contract(req.params.id)
+      const rec = await contracts.get(req.params.id)
       if (rec === undefined)
         return reply.status(404).send(apiError('UNKNOWN_CONTRACT', `no contract ${req.params.id}`))
       return rec

@@ -1,0 +1,140 @@
+/**
+ * The requester's job routes: `POST /v1/jobs`, `GET /v1/jobs`, `GET|DELETE /v1/jobs/:id`, over
+ * the jobs port (on a node that is not a requester, its null object answers 409). Spec:
+ * specs/rest-api.md.
+ */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
+import { isCode } from '../../actors/errors.js'
+import { apiError } from './errors.js'
+import type { JobsPort, JobView } from './ports.js'
+import {
+  JobIdParams,
+  JobListReply,
+  JobReply,
+  JobStateReply,
+  type JobListReply as JobList,
+  type JobStateReply as JobState,
+} from './schemas.js'
+
+export interface JobRoutesOptions {
+  jobs: JobsPort
+}
+
+const stateOf = (job: JobView): JobState => ({ id: job.record.id, state: job.state })
+
+/** A job's summary in `GET /v1/jobs`. */
+function summary(j: JobView): NonNullable<JobList['jobs']>[number] {
+  return {
+    id: j.record.id,
+    name: j.record.spec.name,
+    state: j.state,
+    createdAt: j.record.createdAt,
+    provider: j.record.winner?.provider,
+  }
+}
+
+/** `GET /v1/jobs/:id`: the record with its state, its allocation and its usage. */
+function detail(job: JobView): Record<string, unknown> {
+  const r = job.record
+  const last = r.updates?.[r.updates.length - 1]
+  return {
+    state: job.state,
+    ...r,
+    allocation:
+      r.allocationId === undefined
+        ? null
+        : { id: r.allocationId, provider: r.winner?.provider, state: last?.state ?? null },
+    usage: r.result?.receipt.receipt.usage ?? null,
+  }
+}
+
+export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = (base: FastifyInstance, { jobs }) => {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>()
+
+  app.post(
+    '/v1/jobs',
+    {
+      config: {
+        doc: {
+          summary: 'post a job',
+          body: { type: 'object', description: 'a job spec (specs/job-spec.md)' },
+          description:
+            'The body is a job spec (specs/job-spec.md), checked by parseJobSpec: a refusal is 400 INVALID_JOB_SPEC with `field`.',
+          responses: { 201: { description: 'stored; its journey has started', schema: JobStateReply } },
+        },
+      },
+    },
+    async (req, reply) => {
+      try {
+        // The port checks the spec (and refuses an input naming a blob this node does not have).
+        return await reply.status(201).send(stateOf(await jobs.post(req.body)))
+      } catch (err) {
+        if (!isCode(err, 'INVALID_JOB_SPEC')) throw err
+        const e = err as Error & { code: string; field: string }
+        return reply.status(400).send(apiError(e.code, e.message, e.field))
+      }
+    },
+  )
+
+  app.get(
+    '/v1/jobs',
+    {
+      config: {
+        doc: {
+          summary: "list this requester's jobs, newest first",
+          responses: { 200: { description: 'the jobs', schema: JobListReply } },
+        },
+      },
+    },
+    async (): Promise<JobList> => {
+      const all = await jobs.list()
+      return { jobs: all.sort((a, b) => b.record.createdAt - a.record.createdAt).map(summary) }
+    },
+  )
+
+  app.get(
+    '/v1/jobs/:id',
+    {
+      schema: { params: JobIdParams },
+      config: {
+        doc: {
+          summary: 'one job: state, history, bids, contract, allocation, usage, result, settlement',
+          description:
+            'The stored JobRecord (dms/orchestrator/job-record.ts) with `state`, plus `allocation` (id, provider, last update) and `usage` (from the signed receipt) once known.',
+          responses: {
+            200: { description: 'the job', schema: JobReply },
+            404: { description: 'JOB_NOT_FOUND' },
+          },
+        },
+      },
+    },
+    async (req, reply) => {
+      const job = await jobs.get(req.params.id)
+      if (job === undefined)
+        return reply.status(404).send(apiError('JOB_NOT_FOUND', `no job ${req.params.id}`))
+      return detail(job)
+    },
+  )
+
+  // Cancel: 202 once the job machine took the cancel; the job then ends `cancelled`.
+  app.delete(
+    '/v1/jobs/:id',
+    {
+      schema: { params: JobIdParams },
+      config: {
+        doc: {
+          summary: 'cancel a job: the provider stops it and the contract pays the time used',
+          responses: {
+            202: { description: 'the cancel is under way', schema: JobStateReply },
+            404: { description: 'JOB_NOT_FOUND' },
+            409: { description: 'JOB_ENDED: the job is already in a final state' },
+          },
+        },
+      },
+    },
+    // JOB_NOT_FOUND and JOB_ENDED are answered 404 and 409 by the server's error handler.
+    async (req, reply) => reply.status(202).send(stateOf(await jobs.cancel(req.params.id))),
+  )
+  return Promise.resolve()
+}

@@ -1,0 +1,108 @@
+/**
+ * What the REST API needs from the node, as small ports: the routes are built from these and never
+ * see a whole node, an orchestrator, a provider or a database. The composition root
+ * (dms/node-adapters.ts) implements them over the node's parts; a node without a role gets that
+ * role's null object (dms/api/null-ports.ts), which answers 409. Tests pass fakes.
+ */
+import type { JobRecord } from '../orchestrator/job-record.js'
+import type { JobLog, JobResult } from '../protocol/messages.js'
+import type { OnboardRequest } from '../resources/onboard-request.js'
+import type { ResourcesView } from '../resources/onboarding.js'
+import type { AllocationSummary, InfoReply, PeerSummary } from './schemas.js'
+
+/** A job as the API shows it: its stored state and record. */
+export interface JobView {
+  state: string
+  record: JobRecord
+}
+
+/** A job's output so far. */
+export interface JobLogs {
+  stdout: string
+  stderr: string
+  truncated: boolean
+}
+
+/**
+ * The requester role: jobs posted here. Errors carry a stable `code`: `INVALID_JOB_SPEC` (with
+ * `field`), `JOB_NOT_FOUND`, `JOB_ENDED`; the null object's is `NOT_A_REQUESTER`.
+ */
+export interface JobsPort {
+  /** Checks `body` as a job spec (specs/job-spec.md) and starts it; resolves once it is stored. */
+  post(body: unknown): Promise<JobView>
+  /** Every job of this requester (any order). */
+  list(): Promise<JobView[]>
+  get(id: string): Promise<JobView | undefined>
+  /** Asks the job to stop; resolves with its state once the cancel is taken. */
+  cancel(id: string): Promise<JobView>
+  /** The live output of a job running here, else undefined. */
+  liveLogs(id: string): JobLogs | undefined
+  /** Each piece of live output, as it arrives; returns the unsubscribe function. */
+  onLog(fn: (jobId: string, log: JobLog) => void): () => void
+  /** Each stored change of any job; returns the unsubscribe function. */
+  onChange(fn: (job: JobView) => void): () => void
+}
+
+/** The provider role's allocations. The null object's error code is `NOT_A_PROVIDER`. */
+export interface AllocationsPort {
+  /** Every allocation of this provider, running and ended (any order). */
+  list(): Promise<AllocationSummary[]>
+}
+
+/**
+ * The provider role's resources (specs/resources.md). Errors carry a stable `code`
+ * (`NOT_ONBOARDED`, `OFFER_EXCEEDS_MACHINE`, `INVALID_UNIT`...); the null object's is `NOT_A_PROVIDER`.
+ */
+export interface ResourcesPort {
+  view(opts: { refresh?: boolean }): Promise<ResourcesView>
+  onboard(req: OnboardRequest): Promise<ResourcesView>
+  offboard(): Promise<ResourcesView>
+}
+
+/** This node's content-addressed blobs: uploads, and the outputs fetched for its jobs. */
+export interface BlobsPort {
+  /** Largest blob accepted, in bytes. */
+  readonly maxBlobBytes: number
+  /**
+   * Stores a stream under its sha256. Past `maxBlobBytes` it throws an error with the code
+   * `BLOB_TOO_LARGE` and its `size` and `limit`, keeping nothing.
+   */
+  put(body: AsyncIterable<Uint8Array>): Promise<{ sha256: string; size: number }>
+  /** A blob's bytes, streamed from disk; undefined when it is not here. */
+  read(sha256: string): Promise<{ size: number; stream: NodeJS.ReadableStream } | undefined>
+  /** Where one output file's bytes lie in a job's fetched archive; undefined when not here. */
+  outputFile(
+    result: JobResult,
+    path: string,
+  ): Promise<{ file: string; offset: number; size: number } | undefined>
+}
+
+/** The libp2p peers this node has a connection with. */
+export interface PeersPort {
+  /** One entry per connected peer (addresses of all its connections), any order. */
+  list(): PeerSummary[]
+}
+
+/** Who this node is and its receive counters (`GET /v1/info`). */
+export interface InfoPort {
+  info(): InfoReply
+}
+
+/** The node's metrics in the Prometheus text format. */
+export interface MetricsPort {
+  /** `text/plain; version=0.0.4; charset=utf-8` */
+  readonly contentType: string
+  /** The current values; never reads the database (counted at events). */
+  render(): Promise<string>
+}
+
+/** Everything the REST API is built from. */
+export interface ApiPorts {
+  info: InfoPort
+  peers: PeersPort
+  jobs: JobsPort
+  allocations: AllocationsPort
+  resources: ResourcesPort
+  blobs: BlobsPort
+  metrics: MetricsPort
+}

@@ -1,0 +1,236 @@
+/**
+ * The shape of a node's config, declared once (TypeBox): the ajv check of `loadNodeConfig`, the
+ * `NodeConfig` type and the field list of specs/config.md. Where a section or field is a
+ * component's own option, its type is that component's (`OrchestratorInit`, `ProviderInit`'s
+ * `requesterCap`, `NetworkInit`'s `gossipsub`...), checked against the schema when compiled.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import type { MailboxInit } from '../actors/mailbox.js'
+import type { ConnectionLimits, GossipSettings, NetworkInit } from './network/host.js'
+import type { GossipScoreSettings } from './network/gossip-score.js'
+import type { OrchestratorInit } from './orchestrator/orchestrator.js'
+import type { ProviderInit } from './provider/provider.js'
+import type { Prices } from './resources/types.js'
+import { StringEnum, strictObject as obj, typed } from './schema.js'
+
+/** Log levels accepted by `log.level` and `DMS_LOG_LEVEL`. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const
+
+const nonNegInt = Type.Integer({ minimum: 0 })
+const posInt = Type.Integer({ minimum: 1 })
+const nonNeg = Type.Number({ minimum: 0 })
+const nonPos = Type.Number({ maximum: 0 })
+const str = Type.String({ minLength: 1 })
+const strings = Type.Array(str)
+const peerId = Type.String({ pattern: '^[1-9A-HJ-NP-Za-km-z]{46,60}$' })
+const opt = <T extends TSchema>(schema: T) => Type.Optional(schema)
+
+const score = typed<GossipScoreSettings>()(
+  obj({
+    topicWeight: opt(nonNeg),
+    invalidMessageWeight: opt(nonPos),
+    invalidMessageDecay: opt(Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1 })),
+    gossipThreshold: opt(nonPos),
+    publishThreshold: opt(nonPos),
+    graylistThreshold: opt(nonPos),
+  }),
+)
+
+/** `network`: discovery, connection limits, gossipsub, frame and mailbox limits (specs/config.md). */
+export const networkSchema = obj({
+  connections: opt(
+    typed<ConnectionLimits>()(
+      obj({
+        maxConnections: opt(posInt),
+        inboundConnectionThreshold: opt(nonNeg),
+        maxIncomingPendingConnections: opt(posInt),
+        maxParallelDials: opt(posInt),
+      }),
+    ),
+  ),
+  gossipsub: opt(
+    typed<GossipSettings>()(
+      obj({
+        D: opt(nonNegInt),
+        Dlo: opt(nonNegInt),
+        Dhi: opt(nonNegInt),
+        Dlazy: opt(nonNegInt),
+        heartbeatIntervalMs: opt(posInt),
+        floodPublish: opt(Type.Boolean()),
+        ipColocationFactorWeight: opt(nonPos),
+        score: opt(score),
+      }),
+    ),
+  ),
+  mdns: opt(
+    typed<NetworkInit['mdns'] & {}>()(
+      Type.Union([Type.Boolean(), obj({ intervalMs: opt(posInt), serviceTag: opt(str) })]),
+    ),
+  ),
+  /** Largest frame (envelope) accepted, on streams and gossip. @default 4194304 */
+  maxFrameBytes: opt(Type.Integer({ minimum: 1024 })),
+  /** Longest a direct frame may take from its first byte to its last. @default 30000 */
+  frameReadTimeoutMs: opt(posInt),
+  /** Bytes of unfinished direct frames one connection may hold. @default 2 × maxFrameBytes */
+  maxUnfinishedBytesPerConnection: opt(Type.Integer({ minimum: 1024 })),
+  /** Bytes of unfinished direct frames all connections together may hold. @default 8 × maxFrameBytes */
+  maxUnfinishedBytes: opt(Type.Integer({ minimum: 1024 })),
+  /** Default mailbox of each actor. @default { capacity: 1024, overflow: 'drop-newest' } */
+  mailbox: opt(
+    typed<MailboxInit>()(
+      obj({ capacity: opt(posInt), overflow: opt(StringEnum(['drop-newest', 'drop-oldest'])) }),
+    ),
+  ),
+})
+
+/** `api`: the REST API's unix socket and optional loopback TCP listener (specs/rest-api.md). */
+export const apiSchema = obj({
+  /** @default '<dataDir>/dms.sock' */
+  socket: opt(str),
+  /** An extra TCP listener; every request must carry `authorization: Bearer <token>`. */
+  tcp: opt(
+    obj({
+      /** Loopback only. @default '127.0.0.1' */
+      host: opt(StringEnum(['127.0.0.1', '::1'])),
+      /** 0 picks a free port. */
+      port: Type.Integer({ minimum: 0, maximum: 65535 }),
+      /** @default a random token generated into '<dataDir>/api-token' (mode 0600) */
+      token: opt(Type.String({ minLength: 16 })),
+    }),
+  ),
+})
+
+/** `requester`: the Orchestrator's own options (`OrchestratorInit`). */
+export const requesterSchema = typed<OrchestratorInit>()(
+  obj({
+    contractDb: obj({ peer: peerId, addrs: strings }),
+    bidWindowMs: opt(nonNegInt),
+    enoughBids: opt(posInt),
+    resultGraceMs: opt(nonNegInt),
+    requestTimeoutMs: opt(posInt),
+    settleAttempts: opt(posInt),
+    publishAttempts: opt(posInt),
+    livenessTimeoutMs: opt(posInt),
+    bidSilentAfter: opt(posInt),
+    bidStragglerMs: opt(nonNegInt),
+  }),
+)
+
+type Preferences = NonNullable<ProviderInit['preferences']>
+const preference = <K extends keyof Preferences>(_: K) => typed<Preferences[K] & {}>()
+
+const pricesSchema = typed<Prices>()(
+  obj({
+    perCpuHour: nonNegInt,
+    perGiBMemoryHour: nonNegInt,
+    perGiBDiskHour: nonNegInt,
+    perGpuHour: nonNegInt,
+    minJobPrice: nonNegInt,
+  }),
+)
+
+/**
+ * `provider`: the ProviderService's options (`ProviderInit`, its `preferences` flattened), the
+ * Docker executor's, and the initial offer.
+ */
+export const providerSchema = obj({
+  contractDb: peerId,
+  /**
+   * Where to reach the contract-db for this node's approval credential. @default the
+   * requester's `contractDb.addrs` when it names the same peer, else the `bootstrap` entries
+   * ending in `/p2p/<contractDb>` (else it is dialed by peer id through the peer store)
+   */
+  contractDbAddrs: opt(strings),
+  /**
+   * Initial offer, applied only when nothing is onboarded yet (no offer in the database). Once
+   * onboarded, `dms onboard` / `dms offboard` change the stored offer and this is ignored.
+   */
+  offer: opt(
+    obj({ cpu: nonNeg, memoryBytes: nonNegInt, diskBytes: nonNegInt, gpus: nonNegInt, prices: pricesSchema }),
+  ),
+  /** Docker engine and executor settings (specs/executor.md). */
+  docker: opt(
+    obj({
+      socketPath: opt(str),
+      pullImages: opt(Type.Boolean()),
+      diskQuota: opt(Type.Boolean()),
+      /**
+       * Registries whose images are looked up or pulled; a job naming another is declined before
+       * the engine is asked. @default ["docker.io"] (images named without a registry)
+       */
+      registries: opt(
+        typed<NonNullable<NonNullable<ProviderInit['images']>['registries']>>()(
+          Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 256 }),
+        ),
+      ),
+    }),
+  ),
+  allowedImages: opt(preference('allowedImages')(strings)),
+  /** Largest total of a job's output files (archived and fetched by the requester). @default 268435456 (256 MiB) */
+  maxOutputBytes: opt(posInt),
+  /**
+   * Disk quota on /outputs of a job that gives no `disk`, capped at the offer's free disk; held in
+   * the ledger like a job's own disk (specs/resources.md). At least 8 MiB. @default 268435456 (256 MiB)
+   */
+  defaultDiskBytes: opt(Type.Integer({ minimum: 8 * 1024 * 1024 })),
+  maxDurationSeconds: opt(posInt),
+  bidTtlMs: opt(posInt),
+  /** Accept policy (specs/job-spec.md, "Provider policy"): lowest total worked for. */
+  minPrice: opt(nonNegInt),
+  /** Requesters served (empty: any) and never served. */
+  allowRequesters: opt(preference('allowRequesters')(Type.Array(peerId))),
+  denyRequesters: opt(preference('denyRequesters')(Type.Array(peerId))),
+  /** Most jobs locked or running at once. @default unlimited */
+  maxConcurrentJobs: opt(posInt),
+  heartbeatMs: opt(posInt),
+  /**
+   * The budget of an allocation's provisioning (fetching and staging its inputs, pulling its
+   * image, creating its container), from its invocation; past it the allocation fails and its
+   * resources are released. @default 300000
+   */
+  provisionTimeoutMs: opt(posInt),
+  requesterCap: opt(
+    typed<NonNullable<ProviderInit['requesterCap']>>()(
+      obj({
+        maxReservedShare: opt(Type.Number({ exclusiveMinimum: 0, maximum: 1 })),
+        maxOpenBids: opt(posInt),
+      }),
+    ),
+  ),
+  bidRequestRate: opt(
+    // The config offers the rate, not the size of the limiter's peer table.
+    typed<Pick<NonNullable<ProviderInit['bidRequestRate']>, 'perSecond' | 'burst'>>()(
+      obj({ perSecond: opt(Type.Number({ exclusiveMinimum: 0 })), burst: opt(posInt) }),
+    ),
+  ),
+})
+
+/** JSON schema of `NodeConfig` (specs/config.md): every object refuses unknown fields. */
+export const nodeConfigSchema = obj({
+  /** Where the key, database and socket live. */
+  dataDir: str,
+  /** @default ['/ip4/127.0.0.1/tcp/0'] */
+  listen: opt(strings),
+  /** Peers to dial at start (multiaddrs ending in /p2p/<id>). @default [] */
+  bootstrap: opt(strings),
+  /** One-host network settings (tests, devnet). @default false */
+  oneHost: opt(Type.Boolean()),
+  /** Logging (pino, JSON on stderr). */
+  log: opt(obj({ level: opt(StringEnum(LOG_LEVELS)) })),
+  /** Discovery, connection limits, gossipsub overrides, frame and mailbox limits. @default {} */
+  network: opt(networkSchema),
+  /**
+   * REST API on a unix socket (mode 0600), and optionally on TCP (loopback only, bearer token).
+   * false disables it. @default { socket: '<dataDir>/dms.sock' }
+   */
+  api: opt(Type.Union([Type.Unsafe<false>({ const: false }), apiSchema])),
+  /** Requester role: post jobs and drive them to settlement. */
+  requester: opt(requesterSchema),
+  /** Provider role: bid for jobs and run them in Docker. */
+  provider: opt(providerSchema),
+})
+
+export type NodeConfig = Static<typeof nodeConfigSchema>
+export type NetworkConfig = Static<typeof networkSchema>
+export type ApiConfig = Static<typeof apiSchema>
+export type ProviderConfig = Static<typeof providerSchema>

@@ -1,0 +1,68 @@
+/**
+ * What closing a contract pays: the billing rules of specs/contract-db.md ("Billing", "Terminate"),
+ * pure functions of the terms, the event that closes the contract and the time.
+ */
+import { TERMINATION, type ContractTerms, type Receipt, type TerminationReason } from '../contracts/model.js'
+import { billableMs, costOfMs, type Amount } from '../contracts/money.js'
+
+/** Settle: the provider's checked receipt and the requester's verdict on it. */
+export interface SettleFacts {
+  receipt: Receipt
+  verified: boolean
+}
+
+/** Terminate: the reason, and for a cancel the wall time used (from the receipt when one came). */
+export interface TerminateFacts {
+  reason: typeof TERMINATION.providerFault | typeof TERMINATION.requesterCancelled
+  /** @default the time since the escrow was locked */
+  wallSeconds?: number
+}
+
+/** How a contract closes. */
+export interface Closing {
+  outcome: 'settled' | 'terminated'
+  reason?: TerminationReason
+  /** Paid to the provider, at most the escrow; the rest is refunded. */
+  paid: Amount
+  /** Billed wall time, whole milliseconds. */
+  ms: number
+}
+
+/**
+ * What a verified receipt pays: usage × price, capped at the escrow; a completed run pays at
+ * least the provider's minimum job price; a run that never started (failed with exit code < 0)
+ * pays nothing.
+ */
+export function billFor(receipt: Receipt, ms: number, t: ContractTerms): Amount {
+  if (receipt.status === 'failed' && receipt.exitCode < 0) return 0
+  const usage = costOfMs(ms, t.pricePerHour)
+  const floor = receipt.status === 'completed' ? t.bid.minJobPrice : 0
+  return Math.min(t.escrow, Math.max(floor, usage))
+}
+
+/** A settlement: paid by the receipt when verified, else terminated with a full refund. */
+export function settleClosing(t: ContractTerms, f: SettleFacts): Closing {
+  const ms = billableMs(f.receipt.usage.wallSeconds, t.maxDurationSeconds)
+  if (!f.verified) return { outcome: 'terminated', reason: TERMINATION.rejectedResult, paid: 0, ms }
+  return { outcome: 'settled', paid: billFor(f.receipt, ms, t), ms }
+}
+
+/**
+ * A termination: a provider fault refunds everything; a cancel pays the time used, from the
+ * receipt if one came, else since `activatedAt`.
+ */
+export function terminateClosing(
+  t: ContractTerms,
+  f: TerminateFacts,
+  at: { activatedAt: number; now: number },
+): Closing {
+  if (f.reason === TERMINATION.providerFault)
+    return { outcome: 'terminated', reason: f.reason, paid: 0, ms: 0 }
+  const ms = billableMs(f.wallSeconds ?? (at.now - at.activatedAt) / 1000, t.maxDurationSeconds)
+  return {
+    outcome: 'terminated',
+    reason: f.reason,
+    paid: Math.min(t.escrow, costOfMs(ms, t.pricePerHour)),
+    ms,
+  }
+}

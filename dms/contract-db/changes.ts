@@ -1,0 +1,69 @@
+/**
+ * The changes a contract's transitions write: its record in the state it reaches, and the money
+ * that moves with it, in one atomic batch (specs/contract-db.md, "States"). Pure: the contract
+ * machine plans a change with these, and its `commit` effect writes it.
+ */
+import type { Settlement } from '../contracts/model.js'
+import { settleClosing, terminateClosing, type SettleFacts, type TerminateFacts } from './billing.js'
+import { closeMoves, lockMoves, type Move } from './ledger.js'
+import type { ContractRecord, StoredState } from './records.js'
+
+/** A contract's record without its state: the contract machine's context. */
+export type ContractData = Omit<ContractRecord, 'state'>
+
+/** What a transition writes, atomically. */
+export interface Change {
+  /** The resting state the contract is in once the change is written. */
+  to: StoredState
+  /** The record as stored after the change (`state` = `to`). */
+  record: ContractRecord
+  /** The accounts it moves. */
+  moves: Move[]
+}
+
+/** Signs a settlement's body with the contract-db's key (under DOMAIN.settlement). */
+export type SignSettlement = (body: Omit<Settlement, 'signature'>) => string
+
+/** The events that close a contract, with the party that sent them. */
+export type CloseFacts =
+  | ({ type: 'SETTLE'; by: string } & SettleFacts)
+  | ({ type: 'TERMINATE'; by: string; detail?: string } & TerminateFacts)
+
+const reached = (data: ContractData, to: StoredState, now: number): ContractRecord => ({
+  ...data,
+  state: to,
+  history: [...data.history, { state: to, at: now }],
+})
+
+/** Verification: the contract becomes active and its escrow is locked from the requester. */
+export function lockChange(data: ContractData, now: number): Change {
+  return { to: 'active', record: reached(data, 'active', now), moves: lockMoves(data.contract.terms) }
+}
+
+/**
+ * Settle or terminate: the contract closes with a signed settlement; the provider is paid what
+ * the billing rules say, the rest of the escrow is refunded.
+ */
+export function closeChange(data: ContractData, e: CloseFacts, now: number, sign: SignSettlement): Change {
+  const t = data.contract.terms
+  const how =
+    e.type === 'SETTLE' ? settleClosing(t, e) : terminateClosing(t, e, { activatedAt: data.activatedAt, now })
+  const paid = Math.min(how.paid, t.escrow)
+  const body = {
+    contractId: t.contractId,
+    outcome: how.outcome,
+    ...(how.reason !== undefined ? { reason: how.reason } : {}),
+    paidToProvider: paid,
+    refundedToRequester: t.escrow - paid,
+    billedSeconds: how.ms / 1000,
+    settledAt: now,
+    contractDb: t.contractDb,
+  }
+  const settlement: Settlement = { ...body, signature: sign(body) }
+  const detail = e.type === 'TERMINATE' ? e.detail : undefined
+  return {
+    to: how.outcome,
+    record: { ...reached(data, how.outcome, now), settlement, closedBy: e.by, detail },
+    moves: closeMoves(t, paid),
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * The contract's life in the contract-db (xstate v5), the machine that drives it. Spec:
+ * specs/contract-db.md ("States") and specs/state-machines.md.
+ *
+ *   proposed --VERIFY--> locking --(written)--> active
+ *   active --SETTLE | TERMINATE--> settling --(written)--> settled | terminated
+ *
+ * A transition that moves money plans its `Change` (changes.ts: the record in the state it
+ * reaches, and the account moves) and goes to a writing state (tag `writing`), which invokes the
+ * `commit` effect: one atomic batch of the record and the moves. Once it is written the contract
+ * rests in the state reached; if the write fails nothing was written and the contract is back
+ * where it was, the failure in `context.failure`. The resting states are the persisted ones: the
+ * stored record is the context, its `state` the state value, restored with `resolveState` (no
+ * effect runs on a restore, so a restore is idempotent in every state).
+ *
+ * Adding a state: name it in `StoredState` (records.ts), give it the events it accepts, and let
+ * each transition that changes the record plan a `Change` into a writing state whose `onDone`
+ * lands in it. An `expired` state, say: `active --EXPIRE--> settling` planning a full refund,
+ * and one more `reaches(expired)` branch on `settling`'s `onDone`.
+ */
+import { assertEvent, assign, fromPromise, setup } from 'xstate'
+import type { Clock } from '../../actors/clock.js'
+import type { ContractProof, SignedContract } from '../contracts/model.js'
+import {
+  closeChange,
+  lockChange,
+  type Change,
+  type CloseFacts,
+  type ContractData,
+  type SignSettlement,
+} from './changes.js'
+import type { ContractRecord, StoredState } from './records.js'
+
+/** The machine's states: the stored ones, and those that last while a change is written. */
+export type ContractState = StoredState | 'proposed' | 'locking' | 'settling'
+
+/** The tag of the states in which a change is being written. */
+export const WRITING = 'writing'
+
+export type ContractEvent = { type: 'VERIFY' } | CloseFacts
+
+/** A contract that passed verification, before its escrow is locked. */
+export interface ContractInput {
+  contract: SignedContract
+  proof: ContractProof
+  /** When its escrow is locked (the proof's issuedAt). */
+  activatedAt: number
+}
+
+export interface ContractContext {
+  /** The stored record without its state (the state is the machine's). */
+  data: ContractData
+  /** The change being written (in a `writing` state). */
+  next?: Change
+  /** Why the last change was not written; never stored. */
+  failure?: Error
+}
+
+/** The machine's side effects, supplied by the service (fakes in tests). */
+export interface ContractEffects {
+  /** Writes the change's record and its moves in one atomic batch; writes nothing if it fails. */
+  commit(change: Change, signal: AbortSignal): Promise<void>
+  /** Tells the party that did not close the contract (best effort, never throws). */
+  notify(closed: ContractRecord): void
+  signSettlement: SignSettlement
+}
+
+export function createContractMachine(effects: ContractEffects, clock: Pick<Clock, 'now'>) {
+  return setup({
+    types: {
+      context: {} as ContractContext,
+      events: {} as ContractEvent,
+      input: {} as ContractInput,
+    },
+    actors: {
+      // async: a commit that throws at once fails like one that rejects.
+      commit: fromPromise<void, Change>(async ({ input, signal }) => effects.commit(input, signal)),
+    },
+    actions: {
+      planLock: assign({
+        next: ({ context }) => lockChange(context.data, clock.now()),
+        failure: undefined,
+      }),
+      planClose: assign({
+        next: ({ context, event }) => {
+          assertEvent(event, ['SETTLE', 'TERMINATE'])
+          return closeChange(context.data, event, clock.now(), effects.signSettlement)
+        },
+        failure: undefined,
+      }),
+      adopt: assign({
+        data: ({ context }) => dataOf(context.next!.record),
+        next: undefined,
+      }),
+      failed: assign({
+        next: undefined,
+        failure: ({ event }) => asError((event as unknown as { error: unknown }).error),
+      }),
+      notify: ({ context }) => effects.notify(context.next!.record),
+    },
+    guards: {
+      reaches: ({ context }, to: StoredState) => context.next?.to === to,
+    },
+  }).createMachine({
+    id: 'contract',
+    context: ({ input }) => ({ data: { ...input, history: [] } }),
+    initial: 'proposed',
+    states: {
+      // Verified by the service; nothing is stored yet (a refused verification stores nothing).
+      proposed: { on: { VERIFY: { target: 'locking', actions: 'planLock' } } },
+      locking: {
+        tags: [WRITING],
+        invoke: {
+          src: 'commit',
+          input: ({ context }) => context.next!,
+          onDone: { target: 'active', actions: 'adopt' },
+          onError: { target: 'proposed', actions: 'failed' },
+        },
+      },
+      active: {
+        on: {
+          SETTLE: { target: 'settling', actions: 'planClose' },
+          TERMINATE: { target: 'settling', actions: 'planClose' },
+        },
+      },
+      settling: {
+        tags: [WRITING],
+        invoke: {
+          src: 'commit',
+          input: ({ context }) => context.next!,
+          onDone: [
+            {
+              guard: { type: 'reaches', params: 'settled' },
+              target: 'settled',
+              actions: ['notify', 'adopt'],
+            },
+            { target: 'terminated', actions: ['notify', 'adopt'] },
+          ],
+          onError: { target: 'active', actions: 'failed' },
+        },
+      },
+      settled: { type: 'final' },
+      terminated: { type: 'final' },
+    },
+  })
+}
+
+export type ContractMachine = ReturnType<typeof createContractMachine>
+
+const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)))
+
+/** The machine's context of a stored record. */
+export function dataOf(rec: ContractRecord): ContractData {
+  const { state: _state, ...data } = rec
+  return data
+}

@@ -1,0 +1,92 @@
+/**
+ * `/dms/contract/verify`: checks a two-party contract (in the order of specs/contract-db.md,
+ * "Verify"), signs the proof, and proposes the contract to its machine, which locks the escrow
+ * in the batch that stores it.
+ */
+import type { Logger } from 'pino'
+import type { Clock } from '../../../actors/clock.js'
+import { keyFromString } from '../../../actors/identity.js'
+import { hashDoc, verifyDoc } from '../../contracts/canonical.js'
+import { checkBidTerms } from '../../contracts/checks.js'
+import { REFUSAL, refuse } from '../../contracts/errors.js'
+import { DOMAIN, type ContractProof, type SignedContract } from '../../contracts/model.js'
+import { partyIsConsistent } from '../../contracts/party.js'
+import type { ContractInput } from '../contract-machine.js'
+import type { Account, ContractRecord } from '../records.js'
+
+export interface VerifyDeps {
+  /** This contract-db's peer id. */
+  self: string
+  clock: Pick<Clock, 'now'>
+  /** Signs the proof's body with the contract-db's key (under DOMAIN.proof). */
+  signProof(body: Omit<ContractProof, 'signature'>): string
+  approvals: { isApproved(peer: string): Promise<boolean> }
+  accounts: { get(peer: string): Promise<Account> }
+  contracts: {
+    get(id: string): Promise<ContractRecord | undefined>
+    propose(input: ContractInput): Promise<ContractRecord>
+  }
+  log: Logger
+}
+
+export type VerifyHandler = (
+  submitter: string,
+  contract: SignedContract | undefined,
+) => Promise<ContractProof>
+
+export function verifyHandler(d: VerifyDeps): VerifyHandler {
+  return async (submitter, contract) => {
+    const t = contract?.terms
+    if (t === undefined || t === null || typeof t !== 'object' || typeof t.contractId !== 'string')
+      throw refuse(REFUSAL.badTerms, 'no contract terms')
+    const now = d.clock.now()
+    if (t.contractDb !== d.self) throw refuse(REFUSAL.wrongContractDb, 'contract names another contract-db')
+    if (submitter !== t.requester?.peer)
+      throw refuse(REFUSAL.notParty, 'only the requester submits a contract')
+    for (const [role, p] of [
+      ['requester', t.requester],
+      ['provider', t.provider],
+    ] as const) {
+      if (p === undefined || !partyIsConsistent(p))
+        throw refuse(REFUSAL.badParty, `${role} key does not match its peer id`)
+      if (!(await d.approvals.isApproved(p.peer)))
+        throw refuse(REFUSAL.notApproved, `${role} ${p.peer} is not an approved entity`, { peer: p.peer })
+    }
+    const signed = contract!
+    if (!verifyDoc(keyFromString(t.requester.publicKey), DOMAIN.contract, t, signed.requesterSignature))
+      throw refuse(REFUSAL.badSignature, 'requester signature is invalid')
+    if (
+      typeof signed.providerSignature !== 'string' ||
+      !verifyDoc(keyFromString(t.provider.publicKey), DOMAIN.contract, t, signed.providerSignature)
+    )
+      throw refuse(REFUSAL.badSignature, 'provider signature is missing or invalid')
+    // A replay is named as such, even once the contract has expired.
+    if ((await d.contracts.get(t.contractId)) !== undefined)
+      throw refuse(REFUSAL.duplicate, `contract ${t.contractId} was already submitted`)
+    if (!(typeof t.expiresAt === 'number' && t.expiresAt > now))
+      throw refuse(REFUSAL.expired, `contract expired at ${new Date(t.expiresAt).toISOString()}`)
+    const badTerms = checkBidTerms(t)
+    if (badTerms !== undefined) throw refuse(REFUSAL.badTerms, badTerms)
+
+    const acc = await d.accounts.get(t.requester.peer)
+    if (acc.balance < t.escrow) {
+      const shortfall = t.escrow - acc.balance
+      throw refuse(
+        REFUSAL.insufficientFunds,
+        `requester balance ${acc.balance} is short of escrow ${t.escrow} by ${shortfall}`,
+        { shortfall, balance: acc.balance, escrow: t.escrow },
+      )
+    }
+    const body = {
+      contractId: t.contractId,
+      termsHash: hashDoc(t),
+      escrowLocked: t.escrow,
+      issuedAt: now,
+      contractDb: d.self,
+    }
+    const proof: ContractProof = { ...body, signature: d.signProof(body) }
+    await d.contracts.propose({ contract: signed, proof, activatedAt: now })
+    d.log.info({ contractId: t.contractId, escrow: t.escrow }, 'contract verified, escrow locked')
+    return proof
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * What the contract-db stores, one sublevel per kind (names in `SUBLEVEL`). Spec:
+ * specs/contract-db.md ("Accounts and approvals", "States"). These shapes are the ones dms 0.1
+ * stored (test/fixtures/v0.1): a change of shape comes with a migration in `restoreRecord`.
+ */
+import type { ContractProof, Settlement, SignedContract } from '../contracts/model.js'
+import type { Amount } from '../contracts/money.js'
+
+/** The sublevels of the contract-db's database. */
+export const SUBLEVEL = {
+  approved: 'cdb-approved',
+  accounts: 'cdb-accounts',
+  contracts: 'cdb-contracts',
+} as const
+
+export interface Account {
+  peer: string
+  /** Spendable balance, micro-tokens. */
+  balance: Amount
+  /** Locked in active contracts, micro-tokens. */
+  escrow: Amount
+}
+
+export interface ApprovedEntity {
+  peer: string
+  approvedAt: number
+}
+
+/**
+ * The states a contract record is stored in: the contract machine's resting states. Its other
+ * states (`proposed`, `locking`, `settling`) last while a change is written and are never stored.
+ */
+export type StoredState = 'active' | 'settled' | 'terminated'
+
+export const STORED_STATES: readonly StoredState[] = ['active', 'settled', 'terminated']
+
+export interface ContractRecord {
+  contract: SignedContract
+  /** The contract machine's state: its persisted form, with the fields below as its context. */
+  state: StoredState
+  proof: ContractProof
+  /** When escrow was locked (the proof's issuedAt). */
+  activatedAt: number
+  settlement?: Settlement
+  /** Which party closed it. */
+  closedBy?: string
+  detail?: string
+  history: Array<{ state: StoredState; at: number }>
+}

@@ -1,0 +1,216 @@
+/**
+ * The contract-db verifier service: the network face (inbox `contract-db`) and the operator's
+ * operations, over approvals, accounts and contracts. Spec: specs/contract-db.md.
+ *
+ * Every operation that reads and then writes runs through one queue (`serial`), whether it came
+ * over the network or from the operator, so a check and the atomic batch that follows it never
+ * interleave with another operation. Each protocol message has its handler (handlers/); each
+ * contract's transitions are driven by the contract machine (contract-book.ts), which writes a
+ * contract's record and the money it moves in one batch.
+ */
+import type { Logger } from 'pino'
+import type { Clock } from '../../actors/clock.js'
+import type { KeyPair } from '../../actors/identity.js'
+import { SerialQueue } from '../../actors/serial.js'
+import type { Actor, ActorSystem } from '../../actors/system.js'
+import { signDoc } from '../contracts/canonical.js'
+import {
+  DOMAIN,
+  type ApprovalCredential,
+  type ContractProof,
+  type Settlement,
+  type SignedContract,
+} from '../contracts/model.js'
+import type { Amount } from '../contracts/money.js'
+import { W } from '../protocol/behaviours.js'
+import { handleOf, INBOX, jobInbox } from '../protocol/handles.js'
+import type { SettleRequest, TerminateRequest } from '../protocol/messages.js'
+import { Repo, type Db } from '../store/db.js'
+import { Approvals } from './approvals.js'
+import type { Change } from './changes.js'
+import { ContractBook } from './contract-book.js'
+import { approvalHandler, type ApprovalHandler } from './handlers/approval.js'
+import type { ClosableContracts } from './handlers/closable.js'
+import { settleHandler, type SettleHandler } from './handlers/settle.js'
+import { terminateHandler, type TerminateHandler } from './handlers/terminate.js'
+import { verifyHandler, type VerifyHandler } from './handlers/verify.js'
+import { Accounts } from './ledger.js'
+import { SUBLEVEL, type Account, type ApprovedEntity, type ContractRecord } from './records.js'
+
+export interface ContractDbInit {
+  /** Lifetime of the approval credentials it issues. @default APPROVAL_TTL_MS (10 minutes) */
+  approvalTtlMs?: number
+}
+
+export interface ContractDbComponents {
+  system: ActorSystem
+  key: KeyPair
+  db: Db
+  /** Time of every record, and the contract actors' timers. */
+  clock: Clock
+  log: Logger
+}
+
+export class ContractDbService {
+  private actor?: Actor
+  private readonly queue = new SerialQueue()
+  private readonly approvals: Approvals
+  private readonly accounts: Accounts
+  private readonly contracts: Repo<ContractRecord>
+  private readonly book: ContractBook
+  private readonly handlers: {
+    verify: VerifyHandler
+    settle: SettleHandler
+    terminate: TerminateHandler
+    approval: ApprovalHandler
+  }
+
+  constructor(
+    private readonly components: ContractDbComponents,
+    init: ContractDbInit = {},
+  ) {
+    const { db, key, clock, log, system } = components
+    this.approvals = new Approvals(new Repo(db, SUBLEVEL.approved), { clock, log })
+    this.accounts = new Accounts(new Repo(db, SUBLEVEL.accounts), log)
+    this.contracts = new Repo(db, SUBLEVEL.contracts)
+    this.book = new ContractBook({
+      clock,
+      effects: {
+        commit: (change) => this.commit(change),
+        notify: (closed) => this.notify(closed),
+        signSettlement: (body) => signDoc(key, DOMAIN.settlement, body),
+      },
+    })
+    const contracts: ClosableContracts = {
+      get: (id) => this.contracts.get(id),
+      accepts: (rec, type) => this.book.accepts(rec, type),
+      close: (rec, facts) => this.book.close(rec, facts),
+    }
+    const self = system.peerId
+    this.handlers = {
+      verify: verifyHandler({
+        self,
+        clock,
+        signProof: (body) => signDoc(key, DOMAIN.proof, body),
+        approvals: this.approvals,
+        accounts: this.accounts,
+        contracts: { get: (id) => this.contracts.get(id), propose: (input) => this.book.propose(input) },
+        log,
+      }),
+      settle: settleHandler({ contracts, log }),
+      terminate: terminateHandler({ contracts, log }),
+      approval: approvalHandler({ self, key, clock, approvals: this.approvals, ttlMs: init.approvalTtlMs }),
+    }
+  }
+
+  get peerId(): string {
+    return this.components.system.peerId
+  }
+
+  start(): void {
+    if (this.actor !== undefined) return
+    this.actor = this.components.system
+      .spawn(INBOX.contractDb, this.components.key)
+      .on(W.contractVerify, (m) => this.verify(m.peer, m.payload.contract))
+      .on(W.settle, (m) => this.settle(m.peer, m.payload))
+      .on(W.terminate, (m) => this.terminate(m.peer, m.payload))
+      .on(W.approval, (m) => this.approvalFor(m.peer))
+  }
+
+  stop(): void {
+    this.actor?.stop()
+    this.actor = undefined
+  }
+
+  /** Runs `fn` after every operation queued before it (one at a time). */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    return this.queue.run(fn)
+  }
+
+  // ---- the protocol: verify, settle, terminate, approval ----
+
+  /** Verifies a two-party contract, locks its escrow and returns the signed proof. */
+  verify(submitter: string, contract: SignedContract | undefined): Promise<ContractProof> {
+    return this.serial(() => this.handlers.verify(submitter, contract))
+  }
+
+  /** Settles an active contract from the provider's receipt and the requester's verification. */
+  settle(submitter: string, req: SettleRequest | undefined): Promise<Settlement> {
+    return this.serial(() => this.handlers.settle(submitter, req))
+  }
+
+  /** Closes an active contract with a reason code (see TERMINATION). */
+  terminate(submitter: string, req: TerminateRequest | undefined): Promise<Settlement> {
+    return this.serial(() => this.handlers.terminate(submitter, req))
+  }
+
+  /** A short-lived signed approval credential for an approved peer (reads only: not queued). */
+  approvalFor(peer: string): Promise<ApprovalCredential> {
+    return this.handlers.approval(peer)
+  }
+
+  // ---- the operator: approvals, accounts, contracts ----
+
+  approve(peer: string): Promise<ApprovedEntity> {
+    return this.serial(() => this.approvals.approve(peer))
+  }
+
+  /** Removes an approval. New contracts naming the peer are refused; active ones still close. */
+  revoke(peer: string): Promise<boolean> {
+    return this.serial(() => this.approvals.revoke(peer))
+  }
+
+  isApproved(peer: string): Promise<boolean> {
+    return this.approvals.isApproved(peer)
+  }
+
+  listApproved(): Promise<ApprovedEntity[]> {
+    return this.approvals.list()
+  }
+
+  /** Adds test tokens to a peer's balance (operator only: there is no network route for it). */
+  credit(peer: string, amount: Amount): Promise<Account> {
+    return this.serial(() => this.accounts.credit(peer, amount))
+  }
+
+  account(peer: string): Promise<Account> {
+    return this.accounts.get(peer)
+  }
+
+  listAccounts(): Promise<Account[]> {
+    return this.accounts.list()
+  }
+
+  contract(id: string): Promise<ContractRecord | undefined> {
+    return this.contracts.get(id)
+  }
+
+  listContracts(): Promise<ContractRecord[]> {
+    return this.contracts.values()
+  }
+
+  // ---- the contract machine's effects ----
+
+  /** A contract's record and the money it moves, in one atomic batch. */
+  private async commit(change: Change): Promise<void> {
+    const id = change.record.contract.terms.contractId
+    const ops = [this.contracts.putOp(id, change.record), ...(await this.accounts.opsFor(change.moves))]
+    await this.components.db.batch(ops as never)
+  }
+
+  /** Best effort: the party that did not close the contract also gets the signed settlement. */
+  private notify(closed: ContractRecord): void {
+    try {
+      const t = closed.contract.terms
+      const by = closed.closedBy
+      const other =
+        by === t.provider.peer
+          ? handleOf(t.requester.peer, jobInbox(t.jobId))
+          : handleOf(t.provider.peer, INBOX.provider)
+      if (other.peer === by || closed.settlement === undefined) return
+      void this.actor?.send(other, W.settled, closed.settlement).catch(() => {})
+    } catch (err) {
+      this.components.log.warn({ err }, 'settlement notice not sent')
+    }
+  }
+}

@@ -1,0 +1,226 @@
+/**
+ * The composition root's thin adapters: the REST API's ports (dms/api/ports.ts) over the node's
+ * parts. The one place that knows both the API and the parts' own interfaces: a change inside
+ * the orchestrator, the provider or the network changes an adapter here, never a route.
+ */
+import type { ActorSystem } from '../actors/system.js'
+import { NodeMetrics } from './api/metrics/node-metrics.js'
+import { noAllocations, noJobs, noResources } from './api/null-ports.js'
+import { DMS_VERSION } from './api/openapi.js'
+import type {
+  AllocationsPort,
+  ApiPorts,
+  BlobsPort,
+  InfoPort,
+  JobsPort,
+  MetricsPort,
+  PeersPort,
+} from './api/ports.js'
+import type { PeerSummary } from './api/schemas.js'
+import type { BlobService } from './blobs/service.js'
+import type { ApprovalClient } from './contracts/approval-client.js'
+import type { Host } from './network/host.js'
+import type { Libp2pTransport } from './network/transport.js'
+import { locateOutputFile } from './orchestrator/data-plane.js'
+import { parseJobSpec } from './orchestrator/job-spec.js'
+import { FINAL_STATES, type Orchestrator } from './orchestrator/orchestrator.js'
+import type { PeerBase } from './peer-base.js'
+import type { ProcessFaults } from './process-guard.js'
+import { BID_REQUEST_TOPIC } from './protocol/handles.js'
+import type { AllocationRecord } from './provider/allocation.js'
+import type { ProviderService } from './provider/provider.js'
+import type { ResourceLedger } from './resources/ledger.js'
+import type { Onboarding } from './resources/onboarding.js'
+import type { Db } from './store/db.js'
+import { watchRepo } from './store/watch.js'
+
+/** The node's parts the API's ports are made from (a role's part is absent when it has no role). */
+export interface ApiParts {
+  peerId: string
+  addrs(): string[]
+  host: Host
+  transport: Libp2pTransport
+  system: ActorSystem
+  blobs: BlobService
+  approvals: ReadonlyMap<string, ApprovalClient>
+  payloadRefusals: Record<string, Record<string, number>>
+  metrics: MetricsPort
+  orchestrator?: Orchestrator
+  provider?: ProviderService
+  onboarding?: Onboarding
+}
+
+/** The requester's jobs: the orchestrator, with the job spec checked on the way in. */
+export const jobsPort = (o: Orchestrator): JobsPort => ({
+  post: (body) => o.post(parseJobSpec(body)),
+  list: () => o.list(),
+  get: (id) => o.get(id),
+  cancel: (id) => o.cancel(id),
+  liveLogs: (id) => o.liveLogs(id),
+  onLog: (fn) => o.onLog(fn),
+  onChange: (fn) => o.onChange(fn),
+})
+
+/** The provider's allocations, as stored. */
+export const allocationsPort = (p: ProviderService): AllocationsPort => ({
+  list: async () =>
+    (await p.allocations.repo.values()).map((a) => ({
+      allocationId: a.allocationId,
+      jobId: a.jobId,
+      contractId: a.contract.terms.contractId,
+      requester: a.requester.peer,
+      state: a.state,
+      history: a.history,
+      result: a.result,
+    })),
+})
+
+export const blobsPort = (blobs: BlobService): BlobsPort => ({
+  maxBlobBytes: blobs.store.maxBlobBytes,
+  put: (body) => blobs.store.putStream(body),
+  read: async (sha256) => ((await blobs.store.has(sha256)) ? blobs.store.stream(sha256) : undefined),
+  outputFile: (result, path) => locateOutputFile(blobs, result, path),
+})
+
+/** Connected peers: one entry per peer, with its gossip standing. */
+export const peersPort = (host: Host, transport: Libp2pTransport): PeersPort => ({
+  list: () => {
+    const bid = new Set(transport.topicSubscribers(BID_REQUEST_TOPIC))
+    const peers = new Map<string, PeerSummary & { addrs: string[] }>()
+    for (const c of host.getConnections()) {
+      const id = c.remotePeer.toString()
+      const p = peers.get(id) ?? {
+        peerId: id,
+        addrs: [],
+        direction: c.direction,
+        bidTopic: bid.has(id),
+        gossipScore: transport.gossipScore(id) ?? 0,
+        graylisted: transport.graylisted(id),
+      }
+      p.addrs.push(c.remoteAddr.toString())
+      peers.set(id, p)
+    }
+    return [...peers.values()]
+  },
+})
+
+export const infoPort = (n: Omit<ApiParts, 'metrics' | 'blobs' | 'host' | 'onboarding'>): InfoPort => ({
+  info: () => ({
+    peerId: n.peerId,
+    version: DMS_VERSION,
+    addrs: n.addrs(),
+    roles: { requester: n.orchestrator !== undefined, provider: n.provider !== undefined },
+    bidTopicPeers: n.transport.topicPeers(BID_REQUEST_TOPIC),
+    rejections: n.system.rejections,
+    late: n.system.late,
+    approval: [...n.approvals.values()].map((a) => a.status()),
+    payloadsRefused: n.payloadRefusals,
+    ...(n.orchestrator !== undefined ? { bidsIgnored: n.orchestrator.bidsIgnored } : {}),
+    ...(n.provider !== undefined ? { bidRequestsIgnored: n.provider.bidRequestsIgnored } : {}),
+  }),
+})
+
+/** Every port of the REST API; a role the node does not play is its null object (409). */
+export function apiPorts(n: ApiParts): ApiPorts {
+  return {
+    info: infoPort(n),
+    peers: peersPort(n.host, n.transport),
+    jobs: n.orchestrator !== undefined ? jobsPort(n.orchestrator) : noJobs,
+    allocations: n.provider !== undefined ? allocationsPort(n.provider) : noAllocations,
+    resources: n.onboarding ?? noResources,
+    blobs: blobsPort(n.blobs),
+    metrics: n.metrics,
+  }
+}
+
+// --- metrics, fed at events ---------------------------------------------------------------------
+
+/** Distinct peers of the open connections. */
+const connectedPeers = (host: Host) => new Set(host.getConnections().map((c) => c.remotePeer.toString()))
+
+/**
+ * The node-wide metrics, fed by the actor system's receive events, the decoders' refusals and
+ * the process guard (each seeded with what it counted before). `stop` unsubscribes.
+ */
+export function nodeMetrics(
+  base: Pick<PeerBase, 'host' | 'transport' | 'system' | 'payloadRefusals' | 'onPayloadRefused'>,
+  approvals: ReadonlyMap<string, ApprovalClient>,
+  faults?: ProcessFaults,
+): { metrics: NodeMetrics; stop: () => void } {
+  const { host, transport, system } = base
+  const metrics = new NodeMetrics({
+    connectedPeers: () => connectedPeers(host).size,
+    bidTopicPeers: () => transport.topicPeers(BID_REQUEST_TOPIC),
+    graylistedPeers: () => [...connectedPeers(host)].filter((p) => transport.graylisted(p)).length,
+    actors: () => system.metrics().actors,
+    pendingRequests: () => system.metrics().pendingRequests,
+    delivered: () => system.metrics().delivered,
+    approvals: () =>
+      [...approvals.values()].map((a) => ({ contractDb: a.contractDb, valid: a.current() !== undefined })),
+  })
+  // Seeded and subscribed in one turn: nothing counted in between is lost or counted twice.
+  metrics.seed({
+    rejections: system.rejections,
+    late: system.late,
+    payloadsRefused: base.payloadRefusals,
+    faults: faults?.counts(),
+  })
+  const offs = [
+    system.observe((e) => (e.kind === 'rejected' ? metrics.rejected(e.reason) : metrics.late(e.reason))),
+    base.onPayloadRefused((behaviour, reason) => metrics.payloadRefused(behaviour, reason)),
+    faults?.observe((kind) => metrics.fault(kind)) ?? (() => {}),
+  ]
+  return { metrics, stop: () => offs.forEach((off) => off()) }
+}
+
+/** How a role's metrics follow it: subscribed now; `scan` reads the store once, after its start. */
+export interface MetricsFeed {
+  scan(): Promise<void>
+  stop(): void
+}
+
+/** The requester's metrics: each stored change of a job (the orchestrator's change listener). */
+export function requesterMetrics(metrics: NodeMetrics, o: Orchestrator): MetricsFeed {
+  const m = metrics.requester({
+    bidsIgnored: () => o.bidsIgnored,
+    declinesIgnored: () => o.declinesIgnored,
+    finalStates: FINAL_STATES,
+  })
+  const off = o.onChange((job) => m.job(job))
+  return { scan: () => m.scan(() => o.list()), stop: off }
+}
+
+/** Where the provider stores its allocations (dms/provider/allocation.ts), and their last state. */
+const ALLOCATIONS = 'allocations'
+const ALLOCATION_FINAL = ['released']
+
+/**
+ * The provider's metrics: each allocation as the provider stores it (a write to its repository),
+ * each bid request it drops (its `bid-request-ignored` event), its ledger's sums and declines.
+ */
+export function providerMetrics(
+  metrics: NodeMetrics,
+  p: ProviderService,
+  ledger: ResourceLedger,
+  db: Db,
+): MetricsFeed {
+  const m = metrics.provider({
+    resources: () => ledger.summary(),
+    declines: () => p.declines,
+    finalStates: ALLOCATION_FINAL,
+  })
+  m.seed(p.bidRequestsIgnored)
+  const onIgnored = (reason: string) => m.bidRequestIgnored(reason)
+  p.events.on('bid-request-ignored', onIgnored)
+  const unwatch = watchRepo<AllocationRecord>(db, ALLOCATIONS, (id, rec) => m.allocation(id, rec?.state))
+  return {
+    scan: () =>
+      m.scan(async () =>
+        (await p.allocations.repo.values()).map((a) => ({ id: a.allocationId, state: a.state })),
+      ),
+    stop: () => {
+      unwatch()
+      p.events.off('bid-request-ignored', onIgnored)
+    },
+  }
+}

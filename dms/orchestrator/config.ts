@@ -1,0 +1,47 @@
+/** The requester's settings (`requester` in the node config, specs/config.md) and their defaults. */
+import type { StepConfig } from './steps/deps.js'
+
+export interface OrchestratorInit {
+  /** The contract-db this requester uses: peer id and addresses. */
+  contractDb: { peer: string; addrs: string[] }
+  /** Longest bid window. @default 3000 */
+  bidWindowMs?: number
+  /** Close the window early once this many bids are in. @default 3 */
+  enoughBids?: number
+  /** Grace after the max duration before a silent provider is given up. @default 30000 */
+  resultGraceMs?: number
+  /** Per-request timeout for lock, contract, invocation, settlement. @default 10000 */
+  requestTimeoutMs?: number
+  /**
+   * Attempts at settling or terminating when the contract-db is unreachable or slow (it may be
+   * restarting), and at verifying a contract when it is unreachable; waits 1 s, 2 s, 4 s...
+   * between them. @default 4
+   */
+  settleAttempts?: number
+  /** Bid requests published (1 s, 2 s... apart) while some providers stay silent. @default 3 */
+  publishAttempts?: number
+  /** A running job's provider silent this long is dropped (provider fault). @default 6000 */
+  livenessTimeoutMs?: number
+  /**
+   * Bid requests in a row a provider may leave unanswered before bid windows stop waiting for it
+   * (it is still asked, and its answers count). @default 3
+   */
+  bidSilentAfter?: number
+  /** Longest a bid window stays open after its first answer, for providers yet to answer. @default 500 */
+  bidStragglerMs?: number
+}
+
+/** The settings of a job's steps and its contract-db client, defaults applied. */
+export type JobConfig = StepConfig & { settleAttempts: number }
+
+export function jobConfigOf(init: OrchestratorInit): JobConfig {
+  return {
+    bidWindowMs: init.bidWindowMs ?? 3000,
+    enoughBids: init.enoughBids ?? 3,
+    resultGraceMs: init.resultGraceMs ?? 30_000,
+    requestTimeoutMs: init.requestTimeoutMs ?? 10_000,
+    settleAttempts: init.settleAttempts ?? 4,
+    publishAttempts: init.publishAttempts ?? 3,
+    livenessTimeoutMs: init.livenessTimeoutMs ?? 6000,
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The requester's stored jobs: one record per job (sublevel `jobs`), written on every transition
+ * of its machine, in the order the transitions happened, and the change listeners told after each
+ * write. Spec: specs/state-machines.md ("Persistence").
+ *
+ * What is stored: the job's state, its record (the machine's context) and, while the job is not
+ * final, the machine's persisted snapshot without its context (the context is the record: stored
+ * once, which halves every write). A final job is never restored, so it keeps no snapshot.
+ */
+import type { Logger } from 'pino'
+import type { Actor as XActor } from 'xstate'
+import { SerialQueue } from '../../actors/serial.js'
+import { Repo, type Db } from '../store/db.js'
+import type { createJobMachine } from './job-machine.js'
+import type { JobId, JobRecord, JobState } from './job-record.js'
+
+/** A job as stored and shown: the machine's context plus its current state. */
+export interface StoredJob {
+  state: JobState
+  record: JobRecord
+  /** The machine's persisted snapshot, restored by `start` after a restart. */
+  snapshot?: unknown
+}
+
+/** Job states a machine never leaves. */
+export const FINAL_STATES: JobState[] = ['completed', 'failed', 'cancelled']
+
+/** A running job machine (xstate actor). */
+export type JobMachineActor = XActor<ReturnType<typeof createJobMachine>>
+
+export interface JobStoreComponents {
+  db: Db
+  log: Logger
+}
+
+export class JobStore {
+  readonly repo: Repo<StoredJob>
+  private readonly listeners = new Set<(job: StoredJob) => void>()
+
+  constructor(private readonly c: JobStoreComponents) {
+    this.repo = new Repo(c.db, 'jobs')
+  }
+
+  /** Calls `fn` with every persisted change of any job, after its write; returns the unsubscribe. */
+  onChange(fn: (job: StoredJob) => void): () => void {
+    this.listeners.add(fn)
+    return () => this.listeners.delete(fn)
+  }
+
+  get(id: JobId): Promise<StoredJob | undefined> {
+    return this.repo.get(id)
+  }
+
+  values(): Promise<StoredJob[]> {
+    return this.repo.values()
+  }
+
+  /**
+   * Starts `machine` with every transition persisted: subscribed first, so none is missed, and
+   * written one at a time in order (xstate emits synchronously, so the writes queue). After the
+   * final state's write, `onDone` runs. Resolves with the job once it is stored: at its first
+   * write, or at once for a machine `restored` from a stored snapshot, which emits nothing until
+   * its next transition (it is stored already).
+   */
+  start(
+    id: JobId,
+    machine: JobMachineActor,
+    opts: { restored: boolean; onDone: () => Promise<void> },
+  ): Promise<StoredJob> {
+    let first = true
+    let resolveStored!: (j: StoredJob) => void
+    const stored = new Promise<StoredJob>((r) => (resolveStored = r))
+    const writes = new SerialQueue()
+    machine.subscribe((snap) => {
+      const done = snap.status === 'done'
+      const job: StoredJob = {
+        state: snap.value,
+        record: snap.context,
+        ...(done ? {} : { snapshot: { ...machine.getPersistedSnapshot(), context: undefined } }),
+      }
+      writes
+        .run(async () => {
+          await this.repo.put(id, job)
+          for (const l of this.listeners) l(job)
+          if (first) {
+            first = false
+            resolveStored(job)
+          }
+          if (done) await opts.onDone()
+        })
+        .catch((err: unknown) => this.c.log.error({ err, jobId: id }, 'job not persisted'))
+    })
+    machine.start()
+    if (opts.restored && first) {
+      first = false
+      const snap = machine.getSnapshot()
+      resolveStored({ state: snap.value, record: snap.context })
+    }
+    return stored
+  }
+}

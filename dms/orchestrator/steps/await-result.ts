@@ -1,0 +1,39 @@
+/**
+ * The `running` step: wait for the provider's result, woken by each arrival. The provider is
+ * dropped (PROVIDER_SILENT, a provider fault) when it is silent longer than the liveness timeout
+ * (no update or heartbeat), or when no result came by the max duration plus a grace. Both
+ * deadlines are absolute, counted from the record's `running` stamp and the last arrival, so a
+ * job restored after a restart re-arms them where they were. Spec: specs/state-machines.md.
+ */
+import { JobFailure, type Step } from '../job-machine.js'
+import type { StepDeps } from './deps.js'
+
+export type AwaitResultDeps = Pick<StepDeps, 'clock' | 'session' | 'config'>
+
+export function awaitResultStep(d: AwaitResultDeps): Step {
+  const { clock, session } = d
+  return async (job, signal) => {
+    const runningSince = job.history.findLast((h) => h.state === 'running')?.at ?? clock.now()
+    const deadline = runningSince + job.spec.maxDurationSeconds * 1000 + d.config.resultGraceMs
+    const liveness = d.config.livenessTimeoutMs
+    let seen = clock.now()
+    for (;;) {
+      const before = session.lastSeen
+      const wait = Math.min(deadline, seen + liveness) - clock.now()
+      await session.until(() => session.result !== undefined || session.lastSeen !== before, wait, signal)
+      if (session.result !== undefined) break
+      if (session.lastSeen !== before) {
+        seen = session.lastSeen
+        continue
+      }
+      if (clock.now() >= deadline)
+        throw new JobFailure(
+          'PROVIDER_SILENT',
+          `no result from the provider within ${Math.round((deadline - runningSince) / 1000)}s`,
+        )
+      if (clock.now() - seen >= liveness)
+        throw new JobFailure('PROVIDER_SILENT', `provider silent for ${liveness} ms (no heartbeat)`)
+    }
+    return { result: session.result, updates: [...session.updates], lastSeenAt: session.lastSeen }
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * The `bidding` step: publish the job's bid request, collect bids and declines in a bid window,
+ * publish again (1 s, 2 s... later) while nothing usable came, and hand the round to `selecting`
+ * with each bidder's reliability. Spec: specs/protocol.md ("Bid window", "Approval").
+ */
+import { delay, timeoutSignal } from '../../../actors/clock.js'
+import type { ApprovalCredential } from '../../contracts/model.js'
+import { W } from '../../protocol/behaviours.js'
+import { BID_REQUEST_TOPIC } from '../../protocol/handles.js'
+import { declinedForNow, type BidRequest } from '../../protocol/messages.js'
+import { waitForWindow } from '../bid-audience.js'
+import { JobFailure, type Patch, type Step } from '../job-machine.js'
+import type { StepDeps } from './deps.js'
+
+export type CollectBidsDeps = Pick<
+  StepDeps,
+  'clock' | 'log' | 'actor' | 'session' | 'transport' | 'approval' | 'audience' | 'reliability' | 'config'
+>
+
+/** The wait before the `attempt`-th publish (0-based; the first one is not waited for). */
+export const republishDelayMs = (attempt: number): number => 1000 * 2 ** (attempt - 1)
+
+export function collectBidsStep(d: CollectBidsDeps): Step {
+  const { clock, session, config } = d
+  return async (job, signal) => {
+    session.reset()
+    // Providers answer only approved requesters: no credential, no bid request (a clear failure).
+    let approval: ApprovalCredential
+    try {
+      approval = await d.approval.ready(config.requestTimeoutMs, signal)
+    } catch (err) {
+      signal.throwIfAborted()
+      throw new JobFailure('NOT_APPROVED', (err as Error).message)
+    }
+    // A bid request published before any provider is subscribed reaches nobody: wait (bounded).
+    const waiting = timeoutSignal(config.bidWindowMs, { clock, signal })
+    const seen = await d.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1, { signal: waiting }).then(
+      () => true,
+      () => false,
+    )
+    signal.throwIfAborted()
+    const done = async (): Promise<Patch> => {
+      const reliability: Record<string, number> = {}
+      for (const b of session.bids) reliability[b.provider] = await d.reliability(b.provider)
+      return {
+        bids: [...session.bids],
+        declines: [...session.declines],
+        reliability,
+        providerAddrs: Object.fromEntries(session.providerAddrs),
+      }
+    }
+    if (!seen) return done()
+    // Published again while no bid came and some providers stayed silent or said "not now": a
+    // request can be lost (e.g. published before gossipsub's stream to a new peer is open), and a
+    // provider holding as much as it lets this requester hold frees it as this requester's other
+    // bids are locked or released (REQUESTER_CAP_REASON).
+    for (let attempt = 0; attempt < config.publishAttempts; attempt++) {
+      if (attempt > 0) {
+        await delay(republishDelayMs(attempt), { clock, signal })
+        session.dropDeclines(declinedForNow)
+      }
+      const openedAt = clock.now()
+      const deadline = openedAt + config.bidWindowMs
+      const exclude = [...job.spec.providers.deny, ...(job.excluded ?? [])]
+      // Who the window may close early for: live subscribers, minus known-silent peers.
+      const window = d.audience.open({
+        jobId: job.id,
+        subscribers: d.transport.topicSubscribers(BID_REQUEST_TOPIC),
+        exclude,
+        openedAt,
+        deadline,
+        enoughBids: config.enoughBids,
+      })
+      const req: BidRequest = {
+        jobId: job.id,
+        resources: job.spec.resources,
+        image: job.spec.image,
+        maxDurationSeconds: job.spec.maxDurationSeconds,
+        maxPrice: job.spec.maxPrice,
+        deadline,
+        exclude,
+        // Renewed while this job waited, if need be.
+        approval: d.approval.current() ?? approval,
+      }
+      await d.actor.publish(BID_REQUEST_TOPIC, W.bidRequest, req, config.bidWindowMs + 5000)
+      await waitForWindow(window, session, clock, signal)
+      const summary = window.close(clock.now())
+      d.log.debug(summary, 'bid window closed')
+      // A "not now" decline (REQUESTER_CAP_REASON) is an answer, but worth asking again.
+      const forNow = session.declines.some(declinedForNow)
+      if (session.bids.length > 0 || (!window.waitingForSome && !forNow)) break
+    }
+    return done()
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * The `invoking` step: grant the provider the job's input blobs, then send the invocation with the
+ * signed contract and the contract-db's proof; the provider answers with its allocation id.
+ * Spec: specs/protocol.md ("Invocation"), specs/data-plane.md.
+ */
+import type { InputFile } from '../../blobs/staging.js'
+import type { ContractProof, SignedContract } from '../../contracts/model.js'
+import { W } from '../../protocol/behaviours.js'
+import type { Step } from '../job-machine.js'
+import type { StepDeps } from './deps.js'
+import { winnerHandle } from './providers.js'
+
+export type InvokeDeps = Pick<StepDeps, 'actor' | 'session' | 'blobs' | 'config'>
+
+export function invokeStep(d: InvokeDeps): Step {
+  return async (job, signal) => {
+    const inputs = (job.spec.inputs ?? []) as InputFile[]
+    await d.blobs.grant(job.winner?.provider as string, inputs)
+    const reply = await d.actor.request(
+      winnerHandle(d.session, job),
+      W.invoke,
+      {
+        contract: job.contract as SignedContract,
+        proof: job.proof as ContractProof,
+        command: job.spec.command,
+        env: job.spec.env,
+        inputs,
+      },
+      { timeoutMs: d.config.requestTimeoutMs, signal },
+    )
+    return { allocationId: reply.allocationId }
+  }
+}

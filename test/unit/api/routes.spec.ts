@@ -1,0 +1,249 @@
+/**
+ * The REST routes over fake ports: what each route makes of what its port answers (order, shape,
+ * status, error codes), with no node behind them.
+ */
+import assert from 'node:assert/strict'
+import { DmsError } from '../../../actors/errors.js'
+import { detachedPorts } from '../../../dms/api/null-ports.js'
+import type { ApiPorts, JobsPort, JobView } from '../../../dms/api/ports.js'
+import { buildApi } from '../../../dms/api/server.js'
+import { silentLogger } from '../../../dms/log.js'
+import type { JobRecord } from '../../../dms/orchestrator/job-record.js'
+import type { JobLog } from '../../../dms/protocol/messages.js'
+
+const record = (id: string, createdAt: number, extra: Partial<JobRecord> = {}): JobRecord =>
+  ({
+    id,
+    spec: { name: `job ${id}` },
+    createdAt,
+    history: [],
+    bids: [],
+    declines: [],
+    tried: [],
+    updates: [],
+    ...extra,
+  }) as unknown as JobRecord
+
+/** An in-memory requester: jobs by id, listeners called by `emit`. */
+class FakeJobs implements JobsPort {
+  readonly jobs = new Map<string, JobView>()
+  readonly posted: unknown[] = []
+  private readonly logs = new Set<(id: string, l: JobLog) => void>()
+  private readonly changes = new Set<(j: JobView) => void>()
+  live: Record<string, { stdout: string; stderr: string; truncated: boolean }> = {}
+
+  post(body: unknown): Promise<JobView> {
+    if ((body as { image?: unknown }).image === undefined)
+      return Promise.reject(
+        Object.assign(new DmsError('INVALID_JOB_SPEC', 'image: is required'), { field: 'image' }),
+      )
+    this.posted.push(body)
+    const job = { state: 'bidding', record: record(`j${this.posted.length}`, 1) }
+    this.jobs.set(job.record.id, job)
+    return Promise.resolve(job)
+  }
+  list = () => Promise.resolve([...this.jobs.values()])
+  get = (id: string) => Promise.resolve(this.jobs.get(id))
+  cancel(id: string): Promise<JobView> {
+    const job = this.jobs.get(id)
+    if (job === undefined) return Promise.reject(new DmsError('JOB_NOT_FOUND', `no job ${id}`))
+    if (job.state === 'completed') return Promise.reject(new DmsError('JOB_ENDED', `job ${id} is completed`))
+    return Promise.resolve({ ...job, state: 'cancelling' })
+  }
+  liveLogs = (id: string) => this.live[id]
+  onLog(fn: (id: string, l: JobLog) => void) {
+    this.logs.add(fn)
+    return () => this.logs.delete(fn)
+  }
+  onChange(fn: (j: JobView) => void) {
+    this.changes.add(fn)
+    return () => this.changes.delete(fn)
+  }
+  emitLog(id: string, l: JobLog) {
+    for (const fn of this.logs) fn(id, l)
+  }
+  emitChange(j: JobView) {
+    for (const fn of this.changes) fn(j)
+  }
+  get listeners() {
+    return this.logs.size + this.changes.size
+  }
+}
+
+const api = (over: Partial<ApiPorts>) => buildApi({ ...detachedPorts(), ...over }, { log: silentLogger }).app
+
+describe('REST routes over their ports', () => {
+  it('jobs: posts through the port, lists newest first, shows a job with its allocation and usage', async () => {
+    const jobs = new FakeJobs()
+    const app = api({ jobs })
+    const posted = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { image: 'x' } })
+    assert.equal(posted.statusCode, 201)
+    assert.deepEqual(posted.json(), { id: 'j1', state: 'bidding' })
+    assert.deepEqual(jobs.posted, [{ image: 'x' }], 'the body goes to the port as it came')
+
+    const bad = await app.inject({ method: 'POST', url: '/v1/jobs', payload: {} })
+    assert.equal(bad.statusCode, 400)
+    assert.deepEqual(bad.json(), {
+      error: { code: 'INVALID_JOB_SPEC', message: 'image: is required', field: 'image' },
+    })
+
+    jobs.jobs.set('old', { state: 'failed', record: record('old', 0) })
+    jobs.jobs.set('new', {
+      state: 'running',
+      record: record('new', 5, {
+        winner: { bidId: 'b', provider: 'P', why: '' },
+        allocationId: 'a1',
+        updates: [{ jobId: 'new', allocationId: 'a1', state: 'running', at: 6 }],
+      }),
+    })
+    const list = await app.inject({ method: 'GET', url: '/v1/jobs' })
+    assert.deepEqual(
+      list.json<{ jobs: Array<{ id: string; provider?: string }> }>().jobs.map((j) => [j.id, j.provider]),
+      [
+        ['new', 'P'],
+        ['j1', undefined],
+        ['old', undefined],
+      ],
+    )
+    const one = (await app.inject({ method: 'GET', url: '/v1/jobs/new' })).json<Record<string, unknown>>()
+    assert.equal(one.state, 'running')
+    assert.equal(one.id, 'new')
+    assert.deepEqual(one.allocation, { id: 'a1', provider: 'P', state: 'running' })
+    assert.equal(one.usage, null)
+    const none = await app.inject({ method: 'GET', url: '/v1/jobs/nope' })
+    assert.equal(none.statusCode, 404)
+    assert.equal(none.json<{ error: { code: string } }>().error.code, 'JOB_NOT_FOUND')
+  })
+
+  it("jobs: cancel answers 202, and the port's JOB_NOT_FOUND and JOB_ENDED as 404 and 409", async () => {
+    const jobs = new FakeJobs()
+    jobs.jobs.set('a', { state: 'running', record: record('a', 1) })
+    jobs.jobs.set('b', { state: 'completed', record: record('b', 1) })
+    const app = api({ jobs })
+    const ok = await app.inject({ method: 'DELETE', url: '/v1/jobs/a' })
+    assert.equal(ok.statusCode, 202)
+    assert.deepEqual(ok.json(), { id: 'a', state: 'cancelling' })
+    const ended = await app.inject({ method: 'DELETE', url: '/v1/jobs/b' })
+    assert.equal(ended.statusCode, 409)
+    assert.deepEqual(ended.json(), { error: { code: 'JOB_ENDED', message: 'job b is completed' } })
+    const missing = await app.inject({ method: 'DELETE', url: '/v1/jobs/c' })
+    assert.equal(missing.statusCode, 404)
+    assert.equal(missing.json<{ error: { code: string } }>().error.code, 'JOB_NOT_FOUND')
+  })
+
+  it('logs: the output so far, then live lines from the port until the job ends', async () => {
+    const jobs = new FakeJobs()
+    jobs.jobs.set('r', { state: 'running', record: record('r', 1) })
+    jobs.live.r = { stdout: 'so far\n', stderr: '', truncated: false }
+    const app = api({ jobs })
+    assert.deepEqual((await app.inject({ method: 'GET', url: '/v1/jobs/r/logs' })).json(), {
+      stdout: 'so far\n',
+      stderr: '',
+      truncated: false,
+    })
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    try {
+      const res = await fetch(
+        `http://127.0.0.1:${(app.server.address() as { port: number }).port}/v1/jobs/r/logs?follow=true`,
+      )
+      assert.equal(res.headers.get('content-type'), 'application/x-ndjson')
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader()
+      let text = ''
+      const until = async (line: string) => {
+        while (!text.includes(line)) text += new TextDecoder().decode((await reader.read()).value)
+      }
+      await until('so far')
+      jobs.emitLog('other', { jobId: 'other', allocationId: 'x', seq: 0, stream: 'stdout', data: 'not mine' })
+      jobs.emitLog('r', { jobId: 'r', allocationId: 'a', seq: 0, stream: 'stderr', data: 'live' })
+      await until('live')
+      jobs.emitChange({ state: 'completed', record: record('r', 1) })
+      for (let r = await reader.read(); !r.done; r = await reader.read())
+        text += new TextDecoder().decode(r.value)
+      assert.deepEqual(
+        text
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as unknown),
+        [
+          { stream: 'stdout', data: 'so far\n' },
+          { stream: 'stderr', data: 'live' },
+          { end: true, state: 'completed' },
+        ],
+      )
+      assert.equal(jobs.listeners, 0, 'the route unsubscribed when the job ended')
+    } finally {
+      await app.close()
+    }
+  })
+
+  it('peers sorted by id, allocations newest first, info and metrics as their ports say', async () => {
+    const app = api({
+      peers: {
+        list: () => [
+          { peerId: 'b', addrs: ['/ip4/1'] },
+          { peerId: 'a', addrs: ['/ip4/2'] },
+        ],
+      },
+      allocations: {
+        list: () =>
+          Promise.resolve([
+            { allocationId: 'old', history: [{ state: 'contracted', at: 1 }] },
+            { allocationId: 'new', history: [{ state: 'contracted', at: 9 }] },
+          ]),
+      },
+      info: { info: () => ({ peerId: 'me', roles: { requester: false, provider: true } }) },
+      metrics: {
+        contentType: 'text/plain; version=0.0.4; charset=utf-8',
+        render: () => Promise.resolve('m 1\n'),
+      },
+    })
+    const peers = (await app.inject({ method: 'GET', url: '/v1/peers' })).json<{
+      peers: Array<{ peerId: string }>
+    }>()
+    assert.deepEqual(
+      peers.peers.map((p) => p.peerId),
+      ['a', 'b'],
+    )
+    const allocs = (await app.inject({ method: 'GET', url: '/v1/allocations' })).json<{
+      allocations: Array<{ allocationId: string }>
+    }>()
+    assert.deepEqual(
+      allocs.allocations.map((a) => a.allocationId),
+      ['new', 'old'],
+    )
+    assert.deepEqual((await app.inject({ method: 'GET', url: '/v1/info' })).json(), {
+      peerId: 'me',
+      roles: { requester: false, provider: true },
+    })
+    const metrics = await app.inject({ method: 'GET', url: '/metrics' })
+    assert.equal(metrics.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8')
+    assert.equal(metrics.body, 'm 1\n')
+  })
+
+  it('outputs: the archive and a file come from the blobs port; missing ones are 404', async () => {
+    const jobs = new FakeJobs()
+    const result = { archive: { sha256: 'ab'.repeat(32), size: 3 }, outputs: [] }
+    jobs.jobs.set('d', { state: 'completed', record: record('d', 1, { result } as never) })
+    const app = api({
+      jobs,
+      blobs: {
+        maxBlobBytes: 10,
+        put: () => Promise.reject(new Error('not used')),
+        read: () => Promise.resolve(undefined),
+        outputFile: () => Promise.resolve(undefined),
+      },
+    })
+    const tar = await app.inject({ method: 'GET', url: '/v1/jobs/d/outputs.tar' })
+    assert.equal(tar.statusCode, 404)
+    assert.equal(tar.json<{ error: { code: string } }>().error.code, 'OUTPUTS_NOT_AVAILABLE')
+    const file = await app.inject({ method: 'GET', url: '/v1/jobs/d/outputs/a.txt' })
+    assert.equal(file.statusCode, 404)
+    assert.equal(file.json<{ error: { code: string } }>().error.code, 'OUTPUT_NOT_FOUND')
+    assert.deepEqual((await app.inject({ method: 'GET', url: '/v1/jobs/d/outputs' })).json(), {
+      state: 'completed',
+      archive: result.archive,
+      files: [],
+      verified: null,
+    })
+  })
+})

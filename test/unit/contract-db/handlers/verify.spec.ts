@@ -1,0 +1,151 @@
+/**
+ * The verify handler on fakes (approvals, accounts, contracts) and a manual clock: the checks in
+ * the order of specs/contract-db.md, each refusal with its code, and nothing proposed unless all
+ * of them pass.
+ */
+import assert from 'node:assert/strict'
+import { ManualClock } from '../../../../actors/clock.js'
+import type { ContractInput } from '../../../../dms/contract-db/contract-machine.js'
+import { verifyHandler, type VerifyHandler } from '../../../../dms/contract-db/handlers/verify.js'
+import type { Account, ContractRecord } from '../../../../dms/contract-db/records.js'
+import { hashDoc, signDoc } from '../../../../dms/contracts/canonical.js'
+import { DOMAIN, type SignedContract } from '../../../../dms/contracts/model.js'
+import { silentLogger } from '../../../../dms/log.js'
+import { makeContract, newParty, sign } from '../../../helpers/contracts.js'
+
+const T0 = 1_800_000_000_000
+const cdb = newParty().peer
+
+async function refusal(p: Promise<unknown>): Promise<{ code: string; message: string; data?: unknown }> {
+  try {
+    await p
+  } catch (err) {
+    return err as { code: string; message: string; data?: unknown }
+  }
+  assert.fail('expected a refusal')
+}
+
+describe('contract-db/handlers/verify', () => {
+  const req = newParty()
+  const prov = newParty()
+  let clock: ManualClock
+  let approved: Set<string>
+  let accounts: Map<string, Account>
+  let stored: Map<string, ContractRecord>
+  let proposed: ContractInput[]
+  let verify: VerifyHandler
+  const contract = (o: Parameters<typeof makeContract>[3] = {}) =>
+    makeContract(req, prov, cdb, { now: clock.now(), pricePerHour: 3600, maxDurationSeconds: 60, ...o })
+
+  beforeEach(() => {
+    clock = new ManualClock(T0)
+    approved = new Set([req.peer, prov.peer])
+    accounts = new Map([[req.peer, { peer: req.peer, balance: 100, escrow: 0 }]])
+    stored = new Map()
+    proposed = []
+    verify = verifyHandler({
+      self: cdb,
+      clock,
+      signProof: (body) => `proof:${hashDoc(body)}`,
+      approvals: { isApproved: (peer) => Promise.resolve(approved.has(peer)) },
+      accounts: { get: (peer) => Promise.resolve(accounts.get(peer) ?? { peer, balance: 0, escrow: 0 }) },
+      contracts: {
+        get: (id) => Promise.resolve(stored.get(id)),
+        propose: (input) => {
+          proposed.push(input)
+          return Promise.resolve({
+            ...input,
+            state: 'active',
+            history: [{ state: 'active', at: clock.now() }],
+          })
+        },
+      },
+      log: silentLogger,
+    })
+  })
+
+  it('proposes a good contract to its machine and answers with the signed proof, stamped now', async () => {
+    const c = contract()
+    clock.advance(5000)
+    const proof = await verify(req.peer, c)
+    const body = {
+      contractId: c.terms.contractId,
+      termsHash: hashDoc(c.terms),
+      escrowLocked: 60,
+      issuedAt: T0 + 5000,
+      contractDb: cdb,
+    }
+    assert.deepEqual(proof, { ...body, signature: `proof:${hashDoc(body)}` })
+    assert.deepEqual(proposed, [{ contract: c, proof, activatedAt: T0 + 5000 }])
+  })
+
+  it('refuses, in order and with its code, each contract that fails a check; proposes none', async () => {
+    const c = contract()
+    const cases: Array<[string, string, SignedContract | undefined, string, RegExp]> = [
+      ['no terms', req.peer, undefined, 'BAD_TERMS', /no contract terms/],
+      ['another contract-db', req.peer, makeContract(req, prov, prov.peer), 'WRONG_CONTRACT_DB', /another/],
+      ['sent by the provider', prov.peer, c, 'NOT_A_PARTY', /only the requester/],
+      [
+        'a party key that is not its peer id',
+        req.peer,
+        sign(
+          { ...c.terms, provider: { ...c.terms.provider, publicKey: c.terms.requester.publicKey } },
+          req,
+          prov,
+        ),
+        'BAD_PARTY_KEY',
+        /provider key/,
+      ],
+      [
+        'a forged requester signature',
+        req.peer,
+        { ...c, requesterSignature: signDoc(prov.key, DOMAIN.contract, c.terms) },
+        'BAD_SIGNATURE',
+        /requester signature/,
+      ],
+      [
+        'no provider signature',
+        req.peer,
+        { ...c, providerSignature: undefined },
+        'BAD_SIGNATURE',
+        /provider/,
+      ],
+      [
+        'terms that differ from the bid',
+        req.peer,
+        sign({ ...c.terms, pricePerHour: 1 }, req, prov),
+        'BAD_TERMS',
+        /price/,
+      ],
+    ]
+    for (const [what, submitter, doc, code, why] of cases) {
+      const r = await refusal(verify(submitter, doc))
+      assert.equal(r.code, code, `${what}: ${r.message}`)
+      assert.match(r.message, why, what)
+    }
+    approved.delete(prov.peer)
+    const r = await refusal(verify(req.peer, c))
+    assert.deepEqual([r.code, r.data], ['PARTY_NOT_APPROVED', { peer: prov.peer }])
+    assert.deepEqual(proposed, [])
+  })
+
+  it('names a replay as such even once expired; an expired contract is refused on the clock', async () => {
+    const c = contract({ expiresAt: T0 + 1000 })
+    clock.advance(1000)
+    assert.equal((await refusal(verify(req.peer, c))).code, 'CONTRACT_EXPIRED')
+    stored.set(c.terms.contractId, {} as ContractRecord)
+    assert.equal((await refusal(verify(req.peer, c))).code, 'CONTRACT_EXISTS')
+    assert.deepEqual(proposed, [])
+  })
+
+  it('refuses a requester short of the escrow with the shortfall; a volunteer needs no funds', async () => {
+    accounts.set(req.peer, { peer: req.peer, balance: 45, escrow: 0 })
+    const r = await refusal(verify(req.peer, contract()))
+    assert.equal(r.code, 'INSUFFICIENT_FUNDS')
+    assert.deepEqual(r.data, { shortfall: 15, balance: 45, escrow: 60 })
+    accounts.clear()
+    const volunteer = contract({ pricePerHour: 0, minJobPrice: 0 })
+    assert.equal((await verify(req.peer, volunteer)).escrowLocked, 0)
+    assert.equal(proposed.length, 1)
+  })
+})

@@ -1,0 +1,146 @@
+/**
+ * The operator API over fake ports (no node, no database): each route answers from the port it
+ * names, refusals become 400 with their code, and the socket is the operator's alone.
+ */
+import assert from 'node:assert/strict'
+import { mkdtemp, rm, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { RefusedError } from '../../../actors/errors.js'
+import { ApiClient } from '../../../dms/api/client.js'
+import { OperatorApi, type OperatorPorts } from '../../../dms/contract-db/operator-api.js'
+import type { Account, ApprovedEntity, ContractRecord } from '../../../dms/contract-db/records.js'
+import { InvalidAmountError } from '../../../dms/contracts/money.js'
+import { silentLogger } from '../../../dms/log.js'
+import { makeContract, newParty } from '../../helpers/contracts.js'
+
+describe('contract-db/operator-api (from ports)', () => {
+  let dir: string
+  let api: OperatorApi
+  let client: ApiClient
+  const calls: string[] = []
+  const approved: ApprovedEntity[] = [{ peer: 'p1', approvedAt: 5 }]
+  const accounts = new Map<string, Account>([['p1', { peer: 'p1', balance: 10, escrow: 2 }]])
+  const req = newParty()
+  const prov = newParty()
+  const record = (state: ContractRecord['state']): ContractRecord => {
+    const contract = makeContract(req, prov, 'cdb', { pricePerHour: 3600, maxDurationSeconds: 60 })
+    const proof = { ...contract.terms, termsHash: 'h', escrowLocked: 60, issuedAt: 7, signature: 's' }
+    return { contract, state, proof, activatedAt: 7, history: [{ state, at: 7 }] }
+  }
+  const contracts = [record('active'), record('active'), record('settled')]
+
+  const ports: OperatorPorts = {
+    approvals: {
+      list: () => Promise.resolve(approved),
+      approve: (peer) => {
+        calls.push(`approve ${peer}`)
+        if (peer === 'bad') return Promise.reject(new RefusedError('BAD_PEER_ID', 'bad is not a peer id'))
+        return Promise.resolve({ peer, approvedAt: 9 })
+      },
+      revoke: (peer) => Promise.resolve(peer === 'p1'),
+    },
+    accounts: {
+      list: () => Promise.resolve([...accounts.values()]),
+      get: (peer) => Promise.resolve(accounts.get(peer) ?? { peer, balance: 0, escrow: 0 }),
+      credit: (peer, amount) => {
+        calls.push(`credit ${peer} ${String(amount)}`)
+        if (typeof amount !== 'number') return Promise.reject(new InvalidAmountError('a credit', amount))
+        return Promise.resolve({ peer, balance: amount, escrow: 0 })
+      },
+    },
+    contracts: {
+      list: () => Promise.resolve(contracts),
+      get: (id) => {
+        if (id === 'boom') return Promise.reject(new Error('disk on fire'))
+        return Promise.resolve(contracts.find((c) => c.contract.terms.contractId === id))
+      },
+    },
+    identity: { peerId: () => 'cdb-peer', addrs: () => ['/ip4/127.0.0.1/tcp/1/p2p/cdb-peer'] },
+    metrics: { rejections: () => ({ bad_signature: 3 }) },
+    log: silentLogger,
+  }
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'dms-cdb-api-'))
+    api = new OperatorApi(ports, { socketPath: join(dir, 'cdb.sock') })
+    await api.start()
+    client = new ApiClient(api.socketPath)
+  })
+  after(async () => {
+    await api.stop()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('listens on a socket only its owner may use', async () => {
+    assert.equal((await stat(api.socketPath)).mode & 0o777, 0o600)
+  })
+
+  it('/v1/info: identity, approvals, contracts by state and the rejection counters', async () => {
+    const { status, body } = await client.call('GET', '/v1/info')
+    assert.equal(status, 200)
+    assert.deepEqual(body, {
+      role: 'contract-db',
+      peerId: 'cdb-peer',
+      addrs: ['/ip4/127.0.0.1/tcp/1/p2p/cdb-peer'],
+      approved: 1,
+      contracts: { active: 2, settled: 1 },
+      rejections: { bad_signature: 3 },
+    })
+  })
+
+  it('approvals: list, approve, revoke; a refusal is a 400 with its code', async () => {
+    assert.deepEqual((await client.call('GET', '/v1/contract-db/approved')).body, { approved })
+    assert.deepEqual((await client.call('PUT', '/v1/contract-db/approved/p2')).body, {
+      peer: 'p2',
+      approvedAt: 9,
+    })
+    assert.deepEqual((await client.call('DELETE', '/v1/contract-db/approved/p1')).body, {
+      peer: 'p1',
+      revoked: true,
+    })
+    const bad = await client.call<{ error: { code: string } }>('PUT', '/v1/contract-db/approved/bad')
+    assert.equal(bad.status, 400)
+    assert.equal(bad.body.error.code, 'BAD_PEER_ID')
+  })
+
+  it('accounts: one (zeros when unknown), all, and a credit checked by the port', async () => {
+    assert.deepEqual((await client.call('GET', '/v1/contract-db/accounts/p9')).body, {
+      peer: 'p9',
+      balance: 0,
+      escrow: 0,
+    })
+    assert.deepEqual((await client.call('GET', '/v1/contract-db/accounts')).body, {
+      accounts: [...accounts.values()],
+    })
+    const ok = await client.call('POST', '/v1/contract-db/accounts/p1/credit', { amount: 40 })
+    assert.deepEqual(ok.body, { peer: 'p1', balance: 40, escrow: 0 })
+    const bad = await client.call<{ error: { code: string } }>(
+      'POST',
+      '/v1/contract-db/accounts/p1/credit',
+      {},
+    )
+    assert.equal(bad.status, 400)
+    assert.equal(bad.body.error.code, 'INVALID_AMOUNT')
+    assert.deepEqual(calls.slice(-2), ['credit p1 40', 'credit p1 undefined'])
+  })
+
+  it('contracts: summaries, one record, 404 for an unknown id, 500 INTERNAL for a failing port', async () => {
+    const list = await client.call<{
+      contracts: Array<{ contractId: string; state: string; escrow: number }>
+    }>('GET', '/v1/contract-db/contracts')
+    assert.deepEqual(
+      list.body.contracts.map((c) => [c.contractId, c.state, c.escrow]),
+      contracts.map((c) => [c.contract.terms.contractId, c.state, 60]),
+    )
+    const id = contracts[2].contract.terms.contractId
+    assert.deepEqual((await client.call('GET', `/v1/contract-db/contracts/${id}`)).body, contracts[2])
+    const unknown = await client.call<{ error: { code: string } }>('GET', '/v1/contract-db/contracts/nope')
+    assert.equal(unknown.status, 404)
+    assert.equal(unknown.body.error.code, 'UNKNOWN_CONTRACT')
+    const failing = await client.call<{ error: { code: string } }>('GET', '/v1/contract-db/contracts/boom')
+    assert.equal(failing.status, 500)
+    assert.equal(failing.body.error.code, 'INTERNAL')
+    assert.equal((await client.call('GET', '/v1/nothing')).status, 404)
+  })
+})

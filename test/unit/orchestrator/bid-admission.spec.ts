@@ -1,0 +1,120 @@
+/**
+ * Bid admission, the one place that says why a bid or decline is not kept: each reason on a bid
+ * that is good but for one thing (real signatures and approval credentials), not bidding, and the
+ * gate that counts what it ignores by reason.
+ */
+import assert from 'node:assert/strict'
+import { ManualClock } from '../../../actors/clock.js'
+import type { Message } from '../../../actors/system.js'
+import { issueApproval } from '../../../dms/contracts/approval.js'
+import type { Bid } from '../../../dms/contracts/model.js'
+import {
+  admissionOf,
+  BidAdmission,
+  bidProblem,
+  declineProblem,
+  type AdmissionContext,
+} from '../../../dms/orchestrator/bid-admission.js'
+import type { JobState } from '../../../dms/orchestrator/job-record.js'
+import { handleOf, INBOX } from '../../../dms/protocol/handles.js'
+import type { BidMessage, Decline } from '../../../dms/protocol/messages.js'
+import { newParty, type Who } from '../../helpers/contracts.js'
+import { jobRecord, signedBid, T0 } from '../../helpers/steps.js'
+
+describe('orchestrator/bid-admission', () => {
+  const cdb = newParty()
+  const p = newParty()
+  const approvalOf = (who: Who, key = cdb.key) =>
+    issueApproval(key, { peer: who.peer, contractDb: cdb.peer, now: T0 })
+  const bidMsg = (bid: Bid, o: { peer?: string; approval?: ReturnType<typeof approvalOf> | null } = {}) =>
+    ({
+      behaviour: '/dms/job/bid',
+      from: handleOf(o.peer ?? p.peer, INBOX.provider, ['/ip4/127.0.0.1/tcp/1']),
+      peer: o.peer ?? p.peer,
+      via: 'direct',
+      payload: { bid, ...(o.approval === null ? {} : { approval: o.approval ?? approvalOf(p) }) },
+    }) satisfies Message<BidMessage>
+  const ctx = (over: Partial<AdmissionContext> = {}): AdmissionContext => ({
+    jobId: 'job-1',
+    spec: jobRecord().spec,
+    excluded: [],
+    contractDb: cdb.peer,
+    now: T0,
+    ...over,
+  })
+  const good = signedBid(p, 'job-1')
+
+  it('keeps a bid of an approved provider, signed, for exactly what was asked', () => {
+    assert.equal(bidProblem(bidMsg(good), ctx()), undefined)
+  })
+
+  it('says why each other bid is unusable', () => {
+    const other = newParty()
+    const spec = jobRecord().spec
+    const cases: Array<[string, Message<BidMessage>, AdmissionContext | undefined]> = [
+      ['not_bidding', bidMsg(good), undefined],
+      ['wrong_job', bidMsg(signedBid(p, 'job-2')), ctx()],
+      ['not_sender', bidMsg(good, { peer: other.peer }), ctx()],
+      ['not_allowed', bidMsg(good), ctx({ spec: { ...spec, providers: { allow: [other.peer], deny: [] } } })],
+      ['not_allowed', bidMsg(good), ctx({ spec: { ...spec, providers: { allow: [], deny: [p.peer] } } })],
+      ['excluded', bidMsg(good), ctx({ excluded: [p.peer] })],
+      ['other_terms', bidMsg({ ...good, image: 'other:1' }), ctx()],
+      ['bad_total', bidMsg({ ...good, total: good.total + 1 }), ctx()],
+      ['over_price', bidMsg(good), ctx({ spec: { ...spec, maxPrice: good.total - 1 } })],
+      ['expired', bidMsg(good), ctx({ now: good.expiresAt })],
+      ['no_approval', bidMsg(good, { approval: null }), ctx()],
+      ['approval_forged', bidMsg(good, { approval: approvalOf(p, other.key) }), ctx()],
+      ['approval_other_peer', bidMsg(good, { approval: approvalOf(other) }), ctx()],
+      ['bad_signature', bidMsg({ ...good, signature: signedBid(p, 'job-1').signature }), ctx()],
+    ]
+    for (const [want, m, c] of cases) assert.equal(bidProblem(m, c), want, want)
+  })
+
+  it('a bid or decline is checked only while the job is bidding', () => {
+    const job = (state: JobState) => ({ state, record: jobRecord({ excluded: ['x'] }) })
+    assert.deepEqual(admissionOf(job('bidding'), cdb.peer, T0), {
+      jobId: 'job-1',
+      spec: jobRecord().spec,
+      excluded: ['x'],
+      contractDb: cdb.peer,
+      now: T0,
+    })
+    for (const state of ['selecting', 'running', 'completed'] as const)
+      assert.equal(admissionOf(job(state), cdb.peer, T0), undefined)
+    assert.equal(admissionOf(undefined, cdb.peer, T0), undefined)
+  })
+
+  it('declines: kept from an approved sender for this job only', () => {
+    const d = (o: Partial<Decline> = {}, peer = p.peer): Message<Decline> => ({
+      behaviour: '/dms/job/decline',
+      from: handleOf(peer, INBOX.provider),
+      peer,
+      via: 'direct',
+      payload: { jobId: 'job-1', provider: p.peer, reasons: ['busy'], approval: approvalOf(p), ...o },
+    })
+    assert.equal(declineProblem(d(), ctx()), undefined)
+    assert.equal(declineProblem(d(), undefined), 'not_bidding')
+    assert.equal(declineProblem(d({ jobId: 'job-2' }), ctx()), 'wrong_job')
+    assert.equal(declineProblem(d({}, newParty().peer), ctx()), 'not_sender')
+    assert.equal(declineProblem(d({ approval: undefined }), ctx()), 'no_approval')
+  })
+
+  it('the gate counts what it ignores, by reason', () => {
+    const gate = new BidAdmission({ clock: new ManualClock(T0) }, cdb.peer)
+    const bidding = { state: 'bidding' as const, record: jobRecord() }
+    assert.equal(gate.admitBid(bidMsg(good), bidding), undefined)
+    assert.equal(gate.admitBid(bidMsg(good, { approval: null }), bidding), 'no_approval')
+    assert.equal(gate.admitBid(bidMsg(good), { ...bidding, state: 'running' }), 'not_bidding')
+    assert.equal(gate.admitBid(bidMsg(good), undefined), 'not_bidding')
+    assert.deepEqual(gate.bidsIgnored, { no_approval: 1, not_bidding: 2 })
+    const decline: Message<Decline> = {
+      behaviour: '/dms/job/decline',
+      from: handleOf(p.peer, INBOX.provider),
+      peer: p.peer,
+      via: 'direct',
+      payload: { jobId: 'job-1', provider: p.peer, reasons: ['busy'] },
+    }
+    assert.equal(gate.admitDecline(decline, bidding), 'no_approval')
+    assert.deepEqual(gate.declinesIgnored, { no_approval: 1 })
+  })
+})

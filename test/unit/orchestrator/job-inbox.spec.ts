@@ -1,0 +1,116 @@
+/**
+ * A job's inbox: bids and declines pass the admission gate into the session (a decline kept
+ * without its credential); updates, logs and the result count only from the current winner, and
+ * a heartbeat marks the provider seen without being kept or told.
+ */
+import assert from 'node:assert/strict'
+import { ManualClock } from '../../../actors/clock.js'
+import type { Message } from '../../../actors/system.js'
+import { issueApproval } from '../../../dms/contracts/approval.js'
+import { silentLogger } from '../../../dms/log.js'
+import { BidAdmission, type JobView } from '../../../dms/orchestrator/bid-admission.js'
+import { spawnJobActor } from '../../../dms/orchestrator/job-inbox.js'
+import { JobSession } from '../../../dms/orchestrator/session.js'
+import { W } from '../../../dms/protocol/behaviours.js'
+import { handleOf, INBOX } from '../../../dms/protocol/handles.js'
+import { HEARTBEAT, type JobLog, type JobResult, type JobUpdate } from '../../../dms/protocol/messages.js'
+import { newParty } from '../../helpers/contracts.js'
+import { jobRecord, signedBid, T0 } from '../../helpers/steps.js'
+
+describe('orchestrator/job-inbox', () => {
+  const cdb = newParty()
+  const winner = newParty()
+  const other = newParty()
+
+  function setup(state: JobView['state'] = 'bidding') {
+    const clock = new ManualClock(T0)
+    const handlers = new Map<string, (m: Message<never>) => unknown>()
+    const spawned: string[] = []
+    const actor = {
+      on(def: { name: string }, fn: (m: Message<never>) => unknown) {
+        handlers.set(def.name, fn)
+        return actor
+      },
+    }
+    const session = new JobSession(clock)
+    const told: { updates: JobUpdate[]; logs: JobLog[] } = { updates: [], logs: [] }
+    const view: JobView = {
+      state,
+      record: jobRecord({ winner: { bidId: 'b', provider: winner.peer, why: '' } }),
+    }
+    spawnJobActor('job-1', {
+      system: {
+        spawn: (inbox: string) => {
+          spawned.push(inbox)
+          return actor as never
+        },
+      },
+      clock,
+      log: silentLogger,
+      admission: new BidAdmission({ clock }, cdb.peer),
+      view: () => view,
+      session,
+      onUpdate: (u) => told.updates.push(u),
+      onLog: (l) => told.logs.push(l),
+    })
+    const deliver = <T>(def: { name: string }, peer: string, payload: T) =>
+      handlers.get(def.name)!({
+        behaviour: def.name,
+        from: handleOf(peer, INBOX.provider, ['/ip4/127.0.0.1/tcp/7']),
+        peer,
+        via: 'direct',
+        payload: payload as never,
+      })
+    return { clock, session, told, spawned, deliver }
+  }
+
+  it("listens on the job's own inbox", () => {
+    assert.deepEqual(setup().spawned, ['job/job-1'])
+  })
+
+  it('keeps admitted bids and declines (without the credential), drops the others', () => {
+    const { session, deliver } = setup()
+    const approval = issueApproval(cdb.key, { peer: winner.peer, contractDb: cdb.peer, now: T0 })
+    deliver(W.bid, winner.peer, { bid: signedBid(winner, 'job-1'), approval })
+    deliver(W.bid, other.peer, { bid: signedBid(other, 'job-1') }) // no credential
+    deliver(W.decline, winner.peer, { jobId: 'job-1', provider: winner.peer, reasons: ['busy'], approval })
+    assert.deepEqual(
+      session.bids.map((b) => b.provider),
+      [winner.peer],
+    )
+    assert.deepEqual(session.providerAddrs.get(winner.peer), ['/ip4/127.0.0.1/tcp/7'])
+    assert.deepEqual(session.declines, [{ jobId: 'job-1', provider: winner.peer, reasons: ['busy'] }])
+  })
+
+  it('updates, logs and the result count only from the winner; heartbeats only mark it seen', () => {
+    const { clock, session, told, deliver } = setup('running')
+    const u = (detail?: string): JobUpdate => ({
+      jobId: 'job-1',
+      allocationId: 'a',
+      state: 'running',
+      at: T0,
+      detail,
+    })
+    deliver(W.update, other.peer, u())
+    deliver(W.update, winner.peer, { ...u(), jobId: 'job-2' })
+    assert.equal(session.lastSeen, 0)
+    clock.advance(1000)
+    deliver(W.update, winner.peer, u(HEARTBEAT))
+    assert.equal(session.lastSeen, T0 + 1000)
+    assert.deepEqual(session.updates, [])
+    deliver(W.update, winner.peer, u('pulling'))
+    assert.deepEqual(
+      told.updates.map((x) => x.detail),
+      ['pulling'],
+    )
+    const log: JobLog = { jobId: 'job-1', allocationId: 'a', stream: 'stdout', seq: 0, data: 'hi\n' }
+    deliver(W.log, other.peer, log)
+    deliver(W.log, winner.peer, log)
+    assert.equal(told.logs.length, 1)
+    assert.equal(session.logs().stdout, 'hi\n')
+    deliver(W.result, other.peer, { jobId: 'job-1' } as JobResult)
+    assert.equal(session.result, undefined)
+    deliver(W.result, winner.peer, { jobId: 'job-1', stdout: 'ok' } as JobResult)
+    assert.equal((session.result as JobResult | undefined)?.stdout, 'ok')
+  })
+})
