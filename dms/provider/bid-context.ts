@@ -29,14 +29,14 @@ export interface Allocation {
 }
 
 /** The run's outcome as the allocation record and the REST API show it. */
-export interface RunSummary {
+export type RunSummary = {
   status: 'completed' | 'failed' | 'timed_out' | 'cancelled'
   exitCode: number
   reason?: string
   outputsHash: string
 }
 
-export interface HistoryEntry {
+export type HistoryEntry = {
   state: string
   at: number
   detail?: string
