@@ -183,6 +183,12 @@ export const providerSchema = obj({
   /** Most jobs locked or running at once. @default unlimited */
   maxConcurrentJobs: opt(posInt),
   heartbeatMs: opt(posInt),
+  /**
+   * The budget of an allocation's provisioning (fetching and staging its inputs, pulling its
+   * image, creating its container), from its invocation; past it the allocation fails and its
+   * resources are released. @default 300000
+   */
+  provisionTimeoutMs: opt(posInt),
   requesterCap: opt(
     typed<NonNullable<ProviderInit['requesterCap']>>()(
       obj({

@@ -27,7 +27,8 @@ import { FINAL_STATES, type Orchestrator } from './orchestrator/orchestrator.js'
 import type { PeerBase } from './peer-base.js'
 import type { ProcessFaults } from './process-guard.js'
 import { BID_REQUEST_TOPIC } from './protocol/handles.js'
-import type { AllocationRecord } from './provider/allocation.js'
+import { allocationState } from './provider/bid-context.js'
+import { BIDS_SUBLEVEL, type StoredBid } from './provider/bid-store.js'
 import type { ProviderService } from './provider/provider.js'
 import type { ResourceLedger } from './resources/ledger.js'
 import type { Onboarding } from './resources/onboarding.js'
@@ -64,7 +65,7 @@ export const jobsPort = (o: Orchestrator): JobsPort => ({
 /** The provider's allocations, as stored. */
 export const allocationsPort = (p: ProviderService): AllocationsPort => ({
   list: async () =>
-    (await p.allocations.repo.values()).map((a) => ({
+    (await p.listAllocations()).map((a) => ({
       allocationId: a.allocationId,
       jobId: a.jobId,
       contractId: a.contract.terms.contractId,
@@ -191,7 +192,6 @@ export function requesterMetrics(metrics: NodeMetrics, o: Orchestrator): Metrics
 }
 
 /** Where the provider stores its allocations (dms/provider/allocation.ts), and their last state. */
-const ALLOCATIONS = 'allocations'
 const ALLOCATION_FINAL = ['released']
 
 /**
@@ -212,12 +212,15 @@ export function providerMetrics(
   m.seed(p.bidRequestsIgnored)
   const onIgnored = (reason: string) => m.bidRequestIgnored(reason)
   p.events.on('bid-request-ignored', onIgnored)
-  const unwatch = watchRepo<AllocationRecord>(db, ALLOCATIONS, (id, rec) => m.allocation(id, rec?.state))
+  // Allocations are the invoked bids, stored with their bid (keyed by bid id); a bid never invoked
+  // is not an allocation. A pruned record (deleted) is final already and counts on.
+  const unwatch = watchRepo<StoredBid>(db, BIDS_SUBLEVEL, (id, rec) => {
+    if (rec === undefined) m.allocation(id, undefined)
+    else if (rec.snapshot.context.allocation !== undefined) m.allocation(id, allocationState(rec.state))
+  })
   return {
     scan: () =>
-      m.scan(async () =>
-        (await p.allocations.repo.values()).map((a) => ({ id: a.allocationId, state: a.state })),
-      ),
+      m.scan(async () => (await p.listAllocations()).map((a) => ({ id: a.ledgerId, state: a.state }))),
     stop: () => {
       unwatch()
       p.events.off('bid-request-ignored', onIgnored)

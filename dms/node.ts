@@ -195,6 +195,7 @@ export class DmsNode {
           contractDb: p.contractDb,
           bidTtlMs: p.bidTtlMs,
           heartbeatMs: p.heartbeatMs,
+          provisionTimeoutMs: p.provisionTimeoutMs,
           requesterCap: p.requesterCap,
           bidRequestRate: p.bidRequestRate,
           images: { registries: p.docker?.registries },

@@ -20,8 +20,20 @@ const nameOf = (x: unknown): string | undefined => {
   return undefined
 }
 
+/**
+ * The actor an `xstate.done.actor.<id>` (or error) event comes from: the invoke's own id when it
+ * was given one, else its source (generated ids hold dots).
+ */
+function actorOf(event: string, node: AnyStateNode): string {
+  const invokes = node.invoke as Array<{ id: string; src: unknown }>
+  const id = event.replace(/^xstate\.(done|error)\.actor\./, '')
+  const inv = invokes.find((i) => i.id === id) ?? invokes[0]
+  if (inv === undefined) return 'step'
+  return !inv.id.includes('.') ? inv.id : (nameOf(inv.src) ?? 'step')
+}
+
 function label(event: string, node: AnyStateNode, t: TransitionDef): string {
-  const src = nameOf((node.invoke as Array<{ src: unknown }>)[0]?.src) ?? 'step'
+  const src = actorOf(event, node)
   const what = event.startsWith('xstate.done.actor.')
     ? `${src} done`
     : event.startsWith('xstate.error.actor.')
@@ -32,26 +44,38 @@ function label(event: string, node: AnyStateNode, t: TransitionDef): string {
   return `${what}${guard !== undefined ? ` [${guard}]` : ''}${actions.length > 0 ? ` / ${actions.join(', ')}` : ''}`
 }
 
-/** The machine's top-level states and transitions as a mermaid `stateDiagram-v2`. */
+/**
+ * The machine's states and transitions as a mermaid `stateDiagram-v2`; a compound state is drawn
+ * as a composite (`state x { ... }`) holding its own states.
+ */
 export function mermaidOf(machine: AnyStateMachine): string {
   const root = machine.root
-  const lines = ['stateDiagram-v2', `  [*] --> ${nameOf(root.config.initial)}`]
-  const states = Object.values(root.states as Record<string, AnyStateNode>)
-  const edge = (from: string, t: TransitionDef, text: string) => {
-    const to = t.target?.[0]?.key
-    if (to !== undefined) lines.push(`  ${from} --> ${to} : ${text}`)
+  const lines = ['stateDiagram-v2']
+  const draw = (parent: AnyStateNode, indent: string) => {
+    lines.push(`${indent}[*] --> ${nameOf(parent.config.initial)}`)
+    const states = Object.values(parent.states as Record<string, AnyStateNode>)
+    const edge = (from: string, t: TransitionDef, text: string) => {
+      const to = t.target?.[0]?.key
+      if (to !== undefined) lines.push(`${indent}${from} --> ${to} : ${text}`)
+    }
+    for (const node of states) {
+      if (Object.keys(node.states).length > 0) {
+        lines.push(`${indent}state ${node.key} {`)
+        draw(node, `${indent}  `)
+        lines.push(`${indent}}`)
+      }
+      for (const [event, defs] of node.transitions as Map<string, TransitionDef[]>)
+        for (const t of defs) edge(node.key, t, label(event, node, t))
+      for (const t of (node.always ?? []) as TransitionDef[])
+        edge(node.key, t, `always${t.guard === undefined ? ' (else)' : ''}${label('', node, t).trimEnd()}`)
+      // Transitions of the machine itself apply in every state that does not handle the event.
+      if (node.type !== 'final' && parent === root)
+        for (const [event, defs] of root.transitions as Map<string, TransitionDef[]>)
+          if (!(node.transitions as Map<string, unknown>).has(event))
+            for (const t of defs) edge(node.key, t, label(event, node, t))
+    }
+    for (const node of states) if (node.type === 'final') lines.push(`${indent}${node.key} --> [*]`)
   }
-  for (const node of states) {
-    for (const [event, defs] of node.transitions as Map<string, TransitionDef[]>)
-      for (const t of defs) edge(node.key, t, label(event, node, t))
-    for (const t of (node.always ?? []) as TransitionDef[])
-      edge(node.key, t, `always${t.guard === undefined ? ' (else)' : ''}${label('', node, t).trimEnd()}`)
-    // Transitions of the machine itself apply in every state that does not handle the event.
-    if (node.type !== 'final')
-      for (const [event, defs] of root.transitions as Map<string, TransitionDef[]>)
-        if (!(node.transitions as Map<string, unknown>).has(event))
-          for (const t of defs) edge(node.key, t, label(event, node, t))
-  }
-  for (const node of states) if (node.type === 'final') lines.push(`  ${node.key} --> [*]`)
+  draw(root, '  ')
   return lines.join('\n')
 }

@@ -4,7 +4,7 @@
  */
 import { createContractMachine } from '../contract-db/contract-machine.js'
 import { createJobMachine, type JobSteps } from '../orchestrator/job-machine.js'
-import { allocationMachine } from '../provider/allocation-machine.js'
+import { createBidMachine } from '../provider/bid-machine.js'
 import { mermaidOf } from './diagram.js'
 
 const noStep = () => Promise.resolve({})
@@ -21,7 +21,13 @@ const steps: JobSteps = {
 
 export const DIAGRAMS: Record<string, () => string> = {
   job: () => mermaidOf(createJobMachine(steps, { now: () => 0 })),
-  allocation: () => mermaidOf(allocationMachine),
+  bid: () =>
+    mermaidOf(
+      createBidMachine(
+        { now: () => 0 },
+        { contractWindowMs: 15_000, lockTtlMs: 60_000, provisionTimeoutMs: 300_000 },
+      ),
+    ),
   contract: () =>
     mermaidOf(
       createContractMachine(

@@ -50,8 +50,8 @@ export interface Decline {
 
 /**
  * A decline whose every reason starts with this says "not now": the provider holds as much as it
- * lets one requester hold in open reservations, which clears as that requester's other bids are
- * locked or released. The requester asks again (specs/protocol.md, "Bid window").
+ * lets one requester hold in bids not yet invoked, which clears as that requester's other bids are
+ * invoked or released. The requester asks again (specs/protocol.md, "Bid window").
  */
 export const REQUESTER_CAP_REASON = 'requester cap:'
 

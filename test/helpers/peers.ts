@@ -19,6 +19,8 @@ export interface TestPeer {
 export interface PeerInit {
   /** Drives the transport's frame read deadline (a ManualClock in tests). @default systemClock */
   clock?: Clock
+  /** The actor system's time (envelope times, request timeouts). @default systemClock */
+  actorClock?: Clock
   host?: HostInit
   transport?: Libp2pTransportInit
   system?: ActorSystemInit
@@ -31,7 +33,7 @@ export async function startPeer(bootstrap: string[] = [], init: PeerInit = {}): 
   const transport = new Libp2pTransport({ host, log: silentLogger, clock: init.clock }, init.transport)
   // DMS payload codecs; behaviours outside DMS (the runtime's own tests) fall back to JSON.
   const system = new ActorSystem(
-    { transport, clock: systemClock, log: silentLogger, codecs: dmsCodecs() },
+    { transport, clock: init.actorClock ?? systemClock, log: silentLogger, codecs: dmsCodecs() },
     init.system,
   )
   await host.start()

@@ -13,14 +13,14 @@ import { W } from '../../dms/protocol/behaviours.js'
 import { BID_REQUEST_TOPIC, INBOX } from '../../dms/protocol/handles.js'
 import type { BidRequest } from '../../dms/protocol/messages.js'
 import * as P from '../../proto/dms.js'
-import { startPeer, type TestPeer } from './peers.js'
+import { startPeer, type PeerInit, type TestPeer } from './peers.js'
 
 const enc = new TextEncoder()
 const json = (doc: unknown) => enc.encode(canonicalJson(doc))
 
 /** A peer whose bids and bid requests carry what the test gives them, encoded as protobuf. */
-export async function startRogue(bootstrap: string[]): Promise<TestPeer> {
-  const peer = await startPeer(bootstrap)
+export async function startRogue(bootstrap: string[], init: PeerInit = {}): Promise<TestPeer> {
+  const peer = await startPeer(bootstrap, init)
   const codecs = peer.system.codecs
   const bid = codecs.codecFor(W.bid.name)
   codecs.register(W.bid.name, {
@@ -98,14 +98,14 @@ export function rogueProvider(
 
 /** An actor on `peer` that publishes bid requests and collects the answers it gets. */
 export function rogueRequester(peer: TestPeer, inbox = 'job/rogue') {
-  const answers: Array<{ kind: 'bid' | 'decline'; jobId: string; reasons?: string[] }> = []
+  const answers: Array<{ kind: 'bid' | 'decline'; jobId: string; reasons?: string[]; bid?: Bid }> = []
   const waiters = new Set<() => void>()
   const notify = () => waiters.forEach((w) => w())
   const actor = peer.system
     .spawn(inbox, peer.key)
     .on(W.bid, (m: Message) => {
       const p = m.payload as { bid?: Bid } & Partial<Bid>
-      answers.push({ kind: 'bid', jobId: (p.bid ?? p).jobId as string })
+      answers.push({ kind: 'bid', jobId: (p.bid ?? p).jobId as string, ...(p.bid ? { bid: p.bid } : {}) })
       notify()
     })
     .on(W.decline, (m: Message) => {

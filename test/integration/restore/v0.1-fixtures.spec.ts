@@ -15,7 +15,7 @@ import { NoopExecutor } from '../../../dms/executor/noop.js'
 import { DmsNode } from '../../../dms/node.js'
 import type { StoredJob } from '../../../dms/orchestrator/orchestrator.js'
 import type { BidRecord } from '../../../dms/provider/provider.js'
-import type { AllocationRecord } from '../../../dms/provider/allocation.js'
+import type { AllocationRecord } from '../../../dms/provider/provider.js'
 import type { NodeConfig } from '../../../dms/config.js'
 import {
   clockFrom,

@@ -16,4 +16,14 @@ describe('machines/diagrams: specs/state-machines.md shows the machines the code
     assert.doesNotMatch(job, /settling --> cancelling/, 'too late to cancel once the result is in')
     assert.match(job, /cancelling --> cancelled : cancel done/)
   })
+
+  it('the bid diagram has the deadlines, the run and the endings', () => {
+    const bid = DIAGRAMS.bid()
+    assert.match(bid, /reserved --> expired : bidExpiry done/)
+    assert.match(bid, /contracted --> expired : invokeDeadline done/)
+    assert.match(bid, /state active \{\n\s+\[\*\] --> provisioning\n\s+provisioning --> running : STARTED/)
+    assert.match(bid, /active --> publishing : RAN/)
+    assert.match(bid, /completed --> released : always \[settled\]/)
+    assert.match(bid, /resume --> running : always \[resumeIs\(running\)\]/)
+  })
 })

@@ -1,0 +1,125 @@
+/**
+ * The bid machine's actors over the provider's parts: the deadlines on the injected clock, the
+ * ledger operations, the heartbeat, the run, publishing and the delivery of the result. Each takes
+ * the AbortSignal xstate gives it (the state was left, or the provider stops). `provideBidActors`
+ * gives them to the machine; tests give their own with `machine.provide`.
+ */
+import type { Logger } from 'pino'
+import { fromCallback, fromPromise, type EventObject } from 'xstate'
+import { delay, every, type Clock } from '../../actors/clock.js'
+import type { KeyPair } from '../../actors/identity.js'
+import { exponential, retry } from '../../actors/retry.js'
+import type { Actor } from '../../actors/system.js'
+import type { BlobService } from '../blobs/service.js'
+import type { Executor } from '../executor/executor.js'
+import { W } from '../protocol/behaviours.js'
+import { HEARTBEAT, type JobUpdate } from '../protocol/messages.js'
+import type { Handle } from '../../actors/envelope.js'
+import { clip } from './publish.js'
+import type { ResourceLedger } from '../resources/ledger.js'
+import { executeActor } from './allocation-run.js'
+import type { BidMachine, DeadlineInput, DeliverInput, HeartbeatInput, LedgerInput } from './bid-machine.js'
+import { publishActor } from './publish.js'
+
+export interface BidActorDeps {
+  ledger: Pick<ResourceLedger, 'lock' | 'allocate' | 'release'>
+  executor: Executor
+  blobs: BlobService
+  /** Signs receipts (the node key). */
+  key: KeyPair
+  clock: Clock
+  log: Logger
+  /** Holds `inputs/<allocationId>/`, the staged inputs of running allocations. */
+  workDir: string
+  /** The allocation's own actor (`alloc/<id>`): its updates, logs and result come from it. */
+  actorFor(allocationId: string): Actor
+  /** Sends an allocation's update after the ones reported before it (best effort). */
+  sendUpdate(allocationId: string, to: Handle, update: JobUpdate): Promise<void>
+  /** Whether the provider is stopping: a result that cannot be delivered is not retried then. */
+  stopping(): boolean
+}
+
+export interface BidActorInit {
+  /** How often a live allocation tells its requester so (liveness). @default 2000 */
+  heartbeatMs?: number
+}
+
+/** Resolves at `at` on the clock (at once when it has passed). */
+export const deadlineActor = (clock: Clock) =>
+  fromPromise<void, DeadlineInput>(({ input, signal }) =>
+    delay(Math.max(0, input.at - clock.now()), { clock, signal }),
+  )
+
+/** Sends a heartbeat update every `ms` while the allocation is in the state given. */
+export const heartbeatActor = (d: Pick<BidActorDeps, 'clock' | 'actorFor'>, ms: number) =>
+  fromCallback<EventObject, HeartbeatInput>(({ input }) =>
+    every(d.clock, ms, () => {
+      const update: JobUpdate = {
+        jobId: input.jobId,
+        allocationId: input.allocationId,
+        state: input.state,
+        at: d.clock.now(),
+        detail: HEARTBEAT,
+      }
+      void d
+        .actorFor(input.allocationId)
+        .send(input.requester, W.update, update, { ttlMs: 10_000 })
+        .catch(() => {})
+    }),
+  )
+
+/**
+ * Delivers the result, retrying with backoff (1, 2, 4... s, about a minute in all) while the
+ * requester is unreachable (it may be restarting), unless the provider is stopping.
+ */
+export const deliverActor = (
+  d: Pick<BidActorDeps, 'clock' | 'log' | 'actorFor' | 'stopping' | 'sendUpdate'>,
+) =>
+  fromPromise<void, DeliverInput>(async ({ input, signal }) => {
+    const { message, allocationId } = input
+    if (allocationId === undefined) return
+    if (input.update !== undefined)
+      await d.sendUpdate(allocationId, input.requester, {
+        ...input.update,
+        detail: clip(input.update.detail),
+      })
+    if (message === undefined) return
+    try {
+      await retry(
+        () => d.actorFor(allocationId).send(input.requester, W.result, message, { ttlMs: 120_000 }),
+        {
+          attempts: 6,
+          backoffMs: exponential(1000),
+          retryIf: () => !d.stopping(),
+          clock: d.clock,
+          signal,
+        },
+      )
+    } catch (err) {
+      if (signal.aborted) throw err
+      d.log.warn({ err, allocationId }, 'result not delivered')
+    }
+  })
+
+/** The bid machine with every actor over the provider's parts. */
+export function provideBidActors(machine: BidMachine, d: BidActorDeps, init: BidActorInit = {}): BidMachine {
+  return machine.provide({
+    actors: {
+      deadline: deadlineActor(d.clock),
+      lock: fromPromise<void, LedgerInput>(async ({ input }) => {
+        await d.ledger.lock(input.bidId, { expiresAt: input.until })
+      }),
+      allocate: fromPromise<{ diskBytes: number }, LedgerInput>(async ({ input }) => {
+        const entry = await d.ledger.allocate(input.bidId)
+        return { diskBytes: entry.resources.diskBytes }
+      }),
+      release: fromPromise<void, LedgerInput>(async ({ input }) => {
+        await d.ledger.release(input.bidId)
+      }),
+      execute: executeActor(d),
+      heartbeat: heartbeatActor(d, init.heartbeatMs ?? 2000),
+      publish: publishActor(d),
+      deliver: deliverActor(d),
+    },
+  })
+}

@@ -1,0 +1,190 @@
+/**
+ * `/dms/job/bid-request`: admission (rate limit per peer, the requester's approval credential, this
+ * provider's own), then the capability and policy checks, the per-requester cap, the reservation,
+ * the signed bid and its machine (in `reserved`). Spec: specs/protocol.md ("Checks on the receiving
+ * side", "Approval").
+ */
+import { randomUUID } from 'node:crypto'
+import type { EventEmitter } from 'node:events'
+import type { Logger } from 'pino'
+import type { Clock } from '../../../actors/clock.js'
+import type { KeyPair } from '../../../actors/identity.js'
+import type { Actor, Message } from '../../../actors/system.js'
+import { checkApproval } from '../../contracts/approval.js'
+import { signDoc } from '../../contracts/canonical.js'
+import { DOMAIN, type ApprovalCredential, type Bid } from '../../contracts/model.js'
+import { W } from '../../protocol/behaviours.js'
+import { handleTooLarge } from '../../protocol/bounds.js'
+import type { BidMessage, BidRequest, Decline } from '../../protocol/messages.js'
+import type { ResourceLedger } from '../../resources/ledger.js'
+import type { MachineInfo } from '../../resources/types.js'
+import type { BidBook } from '../bid-book.js'
+import { acceptJob, compareCapability, declineKind, imageAllowed, type Comparator } from '../capability.js'
+import { grantedResources } from '../disk-grant.js'
+import type { ImageCheck } from '../images.js'
+import { pricePerHour, totalFor } from '../pricing.js'
+import { PeerRateLimiter, type PeerRateLimitInit } from '../rate-limit.js'
+import { overCap, type RequesterCap } from '../requester-cap.js'
+import { checkBidRequest } from '../validate.js'
+
+/** How often an unavailable container engine is checked again (on the next bid request). */
+const ENGINE_RECHECK_MS = 15_000
+
+export interface BidRequestDeps {
+  key: KeyPair
+  ledger: Pick<ResourceLedger, 'getOffer' | 'free' | 'entries' | 'reserve'>
+  machine?: { get(): Promise<MachineInfo>; refresh(): Promise<MachineInfo> }
+  book: Pick<BidBook, 'openBid' | 'holdings' | 'create' | 'actor'>
+  clock: Clock
+  log: Logger
+  /** This provider's own approval credential (attached to its bids and declines). */
+  approval: { current(): ApprovalCredential | undefined }
+  peerId: () => string
+  /** Hears `bid-request-ignored` (reason) for each request dropped without an answer. */
+  events: EventEmitter
+  /** Judges a request's image before any engine call, then looks it up through a cache. */
+  images: Pick<ImageCheck, 'refusal' | 'canRun'>
+}
+
+export interface BidRequestInit {
+  contractDb: string
+  /** How long a bid (and its reservation) stays valid. @default 30000 */
+  bidTtlMs?: number
+  preferences?: Partial<Comparator>
+  requesterCap?: RequesterCap
+  bidRequestRate?: PeerRateLimitInit
+  /** The disk quota of a job that gives none (disk-grant.ts). */
+  defaultDiskBytes?: number
+}
+
+/** Declines sent by kind (`declineKind`: never a name a peer chose), requests dropped by reason. */
+export interface BidRequestCounters {
+  declines: Record<string, number>
+  ignored: Record<string, number>
+}
+
+export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, counts: BidRequestCounters) {
+  const rate = new PeerRateLimiter(d.clock, init.bidRequestRate)
+
+  const ignore = (reason: string, msg: Message, detail?: unknown): void => {
+    counts.ignored[reason] = (counts.ignored[reason] ?? 0) + 1
+    d.log.debug({ reason, detail, from: msg.peer }, 'bid request ignored')
+    d.events.emit('bid-request-ignored', reason)
+  }
+
+  const decline = async (
+    actor: Actor,
+    msg: Message<BidRequest>,
+    reasons: string[],
+    own: ApprovalCredential,
+  ) => {
+    for (const r of reasons) {
+      const kind = declineKind(r)
+      counts.declines[kind] = (counts.declines[kind] ?? 0) + 1
+    }
+    d.log.info({ jobId: msg.payload.jobId, reasons }, 'declined bid request')
+    const message: Decline = { jobId: msg.payload.jobId, provider: d.peerId(), reasons, approval: own }
+    await actor.send(msg.from, W.decline, message).catch(() => {})
+  }
+
+  // Why the container engine cannot run jobs, or undefined. An unavailable engine is measured
+  // again at most every ENGINE_RECHECK_MS, so a provider whose Docker comes up later bids again.
+  const engineProblem = async (): Promise<string | undefined> => {
+    if (d.machine === undefined) return undefined
+    let m = await d.machine.get()
+    if (!m.docker.available && d.clock.now() - m.measuredAt >= ENGINE_RECHECK_MS)
+      m = await d.machine.refresh()
+    return m.docker.available ? undefined : `docker unavailable: ${m.docker.error ?? 'unknown reason'}`
+  }
+
+  return async (actor: Actor, msg: Message<BidRequest>): Promise<void> => {
+    const problem = checkBidRequest(msg.payload)
+    if (problem !== undefined) return ignore('malformed', msg, problem)
+    // The sender's handle is stored with the bid: bounded like every field of the request.
+    if (handleTooLarge(msg.from)) return ignore('malformed', msg, 'sender handle too large')
+    // Cheapest check first: a flood from one peer costs a map look-up each, nothing more.
+    if (!d.ledger.getOffer()) return // not onboarded: nothing to offer, nothing to say
+    if (!rate.take(msg.peer)) return ignore('rate_limited', msg)
+    const req = msg.payload
+    const now = d.clock.now()
+    // Nothing is reserved (or even looked up) for a requester the contract-db has not approved.
+    // Silent, not declined: an answer would let anyone make every provider send traffic.
+    const approval = checkApproval(req.approval, { peer: msg.peer, contractDb: init.contractDb, now })
+    if (approval !== undefined) return ignore(approval, msg)
+    // Without its own credential this provider's bids would be ignored: it stays silent too.
+    const own = d.approval.current()
+    if (own === undefined) return ignore('not_approved_here', msg)
+    if (req.deadline <= now) return ignore('past_deadline', msg)
+    const offer = d.ledger.getOffer()!
+    // A re-published request (the requester heard nothing yet): the same bid again, no new reservation.
+    const earlier = d.book.openBid(req.jobId, msg.peer)
+    if (earlier !== undefined) {
+      await actor.send(msg.from, W.bid, { bid: earlier, approval: own }).catch(() => {})
+      return
+    }
+    // The image is judged before anything asks the engine (specs/job-spec.md, "Image references").
+    const refusal =
+      offer.withdrawnAt !== undefined
+        ? 'offboarded'
+        : (d.images.refusal(req.image) ?? (await engineProblem()))
+    if (refusal !== undefined) return decline(actor, msg, [refusal], own)
+    const perHour = pricePerHour(req.resources, offer.prices)
+    const total = totalFor(perHour, req.maxDurationSeconds, offer.prices)
+    const free = d.ledger.free()
+    // What the ledger holds: the job's resources, with the default disk quota if it gave none.
+    const held = grantedResources(req.resources, free, init.defaultDiskBytes)
+    const decision = acceptJob(
+      compareCapability(held, free),
+      {
+        ...init.preferences,
+        hasImage:
+          imageAllowed(init.preferences?.allowedImages, req.image) && (await d.images.canRun(req.image)),
+        price: total,
+        maxPrice: req.maxPrice,
+        excluded: req.exclude.includes(d.peerId()),
+        requester: msg.peer,
+        activeJobs: d.ledger.entries().filter((e) => e.state !== 'reserved').length,
+      },
+      req.image,
+      req.maxDurationSeconds,
+    )
+    const capped = decision.accept
+      ? overCap(d.book.holdings(msg.peer), held, offer.resources, init.requesterCap)
+      : undefined
+    if (!decision.accept || capped !== undefined)
+      return decline(actor, msg, capped !== undefined ? [capped] : decision.reasons, own)
+    const bidId = randomUUID()
+    const expiresAt = now + (init.bidTtlMs ?? 30_000)
+    try {
+      await d.ledger.reserve(bidId, req.jobId, held, expiresAt)
+    } catch (err) {
+      return decline(actor, msg, [(err as Error).message], own)
+    }
+    const body: Omit<Bid, 'signature'> = {
+      bidId,
+      jobId: req.jobId,
+      provider: d.peerId(),
+      resources: req.resources,
+      image: req.image,
+      maxDurationSeconds: req.maxDurationSeconds,
+      pricePerHour: perHour,
+      minJobPrice: offer.prices.minJobPrice,
+      total,
+      earliestStart: now,
+      expectedFinish: now + req.maxDurationSeconds * 1000,
+      expiresAt,
+      resourcesReserved: true,
+    }
+    // Signed, so the contract that embeds it can be checked against it by the contract-db.
+    const bid: Bid = { ...body, signature: signDoc(d.key, DOMAIN.bid, body) }
+    // The credential is checked and not stored: the request is kept without it.
+    const { approval: _credential, ...request } = req
+    const machine = await d.book.create({ bid, request, requester: msg.from, held, history: [] })
+    d.log.info({ jobId: req.jobId, bidId, total }, 'bid sent')
+    const message: BidMessage = { bid, approval: own }
+    await actor.send(msg.from, W.bid, message).catch((err: unknown) => {
+      d.log.warn({ err, jobId: req.jobId }, 'bid not delivered; reservation released')
+      machine.send({ type: 'RELEASE', reason: 'the bid could not be delivered' })
+    })
+  }
+}

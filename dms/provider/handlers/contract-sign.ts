@@ -1,0 +1,54 @@
+/**
+ * `/dms/contract/sign`: the requester's signed terms for a locked bid. Checked against the bid (the
+ * parties, the trusted contract-db, the embedded bid, the terms: contracts/consistency.ts, as the
+ * contract-db checks them) and the requester's signature, then countersigned; the machine's `SIGN`
+ * keeps the contract's hash and id. Spec: specs/protocol.md ("Checks on the receiving side").
+ */
+import { RefusedError } from '../../../actors/errors.js'
+import { keyToString, type KeyPair } from '../../../actors/identity.js'
+import type { Message } from '../../../actors/system.js'
+import { hashDoc, signDoc, verifyDoc } from '../../contracts/canonical.js'
+import { termsBidProblem } from '../../contracts/consistency.js'
+import { DOMAIN } from '../../contracts/model.js'
+import { partyIsConsistent } from '../../contracts/party.js'
+import { publicKeyOf } from '../../protocol/handles.js'
+import type { ContractSignReply, ContractSignRequest } from '../../protocol/messages.js'
+import { described, liveIn, mine, type BidLookup } from './common.js'
+
+export interface ContractSignDeps {
+  book: BidLookup
+  /** The node key: it countersigns. */
+  key: KeyPair
+  peerId: () => string
+  /** The contract-db this provider trusts. */
+  contractDb: string
+}
+
+export function contractSignHandler(d: ContractSignDeps) {
+  return async (msg: Message<ContractSignRequest>): Promise<ContractSignReply> => {
+    const contract = msg.payload?.contract
+    const t = contract?.terms
+    if (t === undefined) throw new RefusedError('BAD_TERMS', 'no contract terms')
+    const rec = await mine(d.book, t.bidId, msg.peer)
+    const { bid } = rec.snapshot.context
+    const mismatch =
+      t.provider?.peer !== d.peerId() ||
+      t.provider.publicKey !== keyToString(d.key.publicKey) ||
+      t.requester?.peer !== msg.peer ||
+      !partyIsConsistent(t.requester) ||
+      t.contractDb !== d.contractDb ||
+      hashDoc(t.bid) !== hashDoc(bid) ||
+      termsBidProblem(t, bid) !== undefined
+    const actor = liveIn(d.book, rec, 'locked')
+    if (actor === undefined) throw new RefusedError('BID_NOT_LOCKED', `bid is ${described(d.book, rec)}`)
+    if (mismatch) throw new RefusedError('TERMS_MISMATCH', 'contract terms do not match the bid')
+    if (!verifyDoc(publicKeyOf(t.requester.peer), DOMAIN.contract, t, contract.requesterSignature))
+      throw new RefusedError('BAD_SIGNATURE', 'requester signature is invalid')
+    const providerSignature = signDoc(d.key, DOMAIN.contract, t)
+    actor.send({ type: 'SIGN', contractId: t.contractId, contractHash: hashDoc(t) })
+    if (!actor.getSnapshot().matches('contracted'))
+      throw new RefusedError('BID_NOT_LOCKED', `bid is ${described(d.book, rec)}`)
+    await d.book.persisted(rec.bidId)
+    return { providerSignature }
+  }
+}

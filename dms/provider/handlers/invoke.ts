@@ -1,0 +1,79 @@
+/**
+ * `/dms/job/invoke`: the contract, the contract-db's proof over its terms, and what to run. Checked
+ * (the countersigned terms, the proof, the executor's rules), then the machine's `INVOKE`: it
+ * allocates the ledger entry and starts the run. Spec: specs/protocol.md ("Checks on the receiving
+ * side").
+ */
+import { randomUUID } from 'node:crypto'
+import { RefusedError } from '../../../actors/errors.js'
+import type { Message } from '../../../actors/system.js'
+import { hashDoc, verifyDoc } from '../../contracts/canonical.js'
+import { DOMAIN } from '../../contracts/model.js'
+import { publicKeyOfPeer } from '../../contracts/party.js'
+import type { Invocation, InvocationReply } from '../../protocol/messages.js'
+import type { StoredBid } from '../bid-store.js'
+import { invocationProblem } from '../validate.js'
+import { liveIn, mine, type BidLookup } from './common.js'
+
+export interface InvokeDeps {
+  book: BidLookup
+  /** The contract-db whose proofs this provider accepts. */
+  contractDb: string
+}
+
+/** Whether the bid's requester cancelled its contract before this invocation. */
+const cancelledBeforeRun = (rec: StoredBid): boolean =>
+  rec.snapshot.context.allocation === undefined &&
+  rec.snapshot.context.history.some((h) => h.state === 'cancelled')
+
+export function invokeHandler(d: InvokeDeps) {
+  return async (msg: Message<Invocation>): Promise<InvocationReply> => {
+    const inv = msg.payload
+    const t = inv?.contract?.terms
+    if (t === undefined || inv.proof === undefined)
+      throw new RefusedError('BAD_INVOCATION', 'invocation needs a contract and its proof')
+    const rec = await mine(d.book, t.bidId, msg.peer)
+    const { contractHash } = rec.snapshot.context
+    const cancelled = cancelledBeforeRun(rec)
+    if ((rec.state !== 'contracted' && !cancelled) || contractHash !== hashDoc(t))
+      throw new RefusedError('NOT_CONTRACTED', 'no contract signed by this provider matches the invocation')
+    const { signature, ...proofBody } = inv.proof
+    const cdbKey = publicKeyOfPeer(d.contractDb)
+    if (
+      cdbKey === undefined ||
+      inv.proof.contractDb !== d.contractDb ||
+      inv.proof.termsHash !== contractHash ||
+      !verifyDoc(cdbKey, DOMAIN.proof, proofBody, signature)
+    )
+      throw new RefusedError(
+        'BAD_PROOF',
+        'proof of contract is not signed by the trusted contract-db for these terms',
+      )
+    const runIssue = invocationProblem(inv, t.resources.diskBytes)
+    if (runIssue !== undefined) throw new RefusedError('BAD_INVOCATION', runIssue)
+    if (cancelled) throw new RefusedError('CANCELLED', 'the requester cancelled this contract')
+    const actor = liveIn(d.book, rec, 'contracted')
+    if (actor === undefined)
+      throw new RefusedError('NOT_CONTRACTED', 'no contract signed by this provider matches the invocation')
+    const allocationId = randomUUID()
+    actor.send({
+      type: 'INVOKE',
+      allocation: {
+        allocationId,
+        contract: inv.contract,
+        command: inv.command,
+        env: inv.env ?? {},
+        inputs: inv.inputs ?? [],
+      },
+    })
+    const snap = await d.book.settle(actor, (s) => !s.matches('allocating'))
+    if (!snap.matches('active')) {
+      if (snap.context.allocation === undefined)
+        throw new RefusedError('CANCELLED', 'the requester cancelled this contract')
+      const refusal = snap.context.refusal ?? { code: 'INTERNAL', message: 'the allocation failed' }
+      throw new RefusedError(refusal.code, refusal.message)
+    }
+    await d.book.persisted(rec.bidId)
+    return { allocationId }
+  }
+}

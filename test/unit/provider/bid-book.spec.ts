@@ -1,0 +1,151 @@
+/**
+ * The bid book over a real level database (fake runs, ManualClock): every transition stored in
+ * order, a restart restores each live bid where it was (once), and the look-ups follow the
+ * machines.
+ */
+import assert from 'node:assert/strict'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { waitFor } from 'xstate'
+import { ManualClock } from '../../../actors/clock.js'
+import type { HistoryEntry } from '../../../dms/provider/bid-context.js'
+import type { StoredBid } from '../../../dms/provider/bid-store.js'
+import { bidContext, contractFor, Fakes, REQUESTER, testBook } from '../../helpers/provider-fakes.js'
+
+describe('provider/bid-book', () => {
+  let clock: ManualClock
+  let dir: string
+  beforeEach(async () => {
+    clock = new ManualClock()
+    dir = await mkdtemp(join(tmpdir(), 'dms-book-'))
+  })
+  afterEach(() => rm(dir, { recursive: true, force: true }))
+
+  it('stores every step of a bid, in order, and tells its listeners what each added', async () => {
+    const fakes = new Fakes()
+    const t = await testBook(clock, fakes, { dir })
+    const seen: Array<[string, string[]]> = []
+    t.book.onTransition((rec: StoredBid, added: HistoryEntry[]) =>
+      seen.push([rec.state, added.map((h) => h.state)]),
+    )
+    const actor = await t.book.create(bidContext(clock.now()))
+    assert.equal((await t.book.get('bid-1'))?.state, 'reserved')
+    actor.send({ type: 'LOCK' })
+    await waitFor(actor, (s) => s.matches('locked'))
+    actor.send({ type: 'SIGN', contractId: 'contract-1', contractHash: 'h' })
+    await t.book.persisted('bid-1')
+    assert.deepEqual(seen.map(([s]) => s).at(-1), 'contracted')
+    assert.deepEqual(
+      seen.flatMap(([, added]) => added),
+      ['reserved', 'locked', 'contracted'],
+      'each step reported once',
+    )
+    await t.close()
+  })
+
+  it('restores each live bid where it was after a restart, and keeps ended ones out of memory', async () => {
+    const fakes = new Fakes()
+    let t = await testBook(clock, fakes, { dir })
+    const a = await t.book.create(bidContext(clock.now(), { bidId: 'a', jobId: 'job-a' }))
+    a.send({ type: 'LOCK' })
+    await waitFor(a, (s) => s.matches('locked'))
+    a.send({ type: 'SIGN', contractId: 'contract-a', contractHash: 'h' })
+    a.send({
+      type: 'INVOKE',
+      allocation: {
+        allocationId: 'alloc-a',
+        contract: contractFor(a.getSnapshot().context.bid),
+        command: ['x'],
+        env: {},
+        inputs: [],
+      },
+    })
+    await waitFor(a, (s) => s.matches({ active: 'provisioning' }))
+    fakes.runs.get('alloc-a')!.started()
+    await waitFor(a, (s) => s.matches({ active: 'running' }))
+    const b = await t.book.create(bidContext(clock.now(), { bidId: 'b', jobId: 'job-b' }))
+    b.send({ type: 'RELEASE', reason: 'given up by its requester' })
+    await waitFor(b, (s) => s.status === 'done')
+    await t.book.persisted('a')
+    await t.close()
+
+    const again = new Fakes()
+    t = await testBook(clock, again, { dir })
+    assert.equal(t.book.size, 1, 'only the live bid gets a machine')
+    assert.deepEqual(again.calls, ['execute alloc-a restored in running'])
+    assert.equal((await t.book.get('b'))?.state, 'released')
+    assert.equal(t.book.byContractId('contract-a')?.requester, REQUESTER)
+    assert.deepEqual(t.book.allocationStates(), { running: 1 })
+    again.runs.get('alloc-a')!.finish()
+    await waitFor(t.book.actor('a')!, (s) => s.status === 'done')
+    const history = (await t.book.get('a'))!.snapshot.context.history.map((h) => h.state)
+    assert.deepEqual(
+      history.filter((s) => s === 'running'),
+      ['running'],
+      'no second running step',
+    )
+    await t.close()
+  })
+
+  it('knows the open bid of a job and what each requester holds', async () => {
+    const fakes = new Fakes()
+    const t = await testBook(clock, fakes, { dir })
+    const a = await t.book.create(bidContext(clock.now(), { bidId: 'a', jobId: 'job-a' }))
+    await t.book.create(bidContext(clock.now(), { bidId: 'b', jobId: 'job-b' }, 'someone-else'))
+    assert.equal(t.book.openBid('job-a', REQUESTER)?.bidId, 'a')
+    assert.equal(t.book.openBid('job-a', 'someone-else'), undefined)
+    assert.equal(t.book.holdings(REQUESTER).length, 1)
+    a.send({ type: 'LOCK' })
+    await waitFor(a, (s) => s.matches('locked'))
+    assert.equal(t.book.openBid('job-a', REQUESTER), undefined, 'a locked bid is not offered again')
+    await clock.advanceAsync(30_000)
+    assert.equal(t.book.openBid('job-b', 'someone-else'), undefined, 'expired')
+    await t.close()
+  })
+
+  /** Ends a new bid (given up by its requester) after taking it to `contracted`. */
+  const ended = async (t: Awaited<ReturnType<typeof testBook>>, id: string) => {
+    const a = await t.book.create(bidContext(clock.now(), { bidId: id, jobId: `job-${id}` }))
+    a.send({ type: 'LOCK' })
+    await waitFor(a, (s) => s.matches('locked'))
+    a.send({ type: 'SIGN', contractId: `contract-${id}`, contractHash: 'h' })
+    a.send({ type: 'RELEASE', reason: 'given up by its requester' })
+    await waitFor(a, (s) => s.status === 'done')
+    await t.book.persisted(id)
+  }
+
+  it('keeps at most retainEndedCount ended bids: the oldest records go, and their contract look-ups', async () => {
+    const t = await testBook(clock, new Fakes(), { dir, retention: { retainEndedCount: 3 } })
+    for (const id of ['a', 'b', 'c', 'd', 'e']) {
+      await ended(t, id)
+      await clock.advanceAsync(1)
+    }
+    const live = await t.book.create(bidContext(clock.now(), { bidId: 'live', jobId: 'job-live' }))
+    assert.equal(await t.book.prune(), 2)
+    assert.deepEqual((await t.book.values()).map((r) => r.bidId).sort(), ['c', 'd', 'e', 'live'])
+    assert.equal(t.book.byContractId('contract-a'), undefined)
+    assert.equal(t.book.byContractId('contract-e')?.bidId, 'e')
+    assert.equal(await t.book.prune(), 0)
+    live.send({ type: 'RELEASE', reason: 'given up' })
+    await t.close()
+  })
+
+  it('deletes ended bids older than retainEndedMs, live ones never', async () => {
+    const t = await testBook(clock, new Fakes(), { dir, retention: { retainEndedMs: 60_000 } })
+    await ended(t, 'old')
+    await clock.advanceAsync(30_000)
+    await ended(t, 'recent')
+    const live = await t.book.create(
+      bidContext(clock.now(), { bidId: 'live', jobId: 'job-live', expiresAt: clock.now() + 3_600_000 }),
+    )
+    await clock.advanceAsync(30_000)
+    assert.equal(await t.book.prune(), 1)
+    assert.deepEqual((await t.book.values()).map((r) => r.bidId).sort(), ['live', 'recent'])
+    await clock.advanceAsync(30_000)
+    assert.equal(await t.book.prune(), 1)
+    assert.equal(t.book.actor('live') !== undefined, true)
+    live.send({ type: 'RELEASE', reason: 'given up' })
+    await t.close()
+  })
+})

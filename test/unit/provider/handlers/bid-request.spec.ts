@@ -1,0 +1,100 @@
+/**
+ * The bid-request handler on a ManualClock over a real ledger and bid book (fake runs): admission,
+ * the reservation with its machine, the same bid again for a re-published request, the
+ * per-requester cap, and a bid that cannot be delivered.
+ */
+import assert from 'node:assert/strict'
+import { waitFor } from 'xstate'
+import { flatState } from '../../../../dms/provider/bid-store.js'
+import { jobRequestHandler } from '../../../../dms/provider/handlers/job-request.js'
+import { Harness } from '../../../helpers/provider-harness.js'
+
+describe('provider/handlers/bid-request', () => {
+  let h: Harness
+  beforeEach(async () => {
+    h = await new Harness().start()
+  })
+  afterEach(() => h.close())
+
+  it('reserves for an approved requester, signs the bid and starts its machine in reserved', async () => {
+    const bid = await h.bid('job-1', 0.5)
+    assert.equal(bid.provider, h.provider.peer)
+    assert.equal(bid.expiresAt, h.clock.now() + 30_000)
+    assert.deepEqual(
+      h.ledger.entries().map((e) => [e.id, e.state, e.resources.cpu]),
+      [[bid.bidId, 'reserved', 0.5]],
+    )
+    const actor = h.book.actor(bid.bidId)!
+    assert.equal(flatState(actor.getSnapshot().value), 'reserved')
+    const stored = await h.book.get(bid.bidId)
+    assert.equal(stored?.state, 'reserved', 'stored before the bid was sent')
+  })
+
+  it('answers a re-published request with the same bid, reserving nothing more', async () => {
+    const first = await h.bid('job-1', 0.5)
+    await h.bidRequest()(h.msg(h.request('job-1', 0.5)))
+    assert.deepEqual(
+      h.bids().map((b) => b.bidId),
+      [first.bidId, first.bidId],
+    )
+    assert.equal(h.ledger.entries().length, 1)
+    // Once expired, a new round gets a new bid.
+    await h.clock.advanceAsync(30_000)
+    await h.bidRequest()(h.msg(h.request('job-1', 0.5)))
+    assert.notEqual(h.bids()[2].bidId, first.bidId)
+  })
+
+  it('drops a request without a valid credential, reserving nothing', async () => {
+    const { approval: _, ...unapproved } = h.request('job-1')
+    await h.bidRequest()(h.msg(unapproved))
+    await h.bidRequest()(h.msg(h.request('job-2', 0.5, h.stranger)))
+    assert.deepEqual(h.counts.ignored, { no_approval: 1, approval_other_peer: 1 })
+    assert.deepEqual(h.sent, [])
+    assert.deepEqual(h.ledger.entries(), [])
+  })
+
+  it('declines a requester over its cap of the offer ("not now")', async () => {
+    await h.bid('job-1', 0.4)
+    await h.bidRequest()(h.msg(h.request('job-2', 0.4)))
+    const decline = h.sent.at(-1)!
+    assert.equal(decline.behaviour, '/dms/job/decline')
+    assert.match(
+      (decline.payload as { reasons: string[] }).reasons[0],
+      /^requester cap: cpu reserved for this requester would be 0\.8 of 1 offered, at most 50% per requester$/,
+    )
+    assert.equal(h.counts.declines['requester cap'], 1)
+  })
+
+  it('counts locked and contracted bids in the cap, not only reservations', async () => {
+    const lock = jobRequestHandler({ book: h.book })
+    const locked = []
+    for (const jobId of ['job-1', 'job-2']) {
+      const bid = await h.bid(jobId, 0.25)
+      await lock(h.msg({ jobId, bidId: bid.bidId }))
+      locked.push(h.book.actor(bid.bidId)!)
+    }
+    assert.equal(h.ledger.summary().locked.cpu, 0.5)
+    await h.bidRequest()(h.msg(h.request('job-3', 0.25)))
+    assert.match(
+      (h.sent.at(-1)!.payload as { reasons: string[] }).reasons[0],
+      /^requester cap: cpu .* 0\.75 of 1/,
+    )
+    // Another requester is not held back by it.
+    await h.bid('job-4', 0.25, h.stranger)
+    // Once the locks lapse (no contract came), the requester may bid again.
+    await h.clock.advanceAsync(15_000)
+    await Promise.all(locked.map((a) => waitFor(a, (snap) => snap.status === 'done')))
+    assert.equal(h.ledger.summary().locked.cpu, 0)
+    await h.bid('job-5', 0.25)
+  })
+
+  it('a bid that cannot be delivered releases its reservation', async () => {
+    h.failSends = new Error('unreachable')
+    await h.bidRequest()(h.msg(h.request('job-1', 0.5)))
+    const [rec] = await h.book.values()
+    const actor = h.book.actor(rec.bidId)
+    if (actor !== undefined) await h.book.settle(actor, (s) => s.status === 'done')
+    assert.deepEqual(h.ledger.entries(), [])
+    assert.equal((await h.book.get(rec.bidId))?.state, 'released')
+  })
+})

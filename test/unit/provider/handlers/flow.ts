@@ -1,0 +1,35 @@
+/** Takes a bid through the handlers up to a given step, as a requester would. */
+import { contractSignHandler } from '../../../../dms/provider/handlers/contract-sign.js'
+import { invokeHandler } from '../../../../dms/provider/handlers/invoke.js'
+import { jobRequestHandler } from '../../../../dms/provider/handlers/job-request.js'
+import type { Harness } from '../../../helpers/provider-harness.js'
+
+export function handlers(h: Harness) {
+  return {
+    lock: jobRequestHandler({ book: h.book }),
+    sign: contractSignHandler({
+      book: h.book,
+      key: h.provider.key,
+      peerId: () => h.provider.peer,
+      contractDb: h.contractDb.peer,
+    }),
+    invoke: invokeHandler({ book: h.book, contractDb: h.contractDb.peer }),
+  }
+}
+
+/** A bid locked and contracted: its countersigned contract. */
+export async function contracted(h: Harness, jobId = 'job-1') {
+  const { lock, sign } = handlers(h)
+  const bid = await h.bid(jobId)
+  await lock(h.msg({ jobId: bid.jobId, bidId: bid.bidId }))
+  const contract = h.contract(bid)
+  contract.providerSignature = (await sign(h.msg({ contract }))).providerSignature
+  return { bid, contract }
+}
+
+/** A bid invoked: its run is held by the test (`h.fakes.runs`). */
+export async function invoked(h: Harness, jobId = 'job-1') {
+  const { bid, contract } = await contracted(h, jobId)
+  const { allocationId } = await handlers(h).invoke(h.msg(h.invocation(contract)))
+  return { bid, contract, allocationId, run: h.fakes.runs.get(allocationId)! }
+}
