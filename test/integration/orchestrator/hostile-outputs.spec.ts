@@ -26,8 +26,8 @@ import { jobReaches, startNetwork, TEST_IMAGE, type TestNetwork } from '../../he
 import { startPeer, type TestPeer } from '../../helpers/peers.js'
 
 const PRICE_PER_HOUR = 36_000
-const MANIFEST = [{ path: 'a', sha256: 'cd'.repeat(32), size: 100_000 }]
-/** The archive the manifest makes, so the requester's size rule lets the fetch start. */
+const MANIFEST = [{ path: 'a', sha256: 'cd'.repeat(32), size: 3 * 1024 * 1024 }]
+/** The archive the manifest makes (4 chunks), so the requester's size rule lets the fetch start. */
 const ARCHIVE = { sha256: 'ab'.repeat(32), size: archiveSizeOf(MANIFEST) }
 
 /**
@@ -37,12 +37,12 @@ const ARCHIVE = { sha256: 'ab'.repeat(32), size: archiveSizeOf(MANIFEST) }
 function hostileProvider(
   rogue: TestPeer,
   approval: ApprovalCredential,
-  serve: { chunk: () => Promise<{ size: number; data: Uint8Array }> },
+  serve: { chunk: (length: number) => Promise<{ size: number; data: Uint8Array }> },
 ): { chunksAsked: () => number } {
   let asked = 0
-  rogue.system.spawn(INBOX.blobs, rogue.key).on(W.blobGet, () => {
+  rogue.system.spawn(INBOX.blobs, rogue.key).on(W.blobGet, (m) => {
     asked++
-    return serve.chunk()
+    return serve.chunk(m.payload.length)
   })
   const actor = rogue.system.spawn(INBOX.provider, rogue.key)
   actor
@@ -123,8 +123,11 @@ describe('a hostile provider stalling the output archive', function () {
     await net?.stop()
   })
 
-  async function start(serve: { chunk: () => Promise<{ size: number; data: Uint8Array }> }) {
-    net = await startNetwork([], { requester: { bidWindowMs: 2000 } })
+  async function start(
+    serve: { chunk: (length: number) => Promise<{ size: number; data: Uint8Array }> },
+    requester: { outputsMinBytesPerSecond?: number; outputsFetchGraceMs?: number } = {},
+  ) {
+    net = await startNetwork([], { requester: { bidWindowMs: 2000, ...requester } })
     rogue = await startPeer(net.requester.addrs())
     await net.contractDb.service.approve(rogue.system.peerId)
     const approval = await net.contractDb.service.approvalFor(rogue.system.peerId)
@@ -144,7 +147,7 @@ describe('a hostile provider stalling the output archive', function () {
   }
 
   it('a trickle (1-byte chunks, slow): the outputs fail at the first short chunk and the escrow is refunded', async () => {
-    // Each chunk after 1 s: at 1 byte a chunk, ~28 hours for this archive.
+    // Each chunk after 1 s: at 1 byte a chunk, about 36 days for this archive.
     const { hostile, before, id } = await start({
       chunk: () =>
         new Promise((r) => setTimeout(() => r({ size: ARCHIVE.size, data: new Uint8Array(1) }), 1000)),
@@ -156,6 +159,26 @@ describe('a hostile provider stalling the output archive', function () {
     assert.match(job.record.verification?.outputsProblem ?? '', /BAD_CHUNK|chunk at 0 is 1 bytes/)
     assert.equal(hostile.chunksAsked(), 1, 'no second chunk is asked for')
     assert.equal(job.record.settlement?.paidToProvider, 0)
+    assert.deepEqual(await net.contractDb.service.account(net.requester.peerId), before, 'escrow refunded')
+  })
+
+  it('full chunks slower than the minimum rate: the fetch ends at its deadline and the escrow is refunded', async () => {
+    // 4 chunks of 1 MiB, each after 1 s; at least 4 MiB/s wanted, no grace: a 0.75 s budget.
+    const { hostile, before, id } = await start(
+      {
+        chunk: (length) =>
+          new Promise((r) => setTimeout(() => r({ size: ARCHIVE.size, data: new Uint8Array(length) }), 1000)),
+      },
+      { outputsMinBytesPerSecond: 4 * 1024 * 1024, outputsFetchGraceMs: 0 },
+    )
+    const job = await jobReaches(net.requester, id)
+    assert.equal(job.record.error?.code, 'VERIFICATION_FAILED')
+    const budgetMs = Math.ceil((ARCHIVE.size * 1000) / (4 * 1024 * 1024))
+    assert.equal(
+      job.record.verification?.outputsProblem,
+      `archive not fetched: ${ARCHIVE.size} bytes not received within ${budgetMs} ms (the minimum rate)`,
+    )
+    assert.ok(hostile.chunksAsked() < 4, 'given up before the whole archive')
     assert.deepEqual(await net.contractDb.service.account(net.requester.peerId), before, 'escrow refunded')
   })
 
