@@ -1,7 +1,8 @@
 /**
  * `/dms/job/bid-request`: admission (the requester's approval credential and the rate limit per
- * peer, bid-request-gate.ts, already passed by a gossiped request; this provider's own), then the capability and policy checks, the per-requester cap, the reservation,
- * the signed bid and its machine (in `reserved`). Spec: specs/protocol.md ("Checks on the receiving
+ * peer, bid-request-gate.ts, which a gossiped request passed before delivery; this provider's own
+ * credential), then the capability and policy checks, the per-requester cap, the reservation, the
+ * signed bid and its machine (in `reserved`). Spec: specs/protocol.md ("Checks on the receiving
  * side", "Approval").
  */
 import { randomUUID } from 'node:crypto'
