@@ -104,9 +104,9 @@ export class DockerExecutor implements Executor {
     }
   }
 
-  hasImage(image: string): Promise<boolean> {
+  async hasImage(image: string): Promise<boolean> {
     checkImage(image)
-    return this.engine(() => hasLocalImage(this.docker, image))
+    return await this.engine(() => hasLocalImage(this.docker, image))
   }
 
   async canRun(image: string): Promise<boolean> {
