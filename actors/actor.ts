@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import type { BehaviourDef, CodecRegistry } from './codec.js'
+import { ERROR_SUFFIX, REPLY_SUFFIX, type BehaviourDef, type CodecRegistry } from './codec.js'
 import type { Handle } from './envelope.js'
 import { codeOf } from './errors.js'
 import type { KeyPair } from './identity.js'
@@ -46,9 +46,6 @@ export interface ActorHost {
   despawn(actor: Actor): void
   countRejection(reason: 'no_behaviour', detail?: Record<string, unknown>): void
 }
-
-export const REPLY = '#reply'
-export const ERROR = '#error'
 
 export interface SendOptions {
   /** Lifetime of the envelope. @default the system's defaultTtlMs */
@@ -191,7 +188,7 @@ export class Actor {
     }
     if (msg.replyTo !== undefined) {
       await this.system
-        .sendEnvelope(this, msg.replyTo, msg.behaviour + REPLY, result ?? null)
+        .sendEnvelope(this, msg.replyTo, msg.behaviour + REPLY_SUFFIX, result ?? null)
         .catch((err: unknown) => {
           this.system.components.log.debug({ err, behaviour: msg.behaviour }, 'reply not delivered')
         })
@@ -202,6 +199,8 @@ export class Actor {
     msg: Message,
     e: { code: string; message: string; data?: unknown },
   ): Promise<void> {
-    await this.system.sendEnvelope(this, msg.replyTo as Handle, msg.behaviour + ERROR, e).catch(() => {})
+    await this.system
+      .sendEnvelope(this, msg.replyTo as Handle, msg.behaviour + ERROR_SUFFIX, e)
+      .catch(() => {})
   }
 }

@@ -53,12 +53,6 @@ export class UnreachableError extends DmsError {
   }
 }
 
-export class NoSuchInboxError extends DmsError {
-  constructor(inbox: string) {
-    super('NO_SUCH_INBOX', `no inbox ${inbox} on this node`)
-  }
-}
-
 /** Thrown by behaviours to refuse a request with a stable code the caller can act on. */
 export class RefusedError extends DmsError {
   constructor(code: string, message: string, data?: unknown) {

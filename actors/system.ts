@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto'
 import type { Logger } from 'pino'
 import {
   Actor,
-  ERROR,
   type ActorHost,
   type Behaviour,
   type Message,
@@ -10,7 +9,7 @@ import {
   type SendOptions,
 } from './actor.js'
 import type { Clock } from './clock.js'
-import { CodecRegistry, REPLY_SUFFIX, type ErrorPayload } from './codec.js'
+import { CodecRegistry, ERROR_SUFFIX, REPLY_SUFFIX, type ErrorPayload } from './codec.js'
 import { decodeEnvelope, sealEnvelope, verifyEnvelope, type Envelope, type Handle } from './envelope.js'
 import { RemoteError, RequestTimeoutError, UnreachableError } from './errors.js'
 import type { KeyPair } from './identity.js'
@@ -364,7 +363,7 @@ export class ActorSystem implements ActorHost {
           return this.reject('unexpected_reply', { from, reason: 'reply from another key' })
         else if (
           env.behaviour !== pending.behaviour + REPLY_SUFFIX &&
-          env.behaviour !== pending.behaviour + ERROR
+          env.behaviour !== pending.behaviour + ERROR_SUFFIX
         )
           return this.reject('unexpected_reply', { from, reason: 'reply for another behaviour' })
       } else {
@@ -399,7 +398,7 @@ export class ActorSystem implements ActorHost {
     }
     this.delivered++
     if (pending !== undefined) {
-      if (env.behaviour.endsWith(ERROR)) {
+      if (env.behaviour.endsWith(ERROR_SUFFIX)) {
         const e = payload as ErrorPayload
         pending.reject(new RemoteError(e.code, e.message, e.data))
       } else pending.resolve(payload)

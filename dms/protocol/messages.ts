@@ -10,7 +10,6 @@ import type {
   SignedContract,
   SignedReceipt,
   SignedVerification,
-  Settlement,
   TerminationReason,
 } from '../contracts/model.js'
 import type { InputFile } from '../blobs/staging.js'
@@ -147,8 +146,6 @@ export interface SettleRequest {
   /** The requester's signed verdict after checking the outputs against the receipt. */
   verification: SignedVerification
 }
-export type SettleReply = Settlement
-export type VerifyReply = ContractProof
 
 /**
  * `/dms/contract/terminate`: a party closes an active contract without a normal settlement.
@@ -162,7 +159,6 @@ export interface TerminateRequest {
   /** REQUESTER_CANCELLED: the provider's receipt, if one came, to bill its usage. */
   receipt?: SignedReceipt
 }
-export type TerminateReply = Settlement
 
 /**
  * `/dms/job/cancel`, requester -> provider inbox: stop the allocation of this contract. The

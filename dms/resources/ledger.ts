@@ -70,9 +70,6 @@ export interface ResourceLedgerComponents {
   log: Logger
 }
 
-/** No options yet. */
-export type ResourceLedgerInit = Record<string, never>
-
 const OFFER_KEY = 'current'
 
 type Status = 'stopped' | 'started'
@@ -123,7 +120,7 @@ export class ResourceLedger {
   /** Tail of the mutex chain; always resolves. */
   private tail: Promise<void> = Promise.resolve()
 
-  constructor(components: ResourceLedgerComponents, _init: ResourceLedgerInit = {}) {
+  constructor(components: ResourceLedgerComponents) {
     this.db = components.db
     this.clock = components.clock
     this.log = child(components.log, 'dms:resources:ledger')

@@ -54,10 +54,6 @@ export function shortfall(need: Resources, available: Resources): Resources {
   return floorZero(sub(need, available))
 }
 
-export function isZero(r: Resources): boolean {
-  return DIMENSIONS.every((d) => r[d] === 0)
-}
-
 /** A plain copy with CPU rounded to micro-cores (drops any extra fields). */
 export function normalize(r: Resources): Resources {
   return { cpu: roundCpu(r.cpu), memoryBytes: r.memoryBytes, diskBytes: r.diskBytes, gpus: r.gpus }

@@ -1,4 +1,5 @@
 /** Reading dockerode's errors: HTTP status from the engine, or a socket error when it does not answer. */
+import { ExecutorUnavailableError } from '../errors.js'
 
 interface DockerodeError {
   statusCode?: number
@@ -30,4 +31,14 @@ export function isEngineUnreachable(err: unknown): boolean {
     e.statusCode === undefined &&
     (e.syscall === 'connect' || ['ECONNREFUSED', 'ENOENT', 'EACCES', 'ECONNRESET'].includes(e.code ?? ''))
   )
+}
+
+/** Runs one engine call, turning "nobody answers on the socket" into ExecutorUnavailableError. */
+export async function engineCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call()
+  } catch (err) {
+    if (isEngineUnreachable(err)) throw new ExecutorUnavailableError('docker', dockerMessage(err))
+    throw err
+  }
 }

@@ -5,7 +5,6 @@ import { child, type Logger } from '../../log.js'
 import {
   AllocationBusyError,
   AllocationNotFoundError,
-  ExecutorUnavailableError,
   ImageNotFoundError,
   InvalidSpecError,
 } from '../errors.js'
@@ -20,7 +19,9 @@ import type {
   RunOptions,
 } from '../executor.js'
 import { ALLOCATION_ID, checkImage, containerName, createOptions, validateSpec } from './container-config.js'
-import { dockerMessage, dockerStatus, isEngineUnreachable } from './docker-errors.js'
+import { dockerMessage, dockerStatus, engineCall } from './docker-errors.js'
+import type { DockerExecutorComponents, DockerExecutorInit } from './docker-options.js'
+import { hasLocalImage, pullImage } from './engine-images.js'
 import { guardedModem } from './guarded-modem.js'
 import { captureOutput } from './log-capture.js'
 import { notStarted } from '../outputs.js'
@@ -30,52 +31,7 @@ import { WorkDirs } from './work-dirs.js'
 import { StatsSampler } from './stats-sampler.js'
 import { delay, systemClock, type Clock } from '../../../actors/clock.js'
 
-export interface DockerExecutorComponents {
-  log: Logger
-  /**
-   * Times runs (the timeout, the stream drain, stats sampling). Containers run in the engine's
-   * real time, so a node passes none. @default systemClock
-   */
-  clock?: Clock
-}
-
-export interface DockerExecutorInit {
-  /** The engine's socket. @default DOCKER_HOST, else /var/run/docker.sock (dockerode's defaults) */
-  socketPath?: string
-  /** Host folder holding one sub-folder per running allocation (its /outputs); created if missing. */
-  workDir: string
-  /**
-   * Where each run's outputs archive (`<allocationId>.tar`) is written, for the caller to take;
-   * created if missing. Best on the file system of the blob store, so that taking it is a rename.
-   * @default '<workDir>/archives'
-   */
-  archiveDir?: string
-  /** `uid:gid` the workload runs as; never root. @default '65534:65534' (nobody) */
-  user?: string
-  /** Cap on the bytes kept of each of stdout and stderr. @default 1 MiB */
-  maxLogBytes?: number
-  /** Cap on the total bytes of collected output files. @default 16 MiB */
-  maxOutputBytes?: number
-  /** Cap on the number of collected output files. @default 10000 */
-  maxOutputFiles?: number
-  /** Prefix of the container labels (`<prefix>.job`, ...) and name (`<prefix>-<allocationId>`). @default 'dms' */
-  labelPrefix?: string
-  /** How often resource usage is sampled while the container runs. @default 500 */
-  statsIntervalMs?: number
-  /**
-   * Enforce `diskBytes` with a loop-mounted file system on /outputs (needs root and loop devices).
-   * @default true when running as root
-   */
-  diskQuota?: boolean
-  /** Pull missing images from a registry (with progress events). @default false: no registry is assumed */
-  pullImages?: boolean
-  /**
-   * Who this executor runs for (the provider's peer id), set as the `<prefix>.owner` label:
-   * `listManaged` and so a restarted provider's clean-up only ever touch this owner's containers.
-   * @default 'local'
-   */
-  owner?: string
-}
+export type { DockerExecutorComponents, DockerExecutorInit } from './docker-options.js'
 
 function safeEmit(options: RunOptions, event: ExecutionEvent, log: Logger): void {
   try {
@@ -150,13 +106,7 @@ export class DockerExecutor implements Executor {
 
   async hasImage(image: string): Promise<boolean> {
     checkImage(image)
-    try {
-      await this.engine(() => this.docker.getImage(image).inspect())
-      return true
-    } catch (err) {
-      if (dockerStatus(err) === 404) return false
-      throw err
-    }
+    return await this.engine(() => hasLocalImage(this.docker, image))
   }
 
   async canRun(image: string): Promise<boolean> {
@@ -257,24 +207,7 @@ export class DockerExecutor implements Executor {
   private async ensureImage(image: string, emit: (e: ExecutionEvent) => void): Promise<void> {
     if (await this.hasImage(image)) return
     if (!this.pullImages) throw new ImageNotFoundError(image)
-    try {
-      const stream = await this.engine(() => this.docker.pull(image))
-      await new Promise<void>((resolve, reject) => {
-        this.docker.modem.followProgress(
-          stream,
-          (err: Error | null) => (err === null ? resolve() : reject(err)),
-          (p: { status?: string; progress?: string; id?: string }) =>
-            emit({
-              type: 'pulling',
-              status: [p.id, p.status].filter(Boolean).join(' '),
-              ...(p.progress !== undefined ? { progress: p.progress } : {}),
-            }),
-        )
-      })
-    } catch (err) {
-      if (err instanceof ExecutorUnavailableError) throw err
-      throw new ImageNotFoundError(image, dockerMessage(err))
-    }
+    await pullImage(this.docker, image, emit, (call) => this.engine(call))
   }
 
   private async runInWorkDir(spec: ExecutionSpec, options: RunOptions): Promise<ExecutionResult> {
@@ -472,12 +405,7 @@ export class DockerExecutor implements Executor {
   }
 
   /** Runs one engine call, turning "nobody answers on the socket" into ExecutorUnavailableError. */
-  private async engine<T>(call: () => Promise<T>): Promise<T> {
-    try {
-      return await call()
-    } catch (err) {
-      if (isEngineUnreachable(err)) throw new ExecutorUnavailableError('docker', dockerMessage(err))
-      throw err
-    }
+  private engine<T>(call: () => Promise<T>): Promise<T> {
+    return engineCall(call)
   }
 }

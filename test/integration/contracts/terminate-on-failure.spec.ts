@@ -15,14 +15,13 @@ const MiB = 1024 * 1024
 
 /** Starts nothing and never answers until aborted: the requester hears nothing. */
 class SilentExecutor extends TestExecutor {
-  runs = 0
   private onStopped: () => void = () => {}
   /** Resolves when a run is aborted (the provider was told to stop). */
   readonly stopped = new Promise<void>((r) => (this.onStopped = r))
   constructor() {
     super('silent')
   }
-  run(_spec: unknown, opts: RunOptions = {}): Promise<ExecutionResult> {
+  override run(_spec: unknown, opts: RunOptions = {}): Promise<ExecutionResult> {
     this.runs++
     return new Promise((resolve) =>
       opts.signal?.addEventListener('abort', () => {

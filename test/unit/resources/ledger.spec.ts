@@ -73,7 +73,7 @@ describe('resources/ResourceLedger', () => {
   let ledger: ResourceLedger
 
   async function newLedger(): Promise<ResourceLedger> {
-    const l = new ResourceLedger({ db, clock, log: silentLogger }, {})
+    const l = new ResourceLedger({ db, clock, log: silentLogger })
     await l.start()
     return l
   }
@@ -433,7 +433,7 @@ describe('resources/ResourceLedger', () => {
       },
     )
     await ledger.stop()
-    ledger = new ResourceLedger({ db, clock, log }, {})
+    ledger = new ResourceLedger({ db, clock, log })
     await ledger.start()
     await ledger.setOffer(offerOf(res(4, 8, 20, 1)))
 
