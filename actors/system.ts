@@ -15,38 +15,11 @@ import { RemoteError, RequestTimeoutError, UnreachableError } from './errors.js'
 import type { KeyPair } from './identity.js'
 import type { MailboxInit } from './mailbox.js'
 import { ReplayCache } from './replay.js'
+import { IGNORED, type LateReason, type RejectReason, type TopicAdmission } from './receive-rules.js'
 import type { FrameVerdict, InboundFrame, Transport, TransportRefusal } from './transport.js'
 
 export { Actor, type Behaviour, type Message, type RequestOptions, type SendOptions }
-
-/** Why an inbound frame was refused. Each is counted in `rejections`. Spec: specs/protocol.md. */
-export type RejectReason =
-  | 'oversized'
-  | 'malformed'
-  | 'timeout'
-  | 'over_budget'
-  | 'unfinished'
-  | 'truncated'
-  | 'bad_payload'
-  | 'bad_version'
-  | 'bad_signature'
-  | 'wrong_peer'
-  | 'bad_reply_to'
-  | 'expired'
-  | 'future'
-  | 'ttl_too_long'
-  | 'replayed'
-  | 'misaddressed'
-  | 'no_inbox'
-  | 'no_behaviour'
-  | 'unexpected_reply'
-  | 'mailbox_full'
-
-/**
- * Valid messages that came after their addressee was gone: a job update after the job ended, a
- * reply after its request timed out. Not attacks, so not rejections; counted in `late`.
- */
-export type LateReason = 'inbox_closed' | 'reply_after_timeout'
+export type { LateReason, RejectReason, TopicAdmission } from './receive-rules.js'
 
 export interface ActorSystemInit {
   /** Largest accepted frame. @default 4 MiB */
@@ -97,9 +70,6 @@ interface PendingReply {
 const REPLY_INBOX = '~reply/'
 const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64')
 
-/** Rejections a gossip router should not forward or hold against the origin (stale, not invalid). */
-const IGNORED: ReadonlySet<RejectReason> = new Set(['expired', 'replayed'])
-
 /**
  * Hosts this node's actors. Runs the receive pipeline (size -> decode -> signature -> sender peer
  * -> reply-to peer -> expiry -> address -> replay -> payload -> mailbox -> behaviour) and sends
@@ -116,6 +86,7 @@ export class ActorSystem implements ActorHost {
   /** inbox -> until when a message for it counts as late rather than misaddressed. */
   private readonly closed = new Map<string, number>()
   private readonly replay: ReplayCache
+  private readonly admissions = new Map<string, TopicAdmission>()
   readonly codecs: CodecRegistry
   private readonly cfg: Required<Omit<ActorSystemInit, 'mailbox'>> & { mailbox: MailboxInit }
 
@@ -203,6 +174,14 @@ export class ActorSystem implements ActorHost {
       inbox,
       addrs: this.components.transport.addrs(),
     }
+  }
+
+  /**
+   * Sets the admission rule of gossip `topic` (replacing any earlier one): the layer above decides
+   * what may travel on its topics, this system only asks it (specs/protocol.md, step 14).
+   */
+  admit(topic: string, rule: TopicAdmission): void {
+    this.admissions.set(topic, rule)
   }
 
   /** @internal */
@@ -404,14 +383,6 @@ export class ActorSystem implements ActorHost {
     } catch (err) {
       return this.reject('bad_payload', { from, behaviour: env.behaviour, err: (err as Error).message })
     }
-    this.delivered++
-    if (pending !== undefined) {
-      if (env.behaviour.endsWith(ERROR_SUFFIX)) {
-        const e = payload as ErrorPayload
-        pending.reject(new RemoteError(e.code, e.message, e.data))
-      } else pending.resolve(payload)
-      return 'accept'
-    }
     const msg: Message = {
       behaviour: env.behaviour,
       from: env.sender,
@@ -419,6 +390,19 @@ export class ActorSystem implements ActorHost {
       replyTo: env.replyTo,
       peer: from,
       via: frame.via,
+    }
+    if (frame.via === 'gossip') {
+      const verdict = this.admissions.get(env.topic)?.(msg) ?? 'accept'
+      if (verdict !== 'accept')
+        return this.reject(verdict === 'reject' ? 'not_admitted' : 'throttled', { from, topic: env.topic })
+    }
+    this.delivered++
+    if (pending !== undefined) {
+      if (env.behaviour.endsWith(ERROR_SUFFIX)) {
+        const e = payload as ErrorPayload
+        pending.reject(new RemoteError(e.code, e.message, e.data))
+      } else pending.resolve(payload)
+      return 'accept'
     }
     for (const actor of targets)
       if (!actor.mailbox.push(msg)) this.countRejection('mailbox_full', { inbox: actor.inbox })

@@ -113,6 +113,8 @@ export const requesterSchema = typed<OrchestratorInit>()(
     livenessTimeoutMs: opt(posInt),
     bidSilentAfter: opt(posInt),
     bidStragglerMs: opt(nonNegInt),
+    outputsMinBytesPerSecond: opt(posInt),
+    outputsFetchGraceMs: opt(nonNegInt),
   }),
 )
 

@@ -22,6 +22,16 @@ export class BlobNotGrantedError extends DmsError {
   }
 }
 
+/** A chunk that is not the size asked for: every chunk but none may be short (a trickle). */
+export class BadChunkError extends DmsError {
+  constructor(
+    readonly sha256: string,
+    detail: string,
+  ) {
+    super('BAD_CHUNK', `blob ${sha256}: ${detail}`)
+  }
+}
+
 export interface ChunkRequest {
   sha256: string
   offset: number
@@ -92,7 +102,8 @@ export class BlobService {
   /**
    * Makes sure every blob in `refs` is in the local store, fetching the missing ones through
    * `getChunk` (one request per chunk). Returns the ids it had to fetch. A blob that does not hash
-   * to its id, or is not the announced size, rejects with BlobCorruptError and is not stored.
+   * to its id, or is not the announced size, rejects with BlobCorruptError and is not stored; a
+   * chunk shorter or longer than asked for rejects with BadChunkError.
    */
   async fetchMissing(
     refs: BlobRef[],
@@ -119,7 +130,15 @@ export class BlobService {
       while (writer.received < ref.size) {
         const length = Math.min(chunkBytes, ref.size - writer.received)
         const chunk = await getChunk({ sha256: ref.sha256, offset: writer.received, length })
-        if (chunk.data.length === 0) break // the other side has no more: commit says what is wrong
+        // Every chunk asked for lies inside the blob, so a server that has it answers exactly
+        // `length` bytes: anything else (a 1-byte trickle, another size) ends the fetch at once.
+        if (chunk.size !== ref.size)
+          throw new BadChunkError(ref.sha256, `the peer says ${chunk.size} bytes, ${ref.size} announced`)
+        if (chunk.data.length !== length)
+          throw new BadChunkError(
+            ref.sha256,
+            `chunk at ${writer.received} is ${chunk.data.length} bytes, ${length} asked for`,
+          )
         await writer.write(chunk.data)
         onProgress?.({ sha256: ref.sha256, received: writer.received, size: ref.size })
       }

@@ -56,6 +56,17 @@ export function fileHeader(path: string, size: number): Buffer {
   ])
 }
 
+/**
+ * The exact size of the archive of `files` (the writer's output is deterministic): each file's
+ * header block(s), its body and padding, then the end marker. Throws TarFormatError on an unsafe
+ * path, so a manifest can be judged before a byte of its archive is fetched.
+ */
+export function archiveSizeOf(files: ReadonlyArray<{ path: string; size: number }>): number {
+  let total = END_OF_ARCHIVE.length
+  for (const f of files) total += fileHeader(f.path, f.size).length + f.size + paddingOf(f.size)
+  return total
+}
+
 function header(name: string, size: number, type: '0' | 'x', encoding: 'utf8' | 'latin1' = 'utf8'): Buffer {
   const h = Buffer.alloc(BLOCK)
   h.write(name, 0, 100, type === 'x' ? 'latin1' : encoding)

@@ -4,6 +4,7 @@
  * allocation's output to the requester while it runs.
  */
 import type { Clock } from '../../actors/clock.js'
+import { DmsError } from '../../actors/errors.js'
 import type { Handle } from '../../actors/envelope.js'
 import type { KeyPair } from '../../actors/identity.js'
 import type { Actor } from '../../actors/actor.js'
@@ -23,17 +24,77 @@ export function blobsHandle(peer: string, addrs: string[]): Handle {
   return handleOf(peer, INBOX.blobs, addrs)
 }
 
+/**
+ * The slowest transfer a fetch accepts: it must end within `graceMs` plus the time its bytes take
+ * at `minBytesPerSecond` (specs/data-plane.md, "Transfer deadline"). A peer that answers every
+ * chunk just before the per-chunk timeout cannot hold a fetch open for longer than that.
+ */
+export interface TransferPace {
+  minBytesPerSecond: number
+  graceMs: number
+}
+
+/** @default 256 KiB/s after a 30 s grace: a 1 GiB archive gets about 71 minutes. */
+export const DEFAULT_TRANSFER_PACE: TransferPace = { minBytesPerSecond: 256 * 1024, graceMs: 30_000 }
+
+/** How long a transfer of `bytes` may take at `pace`, in ms. */
+export function transferBudgetMs(bytes: number, pace: TransferPace): number {
+  return pace.graceMs + Math.ceil((bytes * 1000) / pace.minBytesPerSecond)
+}
+
+/** A fetch not done by its deadline: the peer sends slower than the minimum rate. */
+export class TransferTooSlowError extends DmsError {
+  constructor(
+    readonly bytes: number,
+    readonly budgetMs: number,
+  ) {
+    super('TRANSFER_TOO_SLOW', `${bytes} bytes not received within ${budgetMs} ms (the minimum rate)`)
+  }
+}
+
+export interface FetchOptions {
+  signal?: AbortSignal
+  /** Per-chunk request timeout. @default 15000 */
+  timeoutMs?: number
+  /**
+   * The whole fetch must end by `at` (on `clock`); past it the chunk in flight is abandoned and
+   * the fetch rejects with TransferTooSlowError, the partial blob dropped.
+   */
+  deadline?: { at: number; clock: Clock; budgetMs: number }
+}
+
 /** Fetches the blobs of `refs` the local store lacks from `from`, chunk by chunk. */
-export function fetchBlobs(
+export async function fetchBlobs(
   actor: Actor,
   blobs: BlobService,
   from: Handle,
   refs: BlobRef[],
-  opts: { signal?: AbortSignal; timeoutMs?: number } = {},
+  opts: FetchOptions = {},
 ): Promise<string[]> {
-  return blobs.fetchMissing(refs, (req) =>
-    actor.request(from, W.blobGet, req, { timeoutMs: opts.timeoutMs ?? 15_000, signal: opts.signal }),
-  )
+  const { deadline } = opts
+  const late = new AbortController()
+  const timer =
+    deadline === undefined
+      ? undefined
+      : deadline.clock.setTimeout(
+          () =>
+            late.abort(
+              new TransferTooSlowError(
+                refs.reduce((n, r) => n + r.size, 0),
+                deadline.budgetMs,
+              ),
+            ),
+          Math.max(0, deadline.at - deadline.clock.now()),
+        )
+  const signal = opts.signal === undefined ? late.signal : AbortSignal.any([opts.signal, late.signal])
+  try {
+    return await blobs.fetchMissing(refs, (req) => {
+      signal.throwIfAborted()
+      return actor.request(from, W.blobGet, req, { timeoutMs: opts.timeoutMs ?? 15_000, signal })
+    })
+  } finally {
+    if (timer !== undefined) deadline?.clock.clearTimeout(timer)
+  }
 }
 
 /**

@@ -47,18 +47,22 @@ export function issueApproval(
 /**
  * Checks a credential offline: it names `peer` (the message's sender peer), it was signed by the
  * trusted `contractDb` (key derived from its peer id), it has not expired and was not issued in
- * the future (beyond the clock-skew allowance). Undefined when it is good.
+ * the future (beyond the clock-skew allowance). Undefined when it is good. `signatureChecked`:
+ * the caller verified this very signature over these fields before (ApprovalCache).
  */
 export function checkApproval(
   cred: ApprovalCredential | undefined,
   want: { peer: string; contractDb: string; now: number; clockSkewMs?: number },
+  opts: { signatureChecked?: boolean } = {},
 ): ApprovalProblem | undefined {
   if (cred === undefined) return 'no_approval'
   if (cred.contractDb !== want.contractDb) return 'approval_other_contract_db'
   if (cred.peer !== want.peer) return 'approval_other_peer'
-  const key = publicKeyOfPeer(want.contractDb)
-  const { signature, ...body } = cred
-  if (key === undefined || !verifyDoc(key, DOMAIN.approval, body, signature)) return 'approval_forged'
+  if (opts.signatureChecked !== true) {
+    const key = publicKeyOfPeer(want.contractDb)
+    const { signature, ...body } = cred
+    if (key === undefined || !verifyDoc(key, DOMAIN.approval, body, signature)) return 'approval_forged'
+  }
   if (cred.expiresAt <= want.now) return 'approval_expired'
   if (cred.issuedAt > want.now + (want.clockSkewMs ?? APPROVAL_CLOCK_SKEW_MS)) return 'approval_future'
   return undefined

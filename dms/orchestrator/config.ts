@@ -1,4 +1,5 @@
 /** The requester's settings (`requester` in the node config, specs/config.md) and their defaults. */
+import { DEFAULT_TRANSFER_PACE } from '../blobs/transfer.js'
 import type { StepConfig } from './steps/deps.js'
 
 export interface OrchestratorInit {
@@ -29,6 +30,14 @@ export interface OrchestratorInit {
   bidSilentAfter?: number
   /** Longest a bid window stays open after its first answer, for providers yet to answer. @default 500 */
   bidStragglerMs?: number
+  /**
+   * The slowest rate an output archive may arrive at: its fetch must end within
+   * `outputsFetchGraceMs` + size / this, counted from the `verifying` stamp (a restart does not
+   * extend it); otherwise the outputs do not verify. @default 262144 (256 KiB/s)
+   */
+  outputsMinBytesPerSecond?: number
+  /** The fixed part of an output archive's fetch deadline. @default 30000 */
+  outputsFetchGraceMs?: number
 }
 
 /** The settings of a job's steps and its contract-db client, defaults applied. */
@@ -43,5 +52,9 @@ export function jobConfigOf(init: OrchestratorInit): JobConfig {
     settleAttempts: init.settleAttempts ?? 4,
     publishAttempts: init.publishAttempts ?? 3,
     livenessTimeoutMs: init.livenessTimeoutMs ?? 6000,
+    outputsPace: {
+      minBytesPerSecond: init.outputsMinBytesPerSecond ?? DEFAULT_TRANSFER_PACE.minBytesPerSecond,
+      graceMs: init.outputsFetchGraceMs ?? DEFAULT_TRANSFER_PACE.graceMs,
+    },
   }
 }

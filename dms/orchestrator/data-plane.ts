@@ -7,15 +7,13 @@ import { promises as fs } from 'node:fs'
 import type { Actor } from '../../actors/actor.js'
 import type { BlobService } from '../blobs/service.js'
 import type { InputFile } from '../blobs/staging.js'
+import { archiveSizeOf } from '../blobs/tar.js'
 import { findTarEntry, hashRange, tarEntries } from '../blobs/tar-reader.js'
-import { blobsHandle, fetchBlobs } from '../blobs/transfer.js'
+import { blobsHandle, fetchBlobs, type FetchOptions } from '../blobs/transfer.js'
 import { hashOutputs } from '../protocol/outputs.js'
 import type { JobResult, OutputEntry } from '../protocol/messages.js'
-import { inputsSizeProblem } from '../protocol/run-rules.js'
+import { inputsSizeProblem, outputsSizeProblem } from '../protocol/run-rules.js'
 import { InvalidJobSpecError, type InputSpec } from './job-spec.js'
-
-/** Largest output archive the requester fetches. */
-export const MAX_ARCHIVE_BYTES = 1024 * 1024 * 1024
 
 /**
  * Turns a parsed spec's inputs into blobs: inline content is stored; a `sha256` must name a blob
@@ -62,6 +60,12 @@ export async function grantInputs(blobs: BlobService, provider: string, inputs: 
 
 export type OutputsCheck = { ok: true } | { ok: false; reason: string }
 
+/** How a result's archive is fetched: the job's disk bounds it, the deadline bounds the fetch. */
+export type OutputsFetchOptions = FetchOptions & {
+  /** The job's disk (`resources.disk`; 0: none given). */
+  diskBytes?: number
+}
+
 /** A job's side of the data plane, as its steps use it. */
 export interface JobBlobs {
   /** Lets the provider fetch the job's input blobs from this node. */
@@ -70,7 +74,7 @@ export interface JobBlobs {
   fetchOutputs(
     provider: { peer: string; addrs: string[] },
     result: JobResult,
-    opts: { signal?: AbortSignal; timeoutMs?: number },
+    opts: OutputsFetchOptions,
   ): Promise<OutputsCheck>
 }
 
@@ -85,14 +89,17 @@ export function jobBlobsOf(actor: Actor, blobs: BlobService): JobBlobs {
 /**
  * Fetches the result's archive from the provider (unless this node has it), then checks: the
  * archive hashes to its id, it holds exactly the manifest's files with their sizes and hashes, and
- * the manifest hashes to the receipt's outputsHash. A failed check is a reason, not a throw.
+ * the manifest hashes to the receipt's outputsHash. Before fetching anything: the manifest's files
+ * must fit the job's disk and the archive must be exactly the size their archive has, so an
+ * announced size cannot ask for more than the run could have written. A fetch not done by the
+ * deadline (or with a short chunk) is a failed check. A failed check is a reason, not a throw.
  */
 export async function fetchAndCheckOutputs(
   actor: Actor,
   blobs: BlobService,
   provider: { peer: string; addrs: string[] },
   result: JobResult,
-  opts: { signal?: AbortSignal; timeoutMs?: number } = {},
+  opts: OutputsFetchOptions = {},
 ): Promise<OutputsCheck> {
   const manifest = result.outputs ?? []
   if (hashOutputs(manifest) !== result.receipt?.receipt?.outputsHash) {
@@ -101,8 +108,22 @@ export async function fetchAndCheckOutputs(
   if (result.archive === undefined) {
     return manifest.length === 0 ? { ok: true } : { ok: false, reason: 'outputs listed but no archive' }
   }
-  if (result.archive.size > MAX_ARCHIVE_BYTES) {
-    return { ok: false, reason: `archive of ${result.archive.size} bytes exceeds ${MAX_ARCHIVE_BYTES}` }
+  const tooLarge = outputsSizeProblem(
+    manifest.map((m) => m.size),
+    opts.diskBytes ?? 0,
+  )
+  if (tooLarge !== undefined) return { ok: false, reason: tooLarge }
+  let expected: number
+  try {
+    expected = archiveSizeOf(manifest)
+  } catch (err) {
+    return { ok: false, reason: (err as Error).message }
+  }
+  if (result.archive.size !== expected) {
+    return {
+      ok: false,
+      reason: `archive of ${result.archive.size} bytes announced, the manifest's files make ${expected}`,
+    }
   }
   try {
     await fetchBlobs(actor, blobs, blobsHandle(provider.peer, provider.addrs), [result.archive], opts)

@@ -215,7 +215,8 @@ export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
     id: 'job',
     context: ({ input }) => input,
     initial: 'bidding',
-    // Cancel is accepted in every state until the result is in (verifying and settling ignore it).
+    // Cancel is accepted in every state until the settlement starts (settling ignores it): while
+    // verifying, it abandons the output fetch and terminates on the receipt (steps/cancel.ts).
     on: { CANCEL: { target: '.cancelling' } },
     states: {
       bidding: { entry: stamp('bidding'), ...invokeStep('collectBids', 'selecting') },
@@ -256,7 +257,7 @@ export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
       },
       invoking: { entry: stamp('invoking'), ...retryingStep('invoke', 'running') },
       running: { entry: stamp('running'), ...retryingStep('awaitResult', 'verifying') },
-      verifying: { entry: stamp('verifying'), on: { CANCEL: {} }, ...invokeStep('verify', 'settling') },
+      verifying: { entry: stamp('verifying'), ...invokeStep('verify', 'settling') },
       settling: {
         entry: stamp('settling'),
         on: { CANCEL: {} },

@@ -4,10 +4,12 @@
  * `actor.on(W.bid, (m) => ...)` gets a `Message<BidMessage>`, `actor.request(h, W.jobRequest,
  * req)` checks `req` and resolves with a JobRequestReply. Spec: specs/protocol.md ("Behaviours").
  */
+import type { Message } from '../../actors/actor.js'
 import {
   CodecRegistry,
   defineBehaviour,
   type BehaviourCodecs,
+  type BehaviourDef,
   type PayloadCodec,
 } from '../../actors/codec.js'
 import type { ApprovalCredential, ContractProof, Settlement } from '../contracts/model.js'
@@ -135,4 +137,9 @@ export function dmsCodecs(onRefused?: (behaviour: string, reason: PayloadRefusal
       })
   }
   return registry
+}
+
+/** Whether `msg` is of behaviour `b` (then its payload is `b`'s request, decoded by its codec). */
+export function isMessageOf<Req>(msg: Message, b: BehaviourDef<Req, unknown>): msg is Message<Req> {
+  return msg.behaviour === b.name
 }

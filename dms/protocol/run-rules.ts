@@ -64,3 +64,16 @@ export function inputsSizeProblem(sizes: readonly number[], diskBytes: number): 
   const limit = diskBytes > 0 ? diskBytes : DEFAULT_INPUTS_LIMIT_BYTES
   return total > limit ? `inputs total ${total} bytes, more than the job's ${limit} bytes of disk` : undefined
 }
+
+/**
+ * Why outputs of these sizes cannot have come from a run with this disk, or undefined: /outputs
+ * lives on the job's disk quota (its `disk`, or the provider's default quota, never asked to be
+ * over DEFAULT_INPUTS_LIMIT_BYTES by a requester that gave none).
+ */
+export function outputsSizeProblem(sizes: readonly number[], diskBytes: number): string | undefined {
+  const total = sizes.reduce((n, s) => n + s, 0)
+  const limit = diskBytes > 0 ? diskBytes : DEFAULT_INPUTS_LIMIT_BYTES
+  return total > limit
+    ? `outputs total ${total} bytes, more than the job's ${limit} bytes of disk`
+    : undefined
+}

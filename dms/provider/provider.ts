@@ -26,6 +26,7 @@ import { createBidMachine } from './bid-machine.js'
 import type { RetentionInit } from './bid-store.js'
 import type { Comparator } from './capability.js'
 import { bidReleaseHandler } from './handlers/bid-release.js'
+import { BidRequestGate } from './bid-request-gate.js'
 import { bidRequestHandler, type BidRequestCounters } from './handlers/bid-request.js'
 import { cancelHandler } from './handlers/cancel.js'
 import { contractSignHandler } from './handlers/contract-sign.js'
@@ -223,14 +224,19 @@ export class ProviderService {
     })
     await this.book.start()
     const d = { ...this.c, book: this.book, peerId: () => this.peerId, events: this.events }
+    const gate = new BidRequestGate(
+      { ...d, ignored: this.counts.ignored },
+      { contractDb: this.init.contractDb, bidRequestRate: this.init.bidRequestRate },
+    )
+    // Judged as gossipsub validates them, before they are delivered or forwarded to other peers.
+    this.c.system.admit(BID_REQUEST_TOPIC, gate.admission)
     const bidRequest = bidRequestHandler(
-      { ...d, images: this.images },
+      { ...d, images: this.images, gate },
       {
         contractDb: this.init.contractDb,
         bidTtlMs: this.init.bidTtlMs,
         preferences: this.init.preferences,
         requesterCap: this.init.requesterCap,
-        bidRequestRate: this.init.bidRequestRate,
         defaultDiskBytes: this.init.defaultDiskBytes,
       },
       this.counts,

@@ -15,6 +15,8 @@ import { hashDoc, signDoc } from '../../dms/contracts/canonical.js'
 import { DOMAIN, type Bid, type ContractProof, type SignedContract } from '../../dms/contracts/model.js'
 import { partyOf } from '../../dms/contracts/party.js'
 import { silentLogger } from '../../dms/log.js'
+import { BidRequestGate } from '../../dms/provider/bid-request-gate.js'
+import type { PeerRateLimitInit } from '../../dms/provider/rate-limit.js'
 import type { BidBook } from '../../dms/provider/bid-book.js'
 import {
   bidRequestHandler,
@@ -101,7 +103,7 @@ export class Harness {
   }
 
   /** The bid-request handler as the provider runs it. */
-  bidRequest(init: Partial<BidRequestInit> = {}) {
+  bidRequest(init: Partial<BidRequestInit> & { bidRequestRate?: PeerRateLimitInit } = {}) {
     const handle = bidRequestHandler(
       {
         key: this.provider.key,
@@ -113,6 +115,10 @@ export class Harness {
         peerId: () => this.provider.peer,
         events: this.events,
         images: { refusal: () => undefined, canRun: () => Promise.resolve(true) },
+        gate: new BidRequestGate(
+          { clock: this.clock, log: silentLogger, events: this.events, ignored: this.counts.ignored },
+          { contractDb: this.contractDb.peer, bidRequestRate: init.bidRequestRate },
+        ),
       },
       { contractDb: this.contractDb.peer, ...init },
       this.counts,

@@ -14,7 +14,7 @@ import { DOMAIN, type ApprovalCredential, type Bid, type Settlement } from '../.
 import { escrowFor } from '../../dms/contracts/money.js'
 import { silentLogger } from '../../dms/log.js'
 import { BidAudience } from '../../dms/orchestrator/bid-audience.js'
-import type { JobBlobs, OutputsCheck } from '../../dms/orchestrator/data-plane.js'
+import type { JobBlobs, OutputsCheck, OutputsFetchOptions } from '../../dms/orchestrator/data-plane.js'
 import type { JobRecord } from '../../dms/orchestrator/job-record.js'
 import { JobSession } from '../../dms/orchestrator/session.js'
 import type { StepDeps } from '../../dms/orchestrator/steps/deps.js'
@@ -150,11 +150,14 @@ export function settlementFor(contractId: string, outcome: Settlement['outcome']
 export class FakeBlobs implements JobBlobs {
   readonly granted: Array<{ provider: string; sha256: string }> = []
   verdict: OutputsCheck = { ok: true }
+  /** The options of each fetch, in order. */
+  readonly fetches: OutputsFetchOptions[] = []
   grant(provider: string, inputs: Array<{ sha256: string }>): Promise<void> {
     for (const f of inputs) this.granted.push({ provider, sha256: f.sha256 })
     return Promise.resolve()
   }
-  fetchOutputs(): Promise<OutputsCheck> {
+  fetchOutputs(_provider: unknown, _result: unknown, opts: OutputsFetchOptions): Promise<OutputsCheck> {
+    this.fetches.push(opts)
     return Promise.resolve(this.verdict)
   }
 }
@@ -216,6 +219,7 @@ export const CONFIG: StepDeps['config'] = {
   requestTimeoutMs: 10_000,
   resultGraceMs: 30_000,
   livenessTimeoutMs: 6000,
+  outputsPace: { minBytesPerSecond: 256 * 1024, graceMs: 30_000 },
 }
 
 /** Everything a step may use, as fakes on one ManualClock; `over` replaces any part. */

@@ -23,7 +23,7 @@ import { dockerMessage, dockerStatus, engineCall } from './docker-errors.js'
 import type { DockerExecutorComponents, DockerExecutorInit } from './docker-options.js'
 import { hasLocalImage, pullImage } from './engine-images.js'
 import { guardedModem } from './guarded-modem.js'
-import { LogCapture } from './log-capture.js'
+import { captureOutput } from './log-capture.js'
 import { notStarted } from '../outputs.js'
 import { parseDockerTime, wallSeconds, type StopReason } from './outcome.js'
 import { runResult } from './run-result.js'
@@ -279,14 +279,17 @@ export class DockerExecutor implements Executor {
     startedAt: number,
   ): Promise<ExecutionResult> {
     const emit = (event: ExecutionEvent): void => safeEmit(options, event, log)
-    const stdout = new LogCapture(this.maxLogBytes, (chunk) => emit({ type: 'log', stream: 'stdout', chunk }))
-    const stderr = new LogCapture(this.maxLogBytes, (chunk) => emit({ type: 'log', stream: 'stderr', chunk }))
+    const { stdout, stderr } = captureOutput(stream, this.maxLogBytes, emit, () =>
+      log.info(
+        { maxLogBytes: this.maxLogBytes },
+        'output truncated: stdout and stderr over the cap, no longer read',
+      ),
+    )
     const drained = new Promise<void>((resolve) => {
       stream.once('end', resolve)
       stream.once('close', resolve)
       stream.once('error', () => resolve())
     })
-    this.docker.modem.demuxStream(stream, stdout, stderr)
 
     let requested: StopReason | undefined
     let killed: Promise<boolean> = Promise.resolve(false)

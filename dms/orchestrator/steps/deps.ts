@@ -10,6 +10,7 @@ import type { Handle } from '../../../actors/envelope.js'
 import type { KeyPair } from '../../../actors/identity.js'
 import type { RequestOptions, SendOptions } from '../../../actors/system.js'
 import type { PeerIdStr } from '../../../actors/transport.js'
+import type { TransferPace } from '../../blobs/transfer.js'
 import type { ContractDbClient } from '../../contracts/client.js'
 import type { ApprovalCredential } from '../../contracts/model.js'
 import type { BidAudience } from '../bid-audience.js'
@@ -64,6 +65,8 @@ export interface StepConfig {
   resultGraceMs: number
   /** A running job's provider silent this long is dropped (provider fault). */
   livenessTimeoutMs: number
+  /** The slowest output archive fetch accepted: its deadline (specs/data-plane.md). */
+  outputsPace: TransferPace
 }
 
 export interface StepDeps {

@@ -1,7 +1,8 @@
 /**
- * `/dms/job/bid-request`: admission (rate limit per peer, the requester's approval credential, this
- * provider's own), then the capability and policy checks, the per-requester cap, the reservation,
- * the signed bid and its machine (in `reserved`). Spec: specs/protocol.md ("Checks on the receiving
+ * `/dms/job/bid-request`: admission (the requester's approval credential and the rate limit per
+ * peer, bid-request-gate.ts, which a gossiped request passed before delivery; this provider's own
+ * credential), then the capability and policy checks, the per-requester cap, the reservation, the
+ * signed bid and its machine (in `reserved`). Spec: specs/protocol.md ("Checks on the receiving
  * side", "Approval").
  */
 import { randomUUID } from 'node:crypto'
@@ -10,7 +11,6 @@ import type { Logger } from 'pino'
 import type { Clock } from '../../../actors/clock.js'
 import type { KeyPair } from '../../../actors/identity.js'
 import type { Actor, Message } from '../../../actors/system.js'
-import { checkApproval } from '../../contracts/approval.js'
 import { signDoc } from '../../contracts/canonical.js'
 import { DOMAIN, type ApprovalCredential, type Bid } from '../../contracts/model.js'
 import { W } from '../../protocol/behaviours.js'
@@ -23,7 +23,7 @@ import { acceptJob, compareCapability, declineKind, imageAllowed, type Comparato
 import { grantedResources } from '../disk-grant.js'
 import type { ImageCheck } from '../images.js'
 import { pricePerHour, totalFor } from '../pricing.js'
-import { PeerRateLimiter, type PeerRateLimitInit } from '../rate-limit.js'
+import type { BidRequestGate } from '../bid-request-gate.js'
 import { overCap, type RequesterCap } from '../requester-cap.js'
 import { checkBidRequest } from '../validate.js'
 
@@ -44,6 +44,8 @@ export interface BidRequestDeps {
   events: EventEmitter
   /** Judges a request's image before any engine call, then looks it up through a cache. */
   images: Pick<ImageCheck, 'refusal' | 'canRun'>
+  /** The approval and rate checks (also the bid-request topic's admission rule). */
+  gate: Pick<BidRequestGate, 'judge'>
 }
 
 export interface BidRequestInit {
@@ -52,7 +54,6 @@ export interface BidRequestInit {
   bidTtlMs?: number
   preferences?: Partial<Comparator>
   requesterCap?: RequesterCap
-  bidRequestRate?: PeerRateLimitInit
   /** The disk quota of a job that gives none (disk-grant.ts). */
   defaultDiskBytes?: number
 }
@@ -64,8 +65,6 @@ export interface BidRequestCounters {
 }
 
 export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, counts: BidRequestCounters) {
-  const rate = new PeerRateLimiter(d.clock, init.bidRequestRate)
-
   const ignore = (reason: string, msg: Message, detail?: unknown): void => {
     counts.ignored[reason] = (counts.ignored[reason] ?? 0) + 1
     d.log.debug({ reason, detail, from: msg.peer }, 'bid request ignored')
@@ -104,13 +103,12 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     if (handleTooLarge(msg.from)) return ignore('malformed', msg, 'sender handle too large')
     // Cheapest check first: a flood from one peer costs a map look-up each, nothing more.
     if (!d.ledger.getOffer()) return // not onboarded: nothing to offer, nothing to say
-    if (!rate.take(msg.peer)) return ignore('rate_limited', msg)
+    // Nothing is reserved (or even looked up) for a requester the contract-db has not approved,
+    // nor past a peer's rate. Silent, not declined: an answer would let anyone make every provider
+    // send traffic. A gossiped request passed this gate before it was delivered (and forwarded).
+    if (msg.via !== 'gossip' && d.gate.judge(msg) !== undefined) return
     const req = msg.payload
     const now = d.clock.now()
-    // Nothing is reserved (or even looked up) for a requester the contract-db has not approved.
-    // Silent, not declined: an answer would let anyone make every provider send traffic.
-    const approval = checkApproval(req.approval, { peer: msg.peer, contractDb: init.contractDb, now })
-    if (approval !== undefined) return ignore(approval, msg)
     // Without its own credential this provider's bids would be ignored: it stays silent too.
     const own = d.approval.current()
     if (own === undefined) return ignore('not_approved_here', msg)

@@ -286,6 +286,21 @@ describe('DockerExecutor (real Docker)', function () {
     assert.equal(result.stdout, 'y\n'.repeat(500))
   })
 
+  it('stops reading output once both streams are over the cap; the run goes on and completes', async function () {
+    // 2 MB on each stream, then an output file written after the attach was closed.
+    const script =
+      'head -c 2000000 /dev/zero | tr "\\0" a; head -c 2000000 /dev/zero | tr "\\0" b >&2; echo after > /outputs/after.txt'
+    const result = await executor({ maxLogBytes: 4096 }).run(spec(['sh', '-c', script]))
+    assert.equal(result.status, 'completed', result.reason)
+    assert.equal(result.truncated, true)
+    assert.equal(result.stdout, 'a'.repeat(4096))
+    assert.equal(result.stderr, 'b'.repeat(4096))
+    assert.deepEqual(
+      result.outputs.map((o) => [o.path, o.size]),
+      [['after.txt', 6]],
+    )
+  })
+
   it('fails a run whose outputs exceed maxOutputBytes', async function () {
     const s = spec(['sh', '-c', 'head -c 2000 /dev/zero > /outputs/big'])
     const result = await executor({ maxOutputBytes: 1000 }).run(s)

@@ -493,6 +493,39 @@ describe('actors/system', () => {
       assert.equal(fx.system.receive({ ...gossip, from: '12D3KooWMallory' }), 'reject')
       assert.equal(fx.system.receive({ ...gossip, bytes: new Uint8Array([1, 2, 3]) }), 'reject')
     })
+
+    it("a topic's admission rule judges each valid gossip message before delivery: reject (not_admitted), ignore (throttled)", async () => {
+      const fx = setup()
+      fx.actor.subscribe('/dms/t')
+      const judged: Array<{ payload: unknown; peer: string; via: string }> = []
+      let verdict: 'accept' | 'reject' | 'ignore' = 'reject'
+      fx.system.admit('/dms/t', (m) => {
+        judged.push({ payload: m.payload, peer: m.peer, via: m.via })
+        return verdict
+      })
+      const gossip = () => ({
+        ...fx.frame({ to: undefined, topic: '/dms/t' }),
+        via: 'gossip' as const,
+        topic: '/dms/t',
+      })
+      assert.equal(fx.system.receive(gossip()), 'reject', 'not forwarded, the origin penalised')
+      verdict = 'ignore'
+      assert.equal(fx.system.receive(gossip()), 'ignore', 'not forwarded, no penalty')
+      verdict = 'accept'
+      assert.equal(fx.system.receive(gossip()), 'accept')
+      await fx.actor.mailbox.idle()
+      assert.deepEqual(fx.system.rejections, { not_admitted: 1, throttled: 1 })
+      assert.deepEqual(
+        fx.calls.map((c) => c.payload),
+        [{ seq: 3 }],
+        'only the admitted message is delivered',
+      )
+      assert.deepEqual(judged[0], { payload: { seq: 1 }, peer: PEER_B, via: 'gossip' }, 'judged decoded')
+      // An invalid envelope never reaches the rule; direct messages are not judged by it.
+      fx.system.receive({ ...gossip(), bytes: new Uint8Array([1, 2, 3]) })
+      fx.system.receive(fx.frame())
+      assert.equal(judged.length, 3)
+    })
   })
 
   describe('request/reply over two systems', () => {

@@ -88,8 +88,38 @@ describe('BlobService (grants, chunked fetch of what is missing) and input stagi
     await assert.rejects(b.fetchMissing([{ sha256: id, size: 16 }], corrupt), { code: 'BLOB_CORRUPT' })
     assert.equal(await b.store.has(id), false)
     const short = (r: ChunkRequest): Promise<Chunk> =>
-      Promise.resolve({ size: 16, data: r.offset < 8 ? Buffer.from('the real') : Buffer.alloc(0) })
-    await assert.rejects(b.fetchMissing([{ sha256: id, size: 16 }], short), /received 8 of 16 bytes/)
+      Promise.resolve({
+        size: 16,
+        data: Buffer.from('the real content').subarray(r.offset, Math.min(8, r.offset + r.length)),
+      })
+    await assert.rejects(b.fetchMissing([{ sha256: id, size: 16 }], short), {
+      code: 'BAD_CHUNK',
+      message: /chunk at 8 is 0 bytes, 4 asked for/,
+    })
+    assert.equal(await b.store.has(id), false)
+  })
+
+  it('refuses a trickle: a chunk shorter than asked for ends the fetch at once (issue: trickled archive)', async function () {
+    const content = Buffer.from('the real content')
+    const id = sha(content)
+    let asked = 0
+    const trickle = (r: ChunkRequest): Promise<Chunk> => {
+      asked++
+      return Promise.resolve({ size: 16, data: content.subarray(r.offset, r.offset + 1) })
+    }
+    await assert.rejects(b.fetchMissing([{ sha256: id, size: 16 }], trickle), {
+      code: 'BAD_CHUNK',
+      message: /chunk at 0 is 1 bytes, 4 asked for/,
+    })
+    assert.equal(asked, 1, 'no second chunk is asked for')
+    assert.equal(await b.store.has(id), false)
+    // A peer that announces another size is refused too, and a longer chunk as well.
+    const otherSize = (r: ChunkRequest): Promise<Chunk> =>
+      Promise.resolve({ size: 1 << 30, data: content.subarray(r.offset, r.offset + r.length) })
+    await assert.rejects(b.fetchMissing([{ sha256: id, size: 16 }], otherSize), { code: 'BAD_CHUNK' })
+    const long = (r: ChunkRequest): Promise<Chunk> =>
+      Promise.resolve({ size: 16, data: content.subarray(r.offset, r.offset + 8) })
+    await assert.rejects(b.fetchMissing([{ sha256: id, size: 16 }], long), { code: 'BAD_CHUNK' })
     assert.equal(await b.store.has(id), false)
   })
 

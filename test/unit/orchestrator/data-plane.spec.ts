@@ -93,13 +93,17 @@ describe('requester data plane: resolving inputs, checking output archives', fun
       ],
       [{ path: 'x', sha256: sha256Hex(Buffer.from('42')), size: 2 }],
     )
+    // Judged by size before the fetch (archive-size rule), so the archive is never read.
     assert.deepEqual(await check(extra), {
       ok: false,
-      reason: "the archive holds more files than the manifest's 1",
+      reason: "archive of 3072 bytes announced, the manifest's files make 2048",
     })
     const x = { path: 'x', sha256: sha256Hex(Buffer.from('42')), size: 2 }
     const twice = await resultWith([{ path: 'x', content: '42' }], [x, x])
-    assert.deepEqual(await check(twice), { ok: false, reason: 'the manifest lists x twice' })
+    assert.deepEqual(await check(twice), {
+      ok: false,
+      reason: "archive of 2048 bytes announced, the manifest's files make 3072",
+    })
   })
 
   it('refuses an archive whose file differs from the manifest, or lacks a listed file', async function () {
@@ -118,7 +122,10 @@ describe('requester data plane: resolving inputs, checking output archives', fun
         { path: 'y', sha256: sha256Hex(Buffer.from('1')), size: 1 },
       ],
     )
-    assert.deepEqual(await check(short), { ok: false, reason: 'archive holds 1 files, the manifest lists 2' })
+    assert.deepEqual(await check(short), {
+      ok: false,
+      reason: "archive of 2048 bytes announced, the manifest's files make 3072",
+    })
   })
 
   it('refuses a manifest that is not what the provider signed', async function () {
@@ -131,5 +138,42 @@ describe('requester data plane: resolving inputs, checking output archives', fun
       ok: false,
       reason: 'the manifest does not hash to the receipt outputsHash',
     })
+  })
+
+  it("refuses, before fetching a byte, an archive whose size is not its manifest's, or outputs over the job's disk", async function () {
+    // `noNetwork` would throw if anything were fetched: these are judged from the result alone.
+    const manifest = [{ path: 'a', sha256: 'cd'.repeat(32), size: 1000 }]
+    const receipt = { receipt: { outputsHash: hashOutputs(manifest) }, signature: '' }
+    const claimed = (size: number, files = manifest) =>
+      ({
+        jobId: 'j',
+        receipt: { ...receipt, receipt: { outputsHash: hashOutputs(files) } },
+        stdout: '',
+        stderr: '',
+        truncated: false,
+        outputs: files,
+        archive: { sha256: 'ab'.repeat(32), size },
+      }) as unknown as JobResult
+    assert.deepEqual(await check(claimed(1024 * 1024 * 1024)), {
+      ok: false,
+      reason: "archive of 1073741824 bytes announced, the manifest's files make 2560",
+    })
+    const big = [{ path: 'a', sha256: 'cd'.repeat(32), size: 64 * 1024 * 1024 }]
+    const overDisk = await fetchAndCheckOutputs(
+      noNetwork,
+      blobs,
+      { peer: provider, addrs: [] },
+      claimed(0, big),
+      {
+        diskBytes: 32 * 1024 * 1024,
+      },
+    )
+    assert.deepEqual(overDisk, {
+      ok: false,
+      reason: "outputs total 67108864 bytes, more than the job's 33554432 bytes of disk",
+    })
+    // Without a disk, the default limit (1 GiB) applies.
+    const huge = [{ path: 'a', sha256: 'cd'.repeat(32), size: 2 * 1024 * 1024 * 1024 }]
+    assert.match((await check(claimed(0, huge))).ok ? '' : 'over', /over/)
   })
 })

@@ -418,6 +418,33 @@ describe('orchestrator/job-machine', () => {
     assert.deepEqual(snap.context.settlement, settlement)
   })
 
+  it('CANCEL while verifying abandons the output check and ends cancelled with the cancel settlement', async () => {
+    const clock = new FakeClock()
+    let signal: AbortSignal | undefined
+    let started!: () => void
+    const verifying = new Promise<void>((r) => (started = r))
+    const { steps, calls } = stubSteps(clock, {
+      verify: (_job, s) => {
+        signal = s
+        started()
+        return new Promise<Patch>(() => {}) // an archive that never finishes arriving
+      },
+    })
+    const actor = createActor(createJobMachine(steps, clock), { input: record() })
+    actor.start()
+    await verifying
+    actor.send({ type: 'CANCEL' })
+    assert.equal(signal?.aborted, true)
+    const snap = await waitFor(actor, (s) => s.status === 'done', { timeout: 2000 })
+    assert.equal(snap.value, 'cancelled')
+    assert.deepEqual(
+      snap.context.history.slice(-3).map((h) => h.state),
+      ['verifying', 'cancelling', 'cancelled'],
+    )
+    assert.equal(calls.filter((c) => c.step === 'settle').length, 0)
+    assert.deepEqual(snap.context.settlement, settlement)
+  })
+
   it('a persisted snapshot restores into the same state and runs its step again', async () => {
     const clock = new FakeClock()
     let started!: () => void

@@ -77,4 +77,15 @@ describe('orchestrator/steps/cancel', () => {
     assert.equal(terminated(f).length, 1)
     assert.equal(patch.result, undefined)
   })
+
+  it("cancelled while verifying: the provider is not asked, the contract is terminated on the result's receipt", async () => {
+    const f = stepDeps()
+    const done: JobResult = { ...stopped, receipt: makeReceipt(contract, provider, { wallSeconds: 7 }) }
+    const patch = await cancelStep(f.deps)({ ...contracted(), result: done }, never())
+    assert.deepEqual(f.actor.sent, [], 'the run is over: nothing to stop')
+    const [t] = terminated(f)
+    assert.equal(t.reason, TERMINATION.requesterCancelled)
+    assert.equal(t.receipt, done.receipt, "the run's receipt bills the time used")
+    assert.equal(patch.settlement?.outcome, 'terminated')
+  })
 })

@@ -8,7 +8,7 @@ import type { ContractProof } from '../../../../dms/contracts/model.js'
 import { verifyStep } from '../../../../dms/orchestrator/steps/verify.js'
 import type { JobResult } from '../../../../dms/protocol/messages.js'
 import { makeContract, makeReceipt, newParty } from '../../../helpers/contracts.js'
-import { jobRecord, never, stepDeps } from '../../../helpers/steps.js'
+import { CONFIG, jobRecord, never, stepDeps, T0 } from '../../../helpers/steps.js'
 
 describe('orchestrator/steps/verify', () => {
   const provider = newParty()
@@ -54,5 +54,18 @@ describe('orchestrator/steps/verify', () => {
       receiptSignatureOk: true,
       outputsProblem: 'out.txt in the archive does not match its manifest entry',
     })
+  })
+
+  it("the archive fetch gets a deadline from the verifying stamp (size at the minimum rate) and the job's disk", async () => {
+    const f = stepDeps()
+    const size = 1024 * 1024
+    const r = { ...resultOf(), archive: { sha256: 'ab'.repeat(32), size } }
+    const stamped = { ...job(r), history: [{ state: 'verifying' as const, at: T0 - 5000 }] }
+    await verifyStep(f.deps)(stamped, never())
+    const [opts] = f.blobs.fetches
+    const budgetMs = CONFIG.outputsPace.graceMs + (size * 1000) / CONFIG.outputsPace.minBytesPerSecond
+    assert.equal(opts.deadline?.budgetMs, budgetMs)
+    assert.equal(opts.deadline?.at, T0 - 5000 + budgetMs, 'a restored job does not get a new deadline')
+    assert.equal(opts.diskBytes, stamped.spec.resources.diskBytes)
   })
 })

@@ -1,0 +1,201 @@
+/**
+ * A hostile provider that stalls the output archive (red-team finding after issue 13), on real
+ * nodes: it runs nothing, signs a receipt for a one-file manifest and then answers each
+ * `/dms/blob/get` slowly with a 1-byte chunk (a trickle), or never. The requester must not stay
+ * in `verifying`: a short chunk fails the outputs check (escrow refunded), and a CANCEL while
+ * verifying ends the job `cancelled`, terminated on the receipt.
+ */
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import type { Message } from '../../../actors/system.js'
+import { archiveSizeOf } from '../../../dms/blobs/tar.js'
+import { signDoc } from '../../../dms/contracts/canonical.js'
+import {
+  DOMAIN,
+  type ApprovalCredential,
+  type Bid,
+  type ContractTerms,
+} from '../../../dms/contracts/model.js'
+import { escrowFor } from '../../../dms/contracts/money.js'
+import { parseJobSpec } from '../../../dms/orchestrator/job-spec.js'
+import { W } from '../../../dms/protocol/behaviours.js'
+import { BID_REQUEST_TOPIC, INBOX } from '../../../dms/protocol/handles.js'
+import type { BidRequest, JobResult } from '../../../dms/protocol/messages.js'
+import { hashOutputs } from '../../../dms/protocol/outputs.js'
+import { jobReaches, startNetwork, TEST_IMAGE, type TestNetwork } from '../../helpers/network.js'
+import { startPeer, type TestPeer } from '../../helpers/peers.js'
+
+const PRICE_PER_HOUR = 36_000
+const MANIFEST = [{ path: 'a', sha256: 'cd'.repeat(32), size: 3 * 1024 * 1024 }]
+/** The archive the manifest makes (4 chunks), so the requester's size rule lets the fetch start. */
+const ARCHIVE = { sha256: 'ab'.repeat(32), size: archiveSizeOf(MANIFEST) }
+
+/**
+ * A provider that bids on everything, plays along to the contract, then sends a signed receipt of
+ * a 2 s run with MANIFEST at once, and serves the archive as `serve` says.
+ */
+function hostileProvider(
+  rogue: TestPeer,
+  approval: ApprovalCredential,
+  serve: { chunk: (length: number) => Promise<{ size: number; data: Uint8Array }> },
+): { chunksAsked: () => number } {
+  let asked = 0
+  rogue.system.spawn(INBOX.blobs, rogue.key).on(W.blobGet, (m) => {
+    asked++
+    return serve.chunk(m.payload.length)
+  })
+  const actor = rogue.system.spawn(INBOX.provider, rogue.key)
+  actor
+    .subscribe(BID_REQUEST_TOPIC)
+    .on(W.bidRequest, async (m: Message) => {
+      const req = m.payload as BidRequest
+      const now = Date.now()
+      const body: Omit<Bid, 'signature'> = {
+        bidId: randomUUID(),
+        jobId: req.jobId,
+        provider: rogue.system.peerId,
+        resources: req.resources,
+        image: req.image,
+        maxDurationSeconds: req.maxDurationSeconds,
+        pricePerHour: PRICE_PER_HOUR,
+        minJobPrice: 0,
+        total: escrowFor(PRICE_PER_HOUR, req.maxDurationSeconds, 0),
+        earliestStart: now,
+        expectedFinish: now + req.maxDurationSeconds * 1000,
+        expiresAt: now + 30_000,
+        resourcesReserved: true,
+      }
+      await actor.send(m.from, W.bid, {
+        bid: { ...body, signature: signDoc(rogue.key, DOMAIN.bid, body) },
+        approval,
+      })
+    })
+    .on(W.jobRequest, () => ({ locked: true, lockedUntil: Date.now() + 60_000 }))
+    .on(W.contractSign, (m: Message) => {
+      const terms = (m.payload as { contract: { terms: ContractTerms } }).contract.terms
+      return { providerSignature: signDoc(rogue.key, DOMAIN.contract, terms) }
+    })
+    .on(W.invoke, (m: Message) => {
+      const t = (m.payload as { contract: { terms: ContractTerms } }).contract.terms
+      const alloc = rogue.system.spawn(`alloc/${t.jobId}`, rogue.key)
+      const to = m.from
+      setImmediate(() => {
+        void (async () => {
+          await alloc.send(to, W.update, {
+            jobId: t.jobId,
+            allocationId: t.jobId,
+            state: 'running',
+            at: Date.now(),
+          })
+          const receipt = {
+            contractId: t.contractId,
+            jobId: t.jobId,
+            allocationId: t.jobId,
+            status: 'completed' as const,
+            exitCode: 0,
+            outputsHash: hashOutputs(MANIFEST),
+            usage: { wallSeconds: 2, cpuSeconds: 0, peakMemoryBytes: 0 },
+            finishedAt: Date.now(),
+          }
+          const result: JobResult = {
+            jobId: t.jobId,
+            receipt: { receipt, signature: signDoc(rogue.key, DOMAIN.receipt, receipt) },
+            stdout: 'I did nothing\n',
+            stderr: '',
+            truncated: false,
+            outputs: MANIFEST,
+            archive: ARCHIVE,
+          }
+          await alloc.send(to, W.result, result)
+        })()
+      })
+      return { allocationId: t.jobId }
+    })
+  return { chunksAsked: () => asked }
+}
+
+describe('a hostile provider stalling the output archive', function () {
+  this.timeout(60_000)
+  let net: TestNetwork
+  let rogue: TestPeer
+  afterEach(async () => {
+    await rogue?.stop()
+    await net?.stop()
+  })
+
+  async function start(
+    serve: { chunk: (length: number) => Promise<{ size: number; data: Uint8Array }> },
+    requester: { outputsMinBytesPerSecond?: number; outputsFetchGraceMs?: number } = {},
+  ) {
+    net = await startNetwork([], { requester: { bidWindowMs: 2000, ...requester } })
+    rogue = await startPeer(net.requester.addrs())
+    await net.contractDb.service.approve(rogue.system.peerId)
+    const approval = await net.contractDb.service.approvalFor(rogue.system.peerId)
+    const hostile = hostileProvider(rogue, approval, serve)
+    await net.requester.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1)
+    const before = await net.contractDb.service.account(net.requester.peerId)
+    const posted = await net.requester.orchestrator!.post(
+      parseJobSpec({
+        image: TEST_IMAGE,
+        command: ['true'],
+        resources: { cpu: 0.5, memory: '64MiB' },
+        maxDuration: 600,
+        maxPrice: 1_000_000,
+      }),
+    )
+    return { hostile, before, id: posted.record.id }
+  }
+
+  it('a trickle (1-byte chunks, slow): the outputs fail at the first short chunk and the escrow is refunded', async () => {
+    // Each chunk after 1 s: at 1 byte a chunk, about 36 days for this archive.
+    const { hostile, before, id } = await start({
+      chunk: () =>
+        new Promise((r) => setTimeout(() => r({ size: ARCHIVE.size, data: new Uint8Array(1) }), 1000)),
+    })
+    const job = await jobReaches(net.requester, id)
+    assert.equal(job.state, 'failed')
+    assert.equal(job.record.error?.code, 'VERIFICATION_FAILED')
+    assert.equal(job.record.verification?.outputsHashOk, false)
+    assert.match(job.record.verification?.outputsProblem ?? '', /BAD_CHUNK|chunk at 0 is 1 bytes/)
+    assert.equal(hostile.chunksAsked(), 1, 'no second chunk is asked for')
+    assert.equal(job.record.settlement?.paidToProvider, 0)
+    assert.deepEqual(await net.contractDb.service.account(net.requester.peerId), before, 'escrow refunded')
+  })
+
+  it('full chunks slower than the minimum rate: the fetch ends at its deadline and the escrow is refunded', async () => {
+    // 4 chunks of 1 MiB, each after 1 s; at least 4 MiB/s wanted, no grace: a 0.75 s budget.
+    const { hostile, before, id } = await start(
+      {
+        chunk: (length) =>
+          new Promise((r) => setTimeout(() => r({ size: ARCHIVE.size, data: new Uint8Array(length) }), 1000)),
+      },
+      { outputsMinBytesPerSecond: 4 * 1024 * 1024, outputsFetchGraceMs: 0 },
+    )
+    const job = await jobReaches(net.requester, id)
+    assert.equal(job.record.error?.code, 'VERIFICATION_FAILED')
+    const budgetMs = Math.ceil((ARCHIVE.size * 1000) / (4 * 1024 * 1024))
+    assert.equal(
+      job.record.verification?.outputsProblem,
+      `archive not fetched: ${ARCHIVE.size} bytes not received within ${budgetMs} ms (the minimum rate)`,
+    )
+    assert.ok(hostile.chunksAsked() < 4, 'given up before the whole archive')
+    assert.deepEqual(await net.contractDb.service.account(net.requester.peerId), before, 'escrow refunded')
+  })
+
+  it('an archive that never comes: CANCEL while verifying ends the job cancelled, terminated on the receipt', async () => {
+    const { before, id } = await start({ chunk: () => new Promise(() => {}) })
+    await jobReaches(net.requester, id, ['verifying'])
+    await net.requester.orchestrator!.cancel(id)
+    const job = await jobReaches(net.requester, id)
+    assert.equal(job.state, 'cancelled')
+    const s = job.record.settlement
+    assert.equal(s?.outcome, 'terminated')
+    assert.equal(s?.reason, 'REQUESTER_CANCELLED')
+    // The receipt's 2 s are paid, the rest of the escrow comes back.
+    const escrow = escrowFor(PRICE_PER_HOUR, 600, 0)
+    assert.equal(s.paidToProvider + s.refundedToRequester, escrow)
+    assert.equal(s.billedSeconds, 2)
+    const after = await net.contractDb.service.account(net.requester.peerId)
+    assert.equal(after.balance, before.balance - s.paidToProvider)
+  })
+})
