@@ -8,6 +8,8 @@ import { CliError, print, printJson, printSafe, terminalSafe } from './output.js
 
 export type JobView = JobRecord & { state: string }
 const FINAL = new Set(['completed', 'failed', 'cancelled'])
+/** `job run`'s default price ceiling (micro-tokens): 1 token, above a devnet provider's ask. */
+export const DEFAULT_MAX_PRICE = 1_000_000
 
 export interface JobRunOptions {
   socket: string
@@ -49,7 +51,9 @@ async function specFrom(opts: JobRunOptions, command: string[]): Promise<unknown
     command,
     resources: { cpu: read('--cpu', opts.cpu, 1, parseCpu), memory: opts.memory ?? '256MiB' },
     maxDuration: read('--timeout', opts.timeout, 300, (v) => parseWholeNumber(v, 'seconds')),
-    maxPrice: read('--max-price', opts.maxPrice, 100_000, (v) => parseWholeNumber(v, 'micro-tokens')),
+    maxPrice: read('--max-price', opts.maxPrice, DEFAULT_MAX_PRICE, (v) =>
+      parseWholeNumber(v, 'micro-tokens'),
+    ),
   }
 }
 
@@ -115,8 +119,8 @@ export async function jobRunCommand(command: string[], opts: JobRunOptions): Pro
     return
   }
   const human = !opts.json
-  // With --follow, states go to stderr so that stdout carries the job's own output.
-  const say = opts.follow ? (s: string) => process.stderr.write(`${s}\n`) : print
+  // States go to stderr so that stdout carries only the job's own output (as with --follow).
+  const say = (s: string) => void process.stderr.write(`${s}\n`)
   if (human) say(`job ${id}`)
   let t0: number | undefined
   let logs: Promise<string | undefined> | undefined
@@ -134,13 +138,45 @@ export async function jobRunCommand(command: string[], opts: JobRunOptions): Pro
   const streamed = logs !== undefined && (await logs) !== undefined
   if (opts.json) printJson(job)
   else {
-    if (job.result && !streamed) process.stdout.write(job.result.stdout)
+    if (job.result && !streamed) {
+      process.stdout.write(job.result.stdout)
+      process.stderr.write(job.result.stderr)
+    }
     if (opts.follow && !streamed && logs !== undefined)
       say('(this daemon has no live logs route: the output above is the final result)')
     if (job.error) say(terminalSafe(`${job.state}: ${job.error.code}: ${job.error.message}`))
+    const hint = maxPriceHint(job)
+    if (hint !== undefined) say(hint)
   }
-  if (job.state !== 'completed')
-    throw new CliError(`job ${id} ${job.state}${job.error ? `: ${job.error.message}` : ''}`, 2)
+  const code = waitExitCode(job)
+  if (code !== 0)
+    throw new CliError(`job ${id} ${job.state}${job.error ? `: ${job.error.message}` : ''}`, code)
+}
+
+/**
+ * The exit status of `job run --wait|--follow`: the container's exit code when it ran (0 when the
+ * job completed), 2 when the job ended without a run's exit code (no bids, cancelled, refused).
+ */
+export function waitExitCode(job: Pick<JobView, 'state' | 'result'>): number {
+  const ran = job.result?.receipt.receipt.exitCode
+  if (typeof ran === 'number' && ran > 0 && ran < 256) return ran
+  return job.state === 'completed' ? 0 : 2
+}
+
+/**
+ * When providers declined only on price: the max price that at least one would have accepted
+ * (their decline reason quotes their price), as a line to show.
+ */
+export function maxPriceHint(job: Pick<JobView, 'error'>): string | undefined {
+  const declines = job.error?.declines ?? []
+  const asked: number[] = []
+  for (const d of declines)
+    for (const r of d.reasons) {
+      const m = /^price (\d+) exceeds the job's max price/.exec(r)
+      if (m !== null && d.reasons.length === 1) asked.push(Number(m[1]))
+    }
+  if (asked.length === 0) return undefined
+  return `hint: --max-price ${Math.min(...asked)} (micro-tokens, for the whole max duration) would have been accepted`
 }
 
 export async function jobStatusCommand(id: string, opts: { socket: string; json?: boolean }): Promise<void> {

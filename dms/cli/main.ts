@@ -8,6 +8,7 @@ import { registerContractDbCommands } from './contract-db.js'
 import { demoCommand } from './demo.js'
 import { devnetCommand } from './devnet.js'
 import {
+  DEFAULT_MAX_PRICE,
   jobCancelCommand,
   jobListCommand,
   jobLogsCommand,
@@ -22,6 +23,14 @@ import { initCommand, runCommand } from './run.js'
 
 const defaultDataDir = process.env.DMS_DATA_DIR ?? join(homedir(), '.dms')
 const defaultSocket = process.env.DMS_SOCKET || process.env.DMS_API_SOCKET || join(defaultDataDir, 'dms.sock')
+
+// A reader that stops early (`dms job list | head -1`) closes the pipe: that ends the output, not
+// an error worth a stack trace.
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0)
+    throw err
+  })
 
 const program = new Command('dms')
   .description('DMS: a peer-to-peer compute marketplace agent')
@@ -72,10 +81,17 @@ job
   .option('--cpu <cores>', 'CPU cores', '1')
   .option('--memory <size>', 'memory, e.g. 256MiB', '256MiB')
   .option('--timeout <seconds>', 'max duration in seconds', '300')
-  .option('--max-price <amount>', 'price ceiling for the max duration', '100000')
+  .option(
+    '--max-price <amount>',
+    'price ceiling for the max duration (micro-tokens)',
+    String(DEFAULT_MAX_PRICE),
+  )
   .option('--name <name>', 'job name')
-  .option('--wait', "show the job's states until it ends; exit 2 unless it completed")
-  .option('--follow', 'like --wait, and stream its logs live (states go to stderr)')
+  .option(
+    '--wait',
+    "wait for the job to end: states on stderr, then its stdout and stderr; exits with the container's exit code (2 if it never ran)",
+  )
+  .option('--follow', 'like --wait, and stream its logs live')
   .option('--json', 'print JSON')
   .option(...socketOpt)
   .action((command: string[], o) => jobRunCommand(command, o as Parameters<typeof jobRunCommand>[1]))
