@@ -169,5 +169,5 @@ export function loadContractDbConfig(file: unknown, source = 'config'): Contract
   if (typeof file !== 'object' || file === null || Array.isArray(file))
     throw new ConfigError('', `${source}: must be a JSON object`)
   checkSchema(validateContractDb, file, source)
-  return file as ContractDbFileConfig
+  return file
 }

@@ -39,10 +39,10 @@ function started(args: string[]): Promise<ChildProcess> {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let err = ''
-  child.stderr!.on('data', (c: Buffer) => (err += c.toString()))
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()))
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`dms ${args[0]} exited ${code}: ${err}`)))
-    createInterface({ input: child.stdout! }).on('line', (l) => {
+    createInterface({ input: child.stdout }).on('line', (l) => {
       if (l.includes('"ready"')) resolve(child)
     })
   })
