@@ -1,0 +1,125 @@
+/**
+ * `dms job run --wait` and `dms job list | head -1` (issue 20), the built CLI as a separate
+ * process against a stand-in daemon (Fastify on a unix socket) serving the REST route contract:
+ * --wait keeps stdout for the job's own output (states and the job's stderr on stderr) and exits
+ * with the container's exit code; a reader that closes the pipe early is not an error.
+ */
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import Fastify, { type FastifyInstance } from 'fastify'
+
+const exec = promisify(execFile)
+
+async function run(file: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(file, args, { timeout: 60_000 })
+    return { code: 0, stdout, stderr }
+  } catch (err) {
+    const e = err as { code?: number; stdout: string; stderr: string }
+    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+describe('dms job run --wait and piped output (issue 20)', function () {
+  this.timeout(60_000)
+  let dir: string
+  let sock: string
+  let app: FastifyInstance
+
+  before(async () => {
+    assert.ok(existsSync('dist/dms/cli/main.js'), 'the CLI is not built: run `npm run build`')
+    dir = await mkdtemp(join(tmpdir(), 'dms-wait-'))
+    sock = join(dir, 'dms.sock')
+    app = Fastify()
+    // Many jobs: more output than a pipe holds, so writes go on after `head -1` has exited.
+    app.get('/v1/jobs', () => ({
+      jobs: Array.from({ length: 20_000 }, (_, i) => ({
+        id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+        state: 'completed',
+        createdAt: 1_700_000_000_000 - i,
+      })),
+    }))
+    app.post('/v1/jobs', (req, reply) => {
+      const exit = (req.body as { command: string[] }).command.at(-1)
+      return reply.status(201).send({ id: `job-${exit}`, state: 'bidding' })
+    })
+    app.get('/v1/jobs/:id', (req) => {
+      const exitCode = Number((req.params as { id: string }).id.slice(4))
+      const state = exitCode === 0 ? 'completed' : 'failed'
+      return {
+        id: (req.params as { id: string }).id,
+        state,
+        spec: {},
+        history: [
+          { state: 'bidding', at: 1000 },
+          { state: 'running', at: 1100 },
+          { state, at: 1200 },
+        ],
+        bids: [],
+        declines: [],
+        result: { stdout: 'job says hi\n', stderr: 'job warns\n', receipt: { receipt: { exitCode } } },
+        error: exitCode === 0 ? undefined : { code: 'RUN_FAILED', message: `exit code ${exitCode}` },
+      }
+    })
+    await app.listen({ path: sock })
+  })
+  after(async () => {
+    await app?.close()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it("--wait: stdout is the job's output only, its stderr and the states go to stderr, exit 0", async () => {
+    const r = await run(process.execPath, [
+      'bin/dms.js',
+      'job',
+      'run',
+      '--socket',
+      sock,
+      '--wait',
+      '--image',
+      'x:1',
+      '--',
+      'sh',
+      '0',
+    ])
+    assert.equal(r.code, 0, r.stderr)
+    assert.equal(r.stdout, 'job says hi\n')
+    assert.match(r.stderr, /job warns/)
+    assert.match(r.stderr, /completed/)
+  })
+
+  it("--wait exits with the container's exit code", async () => {
+    const r = await run(process.execPath, [
+      'bin/dms.js',
+      'job',
+      'run',
+      '--socket',
+      sock,
+      '--wait',
+      '--image',
+      'x:1',
+      '--',
+      'sh',
+      '3',
+    ])
+    assert.equal(r.code, 3, r.stderr)
+    assert.equal(r.stdout, 'job says hi\n')
+    assert.match(r.stderr, /RUN_FAILED: exit code 3/)
+  })
+
+  it('job list | head -1 prints one line, no EPIPE trace, and dms exits 0', async () => {
+    const r = await run('bash', [
+      '-c',
+      `${process.execPath} bin/dms.js job list --socket ${sock} | head -1; echo "dms=\${PIPESTATUS[0]}" >&2`,
+    ])
+    assert.equal(r.stdout.split('\n').length, 2, r.stdout)
+    assert.match(r.stdout, /^00000000-0000-4000-8000-000000000000 /)
+    assert.doesNotMatch(r.stderr, /EPIPE|Error|at /)
+    assert.match(r.stderr, /dms=0/)
+  })
+})
