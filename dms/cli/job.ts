@@ -139,8 +139,8 @@ export async function jobRunCommand(command: string[], opts: JobRunOptions): Pro
   if (opts.json) printJson(job)
   else {
     if (job.result && !streamed) {
-      process.stdout.write(job.result.stdout)
-      process.stderr.write(job.result.stderr)
+      process.stdout.write(job.result.stdout ?? '')
+      process.stderr.write(job.result.stderr ?? '')
     }
     if (opts.follow && !streamed && logs !== undefined)
       say('(this daemon has no live logs route: the output above is the final result)')
@@ -158,7 +158,9 @@ export async function jobRunCommand(command: string[], opts: JobRunOptions): Pro
  * job completed), 2 when the job ended without a run's exit code (no bids, cancelled, refused).
  */
 export function waitExitCode(job: Pick<JobView, 'state' | 'result'>): number {
-  const ran = job.result?.receipt.receipt.exitCode
+  // The daemon's answer is read defensively: an older one may not carry the receipt.
+  const ran = (job.result as { receipt?: { receipt?: { exitCode?: unknown } } } | undefined)?.receipt?.receipt
+    ?.exitCode
   if (typeof ran === 'number' && ran > 0 && ran < 256) return ran
   return job.state === 'completed' ? 0 : 2
 }
