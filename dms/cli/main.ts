@@ -16,6 +16,7 @@ import {
   jobRunCommand,
   jobStatusCommand,
 } from './job.js'
+import { registerKeyCommands } from './key.js'
 import { peersCommand } from './peers.js'
 import { CliError, terminalSafe } from './output.js'
 import { registerResourceCommands } from './resources.js'
@@ -144,6 +145,7 @@ program
   .action((o: { providers: string; dir?: string; keep?: boolean; json?: boolean }) => devnetCommand(o))
 
 registerResourceCommands(program, defaultDataDir)
+registerKeyCommands(program, defaultDataDir)
 registerContractDbCommands(program)
 
 program

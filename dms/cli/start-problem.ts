@@ -7,6 +7,7 @@ import { listenProblems } from '../network/listen-check.js'
 import { KeyFileError, PassphraseRequiredError, WrongPassphraseError } from '../keys.js'
 import { DataDirInUseError } from '../store/db.js'
 import { CliError } from './output.js'
+import { PassphraseRefusedError } from './passphrase.js'
 
 const DEFAULT_LISTEN = ['/ip4/127.0.0.1/tcp/0']
 const OS_REASONS: Record<string, string> = {
@@ -51,7 +52,8 @@ export function keyProblem(err: unknown): never {
   if (
     err instanceof PassphraseRequiredError ||
     err instanceof WrongPassphraseError ||
-    err instanceof KeyFileError
+    err instanceof KeyFileError ||
+    err instanceof PassphraseRefusedError
   )
     throw new CliError(err.message)
   throw err

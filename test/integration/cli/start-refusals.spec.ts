@@ -19,11 +19,16 @@ import { promisify } from 'node:util'
 const exec = promisify(execFile)
 const ENV = { ...process.env, DMS_PASSPHRASE: 'test passphrase', DMS_LOG_LEVEL: 'warn' }
 
-async function dms(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+const dms = (...args: string[]) => dmsWith({}, ...args)
+
+async function dmsWith(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await exec(process.execPath, ['bin/dms.js', ...args], {
       timeout: 60_000,
-      env: ENV,
+      env: { ...ENV, ...env },
     })
     return { code: 0, stdout, stderr }
   } catch (err) {
@@ -109,25 +114,16 @@ describe('dms start refusals (issue 20)', function () {
     const port = (busy.address() as { port: number }).port
     try {
       const env = { ...ENV, DMS_LISTEN: `/ip4/127.0.0.1/tcp/${port}` }
-      const r = await exec(process.execPath, ['bin/dms.js', 'run', '--data-dir', join(dir, 'p2')], {
-        env,
-        timeout: 60_000,
-      }).catch((e: { code: number; stderr: string }) => e)
+      const r = await dmsWith(env, 'run', '--data-dir', join(dir, 'p2'))
       assert.equal(r.code, 1, r.stderr)
       assert.match(r.stderr, new RegExp(`listen.*DMS_LISTEN.*/ip4/127.0.0.1/tcp/${port}: address in use`))
-      const api = await exec(process.execPath, ['bin/dms.js', 'run', '--data-dir', join(dir, 'p3')], {
-        env: { ...ENV, DMS_API_PORT: String(port) },
-        timeout: 60_000,
-      }).catch((e: { code: number; stderr: string }) => e)
+      const api = await dmsWith({ DMS_API_PORT: String(port) }, 'run', '--data-dir', join(dir, 'p3'))
       assert.equal(api.code, 1, api.stderr)
       assert.match(api.stderr, new RegExp(`DMS_API_PORT.*127.0.0.1:${port}: address in use`))
     } finally {
       busy.close()
     }
-    const far = await exec(process.execPath, ['bin/dms.js', 'run', '--data-dir', join(dir, 'p4')], {
-      env: { ...ENV, DMS_LISTEN: '/ip4/192.0.2.1/tcp/0' },
-      timeout: 60_000,
-    }).catch((e: { code: number; stderr: string }) => e)
+    const far = await dmsWith({ DMS_LISTEN: '/ip4/192.0.2.1/tcp/0' }, 'run', '--data-dir', join(dir, 'p4'))
     assert.equal(far.code, 1, far.stderr)
     assert.match(far.stderr, /\/ip4\/192\.0\.2\.1\/tcp\/0: address not available/)
   })
