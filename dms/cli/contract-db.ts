@@ -9,11 +9,11 @@ import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { ApiClient, ApiClientError, DaemonNotRunningError } from '../api/client.js'
-import { ConfigError, loadContractDbConfig, type ContractDbFileConfig } from '../config.js'
-import { CONTRACT_DB_SOCKET, ContractDbNode, type ContractDbConfig } from '../contract-db/node.js'
+import type { ContractDbFileConfig } from '../config.js'
+import type { ContractDbConfig } from '../contract-db/node.js'
+import { CONTRACT_DB_SOCKET } from '../contract-db/paths.js'
 import type { ContractSummary } from '../contract-db/operator-api.js'
 import type { Account, ApprovedEntity } from '../contract-db/records.js'
-import { createLogger } from '../log.js'
 import { CliError, print, printJson } from './output.js'
 
 const defaultDir = process.env.DMS_CONTRACT_DB_DIR ?? join(homedir(), '.dms-contract-db')
@@ -37,6 +37,7 @@ async function readConfig(path: string): Promise<ContractDbFileConfig> {
   } catch (err) {
     throw new CliError(`config ${path} is not valid JSON: ${(err as Error).message}`)
   }
+  const { ConfigError, loadContractDbConfig } = await import('../config.js')
   try {
     return loadContractDbConfig(file, `config ${path}`)
   } catch (err) {
@@ -53,6 +54,11 @@ async function runService(opts: { dataDir?: string; config?: string }): Promise<
   const fromFile = opts.config !== undefined ? await readConfig(opts.config) : {}
   const dataDir = opts.dataDir ?? fromFile.dataDir ?? defaultDir
   const cfg: ContractDbConfig = { ...fromFile, dataDir: resolve(dataDir) }
+  // Loaded only to run one: the operator commands and --help do without (start-up time).
+  const [{ createLogger }, { ContractDbNode }] = await Promise.all([
+    import('../log.js'),
+    import('../contract-db/node.js'),
+  ])
   const log = createLogger()
   const node = new ContractDbNode(cfg, { log, passphrase: cliPassphrase() })
   try {

@@ -5,8 +5,6 @@ import { join } from 'node:path'
 import { Command } from 'commander'
 import { DaemonNotRunningError, RouteMissingError } from '../api/client.js'
 import { registerContractDbCommands } from './contract-db.js'
-import { demoCommand } from './demo.js'
-import { devnetCommand } from './devnet.js'
 import {
   DEFAULT_MAX_PRICE,
   jobCancelCommand,
@@ -20,7 +18,6 @@ import { registerKeyCommands } from './key.js'
 import { peersCommand } from './peers.js'
 import { CliError, terminalSafe } from './output.js'
 import { registerResourceCommands } from './resources.js'
-import { initCommand, runCommand } from './run.js'
 
 const defaultDataDir = process.env.DMS_DATA_DIR ?? join(homedir(), '.dms')
 const defaultSocket = process.env.DMS_SOCKET || process.env.DMS_API_SOCKET || join(defaultDataDir, 'dms.sock')
@@ -45,7 +42,7 @@ program
   )
   .option('--data-dir <dir>', 'data directory', defaultDataDir)
   .option('--json', 'print JSON')
-  .action((o: { dataDir: string; json?: boolean }) => initCommand(o))
+  .action(async (o: { dataDir: string; json?: boolean }) => (await import('./run.js')).initCommand(o))
 
 program
   .command('run')
@@ -59,8 +56,8 @@ program
     'after',
     '\nEnvironment overrides (win over the file): DMS_DATA_DIR, DMS_LISTEN, DMS_BOOTSTRAP (comma lists),\nDMS_ONE_HOST, DMS_LOG_LEVEL, DMS_API_SOCKET, DMS_API_PORT (TCP listener on 127.0.0.1), DMS_API_TOKEN.',
   )
-  .action((o: { config?: string; dataDir?: string; logLevel?: string }) =>
-    runCommand({ ...o, defaultDataDir }),
+  .action(async (o: { config?: string; dataDir?: string; logLevel?: string }) =>
+    (await import('./run.js')).runCommand({ ...o, defaultDataDir }),
   )
 
 const socketOpt = ['--socket <path>', 'REST socket of the node (env DMS_SOCKET)', defaultSocket] as const
@@ -142,7 +139,9 @@ program
   .option('--dir <dir>', 'keep data, configs and logs in this folder (default: a temp folder, removed)')
   .option('--keep', 'keep the temp folder at stop')
   .option('--json', 'print one JSON line with every socket and peer id once ready')
-  .action((o: { providers: string; dir?: string; keep?: boolean; json?: boolean }) => devnetCommand(o))
+  .action(async (o: { providers: string; dir?: string; keep?: boolean; json?: boolean }) =>
+    (await import('./devnet.js')).devnetCommand(o),
+  )
 
 registerResourceCommands(program, defaultDataDir)
 registerKeyCommands(program, defaultDataDir)
@@ -159,7 +158,7 @@ program
     process.env.DMS_TEST_IMAGE ?? 'dms-test:1',
   )
   .option('--keep', 'keep the demo data directory and logs')
-  .action((o: { image: string; keep?: boolean }) => demoCommand(o))
+  .action(async (o: { image: string; keep?: boolean }) => (await import('./demo.js')).demoCommand(o))
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof CliError) {
