@@ -160,6 +160,22 @@ program
   .option('--keep', 'keep the demo data directory and logs')
   .action(async (o: { image: string; keep?: boolean }) => (await import('./demo.js')).demoCommand(o))
 
+program
+  .command('version')
+  .description('print the dms version and the protocol versions it speaks')
+  .option('--json', 'print JSON')
+  .action(async (o: { json?: boolean }) => (await import('./version.js')).versionCommand(o))
+
+program
+  .command('completion')
+  .description('print a shell completion script: source <(dms completion bash), or zsh')
+  .argument('<shell>', 'bash or zsh')
+  .action(async (shell: string) => {
+    if (shell !== 'bash' && shell !== 'zsh')
+      throw new CliError(`completion: shell must be bash or zsh, not ${shell}`)
+    process.stdout.write((await import('./completion.js')).completionScript(program, shell))
+  })
+
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof CliError) {
     // Messages may quote what a server or a peer said: shown, never interpreted by the terminal.
