@@ -1,61 +1,11 @@
-import { readFile } from 'node:fs/promises'
 import { mkdir, rename, rm } from 'node:fs/promises'
 import { dirname, isAbsolute, resolve as resolvePath, sep } from 'node:path'
 import { ApiClient, ApiClientError, downloadTo, ndjson, RouteMissingError } from '../api/client.js'
 import type { JobRecord } from '../orchestrator/job-record.js'
-import { parseCpu, parseWholeNumber, UnitError } from '../resources/units.js'
-import { CliError, print, printJson, printSafe, terminalSafe } from './output.js'
+import { CliError, print, printJson, printSafe } from './output.js'
 
 export type JobView = JobRecord & { state: string }
 const FINAL = new Set(['completed', 'failed', 'cancelled'])
-/** `job run`'s default price ceiling (micro-tokens): 1 token, above a devnet provider's ask. */
-export const DEFAULT_MAX_PRICE = 1_000_000
-
-export interface JobRunOptions {
-  socket: string
-  file?: string
-  image?: string
-  cpu?: string
-  memory?: string
-  timeout?: string
-  maxPrice?: string
-  name?: string
-  wait?: boolean
-  follow?: boolean
-  json?: boolean
-}
-
-async function specFrom(opts: JobRunOptions, command: string[]): Promise<unknown> {
-  if (opts.file !== undefined) {
-    try {
-      return JSON.parse(await readFile(opts.file, 'utf8'))
-    } catch (err) {
-      throw new CliError(`cannot read job spec ${opts.file}: ${(err as Error).message}`)
-    }
-  }
-  if (opts.image === undefined || command.length === 0)
-    throw new CliError('give a spec with -f spec.json, or --image IMAGE and a command after --')
-  // Decimal only: Number() would read "0x10" as 16 and "" as 0.
-  const read = <T>(flag: string, v: string | undefined, dflt: T, parse: (v: string) => T): T => {
-    if (v === undefined) return dflt
-    try {
-      return parse(v)
-    } catch (err) {
-      if (err instanceof UnitError) throw new CliError(`${flag}: ${err.message}`)
-      throw err
-    }
-  }
-  return {
-    name: opts.name,
-    image: opts.image,
-    command,
-    resources: { cpu: read('--cpu', opts.cpu, 1, parseCpu), memory: opts.memory ?? '256MiB' },
-    maxDuration: read('--timeout', opts.timeout, 300, (v) => parseWholeNumber(v, 'seconds')),
-    maxPrice: read('--max-price', opts.maxPrice, DEFAULT_MAX_PRICE, (v) =>
-      parseWholeNumber(v, 'micro-tokens'),
-    ),
-  }
-}
 
 /** Follows a job until it ends, printing each state as it is entered. Polls the REST API. */
 export async function follow(
@@ -73,13 +23,13 @@ export async function follow(
 }
 
 /** API errors become one-line CLI errors; an older daemon (404 NOT_FOUND route) says so. */
-function apiProblem(err: unknown, prefix = ''): never {
+export function apiProblem(err: unknown, prefix = ''): never {
   if (err instanceof ApiClientError) throw new CliError(`${prefix}${err.message}`)
   if (err instanceof RouteMissingError) throw new CliError(err.message)
   throw err
 }
 
-const LOGS_FROM = new Set(['running', 'verifying', 'settling', 'completed', 'failed', 'cancelled'])
+export const LOGS_FROM = new Set(['running', 'verifying', 'settling', 'completed', 'failed', 'cancelled'])
 
 /**
  * Streams a job's logs (`GET /v1/jobs/:id/logs?follow=true`, NDJSON) to stdout/stderr until the
@@ -102,83 +52,6 @@ export async function streamLogs(
     throw err
   }
   return undefined
-}
-
-export async function jobRunCommand(command: string[], opts: JobRunOptions): Promise<void> {
-  const api = new ApiClient(opts.socket)
-  const spec = await specFrom(opts, command)
-  let id: string
-  try {
-    id = (await api.ok<{ id: string }>('POST', '/v1/jobs', spec)).id
-  } catch (err) {
-    apiProblem(err, 'job refused: ')
-  }
-  if (!opts.wait && !opts.follow) {
-    if (opts.json) printJson({ id })
-    else print(id)
-    return
-  }
-  const human = !opts.json
-  // States go to stderr so that stdout carries only the job's own output (as with --follow).
-  const say = (s: string) => void process.stderr.write(`${s}\n`)
-  if (human) say(`job ${id}`)
-  let t0: number | undefined
-  let logs: Promise<string | undefined> | undefined
-  const job = await follow(api, id, (h) => {
-    if (human) say(terminalSafe(`  ${String(h.at - (t0 ??= h.at)).padStart(6)} ms  ${h.state}`))
-    if (opts.follow && logs === undefined && LOGS_FROM.has(h.state))
-      logs = streamLogs(opts.socket, id, {
-        stdout: (d) => void process.stdout.write(d),
-        stderr: (d) => void process.stderr.write(d),
-      }).catch((err: unknown) => {
-        say(`(logs unavailable: ${(err as Error).message})`)
-        return undefined
-      })
-  }).catch((err: unknown) => apiProblem(err))
-  const streamed = logs !== undefined && (await logs) !== undefined
-  if (opts.json) printJson(job)
-  else {
-    if (job.result && !streamed) {
-      process.stdout.write(job.result.stdout ?? '')
-      process.stderr.write(job.result.stderr ?? '')
-    }
-    if (opts.follow && !streamed && logs !== undefined)
-      say('(this daemon has no live logs route: the output above is the final result)')
-    if (job.error) say(terminalSafe(`${job.state}: ${job.error.code}: ${job.error.message}`))
-    const hint = maxPriceHint(job)
-    if (hint !== undefined) say(hint)
-  }
-  const code = waitExitCode(job)
-  if (code !== 0)
-    throw new CliError(`job ${id} ${job.state}${job.error ? `: ${job.error.message}` : ''}`, code)
-}
-
-/**
- * The exit status of `job run --wait|--follow`: the container's exit code when it ran (0 when the
- * job completed), 2 when the job ended without a run's exit code (no bids, cancelled, refused).
- */
-export function waitExitCode(job: Pick<JobView, 'state' | 'result'>): number {
-  // The daemon's answer is read defensively: an older one may not carry the receipt.
-  const ran = (job.result as { receipt?: { receipt?: { exitCode?: unknown } } } | undefined)?.receipt?.receipt
-    ?.exitCode
-  if (typeof ran === 'number' && ran > 0 && ran < 256) return ran
-  return job.state === 'completed' ? 0 : 2
-}
-
-/**
- * When providers declined only on price: the max price that at least one would have accepted
- * (their decline reason quotes their price), as a line to show.
- */
-export function maxPriceHint(job: Pick<JobView, 'error'>): string | undefined {
-  const declines = job.error?.declines ?? []
-  const asked: number[] = []
-  for (const d of declines)
-    for (const r of d.reasons) {
-      const m = /^price (\d+) exceeds the job's max price/.exec(r)
-      if (m !== null && d.reasons.length === 1) asked.push(Number(m[1]))
-    }
-  if (asked.length === 0) return undefined
-  return `hint: --max-price ${Math.min(...asked)} (micro-tokens, for the whole max duration) would have been accepted`
 }
 
 export async function jobStatusCommand(id: string, opts: { socket: string; json?: boolean }): Promise<void> {

@@ -5,13 +5,12 @@ import { join } from 'node:path'
 import { Command } from 'commander'
 import { DaemonNotRunningError, RouteMissingError } from '../api/client.js'
 import { registerContractDbCommands } from './contract-db.js'
+import { collect, DEFAULT_MAX_PRICE, jobRunCommand } from './job-run.js'
 import {
-  DEFAULT_MAX_PRICE,
   jobCancelCommand,
   jobListCommand,
   jobLogsCommand,
   jobOutputsCommand,
-  jobRunCommand,
   jobStatusCommand,
 } from './job.js'
 import { registerKeyCommands } from './key.js'
@@ -72,17 +71,21 @@ program
 const job = program.command('job').description('post and inspect jobs on a requester node')
 job
   .command('run')
-  .description('post a job: -f spec.json, or --image IMAGE [options] -- command args...')
+  .description(
+    'post a job: -f spec.json (the whole spec: other spec flags are refused), or --image IMAGE [options] -- command args...',
+  )
   .argument('[command...]', 'the command to run in the container')
   .option('-f, --file <spec>', 'job spec file (JSON, see specs/job-spec.md)')
   .option('--image <image>', 'container image')
-  .option('--cpu <cores>', 'CPU cores', '1')
-  .option('--memory <size>', 'memory, e.g. 256MiB', '256MiB')
-  .option('--timeout <seconds>', 'max duration in seconds', '300')
+  .option('--cpu <cores>', 'CPU cores (default 1)')
+  .option('--memory <size>', 'memory, e.g. 256MiB (default 256MiB)')
+  .option('--disk <size>', "disk quota, e.g. 1GiB (default: the provider's)")
+  .option('--gpu <n>', 'GPUs (default 0)')
+  .option('--env <NAME=value>', 'environment variable (repeatable)', collect)
+  .option('--timeout <duration>', 'max duration: seconds, or 90s, 10m, 2h, 1h30m (default 300)')
   .option(
     '--max-price <amount>',
-    'price ceiling for the max duration (micro-tokens)',
-    String(DEFAULT_MAX_PRICE),
+    `price ceiling for the max duration, micro-tokens (default ${DEFAULT_MAX_PRICE})`,
   )
   .option('--name <name>', 'job name')
   .option(

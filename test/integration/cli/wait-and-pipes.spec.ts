@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -30,6 +30,7 @@ describe('dms job run --wait and piped output (issue 20)', function () {
   let dir: string
   let sock: string
   let app: FastifyInstance
+  const posted: unknown[] = []
 
   before(async () => {
     assert.ok(existsSync('dist/dms/cli/main.js'), 'the CLI is not built: run `npm run build`')
@@ -45,6 +46,7 @@ describe('dms job run --wait and piped output (issue 20)', function () {
       })),
     }))
     app.post('/v1/jobs', (req, reply) => {
+      posted.push(req.body)
       const exit = (req.body as { command: string[] }).command.at(-1)
       return reply.status(201).send({ id: `job-${exit}`, state: 'bidding' })
     })
@@ -121,5 +123,78 @@ describe('dms job run --wait and piped output (issue 20)', function () {
     assert.match(r.stdout, /^00000000-0000-4000-8000-000000000000 /)
     assert.doesNotMatch(r.stderr, /EPIPE|Error|at /)
     assert.match(r.stderr, /dms=0/)
+  })
+
+  it('job run takes --env K=V, --disk, --gpu and durations like 10m', async () => {
+    const n = posted.length
+    const r = await run(process.execPath, [
+      'bin/dms.js',
+      'job',
+      'run',
+      '--socket',
+      sock,
+      '--image',
+      'x:1',
+      '--env',
+      'A=1',
+      '--env',
+      'B=x=y',
+      '--disk',
+      '1GiB',
+      '--gpu',
+      '1',
+      '--timeout',
+      '1h30m',
+      '--',
+      'sh',
+      '0',
+    ])
+    assert.equal(r.code, 0, r.stderr)
+    const body = posted[n] as { env: unknown; resources: unknown; maxDuration: number }
+    assert.deepEqual(body.env, { A: '1', B: 'x=y' })
+    assert.deepEqual(body.resources, { cpu: 1, memory: '256MiB', disk: '1GiB', gpu: 1 })
+    assert.equal(body.maxDuration, 5400)
+  })
+
+  it('job run -f refuses spec flags given with it, naming them, instead of ignoring them', async () => {
+    const n = posted.length
+    const file = join(dir, 'spec.json')
+    await writeFile(
+      file,
+      JSON.stringify({
+        image: 'x:1',
+        command: ['sh', '0'],
+        resources: { cpu: 1, memory: '64MiB' },
+        maxDuration: 60,
+        maxPrice: 1,
+      }),
+    )
+    const r = await run(process.execPath, [
+      'bin/dms.js',
+      'job',
+      'run',
+      '--socket',
+      sock,
+      '-f',
+      file,
+      '--cpu',
+      '2',
+      '--timeout',
+      '10m',
+    ])
+    assert.equal(r.code, 1)
+    assert.match(r.stderr, /--cpu, --timeout: not combined with -f/)
+    assert.equal(posted.length, n, 'nothing was posted')
+    const ok = await run(process.execPath, [
+      'bin/dms.js',
+      'job',
+      'run',
+      '--socket',
+      sock,
+      '-f',
+      file,
+      '--wait',
+    ])
+    assert.equal(ok.code, 0, ok.stderr)
   })
 })

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { DEVNET_PRICES } from '../../../dms/cli/devnet.js'
-import { DEFAULT_MAX_PRICE, maxPriceHint, waitExitCode } from '../../../dms/cli/job.js'
+import { DEFAULT_MAX_PRICE, maxPriceHint, parseDuration, waitExitCode } from '../../../dms/cli/job-run.js'
 import { pricePerHour, totalFor } from '../../../dms/provider/pricing.js'
 
 const MiB = 1024 * 1024
@@ -47,5 +47,11 @@ describe('dms job run defaults (issue 20)', () => {
     assert.equal(waitExitCode({ state: 'failed', result: ran(3) }), 3)
     assert.equal(waitExitCode({ state: 'failed', result: undefined }), 2)
     assert.equal(waitExitCode({ state: 'cancelled', result: ran(-1) }), 2)
+  })
+
+  it('--timeout reads seconds and durations like 90s, 10m, 2h, 1h30m; nothing else', () => {
+    assert.deepEqual(['300', '90s', '10m', '2h', '1h30m'].map(parseDuration), [300, 90, 600, 7200, 5400])
+    for (const bad of ['', '0x10', '1e3', '10 m', '-5', '1.5h', 'm'])
+      assert.throws(() => parseDuration(bad), { name: 'UnitError' }, bad)
   })
 })
