@@ -118,6 +118,13 @@ export async function jobRunCommand(command: string[], opts: JobRunOptions): Pro
   // States go to stderr so that stdout carries only the job's own output (as with --follow).
   const say = (s: string) => void process.stderr.write(`${s}\n`)
   if (human) say(`job ${id}`)
+  // Ctrl-C stops watching, not the job: say so, and how to come back or to cancel it.
+  process.once('SIGINT', () => {
+    say(
+      `\ndms: job ${id} goes on (Ctrl-C stopped only this view). Re-attach: dms job logs ${id} --follow (or dms job status ${id}); cancel: dms job cancel ${id}`,
+    )
+    process.exit(130)
+  })
   let t0: number | undefined
   let logs: Promise<string | undefined> | undefined
   const job = await follow(api, id, (h) => {

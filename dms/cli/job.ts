@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { mkdir, rename, rm } from 'node:fs/promises'
 import { dirname, isAbsolute, resolve as resolvePath, sep } from 'node:path'
 import { ApiClient, ApiClientError, downloadTo, ndjson, RouteMissingError } from '../api/client.js'
@@ -119,9 +120,25 @@ export async function jobLogsCommand(
     .ok<{ stdout: string; stderr: string; truncated: boolean }>('GET', path)
     .catch((err: unknown) => apiProblem(err))
   if (opts.json) return printJson(logs)
+  if (logs.stdout === '' && logs.stderr === '') await neverRan(opts.socket, id)
   process.stdout.write(logs.stdout)
   process.stderr.write(logs.stderr)
   if (logs.truncated) process.stderr.write('dms: (logs truncated by the provider)\n')
+}
+
+/** Fails with why a job has no logs when it never started running (no bids, refused, cancelled). */
+async function neverRan(socket: string, id: string): Promise<void> {
+  const job = await new ApiClient(socket)
+    .ok<JobView>('GET', `/v1/jobs/${encodeURIComponent(id)}`)
+    .catch(() => undefined)
+  if (job === undefined || !Array.isArray(job.history) || job.history.some((h) => h.state === 'running'))
+    return
+  const why = job.error ? `: ${job.error.code}: ${job.error.message}` : ''
+  throw new CliError(
+    FINAL.has(job.state)
+      ? `job ${id} never ran (${job.state}${why}): it has no logs`
+      : `job ${id} has not started running yet (${job.state}): no logs so far; --follow waits for them`,
+  )
 }
 
 interface OutputsView {
@@ -139,7 +156,7 @@ export function outputTarget(dir: string, path: string): string {
 
 export async function jobOutputsCommand(
   id: string,
-  opts: { socket: string; json?: boolean; out?: string },
+  opts: { socket: string; json?: boolean; out?: string; force?: boolean },
 ): Promise<void> {
   const base = `/v1/jobs/${encodeURIComponent(id)}/outputs`
   const view = await new ApiClient(opts.socket)
@@ -153,6 +170,13 @@ export async function jobOutputsCommand(
     if (view.archive) print(`archive: outputs.tar, ${view.archive.size} bytes, sha256 ${view.archive.sha256}`)
     return
   }
+  // Nothing is overwritten unless asked: checked for every file before the first is fetched.
+  const targets = [...view.files.map((f) => f.path), ...(view.archive ? ['outputs.tar'] : [])]
+  const existing = targets.map((p) => outputTarget(opts.out as string, p)).filter((f) => existsSync(f))
+  if (existing.length > 0 && opts.force !== true)
+    throw new CliError(
+      `${existing[0]}${existing.length > 1 ? ` and ${existing.length - 1} more` : ''} already exist: give --force to overwrite, or another --out`,
+    )
   const written: Array<{ path: string; file: string; size: number }> = []
   // Each file goes straight to disk, hashed as it arrives, and is kept only if the hash matches.
   const fetchTo = async (route: string, file: string, sha256: string) => {

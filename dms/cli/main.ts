@@ -122,9 +122,12 @@ job
   .description("list a job's output files, or download them with --out")
   .argument('<id>', 'job id')
   .option('--out <dir>', 'write the files (and outputs.tar if any) into this folder, checking each sha256')
+  .option('--force', 'overwrite files that already exist in --out')
   .option('--json', 'print JSON')
   .option(...socketOpt)
-  .action((id: string, o: { socket: string; json?: boolean; out?: string }) => jobOutputsCommand(id, o))
+  .action((id: string, o: { socket: string; json?: boolean; out?: string; force?: boolean }) =>
+    jobOutputsCommand(id, o),
+  )
 job
   .command('cancel')
   .description('cancel a job that has not ended')

@@ -2,11 +2,14 @@
  * `dms job run --wait` and `dms job list | head -1` (issue 20), the built CLI as a separate
  * process against a stand-in daemon (Fastify on a unix socket) serving the REST route contract:
  * --wait keeps stdout for the job's own output (states and the job's stderr on stderr) and exits
- * with the container's exit code; a reader that closes the pipe early is not an error.
+ * with the container's exit code; a reader that closes the pipe early is not an error; the job-run
+ * flags users bring (--env, --disk, --gpu, 10m) and -f refusing flags beside it; Ctrl-C while
+ * waiting, logs of a job that never ran, and outputs that would overwrite files.
  */
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { execFile, spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { existsSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -51,6 +54,32 @@ describe('dms job run --wait and piped output (issue 20)', function () {
       return reply.status(201).send({ id: `job-${exit}`, state: 'bidding' })
     })
     app.get('/v1/jobs/:id', (req) => {
+      const { id } = req.params as { id: string }
+      if (id === 'job-hang')
+        return {
+          id,
+          state: 'running',
+          spec: {},
+          history: [
+            { state: 'bidding', at: 1 },
+            { state: 'running', at: 2 },
+          ],
+          bids: [],
+          declines: [],
+        }
+      if (id === 'job-nobids')
+        return {
+          id,
+          state: 'failed',
+          spec: {},
+          history: [
+            { state: 'bidding', at: 1 },
+            { state: 'failed', at: 2 },
+          ],
+          bids: [],
+          declines: [],
+          error: { code: 'NO_BIDS', message: 'no provider answered the bid request' },
+        }
       const exitCode = Number((req.params as { id: string }).id.slice(4))
       const state = exitCode === 0 ? 'completed' : 'failed'
       return {
@@ -68,6 +97,12 @@ describe('dms job run --wait and piped output (issue 20)', function () {
         error: exitCode === 0 ? undefined : { code: 'RUN_FAILED', message: `exit code ${exitCode}` },
       }
     })
+    app.get('/v1/jobs/:id/logs', () => ({ stdout: '', stderr: '', truncated: false }))
+    app.get('/v1/jobs/:id/outputs', () => ({
+      archive: null,
+      files: [{ path: 'a.txt', sha256: createHash('sha256').update('42').digest('hex'), size: 2 }],
+    }))
+    app.get('/v1/jobs/:id/outputs/a.txt', () => '42')
     await app.listen({ path: sock })
   })
   after(async () => {
@@ -196,5 +231,81 @@ describe('dms job run --wait and piped output (issue 20)', function () {
       '--wait',
     ])
     assert.equal(ok.code, 0, ok.stderr)
+  })
+
+  it('Ctrl-C during --wait says the job goes on and how to re-attach or cancel it', async () => {
+    const child = spawn(process.execPath, [
+      'bin/dms.js',
+      'job',
+      'run',
+      '--socket',
+      sock,
+      '--wait',
+      '--image',
+      'x:1',
+      '--',
+      'hang',
+    ])
+    let err = ''
+    await new Promise<void>((resolve) =>
+      child.stderr.on('data', (d: Buffer) => {
+        err += d.toString()
+        if (/running/.test(err)) resolve()
+      }),
+    )
+    const code = new Promise((r) => child.once('exit', r))
+    child.kill('SIGINT')
+    assert.equal(await code, 130)
+    assert.match(err, /job job-hang goes on/)
+    assert.match(err, /dms job logs job-hang --follow/)
+    assert.match(err, /dms job cancel job-hang/)
+  })
+
+  it('job logs on a job that never ran says so', async () => {
+    const r = await run(process.execPath, ['bin/dms.js', 'job', 'logs', '--socket', sock, 'job-nobids'])
+    assert.equal(r.code, 1)
+    assert.match(r.stderr, /job job-nobids never ran \(failed: NO_BIDS: no provider answered/)
+  })
+
+  it('job outputs --out refuses to overwrite a file unless --force', async () => {
+    const out = join(dir, 'out')
+    const first = await run(process.execPath, [
+      'bin/dms.js',
+      'job',
+      'outputs',
+      '--socket',
+      sock,
+      'job-0',
+      '--out',
+      out,
+    ])
+    assert.equal(first.code, 0, first.stderr)
+    await writeFile(join(out, 'a.txt'), 'mine')
+    const again = await run(process.execPath, [
+      'bin/dms.js',
+      'job',
+      'outputs',
+      '--socket',
+      sock,
+      'job-0',
+      '--out',
+      out,
+    ])
+    assert.equal(again.code, 1)
+    assert.match(again.stderr, /a\.txt already exist: give --force/)
+    assert.equal(readFileSync(join(out, 'a.txt'), 'utf8'), 'mine', 'nothing was overwritten')
+    const forced = await run(process.execPath, [
+      'bin/dms.js',
+      'job',
+      'outputs',
+      '--socket',
+      sock,
+      'job-0',
+      '--out',
+      out,
+      '--force',
+    ])
+    assert.equal(forced.code, 0, forced.stderr)
+    assert.equal(readFileSync(join(out, 'a.txt'), 'utf8'), '42')
   })
 })
