@@ -161,7 +161,8 @@ export class OperatorApi {
     )
 
     app.get('/v1/contract-db/contracts', async () => ({
-      contracts: (await contracts.list()).map(summarize),
+      // Newest first, as `dms job list`.
+      contracts: (await contracts.list()).map(summarize).sort((a, b) => b.activatedAt - a.activatedAt),
     }))
     app.get<{ Params: { id: string } }>('/v1/contract-db/contracts/:id', async (req, reply) => {
       const rec = await contracts.get(req.params.id)
