@@ -3,6 +3,7 @@ import { mkdir, rename, rm } from 'node:fs/promises'
 import { dirname, isAbsolute, resolve as resolvePath, sep } from 'node:path'
 import { ApiClient, ApiClientError, downloadTo, ndjson, RouteMissingError } from '../api/client.js'
 import type { JobRecord } from '../orchestrator/job-record.js'
+import { resolveJobId } from './job-id.js'
 import { CliError, print, printJson, printSafe } from './output.js'
 
 export type JobView = JobRecord & { state: string }
@@ -56,6 +57,7 @@ export async function streamLogs(
 }
 
 export async function jobStatusCommand(id: string, opts: { socket: string; json?: boolean }): Promise<void> {
+  id = await resolveJobId(opts.socket, id)
   const api = new ApiClient(opts.socket)
   let job: JobView & { usage?: { wallSeconds: number } | null }
   try {
@@ -105,6 +107,7 @@ export async function jobLogsCommand(
   id: string,
   opts: { socket: string; json?: boolean; follow?: boolean },
 ): Promise<void> {
+  id = await resolveJobId(opts.socket, id)
   const path = `/v1/jobs/${encodeURIComponent(id)}/logs`
   if (opts.follow) {
     const lines: unknown[] = []
@@ -158,6 +161,7 @@ export async function jobOutputsCommand(
   id: string,
   opts: { socket: string; json?: boolean; out?: string; force?: boolean },
 ): Promise<void> {
+  id = await resolveJobId(opts.socket, id)
   const base = `/v1/jobs/${encodeURIComponent(id)}/outputs`
   const view = await new ApiClient(opts.socket)
     .ok<OutputsView>('GET', base)
@@ -214,6 +218,7 @@ export async function jobOutputsCommand(
 }
 
 export async function jobCancelCommand(id: string, opts: { socket: string; json?: boolean }): Promise<void> {
+  id = await resolveJobId(opts.socket, id)
   const res = await new ApiClient(opts.socket)
     .ok<{ id: string; state: string }>('DELETE', `/v1/jobs/${encodeURIComponent(id)}`)
     .catch((err: unknown) => apiProblem(err, 'cancel refused: '))

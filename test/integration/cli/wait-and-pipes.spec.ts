@@ -42,11 +42,14 @@ describe('dms job run --wait and piped output (issue 20)', function () {
     app = Fastify()
     // Many jobs: more output than a pipe holds, so writes go on after `head -1` has exited.
     app.get('/v1/jobs', () => ({
-      jobs: Array.from({ length: 20_000 }, (_, i) => ({
-        id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-        state: 'completed',
-        createdAt: 1_700_000_000_000 - i,
-      })),
+      jobs: [
+        ...Array.from({ length: 20_000 }, (_, i) => ({
+          id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+          state: 'completed',
+          createdAt: 1_700_000_000_000 - i,
+        })),
+        { id: 'abcdef12-3456-4789-8abc-def012345678', state: 'completed', createdAt: 0 },
+      ],
     }))
     app.post('/v1/jobs', (req, reply) => {
       posted.push(req.body)
@@ -307,5 +310,15 @@ describe('dms job run --wait and piped output (issue 20)', function () {
     ])
     assert.equal(forced.code, 0, forced.stderr)
     assert.equal(readFileSync(join(out, 'a.txt'), 'utf8'), '42')
+  })
+
+  it('job commands take a unique id prefix, and refuse an ambiguous one', async () => {
+    const full = 'abcdef12-3456-4789-8abc-def012345678'
+    const one = await run(process.execPath, ['bin/dms.js', 'job', 'status', '--socket', sock, 'abcdef'])
+    assert.equal(one.code, 0, one.stderr)
+    assert.match(one.stdout, new RegExp(`^${full} `))
+    const many = await run(process.execPath, ['bin/dms.js', 'job', 'status', '--socket', sock, '0000'])
+    assert.equal(many.code, 1)
+    assert.match(many.stderr, /job id 0000 is ambiguous: 00000000-0000-4000-8000-000000000000, /)
   })
 })
