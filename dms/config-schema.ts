@@ -236,3 +236,22 @@ export type NodeConfig = Static<typeof nodeConfigSchema>
 export type NetworkConfig = Static<typeof networkSchema>
 export type ApiConfig = Static<typeof apiSchema>
 export type ProviderConfig = Static<typeof providerSchema>
+
+/**
+ * JSON schema of a contract-db config file (`dms contract-db run -c`, specs/contract-db.md): as
+ * strict as a node's, so that a misspelt field is refused rather than ignored.
+ */
+export const contractDbConfigSchema = obj({
+  /** Holds `node.key`, `db/` and the operator socket; `--data-dir` wins over it. */
+  dataDir: opt(str),
+  listen: opt(strings),
+  bootstrap: opt(strings),
+  oneHost: opt(Type.Boolean()),
+  network: opt(networkSchema),
+  /** The operator's REST socket; false disables it. @default '<dataDir>/contract-db.sock' */
+  socket: opt(Type.Union([Type.Unsafe<false>({ const: false }), str])),
+  /** Lifetime of the approval credentials it issues. @default 600000 */
+  approvalTtlMs: opt(posInt),
+})
+
+export type ContractDbFileConfig = Static<typeof contractDbConfigSchema>

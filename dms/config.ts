@@ -3,15 +3,21 @@
  * (dms/config-schema.ts). Spec: specs/config.md. The contract-db is not a role of this node: it
  * runs as its own process (`dms contract-db run`, dms/contract-db/node.ts).
  */
-import { Ajv } from 'ajv'
+import { Ajv, type ValidateFunction } from 'ajv'
 import { DmsError } from '../actors/errors.js'
-import { nodeConfigSchema, type NodeConfig } from './config-schema.js'
+import {
+  contractDbConfigSchema,
+  nodeConfigSchema,
+  type ContractDbFileConfig,
+  type NodeConfig,
+} from './config-schema.js'
 import { GOSSIP_SCORE_DEFAULTS } from './network/gossip-score.js'
 
 export {
   LOG_LEVELS,
   nodeConfigSchema,
   type ApiConfig,
+  type ContractDbFileConfig,
   type NetworkConfig,
   type NodeConfig,
   type ProviderConfig,
@@ -100,27 +106,7 @@ export function loadNodeConfig(
     at[path[path.length - 1]] = value
     fromEnv.set(`/${path.join('/')}`, o.env)
   }
-  if (!validate(cfg)) {
-    const e = mostSpecific(validate.errors ?? [])
-    let path = e?.instancePath ?? ''
-    let detail = e?.message ?? 'invalid'
-    if (e?.keyword === 'additionalProperties') {
-      const extra = String((e.params as { additionalProperty?: string }).additionalProperty)
-      path = `${path}/${extra}`
-      detail = 'unknown field'
-    } else if (e?.keyword === 'required') {
-      path = `${path}/${String((e.params as { missingProperty?: string }).missingProperty)}`
-      detail = 'is required'
-    } else if (e?.keyword === 'enum') {
-      detail = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
-    }
-    const field = path.replace(/^\//, '').replaceAll('/', '.')
-    const env = fromEnv.get(path)
-    throw new ConfigError(
-      field,
-      `${source}: ${field === '' ? '(root)' : `"${field}"`}${env ? ` (from ${env})` : ''}: ${detail}`,
-    )
-  }
+  checkSchema(validate, cfg, source, fromEnv)
   const config = cfg as NodeConfig
   checkScoreThresholds(config, source)
   return config
@@ -140,4 +126,48 @@ function checkScoreThresholds(cfg: NodeConfig, source: string): void {
       `${field}.graylistThreshold`,
       `${source}: "${field}.graylistThreshold" (${s.graylistThreshold}): must be <= publishThreshold (${s.publishThreshold})`,
     )
+}
+
+/** Throws ConfigError naming the most specific field `check` refuses in `cfg` (and its variable). */
+function checkSchema(
+  check: ValidateFunction,
+  cfg: unknown,
+  source: string,
+  fromEnv: Map<string, string> = new Map(),
+): void {
+  if (check(cfg)) return
+  const validate = check
+  const e = mostSpecific(validate.errors ?? [])
+  let path = e?.instancePath ?? ''
+  let detail = e?.message ?? 'invalid'
+  if (e?.keyword === 'additionalProperties') {
+    const extra = String((e.params as { additionalProperty?: string }).additionalProperty)
+    path = `${path}/${extra}`
+    detail = 'unknown field'
+  } else if (e?.keyword === 'required') {
+    path = `${path}/${String((e.params as { missingProperty?: string }).missingProperty)}`
+    detail = 'is required'
+  } else if (e?.keyword === 'enum') {
+    detail = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
+  }
+  const field = path.replace(/^\//, '').replaceAll('/', '.')
+  const env = fromEnv.get(path)
+  throw new ConfigError(
+    field,
+    `${source}: ${field === '' ? '(root)' : `"${field}"`}${env ? ` (from ${env})` : ''}: ${detail}`,
+  )
+}
+
+const validateContractDb = ajv.compile(contractDbConfigSchema)
+
+/**
+ * Checks a contract-db config file (`dms contract-db run -c`) against its schema: an unknown field
+ * (a typo) or a bad value is refused, naming the field, instead of silently falling back to a
+ * default (a new identity in another data dir).
+ */
+export function loadContractDbConfig(file: unknown, source = 'config'): ContractDbFileConfig {
+  if (typeof file !== 'object' || file === null || Array.isArray(file))
+    throw new ConfigError('', `${source}: must be a JSON object`)
+  checkSchema(validateContractDb, file, source)
+  return file
 }

@@ -8,8 +8,11 @@ import { join } from 'node:path'
 import { DmsError } from '../actors/errors.js'
 import { KeyPair } from '../actors/identity.js'
 
-/** Where the passphrase comes from: the environment, a prompt, a test. */
-export type PassphraseSource = () => Promise<string>
+/**
+ * Where the passphrase comes from: the environment, a prompt, a test. `purpose` says whether it
+ * unseals an existing key or seals a new one (a prompt then asks twice).
+ */
+export type PassphraseSource = (purpose?: 'unseal' | 'seal') => Promise<string>
 
 export const PASSPHRASE_ENV = 'DMS_PASSPHRASE'
 
@@ -118,9 +121,9 @@ export interface LoadedKey {
  */
 export async function loadOrCreateKey(dataDir: string, passphrase: PassphraseSource): Promise<LoadedKey> {
   const path = join(dataDir, 'node.key')
-  const ask = async () => {
+  const ask = async (purpose: 'unseal' | 'seal' = 'unseal') => {
     try {
-      return await passphrase()
+      return await passphrase(purpose)
     } catch (err) {
       if (err instanceof PassphraseRequiredError) throw new PassphraseRequiredError(path)
       throw err
@@ -147,12 +150,12 @@ export async function loadOrCreateKey(dataDir: string, passphrase: PassphraseSou
     }
     if (typeof parsed.seed === 'string') {
       const key = KeyPair.fromSeed(new Uint8Array(Buffer.from(parsed.seed, 'base64')))
-      await writeAtomically(path, JSON.stringify(await sealSeed(key.seed, await ask())))
+      await writeAtomically(path, JSON.stringify(await sealSeed(key.seed, await ask('seal'))))
       return { key, created: false, migrated: true }
     }
     throw new KeyFileError(`key file ${path} is neither a sealed (version 2) nor a plain key file`)
   }
-  const pass = await ask()
+  const pass = await ask('seal')
   await mkdir(dataDir, { recursive: true, mode: 0o700 })
   const key = KeyPair.generate()
   const sealed = JSON.stringify(await sealSeed(key.seed, pass))
@@ -165,4 +168,26 @@ export async function loadOrCreateKey(dataDir: string, passphrase: PassphraseSou
   }
   await chmod(path, 0o600)
   return { key, created: true, migrated: false }
+}
+
+/**
+ * Re-seals the node key of `dataDir` with a new passphrase (atomically, mode 0600): `current`
+ * unseals it, `next` seals it. The key, hence the peer id, is unchanged.
+ */
+export async function changePassphrase(
+  dataDir: string,
+  current: PassphraseSource,
+  next: PassphraseSource,
+): Promise<KeyPair> {
+  const path = join(dataDir, 'node.key')
+  try {
+    // It must exist: loadOrCreateKey would create a new identity.
+    await readFile(path, 'utf8')
+  } catch (err) {
+    throw new KeyFileError(`cannot read key file ${path}: ${(err as Error).message} (dms init creates it)`)
+  }
+  const { key } = await loadOrCreateKey(dataDir, current)
+  const pass = await next('seal')
+  await writeAtomically(path, JSON.stringify(await sealSeed(key.seed, pass)))
+  return key
 }

@@ -25,6 +25,17 @@ fi
 say "building (tsc)"
 npm run -s build
 
+# `dms` on the PATH: npm's global bin links to this checkout (a later build is picked up). An
+# existing `dms` elsewhere is left alone; DMS_SETUP_LINK=0 skips this (the tests do not need it).
+if [ "${DMS_SETUP_LINK:-1}" = 0 ]; then
+  :
+elif ! command -v dms >/dev/null 2>&1; then
+  say "linking the dms command (npm link: $(npm prefix -g)/bin/dms)"
+  npm link --no-audit --no-fund --ignore-scripts --loglevel=error
+elif [ "$(readlink -f "$(command -v dms)")" != "$(readlink -f bin/dms.js)" ]; then
+  say "dms on the PATH is $(command -v dms), not this checkout's: run npm link here to switch"
+fi
+
 bash scripts/docker-bootstrap.sh
 bash scripts/build-test-image.sh
 say "ready"

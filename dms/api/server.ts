@@ -3,11 +3,12 @@
  * served on a unix socket (mode 0600) and optionally on loopback TCP with a bearer token.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto'
-import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
+import { chmod, readFile, writeFile } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
 import { Ajv } from 'ajv'
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify'
 import type { Logger } from 'pino'
+import { claimSocket, markOwned, releaseSocket } from '../../actors/local-socket.js'
 import { dataRoutes } from './data-routes.js'
 import { apiError, STATUS, validationError } from './errors.js'
 import { jobRoutes } from './job-routes.js'
@@ -126,9 +127,10 @@ export class ApiServer {
   async start(): Promise<void> {
     if (this.app !== undefined) return
     const { app } = buildApi(this.c.ports, this.c)
-    await rm(this.init.socketPath, { force: true })
+    await claimSocket(this.init.socketPath)
     await app.listen({ path: this.init.socketPath })
     await chmod(this.init.socketPath, 0o600)
+    await markOwned(this.init.socketPath)
     this.app = app
     const tcp = this.init.tcp
     if (tcp !== undefined) {
@@ -144,6 +146,7 @@ export class ApiServer {
   async stop(): Promise<void> {
     await this.tcpApp?.close()
     this.tcpApp = undefined
+    if (this.app !== undefined) await releaseSocket(this.init.socketPath)
     await this.app?.close()
     this.app = undefined
   }

@@ -4,16 +4,16 @@
  */
 import { readFile } from 'node:fs/promises'
 import { cliPassphrase } from './passphrase.js'
-import { keyProblem } from './run.js'
+import { startProblem } from './start-problem.js'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { ApiClient, ApiClientError, DaemonNotRunningError } from '../api/client.js'
-import { CONTRACT_DB_SOCKET, ContractDbNode, type ContractDbConfig } from '../contract-db/node.js'
+import type { ContractDbFileConfig } from '../config.js'
+import type { ContractDbConfig } from '../contract-db/node.js'
+import { CONTRACT_DB_SOCKET } from '../contract-db/paths.js'
 import type { ContractSummary } from '../contract-db/operator-api.js'
 import type { Account, ApprovedEntity } from '../contract-db/records.js'
-import { createLogger } from '../log.js'
-import { DataDirInUseError } from '../store/db.js'
 import { CliError, print, printJson } from './output.js'
 
 const defaultDir = process.env.DMS_CONTRACT_DB_DIR ?? join(homedir(), '.dms-contract-db')
@@ -24,19 +24,25 @@ interface Where {
   json?: boolean
 }
 
-async function readConfig(path: string): Promise<Partial<ContractDbConfig>> {
+async function readConfig(path: string): Promise<ContractDbFileConfig> {
   let text: string
   try {
     text = await readFile(path, 'utf8')
   } catch (err) {
     throw new CliError(`cannot read config ${path}: ${(err as Error).message}`)
   }
+  let file: unknown
   try {
-    const cfg = JSON.parse(text) as Partial<ContractDbConfig>
-    if (typeof cfg !== 'object' || cfg === null) throw new Error('not an object')
-    return cfg
+    file = JSON.parse(text)
   } catch (err) {
-    throw new CliError(`config ${path} is not a JSON object: ${(err as Error).message}`)
+    throw new CliError(`config ${path} is not valid JSON: ${(err as Error).message}`)
+  }
+  const { ConfigError, loadContractDbConfig } = await import('../config.js')
+  try {
+    return loadContractDbConfig(file, `config ${path}`)
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CliError(err.message)
+    throw err
   }
 }
 
@@ -48,13 +54,17 @@ async function runService(opts: { dataDir?: string; config?: string }): Promise<
   const fromFile = opts.config !== undefined ? await readConfig(opts.config) : {}
   const dataDir = opts.dataDir ?? fromFile.dataDir ?? defaultDir
   const cfg: ContractDbConfig = { ...fromFile, dataDir: resolve(dataDir) }
+  // Loaded only to run one: the operator commands and --help do without (start-up time).
+  const [{ createLogger }, { ContractDbNode }] = await Promise.all([
+    import('../log.js'),
+    import('../contract-db/node.js'),
+  ])
   const log = createLogger()
   const node = new ContractDbNode(cfg, { log, passphrase: cliPassphrase() })
   try {
     await node.start()
   } catch (err) {
-    if (err instanceof DataDirInUseError) throw new CliError(err.message)
-    keyProblem(err)
+    await startProblem(err, { dataDir: cfg.dataDir, listen: cfg.listen })
   }
   const ready = {
     event: 'ready',

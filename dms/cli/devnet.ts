@@ -25,6 +25,14 @@ const BIN = fileURLToPath(
   new URL(import.meta.url.includes('/dist/') ? '../../../bin/dms.js' : '../../bin/dms.js', import.meta.url),
 )
 const MiB = 1024 * 1024
+/** What each devnet provider asks (micro-tokens); `job run`'s default max price is above it. */
+export const DEVNET_PRICES = {
+  perCpuHour: 1_200_000,
+  perGiBMemoryHour: 10_000,
+  perGiBDiskHour: 0,
+  perGpuHour: 0,
+  minJobPrice: 1,
+}
 const READY_TIMEOUT_MS = 60_000
 
 export interface DevnetProc {
@@ -257,7 +265,7 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
     )
     const providers: DevnetProc[] = []
     for (const [i, name] of names.entries()) {
-      const perCpuHour = init.prices?.[i] ?? 1_200_000
+      const perCpuHour = init.prices?.[i] ?? DEVNET_PRICES.perCpuHour
       const p = await launch(name, {
         ...base,
         dataDir: dirs[name],
@@ -270,13 +278,7 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
             // Room for 16 jobs at the default disk quota (256 MiB) each.
             diskBytes: 4096 * MiB,
             gpus: 0,
-            prices: {
-              perCpuHour,
-              perGiBMemoryHour: 10_000,
-              perGiBDiskHour: 0,
-              perGpuHour: 0,
-              minJobPrice: 1,
-            },
+            prices: { ...DEVNET_PRICES, perCpuHour },
           },
         },
       })

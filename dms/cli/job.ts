@@ -1,57 +1,13 @@
-import { readFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
 import { mkdir, rename, rm } from 'node:fs/promises'
 import { dirname, isAbsolute, resolve as resolvePath, sep } from 'node:path'
 import { ApiClient, ApiClientError, downloadTo, ndjson, RouteMissingError } from '../api/client.js'
 import type { JobRecord } from '../orchestrator/job-record.js'
-import { parseCpu, parseWholeNumber, UnitError } from '../resources/units.js'
-import { CliError, print, printJson, printSafe, terminalSafe } from './output.js'
+import { resolveJobId } from './job-id.js'
+import { CliError, print, printJson, printSafe } from './output.js'
 
 export type JobView = JobRecord & { state: string }
 const FINAL = new Set(['completed', 'failed', 'cancelled'])
-
-export interface JobRunOptions {
-  socket: string
-  file?: string
-  image?: string
-  cpu?: string
-  memory?: string
-  timeout?: string
-  maxPrice?: string
-  name?: string
-  wait?: boolean
-  follow?: boolean
-  json?: boolean
-}
-
-async function specFrom(opts: JobRunOptions, command: string[]): Promise<unknown> {
-  if (opts.file !== undefined) {
-    try {
-      return JSON.parse(await readFile(opts.file, 'utf8'))
-    } catch (err) {
-      throw new CliError(`cannot read job spec ${opts.file}: ${(err as Error).message}`)
-    }
-  }
-  if (opts.image === undefined || command.length === 0)
-    throw new CliError('give a spec with -f spec.json, or --image IMAGE and a command after --')
-  // Decimal only: Number() would read "0x10" as 16 and "" as 0.
-  const read = <T>(flag: string, v: string | undefined, dflt: T, parse: (v: string) => T): T => {
-    if (v === undefined) return dflt
-    try {
-      return parse(v)
-    } catch (err) {
-      if (err instanceof UnitError) throw new CliError(`${flag}: ${err.message}`)
-      throw err
-    }
-  }
-  return {
-    name: opts.name,
-    image: opts.image,
-    command,
-    resources: { cpu: read('--cpu', opts.cpu, 1, parseCpu), memory: opts.memory ?? '256MiB' },
-    maxDuration: read('--timeout', opts.timeout, 300, (v) => parseWholeNumber(v, 'seconds')),
-    maxPrice: read('--max-price', opts.maxPrice, 100_000, (v) => parseWholeNumber(v, 'micro-tokens')),
-  }
-}
 
 /** Follows a job until it ends, printing each state as it is entered. Polls the REST API. */
 export async function follow(
@@ -69,13 +25,13 @@ export async function follow(
 }
 
 /** API errors become one-line CLI errors; an older daemon (404 NOT_FOUND route) says so. */
-function apiProblem(err: unknown, prefix = ''): never {
+export function apiProblem(err: unknown, prefix = ''): never {
   if (err instanceof ApiClientError) throw new CliError(`${prefix}${err.message}`)
   if (err instanceof RouteMissingError) throw new CliError(err.message)
   throw err
 }
 
-const LOGS_FROM = new Set(['running', 'verifying', 'settling', 'completed', 'failed', 'cancelled'])
+export const LOGS_FROM = new Set(['running', 'verifying', 'settling', 'completed', 'failed', 'cancelled'])
 
 /**
  * Streams a job's logs (`GET /v1/jobs/:id/logs?follow=true`, NDJSON) to stdout/stderr until the
@@ -100,50 +56,8 @@ export async function streamLogs(
   return undefined
 }
 
-export async function jobRunCommand(command: string[], opts: JobRunOptions): Promise<void> {
-  const api = new ApiClient(opts.socket)
-  const spec = await specFrom(opts, command)
-  let id: string
-  try {
-    id = (await api.ok<{ id: string }>('POST', '/v1/jobs', spec)).id
-  } catch (err) {
-    apiProblem(err, 'job refused: ')
-  }
-  if (!opts.wait && !opts.follow) {
-    if (opts.json) printJson({ id })
-    else print(id)
-    return
-  }
-  const human = !opts.json
-  // With --follow, states go to stderr so that stdout carries the job's own output.
-  const say = opts.follow ? (s: string) => process.stderr.write(`${s}\n`) : print
-  if (human) say(`job ${id}`)
-  let t0: number | undefined
-  let logs: Promise<string | undefined> | undefined
-  const job = await follow(api, id, (h) => {
-    if (human) say(terminalSafe(`  ${String(h.at - (t0 ??= h.at)).padStart(6)} ms  ${h.state}`))
-    if (opts.follow && logs === undefined && LOGS_FROM.has(h.state))
-      logs = streamLogs(opts.socket, id, {
-        stdout: (d) => void process.stdout.write(d),
-        stderr: (d) => void process.stderr.write(d),
-      }).catch((err: unknown) => {
-        say(`(logs unavailable: ${(err as Error).message})`)
-        return undefined
-      })
-  }).catch((err: unknown) => apiProblem(err))
-  const streamed = logs !== undefined && (await logs) !== undefined
-  if (opts.json) printJson(job)
-  else {
-    if (job.result && !streamed) process.stdout.write(job.result.stdout)
-    if (opts.follow && !streamed && logs !== undefined)
-      say('(this daemon has no live logs route: the output above is the final result)')
-    if (job.error) say(terminalSafe(`${job.state}: ${job.error.code}: ${job.error.message}`))
-  }
-  if (job.state !== 'completed')
-    throw new CliError(`job ${id} ${job.state}${job.error ? `: ${job.error.message}` : ''}`, 2)
-}
-
 export async function jobStatusCommand(id: string, opts: { socket: string; json?: boolean }): Promise<void> {
+  id = await resolveJobId(opts.socket, id)
   const api = new ApiClient(opts.socket)
   let job: JobView & { usage?: { wallSeconds: number } | null }
   try {
@@ -193,6 +107,7 @@ export async function jobLogsCommand(
   id: string,
   opts: { socket: string; json?: boolean; follow?: boolean },
 ): Promise<void> {
+  id = await resolveJobId(opts.socket, id)
   const path = `/v1/jobs/${encodeURIComponent(id)}/logs`
   if (opts.follow) {
     const lines: unknown[] = []
@@ -208,9 +123,25 @@ export async function jobLogsCommand(
     .ok<{ stdout: string; stderr: string; truncated: boolean }>('GET', path)
     .catch((err: unknown) => apiProblem(err))
   if (opts.json) return printJson(logs)
+  if (logs.stdout === '' && logs.stderr === '') await neverRan(opts.socket, id)
   process.stdout.write(logs.stdout)
   process.stderr.write(logs.stderr)
   if (logs.truncated) process.stderr.write('dms: (logs truncated by the provider)\n')
+}
+
+/** Fails with why a job has no logs when it never started running (no bids, refused, cancelled). */
+async function neverRan(socket: string, id: string): Promise<void> {
+  const job = await new ApiClient(socket)
+    .ok<JobView>('GET', `/v1/jobs/${encodeURIComponent(id)}`)
+    .catch(() => undefined)
+  if (job === undefined || !Array.isArray(job.history) || job.history.some((h) => h.state === 'running'))
+    return
+  const why = job.error ? `: ${job.error.code}: ${job.error.message}` : ''
+  throw new CliError(
+    FINAL.has(job.state)
+      ? `job ${id} never ran (${job.state}${why}): it has no logs`
+      : `job ${id} has not started running yet (${job.state}): no logs so far; --follow waits for them`,
+  )
 }
 
 interface OutputsView {
@@ -228,8 +159,9 @@ export function outputTarget(dir: string, path: string): string {
 
 export async function jobOutputsCommand(
   id: string,
-  opts: { socket: string; json?: boolean; out?: string },
+  opts: { socket: string; json?: boolean; out?: string; force?: boolean },
 ): Promise<void> {
+  id = await resolveJobId(opts.socket, id)
   const base = `/v1/jobs/${encodeURIComponent(id)}/outputs`
   const view = await new ApiClient(opts.socket)
     .ok<OutputsView>('GET', base)
@@ -242,6 +174,13 @@ export async function jobOutputsCommand(
     if (view.archive) print(`archive: outputs.tar, ${view.archive.size} bytes, sha256 ${view.archive.sha256}`)
     return
   }
+  // Nothing is overwritten unless asked: checked for every file before the first is fetched.
+  const targets = [...view.files.map((f) => f.path), ...(view.archive ? ['outputs.tar'] : [])]
+  const existing = targets.map((p) => outputTarget(opts.out as string, p)).filter((f) => existsSync(f))
+  if (existing.length > 0 && opts.force !== true)
+    throw new CliError(
+      `${existing[0]}${existing.length > 1 ? ` and ${existing.length - 1} more` : ''} already exist: give --force to overwrite, or another --out`,
+    )
   const written: Array<{ path: string; file: string; size: number }> = []
   // Each file goes straight to disk, hashed as it arrives, and is kept only if the hash matches.
   const fetchTo = async (route: string, file: string, sha256: string) => {
@@ -279,6 +218,7 @@ export async function jobOutputsCommand(
 }
 
 export async function jobCancelCommand(id: string, opts: { socket: string; json?: boolean }): Promise<void> {
+  id = await resolveJobId(opts.socket, id)
   const res = await new ApiClient(opts.socket)
     .ok<{ id: string; state: string }>('DELETE', `/v1/jobs/${encodeURIComponent(id)}`)
     .catch((err: unknown) => apiProblem(err, 'cancel refused: '))

@@ -5,23 +5,29 @@ import { join } from 'node:path'
 import { Command } from 'commander'
 import { DaemonNotRunningError, RouteMissingError } from '../api/client.js'
 import { registerContractDbCommands } from './contract-db.js'
-import { demoCommand } from './demo.js'
-import { devnetCommand } from './devnet.js'
+import { collect, DEFAULT_MAX_PRICE, jobRunCommand } from './job-run.js'
 import {
   jobCancelCommand,
   jobListCommand,
   jobLogsCommand,
   jobOutputsCommand,
-  jobRunCommand,
   jobStatusCommand,
 } from './job.js'
+import { registerKeyCommands } from './key.js'
 import { peersCommand } from './peers.js'
 import { CliError, terminalSafe } from './output.js'
 import { registerResourceCommands } from './resources.js'
-import { initCommand, runCommand } from './run.js'
 
 const defaultDataDir = process.env.DMS_DATA_DIR ?? join(homedir(), '.dms')
 const defaultSocket = process.env.DMS_SOCKET || process.env.DMS_API_SOCKET || join(defaultDataDir, 'dms.sock')
+
+// A reader that stops early (`dms job list | head -1`) closes the pipe: that ends the output, not
+// an error worth a stack trace.
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0)
+    throw err
+  })
 
 const program = new Command('dms')
   .description('DMS: a peer-to-peer compute marketplace agent')
@@ -35,7 +41,7 @@ program
   )
   .option('--data-dir <dir>', 'data directory', defaultDataDir)
   .option('--json', 'print JSON')
-  .action((o: { dataDir: string; json?: boolean }) => initCommand(o))
+  .action(async (o: { dataDir: string; json?: boolean }) => (await import('./run.js')).initCommand(o))
 
 program
   .command('run')
@@ -49,8 +55,8 @@ program
     'after',
     '\nEnvironment overrides (win over the file): DMS_DATA_DIR, DMS_LISTEN, DMS_BOOTSTRAP (comma lists),\nDMS_ONE_HOST, DMS_LOG_LEVEL, DMS_API_SOCKET, DMS_API_PORT (TCP listener on 127.0.0.1), DMS_API_TOKEN.',
   )
-  .action((o: { config?: string; dataDir?: string; logLevel?: string }) =>
-    runCommand({ ...o, defaultDataDir }),
+  .action(async (o: { config?: string; dataDir?: string; logLevel?: string }) =>
+    (await import('./run.js')).runCommand({ ...o, defaultDataDir }),
   )
 
 const socketOpt = ['--socket <path>', 'REST socket of the node (env DMS_SOCKET)', defaultSocket] as const
@@ -65,17 +71,28 @@ program
 const job = program.command('job').description('post and inspect jobs on a requester node')
 job
   .command('run')
-  .description('post a job: -f spec.json, or --image IMAGE [options] -- command args...')
+  .description(
+    'post a job: -f spec.json (the whole spec: other spec flags are refused), or --image IMAGE [options] -- command args...',
+  )
   .argument('[command...]', 'the command to run in the container')
   .option('-f, --file <spec>', 'job spec file (JSON, see specs/job-spec.md)')
   .option('--image <image>', 'container image')
-  .option('--cpu <cores>', 'CPU cores', '1')
-  .option('--memory <size>', 'memory, e.g. 256MiB', '256MiB')
-  .option('--timeout <seconds>', 'max duration in seconds', '300')
-  .option('--max-price <amount>', 'price ceiling for the max duration', '100000')
+  .option('--cpu <cores>', 'CPU cores (default 1)')
+  .option('--memory <size>', 'memory, e.g. 256MiB (default 256MiB)')
+  .option('--disk <size>', "disk quota, e.g. 1GiB (default: the provider's)")
+  .option('--gpu <n>', 'GPUs (default 0)')
+  .option('--env <NAME=value>', 'environment variable (repeatable)', collect)
+  .option('--timeout <duration>', 'max duration: seconds, or 90s, 10m, 2h, 1h30m (default 300)')
+  .option(
+    '--max-price <amount>',
+    `price ceiling for the max duration, micro-tokens (default ${DEFAULT_MAX_PRICE})`,
+  )
   .option('--name <name>', 'job name')
-  .option('--wait', "show the job's states until it ends; exit 2 unless it completed")
-  .option('--follow', 'like --wait, and stream its logs live (states go to stderr)')
+  .option(
+    '--wait',
+    "wait for the job to end: states on stderr, then its stdout and stderr; exits with the container's exit code (2 if it never ran)",
+  )
+  .option('--follow', 'like --wait, and stream its logs live')
   .option('--json', 'print JSON')
   .option(...socketOpt)
   .action((command: string[], o) => jobRunCommand(command, o as Parameters<typeof jobRunCommand>[1]))
@@ -105,9 +122,12 @@ job
   .description("list a job's output files, or download them with --out")
   .argument('<id>', 'job id')
   .option('--out <dir>', 'write the files (and outputs.tar if any) into this folder, checking each sha256')
+  .option('--force', 'overwrite files that already exist in --out')
   .option('--json', 'print JSON')
   .option(...socketOpt)
-  .action((id: string, o: { socket: string; json?: boolean; out?: string }) => jobOutputsCommand(id, o))
+  .action((id: string, o: { socket: string; json?: boolean; out?: string; force?: boolean }) =>
+    jobOutputsCommand(id, o),
+  )
 job
   .command('cancel')
   .description('cancel a job that has not ended')
@@ -125,9 +145,12 @@ program
   .option('--dir <dir>', 'keep data, configs and logs in this folder (default: a temp folder, removed)')
   .option('--keep', 'keep the temp folder at stop')
   .option('--json', 'print one JSON line with every socket and peer id once ready')
-  .action((o: { providers: string; dir?: string; keep?: boolean; json?: boolean }) => devnetCommand(o))
+  .action(async (o: { providers: string; dir?: string; keep?: boolean; json?: boolean }) =>
+    (await import('./devnet.js')).devnetCommand(o),
+  )
 
 registerResourceCommands(program, defaultDataDir)
+registerKeyCommands(program, defaultDataDir)
 registerContractDbCommands(program)
 
 program
@@ -141,7 +164,23 @@ program
     process.env.DMS_TEST_IMAGE ?? 'dms-test:1',
   )
   .option('--keep', 'keep the demo data directory and logs')
-  .action((o: { image: string; keep?: boolean }) => demoCommand(o))
+  .action(async (o: { image: string; keep?: boolean }) => (await import('./demo.js')).demoCommand(o))
+
+program
+  .command('version')
+  .description('print the dms version and the protocol versions it speaks')
+  .option('--json', 'print JSON')
+  .action(async (o: { json?: boolean }) => (await import('./version.js')).versionCommand(o))
+
+program
+  .command('completion')
+  .description('print a shell completion script: source <(dms completion bash), or zsh')
+  .argument('<shell>', 'bash or zsh')
+  .action(async (shell: string) => {
+    if (shell !== 'bash' && shell !== 'zsh')
+      throw new CliError(`completion: shell must be bash or zsh, not ${shell}`)
+    process.stdout.write((await import('./completion.js')).completionScript(program, shell))
+  })
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof CliError) {

@@ -9,14 +9,11 @@ import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { systemClock } from '../../actors/clock.js'
 import { ApiClient, ApiClientError, DaemonNotRunningError } from '../api/client.js'
-import { DockerExecutor } from '../executor/docker/docker-executor.js'
 import { silentLogger } from '../log.js'
 import { formatAmount, ResourceError, UnitError } from '../resources/errors.js'
-import { ResourceLedger } from '../resources/ledger.js'
 import { DIMENSIONS } from '../resources/math.js'
 import { formatResources } from '../resources/units.js'
-import { MachineMeter } from '../resources/measure.js'
-import { Onboarding, type OnboardRequest, type ResourcesView } from '../resources/onboarding.js'
+import type { Onboarding, OnboardRequest, ResourcesView } from '../resources/onboarding.js'
 import type { Prices } from '../resources/types.js'
 import { DataDirInUseError, openDb } from '../store/db.js'
 import { CliError, print, printJson } from './output.js'
@@ -58,6 +55,13 @@ async function withNode<T>(
       if (!(err instanceof DaemonNotRunningError)) throw err
     }
     await mkdir(dataDir, { recursive: true, mode: 0o700 }) // as the node creates it
+    // Loaded only here: `dms --help` and the API path need none of them (start-up time).
+    const [{ ResourceLedger }, { DockerExecutor }, { MachineMeter }, { Onboarding }] = await Promise.all([
+      import('../resources/ledger.js'),
+      import('../executor/docker/docker-executor.js'),
+      import('../resources/measure.js'),
+      import('../resources/onboarding.js'),
+    ])
     const db = await openDb(join(dataDir, 'db'))
     const ledger = new ResourceLedger({ db, clock: systemClock, log: silentLogger })
     try {

@@ -1,24 +1,13 @@
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { ConfigError, LOG_LEVELS, loadNodeConfig, type NodeConfig } from '../config.js'
-import { KeyFileError, loadOrCreateKey, PassphraseRequiredError, WrongPassphraseError } from '../keys.js'
+import { loadOrCreateKey } from '../keys.js'
 import { createLogger } from '../log.js'
 import { DmsNode } from '../node.js'
 import { ProcessGuard } from '../process-guard.js'
-import { DataDirInUseError } from '../store/db.js'
 import { CliError, print, printJson } from './output.js'
 import { cliPassphrase } from './passphrase.js'
-
-/** Key errors are the user's to fix: shown as a message, never a stack. */
-export function keyProblem(err: unknown): never {
-  if (
-    err instanceof PassphraseRequiredError ||
-    err instanceof WrongPassphraseError ||
-    err instanceof KeyFileError
-  )
-    throw new CliError(err.message)
-  throw err
-}
+import { keyProblem, startProblem } from './start-problem.js'
 
 /**
  * Reads the config file (optional), applies `DMS_*` overrides from the environment and validates
@@ -126,11 +115,11 @@ export async function runCommand(opts: {
   try {
     await node.start()
   } catch (err) {
-    if (err instanceof DataDirInUseError)
-      throw new CliError(
-        `another dms is using the data directory ${cfg.dataDir}: stop it first, or choose another --data-dir`,
-      )
-    keyProblem(err)
+    await startProblem(err, {
+      dataDir: cfg.dataDir,
+      listen: cfg.listen,
+      apiTcpField: 'api.tcp (DMS_API_PORT)',
+    })
   }
   started = true
   // Serving: from here an error a dependency throws asynchronously is logged and counted, and the

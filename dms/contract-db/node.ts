@@ -1,3 +1,4 @@
+import { CONTRACT_DB_SOCKET } from './paths.js'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { systemClock, type Clock } from '../../actors/clock.js'
@@ -32,7 +33,7 @@ export interface ContractDbConfig {
   approvalTtlMs?: number
 }
 
-export const CONTRACT_DB_SOCKET = 'contract-db.sock'
+export { CONTRACT_DB_SOCKET }
 
 /**
  * The contract-db as its own peer: its own key, level database and libp2p host, the verifier

@@ -3,10 +3,11 @@
  * balances, contracts. Spec: specs/contract-db.md ("Operator API"). Credits exist only here,
  * never on the network. It is built from small ports, never from the node.
  */
-import { chmod, rm } from 'node:fs/promises'
+import { chmod } from 'node:fs/promises'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { RefusedError } from '../../actors/errors.js'
+import { claimSocket, markOwned, releaseSocket } from '../../actors/local-socket.js'
 import { InvalidAmountError, type Amount } from '../contracts/money.js'
 import type { Account, ApprovedEntity, ContractRecord } from './records.js'
 
@@ -99,13 +100,15 @@ export class OperatorApi {
     if (this.app !== undefined) return
     const app = Fastify({ logger: false, bodyLimit: 64 * 1024 })
     this.routes(app)
-    await rm(this.init.socketPath, { force: true })
+    await claimSocket(this.init.socketPath)
     await app.listen({ path: this.init.socketPath })
     await chmod(this.init.socketPath, 0o600)
+    await markOwned(this.init.socketPath)
     this.app = app
   }
 
   async stop(): Promise<void> {
+    if (this.app !== undefined) await releaseSocket(this.init.socketPath)
     await this.app?.close()
     this.app = undefined
   }
@@ -158,7 +161,8 @@ export class OperatorApi {
     )
 
     app.get('/v1/contract-db/contracts', async () => ({
-      contracts: (await contracts.list()).map(summarize),
+      // Newest first, as `dms job list`.
+      contracts: (await contracts.list()).map(summarize).sort((a, b) => b.activatedAt - a.activatedAt),
     }))
     app.get<{ Params: { id: string } }>('/v1/contract-db/contracts/:id', async (req, reply) => {
       const rec = await contracts.get(req.params.id)

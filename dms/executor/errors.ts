@@ -4,8 +4,20 @@
  */
 import { DmsError } from '../../actors/errors.js'
 
+/**
+ * What the requester of a run is told about an executor error: an error may carry `peerMessage`,
+ * its text for the other side (hints that only the provider's operator can act on stay in the
+ * provider's log); others are told as they are.
+ */
+export function peerMessage(err: unknown): string {
+  const e = err as { peerMessage?: unknown; message?: unknown } | null | undefined
+  if (typeof e?.peerMessage === 'string') return e.peerMessage
+  return typeof e?.message === 'string' ? e.message : String(err)
+}
+
 /** The image is not in the local engine, and no registry is assumed to be reachable to pull it. */
 export class ImageNotFoundError extends DmsError {
+  readonly peerMessage: string
   constructor(
     readonly image: string,
     /** Why a pull failed, when one was tried. */
@@ -19,11 +31,13 @@ export class ImageNotFoundError extends DmsError {
         : `image ${image} is not present locally and could not be pulled (${pullError}): ` +
             `check the registry, or build or load it on this machine (e.g. docker import / docker load)`,
     )
+    this.peerMessage = `image ${image} is not available on the provider`
   }
 }
 
 /** The container engine does not answer (not installed, not started, or no permission on its socket). */
 export class ExecutorUnavailableError extends DmsError {
+  readonly peerMessage = "the provider's container engine is not reachable: the run could not start"
   constructor(
     readonly engine: string,
     readonly detail: string,

@@ -15,6 +15,7 @@ import type { Actor } from '../../actors/system.js'
 import type { BlobService } from '../blobs/service.js'
 import { stageInputs } from '../blobs/staging.js'
 import { blobsHandle, fetchBlobs, LogForwarder } from '../blobs/transfer.js'
+import { peerMessage } from '../executor/errors.js'
 import type { ExecutionResult, ExecutionSpec, Executor, RunOptions } from '../executor/executor.js'
 import { notStarted } from '../executor/outputs.js'
 import { W } from '../protocol/behaviours.js'
@@ -126,7 +127,7 @@ async function run(
   } catch (err) {
     if (signal.aborted) return notStarted('cancelled', -1, `cancelled before start: ${reasonOf(signal)}`)
     log.warn({ err }, 'allocation could not run')
-    return notStarted('failed', -1, (err as Error).message)
+    return notStarted('failed', -1, peerMessage(err))
   } finally {
     forwarder.flush()
     await rm(inputsDirOf(d.workDir, a.allocationId), { recursive: true, force: true }).catch(() => {})

@@ -23,12 +23,12 @@ describe('contract-db/operator-api (from ports)', () => {
   const accounts = new Map<string, Account>([['p1', { peer: 'p1', balance: 10, escrow: 2 }]])
   const req = newParty()
   const prov = newParty()
-  const record = (state: ContractRecord['state']): ContractRecord => {
+  const record = (state: ContractRecord['state'], at = 7): ContractRecord => {
     const contract = makeContract(req, prov, 'cdb', { pricePerHour: 3600, maxDurationSeconds: 60 })
     const proof = { ...contract.terms, termsHash: 'h', escrowLocked: 60, issuedAt: 7, signature: 's' }
-    return { contract, state, proof, activatedAt: 7, history: [{ state, at: 7 }] }
+    return { contract, state, proof, activatedAt: at, history: [{ state, at }] }
   }
-  const contracts = [record('active'), record('active'), record('settled')]
+  const contracts = [record('active', 7), record('active', 9), record('settled', 8)]
 
   const ports: OperatorPorts = {
     approvals: {
@@ -125,13 +125,13 @@ describe('contract-db/operator-api (from ports)', () => {
     assert.deepEqual(calls.slice(-2), ['credit p1 40', 'credit p1 undefined'])
   })
 
-  it('contracts: summaries, one record, 404 for an unknown id, 500 INTERNAL for a failing port', async () => {
+  it('contracts: summaries newest first, one record, 404 for an unknown id, 500 INTERNAL for a failing port', async () => {
     const list = await client.call<{
       contracts: Array<{ contractId: string; state: string; escrow: number }>
     }>('GET', '/v1/contract-db/contracts')
     assert.deepEqual(
       list.body.contracts.map((c) => [c.contractId, c.state, c.escrow]),
-      contracts.map((c) => [c.contract.terms.contractId, c.state, 60]),
+      [contracts[1], contracts[2], contracts[0]].map((c) => [c.contract.terms.contractId, c.state, 60]),
     )
     const id = contracts[2].contract.terms.contractId
     assert.deepEqual((await client.call('GET', `/v1/contract-db/contracts/${id}`)).body, contracts[2])

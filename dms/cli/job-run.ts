@@ -1,0 +1,185 @@
+/**
+ * `dms job run`: a job spec from -f or from flags, posted; with --wait/--follow, followed to its
+ * end (states on stderr, the job's output on stdout) and exited with the container's exit code.
+ */
+import { readFile } from 'node:fs/promises'
+import { ApiClient } from '../api/client.js'
+import { parseCpu, parseWholeNumber, UnitError } from '../resources/units.js'
+import { apiProblem, follow, LOGS_FROM, streamLogs, type JobView } from './job.js'
+import { CliError, print, printJson, terminalSafe } from './output.js'
+
+/** `job run`'s default price ceiling (micro-tokens): 1 token, above a devnet provider's ask. */
+export const DEFAULT_MAX_PRICE = 1_000_000
+
+export interface JobRunOptions {
+  socket: string
+  file?: string
+  image?: string
+  cpu?: string
+  memory?: string
+  disk?: string
+  gpu?: string
+  env?: string[]
+  timeout?: string
+  maxPrice?: string
+  name?: string
+  wait?: boolean
+  follow?: boolean
+  json?: boolean
+}
+
+/** The spec flags: with -f they are refused rather than silently ignored. */
+const SPEC_FLAGS = ['image', 'cpu', 'memory', 'disk', 'gpu', 'env', 'timeout', 'maxPrice', 'name'] as const
+const flagName = (k: string) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
+
+/** A duration in seconds: `300`, `90s`, `10m`, `2h`, `1h30m` (whole seconds, decimal only). */
+export function parseDuration(v: string): number {
+  const m = /^(?:(\d{1,6})h)?(?:(\d{1,6})m)?(?:(\d{1,9})s?)?$/.exec(v.trim())
+  if (v.trim() === '' || m === null)
+    throw new UnitError(
+      `invalid duration ${JSON.stringify(v)}: write seconds (300) or e.g. 90s, 10m, 2h, 1h30m`,
+      v,
+    )
+  return Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0)
+}
+
+/** `--env K=V` (repeatable) as a map; a name without `=` is refused. */
+function envFrom(pairs: string[]): Record<string, string> | undefined {
+  if (pairs.length === 0) return undefined
+  const env: Record<string, string> = {}
+  for (const p of pairs) {
+    const i = p.indexOf('=')
+    if (i <= 0) throw new CliError(`--env ${JSON.stringify(p)}: write NAME=value`)
+    env[p.slice(0, i)] = p.slice(i + 1)
+  }
+  return env
+}
+
+export const collect = (v: string, all: string[] = []): string[] => [...all, v]
+
+async function specFrom(opts: JobRunOptions, command: string[]): Promise<unknown> {
+  if (opts.file !== undefined) {
+    const given = SPEC_FLAGS.filter((k) => opts[k] !== undefined)
+    if (given.length > 0 || command.length > 0)
+      throw new CliError(
+        `${[...given.map(flagName), ...(command.length > 0 ? ['a command after --'] : [])].join(', ')}: not combined with -f (the file gives the whole spec): edit the file, or drop -f`,
+      )
+    try {
+      return JSON.parse(await readFile(opts.file, 'utf8'))
+    } catch (err) {
+      throw new CliError(`cannot read job spec ${opts.file}: ${(err as Error).message}`)
+    }
+  }
+  if (opts.image === undefined || command.length === 0)
+    throw new CliError('give a spec with -f spec.json, or --image IMAGE and a command after --')
+  // Decimal only: Number() would read "0x10" as 16 and "" as 0.
+  const read = <T>(flag: string, v: string | undefined, dflt: T, parse: (v: string) => T): T => {
+    if (v === undefined) return dflt
+    try {
+      return parse(v)
+    } catch (err) {
+      if (err instanceof UnitError) throw new CliError(`${flag}: ${err.message}`)
+      throw err
+    }
+  }
+  return {
+    name: opts.name,
+    image: opts.image,
+    command,
+    env: envFrom(opts.env ?? []),
+    resources: {
+      cpu: read('--cpu', opts.cpu, 1, parseCpu),
+      memory: opts.memory ?? '256MiB',
+      disk: opts.disk,
+      gpu: read('--gpu', opts.gpu, undefined, (v) => parseWholeNumber(v, 'GPUs')),
+    },
+    maxDuration: read('--timeout', opts.timeout, 300, parseDuration),
+    maxPrice: read('--max-price', opts.maxPrice, DEFAULT_MAX_PRICE, (v) =>
+      parseWholeNumber(v, 'micro-tokens'),
+    ),
+  }
+}
+
+export async function jobRunCommand(command: string[], opts: JobRunOptions): Promise<void> {
+  const api = new ApiClient(opts.socket)
+  const spec = await specFrom(opts, command)
+  let id: string
+  try {
+    id = (await api.ok<{ id: string }>('POST', '/v1/jobs', spec)).id
+  } catch (err) {
+    apiProblem(err, 'job refused: ')
+  }
+  if (!opts.wait && !opts.follow) {
+    if (opts.json) printJson({ id })
+    else print(id)
+    return
+  }
+  const human = !opts.json
+  // States go to stderr so that stdout carries only the job's own output (as with --follow).
+  const say = (s: string) => void process.stderr.write(`${s}\n`)
+  if (human) say(`job ${id}`)
+  // Ctrl-C stops watching, not the job: say so, and how to come back or to cancel it.
+  process.once('SIGINT', () => {
+    say(
+      `\ndms: job ${id} goes on (Ctrl-C stopped only this view). Re-attach: dms job logs ${id} --follow (or dms job status ${id}); cancel: dms job cancel ${id}`,
+    )
+    process.exit(130)
+  })
+  let t0: number | undefined
+  let logs: Promise<string | undefined> | undefined
+  const job = await follow(api, id, (h) => {
+    if (human) say(terminalSafe(`  ${String(h.at - (t0 ??= h.at)).padStart(6)} ms  ${h.state}`))
+    if (opts.follow && logs === undefined && LOGS_FROM.has(h.state))
+      logs = streamLogs(opts.socket, id, {
+        stdout: (d) => void process.stdout.write(d),
+        stderr: (d) => void process.stderr.write(d),
+      }).catch((err: unknown) => {
+        say(`(logs unavailable: ${(err as Error).message})`)
+        return undefined
+      })
+  }).catch((err: unknown) => apiProblem(err))
+  const streamed = logs !== undefined && (await logs) !== undefined
+  if (opts.json) printJson(job)
+  else {
+    if (job.result && !streamed) {
+      process.stdout.write(job.result.stdout ?? '')
+      process.stderr.write(job.result.stderr ?? '')
+    }
+    if (opts.follow && !streamed && logs !== undefined)
+      say('(this daemon has no live logs route: the output above is the final result)')
+    if (job.error) say(terminalSafe(`${job.state}: ${job.error.code}: ${job.error.message}`))
+    const hint = maxPriceHint(job)
+    if (hint !== undefined) say(hint)
+  }
+  const code = waitExitCode(job)
+  if (code !== 0)
+    throw new CliError(`job ${id} ${job.state}${job.error ? `: ${job.error.message}` : ''}`, code)
+}
+
+/**
+ * The exit status of `job run --wait|--follow`: the container's exit code when it ran (0 when the
+ * job completed), 2 when the job ended without a run's exit code (no bids, cancelled, refused).
+ */
+export function waitExitCode(job: Pick<JobView, 'state' | 'result'>): number {
+  // The daemon's answer is read defensively: an older one may not carry the receipt.
+  const ran = (job.result as { receipt?: { receipt?: { exitCode?: unknown } } } | undefined)?.receipt?.receipt
+    ?.exitCode
+  if (typeof ran === 'number' && ran > 0 && ran < 256) return ran
+  return job.state === 'completed' ? 0 : 2
+}
+
+/**
+ * When providers declined only on price: the max price that at least one would have accepted
+ * (their decline reason quotes their price), as a line to show.
+ */
+export function maxPriceHint(job: Pick<JobView, 'error'>): string | undefined {
+  const declines = job.error?.declines ?? []
+  const asked: number[] = []
+  for (const d of declines)
+    for (const r of d.reasons) {
+      const m = /^price (\d+) exceeds the job's max price/.exec(r)
+      if (m !== null && d.reasons.length === 1) asked.push(Number(m[1]))
+    }
+  if (asked.length === 0) return undefined
+  return `hint: --max-price ${Math.min(...asked)} (micro-tokens, for the whole max duration) would have been accepted`
+}
