@@ -46,8 +46,8 @@ export function lockChange(data: ContractData, now: number): Change {
  */
 export function closeChange(data: ContractData, e: CloseFacts, now: number, sign: SignSettlement): Change {
   const t = data.contract.terms
-  const how =
-    e.type === 'SETTLE' ? settleClosing(t, e) : terminateClosing(t, e, { activatedAt: data.activatedAt, now })
+  const at = { activatedAt: data.activatedAt, now }
+  const how = e.type === 'SETTLE' ? settleClosing(t, e, at) : terminateClosing(t, e, at)
   const paid = Math.min(how.paid, t.escrow)
   const body = {
     contractId: t.contractId,

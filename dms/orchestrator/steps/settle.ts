@@ -7,6 +7,7 @@
 import { hashDoc, signDoc } from '../../contracts/canonical.js'
 import { DOMAIN, type ContractTerms, type Settlement, type Verification } from '../../contracts/model.js'
 import type { JobResult } from '../../protocol/messages.js'
+import type { JobRecord } from '../job-record.js'
 import { JobFailure, type Step } from '../job-machine.js'
 import type { StepDeps } from './deps.js'
 
@@ -15,8 +16,8 @@ export type SettleDeps = Pick<StepDeps, 'clock' | 'contractDb' | 'key'>
 export function settleStep(d: SettleDeps): Step {
   return async (job, signal) => {
     const r = job.result as JobResult
-    const v = job.verification as { outputsHashOk: boolean; receiptSignatureOk: boolean }
-    const verified = v.outputsHashOk && v.receiptSignatureOk
+    const v = job.verification as NonNullable<JobRecord['verification']>
+    const verified = v.outputsHashOk && v.receiptSignatureOk && v.usageOk !== false
     const contractId = job.contract?.terms.contractId as string
     const verification: Verification = {
       contractId,
@@ -44,7 +45,10 @@ export function settleStep(d: SettleDeps): Step {
     if (!verified)
       return {
         settlement,
-        error: { code: 'VERIFICATION_FAILED', message: 'outputs or receipt did not verify; escrow refunded' },
+        error: {
+          code: 'VERIFICATION_FAILED',
+          message: `${v.usageProblem ?? 'outputs or receipt did not verify'}; escrow refunded`,
+        },
       }
     if (receipt.status !== 'completed')
       return {

@@ -174,6 +174,7 @@ describe('contract-db service', function () {
     it('pays min(usage x price, escrow) to the provider, refunds the rest, signed for both', async () => {
       const c = contract({ pricePerHour: 3600, maxDurationSeconds: 60 })
       await svc.verify(req.peer, c)
+      clock.advance(11_000) // the contract-db bills no more time than it observed
       const s = await svc.settle(req.peer, makeSettle(c, req, prov, { wallSeconds: 10.2 }))
       assert.deepEqual(
         [s.outcome, s.paidToProvider, s.refundedToRequester, s.billedSeconds],
@@ -188,6 +189,7 @@ describe('contract-db service', function () {
     it('settles once: a replay is refused and carries the stored settlement', async () => {
       const c = contract()
       await svc.verify(req.peer, c)
+      clock.advance(60_000)
       const request = makeSettle(c, req, prov)
       const [a, b] = await Promise.allSettled([svc.settle(req.peer, request), svc.settle(prov.peer, request)])
       assert.equal(a.status, 'fulfilled')
@@ -212,6 +214,7 @@ describe('contract-db service', function () {
       for (const [how, paid] of cases) {
         const c = contract({ pricePerHour: 3600, maxDurationSeconds: 60, minJobPrice: 30 })
         await svc.verify(req.peer, c)
+        clock.advance(600_000)
         const s = await svc.settle(req.peer, makeSettle(c, req, prov, how))
         assert.equal(s.paidToProvider, paid, JSON.stringify(how))
         assert.equal(s.refundedToRequester, 60 - paid)
@@ -312,6 +315,7 @@ describe('contract-db service', function () {
       assert.deepEqual([s.paidToProvider, s.refundedToRequester, s.billedSeconds], [20, 40, 20])
       const d = contract({ pricePerHour: 3600, maxDurationSeconds: 60 })
       await svc.verify(req.peer, d)
+      clock.advance(8_000)
       const receipt = makeReceipt(d, prov, { wallSeconds: 7, status: 'cancelled' })
       const t = await svc.terminate(req.peer, {
         contractId: d.terms.contractId,

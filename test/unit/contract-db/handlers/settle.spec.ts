@@ -66,6 +66,12 @@ describe('contract-db/handlers/settle', () => {
     assert.deepEqual(f.accounts.get(prov.peer), { peer: prov.peer, balance: 11, escrow: 0 })
   })
 
+  it('pays no more time than it observed: a receipt claiming the max duration 200 ms after the lock', async () => {
+    f.clock.advance(200)
+    const s = await settle(prov.peer, makeSettle(c, req, prov, { wallSeconds: 60 }))
+    assert.deepEqual([s.paidToProvider, s.refundedToRequester, s.billedSeconds], [1, 59, 0.2])
+  })
+
   it('refuses an unknown contract, a stranger, and a closed contract (with what it kept)', async () => {
     const good = makeSettle(c, req, prov)
     assert.equal((await refusal(settle(req.peer, { ...good, contractId: 'nope' }))).code, 'UNKNOWN_CONTRACT')

@@ -62,6 +62,16 @@ describe('orchestrator/steps/settle', () => {
     assert.equal((f.contractDb.calls[0].req as SettleRequest).verification.verification.verified, false)
   })
 
+  it('a receipt whose usage did not verify: signed as not verified, the job fails VERIFICATION_FAILED', async () => {
+    const f = stepDeps()
+    const j = job(f)
+    j.verification = { ...j.verification!, usageOk: false, usageProblem: 'the receipt claims 60 s' }
+    const patch = await settleStep(f.deps)(j, never())
+    assert.equal((f.contractDb.calls[0].req as SettleRequest).verification.verification.verified, false)
+    assert.equal(patch.error?.code, 'VERIFICATION_FAILED')
+    assert.match(patch.error?.message ?? '', /the receipt claims 60 s; escrow refunded/)
+  })
+
   it('a run that failed: settled on its usage, and the job fails RUN_FAILED', async () => {
     const f = stepDeps()
     const patch = await settleStep(f.deps)(job(f, { status: 'failed' }), never())

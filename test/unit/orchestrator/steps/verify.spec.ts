@@ -45,6 +45,22 @@ describe('orchestrator/steps/verify', () => {
     }
   })
 
+  it('a receipt claiming more wall time than the run took is not verified (usage inflated)', async () => {
+    const f = stepDeps()
+    const invoked = { history: [{ state: 'invoking' as const, at: f.clock.now() }] }
+    f.clock.advance(200)
+    // Signed by the provider, 200 ms after the invocation, claiming the whole max duration.
+    const inflated = { ...job(resultOf(makeReceipt(contract, provider, { wallSeconds: 60 }))), ...invoked }
+    const { verification } = await verifyStep(f.deps)(inflated, never())
+    assert.equal(verification?.usageOk, false)
+    assert.match(verification?.usageProblem ?? '', /claims 60 s of wall time, the run took at most 0.2 s/)
+    // An honest receipt (its time within what was observed, plus slack) verifies.
+    f.clock.advance(10_000)
+    const honest = { ...job(resultOf(makeReceipt(contract, provider, { wallSeconds: 10 }))), ...invoked }
+    const ok = await verifyStep(f.deps)(honest, never())
+    assert.deepEqual(ok.verification, { outputsHashOk: true, receiptSignatureOk: true })
+  })
+
   it('outputs that do not check out are recorded with the reason', async () => {
     const f = stepDeps()
     f.blobs.verdict = { ok: false, reason: 'out.txt in the archive does not match its manifest entry' }
