@@ -1,17 +1,19 @@
 /**
- * The `verifying` step: check the provider's signed receipt (for this contract, signed by the
- * provider, and claiming no more wall time than the requester saw the run take) and fetch and
- * check its outputs file by file (data-plane.ts). A failed check is kept in the record's
- * `verification` (the settlement then refunds the escrow); a malformed result makes this step
- * throw, which is the provider's fault too (terminate.ts).
+ * The `verifying` step: check the provider's signed receipt (well formed, for this contract and
+ * job, signed by the provider, and claiming no more wall time than the requester saw the run
+ * take) and fetch and check its outputs file by file (data-plane.ts). A failed check of usage or
+ * outputs is kept in the record's `verification` (the settlement then refunds the escrow); a
+ * malformed result, receipt included, makes this step throw, which is the provider's fault too
+ * (terminate.ts).
  * Spec: specs/protocol.md ("Verification"), specs/data-plane.md.
  */
 import { verifyDoc } from '../../contracts/canonical.js'
+import { checkReceipt } from '../../contracts/checks.js'
 import { DOMAIN, type Receipt } from '../../contracts/model.js'
 import { publicKeyOf } from '../../protocol/handles.js'
 import type { JobResult } from '../../protocol/messages.js'
 import type { JobRecord } from '../job-record.js'
-import type { Step } from '../job-machine.js'
+import { JobFailure, type Step } from '../job-machine.js'
 import type { StepDeps } from './deps.js'
 
 export type VerifyDeps = Pick<StepDeps, 'log' | 'session' | 'blobs' | 'config' | 'clock'>
@@ -40,9 +42,21 @@ export function verifyStep(d: VerifyDeps): Step {
   return async (job, signal) => {
     const r = job.result as JobResult
     const provider = job.winner?.provider as string
-    const receiptSignatureOk =
-      r.receipt?.receipt?.contractId === job.contract?.terms.contractId &&
-      verifyDoc(publicKeyOf(provider), DOMAIN.receipt, r.receipt.receipt, r.receipt.signature)
+    // A receipt the contract-db would refuse (another contract or job, a bad status, not signed
+    // by the provider) is a malformed result: settling on it would be refused and leave the
+    // escrow locked, so the step throws and the contract is terminated for provider fault
+    // (terminate.ts).
+    const receiptSignatureOk = verifyDoc(
+      publicKeyOf(provider),
+      DOMAIN.receipt,
+      r.receipt?.receipt,
+      r.receipt?.signature ?? '',
+    )
+    const malformed =
+      checkReceipt(r.receipt, job.contract!.terms) ??
+      (receiptSignatureOk ? undefined : 'it is not signed by the provider')
+    if (malformed !== undefined)
+      throw new JobFailure('BAD_RECEIPT', `the provider's receipt is malformed: ${malformed}`)
     const usage = usageProblem(job, r.receipt?.receipt, d.clock.now())
     if (usage !== undefined) d.log.warn({ jobId: job.id, problem: usage }, 'receipt usage did not verify')
     // The outputs are fetched (one archive, in chunks) and checked file by file.

@@ -4,11 +4,13 @@
  * are kept in the record, not thrown: the settlement then refunds the escrow.
  */
 import assert from 'node:assert/strict'
-import type { ContractProof } from '../../../../dms/contracts/model.js'
+import { signDoc } from '../../../../dms/contracts/canonical.js'
+import { DOMAIN, type ContractProof, type SignedReceipt } from '../../../../dms/contracts/model.js'
+import { JobFailure } from '../../../../dms/orchestrator/job-machine.js'
 import { verifyStep } from '../../../../dms/orchestrator/steps/verify.js'
 import type { JobResult } from '../../../../dms/protocol/messages.js'
 import { makeContract, makeReceipt, newParty } from '../../../helpers/contracts.js'
-import { jobRecord, never, stepDeps } from '../../../helpers/steps.js'
+import { jobRecord, never, outcome, stepDeps } from '../../../helpers/steps.js'
 
 describe('orchestrator/steps/verify', () => {
   const provider = newParty()
@@ -36,12 +38,22 @@ describe('orchestrator/steps/verify', () => {
     })
   })
 
-  it('a receipt signed by another key, or of another contract, does not verify', async () => {
+  it('a receipt signed by another key, of another contract or job is malformed: the step throws', async () => {
     const other = makeContract(newParty(), provider, newParty().peer)
-    for (const receipt of [makeReceipt(contract, newParty()), makeReceipt(other, provider)]) {
+    const wrongJob = makeReceipt(contract, provider)
+    wrongJob.receipt = { ...wrongJob.receipt, jobId: 'not-this-job' }
+    wrongJob.signature = signDoc(provider.key, DOMAIN.receipt, wrongJob.receipt)
+    const cases: Array<[SignedReceipt, RegExp]> = [
+      [makeReceipt(contract, newParty()), /not signed by the provider/],
+      [makeReceipt(other, provider), /for another contract/],
+      [wrongJob, /for another job/],
+    ]
+    for (const [receipt, why] of cases) {
       const f = stepDeps()
-      const { verification } = await verifyStep(f.deps)(job(resultOf(receipt)), never())
-      assert.equal(verification?.receiptSignatureOk, false)
+      const { error } = await outcome(verifyStep(f.deps)(job(resultOf(receipt)), never()))
+      assert.ok(error instanceof JobFailure)
+      assert.equal(error.code, 'BAD_RECEIPT')
+      assert.match(error.message, why)
     }
   })
 
