@@ -30,6 +30,8 @@ export interface ContractDbConfig {
   socket?: string | false
   /** Lifetime of the approval credentials it issues (specs/contract-db.md). @default 600000 */
   approvalTtlMs?: number
+  /** The most volunteer contracts one requester may have active (specs/contract-db.md). @default 16 */
+  maxActiveVolunteerContracts?: number
 }
 
 export const CONTRACT_DB_SOCKET = 'contract-db.sock'
@@ -98,7 +100,7 @@ export class ContractDbNode {
         clock,
         log: child(log, 'dms:contract-db'),
       },
-      { approvalTtlMs: cfg.approvalTtlMs },
+      { approvalTtlMs: cfg.approvalTtlMs, maxActiveVolunteerContracts: cfg.maxActiveVolunteerContracts },
     )
     this.service.start()
     this.lifecycle.onStop(() => this.service.stop(), 'service')

@@ -35,12 +35,17 @@ import { settleHandler, type SettleHandler } from './handlers/settle.js'
 import { terminateHandler, type TerminateHandler } from './handlers/terminate.js'
 import { verifyHandler, type VerifyHandler } from './handlers/verify.js'
 import { Accounts } from './ledger.js'
+import { VolunteerCount } from './volunteers.js'
 import { SUBLEVEL, type Account, type ApprovedEntity, type ContractRecord } from './records.js'
 
 export interface ContractDbInit {
   /** Lifetime of the approval credentials it issues. @default APPROVAL_TTL_MS (10 minutes) */
   approvalTtlMs?: number
+  /** The most volunteer contracts (escrow 0) one requester may have active. @default 16 */
+  maxActiveVolunteerContracts?: number
 }
+
+export const MAX_ACTIVE_VOLUNTEER_CONTRACTS = 16
 
 export interface ContractDbComponents {
   system: ActorSystem
@@ -58,6 +63,7 @@ export class ContractDbService {
   private readonly accounts: Accounts
   private readonly contracts: Repo<ContractRecord>
   private readonly book: ContractBook
+  private readonly volunteers: VolunteerCount
   private readonly handlers: {
     verify: VerifyHandler
     settle: SettleHandler
@@ -73,6 +79,7 @@ export class ContractDbService {
     this.approvals = new Approvals(new Repo(db, SUBLEVEL.approved), { clock, log })
     this.accounts = new Accounts(new Repo(db, SUBLEVEL.accounts), log)
     this.contracts = new Repo(db, SUBLEVEL.contracts)
+    this.volunteers = new VolunteerCount(() => this.contracts.values())
     this.book = new ContractBook({
       clock,
       effects: {
@@ -94,7 +101,12 @@ export class ContractDbService {
         signProof: (body) => signDoc(key, DOMAIN.proof, body),
         approvals: this.approvals,
         accounts: this.accounts,
-        contracts: { get: (id) => this.contracts.get(id), propose: (input) => this.book.propose(input) },
+        contracts: {
+          get: (id) => this.contracts.get(id),
+          propose: (input) => this.book.propose(input),
+          activeVolunteers: (peer) => this.volunteers.of(peer),
+        },
+        maxActiveVolunteers: init.maxActiveVolunteerContracts ?? MAX_ACTIVE_VOLUNTEER_CONTRACTS,
         log,
       }),
       settle: settleHandler({ contracts, log }),
@@ -196,6 +208,7 @@ export class ContractDbService {
     const id = change.record.contract.terms.contractId
     const ops = [this.contracts.putOp(id, change.record), ...(await this.accounts.opsFor(change.moves))]
     await this.components.db.batch(ops as never)
+    this.volunteers.written(change)
   }
 
   /** Best effort: the party that did not close the contract also gets the signed settlement. */

@@ -48,8 +48,8 @@ export interface ContractDbClientInit {
   /** Per-request timeout. @default 10000 */
   timeoutMs?: number
   /**
-   * Tries of a verify while the contract-db is unreachable, and of a settle or terminate while it
-   * is unreachable or silent (it may be restarting). @default 4
+   * Tries of a verify, settle or terminate while the contract-db is unreachable or silent (it may
+   * be restarting). @default 4
    */
   attempts?: number
   /** Wait after the first failed try; doubles after each. @default 1000 */
@@ -109,15 +109,16 @@ export class ContractDbClient {
 
   /**
    * Has the contract-db verify a contract both parties signed and lock its escrow; resolves with
-   * its proof, checked. Sent again only while the contract-db is unreachable (the request was
-   * never delivered, so nothing was locked): after a timeout the outcome is unknown, and a second
-   * send would be refused as CONTRACT_EXISTS. Its refusals reject as RemoteError with their code.
+   * its proof, checked. Sent again (with backoff) while the contract-db is unreachable or silent:
+   * verify is idempotent there (the same terms from their requester get the stored proof back),
+   * so a resend after a lost answer locks nothing twice. Its refusals reject as RemoteError with
+   * their code.
    */
   async verify(contract: SignedContract, opts: CallOptions = {}): Promise<ContractProof> {
     const { signal } = opts
     const proof = await retry(
       () => this.c.actor.request(this.handle(), W.contractVerify, { contract }, this.request(opts)),
-      this.retrying(['UNREACHABLE'], signal),
+      this.retrying(['UNREACHABLE', 'REQUEST_TIMEOUT'], signal),
     )
     this.checkProof(proof, contract.terms)
     return proof

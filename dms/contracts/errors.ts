@@ -17,6 +17,8 @@ export const REFUSAL = {
   badVerification: 'BAD_VERIFICATION',
   badReason: 'BAD_REASON',
   badPeerId: 'BAD_PEER_ID',
+  /** A requester at its limit of active volunteer contracts. */
+  tooManyContracts: 'TOO_MANY_CONTRACTS',
   /** `/dms/approval/get` from a peer the operator has not approved (or has revoked). */
   notApprovedPeer: 'NOT_APPROVED',
 } as const

@@ -5,11 +5,11 @@
  * that may have locked escrow fails the job. Spec: specs/protocol.md ("Contract closure",
  * "Contracting fallback").
  */
-import { randomUUID } from 'node:crypto'
 import { codeOf } from '../../../actors/errors.js'
 import { keyToString } from '../../../actors/identity.js'
 import { signDoc, verifyDoc } from '../../contracts/canonical.js'
 import { BadProofError } from '../../contracts/client.js'
+import { contractIdFor } from '../../contracts/contract-id.js'
 import { termsBidProblem } from '../../contracts/consistency.js'
 import {
   DOMAIN,
@@ -54,7 +54,7 @@ export function closeContractStep(d: CloseContractDeps): Step {
     }
     const now = d.clock.now()
     const terms: ContractTerms = {
-      contractId: randomUUID(),
+      contractId: contractIdFor({ requester: d.peerId, jobId: job.id, bidId: bid.bidId, createdAt: now }),
       jobId: job.id,
       bidId: bid.bidId,
       requester: partyOf(d.peerId, d.key.publicKey),

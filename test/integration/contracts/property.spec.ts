@@ -156,7 +156,9 @@ describe('contract-db property: money is conserved and no contract closes twice'
               ? ['BAD_SIGNATURE']
               : expired
                 ? ['CONTRACT_EXPIRED']
-                : ['ok', 'INSUFFICIENT_FUNDS']
+                : c.terms.escrow === 0
+                  ? ['ok', 'TOO_MANY_CONTRACTS']
+                  : ['ok', 'INSUFFICIENT_FUNDS']
         return {
           label: `verify ${c.terms.escrow}`,
           allowed,
@@ -170,9 +172,11 @@ describe('contract-db property: money is conserved and no contract closes twice'
         // A replayed submission of an earlier contract.
         return {
           label: 'verify again',
+          // Its requester's resend of a stored contract: the stored proof while active.
           allowed: k.accepted
-            ? ['CONTRACT_EXISTS']
+            ? ['ok', 'CONTRACT_EXISTS']
             : [
+                'TOO_MANY_CONTRACTS',
                 'ok',
                 'INSUFFICIENT_FUNDS',
                 'PARTY_NOT_APPROVED',

@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ManualClock } from '../../../actors/clock.js'
+import { contractIdFor } from '../../../dms/contracts/contract-id.js'
 import type { RemoteError } from '../../../actors/errors.js'
 import { hashDoc, signDoc, verifyDoc } from '../../../dms/contracts/canonical.js'
 import { DOMAIN, type SignedContract } from '../../../dms/contracts/model.js'
@@ -82,6 +83,19 @@ describe('contract-db service', function () {
   })
 
   describe('verify', () => {
+    it('counts active volunteer contracts per requester on the stored records, across a restart', async () => {
+      const self = (n: number) =>
+        makeContract(req, req, cdb, { now: clock.now() + n, pricePerHour: 0, minJobPrice: 0 })
+      const vols = Array.from({ length: 16 }, (_, i) => self(i))
+      for (const v of vols) await svc.verify(req.peer, v)
+      assert.equal((await refusal(svc.verify(req.peer, self(99)))).code, 'TOO_MANY_CONTRACTS')
+      await svc.terminate(req.peer, { contractId: vols[0].terms.contractId, reason: 'PROVIDER_FAULT' })
+      await svc.verify(req.peer, self(100))
+      await db.close()
+      await open()
+      assert.equal((await refusal(svc.verify(req.peer, self(101)))).code, 'TOO_MANY_CONTRACTS')
+    })
+
     it('locks escrow = price x max duration and returns a proof signed over the terms', async () => {
       const c = contract({ pricePerHour: 3600, maxDurationSeconds: 60 })
       assert.equal(c.terms.escrow, 60)
@@ -117,7 +131,14 @@ describe('contract-db service', function () {
         [{ jobId: 'another-job' }, /differs from the bid's job/],
       ]
       for (const [change, why] of cases) {
-        const r = await refusal(svc.verify(req.peer, sign({ ...c.terms, ...change }, req, prov)))
+        const t = { ...c.terms, ...change }
+        t.contractId = contractIdFor({
+          requester: req.peer,
+          jobId: t.jobId,
+          bidId: t.bidId,
+          createdAt: t.createdAt,
+        })
+        const r = await refusal(svc.verify(req.peer, sign(t, req, prov)))
         expectRefused(r, 'BAD_TERMS', why)
       }
     })
@@ -127,14 +148,17 @@ describe('contract-db service', function () {
       assert.equal((await refusal(svc.verify(req.peer, expired))).code, 'CONTRACT_EXPIRED')
       const c = contract()
       assert.equal((await refusal(svc.verify(prov.peer, c))).code, 'NOT_A_PARTY')
-      await svc.verify(req.peer, c)
-      const again = await refusal(svc.verify(req.peer, c))
-      expectRefused(again, 'CONTRACT_EXISTS', /already submitted/)
+      const proof = await svc.verify(req.peer, c)
+      // Sent again (its answer lost): the stored proof, locked once.
+      assert.deepEqual(await svc.verify(req.peer, c), proof)
       assert.deepEqual(
         await svc.account(req.peer),
         { peer: req.peer, balance: 940, escrow: 60 },
         'locked once',
       )
+      await svc.terminate(req.peer, { contractId: c.terms.contractId, reason: 'PROVIDER_FAULT' })
+      const again = await refusal(svc.verify(req.peer, c))
+      expectRefused(again, 'CONTRACT_EXISTS', /already submitted/)
     })
 
     it('refuses unapproved and revoked parties, naming them', async () => {
