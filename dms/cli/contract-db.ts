@@ -11,7 +11,7 @@ import type { Command } from 'commander'
 import { ApiClient, ApiClientError, DaemonNotRunningError } from '../api/client.js'
 import { CONTRACT_DB_SOCKET, ContractDbNode, type ContractDbConfig } from '../contract-db/node.js'
 import type { ContractSummary } from '../contract-db/operator-api.js'
-import type { Account, ApprovedEntity } from '../contract-db/records.js'
+import type { Account, ApprovedEntity, ContractRecord } from '../contract-db/records.js'
 import { createLogger } from '../log.js'
 import { DataDirInUseError } from '../store/db.js'
 import { CliError, print, printJson } from './output.js'
@@ -123,7 +123,7 @@ export function registerContractDbCommands(program: Command): void {
     .option('--data-dir <dir>', 'data directory (overrides the config file; env DMS_CONTRACT_DB_DIR)')
     .option(
       '-c, --config <file>',
-      'config JSON: { dataDir, listen, bootstrap, oneHost, socket, approvalTtlMs, maxActiveVolunteerContracts } (specs/config.md)',
+      'config JSON: { dataDir, listen, bootstrap, oneHost, socket, approvalTtlMs, maxActiveVolunteerContracts, settleGraceMs, claimWindowMs, disputeWindowMs } (specs/config.md)',
     )
     .action((o: { dataDir?: string; config?: string }) => runService(o))
 
@@ -205,7 +205,26 @@ export function registerContractDbCommands(program: Command): void {
             (c.paidToProvider !== undefined
               ? `  paid ${c.paidToProvider} refunded ${c.refundedToRequester}`
               : '') +
-            (c.reason ? `  (${c.reason})` : ''),
+            (c.reason ? `  (${c.reason})` : '') +
+            (c.disputedAt !== undefined ? '  DISPUTED' : ''),
         )
+  })
+
+  where(
+    cdb
+      .command('disputes')
+      .description("claims their requesters disputed: the claim's receipt and the requester's verification"),
+  ).action(async (o: Where) => {
+    const { disputes } = await call<{ disputes: ContractRecord[] }>(o, 'GET', '/v1/contract-db/disputes')
+    if (o.json) printJson({ disputes })
+    else if (disputes.length === 0) print('no disputes')
+    else
+      for (const d of disputes) {
+        const v = d.dispute!.verification.verification
+        print(
+          `${d.contract.terms.contractId}  claimed by ${d.closedBy} paid ${d.settlement?.paidToProvider}` +
+            `  disputed ${new Date(d.dispute!.at).toISOString()}: outputs ${v.outputsHashOk ? 'ok' : 'bad'}, receipt signature ${v.receiptSignatureOk ? 'ok' : 'bad'}`,
+        )
+      }
   })
 }

@@ -20,6 +20,8 @@ export interface TerminateFacts {
 
 /** How a contract closes. */
 export interface Closing {
+  /** The state it rests in once closed. @default outcome */
+  to?: 'claimed' | 'expired'
   outcome: 'settled' | 'terminated'
   reason?: TerminationReason
   /** Paid to the provider, at most the escrow; the rest is refunded. */
@@ -79,4 +81,24 @@ export function terminateClosing(t: ContractTerms, f: TerminateFacts, at: Observ
     paid: Math.min(t.escrow, costOfMs(ms, t.pricePerHour)),
     ms,
   }
+}
+
+/**
+ * A provider's claim past `settleBy`: paid by its receipt as a verified settlement would be (usage
+ * capped at the observed time), with reason REQUESTER_SILENT.
+ */
+export function claimClosing(t: ContractTerms, receipt: Receipt, at: Observed): Closing {
+  const ms = observedMs(receipt.usage.wallSeconds, t, at)
+  return {
+    to: 'claimed',
+    outcome: 'settled',
+    reason: TERMINATION.requesterSilent,
+    paid: billFor(receipt, ms, t),
+    ms,
+  }
+}
+
+/** Expired by the contract-db (nobody settled or claimed in time): the whole escrow is refunded. */
+export function expireClosing(): Closing {
+  return { to: 'expired', outcome: 'terminated', reason: TERMINATION.expired, paid: 0, ms: 0 }
 }

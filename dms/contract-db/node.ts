@@ -32,6 +32,12 @@ export interface ContractDbConfig {
   approvalTtlMs?: number
   /** The most volunteer contracts one requester may have active (specs/contract-db.md). @default 16 */
   maxActiveVolunteerContracts?: number
+  /** Deadlines (specs/contract-db.md, "Deadlines"). @default 600000 */
+  settleGraceMs?: number
+  /** @default 3600000 */
+  claimWindowMs?: number
+  /** @default 86400000 */
+  disputeWindowMs?: number
 }
 
 export const CONTRACT_DB_SOCKET = 'contract-db.sock'
@@ -100,7 +106,15 @@ export class ContractDbNode {
         clock,
         log: child(log, 'dms:contract-db'),
       },
-      { approvalTtlMs: cfg.approvalTtlMs, maxActiveVolunteerContracts: cfg.maxActiveVolunteerContracts },
+      {
+        approvalTtlMs: cfg.approvalTtlMs,
+        maxActiveVolunteerContracts: cfg.maxActiveVolunteerContracts,
+        deadlines: {
+          ...(cfg.settleGraceMs !== undefined ? { settleGraceMs: cfg.settleGraceMs } : {}),
+          ...(cfg.claimWindowMs !== undefined ? { claimWindowMs: cfg.claimWindowMs } : {}),
+          ...(cfg.disputeWindowMs !== undefined ? { disputeWindowMs: cfg.disputeWindowMs } : {}),
+        },
+      },
     )
     this.service.start()
     this.lifecycle.onStop(() => this.service.stop(), 'service')

@@ -13,6 +13,7 @@ import { DOMAIN, type ContractProof, type SignedContract } from '../../contracts
 import { contractIdMatches } from '../../contracts/contract-id.js'
 import { partyIsConsistent } from '../../contracts/party.js'
 import type { ContractInput } from '../contract-machine.js'
+import { settleByFor, type DeadlineConfig } from '../deadlines.js'
 import type { Account, ContractRecord } from '../records.js'
 
 export interface VerifyDeps {
@@ -31,6 +32,8 @@ export interface VerifyDeps {
   }
   /** The most volunteer contracts one requester may have active. */
   maxActiveVolunteers: number
+  /** For the contract's settleBy. */
+  deadlines: Pick<DeadlineConfig, 'settleGraceMs'>
   log: Logger
 }
 
@@ -102,15 +105,17 @@ export function verifyHandler(d: VerifyDeps): VerifyHandler {
         { shortfall, balance: acc.balance, escrow: t.escrow },
       )
     }
+    const settleBy = settleByFor(t, now, d.deadlines)
     const body = {
       contractId: t.contractId,
       termsHash: hashDoc(t),
       escrowLocked: t.escrow,
       issuedAt: now,
+      settleBy,
       contractDb: d.self,
     }
     const proof: ContractProof = { ...body, signature: d.signProof(body) }
-    await d.contracts.propose({ contract: signed, proof, activatedAt: now })
+    await d.contracts.propose({ contract: signed, proof, activatedAt: now, settleBy })
     d.log.info({ contractId: t.contractId, escrow: t.escrow }, 'contract verified, escrow locked')
     return proof
   }

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ManualClock } from '../../../actors/clock.js'
 import { contractIdFor } from '../../../dms/contracts/contract-id.js'
+import { DEADLINES } from '../../../dms/contract-db/deadlines.js'
 import type { RemoteError } from '../../../actors/errors.js'
 import { hashDoc, signDoc, verifyDoc } from '../../../dms/contracts/canonical.js'
 import { DOMAIN, type SignedContract } from '../../../dms/contracts/model.js'
@@ -80,6 +81,29 @@ describe('contract-db service', function () {
     await db.close()
     await peer.stop()
     await rm(dir, { recursive: true, force: true })
+  })
+
+  describe('deadlines', () => {
+    it('expires an active contract nobody closed by settleBy + the claim window: a full refund, on its timer', async () => {
+      const c = contract({ pricePerHour: 3600, maxDurationSeconds: 60 })
+      const proof = await svc.verify(req.peer, c)
+      assert.equal(proof.settleBy, proof.issuedAt + 60_000 + DEADLINES.settleGraceMs)
+      const settled = contract()
+      await svc.verify(req.peer, settled)
+      await svc.settle(req.peer, makeSettle(settled, req, prov, { wallSeconds: 0 }))
+      assert.deepEqual(await svc.expireDue(), [], 'not before its time')
+      svc.start()
+      await clock.advanceAsync(proof.settleBy + DEADLINES.claimWindowMs - clock.now() + 60_000)
+      await svc.expireDue() // waits for the sweep the timer started (one queue)
+      const rec = await svc.contract(c.terms.contractId)
+      assert.deepEqual(
+        [rec?.state, rec?.settlement?.reason, rec?.settlement?.refundedToRequester, rec?.closedBy],
+        ['expired', 'EXPIRED', 60, cdb],
+      )
+      assert.equal((await svc.contract(settled.terms.contractId))?.state, 'settled')
+      assert.deepEqual(await svc.account(req.peer), { peer: req.peer, balance: 1000, escrow: 0 })
+      svc.stop()
+    })
   })
 
   describe('verify', () => {

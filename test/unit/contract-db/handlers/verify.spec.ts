@@ -64,6 +64,7 @@ describe('contract-db/handlers/verify', () => {
         activeVolunteers: (peer) => Promise.resolve(volunteers.get(peer) ?? 0),
       },
       maxActiveVolunteers: 2,
+      deadlines: { settleGraceMs: 600_000 },
       log: silentLogger,
     })
   })
@@ -77,10 +78,11 @@ describe('contract-db/handlers/verify', () => {
       termsHash: hashDoc(c.terms),
       escrowLocked: 60,
       issuedAt: T0 + 5000,
+      settleBy: T0 + 5000 + 60_000 + 600_000, // the lock + max duration + the grace
       contractDb: cdb,
     }
     assert.deepEqual(proof, { ...body, signature: `proof:${hashDoc(body)}` })
-    assert.deepEqual(proposed, [{ contract: c, proof, activatedAt: T0 + 5000 }])
+    assert.deepEqual(proposed, [{ contract: c, proof, activatedAt: T0 + 5000, settleBy: body.settleBy }])
   })
 
   it('refuses, in order and with its code, each contract that fails a check; proposes none', async () => {
