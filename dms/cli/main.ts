@@ -17,6 +17,7 @@ import {
 } from './job.js'
 import { peersCommand } from './peers.js'
 import { CliError, terminalSafe } from './output.js'
+import { registerEarningsCommand } from './earnings.js'
 import { registerResourceCommands } from './resources.js'
 import { initCommand, runCommand } from './run.js'
 
@@ -128,6 +129,7 @@ program
   .action((o: { providers: string; dir?: string; keep?: boolean; json?: boolean }) => devnetCommand(o))
 
 registerResourceCommands(program, defaultDataDir)
+registerEarningsCommand(program, defaultDataDir)
 registerContractDbCommands(program)
 
 program

@@ -56,6 +56,9 @@ export interface ContractDbClientInit {
   backoffMs?: number
 }
 
+/** What a settlement is checked against: the contract's id and escrow. */
+export type SettlementTerms = Pick<ContractTerms, 'contractId' | 'escrow'>
+
 /** Options of one call. */
 export interface CallOptions {
   signal?: AbortSignal
@@ -128,12 +131,12 @@ export class ContractDbClient {
    * Settles a contract on the provider's receipt and the requester's signed verification;
    * resolves with the settlement, checked. See `close` for the retries.
    */
-  settle(req: SettleRequest, terms: ContractTerms, opts: CallOptions = {}): Promise<Settlement> {
+  settle(req: SettleRequest, terms: SettlementTerms, opts: CallOptions = {}): Promise<Settlement> {
     return this.close(W.settle, req, terms, opts)
   }
 
   /** Closes a contract without a normal settlement (TERMINATION reasons); see `close`. */
-  terminate(req: TerminateRequest, terms: ContractTerms, opts: CallOptions = {}): Promise<Settlement> {
+  terminate(req: TerminateRequest, terms: SettlementTerms, opts: CallOptions = {}): Promise<Settlement> {
     return this.close(W.terminate, req, terms, opts)
   }
 
@@ -156,7 +159,7 @@ export class ContractDbClient {
   private async close<Req>(
     behaviour: BehaviourDef<Req, Settlement>,
     payload: Req,
-    terms: ContractTerms,
+    terms: SettlementTerms,
     opts: CallOptions,
   ): Promise<Settlement> {
     const settlement = await retry(
@@ -205,7 +208,7 @@ export class ContractDbClient {
   }
 
   /** The settlement is signed by this contract-db, for this contract, and splits its whole escrow. */
-  private checkSettlement(s: Settlement, terms: ContractTerms): void {
+  private checkSettlement(s: Settlement, terms: SettlementTerms): void {
     const { signature, ...body } = s
     if (
       s.contractId !== terms.contractId ||

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { RefusedError } from '../../../actors/errors.js'
+import type { ProviderBooks } from '../books.js'
 import type { Message } from '../../../actors/system.js'
 import { hashDoc, verifyDoc } from '../../contracts/canonical.js'
 import { DOMAIN } from '../../contracts/model.js'
@@ -19,6 +20,8 @@ export interface InvokeDeps {
   book: BidLookup
   /** The contract-db whose proofs this provider accepts. */
   contractDb: string
+  /** The contract goes into the books once invoked (books.ts). */
+  books?: Pick<ProviderBooks, 'invoked'>
 }
 
 /** Whether the bid's requester cancelled its contract before this invocation. */
@@ -74,6 +77,7 @@ export function invokeHandler(d: InvokeDeps) {
       throw new RefusedError(refusal.code, refusal.message)
     }
     await d.book.persisted(rec.bidId)
+    await d.books?.invoked(inv.contract, inv.proof)
     return { allocationId }
   }
 }
