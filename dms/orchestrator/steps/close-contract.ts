@@ -52,7 +52,10 @@ export function closeContractStep(d: CloseContractDeps): Step {
       releaseBid(d, job, bid)
       return new ContractRefusal(code, message, { provider: bid.provider, bidId: bid.bidId })
     }
-    const now = d.clock.now()
+    // Drafted at the time the job entered `contracting` (stored with the job), so a requester
+    // restored in this state drafts the very same terms and contract id: the provider countersigns
+    // them again and the contract-db's verify is idempotent, so nothing is locked twice.
+    const now = [...job.history].reverse().find((h) => h.state === 'contracting')?.at ?? d.clock.now()
     const terms: ContractTerms = {
       contractId: contractIdFor({ requester: d.peerId, jobId: job.id, bidId: bid.bidId, createdAt: now }),
       jobId: job.id,

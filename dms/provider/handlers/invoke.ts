@@ -29,6 +29,23 @@ const cancelledBeforeRun = (rec: StoredBid): boolean =>
   rec.snapshot.context.allocation === undefined &&
   rec.snapshot.context.history.some((h) => h.state === 'cancelled')
 
+/** Throws BAD_PROOF unless the proof is the trusted contract-db's over these terms; else `ok`. */
+function checkedProof<T>(d: InvokeDeps, inv: Invocation, contractHash: string | undefined, ok: T): T {
+  const { signature, ...proofBody } = inv.proof
+  const cdbKey = publicKeyOfPeer(d.contractDb)
+  if (
+    cdbKey === undefined ||
+    inv.proof.contractDb !== d.contractDb ||
+    inv.proof.termsHash !== contractHash ||
+    !verifyDoc(cdbKey, DOMAIN.proof, proofBody, signature)
+  )
+    throw new RefusedError(
+      'BAD_PROOF',
+      'proof of contract is not signed by the trusted contract-db for these terms',
+    )
+  return ok
+}
+
 export function invokeHandler(d: InvokeDeps) {
   return async (msg: Message<Invocation>): Promise<InvocationReply> => {
     const inv = msg.payload
@@ -38,20 +55,17 @@ export function invokeHandler(d: InvokeDeps) {
     const rec = await mine(d.book, t.bidId, msg.peer)
     const { contractHash } = rec.snapshot.context
     const cancelled = cancelledBeforeRun(rec)
+    // The same contract invoked again (a requester restored in `invoking`): its allocation, once.
+    const running = rec.snapshot.context.allocation
+    if (
+      running !== undefined &&
+      contractHash === hashDoc(t) &&
+      hashDoc(running.contract.terms) === contractHash
+    )
+      return checkedProof(d, inv, contractHash, { allocationId: running.allocationId })
     if ((rec.state !== 'contracted' && !cancelled) || contractHash !== hashDoc(t))
       throw new RefusedError('NOT_CONTRACTED', 'no contract signed by this provider matches the invocation')
-    const { signature, ...proofBody } = inv.proof
-    const cdbKey = publicKeyOfPeer(d.contractDb)
-    if (
-      cdbKey === undefined ||
-      inv.proof.contractDb !== d.contractDb ||
-      inv.proof.termsHash !== contractHash ||
-      !verifyDoc(cdbKey, DOMAIN.proof, proofBody, signature)
-    )
-      throw new RefusedError(
-        'BAD_PROOF',
-        'proof of contract is not signed by the trusted contract-db for these terms',
-      )
+    checkedProof(d, inv, contractHash, undefined)
     const runIssue = invocationProblem(inv, t.resources.diskBytes)
     if (runIssue !== undefined) throw new RefusedError('BAD_INVOCATION', runIssue)
     if (cancelled) throw new RefusedError('CANCELLED', 'the requester cancelled this contract')
