@@ -48,17 +48,17 @@ describe('provider claims when its requester is gone for good', function () {
     const [entry] = await paid
     assert.equal(entry.contractId, contractId)
     assert.equal(entry.settlement?.reason, 'REQUESTER_SILENT')
-    assert.ok(entry.settlement!.paidToProvider > 0, 'paid for the run')
+    assert.ok(entry.settlement.paidToProvider > 0, 'paid for the run')
     const rec = await net.contractDb.service.contract(contractId)
     assert.deepEqual([rec?.state, rec?.closedBy], ['claimed', provider.peerId])
     assert.equal(
       (await net.contractDb.service.account(provider.peerId)).balance,
-      entry.settlement!.paidToProvider,
+      entry.settlement.paidToProvider,
     )
     const books = await provider.books.summary()
     assert.deepEqual(
       [books.claimed, books.refunded, books.outstanding],
-      [entry.settlement!.paidToProvider, escrow - entry.settlement!.paidToProvider, 0],
+      [entry.settlement.paidToProvider, escrow - entry.settlement.paidToProvider, 0],
     )
     assert.deepEqual(books.requesters[net.requester.peerId], { paid: 0, unpaid: 0, claimed: 1 })
     // The same books through the node's REST API and its metrics.
@@ -66,7 +66,7 @@ describe('provider claims when its requester is gone for good', function () {
     const { allocations } = await api.ok<{ allocations: AllocationSummary[] }>('GET', '/v1/allocations')
     assert.deepEqual(
       [allocations[0].payment?.status, allocations[0].payment?.paid],
-      ['claimed', entry.settlement!.paidToProvider],
+      ['claimed', entry.settlement.paidToProvider],
     )
     assert.equal((await api.ok<{ claimed: number }>('GET', '/v1/earnings')).claimed, books.claimed)
     const metrics = (await api.raw('GET', '/metrics')).body.toString('utf8')
