@@ -175,6 +175,10 @@ export const providerSchema = obj({
    * the ledger like a job's own disk (specs/resources.md). At least 8 MiB. @default 268435456 (256 MiB)
    */
   defaultDiskBytes: opt(Type.Integer({ minimum: 8 * 1024 * 1024 })),
+  /** A requester with more unpaid or claimed jobs here is declined (specs/provider-books.md). @default no limit */
+  maxUnpaidJobs: opt(nonNegInt),
+  /** How often contracts past their settleBy without a settlement are claimed. @default 60000 */
+  claimSweepMs: opt(posInt),
   maxDurationSeconds: opt(posInt),
   bidTtlMs: opt(posInt),
   /** Accept policy (specs/job-spec.md, "Provider policy"): lowest total worked for. */

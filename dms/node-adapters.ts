@@ -16,9 +16,10 @@ import type {
   MetricsPort,
   PeersPort,
 } from './api/ports.js'
-import type { PeerSummary } from './api/schemas.js'
+import type { AllocationSummary, PeerSummary } from './api/schemas.js'
 import type { BlobService } from './blobs/service.js'
 import type { ApprovalClient } from './contracts/approval-client.js'
+import { TERMINATION } from './contracts/model.js'
 import type { Host } from './network/host.js'
 import type { Libp2pTransport } from './network/transport.js'
 import { locateOutputFile } from './orchestrator/data-plane.js'
@@ -29,6 +30,7 @@ import type { ProcessFaults } from './process-guard.js'
 import { BID_REQUEST_TOPIC } from './protocol/handles.js'
 import { allocationState } from './provider/bid-context.js'
 import { BIDS_SUBLEVEL, type StoredBid } from './provider/bid-store.js'
+import type { BookEntry } from './provider/books.js'
 import type { ProviderService } from './provider/provider.js'
 import type { ResourceLedger } from './resources/ledger.js'
 import type { Onboarding } from './resources/onboarding.js'
@@ -64,17 +66,39 @@ export const jobsPort = (o: Orchestrator): JobsPort => ({
 
 /** The provider's allocations, as stored. */
 export const allocationsPort = (p: ProviderService): AllocationsPort => ({
-  list: async () =>
-    (await p.listAllocations()).map((a) => ({
-      allocationId: a.allocationId,
-      jobId: a.jobId,
-      contractId: a.contract.terms.contractId,
-      requester: a.requester.peer,
-      state: a.state,
-      history: a.history,
-      result: a.result,
-    })),
+  list: async () => {
+    const books = new Map((await p.books.list()).map((e) => [e.contractId, e]))
+    return (await p.listAllocations()).map((a) => {
+      const e = books.get(a.contract.terms.contractId)
+      return {
+        allocationId: a.allocationId,
+        jobId: a.jobId,
+        contractId: a.contract.terms.contractId,
+        requester: a.requester.peer,
+        state: a.state,
+        history: a.history,
+        result: a.result,
+        ...(e !== undefined ? { payment: paymentOf(e) } : {}),
+      }
+    })
+  },
+  earnings: () => p.books.summary(),
 })
+
+/** How an allocation's contract was paid, from the provider's books. */
+function paymentOf(e: BookEntry): NonNullable<AllocationSummary['payment']> {
+  const s = e.settlement
+  return {
+    escrow: e.escrow,
+    ...(e.settleBy !== undefined ? { settleBy: e.settleBy } : {}),
+    status:
+      s === undefined ? 'outstanding' : s.reason === TERMINATION.requesterSilent ? 'claimed' : 'settled',
+    ...(s !== undefined
+      ? { paid: s.paidToProvider, refunded: s.refundedToRequester, ...(s.reason ? { reason: s.reason } : {}) }
+      : {}),
+    ...(e.claimError !== undefined ? { claimError: e.claimError.message } : {}),
+  }
+}
 
 export const blobsPort = (blobs: BlobService): BlobsPort => ({
   maxBlobBytes: blobs.store.maxBlobBytes,
@@ -208,6 +232,7 @@ export function providerMetrics(
     resources: () => ledger.summary(),
     declines: () => p.declines,
     finalStates: ALLOCATION_FINAL,
+    books: () => p.books.summary(),
   })
   m.seed(p.bidRequestsIgnored)
   const onIgnored = (reason: string) => m.bidRequestIgnored(reason)

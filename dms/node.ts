@@ -200,6 +200,8 @@ export class DmsNode {
           bidRequestRate: p.bidRequestRate,
           images: { registries: p.docker?.registries },
           defaultDiskBytes: p.defaultDiskBytes,
+          maxUnpaidJobs: p.maxUnpaidJobs,
+          claimSweepMs: p.claimSweepMs,
           preferences: {
             allowedImages: p.allowedImages,
             maxDurationSeconds: p.maxDurationSeconds,

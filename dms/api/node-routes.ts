@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { AllocationsPort, InfoPort, MetricsPort, PeersPort } from './ports.js'
 import {
   AllocationListReply,
+  EarningsReply,
   HealthReply,
   InfoReply,
   MetricsReply,
@@ -80,6 +81,22 @@ export const nodeRoutes: FastifyPluginAsync<NodeRoutesOptions> = (app: FastifyIn
       },
     },
     async () => ({ allocations: (await opts.allocations.list()).sort(newestFirst) }),
+  )
+
+  app.get(
+    '/v1/earnings',
+    {
+      config: {
+        doc: {
+          summary: "this provider's books: paid, claimed, refunded and outstanding, per requester",
+          responses: {
+            200: { description: 'the books (micro-tokens and counts)', schema: EarningsReply },
+            409: { description: 'NOT_A_PROVIDER' },
+          },
+        },
+      },
+    },
+    () => opts.allocations.earnings(),
   )
 
   app.get(

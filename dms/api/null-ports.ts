@@ -43,6 +43,7 @@ export const noJobs: JobsPort = {
 /** The allocations of a node that is not a provider. */
 export const noAllocations: AllocationsPort = {
   list: notAProvider,
+  earnings: notAProvider,
 }
 
 /** The resources of a node that is not a provider. */

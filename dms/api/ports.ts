@@ -8,7 +8,7 @@ import type { JobRecord } from '../orchestrator/job-record.js'
 import type { JobLog, JobResult } from '../protocol/messages.js'
 import type { OnboardRequest } from '../resources/onboard-request.js'
 import type { ResourcesView } from '../resources/onboarding.js'
-import type { AllocationSummary, InfoReply, PeerSummary } from './schemas.js'
+import type { AllocationSummary, EarningsReply, InfoReply, PeerSummary } from './schemas.js'
 
 /** A job as the API shows it: its stored state and record. */
 export interface JobView {
@@ -45,8 +45,10 @@ export interface JobsPort {
 
 /** The provider role's allocations. The null object's error code is `NOT_A_PROVIDER`. */
 export interface AllocationsPort {
-  /** Every allocation of this provider, running and ended (any order). */
+  /** Every allocation of this provider, running and ended (any order), with its payment. */
   list(): Promise<AllocationSummary[]>
+  /** The provider's books (specs/provider-books.md). */
+  earnings(): Promise<EarningsReply>
 }
 
 /**

@@ -87,8 +87,31 @@ export const AllocationSummary = reply({
   state: opt(str),
   history: opt(Type.Array(anyObject)),
   result: opt(anyObject),
+  /** From the provider's books: how its contract was paid. */
+  payment: opt(
+    reply({
+      escrow: int,
+      settleBy: opt(int),
+      status: Type.Union([Type.Literal('outstanding'), Type.Literal('settled'), Type.Literal('claimed')]),
+      paid: opt(int),
+      refunded: opt(int),
+      reason: opt(str),
+      claimError: opt(str),
+    }),
+  ),
 })
 export type AllocationSummary = Static<typeof AllocationSummary>
+
+const RequesterBooks = reply({ paid: int, unpaid: int, claimed: int })
+export const EarningsReply = reply({
+  paid: int,
+  claimed: int,
+  refunded: int,
+  outstanding: int,
+  contracts: reply({ settled: int, claimed: int, open: int }),
+  requesters: StringMap(RequesterBooks),
+})
+export type EarningsReply = Static<typeof EarningsReply>
 export const AllocationListReply = reply({ allocations: opt(Type.Array(AllocationSummary)) })
 
 const counts = StringMap(int)

@@ -13,7 +13,7 @@ import type { ContractDbFileConfig } from '../config.js'
 import type { ContractDbConfig } from '../contract-db/node.js'
 import { CONTRACT_DB_SOCKET } from '../contract-db/paths.js'
 import type { ContractSummary } from '../contract-db/operator-api.js'
-import type { Account, ApprovedEntity } from '../contract-db/records.js'
+import type { Account, ApprovedEntity, ContractRecord } from '../contract-db/records.js'
 import { CliError, print, printJson } from './output.js'
 
 const defaultDir = process.env.DMS_CONTRACT_DB_DIR ?? join(homedir(), '.dms-contract-db')
@@ -133,7 +133,7 @@ export function registerContractDbCommands(program: Command): void {
     .option('--data-dir <dir>', 'data directory (overrides the config file; env DMS_CONTRACT_DB_DIR)')
     .option(
       '-c, --config <file>',
-      'config JSON: { dataDir, listen, bootstrap, oneHost, socket, approvalTtlMs } (specs/config.md)',
+      'config JSON: { dataDir, listen, bootstrap, oneHost, socket, approvalTtlMs, maxActiveVolunteerContracts, settleGraceMs, claimWindowMs, disputeWindowMs } (specs/config.md)',
     )
     .action((o: { dataDir?: string; config?: string }) => runService(o))
 
@@ -215,7 +215,26 @@ export function registerContractDbCommands(program: Command): void {
             (c.paidToProvider !== undefined
               ? `  paid ${c.paidToProvider} refunded ${c.refundedToRequester}`
               : '') +
-            (c.reason ? `  (${c.reason})` : ''),
+            (c.reason ? `  (${c.reason})` : '') +
+            (c.disputedAt !== undefined ? '  DISPUTED' : ''),
         )
+  })
+
+  where(
+    cdb
+      .command('disputes')
+      .description("claims their requesters disputed: the claim's receipt and the requester's verification"),
+  ).action(async (o: Where) => {
+    const { disputes } = await call<{ disputes: ContractRecord[] }>(o, 'GET', '/v1/contract-db/disputes')
+    if (o.json) printJson({ disputes })
+    else if (disputes.length === 0) print('no disputes')
+    else
+      for (const d of disputes) {
+        const v = d.dispute!.verification.verification
+        print(
+          `${d.contract.terms.contractId}  claimed by ${d.closedBy} paid ${d.settlement?.paidToProvider}` +
+            `  disputed ${new Date(d.dispute!.at).toISOString()}: outputs ${v.outputsHashOk ? 'ok' : 'bad'}, receipt signature ${v.receiptSignatureOk ? 'ok' : 'bad'}`,
+        )
+      }
   })
 }

@@ -16,6 +16,7 @@ import {
 import { registerKeyCommands } from './key.js'
 import { peersCommand } from './peers.js'
 import { CliError, terminalSafe } from './output.js'
+import { registerEarningsCommand } from './earnings.js'
 import { registerResourceCommands } from './resources.js'
 
 const defaultDataDir = process.env.DMS_DATA_DIR ?? join(homedir(), '.dms')
@@ -151,6 +152,7 @@ program
 
 registerResourceCommands(program, defaultDataDir)
 registerKeyCommands(program, defaultDataDir)
+registerEarningsCommand(program, defaultDataDir)
 registerContractDbCommands(program)
 
 program

@@ -20,6 +20,8 @@ export interface TerminateFacts {
 
 /** How a contract closes. */
 export interface Closing {
+  /** The state it rests in once closed. @default outcome */
+  to?: 'claimed' | 'expired'
   outcome: 'settled' | 'terminated'
   reason?: TerminationReason
   /** Paid to the provider, at most the escrow; the rest is refunded. */
@@ -40,29 +42,63 @@ export function billFor(receipt: Receipt, ms: number, t: ContractTerms): Amount 
   return Math.min(t.escrow, Math.max(floor, usage))
 }
 
-/** A settlement: paid by the receipt when verified, else terminated with a full refund. */
-export function settleClosing(t: ContractTerms, f: SettleFacts): Closing {
-  const ms = billableMs(f.receipt.usage.wallSeconds, t.maxDurationSeconds)
+/**
+ * The billed time of a receipt's usage: its wall time, rounded up to the millisecond, capped at
+ * the max duration and at what the contract-db observed (from the escrow's lock to now), since a
+ * provider signs its own receipt and a run cannot have lasted longer than the contract has.
+ */
+export function observedMs(wallSeconds: number, t: ContractTerms, at: Observed): number {
+  return Math.min(billableMs(wallSeconds, t.maxDurationSeconds), Math.max(0, at.now - at.activatedAt))
+}
+
+/** What the contract-db saw of a contract's time: when its escrow was locked, and now. */
+export interface Observed {
+  activatedAt: number
+  now: number
+}
+
+/**
+ * A settlement: paid by the receipt when verified (its usage capped at the observed time), else
+ * terminated with a full refund.
+ */
+export function settleClosing(t: ContractTerms, f: SettleFacts, at: Observed): Closing {
+  const ms = observedMs(f.receipt.usage.wallSeconds, t, at)
   if (!f.verified) return { outcome: 'terminated', reason: TERMINATION.rejectedResult, paid: 0, ms }
   return { outcome: 'settled', paid: billFor(f.receipt, ms, t), ms }
 }
 
 /**
  * A termination: a provider fault refunds everything; a cancel pays the time used, from the
- * receipt if one came, else since `activatedAt`.
+ * receipt if one came (capped at the observed time), else since `activatedAt`.
  */
-export function terminateClosing(
-  t: ContractTerms,
-  f: TerminateFacts,
-  at: { activatedAt: number; now: number },
-): Closing {
+export function terminateClosing(t: ContractTerms, f: TerminateFacts, at: Observed): Closing {
   if (f.reason === TERMINATION.providerFault)
     return { outcome: 'terminated', reason: f.reason, paid: 0, ms: 0 }
-  const ms = billableMs(f.wallSeconds ?? (at.now - at.activatedAt) / 1000, t.maxDurationSeconds)
+  const ms = observedMs(f.wallSeconds ?? (at.now - at.activatedAt) / 1000, t, at)
   return {
     outcome: 'terminated',
     reason: f.reason,
     paid: Math.min(t.escrow, costOfMs(ms, t.pricePerHour)),
     ms,
   }
+}
+
+/**
+ * A provider's claim past `settleBy`: paid by its receipt as a verified settlement would be (usage
+ * capped at the observed time), with reason REQUESTER_SILENT.
+ */
+export function claimClosing(t: ContractTerms, receipt: Receipt, at: Observed): Closing {
+  const ms = observedMs(receipt.usage.wallSeconds, t, at)
+  return {
+    to: 'claimed',
+    outcome: 'settled',
+    reason: TERMINATION.requesterSilent,
+    paid: billFor(receipt, ms, t),
+    ms,
+  }
+}
+
+/** Expired by the contract-db (nobody settled or claimed in time): the whole escrow is refunded. */
+export function expireClosing(): Closing {
+  return { to: 'expired', outcome: 'terminated', reason: TERMINATION.expired, paid: 0, ms: 0 }
 }

@@ -3,8 +3,15 @@
  * that moves with it, in one atomic batch (specs/contract-db.md, "States"). Pure: the contract
  * machine plans a change with these, and its `commit` effect writes it.
  */
-import type { Settlement } from '../contracts/model.js'
-import { settleClosing, terminateClosing, type SettleFacts, type TerminateFacts } from './billing.js'
+import type { Settlement, SignedReceipt, SignedVerification } from '../contracts/model.js'
+import {
+  claimClosing,
+  expireClosing,
+  settleClosing,
+  terminateClosing,
+  type SettleFacts,
+  type TerminateFacts,
+} from './billing.js'
 import { closeMoves, lockMoves, type Move } from './ledger.js'
 import type { ContractRecord, StoredState } from './records.js'
 
@@ -28,6 +35,15 @@ export type SignSettlement = (body: Omit<Settlement, 'signature'>) => string
 export type CloseFacts =
   | ({ type: 'SETTLE'; by: string } & SettleFacts)
   | ({ type: 'TERMINATE'; by: string; detail?: string } & TerminateFacts)
+  | { type: 'CLAIM'; by: string; receipt: SignedReceipt; disputeWindowMs: number; detail?: string }
+  | { type: 'EXPIRE'; by: string }
+
+/** The requester's dispute of a provider's claim: recorded for the operator, no money moves. */
+export interface DisputeFacts {
+  type: 'DISPUTE'
+  by: string
+  verification: SignedVerification
+}
 
 const reached = (data: ContractData, to: StoredState, now: number): ContractRecord => ({
   ...data,
@@ -46,8 +62,16 @@ export function lockChange(data: ContractData, now: number): Change {
  */
 export function closeChange(data: ContractData, e: CloseFacts, now: number, sign: SignSettlement): Change {
   const t = data.contract.terms
+  const at = { activatedAt: data.activatedAt, now }
   const how =
-    e.type === 'SETTLE' ? settleClosing(t, e) : terminateClosing(t, e, { activatedAt: data.activatedAt, now })
+    e.type === 'SETTLE'
+      ? settleClosing(t, e, at)
+      : e.type === 'TERMINATE'
+        ? terminateClosing(t, e, at)
+        : e.type === 'CLAIM'
+          ? claimClosing(t, e.receipt.receipt, at)
+          : expireClosing()
+  const to = how.to ?? how.outcome
   const paid = Math.min(how.paid, t.escrow)
   const body = {
     contractId: t.contractId,
@@ -60,10 +84,18 @@ export function closeChange(data: ContractData, e: CloseFacts, now: number, sign
     contractDb: t.contractDb,
   }
   const settlement: Settlement = { ...body, signature: sign(body) }
-  const detail = e.type === 'TERMINATE' ? e.detail : undefined
+  const detail = e.type === 'TERMINATE' || e.type === 'CLAIM' ? e.detail : undefined
+  const claim =
+    e.type === 'CLAIM' ? { claim: { receipt: e.receipt, disputeBy: now + e.disputeWindowMs } } : {}
   return {
-    to: how.outcome,
-    record: { ...reached(data, how.outcome, now), settlement, closedBy: e.by, detail },
+    to,
+    record: { ...reached(data, to, now), settlement, closedBy: e.by, detail, ...claim },
     moves: closeMoves(t, paid),
   }
+}
+
+/** A dispute of a claim: the record keeps the requester's verification; nothing moves. */
+export function disputeChange(data: ContractData, e: DisputeFacts, now: number): Change {
+  const record = { ...data, state: 'claimed' as const, dispute: { verification: e.verification, at: now } }
+  return { to: 'claimed', record, moves: [] }
 }

@@ -3,7 +3,9 @@
  * specs/contract-db.md ("States") and specs/state-machines.md.
  *
  *   proposed --VERIFY--> locking --(written)--> active
- *   active --SETTLE | TERMINATE--> settling --(written)--> settled | terminated
+ *   active --SETTLE | TERMINATE | CLAIM | EXPIRE--> settling --(written)--> settled | terminated
+ *     | claimed | expired
+ *   claimed --DISPUTE (once)--> disputing --(written)--> claimed
  *
  * A transition that moves money plans its `Change` (changes.ts: the record in the state it
  * reaches, and the account moves) and goes to a writing state (tag `writing`), which invokes the
@@ -15,15 +17,17 @@
  *
  * Adding a state: name it in `StoredState` (records.ts), give it the events it accepts, and let
  * each transition that changes the record plan a `Change` into a writing state whose `onDone`
- * lands in it. An `expired` state, say: `active --EXPIRE--> settling` planning a full refund,
- * and one more `reaches(expired)` branch on `settling`'s `onDone`.
+ * lands in it (as `expired`: `active --EXPIRE--> settling` planning a full refund, and one more
+ * `reaches(expired)` branch on `settling`'s `onDone`).
  */
 import { assertEvent, assign, fromPromise, setup } from 'xstate'
 import type { Clock } from '../../actors/clock.js'
 import type { ContractProof, SignedContract } from '../contracts/model.js'
 import {
   closeChange,
+  disputeChange,
   lockChange,
+  type DisputeFacts,
   type Change,
   type CloseFacts,
   type ContractData,
@@ -32,12 +36,12 @@ import {
 import type { ContractRecord, StoredState } from './records.js'
 
 /** The machine's states: the stored ones, and those that last while a change is written. */
-export type ContractState = StoredState | 'proposed' | 'locking' | 'settling'
+export type ContractState = StoredState | 'proposed' | 'locking' | 'settling' | 'disputing'
 
 /** The tag of the states in which a change is being written. */
 export const WRITING = 'writing'
 
-export type ContractEvent = { type: 'VERIFY' } | CloseFacts
+export type ContractEvent = { type: 'VERIFY' } | CloseFacts | DisputeFacts
 
 /** A contract that passed verification, before its escrow is locked. */
 export interface ContractInput {
@@ -45,6 +49,8 @@ export interface ContractInput {
   proof: ContractProof
   /** When its escrow is locked (the proof's issuedAt). */
   activatedAt: number
+  /** From then on the provider may claim (deadlines.ts); also in the proof. */
+  settleBy?: number
 }
 
 export interface ContractContext {
@@ -83,8 +89,15 @@ export function createContractMachine(effects: ContractEffects, clock: Pick<Cloc
       }),
       planClose: assign({
         next: ({ context, event }) => {
-          assertEvent(event, ['SETTLE', 'TERMINATE'])
+          assertEvent(event, ['SETTLE', 'TERMINATE', 'CLAIM', 'EXPIRE'])
           return closeChange(context.data, event, clock.now(), effects.signSettlement)
+        },
+        failure: undefined,
+      }),
+      planDispute: assign({
+        next: ({ context, event }) => {
+          assertEvent(event, 'DISPUTE')
+          return disputeChange(context.data, event, clock.now())
         },
         failure: undefined,
       }),
@@ -100,6 +113,7 @@ export function createContractMachine(effects: ContractEffects, clock: Pick<Cloc
     },
     guards: {
       reaches: ({ context }, to: StoredState) => context.next?.to === to,
+      undisputed: ({ context }) => context.data.dispute === undefined,
     },
   }).createMachine({
     id: 'contract',
@@ -121,6 +135,9 @@ export function createContractMachine(effects: ContractEffects, clock: Pick<Cloc
         on: {
           SETTLE: { target: 'settling', actions: 'planClose' },
           TERMINATE: { target: 'settling', actions: 'planClose' },
+          // Past settleBy (checked by the handler): the provider's claim, or the contract-db's expiry.
+          CLAIM: { target: 'settling', actions: 'planClose' },
+          EXPIRE: { target: 'settling', actions: 'planClose' },
         },
       },
       settling: {
@@ -134,6 +151,16 @@ export function createContractMachine(effects: ContractEffects, clock: Pick<Cloc
               target: 'settled',
               actions: ['notify', 'adopt'],
             },
+            {
+              guard: { type: 'reaches', params: 'claimed' },
+              target: 'claimed',
+              actions: ['notify', 'adopt'],
+            },
+            {
+              guard: { type: 'reaches', params: 'expired' },
+              target: 'expired',
+              actions: ['notify', 'adopt'],
+            },
             { target: 'terminated', actions: ['notify', 'adopt'] },
           ],
           onError: { target: 'active', actions: 'failed' },
@@ -141,6 +168,21 @@ export function createContractMachine(effects: ContractEffects, clock: Pick<Cloc
       },
       settled: { type: 'final' },
       terminated: { type: 'final' },
+      expired: { type: 'final' },
+      // Paid on the provider's claim; its requester may dispute it once (within the window, checked
+      // by the handler): the dispute is recorded for the operator, no money moves.
+      claimed: {
+        on: { DISPUTE: { guard: 'undisputed', target: 'disputing', actions: 'planDispute' } },
+      },
+      disputing: {
+        tags: [WRITING],
+        invoke: {
+          src: 'commit',
+          input: ({ context }) => context.next!,
+          onDone: { target: 'claimed', actions: 'adopt' },
+          onError: { target: 'claimed', actions: 'failed' },
+        },
+      },
     },
   })
 }

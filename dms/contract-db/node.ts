@@ -31,6 +31,14 @@ export interface ContractDbConfig {
   socket?: string | false
   /** Lifetime of the approval credentials it issues (specs/contract-db.md). @default 600000 */
   approvalTtlMs?: number
+  /** The most volunteer contracts one requester may have active (specs/contract-db.md). @default 16 */
+  maxActiveVolunteerContracts?: number
+  /** Deadlines (specs/contract-db.md, "Deadlines"). @default 600000 */
+  settleGraceMs?: number
+  /** @default 3600000 */
+  claimWindowMs?: number
+  /** @default 86400000 */
+  disputeWindowMs?: number
 }
 
 export { CONTRACT_DB_SOCKET }
@@ -99,7 +107,15 @@ export class ContractDbNode {
         clock,
         log: child(log, 'dms:contract-db'),
       },
-      { approvalTtlMs: cfg.approvalTtlMs },
+      {
+        approvalTtlMs: cfg.approvalTtlMs,
+        maxActiveVolunteerContracts: cfg.maxActiveVolunteerContracts,
+        deadlines: {
+          ...(cfg.settleGraceMs !== undefined ? { settleGraceMs: cfg.settleGraceMs } : {}),
+          ...(cfg.claimWindowMs !== undefined ? { claimWindowMs: cfg.claimWindowMs } : {}),
+          ...(cfg.disputeWindowMs !== undefined ? { disputeWindowMs: cfg.disputeWindowMs } : {}),
+        },
+      },
     )
     this.service.start()
     this.lifecycle.onStop(() => this.service.stop(), 'service')

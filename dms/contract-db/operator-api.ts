@@ -62,6 +62,8 @@ export interface ContractSummary {
   paidToProvider?: number
   refundedToRequester?: number
   reason?: string
+  /** When a claim was disputed by its requester (state `claimed`). */
+  disputedAt?: number
 }
 
 export const summarize = (r: ContractRecord): ContractSummary => {
@@ -79,6 +81,7 @@ export const summarize = (r: ContractRecord): ContractSummary => {
     paidToProvider: r.settlement?.paidToProvider,
     refundedToRequester: r.settlement?.refundedToRequester,
     reason: r.settlement?.reason,
+    disputedAt: r.dispute?.at,
   }
 }
 
@@ -163,6 +166,10 @@ export class OperatorApi {
     app.get('/v1/contract-db/contracts', async () => ({
       // Newest first, as `dms job list`.
       contracts: (await contracts.list()).map(summarize).sort((a, b) => b.activatedAt - a.activatedAt),
+    }))
+    // Claims their requesters disputed, for the operator to look at (specs/contract-db.md, "Claims").
+    app.get('/v1/contract-db/disputes', async () => ({
+      disputes: (await contracts.list()).filter((r) => r.dispute !== undefined),
     }))
     app.get<{ Params: { id: string } }>('/v1/contract-db/contracts/:id', async (req, reply) => {
       const rec = await contracts.get(req.params.id)

@@ -3,7 +3,13 @@
  * specs/contract-db.md ("Accounts and approvals", "States"). These shapes are the ones dms 0.1
  * stored (test/fixtures/v0.1): a change of shape comes with a migration in `restoreRecord`.
  */
-import type { ContractProof, Settlement, SignedContract } from '../contracts/model.js'
+import type {
+  ContractProof,
+  Settlement,
+  SignedContract,
+  SignedReceipt,
+  SignedVerification,
+} from '../contracts/model.js'
 import type { Amount } from '../contracts/money.js'
 
 /** The sublevels of the contract-db's database. */
@@ -30,9 +36,9 @@ export interface ApprovedEntity {
  * The states a contract record is stored in: the contract machine's resting states. Its other
  * states (`proposed`, `locking`, `settling`) last while a change is written and are never stored.
  */
-export type StoredState = 'active' | 'settled' | 'terminated'
+export type StoredState = 'active' | 'settled' | 'terminated' | 'claimed' | 'expired'
 
-export const STORED_STATES: readonly StoredState[] = ['active', 'settled', 'terminated']
+export const STORED_STATES: readonly StoredState[] = ['active', 'settled', 'terminated', 'claimed', 'expired']
 
 export interface ContractRecord {
   contract: SignedContract
@@ -41,7 +47,16 @@ export interface ContractRecord {
   proof: ContractProof
   /** When escrow was locked (the proof's issuedAt). */
   activatedAt: number
+  /**
+   * From then on the provider may claim; at `settleBy` + the claim window the contract expires
+   * (`deadlinesOf`, deadlines.ts). Absent from records of dms 0.1: derived from `activatedAt`.
+   */
+  settleBy?: number
   settlement?: Settlement
+  /** A provider's claim (state `claimed`): the receipt it was paid on, and until when it can be disputed. */
+  claim?: { receipt: SignedReceipt; disputeBy: number }
+  /** The requester's dispute of a claim: its signed verification, for the operator. */
+  dispute?: { verification: SignedVerification; at: number }
   /** Which party closed it. */
   closedBy?: string
   detail?: string

@@ -34,13 +34,23 @@ import type { ClosableContracts } from './handlers/closable.js'
 import { settleHandler, type SettleHandler } from './handlers/settle.js'
 import { terminateHandler, type TerminateHandler } from './handlers/terminate.js'
 import { verifyHandler, type VerifyHandler } from './handlers/verify.js'
+import { DEADLINES, deadlinesOf, type DeadlineConfig } from './deadlines.js'
 import { Accounts } from './ledger.js'
+import { VolunteerCount } from './volunteers.js'
 import { SUBLEVEL, type Account, type ApprovedEntity, type ContractRecord } from './records.js'
 
 export interface ContractDbInit {
   /** Lifetime of the approval credentials it issues. @default APPROVAL_TTL_MS (10 minutes) */
   approvalTtlMs?: number
+  /** The most volunteer contracts (escrow 0) one requester may have active. @default 16 */
+  maxActiveVolunteerContracts?: number
+  /** settleBy's grace, the claim and dispute windows (deadlines.ts). @default DEADLINES */
+  deadlines?: Partial<DeadlineConfig>
+  /** How often active contracts past their expiry are expired. @default 60000 */
+  expirySweepMs?: number
 }
+
+export const MAX_ACTIVE_VOLUNTEER_CONTRACTS = 16
 
 export interface ContractDbComponents {
   system: ActorSystem
@@ -58,6 +68,10 @@ export class ContractDbService {
   private readonly accounts: Accounts
   private readonly contracts: Repo<ContractRecord>
   private readonly book: ContractBook
+  private readonly volunteers: VolunteerCount
+  private readonly deadlines: DeadlineConfig
+  private readonly sweepMs: number
+  private sweepTimer?: unknown
   private readonly handlers: {
     verify: VerifyHandler
     settle: SettleHandler
@@ -70,9 +84,12 @@ export class ContractDbService {
     init: ContractDbInit = {},
   ) {
     const { db, key, clock, log, system } = components
+    this.deadlines = { ...DEADLINES, ...init.deadlines }
+    this.sweepMs = init.expirySweepMs ?? 60_000
     this.approvals = new Approvals(new Repo(db, SUBLEVEL.approved), { clock, log })
     this.accounts = new Accounts(new Repo(db, SUBLEVEL.accounts), log)
     this.contracts = new Repo(db, SUBLEVEL.contracts)
+    this.volunteers = new VolunteerCount(() => this.contracts.values())
     this.book = new ContractBook({
       clock,
       effects: {
@@ -94,11 +111,17 @@ export class ContractDbService {
         signProof: (body) => signDoc(key, DOMAIN.proof, body),
         approvals: this.approvals,
         accounts: this.accounts,
-        contracts: { get: (id) => this.contracts.get(id), propose: (input) => this.book.propose(input) },
+        contracts: {
+          get: (id) => this.contracts.get(id),
+          propose: (input) => this.book.propose(input),
+          activeVolunteers: (peer) => this.volunteers.of(peer),
+        },
+        maxActiveVolunteers: init.maxActiveVolunteerContracts ?? MAX_ACTIVE_VOLUNTEER_CONTRACTS,
+        deadlines: this.deadlines,
         log,
       }),
-      settle: settleHandler({ contracts, log }),
-      terminate: terminateHandler({ contracts, log }),
+      settle: settleHandler({ contracts, log, clock, deadlines: this.deadlines }),
+      terminate: terminateHandler({ contracts, log, clock, deadlines: this.deadlines }),
       approval: approvalHandler({ self, key, clock, approvals: this.approvals, ttlMs: init.approvalTtlMs }),
     }
   }
@@ -115,11 +138,48 @@ export class ContractDbService {
       .on(W.settle, (m) => this.settle(m.peer, m.payload))
       .on(W.terminate, (m) => this.terminate(m.peer, m.payload))
       .on(W.approval, (m) => this.approvalFor(m.peer))
+    this.scheduleSweep()
   }
 
   stop(): void {
     this.actor?.stop()
     this.actor = undefined
+    if (this.sweepTimer !== undefined) this.components.clock.clearTimeout(this.sweepTimer)
+    this.sweepTimer = undefined
+  }
+
+  /**
+   * Expires every active contract past `settleBy` + the claim window (nobody settled, terminated
+   * or claimed it): the whole escrow returns to its requester, and both parties are told.
+   * Resolves with the expired records. Runs every `expirySweepMs` while started.
+   */
+  expireDue(): Promise<ContractRecord[]> {
+    return this.serial(async () => {
+      const now = this.components.clock.now()
+      const expired: ContractRecord[] = []
+      for (const rec of await this.contracts.values()) {
+        if (rec.state !== 'active' || deadlinesOf(rec, this.deadlines).expiresAt > now) continue
+        try {
+          expired.push(await this.book.close(rec, { type: 'EXPIRE', by: this.peerId }))
+        } catch (err) {
+          this.components.log.warn({ err, contractId: rec.contract.terms.contractId }, 'contract not expired')
+        }
+      }
+      if (expired.length > 0)
+        this.components.log.info({ count: expired.length }, 'contracts expired, escrow refunded')
+      return expired
+    })
+  }
+
+  private scheduleSweep(): void {
+    this.sweepTimer = this.components.clock.setTimeout(() => {
+      if (this.actor === undefined) return
+      void this.expireDue()
+        .catch((err: unknown) => this.components.log.warn({ err }, 'expiry sweep failed'))
+        .finally(() => {
+          if (this.actor !== undefined) this.scheduleSweep()
+        })
+    }, this.sweepMs)
   }
 
   /** Runs `fn` after every operation queued before it (one at a time). */
@@ -196,6 +256,7 @@ export class ContractDbService {
     const id = change.record.contract.terms.contractId
     const ops = [this.contracts.putOp(id, change.record), ...(await this.accounts.opsFor(change.moves))]
     await this.components.db.batch(ops as never)
+    this.volunteers.written(change)
   }
 
   /** Best effort: the party that did not close the contract also gets the signed settlement. */
@@ -203,12 +264,15 @@ export class ContractDbService {
     try {
       const t = closed.contract.terms
       const by = closed.closedBy
-      const other =
-        by === t.provider.peer
-          ? handleOf(t.requester.peer, jobInbox(t.jobId))
-          : handleOf(t.provider.peer, INBOX.provider)
-      if (other.peer === by || closed.settlement === undefined) return
-      void this.actor?.send(other, W.settled, closed.settlement).catch(() => {})
+      const requester = handleOf(t.requester.peer, jobInbox(t.jobId))
+      const provider = handleOf(t.provider.peer, INBOX.provider)
+      // Closed by a party: the other one; expired by the contract-db: both.
+      const others =
+        by === t.provider.peer ? [requester] : by === t.requester.peer ? [provider] : [requester, provider]
+      for (const other of others) {
+        if (other.peer === by || closed.settlement === undefined) continue
+        void this.actor?.send(other, W.settled, closed.settlement).catch(() => {})
+      }
     } catch (err) {
       this.components.log.warn({ err }, 'settlement notice not sent')
     }

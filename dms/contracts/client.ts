@@ -48,13 +48,16 @@ export interface ContractDbClientInit {
   /** Per-request timeout. @default 10000 */
   timeoutMs?: number
   /**
-   * Tries of a verify while the contract-db is unreachable, and of a settle or terminate while it
-   * is unreachable or silent (it may be restarting). @default 4
+   * Tries of a verify, settle or terminate while the contract-db is unreachable or silent (it may
+   * be restarting). @default 4
    */
   attempts?: number
   /** Wait after the first failed try; doubles after each. @default 1000 */
   backoffMs?: number
 }
+
+/** What a settlement is checked against: the contract's id and escrow. */
+export type SettlementTerms = Pick<ContractTerms, 'contractId' | 'escrow'>
 
 /** Options of one call. */
 export interface CallOptions {
@@ -109,15 +112,16 @@ export class ContractDbClient {
 
   /**
    * Has the contract-db verify a contract both parties signed and lock its escrow; resolves with
-   * its proof, checked. Sent again only while the contract-db is unreachable (the request was
-   * never delivered, so nothing was locked): after a timeout the outcome is unknown, and a second
-   * send would be refused as CONTRACT_EXISTS. Its refusals reject as RemoteError with their code.
+   * its proof, checked. Sent again (with backoff) while the contract-db is unreachable or silent:
+   * verify is idempotent there (the same terms from their requester get the stored proof back),
+   * so a resend after a lost answer locks nothing twice. Its refusals reject as RemoteError with
+   * their code.
    */
   async verify(contract: SignedContract, opts: CallOptions = {}): Promise<ContractProof> {
     const { signal } = opts
     const proof = await retry(
       () => this.c.actor.request(this.handle(), W.contractVerify, { contract }, this.request(opts)),
-      this.retrying(['UNREACHABLE'], signal),
+      this.retrying(['UNREACHABLE', 'REQUEST_TIMEOUT'], signal),
     )
     this.checkProof(proof, contract.terms)
     return proof
@@ -127,12 +131,12 @@ export class ContractDbClient {
    * Settles a contract on the provider's receipt and the requester's signed verification;
    * resolves with the settlement, checked. See `close` for the retries.
    */
-  settle(req: SettleRequest, terms: ContractTerms, opts: CallOptions = {}): Promise<Settlement> {
+  settle(req: SettleRequest, terms: SettlementTerms, opts: CallOptions = {}): Promise<Settlement> {
     return this.close(W.settle, req, terms, opts)
   }
 
   /** Closes a contract without a normal settlement (TERMINATION reasons); see `close`. */
-  terminate(req: TerminateRequest, terms: ContractTerms, opts: CallOptions = {}): Promise<Settlement> {
+  terminate(req: TerminateRequest, terms: SettlementTerms, opts: CallOptions = {}): Promise<Settlement> {
     return this.close(W.terminate, req, terms, opts)
   }
 
@@ -155,7 +159,7 @@ export class ContractDbClient {
   private async close<Req>(
     behaviour: BehaviourDef<Req, Settlement>,
     payload: Req,
-    terms: ContractTerms,
+    terms: SettlementTerms,
     opts: CallOptions,
   ): Promise<Settlement> {
     const settlement = await retry(
@@ -204,7 +208,7 @@ export class ContractDbClient {
   }
 
   /** The settlement is signed by this contract-db, for this contract, and splits its whole escrow. */
-  private checkSettlement(s: Settlement, terms: ContractTerms): void {
+  private checkSettlement(s: Settlement, terms: SettlementTerms): void {
     const { signature, ...body } = s
     if (
       s.contractId !== terms.contractId ||

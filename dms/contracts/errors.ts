@@ -17,6 +17,12 @@ export const REFUSAL = {
   badVerification: 'BAD_VERIFICATION',
   badReason: 'BAD_REASON',
   badPeerId: 'BAD_PEER_ID',
+  /** A requester at its limit of active volunteer contracts. */
+  tooManyContracts: 'TOO_MANY_CONTRACTS',
+  /** A provider's claim before the contract's settleBy. */
+  claimTooEarly: 'CLAIM_TOO_EARLY',
+  /** A dispute after the claim's dispute window. */
+  disputeClosed: 'DISPUTE_WINDOW_CLOSED',
   /** `/dms/approval/get` from a peer the operator has not approved (or has revoked). */
   notApprovedPeer: 'NOT_APPROVED',
 } as const

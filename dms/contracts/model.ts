@@ -74,6 +74,12 @@ export interface ContractProof {
   termsHash: string
   escrowLocked: number
   issuedAt: number
+  /**
+   * From then on the provider may claim its pay on its receipt, and until `settleBy` +
+   * the claim window anyone may settle; then the contract-db expires it (specs/contract-db.md,
+   * "Deadlines"). Absent from proofs of dms 0.1.
+   */
+  settleBy?: number
   contractDb: string
   signature: string
 }
@@ -141,6 +147,13 @@ export const TERMINATION = {
   requesterCancelled: 'REQUESTER_CANCELLED',
   /** Settlement with a negative verification: the requester is refunded. */
   rejectedResult: 'REQUESTER_REJECTED_RESULT',
+  /**
+   * The provider's claim past `settleBy` (the requester stayed silent): paid by its receipt, as a
+   * settlement; the requester may dispute it for a while (specs/contract-db.md, "Claims").
+   */
+  requesterSilent: 'REQUESTER_SILENT',
+  /** Closed by the contract-db itself: nobody settled or claimed it in time; fully refunded. */
+  expired: 'EXPIRED',
 } as const
 export type TerminationReason = (typeof TERMINATION)[keyof typeof TERMINATION]
 

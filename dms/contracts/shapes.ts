@@ -69,6 +69,7 @@ const CONTRACT_PROOF = S.obj({
   termsHash: hash,
   escrowLocked: S.num,
   issuedAt: S.num,
+  settleBy: S.opt(S.num),
   contractDb: peer,
   signature: sig,
 })

@@ -71,7 +71,14 @@ export interface JobRecord {
   allocationId?: string
   updates: JobUpdate[]
   result?: JobResult
-  verification?: { outputsHashOk: boolean; receiptSignatureOk: boolean; outputsProblem?: string }
+  verification?: {
+    outputsHashOk: boolean
+    receiptSignatureOk: boolean
+    outputsProblem?: string
+    /** false when the receipt claims more wall time than the run took (steps/verify.ts). */
+    usageOk?: boolean
+    usageProblem?: string
+  }
   settlement?: Settlement
   error?: JobError
 }

@@ -117,6 +117,7 @@ const DECLINE_KINDS: Array<[RegExp, string]> = [
   [/^docker unavailable:/, 'docker unavailable'],
   [/^offboarded$/, 'offboarded'],
   [/^requester cap:/, 'requester cap'],
+  [/^unpaid jobs:/, 'unpaid jobs'],
 ]
 
 export function declineKind(reason: string): string {

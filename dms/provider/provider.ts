@@ -11,7 +11,13 @@ import { every, type Clock } from '../../actors/clock.js'
 import type { KeyPair } from '../../actors/identity.js'
 import type { Actor, ActorSystem } from '../../actors/system.js'
 import type { BlobService } from '../blobs/service.js'
-import type { ApprovalCredential } from '../contracts/model.js'
+import { ContractDbClient } from '../contracts/client.js'
+import {
+  TERMINATION,
+  type ApprovalCredential,
+  type Settlement,
+  type SignedReceipt,
+} from '../contracts/model.js'
 import type { Executor } from '../executor/executor.js'
 import { W } from '../protocol/behaviours.js'
 import { BID_REQUEST_TOPIC, INBOX } from '../protocol/handles.js'
@@ -23,6 +29,8 @@ import { provideBidActors } from './bid-actors.js'
 import { BidBook } from './bid-book.js'
 import { RUNNING } from './bid-context.js'
 import { createBidMachine } from './bid-machine.js'
+import { OUTCOMES } from './bid-states.js'
+import { ProviderBooks, type BookEntry } from './books.js'
 import type { RetentionInit } from './bid-store.js'
 import type { Comparator } from './capability.js'
 import { bidReleaseHandler } from './handlers/bid-release.js'
@@ -86,6 +94,10 @@ export interface ProviderInit extends RetentionInit {
    * @default 268435456 (256 MiB)
    */
   defaultDiskBytes?: number
+  /** A requester with more unpaid or claimed jobs here is declined (books.ts). @default no limit */
+  maxUnpaidJobs?: number
+  /** How often contracts past their settleBy without a settlement are claimed. @default 60000 */
+  claimSweepMs?: number
 }
 
 export interface ProviderComponents {
@@ -136,6 +148,9 @@ export class ProviderService {
   /** Bid requests' images: refused before any engine call, else looked up through a cache. */
   readonly images: ImageCheck
   private readonly book: BidBook
+  /** What this provider was paid, claimed and is owed (books.ts). */
+  readonly books: ProviderBooks
+  private stopClaims?: () => void
   private readonly allocationActors: AllocationActors
   private readonly counts: BidRequestCounters = { declines: {}, ignored: {} }
   /** What `start` found left by an earlier process. */
@@ -167,6 +182,39 @@ export class ProviderService {
     )
     this.book = new BidBook({ db: c.db, clock: c.clock, log: c.log, machine }, init)
     this.book.onTransition((rec, added) => this.allocationActors.report(rec, added))
+    this.books = new ProviderBooks({
+      db: c.db,
+      clock: c.clock,
+      log: c.log,
+      contractDb: init.contractDb,
+      claim: (e) => this.claim(e),
+    })
+    // A run's receipt goes into the books as soon as its result is made.
+    this.book.onTransition((rec) => {
+      const ctx = rec.snapshot.context
+      const receipt = ctx.message?.receipt
+      if (
+        receipt !== undefined &&
+        ctx.contractId !== undefined &&
+        (OUTCOMES as readonly string[]).includes(rec.state)
+      )
+        void this.books.resulted(ctx.contractId, receipt).catch((err: unknown) => {
+          this.c.log.warn({ err, contractId: ctx.contractId }, 'receipt not kept in the books')
+        })
+    })
+  }
+
+  /** The claim of a contract whose requester stayed silent past settleBy (specs/contract-db.md, "Claims"). */
+  private claim(e: BookEntry & { receipt: SignedReceipt }): Promise<Settlement> {
+    if (this.actor === undefined) return Promise.reject(new Error('provider stopped'))
+    const client = new ContractDbClient(
+      { actor: this.actor, clock: this.c.clock },
+      { contractDb: { peer: this.init.contractDb, addrs: [] }, attempts: 1 },
+    )
+    return client.terminate(
+      { contractId: e.contractId, reason: TERMINATION.requesterSilent, receipt: e.receipt },
+      { contractId: e.contractId, escrow: e.escrow },
+    )
   }
 
   /** Declines made, by reason, for metrics and `dms resources`. */
@@ -223,7 +271,13 @@ export class ProviderService {
       provisionTimeoutMs: this.provisionTimeoutMs,
     })
     await this.book.start()
-    const d = { ...this.c, book: this.book, peerId: () => this.peerId, events: this.events }
+    const d = {
+      ...this.c,
+      book: this.book,
+      books: this.books,
+      peerId: () => this.peerId,
+      events: this.events,
+    }
     const gate = new BidRequestGate(
       { ...d, ignored: this.counts.ignored },
       { contractDb: this.init.contractDb, bidRequestRate: this.init.bidRequestRate },
@@ -238,6 +292,7 @@ export class ProviderService {
         preferences: this.init.preferences,
         requesterCap: this.init.requesterCap,
         defaultDiskBytes: this.init.defaultDiskBytes,
+        maxUnpaidJobs: this.init.maxUnpaidJobs,
       },
       this.counts,
     )
@@ -250,8 +305,11 @@ export class ProviderService {
       .on(W.invoke, invokeHandler({ ...d, contractDb: this.init.contractDb }))
       .on(W.cancel, cancelHandler(d))
       .on(W.bidRelease, bidReleaseHandler(d))
-      .on(W.settled, settledHandler())
+      .on(W.settled, settledHandler({ contractDb: this.init.contractDb, books: this.books }))
     this.stopSweeper = every(this.c.clock, this.init.sweepIntervalMs ?? 5000, () => void this.sweep())
+    this.stopClaims = every(this.c.clock, this.init.claimSweepMs ?? 60_000, () => {
+      void this.books.claimDue().catch((err: unknown) => this.c.log.warn({ err }, 'claims failed'))
+    })
     this.recovered = { ...(await this.recover()), migrated }
   }
 
@@ -301,6 +359,7 @@ export class ProviderService {
    */
   async stop(): Promise<void> {
     this.stopSweeper?.()
+    this.stopClaims?.()
     this.actor?.stop()
     this.actor = undefined
     this.stopping = true

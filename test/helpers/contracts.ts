@@ -13,6 +13,7 @@ import {
   type SignedVerification,
   type Bid,
 } from '../../dms/contracts/model.js'
+import { contractIdFor } from '../../dms/contracts/contract-id.js'
 import { escrowFor } from '../../dms/contracts/money.js'
 import { partyOf } from '../../dms/contracts/party.js'
 import type { SettleRequest } from '../../dms/protocol/messages.js'
@@ -72,7 +73,7 @@ export function makeContract(
   }
   const bid: Bid = { ...body, signature: signDoc(provider.key, DOMAIN.bid, body) }
   const terms: ContractTerms = {
-    contractId: randomUUID(),
+    contractId: contractIdFor({ requester: requester.peer, jobId, bidId: bid.bidId, createdAt: now }),
     jobId,
     bidId: bid.bidId,
     requester: partyOf(requester.peer, requester.key.publicKey),

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { NodeConfig } from '../../dms/config.js'
-import { ContractDbNode } from '../../dms/contract-db/node.js'
+import { ContractDbNode, type ContractDbConfig } from '../../dms/contract-db/node.js'
 import { DmsNode, type NodeComponents } from '../../dms/node.js'
 import type { Prices } from '../../dms/resources/types.js'
 import { BID_REQUEST_TOPIC } from '../../dms/protocol/handles.js'
@@ -56,6 +56,8 @@ export async function startNetwork(
     fund?: number
     /** The contract-db's listen addresses (e.g. a fixed port, to restart it). @default tcp/0 */
     contractDbListen?: string[]
+    /** More of the contract-db's config (deadlines...). */
+    contractDb?: Partial<ContractDbConfig>
   } = {},
 ): Promise<TestNetwork> {
   const root = await mkdtemp(join(tmpdir(), 'dms-net-'))
@@ -72,7 +74,12 @@ export async function startNetwork(
   try {
     // The contract-db starts with no approvals; they are added once the peer ids exist.
     const contractDb = new ContractDbNode(
-      { dataDir: join(root, 'contract-db'), oneHost: true, listen: opts.contractDbListen },
+      {
+        dataDir: join(root, 'contract-db'),
+        oneHost: true,
+        listen: opts.contractDbListen,
+        ...opts.contractDb,
+      },
       { clock: opts.components?.clock, passphrase: TEST_PASSPHRASE },
     )
     await contractDb.start()

@@ -20,7 +20,11 @@ export interface ProviderSources {
   declines(): Counts
   /** The allocation states an allocation never leaves. */
   finalStates: readonly string[]
+  /** The provider's books: paid, claimed, refunded and outstanding micro-tokens. */
+  books?: () => Promise<Record<(typeof BOOK_KINDS)[number], number>>
 }
+
+const BOOK_KINDS = ['paid', 'claimed', 'refunded', 'outstanding'] as const
 
 export class ProviderMetrics {
   private readonly tally: StateTally
@@ -38,6 +42,18 @@ export class ProviderMetrics {
         for (const kind of KINDS) for (const resource of DIMS) this.set({ kind, resource }, s[kind][resource])
       },
     })
+    const books = sources.books
+    if (books !== undefined)
+      new Gauge({
+        name: 'dms_provider_earnings',
+        help: "provider books (micro-tokens): paid on settlements, paid on its claims, refunded to requesters out of its contracts' escrow, and still outstanding",
+        labelNames: ['kind'],
+        registers,
+        async collect() {
+          const b = await books()
+          for (const kind of BOOK_KINDS) this.set({ kind }, b[kind])
+        },
+      })
     mirroredCounter(
       registry,
       'dms_provider_declines_total',

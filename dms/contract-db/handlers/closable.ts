@@ -15,16 +15,16 @@ import {
   type Settlement,
   type SignedReceipt,
 } from '../../contracts/model.js'
-import type { CloseFacts } from '../changes.js'
+import type { CloseFacts, DisputeFacts } from '../changes.js'
 import type { ContractRecord } from '../records.js'
 
 /** The contracts as the closing handlers need them. */
 export interface ClosableContracts {
   get(id: string): Promise<ContractRecord | undefined>
   /** Whether the contract's machine accepts an event of `type` in its state. */
-  accepts(rec: ContractRecord, type: CloseFacts['type']): boolean
-  /** Sends the closing event; resolves with the record once closed and stored. */
-  close(rec: ContractRecord, facts: CloseFacts): Promise<ContractRecord>
+  accepts(rec: ContractRecord, type: CloseFacts['type'] | 'DISPUTE'): boolean
+  /** Sends the closing event (or a dispute); resolves with the record once stored. */
+  close(rec: ContractRecord, facts: CloseFacts | DisputeFacts): Promise<ContractRecord>
 }
 
 export interface Closable {
@@ -38,7 +38,7 @@ export async function closableFor(
   contracts: ClosableContracts,
   submitter: string,
   contractId: unknown,
-  type: CloseFacts['type'],
+  type: CloseFacts['type'] | 'DISPUTE',
 ): Promise<Closable> {
   const rec = typeof contractId === 'string' ? await contracts.get(contractId) : undefined
   if (rec === undefined) throw refuse(REFUSAL.unknown, `no contract ${String(contractId)}`)

@@ -9,10 +9,10 @@ import { checkVerification } from '../../contracts/checks.js'
 import { REFUSAL, refuse } from '../../contracts/errors.js'
 import { DOMAIN, type Settlement } from '../../contracts/model.js'
 import type { SettleRequest } from '../../protocol/messages.js'
-import { checkedReceipt, closableFor, logged, type ClosableContracts } from './closable.js'
+import { settleClaimed, type ClaimDeps } from './claim.js'
+import { checkedReceipt, closableFor, logged } from './closable.js'
 
-export interface SettleDeps {
-  contracts: ClosableContracts
+export interface SettleDeps extends ClaimDeps {
   log: Logger
 }
 
@@ -20,6 +20,14 @@ export type SettleHandler = (submitter: string, req: SettleRequest | undefined) 
 
 export function settleHandler(d: SettleDeps): SettleHandler {
   return async (submitter, req) => {
+    // A claimed contract: the claim's settlement, or the requester's dispute of it (claim.ts).
+    const stored = typeof req?.contractId === 'string' ? await d.contracts.get(req.contractId) : undefined
+    if (
+      stored?.state === 'claimed' &&
+      (submitter === stored.contract.terms.requester.peer ||
+        submitter === stored.contract.terms.provider.peer)
+    )
+      return settleClaimed(d, stored, submitter, req!)
     const { rec, t } = await closableFor(d.contracts, submitter, req?.contractId, 'SETTLE')
     const receipt = checkedReceipt(t, req?.receipt)
     const problem = checkVerification(req?.verification, t.contractId, hashDoc(receipt))

@@ -10,8 +10,10 @@ import { hashDoc, verifyDoc } from '../../contracts/canonical.js'
 import { checkBidTerms } from '../../contracts/checks.js'
 import { REFUSAL, refuse } from '../../contracts/errors.js'
 import { DOMAIN, type ContractProof, type SignedContract } from '../../contracts/model.js'
+import { contractIdMatches } from '../../contracts/contract-id.js'
 import { partyIsConsistent } from '../../contracts/party.js'
 import type { ContractInput } from '../contract-machine.js'
+import { settleByFor, type DeadlineConfig } from '../deadlines.js'
 import type { Account, ContractRecord } from '../records.js'
 
 export interface VerifyDeps {
@@ -25,7 +27,13 @@ export interface VerifyDeps {
   contracts: {
     get(id: string): Promise<ContractRecord | undefined>
     propose(input: ContractInput): Promise<ContractRecord>
+    /** How many volunteer contracts (escrow 0) of this requester are active. */
+    activeVolunteers(requester: string): Promise<number>
   }
+  /** The most volunteer contracts one requester may have active. */
+  maxActiveVolunteers: number
+  /** For the contract's settleBy. */
+  deadlines: Pick<DeadlineConfig, 'settleGraceMs'>
   log: Logger
 }
 
@@ -60,14 +68,34 @@ export function verifyHandler(d: VerifyDeps): VerifyHandler {
       !verifyDoc(keyFromString(t.provider.publicKey), DOMAIN.contract, t, signed.providerSignature)
     )
       throw refuse(REFUSAL.badSignature, 'provider signature is missing or invalid')
-    // A replay is named as such, even once the contract has expired.
-    if ((await d.contracts.get(t.contractId)) !== undefined)
-      throw refuse(REFUSAL.duplicate, `contract ${t.contractId} was already submitted`)
+    // The id is derived from the requester and its draft: no party occupies another's id.
+    if (!contractIdMatches(t))
+      throw refuse(
+        REFUSAL.badTerms,
+        'contractId is not the one derived from the requester, job, bid and createdAt',
+      )
+    // The same terms sent again by their requester (its answer was lost) get the stored proof
+    // while the contract is active; anything else under a stored id is a replay, named as such
+    // even once the contract has expired.
+    const stored = await d.contracts.get(t.contractId)
+    if (stored !== undefined) {
+      if (stored.state === 'active' && hashDoc(stored.contract.terms) === hashDoc(t)) return stored.proof
+      throw refuse(REFUSAL.duplicate, `contract ${t.contractId} was already submitted`, {
+        state: stored.state,
+      })
+    }
     if (!(typeof t.expiresAt === 'number' && t.expiresAt > now))
       throw refuse(REFUSAL.expired, `contract expired at ${new Date(t.expiresAt).toISOString()}`)
     const badTerms = checkBidTerms(t)
     if (badTerms !== undefined) throw refuse(REFUSAL.badTerms, badTerms)
 
+    // A volunteer contract locks nothing, so it costs its requester a slot instead.
+    if (t.escrow === 0 && (await d.contracts.activeVolunteers(t.requester.peer)) >= d.maxActiveVolunteers)
+      throw refuse(
+        REFUSAL.tooManyContracts,
+        `requester ${t.requester.peer} already has ${d.maxActiveVolunteers} active volunteer contracts: settle or terminate one first`,
+        { limit: d.maxActiveVolunteers },
+      )
     const acc = await d.accounts.get(t.requester.peer)
     if (acc.balance < t.escrow) {
       const shortfall = t.escrow - acc.balance
@@ -77,15 +105,17 @@ export function verifyHandler(d: VerifyDeps): VerifyHandler {
         { shortfall, balance: acc.balance, escrow: t.escrow },
       )
     }
+    const settleBy = settleByFor(t, now, d.deadlines)
     const body = {
       contractId: t.contractId,
       termsHash: hashDoc(t),
       escrowLocked: t.escrow,
       issuedAt: now,
+      settleBy,
       contractDb: d.self,
     }
     const proof: ContractProof = { ...body, signature: d.signProof(body) }
-    await d.contracts.propose({ contract: signed, proof, activatedAt: now })
+    await d.contracts.propose({ contract: signed, proof, activatedAt: now, settleBy })
     d.log.info({ contractId: t.contractId, escrow: t.escrow }, 'contract verified, escrow locked')
     return proof
   }

@@ -5,11 +5,11 @@
  * that may have locked escrow fails the job. Spec: specs/protocol.md ("Contract closure",
  * "Contracting fallback").
  */
-import { randomUUID } from 'node:crypto'
 import { codeOf } from '../../../actors/errors.js'
 import { keyToString } from '../../../actors/identity.js'
 import { signDoc, verifyDoc } from '../../contracts/canonical.js'
 import { BadProofError } from '../../contracts/client.js'
+import { contractIdFor } from '../../contracts/contract-id.js'
 import { termsBidProblem } from '../../contracts/consistency.js'
 import {
   DOMAIN,
@@ -52,9 +52,12 @@ export function closeContractStep(d: CloseContractDeps): Step {
       releaseBid(d, job, bid)
       return new ContractRefusal(code, message, { provider: bid.provider, bidId: bid.bidId })
     }
-    const now = d.clock.now()
+    // Drafted at the time the job entered `contracting` (stored with the job), so a requester
+    // restored in this state drafts the very same terms and contract id: the provider countersigns
+    // them again and the contract-db's verify is idempotent, so nothing is locked twice.
+    const now = [...job.history].reverse().find((h) => h.state === 'contracting')?.at ?? d.clock.now()
     const terms: ContractTerms = {
-      contractId: randomUUID(),
+      contractId: contractIdFor({ requester: d.peerId, jobId: job.id, bidId: bid.bidId, createdAt: now }),
       jobId: job.id,
       bidId: bid.bidId,
       requester: partyOf(d.peerId, d.key.publicKey),

@@ -2,21 +2,34 @@
  * The `settling` step: sign the verification and have the contract-db settle the contract on the
  * provider's receipt (retried with backoff while it is unreachable or silent: contracts/client.ts).
  * Settled either way; the job completes only when the work succeeded and was verified, else it
- * fails with VERIFICATION_FAILED or RUN_<STATUS>. Spec: specs/contract-db.md ("Settle").
+ * fails with VERIFICATION_FAILED or RUN_<STATUS>. A settle the contract-db refuses is followed by
+ * a terminate, so no escrow stays locked; the job fails SETTLEMENT_FAILED. Spec: specs/contract-db.md ("Settle").
  */
 import { hashDoc, signDoc } from '../../contracts/canonical.js'
-import { DOMAIN, type ContractTerms, type Settlement, type Verification } from '../../contracts/model.js'
+import { codeOf } from '../../../actors/errors.js'
+import {
+  DOMAIN,
+  TERMINATION,
+  type ContractTerms,
+  type Settlement,
+  type Verification,
+} from '../../contracts/model.js'
 import type { JobResult } from '../../protocol/messages.js'
+import type { JobRecord } from '../job-record.js'
 import { JobFailure, type Step } from '../job-machine.js'
 import type { StepDeps } from './deps.js'
+import { terminate } from './terminate.js'
 
-export type SettleDeps = Pick<StepDeps, 'clock' | 'contractDb' | 'key'>
+export type SettleDeps = Pick<StepDeps, 'clock' | 'contractDb' | 'key' | 'log'>
+
+/** Settle refusals that are about the provider's receipt. */
+const RECEIPT_REFUSALS = ['BAD_RECEIPT', 'BAD_SIGNATURE']
 
 export function settleStep(d: SettleDeps): Step {
   return async (job, signal) => {
     const r = job.result as JobResult
-    const v = job.verification as { outputsHashOk: boolean; receiptSignatureOk: boolean }
-    const verified = v.outputsHashOk && v.receiptSignatureOk
+    const v = job.verification as NonNullable<JobRecord['verification']>
+    const verified = v.outputsHashOk && v.receiptSignatureOk && v.usageOk !== false
     const contractId = job.contract?.terms.contractId as string
     const verification: Verification = {
       contractId,
@@ -38,13 +51,30 @@ export function settleStep(d: SettleDeps): Step {
         { signal },
       )
     } catch (err) {
-      throw new JobFailure('SETTLEMENT_FAILED', `contract-db did not settle: ${(err as Error).message}`)
+      const failure = new JobFailure(
+        'SETTLEMENT_FAILED',
+        `contract-db did not settle: ${(err as Error).message}`,
+      )
+      // A refused settle must not leave the escrow locked: the contract is terminated instead,
+      // for provider fault when the refusal is about its receipt, else as a cancel (the time the
+      // contract-db observed is paid). Not when the node is stopping: a restart settles.
+      if (!signal.aborted) {
+        const reason = RECEIPT_REFUSALS.includes(codeOf(err))
+          ? TERMINATION.providerFault
+          : TERMINATION.requesterCancelled
+        const settlement = await terminate(d, job, reason, failure.message, signal)
+        if (settlement !== undefined) failure.patch = { settlement }
+      }
+      throw failure
     }
     const receipt = r.receipt.receipt
     if (!verified)
       return {
         settlement,
-        error: { code: 'VERIFICATION_FAILED', message: 'outputs or receipt did not verify; escrow refunded' },
+        error: {
+          code: 'VERIFICATION_FAILED',
+          message: `${v.usageProblem ?? 'outputs or receipt did not verify'}; escrow refunded`,
+        },
       }
     if (receipt.status !== 'completed')
       return {

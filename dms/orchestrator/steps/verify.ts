@@ -1,28 +1,66 @@
 /**
- * The `verifying` step: check the provider's signed receipt (for this contract, signed by the
- * provider) and fetch and check its outputs file by file (data-plane.ts). A failed check is kept
- * in the record's `verification` (the settlement then refunds the escrow); a malformed result
- * makes this step throw, which is the provider's fault too (terminate.ts). Outputs not fetched by
- * the deadline (size at `outputsPace`, from the `verifying` stamp) fail the check.
+ * The `verifying` step: check the provider's signed receipt (well formed, for this contract and
+ * job, signed by the provider, and claiming no more wall time than the requester saw the run
+ * take) and fetch and check its outputs file by file (data-plane.ts). A failed check of usage or
+ * outputs is kept in the record's `verification` (the settlement then refunds the escrow); a
+ * malformed result, receipt included, makes this step throw, which is the provider's fault too
+ * (terminate.ts). Outputs not fetched by the deadline (size at `outputsPace`, from the
+ * `verifying` stamp) fail the check.
  * Spec: specs/protocol.md ("Verification"), specs/data-plane.md.
  */
 import { transferBudgetMs } from '../../blobs/transfer.js'
 import { verifyDoc } from '../../contracts/canonical.js'
-import { DOMAIN } from '../../contracts/model.js'
+import { checkReceipt } from '../../contracts/checks.js'
+import { DOMAIN, type Receipt } from '../../contracts/model.js'
 import { publicKeyOf } from '../../protocol/handles.js'
 import type { JobResult } from '../../protocol/messages.js'
-import type { Step } from '../job-machine.js'
+import type { JobRecord } from '../job-record.js'
+import { JobFailure, type Step } from '../job-machine.js'
 import type { StepDeps } from './deps.js'
 
-export type VerifyDeps = Pick<StepDeps, 'clock' | 'log' | 'session' | 'blobs' | 'config'>
+export type VerifyDeps = Pick<StepDeps, 'log' | 'session' | 'blobs' | 'config' | 'clock'>
+
+/**
+ * What a receipt's wall time may exceed the run time the requester observed (from sending the
+ * invocation to the result) by: the two clocks are the same node's, so only rounding.
+ */
+export const USAGE_SLACK_MS = 2000
+
+/**
+ * Why the receipt's usage cannot be true, or undefined: a provider signs its own receipt, and one
+ * claiming more wall time than the run had would be paid for work it never did.
+ */
+export function usageProblem(job: JobRecord, receipt: Receipt | undefined, now: number): string | undefined {
+  const wall = receipt?.usage?.wallSeconds
+  if (typeof wall !== 'number') return undefined
+  const invoked = [...job.history].reverse().find((h) => h.state === 'invoking')?.at
+  if (invoked === undefined) return undefined
+  const observedMs = Math.max(0, now - invoked)
+  if (wall * 1000 <= observedMs + USAGE_SLACK_MS) return undefined
+  return `the receipt claims ${wall} s of wall time, the run took at most ${observedMs / 1000} s`
+}
 
 export function verifyStep(d: VerifyDeps): Step {
   return async (job, signal) => {
     const r = job.result as JobResult
     const provider = job.winner?.provider as string
-    const receiptSignatureOk =
-      r.receipt?.receipt?.contractId === job.contract?.terms.contractId &&
-      verifyDoc(publicKeyOf(provider), DOMAIN.receipt, r.receipt.receipt, r.receipt.signature)
+    // A receipt the contract-db would refuse (another contract or job, a bad status, not signed
+    // by the provider) is a malformed result: settling on it would be refused and leave the
+    // escrow locked, so the step throws and the contract is terminated for provider fault
+    // (terminate.ts).
+    const receiptSignatureOk = verifyDoc(
+      publicKeyOf(provider),
+      DOMAIN.receipt,
+      r.receipt?.receipt,
+      r.receipt?.signature ?? '',
+    )
+    const malformed =
+      checkReceipt(r.receipt, job.contract!.terms) ??
+      (receiptSignatureOk ? undefined : 'it is not signed by the provider')
+    if (malformed !== undefined)
+      throw new JobFailure('BAD_RECEIPT', `the provider's receipt is malformed: ${malformed}`)
+    const usage = usageProblem(job, r.receipt?.receipt, d.clock.now())
+    if (usage !== undefined) d.log.warn({ jobId: job.id, problem: usage }, 'receipt usage did not verify')
     // The outputs are fetched (one archive, in chunks) and checked file by file, by a deadline
     // counted from the `verifying` stamp, so a job restored after a restart does not start over.
     const since = job.history.findLast((h) => h.state === 'verifying')?.at ?? d.clock.now()
@@ -43,6 +81,7 @@ export function verifyStep(d: VerifyDeps): Step {
         outputsHashOk: outputs.ok,
         receiptSignatureOk,
         ...(outputs.ok ? {} : { outputsProblem: outputs.reason }),
+        ...(usage === undefined ? {} : { usageOk: false, usageProblem: usage }),
       },
     }
   }

@@ -26,6 +26,7 @@ import { pricePerHour, totalFor } from '../pricing.js'
 import type { BidRequestGate } from '../bid-request-gate.js'
 import { overCap, type RequesterCap } from '../requester-cap.js'
 import { checkBidRequest } from '../validate.js'
+import type { ProviderBooks } from '../books.js'
 
 /** How often an unavailable container engine is checked again (on the next bid request). */
 const ENGINE_RECHECK_MS = 15_000
@@ -46,6 +47,8 @@ export interface BidRequestDeps {
   images: Pick<ImageCheck, 'refusal' | 'canRun'>
   /** The approval and rate checks (also the bid-request topic's admission rule). */
   gate: Pick<BidRequestGate, 'judge'>
+  /** Unpaid and claimed jobs of a requester here (books.ts). */
+  books?: Pick<ProviderBooks, 'unpaidOf'>
 }
 
 export interface BidRequestInit {
@@ -56,6 +59,8 @@ export interface BidRequestInit {
   requesterCap?: RequesterCap
   /** The disk quota of a job that gives none (disk-grant.ts). */
   defaultDiskBytes?: number
+  /** A requester with more unpaid (or claimed) jobs here is declined. @default no limit */
+  maxUnpaidJobs?: number
 }
 
 /** Declines sent by kind (`declineKind`: never a name a peer chose), requests dropped by reason. */
@@ -126,6 +131,16 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
         ? 'offboarded'
         : (d.images.refusal(req.image) ?? (await engineProblem()))
     if (refusal !== undefined) return decline(actor, msg, [refusal], own)
+    const unpaid = init.maxUnpaidJobs === undefined ? 0 : ((await d.books?.unpaidOf(msg.peer)) ?? 0)
+    if (init.maxUnpaidJobs !== undefined && unpaid > init.maxUnpaidJobs)
+      return decline(
+        actor,
+        msg,
+        [
+          `unpaid jobs: ${unpaid} of this requester's jobs here are unpaid or claimed (max ${init.maxUnpaidJobs})`,
+        ],
+        own,
+      )
     const perHour = pricePerHour(req.resources, offer.prices)
     const total = totalFor(perHour, req.maxDurationSeconds, offer.prices)
     const free = d.ledger.free()

@@ -39,9 +39,12 @@ export function contractSignHandler(d: ContractSignDeps) {
       t.contractDb !== d.contractDb ||
       hashDoc(t.bid) !== hashDoc(bid) ||
       termsBidProblem(t, bid) !== undefined
+    if (mismatch) throw new RefusedError('TERMS_MISMATCH', 'contract terms do not match the bid')
+    // The same terms again (a requester restored in `contracting`): the same countersignature.
+    if (rec.snapshot.context.contractHash === hashDoc(t) && liveIn(d.book, rec, 'contracted') !== undefined)
+      return { providerSignature: signDoc(d.key, DOMAIN.contract, t) }
     const actor = liveIn(d.book, rec, 'locked')
     if (actor === undefined) throw new RefusedError('BID_NOT_LOCKED', `bid is ${described(d.book, rec)}`)
-    if (mismatch) throw new RefusedError('TERMS_MISMATCH', 'contract terms do not match the bid')
     if (!verifyDoc(publicKeyOf(t.requester.peer), DOMAIN.contract, t, contract.requesterSignature))
       throw new RefusedError('BAD_SIGNATURE', 'requester signature is invalid')
     const providerSignature = signDoc(d.key, DOMAIN.contract, t)

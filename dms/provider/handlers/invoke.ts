@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { RefusedError } from '../../../actors/errors.js'
+import type { ProviderBooks } from '../books.js'
 import type { Message } from '../../../actors/system.js'
 import { hashDoc, verifyDoc } from '../../contracts/canonical.js'
 import { DOMAIN } from '../../contracts/model.js'
@@ -19,12 +20,31 @@ export interface InvokeDeps {
   book: BidLookup
   /** The contract-db whose proofs this provider accepts. */
   contractDb: string
+  /** The contract goes into the books once invoked (books.ts). */
+  books?: Pick<ProviderBooks, 'invoked'>
 }
 
 /** Whether the bid's requester cancelled its contract before this invocation. */
 const cancelledBeforeRun = (rec: StoredBid): boolean =>
   rec.snapshot.context.allocation === undefined &&
   rec.snapshot.context.history.some((h) => h.state === 'cancelled')
+
+/** Throws BAD_PROOF unless the proof is the trusted contract-db's over these terms; else `ok`. */
+function checkedProof<T>(d: InvokeDeps, inv: Invocation, contractHash: string | undefined, ok: T): T {
+  const { signature, ...proofBody } = inv.proof
+  const cdbKey = publicKeyOfPeer(d.contractDb)
+  if (
+    cdbKey === undefined ||
+    inv.proof.contractDb !== d.contractDb ||
+    inv.proof.termsHash !== contractHash ||
+    !verifyDoc(cdbKey, DOMAIN.proof, proofBody, signature)
+  )
+    throw new RefusedError(
+      'BAD_PROOF',
+      'proof of contract is not signed by the trusted contract-db for these terms',
+    )
+  return ok
+}
 
 export function invokeHandler(d: InvokeDeps) {
   return async (msg: Message<Invocation>): Promise<InvocationReply> => {
@@ -35,20 +55,17 @@ export function invokeHandler(d: InvokeDeps) {
     const rec = await mine(d.book, t.bidId, msg.peer)
     const { contractHash } = rec.snapshot.context
     const cancelled = cancelledBeforeRun(rec)
+    // The same contract invoked again (a requester restored in `invoking`): its allocation, once.
+    const running = rec.snapshot.context.allocation
+    if (
+      running !== undefined &&
+      contractHash === hashDoc(t) &&
+      hashDoc(running.contract.terms) === contractHash
+    )
+      return checkedProof(d, inv, contractHash, { allocationId: running.allocationId })
     if ((rec.state !== 'contracted' && !cancelled) || contractHash !== hashDoc(t))
       throw new RefusedError('NOT_CONTRACTED', 'no contract signed by this provider matches the invocation')
-    const { signature, ...proofBody } = inv.proof
-    const cdbKey = publicKeyOfPeer(d.contractDb)
-    if (
-      cdbKey === undefined ||
-      inv.proof.contractDb !== d.contractDb ||
-      inv.proof.termsHash !== contractHash ||
-      !verifyDoc(cdbKey, DOMAIN.proof, proofBody, signature)
-    )
-      throw new RefusedError(
-        'BAD_PROOF',
-        'proof of contract is not signed by the trusted contract-db for these terms',
-      )
+    checkedProof(d, inv, contractHash, undefined)
     const runIssue = invocationProblem(inv, t.resources.diskBytes)
     if (runIssue !== undefined) throw new RefusedError('BAD_INVOCATION', runIssue)
     if (cancelled) throw new RefusedError('CANCELLED', 'the requester cancelled this contract')
@@ -74,6 +91,7 @@ export function invokeHandler(d: InvokeDeps) {
       throw new RefusedError(refusal.code, refusal.message)
     }
     await d.book.persisted(rec.bidId)
+    await d.books?.invoked(inv.contract, inv.proof)
     return { allocationId }
   }
 }

@@ -76,7 +76,7 @@ describe('contract-db property: money is conserved and no contract closes twice'
   })
 
   it(`holds over ${RUNS} seeded runs of ${BATCHES} concurrent batches`, async () => {
-    let stats = { ops: 0, ok: 0, refused: 0, closes: 0 }
+    let stats = { ops: 0, ok: 0, refused: 0, closes: 0, claimed: 0, expired: 0, disputed: 0 }
     for (let i = 0; i < RUNS; i++) {
       const seed = BASE_SEED + i
       try {
@@ -86,6 +86,9 @@ describe('contract-db property: money is conserved and no contract closes twice'
           ok: stats.ok + s.ok,
           refused: stats.refused + s.refused,
           closes: stats.closes + s.closes,
+          claimed: stats.claimed + s.claimed,
+          expired: stats.expired + s.expired,
+          disputed: stats.disputed + s.disputed,
         }
       } catch (err) {
         throw new Error(
@@ -99,6 +102,11 @@ describe('contract-db property: money is conserved and no contract closes twice'
       stats.ok > RUNS * 20 && stats.refused > RUNS * 10 && stats.closes > RUNS * 5,
       JSON.stringify(stats),
     )
+    // ...and the deadlines: claims, disputes of them, and expiry.
+    assert.ok(
+      RUNS < 10 || (stats.claimed > 0 && stats.expired > 0 && stats.disputed > 0),
+      JSON.stringify(stats),
+    )
   })
 
   async function runOnce(seed: number) {
@@ -106,8 +114,12 @@ describe('contract-db property: money is conserved and no contract closes twice'
     const clock = new ManualClock(Date.now())
     const dir = join(root, String(seed))
     let db: Db = await openDb(dir)
+    // Short deadlines, so that claims, disputes and expiry happen within a run's clock.
     const open = () =>
-      new ContractDbService({ system: peer.system, key: peer.key, db, clock, log: silentLogger })
+      new ContractDbService(
+        { system: peer.system, key: peer.key, db, clock, log: silentLogger },
+        { deadlines: { settleGraceMs: 1000, claimWindowMs: 60_000, disputeWindowMs: 120_000 } },
+      )
     let svc = open()
     const cdb = peer.system.peerId
     const approved = [newParty(), newParty(), newParty()]
@@ -117,7 +129,7 @@ describe('contract-db property: money is conserved and no contract closes twice'
     let credited = 0
     const known: Known[] = []
     const closes = new Map<string, Settlement[]>()
-    const stats = { ops: 0, ok: 0, refused: 0, closes: 0 }
+    const stats = { ops: 0, ok: 0, refused: 0, closes: 0, claimed: 0, expired: 0, disputed: 0 }
 
     const genOp = (): Op => {
       const roll = r.next()
@@ -143,7 +155,7 @@ describe('contract-db property: money is conserved and no contract closes twice'
         const c = makeContract(req, prov, cdb, {
           now: clock.now(),
           pricePerHour: r.pick([0, 360, 3600, 36_000]),
-          maxDurationSeconds: r.int(1, 120),
+          maxDurationSeconds: r.int(1, 60),
           minJobPrice: r.pick([0, 0, 5]),
           expiresAt: expired ? clock.now() - 1 : clock.now() + 60_000,
         })
@@ -156,7 +168,9 @@ describe('contract-db property: money is conserved and no contract closes twice'
               ? ['BAD_SIGNATURE']
               : expired
                 ? ['CONTRACT_EXPIRED']
-                : ['ok', 'INSUFFICIENT_FUNDS']
+                : c.terms.escrow === 0
+                  ? ['ok', 'TOO_MANY_CONTRACTS']
+                  : ['ok', 'INSUFFICIENT_FUNDS']
         return {
           label: `verify ${c.terms.escrow}`,
           allowed,
@@ -170,9 +184,11 @@ describe('contract-db property: money is conserved and no contract closes twice'
         // A replayed submission of an earlier contract.
         return {
           label: 'verify again',
+          // Its requester's resend of a stored contract: the stored proof while active.
           allowed: k.accepted
-            ? ['CONTRACT_EXISTS']
+            ? ['ok', 'CONTRACT_EXISTS']
             : [
+                'TOO_MANY_CONTRACTS',
                 'ok',
                 'INSUFFICIENT_FUNDS',
                 'PARTY_NOT_APPROVED',
@@ -195,9 +211,9 @@ describe('contract-db property: money is conserved and no contract closes twice'
       const base = k.accepted
         ? third
           ? ['NOT_A_PARTY']
-          : ['ok', 'CONTRACT_NOT_ACTIVE']
-        : ['UNKNOWN_CONTRACT', 'NOT_A_PARTY', 'ok', 'CONTRACT_NOT_ACTIVE']
-      if (roll < 0.85) {
+          : ['ok', 'CONTRACT_NOT_ACTIVE', 'DISPUTE_WINDOW_CLOSED']
+        : ['UNKNOWN_CONTRACT', 'NOT_A_PARTY', 'ok', 'CONTRACT_NOT_ACTIVE', 'DISPUTE_WINDOW_CLOSED']
+      if (roll < 0.78) {
         const forged = r.chance(0.1)
         const req = makeSettle(k.c, k.req, k.prov, {
           wallSeconds: r.int(0, 150_000) / 1000,
@@ -213,6 +229,37 @@ describe('contract-db property: money is conserved and no contract closes twice'
           contractId: id,
           closes: true,
           run: () => svc.settle(who.peer, req),
+        }
+      }
+      if (roll < 0.9) {
+        // The provider's claim past settleBy (too early is refused), or someone else trying it.
+        const receipt = makeReceipt(k.c, k.prov, { wallSeconds: r.int(0, 150_000) / 1000 })
+        const allowed = k.accepted
+          ? third
+            ? ['NOT_A_PARTY']
+            : who === k.prov
+              ? ['ok', 'CONTRACT_NOT_ACTIVE', 'CLAIM_TOO_EARLY']
+              : ['BAD_REASON', 'CONTRACT_NOT_ACTIVE', 'CLAIM_TOO_EARLY']
+          : [...base, 'BAD_REASON', 'CLAIM_TOO_EARLY']
+        return {
+          label: `claim by ${third ? 'stranger' : who === k.req ? 'requester' : 'provider'}`,
+          allowed,
+          contractId: id,
+          closes: true,
+          run: () => svc.terminate(who.peer, { contractId: id, reason: 'REQUESTER_SILENT', receipt }),
+        }
+      }
+      if (roll < 0.93) {
+        return {
+          label: 'expire due',
+          allowed: ['ok'],
+          run: async () => {
+            for (const rec of await svc.expireDue()) {
+              const cid = rec.contract.terms.contractId
+              closes.set(cid, [...(closes.get(cid) ?? []), rec.settlement!])
+              stats.closes++
+            }
+          },
         }
       }
       if (roll < 0.97) {
@@ -241,7 +288,7 @@ describe('contract-db property: money is conserved and no contract closes twice'
 
     const trace: string[] = []
     for (let b = 0; b < BATCHES; b++) {
-      clock.advance(r.int(0, 5000))
+      clock.advance(r.int(0, 12_000))
       let batch = Array.from({ length: r.int(1, 5) }, genOp)
       // A restart runs alone; a duplicate of a close runs beside it.
       if (batch.some((o) => o.label === 'restart'))
@@ -275,6 +322,11 @@ describe('contract-db property: money is conserved and no contract closes twice'
         if (!k.accepted && (await svc.contract(k.c.terms.contractId)) !== undefined) k.accepted = true
       await checkInvariants(svc, credited, closes, trace)
     }
+    for (const rec of await svc.listContracts()) {
+      if (rec.state === 'claimed') stats.claimed++
+      if (rec.state === 'expired') stats.expired++
+      if (rec.dispute !== undefined) stats.disputed++
+    }
     svc.stop()
     await db.close()
     return stats
@@ -305,7 +357,8 @@ async function checkInvariants(
       )
       assert.ok(s.paidToProvider >= 0 && s.refundedToRequester >= 0)
     }
-    const returned = closes.get(t.contractId) ?? []
+    // The same settlement answered again (a replay, a claim read back, a dispute) is one close.
+    const returned = [...new Map((closes.get(t.contractId) ?? []).map((s) => [s.signature, s])).values()]
     assert.ok(returned.length <= 1, `contract ${t.contractId} closed ${returned.length} times${where}`)
     if (returned.length === 1)
       assert.deepEqual(rec.settlement, returned[0], `stored settlement is the one returned${where}`)

@@ -7,6 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ManualClock } from '../../../actors/clock.js'
+import { contractIdFor } from '../../../dms/contracts/contract-id.js'
+import { DEADLINES } from '../../../dms/contract-db/deadlines.js'
 import type { RemoteError } from '../../../actors/errors.js'
 import { hashDoc, signDoc, verifyDoc } from '../../../dms/contracts/canonical.js'
 import { DOMAIN, type SignedContract } from '../../../dms/contracts/model.js'
@@ -81,7 +83,43 @@ describe('contract-db service', function () {
     await rm(dir, { recursive: true, force: true })
   })
 
+  describe('deadlines', () => {
+    it('expires an active contract nobody closed by settleBy + the claim window: a full refund, on its timer', async () => {
+      const c = contract({ pricePerHour: 3600, maxDurationSeconds: 60 })
+      const proof = await svc.verify(req.peer, c)
+      assert.equal(proof.settleBy, proof.issuedAt + 60_000 + DEADLINES.settleGraceMs)
+      const settled = contract()
+      await svc.verify(req.peer, settled)
+      await svc.settle(req.peer, makeSettle(settled, req, prov, { wallSeconds: 0 }))
+      assert.deepEqual(await svc.expireDue(), [], 'not before its time')
+      svc.start()
+      await clock.advanceAsync(proof.settleBy + DEADLINES.claimWindowMs - clock.now() + 60_000)
+      await svc.expireDue() // waits for the sweep the timer started (one queue)
+      const rec = await svc.contract(c.terms.contractId)
+      assert.deepEqual(
+        [rec?.state, rec?.settlement?.reason, rec?.settlement?.refundedToRequester, rec?.closedBy],
+        ['expired', 'EXPIRED', 60, cdb],
+      )
+      assert.equal((await svc.contract(settled.terms.contractId))?.state, 'settled')
+      assert.deepEqual(await svc.account(req.peer), { peer: req.peer, balance: 1000, escrow: 0 })
+      svc.stop()
+    })
+  })
+
   describe('verify', () => {
+    it('counts active volunteer contracts per requester on the stored records, across a restart', async () => {
+      const self = (n: number) =>
+        makeContract(req, req, cdb, { now: clock.now() + n, pricePerHour: 0, minJobPrice: 0 })
+      const vols = Array.from({ length: 16 }, (_, i) => self(i))
+      for (const v of vols) await svc.verify(req.peer, v)
+      assert.equal((await refusal(svc.verify(req.peer, self(99)))).code, 'TOO_MANY_CONTRACTS')
+      await svc.terminate(req.peer, { contractId: vols[0].terms.contractId, reason: 'PROVIDER_FAULT' })
+      await svc.verify(req.peer, self(100))
+      await db.close()
+      await open()
+      assert.equal((await refusal(svc.verify(req.peer, self(101)))).code, 'TOO_MANY_CONTRACTS')
+    })
+
     it('locks escrow = price x max duration and returns a proof signed over the terms', async () => {
       const c = contract({ pricePerHour: 3600, maxDurationSeconds: 60 })
       assert.equal(c.terms.escrow, 60)
@@ -117,7 +155,14 @@ describe('contract-db service', function () {
         [{ jobId: 'another-job' }, /differs from the bid's job/],
       ]
       for (const [change, why] of cases) {
-        const r = await refusal(svc.verify(req.peer, sign({ ...c.terms, ...change }, req, prov)))
+        const t = { ...c.terms, ...change }
+        t.contractId = contractIdFor({
+          requester: req.peer,
+          jobId: t.jobId,
+          bidId: t.bidId,
+          createdAt: t.createdAt,
+        })
+        const r = await refusal(svc.verify(req.peer, sign(t, req, prov)))
         expectRefused(r, 'BAD_TERMS', why)
       }
     })
@@ -127,14 +172,17 @@ describe('contract-db service', function () {
       assert.equal((await refusal(svc.verify(req.peer, expired))).code, 'CONTRACT_EXPIRED')
       const c = contract()
       assert.equal((await refusal(svc.verify(prov.peer, c))).code, 'NOT_A_PARTY')
-      await svc.verify(req.peer, c)
-      const again = await refusal(svc.verify(req.peer, c))
-      expectRefused(again, 'CONTRACT_EXISTS', /already submitted/)
+      const proof = await svc.verify(req.peer, c)
+      // Sent again (its answer lost): the stored proof, locked once.
+      assert.deepEqual(await svc.verify(req.peer, c), proof)
       assert.deepEqual(
         await svc.account(req.peer),
         { peer: req.peer, balance: 940, escrow: 60 },
         'locked once',
       )
+      await svc.terminate(req.peer, { contractId: c.terms.contractId, reason: 'PROVIDER_FAULT' })
+      const again = await refusal(svc.verify(req.peer, c))
+      expectRefused(again, 'CONTRACT_EXISTS', /already submitted/)
     })
 
     it('refuses unapproved and revoked parties, naming them', async () => {
@@ -174,6 +222,7 @@ describe('contract-db service', function () {
     it('pays min(usage x price, escrow) to the provider, refunds the rest, signed for both', async () => {
       const c = contract({ pricePerHour: 3600, maxDurationSeconds: 60 })
       await svc.verify(req.peer, c)
+      clock.advance(11_000) // the contract-db bills no more time than it observed
       const s = await svc.settle(req.peer, makeSettle(c, req, prov, { wallSeconds: 10.2 }))
       assert.deepEqual(
         [s.outcome, s.paidToProvider, s.refundedToRequester, s.billedSeconds],
@@ -188,6 +237,7 @@ describe('contract-db service', function () {
     it('settles once: a replay is refused and carries the stored settlement', async () => {
       const c = contract()
       await svc.verify(req.peer, c)
+      clock.advance(60_000)
       const request = makeSettle(c, req, prov)
       const [a, b] = await Promise.allSettled([svc.settle(req.peer, request), svc.settle(prov.peer, request)])
       assert.equal(a.status, 'fulfilled')
@@ -212,6 +262,7 @@ describe('contract-db service', function () {
       for (const [how, paid] of cases) {
         const c = contract({ pricePerHour: 3600, maxDurationSeconds: 60, minJobPrice: 30 })
         await svc.verify(req.peer, c)
+        clock.advance(600_000)
         const s = await svc.settle(req.peer, makeSettle(c, req, prov, how))
         assert.equal(s.paidToProvider, paid, JSON.stringify(how))
         assert.equal(s.refundedToRequester, 60 - paid)
@@ -312,6 +363,7 @@ describe('contract-db service', function () {
       assert.deepEqual([s.paidToProvider, s.refundedToRequester, s.billedSeconds], [20, 40, 20])
       const d = contract({ pricePerHour: 3600, maxDurationSeconds: 60 })
       await svc.verify(req.peer, d)
+      clock.advance(8_000)
       const receipt = makeReceipt(d, prov, { wallSeconds: 7, status: 'cancelled' })
       const t = await svc.terminate(req.peer, {
         contractId: d.terms.contractId,

@@ -7,9 +7,9 @@
  * few dozen chunks instead of five minutes.
  */
 import assert from 'node:assert/strict'
-import { randomUUID } from 'node:crypto'
 import { keyToString } from '../../../actors/identity.js'
 import { signDoc } from '../../../dms/contracts/canonical.js'
+import { contractIdFor } from '../../../dms/contracts/contract-id.js'
 import { DOMAIN, type ContractTerms, type SignedContract } from '../../../dms/contracts/model.js'
 import { W } from '../../../dms/protocol/behaviours.js'
 import { BID_REQUEST_TOPIC, handleOf, INBOX } from '../../../dms/protocol/handles.js'
@@ -70,7 +70,12 @@ describe('provider: a trickled input cannot pin an allocation in provisioning', 
     await r.actor.request(provider, W.jobRequest, { jobId: bid.jobId, bidId: bid.bidId })
     const now = clock.now()
     const terms: ContractTerms = {
-      contractId: randomUUID(),
+      contractId: contractIdFor({
+        requester: rogue.system.peerId,
+        jobId: bid.jobId,
+        bidId: bid.bidId,
+        createdAt: now,
+      }),
       jobId: bid.jobId,
       bidId: bid.bidId,
       requester: { peer: rogue.system.peerId, publicKey: keyToString(rogue.key.publicKey) },

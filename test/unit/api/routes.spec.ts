@@ -190,6 +190,15 @@ describe('REST routes over their ports', () => {
             { allocationId: 'old', history: [{ state: 'contracted', at: 1 }] },
             { allocationId: 'new', history: [{ state: 'contracted', at: 9 }] },
           ]),
+        earnings: () =>
+          Promise.resolve({
+            paid: 5,
+            claimed: 7,
+            refunded: 3,
+            outstanding: 60,
+            contracts: { settled: 1, claimed: 1, open: 1 },
+            requesters: { r: { paid: 1, unpaid: 1, claimed: 1 } },
+          }),
       },
       info: { info: () => ({ peerId: 'me', roles: { requester: false, provider: true } }) },
       metrics: {
@@ -211,6 +220,8 @@ describe('REST routes over their ports', () => {
       allocs.allocations.map((a) => a.allocationId),
       ['new', 'old'],
     )
+    const earnings = (await app.inject({ method: 'GET', url: '/v1/earnings' })).json<{ claimed: number }>()
+    assert.equal(earnings.claimed, 7)
     assert.deepEqual((await app.inject({ method: 'GET', url: '/v1/info' })).json(), {
       peerId: 'me',
       roles: { requester: false, provider: true },

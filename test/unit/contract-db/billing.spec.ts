@@ -29,13 +29,15 @@ describe('contract-db/billing', () => {
     assert.equal(billFor(receipt('timed_out', 137, 60), 60_000, t), 60)
   })
 
+  const long = { activatedAt: 0, now: 3_600_000 }
+
   it('settle: a verified receipt settles; a rejected one terminates with a full refund', () => {
-    assert.deepEqual(settleClosing(t, { receipt: receipt('completed', 0, 10.2), verified: true }), {
+    assert.deepEqual(settleClosing(t, { receipt: receipt('completed', 0, 10.2), verified: true }, long), {
       outcome: 'settled',
       paid: 11,
       ms: 10_200,
     })
-    assert.deepEqual(settleClosing(t, { receipt: receipt('completed', 0, 999), verified: false }), {
+    assert.deepEqual(settleClosing(t, { receipt: receipt('completed', 0, 999), verified: false }, long), {
       outcome: 'terminated',
       reason: 'REQUESTER_REJECTED_RESULT',
       paid: 0,
@@ -60,6 +62,21 @@ describe('contract-db/billing', () => {
     })
     // With the provider's receipt: its wall time, capped at the max duration.
     assert.equal(terminateClosing(t, { reason: 'REQUESTER_CANCELLED', wallSeconds: 3 }, at).paid, 3)
-    assert.equal(terminateClosing(t, { reason: 'REQUESTER_CANCELLED', wallSeconds: 900 }, at).paid, 60)
+    assert.equal(terminateClosing(t, { reason: 'REQUESTER_CANCELLED', wallSeconds: 900 }, long).paid, 60)
+  })
+
+  it('bills no more time than the contract-db observed, whatever the receipt claims', () => {
+    // A receipt signed 200 ms after the lock claiming the whole max duration (60 s).
+    const soon = { activatedAt: 1_000_000, now: 1_000_200 }
+    const inflated = receipt('completed', 0, 60)
+    assert.deepEqual(settleClosing(t, { receipt: inflated, verified: true }, soon), {
+      outcome: 'settled',
+      paid: 5, // the minimum job price: 200 ms cost 1
+      ms: 200,
+    })
+    assert.equal(settleClosing(t, { receipt: receipt('failed', 1, 60), verified: true }, soon).paid, 1)
+    // A cancel with the provider's stopping receipt is capped the same way (20.5 s observed).
+    const at = { activatedAt: 1_000_000, now: 1_020_500 }
+    assert.equal(terminateClosing(t, { reason: 'REQUESTER_CANCELLED', wallSeconds: 60 }, at).paid, 21)
   })
 })

@@ -210,7 +210,7 @@ describe('contract-db/contract-machine (drives each contract)', () => {
   })
 
   it('refuses to resume a record in a state it does not know', () => {
-    const rec = { state: 'claimed', contract: { terms: { contractId: 'c1' } } } as unknown as ContractRecord
+    const rec = { state: 'disputing', contract: { terms: { contractId: 'c1' } } } as unknown as ContractRecord
     assert.throws(() => f.book.restore(rec), BadContractRecordError)
   })
 })

@@ -143,4 +143,23 @@ describe('contract-db/operator-api (from ports)', () => {
     assert.equal(failing.body.error.code, 'INTERNAL')
     assert.equal((await client.call('GET', '/v1/nothing')).status, 404)
   })
+
+  it('disputes: the claimed records whose requester disputed them', async () => {
+    const disputed = { ...record('claimed'), dispute: { verification: {} as never, at: 7 } }
+    contracts.push(disputed)
+    try {
+      const r = await client.call<{ disputes: unknown[] }>('GET', '/v1/contract-db/disputes')
+      assert.deepEqual(r.body.disputes, [disputed])
+      const list = await client.call<{ contracts: Array<{ disputedAt?: number }> }>(
+        'GET',
+        '/v1/contract-db/contracts',
+      )
+      assert.deepEqual(
+        list.body.contracts.map((c) => c.disputedAt ?? null),
+        [null, null, null, 7],
+      )
+    } finally {
+      contracts.pop()
+    }
+  })
 })

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../../../actors/clock.js'
+import { DEADLINES } from '../../../../dms/contract-db/deadlines.js'
 import { settleHandler, type SettleHandler } from '../../../../dms/contract-db/handlers/settle.js'
 import type { ContractRecord } from '../../../../dms/contract-db/records.js'
 import { hashDoc, signDoc } from '../../../../dms/contracts/canonical.js'
@@ -41,7 +42,7 @@ describe('contract-db/handlers/settle', () => {
   beforeEach(async () => {
     f = fakeContracts(new ManualClock(T0))
     f.accounts.set(req.peer, { peer: req.peer, balance: 100, escrow: 0 })
-    settle = settleHandler({ contracts: f.closable, log: silentLogger })
+    settle = settleHandler({ contracts: f.closable, log: silentLogger, clock: f.clock, deadlines: DEADLINES })
     c = makeContract(req, prov, 'cdb', { now: T0, pricePerHour: 3600, maxDurationSeconds: 60 })
     const proof = {
       contractId: c.terms.contractId,
@@ -64,6 +65,12 @@ describe('contract-db/handlers/settle', () => {
     assert.deepEqual(f.records.get(c.terms.contractId)?.settlement, s)
     assert.equal(f.records.get(c.terms.contractId)?.closedBy, prov.peer)
     assert.deepEqual(f.accounts.get(prov.peer), { peer: prov.peer, balance: 11, escrow: 0 })
+  })
+
+  it('pays no more time than it observed: a receipt claiming the max duration 200 ms after the lock', async () => {
+    f.clock.advance(200)
+    const s = await settle(prov.peer, makeSettle(c, req, prov, { wallSeconds: 60 }))
+    assert.deepEqual([s.paidToProvider, s.refundedToRequester, s.billedSeconds], [1, 59, 0.2])
   })
 
   it('refuses an unknown contract, a stranger, and a closed contract (with what it kept)', async () => {

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../../../actors/clock.js'
+import { DEADLINES } from '../../../../dms/contract-db/deadlines.js'
 import { terminateHandler, type TerminateHandler } from '../../../../dms/contract-db/handlers/terminate.js'
 import type { SignedContract } from '../../../../dms/contracts/model.js'
 import { silentLogger } from '../../../../dms/log.js'
@@ -32,7 +33,12 @@ describe('contract-db/handlers/terminate', () => {
   beforeEach(async () => {
     f = fakeContracts(new ManualClock(T0))
     f.accounts.set(req.peer, { peer: req.peer, balance: 100, escrow: 0 })
-    terminate = terminateHandler({ contracts: f.closable, log: silentLogger })
+    terminate = terminateHandler({
+      contracts: f.closable,
+      log: silentLogger,
+      clock: f.clock,
+      deadlines: DEADLINES,
+    })
     c = makeContract(req, prov, 'cdb', { now: T0, pricePerHour: 3600, maxDurationSeconds: 60 })
     const proof = {
       contractId: c.terms.contractId,

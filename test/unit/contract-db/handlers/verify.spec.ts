@@ -34,6 +34,7 @@ describe('contract-db/handlers/verify', () => {
   let stored: Map<string, ContractRecord>
   let proposed: ContractInput[]
   let verify: VerifyHandler
+  let volunteers: Map<string, number>
   const contract = (o: Parameters<typeof makeContract>[3] = {}) =>
     makeContract(req, prov, cdb, { now: clock.now(), pricePerHour: 3600, maxDurationSeconds: 60, ...o })
 
@@ -43,6 +44,7 @@ describe('contract-db/handlers/verify', () => {
     accounts = new Map([[req.peer, { peer: req.peer, balance: 100, escrow: 0 }]])
     stored = new Map()
     proposed = []
+    volunteers = new Map()
     verify = verifyHandler({
       self: cdb,
       clock,
@@ -59,7 +61,10 @@ describe('contract-db/handlers/verify', () => {
             history: [{ state: 'active', at: clock.now() }],
           })
         },
+        activeVolunteers: (peer) => Promise.resolve(volunteers.get(peer) ?? 0),
       },
+      maxActiveVolunteers: 2,
+      deadlines: { settleGraceMs: 600_000 },
       log: silentLogger,
     })
   })
@@ -73,10 +78,11 @@ describe('contract-db/handlers/verify', () => {
       termsHash: hashDoc(c.terms),
       escrowLocked: 60,
       issuedAt: T0 + 5000,
+      settleBy: T0 + 5000 + 60_000 + 600_000, // the lock + max duration + the grace
       contractDb: cdb,
     }
     assert.deepEqual(proof, { ...body, signature: `proof:${hashDoc(body)}` })
-    assert.deepEqual(proposed, [{ contract: c, proof, activatedAt: T0 + 5000 }])
+    assert.deepEqual(proposed, [{ contract: c, proof, activatedAt: T0 + 5000, settleBy: body.settleBy }])
   })
 
   it('refuses, in order and with its code, each contract that fails a check; proposes none', async () => {
@@ -133,9 +139,41 @@ describe('contract-db/handlers/verify', () => {
     const c = contract({ expiresAt: T0 + 1000 })
     clock.advance(1000)
     assert.equal((await refusal(verify(req.peer, c))).code, 'CONTRACT_EXPIRED')
-    stored.set(c.terms.contractId, {} as ContractRecord)
+    stored.set(c.terms.contractId, { contract: c, state: 'settled' } as ContractRecord)
     assert.equal((await refusal(verify(req.peer, c))).code, 'CONTRACT_EXISTS')
     assert.deepEqual(proposed, [])
+  })
+
+  it('idempotent: the same terms from their requester get the stored proof back while active', async () => {
+    const c = contract()
+    const proof = await verify(req.peer, c)
+    stored.set(c.terms.contractId, { contract: c, state: 'active', proof } as ContractRecord)
+    clock.advance(120_000) // past expiresAt: the first send was in time
+    assert.deepEqual(await verify(req.peer, c), proof)
+    assert.equal(proposed.length, 1, 'locked once')
+  })
+
+  it("no party occupies another's contract id: the id is derived from the requester and its draft", async () => {
+    const c = contract()
+    // The provider, asked to countersign, submits a volunteer contract of its own under that id.
+    const own = makeContract(prov, prov, cdb, { now: clock.now(), pricePerHour: 0, minJobPrice: 0 })
+    const squat = sign({ ...own.terms, contractId: c.terms.contractId }, prov, prov)
+    const r = await refusal(verify(prov.peer, squat))
+    assert.equal(r.code, 'BAD_TERMS')
+    assert.match(r.message, /contractId is not the one derived/)
+    // A random id is refused the same way; the requester's own contract goes through.
+    assert.equal(
+      (await refusal(verify(req.peer, sign({ ...c.terms, contractId: 'c-1' }, req, prov)))).code,
+      'BAD_TERMS',
+    )
+    assert.equal((await verify(req.peer, c)).contractId, c.terms.contractId)
+  })
+
+  it('bounds the volunteer contracts a requester has active; paid ones are not counted', async () => {
+    volunteers.set(req.peer, 2)
+    const r = await refusal(verify(req.peer, contract({ pricePerHour: 0, minJobPrice: 0 })))
+    assert.deepEqual([r.code, r.data], ['TOO_MANY_CONTRACTS', { limit: 2 }])
+    assert.equal((await verify(req.peer, contract())).escrowLocked, 60)
   })
 
   it('refuses a requester short of the escrow with the shortfall; a volunteer needs no funds', async () => {

@@ -94,6 +94,23 @@ describe('orchestrator/steps/close-contract', () => {
     assert.deepEqual(released(), [bids[1].bidId], 'the loser is told, the winner is not')
   })
 
+  it('restored in contracting: the same terms and contract id again (drafted at the state stamp)', async () => {
+    const { f, job } = setup()
+    countersign(f.actor, byPeer)
+    const entered = { ...job, history: [...job.history, { state: 'contracting' as const, at: T0 + 500 }] }
+    f.clock.advance(1000)
+    const first = await closeContractStep(f.deps)(entered, never())
+    f.clock.advance(5000) // the requester died and came back
+    const again = await closeContractStep(f.deps)(entered, never())
+    assert.equal(first.contract!.terms.createdAt, T0 + 500)
+    assert.deepEqual(again.contract!.terms, first.contract!.terms)
+    assert.deepEqual(
+      f.contractDb.calls.map((c) => (c.req as SignedContract).terms.contractId),
+      [first.contract!.terms.contractId, first.contract!.terms.contractId],
+      'the same contract sent twice: the contract-db answers the stored proof',
+    )
+  })
+
   it('the provider refuses or is silent: a ContractRefusal (next bid), the bid given up', async () => {
     for (const err of [
       new RemoteError('RESERVATION_EXPIRED', 'no reservation'),

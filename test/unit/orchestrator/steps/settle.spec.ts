@@ -13,9 +13,10 @@ import { JobFailure } from '../../../../dms/orchestrator/job-machine.js'
 import type { JobRecord } from '../../../../dms/orchestrator/job-record.js'
 import { settleStep } from '../../../../dms/orchestrator/steps/settle.js'
 import { W } from '../../../../dms/protocol/behaviours.js'
-import type { JobResult, SettleRequest } from '../../../../dms/protocol/messages.js'
+import type { JobResult, SettleRequest, TerminateRequest } from '../../../../dms/protocol/messages.js'
+import { REFUSAL, refuse } from '../../../../dms/contracts/errors.js'
 import { makeContract, makeReceipt, newParty } from '../../../helpers/contracts.js'
-import { jobRecord, never, outcome, stepDeps, T0 } from '../../../helpers/steps.js'
+import { jobRecord, never, outcome, settlementFor, stepDeps, T0 } from '../../../helpers/steps.js'
 
 describe('orchestrator/steps/settle', () => {
   const provider = newParty()
@@ -62,6 +63,16 @@ describe('orchestrator/steps/settle', () => {
     assert.equal((f.contractDb.calls[0].req as SettleRequest).verification.verification.verified, false)
   })
 
+  it('a receipt whose usage did not verify: signed as not verified, the job fails VERIFICATION_FAILED', async () => {
+    const f = stepDeps()
+    const j = job(f)
+    j.verification = { ...j.verification!, usageOk: false, usageProblem: 'the receipt claims 60 s' }
+    const patch = await settleStep(f.deps)(j, never())
+    assert.equal((f.contractDb.calls[0].req as SettleRequest).verification.verification.verified, false)
+    assert.equal(patch.error?.code, 'VERIFICATION_FAILED')
+    assert.match(patch.error?.message ?? '', /the receipt claims 60 s; escrow refunded/)
+  })
+
   it('a run that failed: settled on its usage, and the job fails RUN_FAILED', async () => {
     const f = stepDeps()
     const patch = await settleStep(f.deps)(job(f, { status: 'failed' }), never())
@@ -77,6 +88,21 @@ describe('orchestrator/steps/settle', () => {
     const { error } = await outcome(settleStep(f.deps)(job(f), never()))
     assert.ok(error instanceof JobFailure)
     assert.equal(error.code, 'SETTLEMENT_FAILED')
+  })
+
+  it('a settle refused for its receipt is followed by a terminate for provider fault: no escrow stays locked', async () => {
+    const f = stepDeps()
+    f.contractDb.closeAnswer = (op, req) => {
+      if (op === 'settle') throw refuse(REFUSAL.badReceipt, 'the receipt is for another job')
+      return settlementFor((req as { contractId: string }).contractId, 'terminated')
+    }
+    const { error } = await outcome(settleStep(f.deps)(job(f), never()))
+    assert.ok(error instanceof JobFailure)
+    assert.equal(error.code, 'SETTLEMENT_FAILED')
+    const [, term] = f.contractDb.calls
+    assert.equal(term.op, 'terminate')
+    assert.equal((term.req as TerminateRequest).reason, 'PROVIDER_FAULT')
+    assert.equal(error.patch?.settlement?.outcome, 'terminated')
   })
 
   it('backoff: an unreachable contract-db is asked again 1 s, then 2 s later', async () => {

@@ -11,7 +11,7 @@ import { jobSteps } from '../../../../dms/orchestrator/steps/index.js'
 import { STOP_DROPPED_TIMEOUT_MS, terminatesOnFailure } from '../../../../dms/orchestrator/steps/terminate.js'
 import { W } from '../../../../dms/protocol/behaviours.js'
 import type { JobResult, TerminateRequest } from '../../../../dms/protocol/messages.js'
-import { makeContract, newParty } from '../../../helpers/contracts.js'
+import { makeContract, makeReceipt, newParty } from '../../../helpers/contracts.js'
 import { jobRecord, never, outcome, stepDeps } from '../../../helpers/steps.js'
 
 describe('orchestrator/steps/terminate', () => {
@@ -94,7 +94,11 @@ describe('orchestrator/steps/terminate', () => {
     const steps = jobSteps(f.deps)
     const job = {
       ...contracted(),
-      result: { jobId: 'job-1', outputs: [] } as Partial<JobResult> as JobResult,
+      result: {
+        jobId: 'job-1',
+        receipt: makeReceipt(contract, provider),
+        outputs: [],
+      } as Partial<JobResult> as JobResult,
     }
     const { error } = await outcome(steps.verify(job, never()))
     assert.ok(error instanceof JobFailure)

@@ -4,11 +4,13 @@
  * are kept in the record, not thrown: the settlement then refunds the escrow.
  */
 import assert from 'node:assert/strict'
-import type { ContractProof } from '../../../../dms/contracts/model.js'
+import { signDoc } from '../../../../dms/contracts/canonical.js'
+import { DOMAIN, type ContractProof, type SignedReceipt } from '../../../../dms/contracts/model.js'
+import { JobFailure } from '../../../../dms/orchestrator/job-machine.js'
 import { verifyStep } from '../../../../dms/orchestrator/steps/verify.js'
 import type { JobResult } from '../../../../dms/protocol/messages.js'
 import { makeContract, makeReceipt, newParty } from '../../../helpers/contracts.js'
-import { CONFIG, jobRecord, never, stepDeps, T0 } from '../../../helpers/steps.js'
+import { CONFIG, jobRecord, never, outcome, stepDeps, T0 } from '../../../helpers/steps.js'
 
 describe('orchestrator/steps/verify', () => {
   const provider = newParty()
@@ -36,13 +38,39 @@ describe('orchestrator/steps/verify', () => {
     })
   })
 
-  it('a receipt signed by another key, or of another contract, does not verify', async () => {
+  it('a receipt signed by another key, of another contract or job is malformed: the step throws', async () => {
     const other = makeContract(newParty(), provider, newParty().peer)
-    for (const receipt of [makeReceipt(contract, newParty()), makeReceipt(other, provider)]) {
+    const wrongJob = makeReceipt(contract, provider)
+    wrongJob.receipt = { ...wrongJob.receipt, jobId: 'not-this-job' }
+    wrongJob.signature = signDoc(provider.key, DOMAIN.receipt, wrongJob.receipt)
+    const cases: Array<[SignedReceipt, RegExp]> = [
+      [makeReceipt(contract, newParty()), /not signed by the provider/],
+      [makeReceipt(other, provider), /for another contract/],
+      [wrongJob, /for another job/],
+    ]
+    for (const [receipt, why] of cases) {
       const f = stepDeps()
-      const { verification } = await verifyStep(f.deps)(job(resultOf(receipt)), never())
-      assert.equal(verification?.receiptSignatureOk, false)
+      const { error } = await outcome(verifyStep(f.deps)(job(resultOf(receipt)), never()))
+      assert.ok(error instanceof JobFailure)
+      assert.equal(error.code, 'BAD_RECEIPT')
+      assert.match(error.message, why)
     }
+  })
+
+  it('a receipt claiming more wall time than the run took is not verified (usage inflated)', async () => {
+    const f = stepDeps()
+    const invoked = { history: [{ state: 'invoking' as const, at: f.clock.now() }] }
+    f.clock.advance(200)
+    // Signed by the provider, 200 ms after the invocation, claiming the whole max duration.
+    const inflated = { ...job(resultOf(makeReceipt(contract, provider, { wallSeconds: 60 }))), ...invoked }
+    const { verification } = await verifyStep(f.deps)(inflated, never())
+    assert.equal(verification?.usageOk, false)
+    assert.match(verification?.usageProblem ?? '', /claims 60 s of wall time, the run took at most 0.2 s/)
+    // An honest receipt (its time within what was observed, plus slack) verifies.
+    f.clock.advance(10_000)
+    const honest = { ...job(resultOf(makeReceipt(contract, provider, { wallSeconds: 10 }))), ...invoked }
+    const ok = await verifyStep(f.deps)(honest, never())
+    assert.deepEqual(ok.verification, { outputsHashOk: true, receiptSignatureOk: true })
   })
 
   it('outputs that do not check out are recorded with the reason', async () => {

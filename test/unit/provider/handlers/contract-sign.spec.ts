@@ -34,6 +34,10 @@ describe('provider/handlers/contract-sign', () => {
     const rec = await h.book.get(bid.bidId)
     assert.equal(rec?.state, 'contracted')
     assert.equal(rec?.snapshot.context.contractId, contract.terms.contractId)
+    // The same terms again (a requester restored in `contracting`): the same countersignature.
+    assert.deepEqual(await sign(h.msg({ contract })), { providerSignature })
+    const other = { ...contract, terms: { ...contract.terms, createdAt: contract.terms.createdAt + 1 } }
+    await assert.rejects(sign(h.msg({ contract: other })), { code: 'BID_NOT_LOCKED' }, 'other terms')
   })
 
   it('refuses a bid not locked, terms that differ from the bid, and a forged signature', async () => {

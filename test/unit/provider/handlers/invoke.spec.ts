@@ -18,7 +18,13 @@ describe('provider/handlers/invoke', () => {
     const run = h.fakes.runs.get(allocationId)!
     assert.deepEqual(run.input.allocation.command, ['sh', '-c', 'echo hi'])
     assert.equal((await h.book.get(bid.bidId))?.state, 'provisioning')
-    await assert.rejects(handlers(h).invoke(h.msg(h.invocation(contract))), { code: 'NOT_CONTRACTED' })
+    // The same contract again (a requester restored in `invoking`): the same allocation, one run.
+    assert.deepEqual(await handlers(h).invoke(h.msg(h.invocation(contract))), { allocationId })
+    assert.equal(h.fakes.runs.size, 1)
+    const inv = h.invocation(contract)
+    await assert.rejects(handlers(h).invoke(h.msg({ ...inv, proof: { ...inv.proof, escrowLocked: 0 } })), {
+      code: 'BAD_PROOF',
+    })
   })
 
   it('refuses a proof not signed by the trusted contract-db, and a command the executor cannot run', async () => {
