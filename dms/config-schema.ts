@@ -113,6 +113,9 @@ export const requesterSchema = typed<OrchestratorInit>()(
     livenessTimeoutMs: opt(posInt),
     bidSilentAfter: opt(posInt),
     bidStragglerMs: opt(nonNegInt),
+    queueTimeoutSeconds: opt(Type.Integer({ minimum: 0, maximum: 604800 })),
+    queueRetryMinMs: opt(posInt),
+    queueRetryMaxMs: opt(posInt),
   }),
 )
 

@@ -29,6 +29,15 @@ export interface OrchestratorInit {
   bidSilentAfter?: number
   /** Longest a bid window stays open after its first answer, for providers yet to answer. @default 500 */
   bidStragglerMs?: number
+  /**
+   * Seconds a job that gives no `queueTimeout` may wait in `queued` for a provider with room;
+   * 0 fails it at once (NO_BIDS). @default 0
+   */
+  queueTimeoutSeconds?: number
+  /** First wait of a queued job before it bids again without capacity news (doubles). @default 1000 */
+  queueRetryMinMs?: number
+  /** Longest wait of a queued job before it bids again without capacity news. @default 30000 */
+  queueRetryMaxMs?: number
 }
 
 /** The settings of a job's steps and its contract-db client, defaults applied. */
@@ -43,5 +52,7 @@ export function jobConfigOf(init: OrchestratorInit): JobConfig {
     settleAttempts: init.settleAttempts ?? 4,
     publishAttempts: init.publishAttempts ?? 3,
     livenessTimeoutMs: init.livenessTimeoutMs ?? 6000,
+    queueRetryMinMs: init.queueRetryMinMs ?? 1000,
+    queueRetryMaxMs: init.queueRetryMaxMs ?? 30_000,
   }
 }

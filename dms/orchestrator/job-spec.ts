@@ -13,6 +13,11 @@ import { parseBytes, UnitError } from '../resources/units.js'
 import type { Resources } from '../resources/types.js'
 import { StringMap, strictObject as obj } from '../schema.js'
 
+/** Longest `queueTimeout` (7 days). */
+export const MAX_QUEUE_TIMEOUT_SECONDS = 604800
+/** Latest `startAt`: this far ahead of the time the spec is checked (30 days). */
+export const MAX_START_AHEAD_MS = 30 * 86_400_000
+
 /** A size: a byte count, or a number with a unit ("256MiB"). */
 const size = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ minLength: 1, maxLength: 32 })])
 const opt = <T extends TSchema>(schema: T) => Type.Optional(schema)
@@ -68,6 +73,21 @@ export const jobSpecSchema = obj(
       Type.Integer({ minimum: 0, maximum: 10, description: 'provider faults retried; default 3' }),
     ),
     providers: opt(obj({ allow: opt(peers), deny: opt(peers) })),
+    queueTimeout: opt(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_QUEUE_TIMEOUT_SECONDS,
+        description:
+          "seconds the job may wait in `queued` for a provider with room; 0 fails at once (NO_BIDS); default: the node's requester.queueTimeoutSeconds",
+      }),
+    ),
+    startAt: opt(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'ISO 8601 time (e.g. 2026-11-22T18:00:00Z): the job waits in `scheduled` until then',
+      }),
+    ),
   },
   { $id: 'JobSpec' },
 )
@@ -93,6 +113,13 @@ export interface JobSpec {
    * posted, every input is a blob with its `sha256` and `size` (Orchestrator.post stores inline ones).
    */
   inputs?: InputSpec[]
+  /**
+   * Seconds the job may wait in `queued` when no provider has room (absent: the node's
+   * `requester.queueTimeoutSeconds`, filled in when the job is posted; 0: fail at once).
+   */
+  queueTimeoutSeconds?: number
+  /** When the job may start bidding (ms since epoch); it waits in `scheduled` until then. */
+  startAt?: number
 }
 
 export interface InputSpec {
@@ -133,7 +160,7 @@ function describe(e: ErrorObject): InvalidJobSpecError {
 }
 
 /** Validates a posted spec; throws InvalidJobSpecError naming the field at fault. */
-export function parseJobSpec(input: unknown): JobSpec {
+export function parseJobSpec(input: unknown, now: number = Date.now()): JobSpec {
   if (!validate(input)) throw describe((validate.errors ?? [])[0])
   const s = input
   const bytes = (field: string, v: number | string | undefined) => {
@@ -154,6 +181,7 @@ export function parseJobSpec(input: unknown): JobSpec {
   const memoryBytes = bytes('resources.memory', s.resources.memory)
   if (memoryBytes < MIN_MEMORY_BYTES)
     throw new InvalidJobSpecError('resources.memory', 'must be at least 6MiB')
+  const startAt = s.startAt === undefined ? undefined : parseStartAt(s.startAt, now)
   return {
     name: s.name,
     image: s.image,
@@ -170,7 +198,23 @@ export function parseJobSpec(input: unknown): JobSpec {
     ...(s.inputs !== undefined ? { inputs: parseInputs(s.inputs) } : {}),
     retries: s.retries ?? DEFAULT_RETRIES,
     providers: { allow: s.providers?.allow ?? [], deny: s.providers?.deny ?? [] },
+    ...(s.queueTimeout !== undefined ? { queueTimeoutSeconds: s.queueTimeout } : {}),
+    ...(startAt !== undefined ? { startAt } : {}),
   }
+}
+
+/** An ISO 8601 time with a date, a time and a zone (`Z` or `±hh:mm`), at most 30 days ahead. */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/
+
+function parseStartAt(text: string, now: number): number {
+  const at = ISO_TIME.test(text) ? Date.parse(text) : NaN
+  if (!Number.isFinite(at))
+    throw new InvalidJobSpecError(
+      'startAt',
+      'must be an ISO 8601 time with a zone, e.g. 2026-11-22T18:00:00Z',
+    )
+  if (at > now + MAX_START_AHEAD_MS) throw new InvalidJobSpecError('startAt', 'must be at most 30 days ahead')
+  return at
 }
 
 function parseInputs(inputs: NonNullable<JobSpecInput['inputs']>) {

@@ -16,6 +16,8 @@ import type { JobLog, JobUpdate } from '../protocol/messages.js'
 import type { Repo, Db } from '../store/db.js'
 import { BidAdmission } from './bid-admission.js'
 import { BidAudience } from './bid-audience.js'
+import { CapacityBoard } from './capacity-board.js'
+import { CapacityNewsListener } from './capacity-news.js'
 import { jobConfigOf, type JobConfig, type OrchestratorInit } from './config.js'
 import { resolveInputs } from './data-plane.js'
 import type { JobId, JobRecord } from './job-record.js'
@@ -71,6 +73,10 @@ export class Orchestrator {
   readonly bidsIgnored: Record<string, number>
   /** Declines not kept, by reason (`dms_requester_declines_ignored_total`). */
   readonly declinesIgnored: Record<string, number>
+  /** Queued jobs waiting for capacity news, and the news as it arrives. */
+  readonly capacity: CapacityBoard
+  /** Listens to capacity news (CAPACITY_TOPIC): counts kept and ignored news by reason. */
+  readonly capacityNews: CapacityNewsListener
   private readonly running = new Map<JobId, RunningJob>()
   private readonly updateListeners = new Set<(jobId: JobId, update: JobUpdate) => void>()
   private readonly logListeners = new Set<(jobId: JobId, log: JobLog) => void>()
@@ -89,6 +95,20 @@ export class Orchestrator {
     this.admission = new BidAdmission(c, init.contractDb.peer)
     this.bidsIgnored = this.admission.bidsIgnored
     this.declinesIgnored = this.admission.declinesIgnored
+    this.capacity = new CapacityBoard()
+    this.capacityNews = new CapacityNewsListener({
+      system: c.system,
+      key: c.key,
+      clock: c.clock,
+      log: c.log,
+      board: this.capacity,
+      contractDb: init.contractDb.peer,
+    })
+  }
+
+  /** This node's time (a `startAt` is checked against it). */
+  now(): number {
+    return this.c.clock.now()
   }
 
   /** Called with every persisted change of any job (for the API's live views and tests). */
@@ -119,6 +139,7 @@ export class Orchestrator {
    * deadlines are computed from the record (absolute times), so they are re-armed, not reset.
    */
   async start(): Promise<number> {
+    this.capacityNews.start()
     let restored = 0
     for (const job of await this.store.values()) {
       if (FINAL_STATES.includes(job.state) || job.snapshot === undefined) continue
@@ -131,6 +152,7 @@ export class Orchestrator {
   }
 
   stop(): void {
+    this.capacityNews.stop()
     for (const r of this.running.values()) {
       r.machine.stop()
       r.actor.stop()
@@ -153,7 +175,12 @@ export class Orchestrator {
   async post(parsed: JobSpec): Promise<StoredJob> {
     // Inline inputs become blobs here, so the stored job holds ids, never content.
     const inputs = await resolveInputs(this.c.blobs, parsed.inputs, parsed.resources.diskBytes)
-    const spec: JobSpec = { ...parsed, inputs }
+    const spec: JobSpec = {
+      ...parsed,
+      inputs,
+      // The node's default, stored with the job so that a restart with another config keeps it.
+      queueTimeoutSeconds: parsed.queueTimeoutSeconds ?? this.init.queueTimeoutSeconds ?? 0,
+    }
     if (inputs.length === 0) delete spec.inputs
     return this.launch({
       id: randomUUID(),
@@ -187,6 +214,7 @@ export class Orchestrator {
     const job = createRunningJob(record, snapshot, {
       ...this.c,
       audience: this.audience,
+      capacity: this.capacity,
       admission: this.admission,
       reliability: (peer) => this.records.reliability(peer),
       contractDb: this.init.contractDb,

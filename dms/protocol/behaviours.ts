@@ -18,6 +18,7 @@ import type {
   BidMessage,
   BidRelease,
   BidRequest,
+  CapacityNews,
   ContractSignReply,
   ContractSignRequest,
   ContractVerifyRequest,
@@ -92,6 +93,8 @@ export const W = {
   }),
   /** Requester -> a losing bidder: free what the bid holds now. */
   bidRelease: defineBehaviour<BidRelease>('/dms/job/bid-release', { request: C.bidRelease }),
+  /** Gossip on CAPACITY_TOPIC, provider -> requesters: what it has free after something was freed. */
+  capacityNews: defineBehaviour<CapacityNews>('/dms/capacity/news', { request: C.capacityNews }),
   /** A node -> contract-db: its approval credential. */
   approval: defineBehaviour<ApprovalRequest, ApprovalCredential>('/dms/approval/get', {
     request: C.approvalRequest,

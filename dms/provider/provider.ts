@@ -14,7 +14,7 @@ import type { BlobService } from '../blobs/service.js'
 import type { ApprovalCredential } from '../contracts/model.js'
 import type { Executor } from '../executor/executor.js'
 import { W } from '../protocol/behaviours.js'
-import { BID_REQUEST_TOPIC, INBOX } from '../protocol/handles.js'
+import { BID_REQUEST_TOPIC, CAPACITY_TOPIC, INBOX } from '../protocol/handles.js'
 import type { ResourceLedger } from '../resources/ledger.js'
 import type { MachineInfo } from '../resources/types.js'
 import type { Db } from '../store/db.js'
@@ -25,6 +25,7 @@ import { RUNNING } from './bid-context.js'
 import { createBidMachine } from './bid-machine.js'
 import type { RetentionInit } from './bid-store.js'
 import type { Comparator } from './capability.js'
+import { CapacityAnnouncer } from './capacity-news.js'
 import { bidReleaseHandler } from './handlers/bid-release.js'
 import { bidRequestHandler, type BidRequestCounters } from './handlers/bid-request.js'
 import { cancelHandler } from './handlers/cancel.js'
@@ -139,6 +140,8 @@ export class ProviderService {
   private readonly counts: BidRequestCounters = { declines: {}, ignored: {} }
   /** What `start` found left by an earlier process. */
   recovered?: RecoverySummary
+  /** Announces freed capacity on CAPACITY_TOPIC (at most once a second). */
+  readonly capacityNews: CapacityAnnouncer
 
   private get provisionTimeoutMs(): number {
     return this.init.provisionTimeoutMs ?? 300_000
@@ -166,6 +169,14 @@ export class ProviderService {
     )
     this.book = new BidBook({ db: c.db, clock: c.clock, log: c.log, machine }, init)
     this.book.onTransition((rec, added) => this.allocationActors.report(rec, added))
+    this.capacityNews = new CapacityAnnouncer({
+      ...c,
+      peerId: () => this.peerId,
+      publish: async (news) => {
+        if (this.actor === undefined) return
+        await this.actor.publish(CAPACITY_TOPIC, W.capacityNews, news, 10_000)
+      },
+    })
   }
 
   /** Declines made, by reason, for metrics and `dms resources`. */
@@ -246,6 +257,7 @@ export class ProviderService {
       .on(W.bidRelease, bidReleaseHandler(d))
       .on(W.settled, settledHandler())
     this.stopSweeper = every(this.c.clock, this.init.sweepIntervalMs ?? 5000, () => void this.sweep())
+    this.capacityNews.start()
     this.recovered = { ...(await this.recover()), migrated }
   }
 
@@ -295,6 +307,7 @@ export class ProviderService {
    */
   async stop(): Promise<void> {
     this.stopSweeper?.()
+    this.capacityNews.stop()
     this.actor?.stop()
     this.actor = undefined
     this.stopping = true

@@ -177,6 +177,8 @@ describe('orchestrator/steps/close-contract', () => {
     const machine = createActor(
       createJobMachine(
         {
+          waitUntilStart: stop,
+          waitForCapacity: stop,
           collectBids: () => Promise.resolve({ bids }),
           requestLock: requestLockStep(f.deps),
           closeContract: closeContractStep(f.deps),
