@@ -18,18 +18,42 @@ export interface JobRunOptions {
   timeout?: string
   maxPrice?: string
   name?: string
+  queueTimeout?: string
+  startAt?: string
   wait?: boolean
   follow?: boolean
   json?: boolean
 }
 
+/** A duration: whole seconds, or a number with s, m, h or d ("90s", "10m", "2h"). */
+export function parseDuration(flag: string, text: string): number {
+  const m = /^(\d{1,9})(s|m|h|d)?$/.exec(text.trim())
+  if (m === null)
+    throw new CliError(`${flag}: ${JSON.stringify(text)} is not a duration like 600, 90s, 10m, 2h or 1d`)
+  return Number(m[1]) * { s: 1, m: 60, h: 3600, d: 86400 }[(m[2] ?? 's') as 's' | 'm' | 'h' | 'd']
+}
+
+/** --queue-timeout and --start-at, added to a spec (from -f or the flags); the daemon checks them. */
+function whenOf(opts: JobRunOptions): Record<string, unknown> {
+  return {
+    ...(opts.queueTimeout !== undefined
+      ? { queueTimeout: parseDuration('--queue-timeout', opts.queueTimeout) }
+      : {}),
+    ...(opts.startAt !== undefined ? { startAt: opts.startAt } : {}),
+  }
+}
+
 async function specFrom(opts: JobRunOptions, command: string[]): Promise<unknown> {
   if (opts.file !== undefined) {
+    let spec: unknown
     try {
-      return JSON.parse(await readFile(opts.file, 'utf8'))
+      spec = JSON.parse(await readFile(opts.file, 'utf8'))
     } catch (err) {
       throw new CliError(`cannot read job spec ${opts.file}: ${(err as Error).message}`)
     }
+    return typeof spec === 'object' && spec !== null && !Array.isArray(spec)
+      ? { ...spec, ...whenOf(opts) }
+      : spec
   }
   if (opts.image === undefined || command.length === 0)
     throw new CliError('give a spec with -f spec.json, or --image IMAGE and a command after --')
@@ -50,7 +74,21 @@ async function specFrom(opts: JobRunOptions, command: string[]): Promise<unknown
     resources: { cpu: read('--cpu', opts.cpu, 1, parseCpu), memory: opts.memory ?? '256MiB' },
     maxDuration: read('--timeout', opts.timeout, 300, (v) => parseWholeNumber(v, 'seconds')),
     maxPrice: read('--max-price', opts.maxPrice, 100_000, (v) => parseWholeNumber(v, 'micro-tokens')),
+    ...whenOf(opts),
   }
+}
+
+/** What a scheduled or queued job waits for, for `job status`; undefined in any other state. */
+export function waitingFor(job: JobView): string | undefined {
+  const iso = (t: number) => new Date(t).toISOString()
+  if (job.state === 'scheduled' && job.spec.startAt !== undefined)
+    return `waiting: starts bidding at ${iso(job.spec.startAt)}`
+  if (job.state === 'queued' && job.queue !== undefined)
+    return (
+      `waiting: for a provider with room until ${iso(job.queue.deadline)} ` +
+      `(${job.queue.rounds} bid rounds so far; bids again on capacity news or a backoff)`
+    )
+  return undefined
 }
 
 /** Follows a job until it ends, printing each state as it is entered. Polls the REST API. */
@@ -157,6 +195,10 @@ export async function jobStatusCommand(id: string, opts: { socket: string; json?
   }
   printSafe(`${job.id}  ${job.state}${job.spec.name ? `  (${job.spec.name})` : ''}`)
   for (const h of job.history) printSafe(`  ${new Date(h.at).toISOString()}  ${h.state}`)
+  const waiting = waitingFor(job)
+  if (waiting !== undefined) printSafe(waiting)
+  for (const d of job.queue?.declines ?? [])
+    printSafe(`declined while queued: ${d.provider.slice(-8)}: ${d.reasons.join('; ')}`)
   printSafe(`bids: ${job.bids.length}, declines: ${job.declines.length}`)
   for (const a of job.attempts ?? [])
     printSafe(`dropped: ${a.provider} (${a.error.code}: ${a.error.message})`)

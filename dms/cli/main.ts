@@ -74,6 +74,11 @@ job
   .option('--timeout <seconds>', 'max duration in seconds', '300')
   .option('--max-price <amount>', 'price ceiling for the max duration', '100000')
   .option('--name <name>', 'job name')
+  .option(
+    '--queue-timeout <duration>',
+    'wait in `queued` up to this long (600, 90s, 10m, 2h) when no provider has room; 0 fails at once',
+  )
+  .option('--start-at <time>', 'start bidding at this ISO 8601 time (e.g. 2026-11-22T18:00:00Z)')
   .option('--wait', "show the job's states until it ends; exit 2 unless it completed")
   .option('--follow', 'like --wait, and stream its logs live (states go to stderr)')
   .option('--json', 'print JSON')

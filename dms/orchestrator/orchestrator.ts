@@ -104,6 +104,11 @@ export class Orchestrator {
       board: this.capacity,
       contractDb: init.contractDb.peer,
     })
+    // An operator sees a job start waiting, and until when (its later rounds are debug lines).
+    this.store.onChange(({ state, record }) => {
+      if (state === 'queued' && record.queue?.rounds === 1)
+        c.log.info({ jobId: record.id, deadline: record.queue.deadline }, 'job queued')
+    })
   }
 
   /** This node's time (a `startAt` is checked against it). */
