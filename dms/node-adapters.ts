@@ -118,6 +118,17 @@ export const infoPort = (n: Omit<ApiParts, 'metrics' | 'blobs' | 'host' | 'onboa
     payloadsRefused: n.payloadRefusals,
     ...(n.orchestrator !== undefined ? { bidsIgnored: n.orchestrator.bidsIgnored } : {}),
     ...(n.provider !== undefined ? { bidRequestsIgnored: n.provider.bidRequestsIgnored } : {}),
+    topics: { subscribed: n.transport.subscribedTopics(), known: n.transport.knownTopics() },
+    capacity: {
+      ...(n.orchestrator !== undefined
+        ? {
+            queued: n.orchestrator.capacity.size,
+            woken: n.orchestrator.capacity.woken,
+            news: n.orchestrator.capacityNews.counts,
+          }
+        : {}),
+      ...(n.provider !== undefined ? { announced: n.provider.capacityNews.sent } : {}),
+    },
   }),
 })
 

@@ -116,6 +116,25 @@ export const InfoReply = reply({
   bidRequestsIgnored: opt(
     StringMap(int, described('provider: bid requests dropped without an answer, by reason')),
   ),
+  topics: opt(
+    reply({
+      subscribed: opt(Type.Array(str, described('gossip topics this node is subscribed to'))),
+      known: opt(
+        Type.Array(
+          reply({ topic: opt(str), peers: opt(int) }),
+          described('topics its connected peers are subscribed to, with their live subscribers'),
+        ),
+      ),
+    }),
+  ),
+  capacity: opt(
+    reply({
+      queued: opt(Type.Integer(described('requester: queued jobs waiting for capacity news now'))),
+      woken: opt(Type.Integer(described('requester: queued jobs woken by capacity news'))),
+      news: opt(StringMap(int, described('requester: capacity news kept (`kept`) and ignored, by reason'))),
+      announced: opt(Type.Integer(described('provider: capacity news published'))),
+    }),
+  ),
 })
 export type InfoReply = Static<typeof InfoReply>
 

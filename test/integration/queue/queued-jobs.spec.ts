@@ -4,6 +4,8 @@
  * a job whose queueTimeout is too short fails QUEUE_TIMEOUT with the provider's reason.
  */
 import assert from 'node:assert/strict'
+import { ApiClient } from '../../../dms/api/client.js'
+import { BID_REQUEST_TOPIC, CAPACITY_TOPIC } from '../../../dms/protocol/handles.js'
 import { parseJobSpec } from '../../../dms/orchestrator/job-spec.js'
 import { CountingExecutor } from '../../helpers/counting-executor.js'
 import { jobReaches, startNetwork, TEST_IMAGE, type TestNetwork } from '../../helpers/network.js'
@@ -50,6 +52,20 @@ describe('queued jobs: one provider with room for one job', function () {
       'capacity news woke queued jobs',
     )
     assert.ok(net.providers[0].provider!.capacityNews.sent > 0)
+
+    // GET /v1/info shows the topics (subscribed and known) and the capacity news.
+    type Info = {
+      topics: { subscribed: string[]; known: Array<{ topic: string; peers: number }> }
+      capacity: { queued?: number; woken?: number; news?: Record<string, number>; announced?: number }
+    }
+    const info = await new ApiClient(net.requester.socketPath!).ok<Info>('GET', '/v1/info')
+    assert.ok(info.topics.subscribed.includes(CAPACITY_TOPIC), 'the requester listens to capacity news')
+    assert.ok(info.capacity.woken! > 0 && info.capacity.news!.kept > 0)
+    assert.equal(info.capacity.queued, 0)
+    const provider = await new ApiClient(net.providers[0].socketPath!).ok<Info>('GET', '/v1/info')
+    assert.deepEqual(provider.topics.subscribed, [BID_REQUEST_TOPIC], 'a provider only publishes news')
+    assert.ok(provider.topics.known.some((t) => t.topic === CAPACITY_TOPIC && t.peers >= 1))
+    assert.equal(provider.capacity.announced, net.providers[0].provider!.capacityNews.sent)
   })
 
   it("a queueTimeout too short: the job fails QUEUE_TIMEOUT with the provider's reason", async () => {
