@@ -54,6 +54,7 @@ export interface ApiParts {
 /** The requester's jobs: the orchestrator, with the job spec checked on the way in. */
 export const jobsPort = (o: Orchestrator): JobsPort => ({
   post: (body) => o.post(parseJobSpec(body, o.now())),
+  quote: (body) => o.quote(parseJobSpec(body, o.now())),
   list: () => o.list(),
   get: (id) => o.get(id),
   cancel: (id) => o.cancel(id),

@@ -181,6 +181,31 @@ export async function jobRunCommand(command: string[], opts: JobRunOptions): Pro
     throw new CliError(`job ${id} ${job.state}${job.error ? `: ${job.error.message}` : ''}`, 2)
 }
 
+/** `dms job quote`: one bid round for the spec, no contract; the bids (ranked) and the declines. */
+export async function jobQuoteCommand(command: string[], opts: JobRunOptions): Promise<void> {
+  type QuoteView = {
+    bids: Array<{
+      provider: string
+      total: number
+      pricePerHour: number
+      earliestStart: number
+      rank: number
+    }>
+    declines: Array<{ provider: string; reasons: string[] }>
+  }
+  const spec = await specFrom(opts, command)
+  const quote = await new ApiClient(opts.socket)
+    .ok<QuoteView>('POST', '/v1/quotes', spec)
+    .catch((err: unknown) => apiProblem(err, 'quote refused: '))
+  if (opts.json) return printJson(quote)
+  if (quote.bids.length === 0) print('no bids')
+  for (const b of quote.bids)
+    printSafe(
+      `${String(b.rank).padStart(2)}. ${b.provider}  total ${b.total}  (${b.pricePerHour}/h)  start ${new Date(b.earliestStart).toISOString()}`,
+    )
+  for (const d of quote.declines) printSafe(`declined: ${d.provider}: ${d.reasons.join('; ')}`)
+}
+
 export async function jobStatusCommand(id: string, opts: { socket: string; json?: boolean }): Promise<void> {
   const api = new ApiClient(opts.socket)
   let job: JobView & { usage?: { wallSeconds: number } | null }

@@ -12,6 +12,7 @@ import {
   jobListCommand,
   jobLogsCommand,
   jobOutputsCommand,
+  jobQuoteCommand,
   jobRunCommand,
   jobStatusCommand,
 } from './job.js'
@@ -84,6 +85,21 @@ job
   .option('--json', 'print JSON')
   .option(...socketOpt)
   .action((command: string[], o) => jobRunCommand(command, o as Parameters<typeof jobRunCommand>[1]))
+job
+  .command('quote')
+  .description(
+    'ask for bids without running: one bid round, no contract, every reservation released (-f spec.json, or --image ... -- command)',
+  )
+  .argument('[command...]', 'the command to run in the container')
+  .option('-f, --file <spec>', 'job spec file (JSON, see specs/job-spec.md)')
+  .option('--image <image>', 'container image')
+  .option('--cpu <cores>', 'CPU cores', '1')
+  .option('--memory <size>', 'memory, e.g. 256MiB', '256MiB')
+  .option('--timeout <seconds>', 'max duration in seconds', '300')
+  .option('--max-price <amount>', 'price ceiling for the max duration', '100000')
+  .option('--json', 'print JSON')
+  .option(...socketOpt)
+  .action((command: string[], o) => jobQuoteCommand(command, o as Parameters<typeof jobQuoteCommand>[1]))
 job
   .command('list')
   .description("list this requester's jobs, newest first")

@@ -23,6 +23,7 @@ import { resolveInputs } from './data-plane.js'
 import type { JobId, JobRecord } from './job-record.js'
 import type { JobSpec } from './job-spec.js'
 import { FINAL_STATES, JobStore, type StoredJob } from './job-store.js'
+import { runQuote, type Quote } from './quote.js'
 import { ProviderRecords, type ProviderRecord } from './provider-records.js'
 import { createRunningJob, type RunningJob } from './running-job.js'
 import type { Approvals } from './steps/deps.js'
@@ -200,6 +201,14 @@ export class Orchestrator {
   }
 
   /**
+   * One bid round for `spec` without locking or contracting: the bids that came back (ranked) and
+   * the declines, every bid released at once; nothing stored (quote.ts).
+   */
+  quote(spec: JobSpec, signal: AbortSignal = new AbortController().signal): Promise<Quote> {
+    return runQuote(spec, this.parts(), signal)
+  }
+
+  /**
    * Cancels a job: its machine goes to `cancelling`, which stops the provider's run and terminates
    * the contract with REQUESTER_CANCELLED (the time used is paid), then to `cancelled`.
    * Resolves with the job's state once the cancel is accepted.
@@ -214,16 +223,23 @@ export class Orchestrator {
     return { state: snap.value, record: snap.context }
   }
 
-  private launch(record: JobRecord, snapshot?: unknown): Promise<StoredJob> {
-    const { id } = record
-    const job = createRunningJob(record, snapshot, {
+  /** What every job (and quote) of this requester shares. */
+  private parts() {
+    return {
       ...this.c,
       audience: this.audience,
       capacity: this.capacity,
       admission: this.admission,
-      reliability: (peer) => this.records.reliability(peer),
-      contractDb: this.init.contractDb,
+      reliability: (peer: string) => this.records.reliability(peer),
       config: this.cfg,
+    }
+  }
+
+  private launch(record: JobRecord, snapshot?: unknown): Promise<StoredJob> {
+    const { id } = record
+    const job = createRunningJob(record, snapshot, {
+      ...this.parts(),
+      contractDb: this.init.contractDb,
       onUpdate: (jobId, u) => this.updateListeners.forEach((fn) => fn(jobId, u)),
       onLog: (jobId, l) => this.logListeners.forEach((fn) => fn(jobId, l)),
     })
