@@ -20,6 +20,8 @@ export interface JobRunOptions {
   name?: string
   queueTimeout?: string
   startAt?: string
+  /** Push orchestration: the bid request goes to these providers only (`providers.direct`). */
+  provider?: string[]
   wait?: boolean
   follow?: boolean
   json?: boolean
@@ -41,6 +43,15 @@ function whenOf(opts: JobRunOptions): Record<string, unknown> {
       : {}),
     ...(opts.startAt !== undefined ? { startAt: opts.startAt } : {}),
   }
+}
+
+/** --provider, added to the spec's `providers` (from -f or the flags). */
+function directOf(
+  opts: JobRunOptions,
+  spec: { providers?: Record<string, unknown> },
+): Record<string, unknown> {
+  if (opts.provider === undefined || opts.provider.length === 0) return {}
+  return { providers: { ...(spec.providers ?? {}), direct: opts.provider } }
 }
 
 async function specFrom(opts: JobRunOptions, command: string[]): Promise<unknown> {
@@ -75,6 +86,7 @@ async function specFrom(opts: JobRunOptions, command: string[]): Promise<unknown
     maxDuration: read('--timeout', opts.timeout, 300, (v) => parseWholeNumber(v, 'seconds')),
     maxPrice: read('--max-price', opts.maxPrice, 100_000, (v) => parseWholeNumber(v, 'micro-tokens')),
     ...whenOf(opts),
+    ...directOf(opts, {}),
   }
 }
 

@@ -80,6 +80,11 @@ job
     'wait in `queued` up to this long (600, 90s, 10m, 2h) when no provider has room; 0 fails at once',
   )
   .option('--start-at <time>', 'start bidding at this ISO 8601 time (e.g. 2026-11-22T18:00:00Z)')
+  .option(
+    '--provider <peer>',
+    'send the bid request straight to this provider, never on gossip (repeat for several)',
+    (v: string, all: string[] = []) => [...all, v],
+  )
   .option('--wait', "show the job's states until it ends; exit 2 unless it completed")
   .option('--follow', 'like --wait, and stream its logs live (states go to stderr)')
   .option('--json', 'print JSON')

@@ -9,9 +9,13 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Ajv, type ErrorObject } from 'ajv'
 import { imageRefProblem, IMAGE_REF_MAX_LENGTH } from '../protocol/image-ref.js'
 import { commandProblem, envProblem, MAX_CPU, MIN_CPU, MIN_MEMORY_BYTES } from '../protocol/run-rules.js'
+import { publicKeyOfPeer } from '../contracts/party.js'
 import { parseBytes, UnitError } from '../resources/units.js'
 import type { Resources } from '../resources/types.js'
 import { StringMap, strictObject as obj } from '../schema.js'
+
+/** Most providers a job may push its bid request to (`providers.direct`). */
+export const MAX_DIRECT = 32
 
 /** Longest `queueTimeout` (7 days). */
 export const MAX_QUEUE_TIMEOUT_SECONDS = 604800
@@ -72,7 +76,24 @@ export const jobSpecSchema = obj(
     retries: opt(
       Type.Integer({ minimum: 0, maximum: 10, description: 'provider faults retried; default 3' }),
     ),
-    providers: opt(obj({ allow: opt(peers), deny: opt(peers) })),
+    providers: opt(
+      obj({
+        allow: opt(peers),
+        deny: opt(peers),
+        direct: opt(
+          Type.Array(Type.String({ minLength: 1, maxLength: 128 }), {
+            maxItems: MAX_DIRECT,
+            description:
+              'peer ids the bid request is sent to over the direct stream instead of gossip (push orchestration)',
+          }),
+        ),
+        gossipFallback: opt(
+          Type.Boolean({
+            description: 'with direct: publish on gossip too when no direct provider bid (default false)',
+          }),
+        ),
+      }),
+    ),
     queueTimeout: opt(
       Type.Integer({
         minimum: 0,
@@ -106,8 +127,12 @@ export interface JobSpec {
   maxPrice: number
   /** How many times a provider fault (silent, unreachable) is retried with another provider. */
   retries: number
-  /** Peer ids allowed to run the job (empty: any) and peers that must not. */
-  providers: { allow: string[]; deny: string[] }
+  /**
+   * Peer ids allowed to run the job (empty: any) and peers that must not; `direct`: the providers
+   * the bid request is pushed to over the direct stream instead of gossip, and whether to publish
+   * on gossip when none of them bid (`gossipFallback`).
+   */
+  providers: { allow: string[]; deny: string[]; direct?: string[]; gossipFallback?: boolean }
   /**
    * Files for /inputs. As parsed: inline content (`contentBase64`) or a blob id (`sha256`); once
    * posted, every input is a blob with its `sha256` and `size` (Orchestrator.post stores inline ones).
@@ -197,10 +222,25 @@ export function parseJobSpec(input: unknown, now: number = Date.now()): JobSpec 
     maxPrice: s.maxPrice,
     ...(s.inputs !== undefined ? { inputs: parseInputs(s.inputs) } : {}),
     retries: s.retries ?? DEFAULT_RETRIES,
-    providers: { allow: s.providers?.allow ?? [], deny: s.providers?.deny ?? [] },
+    providers: {
+      allow: s.providers?.allow ?? [],
+      deny: s.providers?.deny ?? [],
+      ...(s.providers?.direct !== undefined && s.providers.direct.length > 0
+        ? { direct: parseDirect(s.providers.direct), gossipFallback: s.providers.gossipFallback ?? false }
+        : {}),
+    },
     ...(s.queueTimeout !== undefined ? { queueTimeoutSeconds: s.queueTimeout } : {}),
     ...(startAt !== undefined ? { startAt } : {}),
   }
+}
+
+/** Push targets: Ed25519 peer ids (a request can be sent to them), each once. */
+function parseDirect(direct: string[]): string[] {
+  direct.forEach((peer, i) => {
+    if (publicKeyOfPeer(peer) === undefined)
+      throw new InvalidJobSpecError(`providers.direct.${i}`, 'must be an Ed25519 peer id (12D3KooW...)')
+  })
+  return [...new Set(direct)]
 }
 
 /** An ISO 8601 time with a date, a time and a zone (`Z` or `±hh:mm`), at most 30 days ahead. */

@@ -39,6 +39,11 @@ import type {
 export const W = {
   /** Gossip, requester -> providers: what a job needs; answered with a bid or a decline. */
   bidRequest: defineBehaviour<BidRequest>('/dms/job/bid-request', { request: C.bidRequest }),
+  /**
+   * Requester -> a chosen provider's inbox, over the direct stream (push orchestration): the same
+   * bid request, answered the same way; never on gossip.
+   */
+  directBidRequest: defineBehaviour<BidRequest>('/dms/job/bid-request-direct', { request: C.bidRequest }),
   /** Provider -> the job's inbox: a signed bid. */
   bid: defineBehaviour<BidMessage>('/dms/job/bid', { request: C.bid }),
   /** Provider -> the job's inbox: why it does not bid. */

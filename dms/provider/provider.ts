@@ -250,6 +250,8 @@ export class ProviderService {
       .spawn(INBOX.provider, this.c.key)
       .subscribe(BID_REQUEST_TOPIC)
       .on(W.bidRequest, (m) => bidRequest(this.actor as Actor, m))
+      // Push orchestration: the same request sent straight here; the same checks and answer.
+      .on(W.directBidRequest, (m) => bidRequest(this.actor as Actor, m))
       .on(W.jobRequest, jobRequestHandler(d))
       .on(W.contractSign, contractSignHandler({ ...d, contractDb: this.init.contractDb }))
       .on(W.invoke, invokeHandler({ ...d, contractDb: this.init.contractDb }))

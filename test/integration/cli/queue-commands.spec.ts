@@ -79,7 +79,7 @@ describe('dms job run/status/quote for queued, scheduled and quoted jobs', funct
     await rm(dir, { recursive: true, force: true })
   })
 
-  it('job run --queue-timeout 10m --start-at posts queueTimeout in seconds and startAt', async function () {
+  it('job run --queue-timeout 10m --start-at --provider posts queueTimeout in seconds, startAt and providers.direct', async function () {
     const r = await dms(
       'job',
       'run',
@@ -91,6 +91,10 @@ describe('dms job run/status/quote for queued, scheduled and quoted jobs', funct
       '10m',
       '--start-at',
       '2026-11-22T19:00:00Z',
+      '--provider',
+      '12D3KooWOne',
+      '--provider',
+      '12D3KooWTwo',
       '--',
       'sh',
     )
@@ -98,6 +102,7 @@ describe('dms job run/status/quote for queued, scheduled and quoted jobs', funct
     const body = posted.at(-1) as { queueTimeout: number; startAt: string }
     assert.equal(body.queueTimeout, 600)
     assert.equal(body.startAt, '2026-11-22T19:00:00Z')
+    assert.deepEqual((body as { providers?: unknown }).providers, { direct: ['12D3KooWOne', '12D3KooWTwo'] })
     for (const bad of ['10 minutes', '-1', '1.5h', '0x10']) {
       const refused = await dms(
         'job',
