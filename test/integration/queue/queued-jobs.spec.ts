@@ -84,4 +84,20 @@ describe('queued jobs: one provider with room for one job', function () {
     assert.equal(failed.record.error.declines?.[0]?.provider, net.providers[0].peerId)
     assert.equal((await jobReaches(net.requester, first.record.id)).state, 'completed')
   })
+  it('a startAt job waits in scheduled and does not bid before its time', async () => {
+    const orch = net.requester.orchestrator!
+    const startAt = Date.now() + 1500
+    const posted = await orch.post({ ...spec(0), startAt })
+    assert.equal(posted.state, 'scheduled')
+    const job = await jobReaches(net.requester, posted.record.id)
+    assert.equal(job.state, 'completed')
+    const [first, second] = job.record.history
+    assert.equal(first.state, 'scheduled')
+    assert.equal(second.state, 'bidding')
+    assert.ok(second.at >= startAt, `bid at ${second.at}, not before ${startAt}`)
+    assert.ok(
+      job.record.bids.every((b) => b.earliestStart >= startAt),
+      'the provider was asked after startAt',
+    )
+  })
 })

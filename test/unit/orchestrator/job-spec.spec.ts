@@ -226,4 +226,17 @@ describe('orchestrator/job-spec parseJobSpec', () => {
         e instanceof InvalidJobSpecError && /startAt: must be at most 30 days ahead/.test(e.message),
     )
   })
+
+  it('providers.direct: Ed25519 peer ids, at most 32, duplicates dropped; gossipFallback defaults to false', () => {
+    const peer = '12D3KooWD3eckifWpRn9wQpMG9R9hX3sD158z7EqHWmweQAJU5SA'
+    const parsed = parseJobSpec({ ...valid(), providers: { direct: [peer, peer] } })
+    assert.deepEqual(parsed.providers, { allow: [], deny: [], direct: [peer], gossipFallback: false })
+    assertRefused(
+      { ...valid(), providers: { direct: [peer, 'not-a-peer'] } },
+      'providers.direct.1',
+      /Ed25519/,
+    )
+    assertRefused({ ...valid(), providers: { direct: Array(33).fill(peer) } }, 'providers.direct')
+    assert.equal(parseJobSpec({ ...valid(), providers: { direct: [] } }).providers.direct, undefined)
+  })
 })
