@@ -6,7 +6,7 @@
  * at once as before; a restored queued job waits again.
  */
 import assert from 'node:assert/strict'
-import { createActor, waitFor, type Snapshot } from 'xstate'
+import { createActor, waitFor } from 'xstate'
 import type { Bid } from '../../../dms/contracts/model.js'
 import {
   createJobMachine,
@@ -225,7 +225,7 @@ describe('orchestrator/job-machine: scheduled and queued', () => {
     actor.stop()
     const restored = createActor(h.machine, {
       input: record(),
-      snapshot: persisted as Snapshot<unknown>,
+      snapshot: persisted,
     }).start()
     assert.equal(restored.getSnapshot().value, 'queued')
     await new Promise((r) => setImmediate(r))

@@ -10,7 +10,7 @@ import type { ApprovalCredential } from '../../../dms/contracts/model.js'
 import { silentLogger } from '../../../dms/log.js'
 import { CAPACITY_NEWS_GAP_MS, CapacityAnnouncer } from '../../../dms/provider/capacity-news.js'
 import type { CapacityNews } from '../../../dms/protocol/messages.js'
-import type { Offer, Resources } from '../../../dms/resources/types.js'
+import type { Offer } from '../../../dms/resources/types.js'
 
 const cred = { peer: 'P' } as unknown as ApprovalCredential
 
@@ -18,7 +18,7 @@ function setup() {
   const clock = new ManualClock(1_000_000)
   let freed: () => void = () => undefined
   const state = {
-    free: { cpu: 0, memoryBytes: 0, diskBytes: 0, gpus: 0 } as Resources,
+    free: { cpu: 0, memoryBytes: 0, diskBytes: 0, gpus: 0 },
     offer: { resources: {} } as Offer | undefined,
     approval: cred as ApprovalCredential | undefined,
   }
