@@ -13,9 +13,23 @@ import type { StepDeps } from './deps.js'
 
 export type WaitForCapacityDeps = Pick<StepDeps, 'clock' | 'capacity' | 'config'>
 
-/** The backoff before bid round `rounds + 1` when no capacity news comes. */
-export const queueBackoffMs = (rounds: number, cfg: WaitForCapacityDeps['config']): number =>
-  Math.min(cfg.queueRetryMaxMs, cfg.queueRetryMinMs * 2 ** Math.min(Math.max(0, rounds - 1), 30))
+/**
+ * The backoff before bid round `rounds + 1` when no capacity news comes: queueRetryMinMs doubling
+ * per round, capped at queueRetryMaxMs, then spread over its upper half by the job id, so that
+ * jobs queued together do not all ask again at the same instant (a provider's per-peer rate limit
+ * drops such a burst silently). Deterministic: the same job and round always wait the same.
+ */
+export function queueBackoffMs(rounds: number, cfg: WaitForCapacityDeps['config'], jobId = ''): number {
+  const base = Math.min(cfg.queueRetryMaxMs, cfg.queueRetryMinMs * 2 ** Math.min(Math.max(0, rounds - 1), 30))
+  return Math.round(base / 2 + (base / 2) * spread(`${jobId}:${rounds}`))
+}
+
+/** A number in [0, 1) from `text` (FNV-1a). */
+function spread(text: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0
+  return h / 2 ** 32
+}
 
 const timedOut = (job: JobRecord): JobFailure => {
   const e = queueTimeoutError(job)
@@ -28,7 +42,7 @@ export function waitForCapacityStep(d: WaitForCapacityDeps): Step {
     const deadline = queueDeadlineOf(job)
     const left = deadline - clock.now()
     if (left <= 0) throw timedOut(job)
-    const wait = Math.min(left, queueBackoffMs(job.queue?.rounds ?? 1, d.config))
+    const wait = Math.min(left, queueBackoffMs(job.queue?.rounds ?? 1, d.config, job.id))
     const done = new AbortController()
     const stop = () => done.abort()
     signal.addEventListener('abort', stop, { once: true })

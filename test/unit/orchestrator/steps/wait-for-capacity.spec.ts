@@ -34,7 +34,7 @@ describe('orchestrator/steps/wait-for-capacity', () => {
   it('bids again at once on capacity news that fits; news that does not fit wakes nothing', async () => {
     const f = stepDeps()
     const ended = outcome(waitForCapacityStep(f.deps)(queuedJob(1), never()), f.clock)
-    await f.clock.scheduled(queueBackoffMs(1, CONFIG))
+    await f.clock.scheduled(queueBackoffMs(1, CONFIG, 'job-1'))
     assert.equal(f.capacity.announce('12D3KooWSmall', free(0.5)), 0, 'half a core does not fit a 1-core job')
     assert.equal(f.capacity.announce('12D3KooWBig', free(1)), 1)
     const { value } = await ended
@@ -43,15 +43,20 @@ describe('orchestrator/steps/wait-for-capacity', () => {
     assert.equal(f.capacity.size, 0)
   })
 
-  it('without news, bids again after a backoff that doubles per round and is capped', async () => {
-    assert.deepEqual(
-      [1, 2, 3, 4, 5, 6, 7].map((r) => queueBackoffMs(r, CONFIG)),
-      [1000, 2000, 4000, 8000, 16_000, 30_000, 30_000],
-    )
+  it('without news, bids again after a backoff that doubles per round, is capped, and is spread by job', async () => {
+    const bases = [1000, 2000, 4000, 8000, 16_000, 30_000, 30_000]
+    for (const [i, base] of bases.entries()) {
+      const waits = ['a', 'b', 'c', 'd', 'e', 'f'].map((id) => queueBackoffMs(i + 1, CONFIG, id))
+      for (const w of waits)
+        assert.ok(w >= base / 2 && w <= base, `round ${i + 1}: ${w} in [${base / 2}, ${base}]`)
+      assert.ok(new Set(waits).size > 1, 'jobs queued together do not all wait the same')
+    }
+    assert.equal(queueBackoffMs(3, CONFIG, 'job-1'), queueBackoffMs(3, CONFIG, 'job-1'), 'deterministic')
     const f = stepDeps()
+    const wait = queueBackoffMs(3, CONFIG, 'job-1')
     const ended = outcome(waitForCapacityStep(f.deps)(queuedJob(3), never()), f.clock)
-    await f.clock.scheduled(4000)
-    await f.clock.advanceAsync(3999)
+    await f.clock.scheduled(wait)
+    await f.clock.advanceAsync(wait - 1)
     assert.equal(f.capacity.size, 1, 'still waiting just before the backoff')
     await f.clock.advanceAsync(1)
     const { value } = await ended
@@ -89,7 +94,7 @@ describe('orchestrator/steps/wait-for-capacity', () => {
     const f = stepDeps()
     const cancel = new AbortController()
     const ended = outcome(waitForCapacityStep(f.deps)(queuedJob(1), cancel.signal), f.clock)
-    await f.clock.scheduled(1000)
+    await f.clock.scheduled(queueBackoffMs(1, CONFIG, 'job-1'))
     cancel.abort()
     assert.ok((await ended).error !== undefined)
     assert.equal(f.capacity.size, 0)
