@@ -56,9 +56,22 @@ async function main(): Promise<void> {
     })
     const load = loadavg()[0]
     const t0 = Date.now()
+    // Progress on stderr every 5 s: jobs by state.
+    const progress = setInterval(() => {
+      void orch.list().then((jobs) => {
+        const by: Record<string, number> = {}
+        for (const j of jobs) by[j.state] = (by[j.state] ?? 0) + 1
+        console.error(
+          `${Math.round((Date.now() - t0) / 1000)} s`,
+          JSON.stringify(by),
+          JSON.stringify(orch.capacityNews.counts),
+        )
+      })
+    }, 5000)
     const posted = await Promise.all(Array.from({ length: JOBS }, () => orch.post(spec)))
     const ended = await Promise.all(posted.map((p) => jobReaches(net.requester, p.record.id)))
     const drainMs = Date.now() - t0
+    clearInterval(progress)
     const states: Record<string, number> = {}
     const codes: Record<string, number> = {}
     const wokenBy: Record<string, number> = {}
