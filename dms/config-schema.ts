@@ -115,6 +115,9 @@ export const requesterSchema = typed<OrchestratorInit>()(
     bidStragglerMs: opt(nonNegInt),
     outputsMinBytesPerSecond: opt(posInt),
     outputsFetchGraceMs: opt(nonNegInt),
+    queueTimeoutSeconds: opt(Type.Integer({ minimum: 0, maximum: 604800 })),
+    queueRetryMinMs: opt(posInt),
+    queueRetryMaxMs: opt(posInt),
   }),
 )
 

@@ -55,7 +55,8 @@ export interface ApiParts {
 
 /** The requester's jobs: the orchestrator, with the job spec checked on the way in. */
 export const jobsPort = (o: Orchestrator): JobsPort => ({
-  post: (body) => o.post(parseJobSpec(body)),
+  post: (body) => o.post(parseJobSpec(body, o.now())),
+  quote: (body) => o.quote(parseJobSpec(body, o.now())),
   list: () => o.list(),
   get: (id) => o.get(id),
   cancel: (id) => o.cancel(id),
@@ -142,6 +143,17 @@ export const infoPort = (n: Omit<ApiParts, 'metrics' | 'blobs' | 'host' | 'onboa
     payloadsRefused: n.payloadRefusals,
     ...(n.orchestrator !== undefined ? { bidsIgnored: n.orchestrator.bidsIgnored } : {}),
     ...(n.provider !== undefined ? { bidRequestsIgnored: n.provider.bidRequestsIgnored } : {}),
+    topics: { subscribed: n.transport.subscribedTopics(), known: n.transport.knownTopics() },
+    capacity: {
+      ...(n.orchestrator !== undefined
+        ? {
+            queued: n.orchestrator.capacity.size,
+            woken: n.orchestrator.capacity.woken,
+            news: n.orchestrator.capacityNews.counts,
+          }
+        : {}),
+      ...(n.provider !== undefined ? { announced: n.provider.capacityNews.sent } : {}),
+    },
   }),
 })
 

@@ -3784,3 +3784,176 @@ export namespace BidRelease {
     return streamMessage(buf, BidRelease.codec(), opts)
   }
 }
+
+export interface CapacityNews {
+  provider: string
+  free?: Resources
+  at: number
+  approval?: Uint8Array<ArrayBuffer>
+}
+
+export namespace CapacityNews {
+  let _codec: Codec<CapacityNews>
+
+  export const codec = (): Codec<CapacityNews> => {
+    if (_codec == null) {
+      _codec = message<CapacityNews>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.provider != null && obj.provider !== '')) {
+          w.uint32(10)
+          w.string(obj.provider)
+        }
+
+        if (obj.free != null) {
+          w.uint32(18)
+          Resources.codec().encode(obj.free, w)
+        }
+
+        if ((obj.at != null && obj.at !== 0)) {
+          w.uint32(24)
+          w.uint64Number(obj.at)
+        }
+
+        if (obj.approval != null) {
+          w.uint32(34)
+          w.bytes(obj.approval)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          provider: '',
+          at: 0
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.provider = reader.string()
+              break
+            }
+            case 2: {
+              obj.free = Resources.codec().decode(reader, reader.uint32(), {
+                limits: opts.limits?.free
+              })
+              break
+            }
+            case 3: {
+              obj.at = reader.uint64Number()
+              break
+            }
+            case 4: {
+              obj.approval = reader.bytes()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.provider`,
+                value: reader.string()
+              }
+              break
+            }
+            case 2: {
+              yield * Resources.codec().stream(reader, reader.uint32(), `${prefix}.free`, {
+                limits: opts.limits?.free
+              })
+
+              break
+            }
+            case 3: {
+              yield {
+                field: `${prefix}.at`,
+                value: reader.uint64Number()
+              }
+              break
+            }
+            case 4: {
+              yield {
+                field: `${prefix}.approval`,
+                value: reader.bytes()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface CapacityNewsProviderFieldEvent {
+    field: '$.provider'
+    value: string
+  }
+
+  export interface CapacityNewsFreeCpuFieldEvent {
+    field: '$.free.cpu'
+    value: number
+  }
+
+  export interface CapacityNewsFreeMemoryBytesFieldEvent {
+    field: '$.free.memoryBytes'
+    value: number
+  }
+
+  export interface CapacityNewsFreeDiskBytesFieldEvent {
+    field: '$.free.diskBytes'
+    value: number
+  }
+
+  export interface CapacityNewsFreeGpusFieldEvent {
+    field: '$.free.gpus'
+    value: number
+  }
+
+  export interface CapacityNewsAtFieldEvent {
+    field: '$.at'
+    value: number
+  }
+
+  export interface CapacityNewsApprovalFieldEvent {
+    field: '$.approval'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export function encode (obj: Partial<CapacityNews>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, CapacityNews.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<CapacityNews>): CapacityNews {
+    return decodeMessage(buf, CapacityNews.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<CapacityNews>): Generator<CapacityNewsProviderFieldEvent | CapacityNewsFreeCpuFieldEvent | CapacityNewsFreeMemoryBytesFieldEvent | CapacityNewsFreeDiskBytesFieldEvent | CapacityNewsFreeGpusFieldEvent | CapacityNewsAtFieldEvent | CapacityNewsApprovalFieldEvent> {
+    return streamMessage(buf, CapacityNews.codec(), opts)
+  }
+}

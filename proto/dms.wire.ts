@@ -28,6 +28,7 @@ export const TerminateRequestWire: WireSchema = {}
 export const JobCancelWire: WireSchema = {}
 export const JobCancelReplyWire: WireSchema = {}
 export const BidReleaseWire: WireSchema = {}
+export const CapacityNewsWire: WireSchema = {}
 
 Object.assign(ResourcesWire, {
   1: { wire: 1 },
@@ -157,4 +158,10 @@ Object.assign(JobCancelReplyWire, {
 Object.assign(BidReleaseWire, {
   1: { wire: 2 },
   2: { wire: 2 },
+})
+Object.assign(CapacityNewsWire, {
+  1: { wire: 2 },
+  2: { wire: 2, message: ResourcesWire },
+  3: { wire: 0 },
+  4: { wire: 2 },
 })

@@ -83,6 +83,9 @@ export interface ChaosReport {
     cancelled: number
     /** Jobs that dropped a provider for a fault (`attempts`) and were re-bid. */
     rebid: number
+    /** Jobs posted with a queueTimeout (every other one), and those that waited in `queued`. */
+    withQueueTimeout: number
+    queued: number
     /** Posted (or possibly posted) but unknown to the requester, or not final within the drain. */
     lost: number
     lostIds: string[]
@@ -299,6 +302,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         resources: { cpu: 0.05, memory: '16MiB' },
         maxDuration: 60,
         maxPrice: 1_000_000,
+        // Every other job may wait in `queued` when no provider has room (specs/queueing.md).
+        ...(i % 2 === 1 ? { queueTimeout: 30 } : {}),
       }
       const p: Posted = { name, postedAt: Date.now() }
       posted.push(p)
@@ -467,6 +472,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
           .map((v) => ({ id: v.id, code: v.error?.code ?? 'UNKNOWN', message: v.error?.message ?? '' })),
         cancelled: final.filter((v) => v.state === 'cancelled').length,
         rebid: views.filter((v) => (v.attempts?.length ?? 0) > 0).length,
+        withQueueTimeout: Math.floor(posted.length / 2),
+        queued: views.filter((v) => v.history.some((h) => h.state === 'queued')).length,
         lost: lostIds.length,
         lostIds,
         latencyMs: { p50: percentile(lat, 50), p90: percentile(lat, 90), max: percentile(lat, 100) },
@@ -536,6 +543,8 @@ export function table(r: ChaosReport): string {
     ...Object.entries(r.jobs.failedBy).map(([code, n]) => row(`      ${code}`, n)),
     row('    cancelled', r.jobs.cancelled),
     row('    re-bid after a provider fault', r.jobs.rebid),
+    row('    posted with a queueTimeout', r.jobs.withQueueTimeout),
+    row('    waited in queued', r.jobs.queued),
     row('    LOST', r.jobs.lost),
     row(
       '    completed latency p50/p90/max',

@@ -13,6 +13,7 @@ import {
   JobListReply,
   JobReply,
   JobStateReply,
+  QuoteReply,
   type JobListReply as JobList,
   type JobStateReply as JobState,
 } from './schemas.js'
@@ -69,6 +70,30 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = (base: FastifyIns
       try {
         // The port checks the spec (and refuses an input naming a blob this node does not have).
         return await reply.status(201).send(stateOf(await jobs.post(req.body)))
+      } catch (err) {
+        if (!isCode(err, 'INVALID_JOB_SPEC')) throw err
+        const e = err as Error & { code: string; field: string }
+        return reply.status(400).send(apiError(e.code, e.message, e.field))
+      }
+    },
+  )
+
+  app.post(
+    '/v1/quotes',
+    {
+      config: {
+        doc: {
+          summary: 'quote a job: one bid round without locking or contracting',
+          body: { type: 'object', description: 'a job spec (specs/job-spec.md)' },
+          description:
+            'Runs one bid round for the spec (as a job would, under a fresh job id) and answers the bids that came back, ranked as a job would rank them, and the declines with their reasons. Every bid is released at once; nothing is stored. A refused spec is 400 INVALID_JOB_SPEC with `field`.',
+          responses: { 200: { description: 'the bids and declines', schema: QuoteReply } },
+        },
+      },
+    },
+    async (req, reply) => {
+      try {
+        return await reply.send(await jobs.quote(req.body))
       } catch (err) {
         if (!isCode(err, 'INVALID_JOB_SPEC')) throw err
         const e = err as Error & { code: string; field: string }

@@ -32,6 +32,7 @@ const notAProvider = rejects(() => new NotAProviderError())
 /** The jobs of a node that is not a requester. */
 export const noJobs: JobsPort = {
   post: notARequester,
+  quote: notARequester,
   list: notARequester,
   get: notARequester,
   cancel: notARequester,

@@ -8,7 +8,7 @@ import type { JobRecord } from '../orchestrator/job-record.js'
 import type { JobLog, JobResult } from '../protocol/messages.js'
 import type { OnboardRequest } from '../resources/onboard-request.js'
 import type { ResourcesView } from '../resources/onboarding.js'
-import type { AllocationSummary, EarningsReply, InfoReply, PeerSummary } from './schemas.js'
+import type { AllocationSummary, EarningsReply, InfoReply, PeerSummary, QuoteReply } from './schemas.js'
 
 /** A job as the API shows it: its stored state and record. */
 export interface JobView {
@@ -30,6 +30,11 @@ export interface JobLogs {
 export interface JobsPort {
   /** Checks `body` as a job spec (specs/job-spec.md) and starts it; resolves once it is stored. */
   post(body: unknown): Promise<JobView>
+  /**
+   * Checks `body` as a job spec and runs one bid round for it without locking or contracting:
+   * the ranked bids (all released at once) and the declines; nothing is stored.
+   */
+  quote(body: unknown): Promise<QuoteReply>
   /** Every job of this requester (any order). */
   list(): Promise<JobView[]>
   get(id: string): Promise<JobView | undefined>

@@ -53,6 +53,28 @@ export const HealthReply = reply({ ok: opt(Const(true)) })
 export const JobStateReply = reply({ id: opt(str), state: opt(str) })
 export type JobStateReply = Static<typeof JobStateReply>
 
+/** `POST /v1/quotes`: the bids a bid round brought (ranked, all released at once) and the declines. */
+export const QuoteReply = reply({
+  quoteId: opt(str),
+  bids: opt(
+    Type.Array(
+      reply({
+        provider: opt(str),
+        bidId: opt(str),
+        total: opt(Type.Integer(described('for the max duration, micro-tokens'))),
+        pricePerHour: opt(int),
+        earliestStart: opt(Type.Integer(described('ms since the epoch'))),
+        expectedFinish: opt(Type.Integer(described('ms since the epoch'))),
+        rank: opt(Type.Integer(described("1: the bid a job would take (the job's ranking)"))),
+        why: opt(str),
+      }),
+    ),
+  ),
+  declines: opt(Type.Array(reply({ provider: opt(str), reasons: opt(Type.Array(str)) }))),
+  released: opt(Type.Integer(described('bid releases delivered right after the round'))),
+})
+export type QuoteReply = Static<typeof QuoteReply>
+
 export const JobSummary = reply({
   id: opt(str),
   name: opt(str),
@@ -138,6 +160,25 @@ export const InfoReply = reply({
   bidsIgnored: opt(StringMap(int, described('requester: bids not ranked, by reason'))),
   bidRequestsIgnored: opt(
     StringMap(int, described('provider: bid requests dropped without an answer, by reason')),
+  ),
+  topics: opt(
+    reply({
+      subscribed: opt(Type.Array(str, described('gossip topics this node is subscribed to'))),
+      known: opt(
+        Type.Array(
+          reply({ topic: opt(str), peers: opt(int) }),
+          described('topics its connected peers are subscribed to, with their live subscribers'),
+        ),
+      ),
+    }),
+  ),
+  capacity: opt(
+    reply({
+      queued: opt(Type.Integer(described('requester: queued jobs waiting for capacity news now'))),
+      woken: opt(Type.Integer(described('requester: queued jobs woken by capacity news'))),
+      news: opt(StringMap(int, described('requester: capacity news kept (`kept`) and ignored, by reason'))),
+      announced: opt(Type.Integer(described('provider: capacity news published'))),
+    }),
   ),
 })
 export type InfoReply = Static<typeof InfoReply>

@@ -23,6 +23,10 @@ export interface JobRunOptions {
   timeout?: string
   maxPrice?: string
   name?: string
+  queueTimeout?: string
+  startAt?: string
+  /** Push orchestration: the bid request goes to these providers only (`providers.direct`). */
+  provider?: string[]
   wait?: boolean
   follow?: boolean
   json?: boolean
@@ -57,18 +61,47 @@ function envFrom(pairs: string[]): Record<string, string> | undefined {
 
 export const collect = (v: string, all: string[] = []): string[] => [...all, v]
 
-async function specFrom(opts: JobRunOptions, command: string[]): Promise<unknown> {
+/** --queue-timeout and --start-at, added to a spec (from -f or the flags); the daemon checks them. */
+function whenOf(opts: JobRunOptions): Record<string, unknown> {
+  let queueTimeout: number | undefined
+  if (opts.queueTimeout !== undefined)
+    try {
+      queueTimeout = parseDuration(opts.queueTimeout)
+    } catch (err) {
+      if (err instanceof UnitError) throw new CliError(`--queue-timeout: ${err.message}`)
+      throw err
+    }
+  return {
+    ...(queueTimeout !== undefined ? { queueTimeout } : {}),
+    ...(opts.startAt !== undefined ? { startAt: opts.startAt } : {}),
+  }
+}
+
+/** --provider, added to the spec's `providers` (from -f or the flags). */
+function directOf(
+  opts: JobRunOptions,
+  spec: { providers?: Record<string, unknown> },
+): Record<string, unknown> {
+  if (opts.provider === undefined || opts.provider.length === 0) return {}
+  return { providers: { ...(spec.providers ?? {}), direct: opts.provider } }
+}
+
+export async function specFrom(opts: JobRunOptions, command: string[]): Promise<unknown> {
   if (opts.file !== undefined) {
     const given = SPEC_FLAGS.filter((k) => opts[k] !== undefined)
     if (given.length > 0 || command.length > 0)
       throw new CliError(
         `${[...given.map(flagName), ...(command.length > 0 ? ['a command after --'] : [])].join(', ')}: not combined with -f (the file gives the whole spec): edit the file, or drop -f`,
       )
+    let spec: unknown
     try {
-      return JSON.parse(await readFile(opts.file, 'utf8'))
+      spec = JSON.parse(await readFile(opts.file, 'utf8'))
     } catch (err) {
       throw new CliError(`cannot read job spec ${opts.file}: ${(err as Error).message}`)
     }
+    return typeof spec === 'object' && spec !== null && !Array.isArray(spec)
+      ? { ...spec, ...whenOf(opts), ...directOf(opts, spec) }
+      : spec
   }
   if (opts.image === undefined || command.length === 0)
     throw new CliError('give a spec with -f spec.json, or --image IMAGE and a command after --')
@@ -97,6 +130,8 @@ async function specFrom(opts: JobRunOptions, command: string[]): Promise<unknown
     maxPrice: read('--max-price', opts.maxPrice, DEFAULT_MAX_PRICE, (v) =>
       parseWholeNumber(v, 'micro-tokens'),
     ),
+    ...whenOf(opts),
+    ...directOf(opts, {}),
   }
 }
 

@@ -56,6 +56,19 @@ export async function streamLogs(
   return undefined
 }
 
+/** What a scheduled or queued job waits for, for `job status`; undefined in any other state. */
+export function waitingFor(job: JobView): string | undefined {
+  const iso = (t: number) => new Date(t).toISOString()
+  if (job.state === 'scheduled' && job.spec.startAt !== undefined)
+    return `waiting: starts bidding at ${iso(job.spec.startAt)}`
+  if (job.state === 'queued' && job.queue !== undefined)
+    return (
+      `waiting: for a provider with room until ${iso(job.queue.deadline)} ` +
+      `(${job.queue.rounds} bid rounds so far; bids again on capacity news or a backoff)`
+    )
+  return undefined
+}
+
 export async function jobStatusCommand(id: string, opts: { socket: string; json?: boolean }): Promise<void> {
   id = await resolveJobId(opts.socket, id)
   const api = new ApiClient(opts.socket)
@@ -71,6 +84,10 @@ export async function jobStatusCommand(id: string, opts: { socket: string; json?
   }
   printSafe(`${job.id}  ${job.state}${job.spec.name ? `  (${job.spec.name})` : ''}`)
   for (const h of job.history) printSafe(`  ${new Date(h.at).toISOString()}  ${h.state}`)
+  const waiting = waitingFor(job)
+  if (waiting !== undefined) printSafe(waiting)
+  for (const d of job.queue?.declines ?? [])
+    printSafe(`declined while queued: ${d.provider.slice(-8)}: ${d.reasons.join('; ')}`)
   printSafe(`bids: ${job.bids.length}, declines: ${job.declines.length}`)
   for (const a of job.attempts ?? [])
     printSafe(`dropped: ${a.provider} (${a.error.code}: ${a.error.message})`)

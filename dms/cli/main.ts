@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { Command } from 'commander'
 import { DaemonNotRunningError, RouteMissingError } from '../api/client.js'
 import { registerContractDbCommands } from './contract-db.js'
+import { jobQuoteCommand } from './job-quote.js'
 import { collect, DEFAULT_MAX_PRICE, jobRunCommand } from './job-run.js'
 import {
   jobCancelCommand,
@@ -90,6 +91,16 @@ job
   )
   .option('--name <name>', 'job name')
   .option(
+    '--queue-timeout <duration>',
+    'wait in `queued` up to this long (600, 90s, 10m, 2h) when no provider has room; 0 fails at once',
+  )
+  .option('--start-at <time>', 'start bidding at this ISO 8601 time (e.g. 2026-11-22T18:00:00Z)')
+  .option(
+    '--provider <peer>',
+    'send the bid request straight to this provider, never on gossip (repeat for several)',
+    collect,
+  )
+  .option(
     '--wait',
     "wait for the job to end: states on stderr, then its stdout and stderr; exits with the container's exit code (2 if it never ran)",
   )
@@ -97,6 +108,24 @@ job
   .option('--json', 'print JSON')
   .option(...socketOpt)
   .action((command: string[], o) => jobRunCommand(command, o as Parameters<typeof jobRunCommand>[1]))
+job
+  .command('quote')
+  .description(
+    'ask for bids without running: one bid round, no contract, every reservation released (-f spec.json, or --image ... -- command)',
+  )
+  .argument('[command...]', 'the command to run in the container')
+  .option('-f, --file <spec>', 'job spec file (JSON, see specs/job-spec.md)')
+  .option('--image <image>', 'container image')
+  .option('--cpu <cores>', 'CPU cores (default 1)')
+  .option('--memory <size>', 'memory, e.g. 256MiB (default 256MiB)')
+  .option('--timeout <duration>', 'max duration: seconds, or 90s, 10m, 2h, 1h30m (default 300)')
+  .option(
+    '--max-price <amount>',
+    `price ceiling for the max duration, micro-tokens (default ${DEFAULT_MAX_PRICE})`,
+  )
+  .option('--json', 'print JSON')
+  .option(...socketOpt)
+  .action((command: string[], o) => jobQuoteCommand(command, o as Parameters<typeof jobQuoteCommand>[1]))
 job
   .command('list')
   .description("list this requester's jobs, newest first")

@@ -9,6 +9,8 @@ import { mermaidOf } from './diagram.js'
 
 const noStep = () => Promise.resolve({})
 const steps: JobSteps = {
+  waitUntilStart: noStep,
+  waitForCapacity: noStep,
   collectBids: noStep,
   requestLock: noStep,
   closeContract: noStep,

@@ -55,6 +55,13 @@ export class GossipView {
     return undefined
   }
 
+  /** Every topic a connected peer is subscribed to, with how many live subscribers it has. */
+  knownTopics(): Array<{ topic: string; peers: number }> {
+    const topics = this.internals.topics
+    if (topics === undefined) return []
+    return [...topics.keys()].sort().map((topic) => ({ topic, peers: this.liveSubscribers(topic).length }))
+  }
+
   /** Subscribers of `topic` that gossipsub routes to, over a live connection and outbound stream. */
   liveSubscribers(topic: string): PeerId[] {
     return this.host.services.pubsub.getSubscribers(topic).filter((p) => this.notLive(p) === undefined)

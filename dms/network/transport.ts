@@ -147,6 +147,16 @@ export class Libp2pTransport implements Transport {
     pubsub.subscribe(topic)
   }
 
+  /** The gossip topics this node is subscribed to (mailbox topic management, GET /v1/info). */
+  subscribedTopics(): string[] {
+    return [...this.components.host.services.pubsub.getTopics()].sort()
+  }
+
+  /** The topics this node knows of: subscribed to by a peer it is connected to, with live subscribers. */
+  knownTopics(): Array<{ topic: string; peers: number }> {
+    return this.gossip.knownTopics()
+  }
+
   topicSubscribers(topic: string): PeerIdStr[] {
     return this.gossip.liveSubscribers(topic).map((p) => p.toString())
   }

@@ -38,6 +38,15 @@ export interface OrchestratorInit {
   outputsMinBytesPerSecond?: number
   /** The fixed part of an output archive's fetch deadline. @default 30000 */
   outputsFetchGraceMs?: number
+  /**
+   * Seconds a job that gives no `queueTimeout` may wait in `queued` for a provider with room;
+   * 0 fails it at once (NO_BIDS). @default 0
+   */
+  queueTimeoutSeconds?: number
+  /** First wait of a queued job before it bids again without capacity news (doubles). @default 1000 */
+  queueRetryMinMs?: number
+  /** Longest wait of a queued job before it bids again without capacity news. @default 30000 */
+  queueRetryMaxMs?: number
 }
 
 /** The settings of a job's steps and its contract-db client, defaults applied. */
@@ -56,5 +65,7 @@ export function jobConfigOf(init: OrchestratorInit): JobConfig {
       minBytesPerSecond: init.outputsMinBytesPerSecond ?? DEFAULT_TRANSFER_PACE.minBytesPerSecond,
       graceMs: init.outputsFetchGraceMs ?? DEFAULT_TRANSFER_PACE.graceMs,
     },
+    queueRetryMinMs: init.queueRetryMinMs ?? 1000,
+    queueRetryMaxMs: init.queueRetryMaxMs ?? 30_000,
   }
 }

@@ -9,7 +9,7 @@ import { KeyPair } from '../../actors/identity.js'
 import type { Actor, ActorSystem } from '../../actors/system.js'
 import type { Clock } from '../../actors/clock.js'
 import { W } from '../protocol/behaviours.js'
-import { jobInbox } from '../protocol/handles.js'
+import { handleOf, INBOX, jobInbox } from '../protocol/handles.js'
 import { HEARTBEAT, type JobLog, type JobUpdate } from '../protocol/messages.js'
 import type { BidAdmission, JobView } from './bid-admission.js'
 import type { JobId } from './job-record.js'
@@ -33,12 +33,28 @@ export interface JobInboxDeps {
 /** Spawns the job's actor with its behaviours; `actor.stop()` removes it. */
 export function spawnJobActor(id: JobId, d: JobInboxDeps): Actor {
   const isWinner = (peer: string) => d.view()?.record.winner?.provider === peer
-  return d.system
+  const actor: Actor = d.system
     .spawn(jobInbox(id), KeyPair.generate())
     .on(W.bid, (m) => {
-      const why = d.admission.admitBid(m, d.view())
-      if (why === undefined) d.session.addBid(m.payload.bid, m.from)
-      else d.log.debug({ jobId: id, from: m.peer, why }, 'bid ignored')
+      const view = d.view()
+      const why = d.admission.admitBid(m, view)
+      if (why === undefined) return d.session.addBid(m.payload.bid, m.from)
+      d.log.debug({ jobId: id, from: m.peer, why }, 'bid ignored')
+      // A bid that came after its window (the job is queued, or went on with other bids) holds a
+      // reservation the job will not use: released at once rather than at the bid's expiry, so
+      // the provider has room again (and says so in its capacity news).
+      const { bid } = m.payload
+      const unused =
+        why === 'not_bidding' &&
+        view !== undefined &&
+        bid.jobId === id &&
+        bid.provider === m.peer &&
+        !view.record.bids.some((b) => b.bidId === bid.bidId)
+      // To the peer that sent it, over its open connection (never to addresses it named).
+      if (unused)
+        actor
+          .send(handleOf(m.peer, INBOX.provider), W.bidRelease, { jobId: id, bidId: bid.bidId })
+          .catch(() => undefined)
     })
     .on(W.decline, (m) => {
       if (d.admission.admitDecline(m, d.view()) !== undefined) return
@@ -63,4 +79,5 @@ export function spawnJobActor(id: JobId, d: JobInboxDeps): Actor {
       const r = m.payload
       if (r.jobId === id && isWinner(m.peer)) d.session.setResult(r)
     })
+  return actor
 }

@@ -1,8 +1,10 @@
 /**
  * The requester's job machine (xstate v5). Spec: specs/state-machines.md.
- * bidding -> selecting -> requesting -> contracting -> invoking -> running -> verifying -> settling
- * -> completed, with failed. A declined job request, or a contract refused before the contract-db
- * locked anything, returns to selecting for the next bid.
+ * [scheduled ->] bidding -> selecting -> requesting -> contracting -> invoking -> running ->
+ * verifying -> settling -> completed, with failed. A declined job request, or a contract refused
+ * before the contract-db locked anything, returns to selecting for the next bid. A job with a
+ * `startAt` waits in `scheduled`; a round with no usable bid goes to `queued` (bidding again when
+ * capacity news or a backoff wakes it) while the job's queue deadline lasts, else fails.
  * The machine is pure and drives the job: every side effect is a step (an invoked promise actor
  * taking an AbortSignal), one file each in steps/ (built per job by steps/index.ts), so tests can
  * swap them.
@@ -10,6 +12,7 @@
 import { assign, fromPromise, setup } from 'xstate'
 import type { Clock } from '../../actors/clock.js'
 import { codeOf, DmsError } from '../../actors/errors.js'
+import type { Decline } from '../protocol/messages.js'
 import type { JobError, JobRecord, JobState } from './job-record.js'
 import { rankBids } from './select.js'
 
@@ -17,6 +20,10 @@ export type Patch = Partial<JobRecord>
 export type Step = (job: JobRecord, signal: AbortSignal) => Promise<Patch>
 
 export interface JobSteps {
+  /** `scheduled`: resolves at the spec's `startAt`. */
+  waitUntilStart: Step
+  /** `queued`: resolves when the job should bid again; throws QUEUE_TIMEOUT at its deadline. */
+  waitForCapacity: Step
   collectBids: Step
   requestLock: Step
   closeContract: Step
@@ -64,6 +71,41 @@ const toJobError = (err: unknown): JobError => {
   }
 }
 
+/** A job whose `startAt` is later than `now` waits in `scheduled`. */
+const startsLater = (job: JobRecord, now: number): boolean =>
+  job.spec.startAt !== undefined && job.spec.startAt > now
+
+/** Declines kept in `queue.declines` (one per provider, the latest). */
+export const QUEUE_DECLINES_KEPT = 64
+
+/**
+ * When a queued job fails QUEUE_TIMEOUT: its start (`startAt`, else when it was posted) plus its
+ * queueTimeout; kept once computed.
+ */
+export const queueDeadlineOf = (job: JobRecord): number =>
+  job.queue?.deadline ?? (job.spec.startAt ?? job.createdAt) + (job.spec.queueTimeoutSeconds ?? 0) * 1000
+
+/** The declines of every queued round and of the last one, one per provider (the latest). */
+export function queueDeclinesOf(job: JobRecord): Decline[] {
+  const latest = new Map((job.queue?.declines ?? []).map((d) => [d.provider, d]))
+  for (const d of job.declines) latest.set(d.provider, d)
+  return [...latest.values()].slice(-QUEUE_DECLINES_KEPT)
+}
+
+/** QUEUE_TIMEOUT: the job waited its queueTimeout and no provider had room; every reason given. */
+export function queueTimeoutError(job: JobRecord): JobError {
+  const declines = queueDeclinesOf(job)
+  const told = declines.map((d) => `${d.provider.slice(-8)}: ${d.reasons.join('; ')}`).join(' | ')
+  return {
+    code: 'QUEUE_TIMEOUT',
+    message:
+      `no provider had room within the queue timeout (${job.spec.queueTimeoutSeconds ?? 0} s, ` +
+      `${job.queue?.rounds ?? 0} bid rounds)` +
+      (told.length > 0 ? `: ${told}` : ': no provider answered'),
+    declines,
+  }
+}
+
 export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
   const step = (name: keyof JobSteps) =>
     fromPromise<Patch, JobRecord>(({ input, signal }) => steps[name](input, signal))
@@ -96,6 +138,8 @@ export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
   return setup({
     types: { context: {} as JobRecord, input: {} as JobRecord },
     actors: {
+      waitUntilStart: step('waitUntilStart'),
+      waitForCapacity: step('waitForCapacity'),
       collectBids: step('collectBids'),
       requestLock: step('requestLock'),
       closeContract: step('closeContract'),
@@ -111,6 +155,11 @@ export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
         const err = (event as unknown as { error: unknown }).error
         return { ...((err as { patch?: Patch })?.patch ?? {}), error: toJobError(err) }
       }),
+      stampScheduled: assign(({ context }) =>
+        startsLater(context, clock.now())
+          ? { history: [...context.history, { state: 'scheduled' as const, at: clock.now() }] }
+          : {},
+      ),
       stamp: assign(({ context }, params: { state: JobState }) => ({
         history: [...context.history, { state: params.state, at: clock.now() }],
       })),
@@ -157,6 +206,9 @@ export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
         }
       }),
       noBids: assign(({ context }) => {
+        // A job that waited in `queued` and whose last round, at its deadline, found nothing.
+        if (context.queue !== undefined && (context.spec.queueTimeoutSeconds ?? 0) > 0)
+          return { error: queueTimeoutError(context) }
         const refusals = context.refusals ?? []
         const contracting = refusals.some((r) => r.step === 'contract')
         const told = refusals.map((r) => `${r.provider.slice(-8)}: ${r.code}: ${r.message}`).join(' | ')
@@ -180,6 +232,29 @@ export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
           },
         }
       }),
+      // No usable bid in this round: keep each provider's latest decline (and refused job request)
+      // for the QUEUE_TIMEOUT failure, and start the next round clean.
+      enqueue: assign(({ context }) => {
+        const latest = new Map(queueDeclinesOf(context).map((d) => [d.provider, d]))
+        for (const r of context.refusals ?? [])
+          latest.set(r.provider, {
+            jobId: context.id,
+            provider: r.provider,
+            reasons: [`${r.code}: ${r.message}`],
+          })
+        return {
+          queue: {
+            deadline: queueDeadlineOf(context),
+            rounds: (context.queue?.rounds ?? 0) + 1,
+            declines: [...latest.values()].slice(-QUEUE_DECLINES_KEPT),
+            ...(context.queue?.wokenBy !== undefined ? { wokenBy: context.queue.wokenBy } : {}),
+          },
+          bids: [],
+          tried: [],
+          refusals: [],
+          winner: undefined,
+        }
+      }),
       markTried: assign(({ context }) => ({ tried: [...context.tried, context.winner?.bidId ?? ''] })),
       // Why the winner's job request or contract was refused, kept for the failure message.
       refused: assign(({ context, event }, params: { step: 'lock' | 'contract' }) => {
@@ -200,6 +275,14 @@ export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
       }),
     },
     guards: {
+      // Waits for its start time first (restored jobs resume where they were).
+      startsNow: ({ context }) => !startsLater(context, clock.now()),
+      // No usable bid: wait for capacity while the queue deadline lasts. A refused contract is not
+      // a matter of capacity (it fails as before).
+      mayQueue: ({ context }) =>
+        (context.spec.queueTimeoutSeconds ?? 0) > 0 &&
+        !(context.refusals ?? []).some((r) => r.step === 'contract') &&
+        clock.now() < queueDeadlineOf(context),
       // Nothing is locked at the contract-db: the job can go on with its next bid.
       contractRefused: ({ event }) =>
         (event as unknown as { error: unknown }).error instanceof ContractRefusal,
@@ -214,16 +297,24 @@ export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
   }).createMachine({
     id: 'job',
     context: ({ input }) => input,
-    initial: 'bidding',
+    initial: 'scheduled',
     // Cancel is accepted in every state until the settlement starts (settling ignores it): while
     // verifying, it abandons the output fetch and terminates on the receipt (steps/cancel.ts).
     on: { CANCEL: { target: '.cancelling' } },
     states: {
+      // Every job enters here; one without a later `startAt` goes on to bidding at once, unstamped.
+      scheduled: {
+        entry: 'stampScheduled',
+        always: { guard: 'startsNow', target: 'bidding' },
+        ...invokeStep('waitUntilStart', 'bidding'),
+      },
+      queued: { entry: stamp('queued'), ...invokeStep('waitForCapacity', 'bidding') },
       bidding: { entry: stamp('bidding'), ...invokeStep('collectBids', 'selecting') },
       selecting: {
         entry: stamp('selecting'),
         always: [
           { guard: 'hasCandidate', target: 'requesting', actions: 'choose' },
+          { guard: 'mayQueue', target: 'queued', actions: 'enqueue' },
           { target: 'failed', actions: 'noBids' },
         ],
       },

@@ -5,6 +5,8 @@ import type { JobSpec } from './job-spec.js'
 export type JobId = string
 
 export type JobState =
+  | 'scheduled'
+  | 'queued'
   | 'bidding'
   | 'selecting'
   | 'requesting'
@@ -17,6 +19,17 @@ export type JobState =
   | 'completed'
   | 'failed'
   | 'cancelled'
+
+export interface JobQueue {
+  /** When the job fails QUEUE_TIMEOUT (ms since epoch): its start (`startAt`, else posting) + queueTimeout. */
+  deadline: number
+  /** Bid rounds that found no usable bid. */
+  rounds: number
+  /** The latest decline of each provider (and each refused job request) over those rounds. */
+  declines: Decline[]
+  /** What ended the last wait: `capacity <peer id>` or `backoff`. */
+  wokenBy?: string
+}
 
 export interface JobError {
   /** Stable reason code, e.g. NO_BIDS, CONTRACT_REFUSED, OUTPUT_HASH_MISMATCH. */
@@ -60,6 +73,12 @@ export interface JobRecord {
     settlement?: Settlement
     at: number
   }>
+  /**
+   * While the job waits for capacity (`queued`), and kept after: the absolute deadline, the bid
+   * rounds that found no usable bid, the latest decline of each provider over those rounds, and
+   * what woke the job last (`capacity <peer>`, `backoff`).
+   */
+  queue?: JobQueue
   /** Set by `Orchestrator.cancel`: when the cancel was asked. */
   cancelRequestedAt?: number
   /** The bidders' addresses (so a restarted requester can still reach its provider). */

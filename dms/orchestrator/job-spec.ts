@@ -9,9 +9,18 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Ajv, type ErrorObject } from 'ajv'
 import { imageRefProblem, IMAGE_REF_MAX_LENGTH } from '../protocol/image-ref.js'
 import { commandProblem, envProblem, MAX_CPU, MIN_CPU, MIN_MEMORY_BYTES } from '../protocol/run-rules.js'
+import { publicKeyOfPeer } from '../contracts/party.js'
 import { parseBytes, UnitError } from '../resources/units.js'
 import type { Resources } from '../resources/types.js'
 import { StringMap, strictObject as obj } from '../schema.js'
+
+/** Most providers a job may push its bid request to (`providers.direct`). */
+export const MAX_DIRECT = 32
+
+/** Longest `queueTimeout` (7 days). */
+export const MAX_QUEUE_TIMEOUT_SECONDS = 604800
+/** Latest `startAt`: this far ahead of the time the spec is checked (30 days). */
+export const MAX_START_AHEAD_MS = 30 * 86_400_000
 
 /** A size: a byte count, or a number with a unit ("256MiB"). */
 const size = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ minLength: 1, maxLength: 32 })])
@@ -67,7 +76,39 @@ export const jobSpecSchema = obj(
     retries: opt(
       Type.Integer({ minimum: 0, maximum: 10, description: 'provider faults retried; default 3' }),
     ),
-    providers: opt(obj({ allow: opt(peers), deny: opt(peers) })),
+    providers: opt(
+      obj({
+        allow: opt(peers),
+        deny: opt(peers),
+        direct: opt(
+          Type.Array(Type.String({ minLength: 1, maxLength: 128 }), {
+            maxItems: MAX_DIRECT,
+            description:
+              'peer ids the bid request is sent to over the direct stream instead of gossip (push orchestration)',
+          }),
+        ),
+        gossipFallback: opt(
+          Type.Boolean({
+            description: 'with direct: publish on gossip too when no direct provider bid (default false)',
+          }),
+        ),
+      }),
+    ),
+    queueTimeout: opt(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_QUEUE_TIMEOUT_SECONDS,
+        description:
+          "seconds the job may wait in `queued` for a provider with room; 0 fails at once (NO_BIDS); default: the node's requester.queueTimeoutSeconds",
+      }),
+    ),
+    startAt: opt(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'ISO 8601 time (e.g. 2026-11-22T18:00:00Z): the job waits in `scheduled` until then',
+      }),
+    ),
   },
   { $id: 'JobSpec' },
 )
@@ -86,13 +127,24 @@ export interface JobSpec {
   maxPrice: number
   /** How many times a provider fault (silent, unreachable) is retried with another provider. */
   retries: number
-  /** Peer ids allowed to run the job (empty: any) and peers that must not. */
-  providers: { allow: string[]; deny: string[] }
+  /**
+   * Peer ids allowed to run the job (empty: any) and peers that must not; `direct`: the providers
+   * the bid request is pushed to over the direct stream instead of gossip, and whether to publish
+   * on gossip when none of them bid (`gossipFallback`).
+   */
+  providers: { allow: string[]; deny: string[]; direct?: string[]; gossipFallback?: boolean }
   /**
    * Files for /inputs. As parsed: inline content (`contentBase64`) or a blob id (`sha256`); once
    * posted, every input is a blob with its `sha256` and `size` (Orchestrator.post stores inline ones).
    */
   inputs?: InputSpec[]
+  /**
+   * Seconds the job may wait in `queued` when no provider has room (absent: the node's
+   * `requester.queueTimeoutSeconds`, filled in when the job is posted; 0: fail at once).
+   */
+  queueTimeoutSeconds?: number
+  /** When the job may start bidding (ms since epoch); it waits in `scheduled` until then. */
+  startAt?: number
 }
 
 export interface InputSpec {
@@ -133,7 +185,7 @@ function describe(e: ErrorObject): InvalidJobSpecError {
 }
 
 /** Validates a posted spec; throws InvalidJobSpecError naming the field at fault. */
-export function parseJobSpec(input: unknown): JobSpec {
+export function parseJobSpec(input: unknown, now: number = Date.now()): JobSpec {
   if (!validate(input)) throw describe((validate.errors ?? [])[0])
   const s = input
   const bytes = (field: string, v: number | string | undefined) => {
@@ -154,6 +206,7 @@ export function parseJobSpec(input: unknown): JobSpec {
   const memoryBytes = bytes('resources.memory', s.resources.memory)
   if (memoryBytes < MIN_MEMORY_BYTES)
     throw new InvalidJobSpecError('resources.memory', 'must be at least 6MiB')
+  const startAt = s.startAt === undefined ? undefined : parseStartAt(s.startAt, now)
   return {
     name: s.name,
     image: s.image,
@@ -169,8 +222,39 @@ export function parseJobSpec(input: unknown): JobSpec {
     maxPrice: s.maxPrice,
     ...(s.inputs !== undefined ? { inputs: parseInputs(s.inputs) } : {}),
     retries: s.retries ?? DEFAULT_RETRIES,
-    providers: { allow: s.providers?.allow ?? [], deny: s.providers?.deny ?? [] },
+    providers: {
+      allow: s.providers?.allow ?? [],
+      deny: s.providers?.deny ?? [],
+      ...(s.providers?.direct !== undefined && s.providers.direct.length > 0
+        ? { direct: parseDirect(s.providers.direct), gossipFallback: s.providers.gossipFallback ?? false }
+        : {}),
+    },
+    ...(s.queueTimeout !== undefined ? { queueTimeoutSeconds: s.queueTimeout } : {}),
+    ...(startAt !== undefined ? { startAt } : {}),
   }
+}
+
+/** Push targets: Ed25519 peer ids (a request can be sent to them), each once. */
+function parseDirect(direct: string[]): string[] {
+  direct.forEach((peer, i) => {
+    if (publicKeyOfPeer(peer) === undefined)
+      throw new InvalidJobSpecError(`providers.direct.${i}`, 'must be an Ed25519 peer id (12D3KooW...)')
+  })
+  return [...new Set(direct)]
+}
+
+/** An ISO 8601 time with a date, a time and a zone (`Z` or `±hh:mm`), at most 30 days ahead. */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/
+
+function parseStartAt(text: string, now: number): number {
+  const at = ISO_TIME.test(text) ? Date.parse(text) : NaN
+  if (!Number.isFinite(at))
+    throw new InvalidJobSpecError(
+      'startAt',
+      'must be an ISO 8601 time with a zone, e.g. 2026-11-22T18:00:00Z',
+    )
+  if (at > now + MAX_START_AHEAD_MS) throw new InvalidJobSpecError('startAt', 'must be at most 30 days ahead')
+  return at
 }
 
 function parseInputs(inputs: NonNullable<JobSpecInput['inputs']>) {

@@ -16,11 +16,14 @@ import type { JobLog, JobUpdate } from '../protocol/messages.js'
 import type { Repo, Db } from '../store/db.js'
 import { BidAdmission } from './bid-admission.js'
 import { BidAudience } from './bid-audience.js'
+import { CapacityBoard } from './capacity-board.js'
+import { CapacityNewsListener } from './capacity-news.js'
 import { jobConfigOf, type JobConfig, type OrchestratorInit } from './config.js'
 import { resolveInputs } from './data-plane.js'
 import type { JobId, JobRecord } from './job-record.js'
 import type { JobSpec } from './job-spec.js'
 import { FINAL_STATES, JobStore, type StoredJob } from './job-store.js'
+import { runQuote, type Quote } from './quote.js'
 import { ProviderRecords, type ProviderRecord } from './provider-records.js'
 import { createRunningJob, type RunningJob } from './running-job.js'
 import type { Approvals } from './steps/deps.js'
@@ -71,6 +74,10 @@ export class Orchestrator {
   readonly bidsIgnored: Record<string, number>
   /** Declines not kept, by reason (`dms_requester_declines_ignored_total`). */
   readonly declinesIgnored: Record<string, number>
+  /** Queued jobs waiting for capacity news, and the news as it arrives. */
+  readonly capacity: CapacityBoard
+  /** Listens to capacity news (CAPACITY_TOPIC): counts kept and ignored news by reason. */
+  readonly capacityNews: CapacityNewsListener
   private readonly running = new Map<JobId, RunningJob>()
   private readonly updateListeners = new Set<(jobId: JobId, update: JobUpdate) => void>()
   private readonly logListeners = new Set<(jobId: JobId, log: JobLog) => void>()
@@ -89,6 +96,25 @@ export class Orchestrator {
     this.admission = new BidAdmission(c, init.contractDb.peer)
     this.bidsIgnored = this.admission.bidsIgnored
     this.declinesIgnored = this.admission.declinesIgnored
+    this.capacity = new CapacityBoard()
+    this.capacityNews = new CapacityNewsListener({
+      system: c.system,
+      key: c.key,
+      clock: c.clock,
+      log: c.log,
+      board: this.capacity,
+      contractDb: init.contractDb.peer,
+    })
+    // An operator sees a job start waiting, and until when (its later rounds are debug lines).
+    this.store.onChange(({ state, record }) => {
+      if (state === 'queued' && record.queue?.rounds === 1)
+        c.log.info({ jobId: record.id, deadline: record.queue.deadline }, 'job queued')
+    })
+  }
+
+  /** This node's time (a `startAt` is checked against it). */
+  now(): number {
+    return this.c.clock.now()
   }
 
   /** Called with every persisted change of any job (for the API's live views and tests). */
@@ -119,6 +145,7 @@ export class Orchestrator {
    * deadlines are computed from the record (absolute times), so they are re-armed, not reset.
    */
   async start(): Promise<number> {
+    this.capacityNews.start()
     let restored = 0
     for (const job of await this.store.values()) {
       if (FINAL_STATES.includes(job.state) || job.snapshot === undefined) continue
@@ -131,6 +158,7 @@ export class Orchestrator {
   }
 
   stop(): void {
+    this.capacityNews.stop()
     for (const r of this.running.values()) {
       r.machine.stop()
       r.actor.stop()
@@ -153,7 +181,12 @@ export class Orchestrator {
   async post(parsed: JobSpec): Promise<StoredJob> {
     // Inline inputs become blobs here, so the stored job holds ids, never content.
     const inputs = await resolveInputs(this.c.blobs, parsed.inputs, parsed.resources.diskBytes)
-    const spec: JobSpec = { ...parsed, inputs }
+    const spec: JobSpec = {
+      ...parsed,
+      inputs,
+      // The node's default, stored with the job so that a restart with another config keeps it.
+      queueTimeoutSeconds: parsed.queueTimeoutSeconds ?? this.init.queueTimeoutSeconds ?? 0,
+    }
     if (inputs.length === 0) delete spec.inputs
     return this.launch({
       id: randomUUID(),
@@ -165,6 +198,14 @@ export class Orchestrator {
       tried: [],
       updates: [],
     })
+  }
+
+  /**
+   * One bid round for `spec` without locking or contracting: the bids that came back (ranked) and
+   * the declines, every bid released at once; nothing stored (quote.ts).
+   */
+  quote(spec: JobSpec, signal: AbortSignal = new AbortController().signal): Promise<Quote> {
+    return runQuote(spec, this.parts(), signal)
   }
 
   /**
@@ -182,15 +223,23 @@ export class Orchestrator {
     return { state: snap.value, record: snap.context }
   }
 
+  /** What every job (and quote) of this requester shares. */
+  private parts() {
+    return {
+      ...this.c,
+      audience: this.audience,
+      capacity: this.capacity,
+      admission: this.admission,
+      reliability: (peer: string) => this.records.reliability(peer),
+      config: this.cfg,
+    }
+  }
+
   private launch(record: JobRecord, snapshot?: unknown): Promise<StoredJob> {
     const { id } = record
     const job = createRunningJob(record, snapshot, {
-      ...this.c,
-      audience: this.audience,
-      admission: this.admission,
-      reliability: (peer) => this.records.reliability(peer),
+      ...this.parts(),
       contractDb: this.init.contractDb,
-      config: this.cfg,
       onUpdate: (jobId, u) => this.updateListeners.forEach((fn) => fn(jobId, u)),
       onLog: (jobId, l) => this.logListeners.forEach((fn) => fn(jobId, l)),
     })

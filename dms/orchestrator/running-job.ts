@@ -33,6 +33,7 @@ export interface JobParts {
   blobs: BlobService
   approval: StepDeps['approval']
   audience: BidAudience
+  capacity: StepDeps['capacity']
   admission: BidAdmission
   /** This requester's reliability record of a provider (provider-records.ts). */
   reliability: StepDeps['reliability']
@@ -81,6 +82,7 @@ export function createRunningJob(record: JobRecord, snapshot: unknown, p: JobPar
     transport: p.transport,
     approval: p.approval,
     audience: p.audience,
+    capacity: p.capacity,
     reliability: p.reliability,
     key: p.key,
     peerId: p.system.peerId,

@@ -20,6 +20,7 @@ import type {
   BidMessage,
   BidRelease,
   BidRequest,
+  CapacityNews,
   ContractSignReply,
   ContractSignRequest,
   ContractVerifyRequest,
@@ -40,6 +41,11 @@ import type {
 export const W = {
   /** Gossip, requester -> providers: what a job needs; answered with a bid or a decline. */
   bidRequest: defineBehaviour<BidRequest>('/dms/job/bid-request', { request: C.bidRequest }),
+  /**
+   * Requester -> a chosen provider's inbox, over the direct stream (push orchestration): the same
+   * bid request, answered the same way; never on gossip.
+   */
+  directBidRequest: defineBehaviour<BidRequest>('/dms/job/bid-request-direct', { request: C.bidRequest }),
   /** Provider -> the job's inbox: a signed bid. */
   bid: defineBehaviour<BidMessage>('/dms/job/bid', { request: C.bid }),
   /** Provider -> the job's inbox: why it does not bid. */
@@ -94,6 +100,8 @@ export const W = {
   }),
   /** Requester -> a losing bidder: free what the bid holds now. */
   bidRelease: defineBehaviour<BidRelease>('/dms/job/bid-release', { request: C.bidRelease }),
+  /** Gossip on CAPACITY_TOPIC, provider -> requesters: what it has free after something was freed. */
+  capacityNews: defineBehaviour<CapacityNews>('/dms/capacity/news', { request: C.capacityNews }),
   /** A node -> contract-db: its approval credential. */
   approval: defineBehaviour<ApprovalRequest, ApprovalCredential>('/dms/approval/get', {
     request: C.approvalRequest,

@@ -36,6 +36,7 @@ import type {
   ApprovalRequest,
   BidMessage,
   BidRelease,
+  CapacityNews,
   BidRequest,
   ContractSignReply,
   ContractSignRequest,
@@ -301,6 +302,13 @@ const bidRelease = proto<BidRelease, P.BidRelease>(
   (v) => v,
   (w) => w,
 )
+const capacityNews = proto<CapacityNews, P.CapacityNews>(
+  P.CapacityNews,
+  'CapacityNews',
+  PW.CapacityNewsWire,
+  ({ approval, ...v }) => ({ ...v, ...approvalTo(approval) }),
+  ({ approval, ...w }) => ({ ...w, free: resources(need(w.free, 'free')), ...approvalFrom(approval) }),
+)
 const jobCancel = proto<JobCancel, P.JobCancel>(
   P.JobCancel,
   'JobCancel',
@@ -339,6 +347,7 @@ export const PAYLOAD_CODECS = {
   terminateRequest,
   settlement,
   bidRelease,
+  capacityNews,
   jobCancel,
   jobCancelReply,
 } as const

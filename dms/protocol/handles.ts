@@ -9,8 +9,17 @@ import { publicKeyOfPeer } from '../contracts/party.js'
 /** Gossip topic that carries bid requests. */
 export const BID_REQUEST_TOPIC = '/dms/bid-requests/1'
 
+/** Gossip topic that carries providers' capacity news (freed resources). */
+export const CAPACITY_TOPIC = '/dms/capacity/1'
+
 /** Inboxes of the well-known actors on every node. */
-export const INBOX = { provider: 'provider', contractDb: 'contract-db', blobs: 'blobs' } as const
+export const INBOX = {
+  provider: 'provider',
+  contractDb: 'contract-db',
+  blobs: 'blobs',
+  /** The requester's listener of capacity news. */
+  capacity: 'capacity',
+} as const
 
 /** The requester-side actor of one job. */
 export const jobInbox = (jobId: string) => `job/${jobId}`

@@ -181,3 +181,16 @@ export interface BidRelease {
   jobId: string
   bidId: string
 }
+
+/**
+ * `/dms/capacity/news` (gossip on CAPACITY_TOPIC): what a provider has free now, announced after
+ * something was freed (a run ended, a bid was released or expired), at most once a second.
+ * Requesters wake their queued jobs that could fit (specs/protocol.md, "Capacity news").
+ */
+export interface CapacityNews {
+  provider: string
+  free: Resources
+  at: number
+  /** The provider's approval credential: news from unapproved providers is ignored. */
+  approval?: ApprovalCredential
+}

@@ -87,4 +87,5 @@ export const WIRE_SHAPES = {
   JobCancel: S.obj({ jobId: id, contractId: id }),
   JobCancelReply: S.obj({ stopping: S.bool }),
   BidRelease: S.obj({ jobId: id, bidId: id }),
+  CapacityNews: S.obj({ provider: peer, free: S.opt(RESOURCES), at: S.num, approval: S.opt(doc) }),
 } satisfies Record<string, Shape>

@@ -20,7 +20,7 @@ import {
 } from '../contracts/model.js'
 import type { Executor } from '../executor/executor.js'
 import { W } from '../protocol/behaviours.js'
-import { BID_REQUEST_TOPIC, INBOX } from '../protocol/handles.js'
+import { BID_REQUEST_TOPIC, CAPACITY_TOPIC, INBOX } from '../protocol/handles.js'
 import type { ResourceLedger } from '../resources/ledger.js'
 import type { MachineInfo } from '../resources/types.js'
 import type { Db } from '../store/db.js'
@@ -33,6 +33,7 @@ import { OUTCOMES } from './bid-states.js'
 import { ProviderBooks, type BookEntry } from './books.js'
 import type { RetentionInit } from './bid-store.js'
 import type { Comparator } from './capability.js'
+import { CapacityAnnouncer } from './capacity-news.js'
 import { bidReleaseHandler } from './handlers/bid-release.js'
 import { BidRequestGate } from './bid-request-gate.js'
 import { bidRequestHandler, type BidRequestCounters } from './handlers/bid-request.js'
@@ -155,6 +156,8 @@ export class ProviderService {
   private readonly counts: BidRequestCounters = { declines: {}, ignored: {} }
   /** What `start` found left by an earlier process. */
   recovered?: RecoverySummary
+  /** Announces freed capacity on CAPACITY_TOPIC (at most once a second). */
+  readonly capacityNews: CapacityAnnouncer
 
   private get provisionTimeoutMs(): number {
     return this.init.provisionTimeoutMs ?? 300_000
@@ -188,6 +191,14 @@ export class ProviderService {
       log: c.log,
       contractDb: init.contractDb,
       claim: (e) => this.claim(e),
+    })
+    this.capacityNews = new CapacityAnnouncer({
+      ...c,
+      peerId: () => this.peerId,
+      publish: async (news) => {
+        if (this.actor === undefined) return
+        await this.actor.publish(CAPACITY_TOPIC, W.capacityNews, news, 10_000)
+      },
     })
     // A run's receipt goes into the books as soon as its result is made.
     this.book.onTransition((rec) => {
@@ -300,6 +311,8 @@ export class ProviderService {
       .spawn(INBOX.provider, this.c.key)
       .subscribe(BID_REQUEST_TOPIC)
       .on(W.bidRequest, (m) => bidRequest(this.actor as Actor, m))
+      // Push orchestration: the same request sent straight here; the same checks and answer.
+      .on(W.directBidRequest, (m) => bidRequest(this.actor as Actor, m))
       .on(W.jobRequest, jobRequestHandler(d))
       .on(W.contractSign, contractSignHandler({ ...d, contractDb: this.init.contractDb }))
       .on(W.invoke, invokeHandler({ ...d, contractDb: this.init.contractDb }))
@@ -310,6 +323,7 @@ export class ProviderService {
     this.stopClaims = every(this.c.clock, this.init.claimSweepMs ?? 60_000, () => {
       void this.books.claimDue().catch((err: unknown) => this.c.log.warn({ err }, 'claims failed'))
     })
+    this.capacityNews.start()
     this.recovered = { ...(await this.recover()), migrated }
   }
 
@@ -360,6 +374,7 @@ export class ProviderService {
   async stop(): Promise<void> {
     this.stopSweeper?.()
     this.stopClaims?.()
+    this.capacityNews.stop()
     this.actor?.stop()
     this.actor = undefined
     this.stopping = true

@@ -117,6 +117,7 @@ export class ResourceLedger {
   private offer: Offer | undefined
   private readonly byId = new Map<string, LedgerEntry>()
   private status: Status = 'stopped'
+  private readonly freedListeners = new Set<() => void>()
   /** Tail of the mutex chain; always resolves. */
   private tail: Promise<void> = Promise.resolve()
 
@@ -126,6 +127,15 @@ export class ResourceLedger {
     this.log = child(components.log, 'dms:resources:ledger')
     this.offers = new Repo<Offer>(this.db, 'offer')
     this.ledger = new Repo<LedgerEntry>(this.db, 'ledger')
+  }
+
+  /**
+   * Calls `fn` after each write that removed entries (a release, an expired reservation): the
+   * provider's capacity news. Returns the unsubscribe.
+   */
+  onFreed(fn: () => void): () => void {
+    this.freedListeners.add(fn)
+    return () => this.freedListeners.delete(fn)
   }
 
   isStarted(): boolean {
@@ -425,5 +435,6 @@ export class ResourceLedger {
     for (const e of puts) this.byId.set(e.id, copy(e))
     if (change.offer !== undefined) this.offer = change.offer
     if (expired.length > 0) this.log.info({ released: expired }, 'released expired reservations')
+    if (dels.size > 0) for (const fn of this.freedListeners) fn()
   }
 }

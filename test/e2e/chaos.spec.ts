@@ -35,6 +35,7 @@ describe('chaos (short: SIGKILL a provider, the requester and the contract-db un
     // Every job posted was taken and ended: completed, failed with a reason, or cancelled.
     assert.equal(report.jobs.posted, SHORT.jobs, summary)
     assert.equal(report.jobs.lost, 0, summary)
+    assert.equal(report.jobs.withQueueTimeout, SHORT.jobs / 2, 'every other job may wait in queued')
     assert.equal(report.jobs.completed + report.jobs.failed + report.jobs.cancelled, SHORT.jobs, summary)
     for (const f of report.jobs.failures) assert.ok(f.code !== 'UNKNOWN' && f.message.length > 0, summary)
     assert.ok(report.jobs.completed > 0, `no job completed under chaos:\n${summary}`)

@@ -4,6 +4,7 @@
  * ManualClock, and a job record to run a step on. Peer ids and signatures are real (handles are
  * built from Ed25519 peer ids; the steps check signatures).
  */
+import { CapacityBoard } from '../../dms/orchestrator/capacity-board.js'
 import { randomUUID } from 'node:crypto'
 import { ManualClock } from '../../actors/clock.js'
 import type { BehaviourDef } from '../../actors/codec.js'
@@ -220,6 +221,8 @@ export const CONFIG: StepDeps['config'] = {
   resultGraceMs: 30_000,
   livenessTimeoutMs: 6000,
   outputsPace: { minBytesPerSecond: 256 * 1024, graceMs: 30_000 },
+  queueRetryMinMs: 1000,
+  queueRetryMaxMs: 30_000,
 }
 
 /** Everything a step may use, as fakes on one ManualClock; `over` replaces any part. */
@@ -241,6 +244,7 @@ export function stepDeps(over: Partial<StepDeps> = {}) {
     transport: new FakeTopic(),
     requester,
     approval,
+    capacity: new CapacityBoard(),
   }
   const deps: StepDeps = {
     clock,
@@ -256,6 +260,7 @@ export function stepDeps(over: Partial<StepDeps> = {}) {
     key: requester.key,
     peerId: requester.peer,
     config: CONFIG,
+    capacity: fakes.capacity,
     ...over,
   }
   return { deps, ...fakes }

@@ -6,10 +6,11 @@
 import { delay, timeoutSignal } from '../../../actors/clock.js'
 import type { ApprovalCredential } from '../../contracts/model.js'
 import { W } from '../../protocol/behaviours.js'
-import { BID_REQUEST_TOPIC } from '../../protocol/handles.js'
+import { BID_REQUEST_TOPIC, handleOf, INBOX } from '../../protocol/handles.js'
 import { declinedForNow, type BidRequest } from '../../protocol/messages.js'
 import { waitForWindow } from '../bid-audience.js'
 import { JobFailure, type Patch, type Step } from '../job-machine.js'
+import type { JobRecord } from '../job-record.js'
 import type { StepDeps } from './deps.js'
 
 export type CollectBidsDeps = Pick<
@@ -32,13 +33,7 @@ export function collectBidsStep(d: CollectBidsDeps): Step {
       signal.throwIfAborted()
       throw new JobFailure('NOT_APPROVED', (err as Error).message)
     }
-    // A bid request published before any provider is subscribed reaches nobody: wait (bounded).
-    const waiting = timeoutSignal(config.bidWindowMs, { clock, signal })
-    const seen = await d.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1, { signal: waiting }).then(
-      () => true,
-      () => false,
-    )
-    signal.throwIfAborted()
+    const direct = job.spec.providers.direct ?? []
     const done = async (): Promise<Patch> => {
       const reliability: Record<string, number> = {}
       for (const b of session.bids) reliability[b.provider] = await d.reliability(b.provider)
@@ -49,47 +44,82 @@ export function collectBidsStep(d: CollectBidsDeps): Step {
         providerAddrs: Object.fromEntries(session.providerAddrs),
       }
     }
-    if (!seen) return done()
-    // Published again while no bid came and some providers stayed silent or said "not now": a
-    // request can be lost (e.g. published before gossipsub's stream to a new peer is open), and a
-    // provider holding as much as it lets this requester hold frees it as this requester's other
-    // bids are locked or released (REQUESTER_CAP_REASON).
-    for (let attempt = 0; attempt < config.publishAttempts; attempt++) {
-      if (attempt > 0) {
-        await delay(republishDelayMs(attempt), { clock, signal })
-        session.dropDeclines(declinedForNow)
-      }
-      const openedAt = clock.now()
-      const deadline = openedAt + config.bidWindowMs
-      const exclude = [...job.spec.providers.deny, ...(job.excluded ?? [])]
-      // Who the window may close early for: live subscribers, minus known-silent peers.
-      const window = d.audience.open({
-        jobId: job.id,
-        subscribers: d.transport.topicSubscribers(BID_REQUEST_TOPIC),
-        exclude,
-        openedAt,
-        deadline,
-        enoughBids: config.enoughBids,
-      })
-      const req: BidRequest = {
-        jobId: job.id,
-        resources: job.spec.resources,
-        image: job.spec.image,
-        maxDurationSeconds: job.spec.maxDurationSeconds,
-        maxPrice: job.spec.maxPrice,
-        deadline,
-        exclude,
-        // Renewed while this job waited, if need be.
-        approval: d.approval.current() ?? approval,
-      }
-      await d.actor.publish(BID_REQUEST_TOPIC, W.bidRequest, req, config.bidWindowMs + 5000)
-      await waitForWindow(window, session, clock, signal)
-      const summary = window.close(clock.now())
-      d.log.debug(summary, 'bid window closed')
-      // A "not now" decline (REQUESTER_CAP_REASON) is an answer, but worth asking again.
-      const forNow = session.declines.some(declinedForNow)
-      if (session.bids.length > 0 || (!window.waitingForSome && !forNow)) break
+    // Push orchestration: the request goes to the chosen providers over the direct stream, never
+    // on gossip; gossip only if the spec asks for it when none of them bid.
+    if (direct.length > 0) {
+      await round(d, job, approval, signal, direct)
+      if (session.bids.length > 0 || job.spec.providers.gossipFallback !== true) return done()
     }
+    // A bid request published before any provider is subscribed reaches nobody: wait (bounded).
+    const waiting = timeoutSignal(config.bidWindowMs, { clock, signal })
+    const seen = await d.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1, { signal: waiting }).then(
+      () => true,
+      () => false,
+    )
+    signal.throwIfAborted()
+    if (!seen) return done()
+    await round(d, job, approval, signal)
     return done()
+  }
+}
+
+/**
+ * Bid windows until a usable answer: the request published on gossip (or sent to each of `direct`
+ * over the direct stream), then again after a backoff.
+ */
+async function round(
+  d: CollectBidsDeps,
+  job: JobRecord,
+  approval: ApprovalCredential,
+  signal: AbortSignal,
+  direct?: string[],
+): Promise<void> {
+  const { clock, session, config } = d
+  // Published again while no bid came and some providers stayed silent or said "not now": a
+  // request can be lost (e.g. published before gossipsub's stream to a new peer is open), and a
+  // provider holding as much as it lets this requester hold frees it as this requester's other
+  // bids are locked or released (REQUESTER_CAP_REASON).
+  for (let attempt = 0; attempt < config.publishAttempts; attempt++) {
+    if (attempt > 0) {
+      await delay(republishDelayMs(attempt), { clock, signal })
+      session.dropDeclines(declinedForNow)
+    }
+    const openedAt = clock.now()
+    const deadline = openedAt + config.bidWindowMs
+    const exclude = [...job.spec.providers.deny, ...(job.excluded ?? [])]
+    // Who the window may close early for: live subscribers, minus known-silent peers.
+    const window = d.audience.open({
+      jobId: job.id,
+      subscribers: direct ?? d.transport.topicSubscribers(BID_REQUEST_TOPIC),
+      exclude,
+      openedAt,
+      deadline,
+      enoughBids: config.enoughBids,
+    })
+    const req: BidRequest = {
+      jobId: job.id,
+      resources: job.spec.resources,
+      image: job.spec.image,
+      maxDurationSeconds: job.spec.maxDurationSeconds,
+      maxPrice: job.spec.maxPrice,
+      deadline,
+      exclude,
+      // Renewed while this job waited, if need be.
+      approval: d.approval.current() ?? approval,
+    }
+    if (direct === undefined)
+      await d.actor.publish(BID_REQUEST_TOPIC, W.bidRequest, req, config.bidWindowMs + 5000)
+    else
+      await Promise.allSettled(
+        direct
+          .filter((peer) => !exclude.includes(peer))
+          .map((peer) => d.actor.send(handleOf(peer, INBOX.provider), W.directBidRequest, req)),
+      )
+    await waitForWindow(window, session, clock, signal)
+    const summary = window.close(clock.now())
+    d.log.debug(summary, 'bid window closed')
+    // A "not now" decline (REQUESTER_CAP_REASON) is an answer, but worth asking again.
+    const forNow = session.declines.some(declinedForNow)
+    if (session.bids.length > 0 || (!window.waitingForSome && !forNow)) break
   }
 }

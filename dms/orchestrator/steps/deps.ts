@@ -13,6 +13,7 @@ import type { PeerIdStr } from '../../../actors/transport.js'
 import type { TransferPace } from '../../blobs/transfer.js'
 import type { ContractDbClient } from '../../contracts/client.js'
 import type { ApprovalCredential } from '../../contracts/model.js'
+import type { Resources } from '../../resources/types.js'
 import type { BidAudience } from '../bid-audience.js'
 import type { JobBlobs } from '../data-plane.js'
 import type { JobSession } from '../session.js'
@@ -67,6 +68,18 @@ export interface StepConfig {
   livenessTimeoutMs: number
   /** The slowest output archive fetch accepted: its deadline (specs/data-plane.md). */
   outputsPace: TransferPace
+  /** First wait of a queued job before it bids again without capacity news (doubles per round). */
+  queueRetryMinMs: number
+  /** Longest such wait. */
+  queueRetryMaxMs: number
+}
+
+/**
+ * Capacity news as a queued job waits on it (capacity-board.ts): resolves with who announced
+ * room that could fit `resources` (`capacity <peer id>`); rejects when `signal` aborts.
+ */
+export interface CapacityWaits {
+  wait(jobId: string, resources: Resources, signal: AbortSignal): Promise<string>
 }
 
 export interface StepDeps {
@@ -94,4 +107,6 @@ export interface StepDeps {
   /** This requester's peer id. */
   peerId: PeerIdStr
   config: StepConfig
+  /** Wakes queued jobs when a provider announces room. */
+  capacity: CapacityWaits
 }

@@ -13,11 +13,15 @@ import { requestLockStep } from './request-lock.js'
 import { settleStep } from './settle.js'
 import { terminatesOnFailure } from './terminate.js'
 import { verifyStep } from './verify.js'
+import { waitForCapacityStep } from './wait-for-capacity.js'
+import { waitUntilStartStep } from './wait-until-start.js'
 
-export type { StepConfig, StepDeps } from './deps.js'
+export type { CapacityWaits, StepConfig, StepDeps } from './deps.js'
 
 export function jobSteps(d: StepDeps): JobSteps {
   return {
+    waitUntilStart: waitUntilStartStep(d),
+    waitForCapacity: waitForCapacityStep(d),
     collectBids: collectBidsStep(d),
     requestLock: requestLockStep(d),
     closeContract: closeContractStep(d),

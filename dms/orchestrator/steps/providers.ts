@@ -21,12 +21,20 @@ export function winnerHandle(session: StepDeps['session'], job: JobRecord): Hand
 
 /** `/dms/job/bid-release` to the bidder of `bid`, best effort: it frees what it holds for it. */
 export function releaseBid(d: Pick<StepDeps, 'actor' | 'session'>, job: JobRecord, bid: Bid): void {
-  d.actor
-    .send(handleOf(bid.provider, INBOX.provider, addrsOf(d.session, job, bid.provider)), W.bidRelease, {
-      jobId: job.id,
-      bidId: bid.bidId,
-    })
-    .catch(() => undefined)
+  sendBidRelease(d, job, bid).catch(() => undefined)
+}
+
+/** `/dms/job/bid-release` to the bidder of `bid`; resolves once sent (quotes wait for it). */
+export function sendBidRelease(
+  d: Pick<StepDeps, 'actor' | 'session'>,
+  job: JobRecord,
+  bid: Bid,
+): Promise<void> {
+  return d.actor.send(
+    handleOf(bid.provider, INBOX.provider, addrsOf(d.session, job, bid.provider)),
+    W.bidRelease,
+    { jobId: job.id, bidId: bid.bidId },
+  )
 }
 
 /**

@@ -7,6 +7,7 @@ import { DmsError } from '../../../actors/errors.js'
 import { detachedPorts } from '../../../dms/api/null-ports.js'
 import type { ApiPorts, JobsPort, JobView } from '../../../dms/api/ports.js'
 import { buildApi } from '../../../dms/api/server.js'
+import type { QuoteReply } from '../../../dms/api/schemas.js'
 import { silentLogger } from '../../../dms/log.js'
 import type { JobRecord } from '../../../dms/orchestrator/job-record.js'
 import type { JobLog } from '../../../dms/protocol/messages.js'
@@ -41,6 +42,18 @@ class FakeJobs implements JobsPort {
     const job = { state: 'bidding', record: record(`j${this.posted.length}`, 1) }
     this.jobs.set(job.record.id, job)
     return Promise.resolve(job)
+  }
+  quote(body: unknown): Promise<QuoteReply> {
+    if ((body as { image?: unknown }).image === undefined)
+      return Promise.reject(
+        Object.assign(new DmsError('INVALID_JOB_SPEC', 'image: is required'), { field: 'image' }),
+      )
+    return Promise.resolve({
+      quoteId: 'q1',
+      bids: [{ provider: 'P', bidId: 'b', total: 7, rank: 1, why: 'only bid' }],
+      declines: [{ provider: 'Q', reasons: ['not enough cpu'] }],
+      released: 1,
+    })
   }
   list = () => Promise.resolve([...this.jobs.values()])
   get = (id: string) => Promise.resolve(this.jobs.get(id))
@@ -113,6 +126,19 @@ describe('REST routes over their ports', () => {
     const none = await app.inject({ method: 'GET', url: '/v1/jobs/nope' })
     assert.equal(none.statusCode, 404)
     assert.equal(none.json<{ error: { code: string } }>().error.code, 'JOB_NOT_FOUND')
+  })
+
+  it("quotes: the port's bids and declines (200); a bad spec is 400 naming the field", async () => {
+    const app = api({ jobs: new FakeJobs() })
+    const ok = await app.inject({ method: 'POST', url: '/v1/quotes', payload: { image: 'x' } })
+    assert.equal(ok.statusCode, 200)
+    assert.deepEqual(ok.json<QuoteReply>().declines, [{ provider: 'Q', reasons: ['not enough cpu'] }])
+    assert.equal(ok.json<QuoteReply>().bids?.[0].total, 7)
+    const bad = await app.inject({ method: 'POST', url: '/v1/quotes', payload: {} })
+    assert.equal(bad.statusCode, 400)
+    assert.equal(bad.json<{ error: { field: string } }>().error.field, 'image')
+    const none = await api({}).inject({ method: 'POST', url: '/v1/quotes', payload: { image: 'x' } })
+    assert.equal(none.statusCode, 409, 'not a requester')
   })
 
   it("jobs: cancel answers 202, and the port's JOB_NOT_FOUND and JOB_ENDED as 404 and 409", async () => {

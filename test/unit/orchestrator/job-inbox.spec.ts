@@ -26,10 +26,15 @@ describe('orchestrator/job-inbox', () => {
     const clock = new ManualClock(T0)
     const handlers = new Map<string, (m: Message<never>) => unknown>()
     const spawned: string[] = []
+    const sent: Array<{ to: string; behaviour: string; payload: unknown }> = []
     const actor = {
       on(def: { name: string }, fn: (m: Message<never>) => unknown) {
         handlers.set(def.name, fn)
         return actor
+      },
+      send(to: { peer: string }, def: { name: string }, payload: unknown) {
+        sent.push({ to: to.peer, behaviour: def.name, payload })
+        return Promise.resolve()
       },
     }
     const session = new JobSession(clock)
@@ -61,8 +66,29 @@ describe('orchestrator/job-inbox', () => {
         via: 'direct',
         payload: payload as never,
       })
-    return { clock, session, told, spawned, deliver }
+    return { clock, session, told, spawned, deliver, sent, view }
   }
+
+  it('releases at once a late bid the job will not use (queued, or past bidding); never its own', () => {
+    const approval = issueApproval(cdb.key, { peer: other.peer, contractDb: cdb.peer, now: T0 })
+    const late = setup('queued')
+    const bid = signedBid(other, 'job-1')
+    late.deliver(W.bid, other.peer, { bid, approval })
+    assert.deepEqual(late.sent, [
+      { to: other.peer, behaviour: W.bidRelease.name, payload: { jobId: 'job-1', bidId: bid.bidId } },
+    ])
+    assert.equal(late.session.bids.length, 0)
+    // A bid the job holds (e.g. the winner's, re-sent) is never released by its inbox.
+    const held = setup('requesting')
+    held.view.record.bids = [bid]
+    held.deliver(W.bid, other.peer, { bid, approval })
+    // Nor one sent by a peer other than its provider, nor an admitted one.
+    held.deliver(W.bid, winner.peer, { bid: signedBid(other, 'job-1'), approval })
+    const open = setup('bidding')
+    open.deliver(W.bid, other.peer, { bid: signedBid(other, 'job-1'), approval })
+    assert.deepEqual([held.sent, open.sent], [[], []])
+    assert.equal(open.session.bids.length, 1)
+  })
 
   it("listens on the job's own inbox", () => {
     assert.deepEqual(setup().spawned, ['job/job-1'])

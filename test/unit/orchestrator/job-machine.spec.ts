@@ -88,6 +88,8 @@ function stubSteps(clock: FakeClock, over: Partial<JobSteps> = {}) {
       return fn ? fn(job, signal) : patch(job)
     }
   const steps: JobSteps = {
+    waitUntilStart: make('waitUntilStart', () => ({})),
+    waitForCapacity: make('waitForCapacity', () => ({})),
     collectBids: make('collectBids', () => ({ bids: [bid('b1', 100), bid('b2', 200)] })),
     requestLock: make('requestLock', () => ({})),
     closeContract: make('closeContract', () => ({})),

@@ -203,4 +203,40 @@ describe('orchestrator/job-spec parseJobSpec', () => {
       assertRefused({ ...valid(), name }, 'name')
     assert.equal(parseJobSpec({ ...valid(), name: 'données – ok' }).name, 'données – ok')
   })
+
+  it('queueTimeout: whole seconds up to 7 days; startAt: an ISO time with a zone, at most 30 days ahead', () => {
+    const now = Date.parse('2026-11-22T12:00:00Z')
+    const parsed = parseJobSpec({ ...valid(), queueTimeout: 600, startAt: '2026-11-22T18:00:00Z' }, now)
+    assert.equal(parsed.queueTimeoutSeconds, 600)
+    assert.equal(parsed.startAt, Date.parse('2026-11-22T18:00:00Z'))
+    assert.equal(parseJobSpec({ ...valid(), startAt: '2026-11-22T13:00:00.5+01:00' }, now).startAt, now + 500)
+    assert.equal(
+      parseJobSpec(valid(), now).queueTimeoutSeconds,
+      undefined,
+      'the node default is filled in at post',
+    )
+    assertRefused({ ...valid(), queueTimeout: -1 }, 'queueTimeout')
+    assertRefused({ ...valid(), queueTimeout: 1.5 }, 'queueTimeout')
+    assertRefused({ ...valid(), queueTimeout: 604801 }, 'queueTimeout')
+    for (const startAt of ['tomorrow', '2026-11-22T18:00:00', '2026-13-40T99:00:00Z', '', 'x'.repeat(65)])
+      assertRefused({ ...valid(), startAt }, 'startAt')
+    assert.throws(
+      () => parseJobSpec({ ...valid(), startAt: '2027-01-01T00:00:00Z' }, now),
+      (e: unknown) =>
+        e instanceof InvalidJobSpecError && /startAt: must be at most 30 days ahead/.test(e.message),
+    )
+  })
+
+  it('providers.direct: Ed25519 peer ids, at most 32, duplicates dropped; gossipFallback defaults to false', () => {
+    const peer = '12D3KooWD3eckifWpRn9wQpMG9R9hX3sD158z7EqHWmweQAJU5SA'
+    const parsed = parseJobSpec({ ...valid(), providers: { direct: [peer, peer] } })
+    assert.deepEqual(parsed.providers, { allow: [], deny: [], direct: [peer], gossipFallback: false })
+    assertRefused(
+      { ...valid(), providers: { direct: [peer, 'not-a-peer'] } },
+      'providers.direct.1',
+      /Ed25519/,
+    )
+    assertRefused({ ...valid(), providers: { direct: Array(33).fill(peer) } }, 'providers.direct')
+    assert.equal(parseJobSpec({ ...valid(), providers: { direct: [] } }).providers.direct, undefined)
+  })
 })

@@ -194,6 +194,8 @@ describe('orchestrator/steps/close-contract', () => {
     const machine = createActor(
       createJobMachine(
         {
+          waitUntilStart: stop,
+          waitForCapacity: stop,
           collectBids: () => Promise.resolve({ bids }),
           requestLock: requestLockStep(f.deps),
           closeContract: closeContractStep(f.deps),

@@ -1,0 +1,24 @@
+/** `dms job quote`: one bid round for the spec, no contract; the bids (ranked) and the declines. */
+import { ApiClient } from '../api/client.js'
+import { apiProblem } from './job.js'
+import { specFrom, type JobRunOptions } from './job-run.js'
+import { print, printJson, printSafe } from './output.js'
+
+interface QuoteView {
+  bids: Array<{ provider: string; total: number; pricePerHour: number; earliestStart: number; rank: number }>
+  declines: Array<{ provider: string; reasons: string[] }>
+}
+
+export async function jobQuoteCommand(command: string[], opts: JobRunOptions): Promise<void> {
+  const spec = await specFrom(opts, command)
+  const quote = await new ApiClient(opts.socket)
+    .ok<QuoteView>('POST', '/v1/quotes', spec)
+    .catch((err: unknown) => apiProblem(err, 'quote refused: '))
+  if (opts.json) return printJson(quote)
+  if (quote.bids.length === 0) print('no bids')
+  for (const b of quote.bids)
+    printSafe(
+      `${String(b.rank).padStart(2)}. ${b.provider}  total ${b.total}  (${b.pricePerHour}/h)  start ${new Date(b.earliestStart).toISOString()}`,
+    )
+  for (const d of quote.declines) printSafe(`declined: ${d.provider}: ${d.reasons.join('; ')}`)
+}
