@@ -113,6 +113,7 @@ export const requesterSchema = typed<OrchestratorInit>()(
     livenessTimeoutMs: opt(posInt),
     bidSilentAfter: opt(posInt),
     bidStragglerMs: opt(nonNegInt),
+    queueIdleExpirySeconds: opt(posInt),
   }),
 )
 

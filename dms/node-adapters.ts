@@ -5,7 +5,7 @@
  */
 import type { ActorSystem } from '../actors/system.js'
 import { NodeMetrics } from './api/metrics/node-metrics.js'
-import { noAllocations, noJobs, noResources } from './api/null-ports.js'
+import { noAllocations, noJobs, noQueues, noResources } from './api/null-ports.js'
 import { DMS_VERSION } from './api/openapi.js'
 import type {
   AllocationsPort,
@@ -15,6 +15,7 @@ import type {
   JobsPort,
   MetricsPort,
   PeersPort,
+  QueuesPort,
 } from './api/ports.js'
 import type { PeerSummary } from './api/schemas.js'
 import type { BlobService } from './blobs/service.js'
@@ -24,6 +25,7 @@ import type { Libp2pTransport } from './network/transport.js'
 import { locateOutputFile } from './orchestrator/data-plane.js'
 import { parseJobSpec } from './orchestrator/job-spec.js'
 import { FINAL_STATES, type Orchestrator } from './orchestrator/orchestrator.js'
+import type { QueueBook } from './orchestrator/queues/queue-book.js'
 import type { PeerBase } from './peer-base.js'
 import type { ProcessFaults } from './process-guard.js'
 import { BID_REQUEST_TOPIC } from './protocol/handles.js'
@@ -47,19 +49,46 @@ export interface ApiParts {
   payloadRefusals: Record<string, Record<string, number>>
   metrics: MetricsPort
   orchestrator?: Orchestrator
+  queues?: QueueBook
   provider?: ProviderService
   onboarding?: Onboarding
 }
 
-/** The requester's jobs: the orchestrator, with the job spec checked on the way in. */
-export const jobsPort = (o: Orchestrator): JobsPort => ({
-  post: (body) => o.post(parseJobSpec(body)),
-  list: () => o.list(),
+/**
+ * The requester's jobs: the orchestrator, with the job spec checked on the way in and a job that
+ * names a queue admitted by it first (404 or 409 when it takes no jobs; its `maxRetries` is the
+ * default of `retries`).
+ */
+export const jobsPort = (o: Orchestrator, queues: QueueBook): JobsPort => ({
+  post: (body) => {
+    const spec = parseJobSpec(body)
+    if (spec.queue !== undefined) {
+      const q = queues.admit(spec.queue)
+      if (q.maxRetries !== undefined && (body as { retries?: unknown }).retries === undefined)
+        spec.retries = q.maxRetries
+    }
+    return o.post(spec)
+  },
+  list: (q) => o.page(q),
+  rerun: async (id) => {
+    const old = await o.get(id)
+    const queue = old?.record.spec.queue
+    return o.rerun(id, queue !== undefined && queues.get(queue)?.state === 'active' ? queue : undefined)
+  },
   get: (id) => o.get(id),
   cancel: (id) => o.cancel(id),
   liveLogs: (id) => o.liveLogs(id),
   onLog: (fn) => o.onLog(fn),
   onChange: (fn) => o.onChange(fn),
+})
+
+/** The requester's queues. */
+export const queuesPort = (b: QueueBook): QueuesPort => ({
+  create: (body) => b.create(body),
+  list: () => Promise.resolve(b.list()),
+  get: (id) => Promise.resolve(b.get(id)),
+  drain: (id) => b.drain(id),
+  cancel: (id) => b.cancel(id),
 })
 
 /** The provider's allocations, as stored. */
@@ -105,7 +134,9 @@ export const peersPort = (host: Host, transport: Libp2pTransport): PeersPort => 
   },
 })
 
-export const infoPort = (n: Omit<ApiParts, 'metrics' | 'blobs' | 'host' | 'onboarding'>): InfoPort => ({
+export const infoPort = (
+  n: Omit<ApiParts, 'metrics' | 'blobs' | 'host' | 'onboarding' | 'queues'>,
+): InfoPort => ({
   info: () => ({
     peerId: n.peerId,
     version: DMS_VERSION,
@@ -126,7 +157,9 @@ export function apiPorts(n: ApiParts): ApiPorts {
   return {
     info: infoPort(n),
     peers: peersPort(n.host, n.transport),
-    jobs: n.orchestrator !== undefined ? jobsPort(n.orchestrator) : noJobs,
+    jobs:
+      n.orchestrator !== undefined && n.queues !== undefined ? jobsPort(n.orchestrator, n.queues) : noJobs,
+    queues: n.queues !== undefined ? queuesPort(n.queues) : noQueues,
     allocations: n.provider !== undefined ? allocationsPort(n.provider) : noAllocations,
     resources: n.onboarding ?? noResources,
     blobs: blobsPort(n.blobs),

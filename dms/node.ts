@@ -21,6 +21,7 @@ import type { Executor } from './executor/executor.js'
 import { envPassphrase, type PassphraseSource } from './keys.js'
 import { child, silentLogger } from './log.js'
 import { Orchestrator } from './orchestrator/orchestrator.js'
+import { QueueBook } from './orchestrator/queues/queue-book.js'
 import { ProviderService } from './provider/provider.js'
 import { ResourceLedger } from './resources/ledger.js'
 import { MachineMeter } from './resources/measure.js'
@@ -57,6 +58,7 @@ export class DmsNode {
   onboarding?: Onboarding
   provider?: ProviderService
   orchestrator?: Orchestrator
+  queues?: QueueBook
   /**
    * This node's approval credentials, by contract-db peer id (one per contract-db its roles
    * name): attached to bid requests, bids and declines (specs/contract-db.md).
@@ -237,6 +239,12 @@ export class DmsNode {
       // Jobs an earlier process left unfinished carry on from their persisted snapshots.
       await this.orchestrator.start()
       await feed.scan()
+      this.queues = new QueueBook(
+        { db: this.db, clock, log: child(log, 'dms:queues'), jobs: this.orchestrator.forQueues() },
+        { idleExpirySeconds: cfg.requester.queueIdleExpirySeconds },
+      )
+      await this.queues.start()
+      this.lifecycle.onStop(() => this.queues?.stop(), 'queues')
     }
     if (cfg.api !== false) {
       const ports = apiPorts({
@@ -250,6 +258,7 @@ export class DmsNode {
         payloadRefusals: this.payloadRefusals,
         metrics: this.metrics,
         orchestrator: this.orchestrator,
+        queues: this.queues,
         provider: this.provider,
         onboarding: this.onboarding,
       })

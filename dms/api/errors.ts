@@ -16,6 +16,10 @@ export const apiError = (code: string, message: string, field?: string): ApiErro
 export const STATUS: Record<string, number> = {
   JOB_NOT_FOUND: 404,
   JOB_ENDED: 409,
+  JOB_LIVE: 409,
+  QUEUE_NOT_FOUND: 404,
+  QUEUE_DRAINING: 409,
+  QUEUE_ENDED: 409,
   NOT_A_REQUESTER: 409,
   NOT_A_PROVIDER: 409,
 }

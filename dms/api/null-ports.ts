@@ -4,7 +4,7 @@
  * the port they were given (specs/rest-api.md, "Errors").
  */
 import { DmsError } from '../../actors/errors.js'
-import type { AllocationsPort, ApiPorts, BlobsPort, JobsPort, ResourcesPort } from './ports.js'
+import type { AllocationsPort, ApiPorts, BlobsPort, JobsPort, QueuesPort, ResourcesPort } from './ports.js'
 
 /** A route of the requester role on a node without a `requester` config section. */
 export class NotARequesterError extends DmsError {
@@ -34,10 +34,20 @@ export const noJobs: JobsPort = {
   post: notARequester,
   list: notARequester,
   get: notARequester,
+  rerun: notARequester,
   cancel: notARequester,
   liveLogs: throws(() => new NotARequesterError()),
   onLog: throws(() => new NotARequesterError()),
   onChange: throws(() => new NotARequesterError()),
+}
+
+/** The queues of a node that is not a requester. */
+export const noQueues: QueuesPort = {
+  create: notARequester,
+  list: notARequester,
+  get: notARequester,
+  drain: notARequester,
+  cancel: notARequester,
 }
 
 /** The allocations of a node that is not a provider. */
@@ -71,6 +81,7 @@ export function detachedPorts(): ApiPorts {
     info: { info: () => ({}) },
     peers: { list: () => [] },
     jobs: noJobs,
+    queues: noQueues,
     allocations: noAllocations,
     resources: noResources,
     blobs: noBlobs,

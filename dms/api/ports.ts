@@ -8,7 +8,14 @@ import type { JobRecord } from '../orchestrator/job-record.js'
 import type { JobLog, JobResult } from '../protocol/messages.js'
 import type { OnboardRequest } from '../resources/onboard-request.js'
 import type { ResourcesView } from '../resources/onboarding.js'
-import type { AllocationSummary, InfoReply, PeerSummary } from './schemas.js'
+import type {
+  AllocationSummary,
+  InfoReply,
+  JobListQuery,
+  NewQueueBody,
+  PeerSummary,
+  QueueView,
+} from './schemas.js'
 
 /** A job as the API shows it: its stored state and record. */
 export interface JobView {
@@ -30,9 +37,17 @@ export interface JobLogs {
 export interface JobsPort {
   /** Checks `body` as a job spec (specs/job-spec.md) and starts it; resolves once it is stored. */
   post(body: unknown): Promise<JobView>
-  /** Every job of this requester (any order). */
-  list(): Promise<JobView[]>
+  /**
+   * One page of this requester's jobs, newest first, from the listing indexes (never a scan);
+   * `next` is the cursor of the page after. A cursor it did not give is `INVALID_REQUEST` (400).
+   */
+  list(query: JobListQuery & { limit: number }): Promise<{ jobs: JobView[]; next?: string }>
   get(id: string): Promise<JobView | undefined>
+  /**
+   * A new job from the spec of an ended one, linked by `rerunOf` (`JOB_LIVE`, 409, while it runs);
+   * it joins the old job's queue while that queue takes jobs.
+   */
+  rerun(id: string): Promise<JobView>
   /** Asks the job to stop; resolves with its state once the cancel is taken. */
   cancel(id: string): Promise<JobView>
   /** The live output of a job running here, else undefined. */
@@ -41,6 +56,21 @@ export interface JobsPort {
   onLog(fn: (jobId: string, log: JobLog) => void): () => void
   /** Each stored change of any job; returns the unsubscribe function. */
   onChange(fn: (job: JobView) => void): () => void
+}
+
+/**
+ * The requester's queues (batches of jobs; specs/queues.md). Errors: `QUEUE_NOT_FOUND` (404),
+ * `QUEUE_DRAINING` / `QUEUE_ENDED` (409); the null object's is `NOT_A_REQUESTER`.
+ */
+export interface QueuesPort {
+  create(body: NewQueueBody): Promise<QueueView>
+  /** Every queue, newest first. */
+  list(): Promise<QueueView[]>
+  get(id: string): Promise<QueueView | undefined>
+  /** Refuses new jobs from now; the queue ends `drained` with its last live job. */
+  drain(id: string): Promise<QueueView>
+  /** Ends the queue `cancelled` and cancels every live job of it. */
+  cancel(id: string): Promise<QueueView>
 }
 
 /** The provider role's allocations. The null object's error code is `NOT_A_PROVIDER`. */
@@ -101,6 +131,7 @@ export interface ApiPorts {
   info: InfoPort
   peers: PeersPort
   jobs: JobsPort
+  queues: QueuesPort
   allocations: AllocationsPort
   resources: ResourcesPort
   blobs: BlobsPort

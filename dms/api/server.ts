@@ -14,6 +14,7 @@ import { jobRoutes } from './job-routes.js'
 import { nodeRoutes } from './node-routes.js'
 import { DMS_VERSION, openApiDocument, recordRoutes } from './openapi.js'
 import type { ApiPorts } from './ports.js'
+import { queueRoutes } from './queue-routes.js'
 import { resourceRoutes } from './resources-routes.js'
 
 export interface ApiServerInit {
@@ -86,6 +87,7 @@ export function buildApi(
   void app.register(nodeRoutes, { ...ports, openapi })
   void app.register(dataRoutes, { blobs: ports.blobs, jobs: ports.jobs })
   void app.register(jobRoutes, { jobs: ports.jobs })
+  void app.register(queueRoutes, { queues: ports.queues })
   return { app, openapi }
 }
 

@@ -29,6 +29,8 @@ export interface OrchestratorInit {
   bidSilentAfter?: number
   /** Longest a bid window stays open after its first answer, for providers yet to answer. @default 500 */
   bidStragglerMs?: number
+  /** Default idle expiry of a queue with no live job (specs/queues.md). @default 86400 */
+  queueIdleExpirySeconds?: number
 }
 
 /** The settings of a job's steps and its contract-db client, defaults applied. */

@@ -31,6 +31,8 @@ export interface JobRecord {
   id: JobId
   spec: JobSpec
   createdAt: number
+  /** The job this one reruns (`POST /v1/jobs/:id/rerun`): same spec, a new journey. */
+  rerunOf?: JobId
   history: Array<{ state: JobState; at: number }>
   bids: Bid[]
   declines: Decline[]

@@ -13,6 +13,9 @@ import { parseBytes, UnitError } from '../resources/units.js'
 import type { Resources } from '../resources/types.js'
 import { StringMap, strictObject as obj } from '../schema.js'
 
+/** A queue id (`POST /v1/queues` answers one). */
+export const QUEUE_ID_PATTERN = '^[A-Za-z0-9-]{1,64}$'
+
 /** A size: a byte count, or a number with a unit ("256MiB"). */
 const size = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ minLength: 1, maxLength: 32 })])
 const opt = <T extends TSchema>(schema: T) => Type.Optional(schema)
@@ -68,6 +71,12 @@ export const jobSpecSchema = obj(
       Type.Integer({ minimum: 0, maximum: 10, description: 'provider faults retried; default 3' }),
     ),
     providers: opt(obj({ allow: opt(peers), deny: opt(peers) })),
+    queue: opt(
+      Type.String({
+        pattern: QUEUE_ID_PATTERN,
+        description: 'the id of an active queue (POST /v1/queues) this job joins',
+      }),
+    ),
   },
   { $id: 'JobSpec' },
 )
@@ -93,6 +102,8 @@ export interface JobSpec {
    * posted, every input is a blob with its `sha256` and `size` (Orchestrator.post stores inline ones).
    */
   inputs?: InputSpec[]
+  /** The queue (batch) the job belongs to (dms/orchestrator/queues/). */
+  queue?: string
 }
 
 export interface InputSpec {
@@ -170,6 +181,7 @@ export function parseJobSpec(input: unknown): JobSpec {
     ...(s.inputs !== undefined ? { inputs: parseInputs(s.inputs) } : {}),
     retries: s.retries ?? DEFAULT_RETRIES,
     providers: { allow: s.providers?.allow ?? [], deny: s.providers?.deny ?? [] },
+    ...(s.queue !== undefined ? { queue: s.queue } : {}),
   }
 }
 

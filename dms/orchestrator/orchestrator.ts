@@ -20,9 +20,11 @@ import { jobConfigOf, type JobConfig, type OrchestratorInit } from './config.js'
 import { resolveInputs } from './data-plane.js'
 import type { JobId, JobRecord } from './job-record.js'
 import type { JobSpec } from './job-spec.js'
+import { decodeCursor, type JobQuery } from './job-index.js'
 import { FINAL_STATES, JobStore, type StoredJob } from './job-store.js'
 import { ProviderRecords, type ProviderRecord } from './provider-records.js'
 import { createRunningJob, type RunningJob } from './running-job.js'
+import type { QueueJobs } from './queues/queue-book.js'
 import type { Approvals } from './steps/deps.js'
 
 export { FINAL_STATES, type OrchestratorInit, type StoredJob }
@@ -51,6 +53,22 @@ export class JobNotFoundError extends DmsError {
 export class JobEndedError extends DmsError {
   constructor(id: string, state: string) {
     super('JOB_ENDED', `job ${id} already ended: ${state}`)
+  }
+}
+
+/** A rerun asked of a job that has not ended. */
+export class JobLiveError extends DmsError {
+  readonly statusCode = 409
+  constructor(id: string, state: string) {
+    super('JOB_LIVE', `job ${id} is ${state}: only an ended job can be rerun (or cancel it first)`)
+  }
+}
+
+export class BadCursorError extends DmsError {
+  readonly statusCode = 400
+  readonly field = 'querystring/cursor'
+  constructor() {
+    super('INVALID_REQUEST', 'querystring/cursor: not a cursor this node gave (use `next` of a page)')
   }
 }
 
@@ -119,11 +137,13 @@ export class Orchestrator {
    * deadlines are computed from the record (absolute times), so they are re-armed, not reset.
    */
   async start(): Promise<number> {
+    const indexed = await this.store.migrate()
+    if (indexed > 0) this.c.log.info({ indexed }, 'stored jobs indexed for listing')
     let restored = 0
     for (const job of await this.store.values()) {
       if (FINAL_STATES.includes(job.state) || job.snapshot === undefined) continue
       if (this.running.has(job.record.id)) continue
-      await this.launch(job.record, { ...(job.snapshot as object), context: job.record })
+      await this.launch(job.record, { snapshot: { ...(job.snapshot as object), context: job.record }, job })
       restored++
     }
     if (restored > 0) this.c.log.info({ restored }, 'jobs restored after restart')
@@ -145,8 +165,23 @@ export class Orchestrator {
     return stored
   }
 
+  /** Every stored job (a full read: for the metrics' scan at start, never for a request). */
   list(): Promise<StoredJob[]> {
     return this.store.values()
+  }
+
+  /** One page of stored jobs, newest first, from the listing indexes (specs/rest-api.md). */
+  async page(q: JobQuery): Promise<{ jobs: StoredJob[]; next?: string }> {
+    let position: string | undefined
+    if (q.cursor !== undefined) {
+      position = decodeCursor(q.cursor)
+      if (position === undefined) throw new BadCursorError()
+    }
+    const page = await this.store.page({ ...q, position })
+    return {
+      ...page,
+      jobs: await Promise.all(page.jobs.map(async (j) => (await this.get(j.record.id)) ?? j)),
+    }
   }
 
   /** Accepts a validated spec and starts its journey; returns once the job is stored. */
@@ -155,7 +190,11 @@ export class Orchestrator {
     const inputs = await resolveInputs(this.c.blobs, parsed.inputs, parsed.resources.diskBytes)
     const spec: JobSpec = { ...parsed, inputs }
     if (inputs.length === 0) delete spec.inputs
-    return this.launch({
+    return this.launch(this.newRecord(spec))
+  }
+
+  private newRecord(spec: JobSpec): JobRecord {
+    return {
       id: randomUUID(),
       spec,
       createdAt: this.c.clock.now(),
@@ -164,7 +203,41 @@ export class Orchestrator {
       declines: [],
       tried: [],
       updates: [],
-    })
+    }
+  }
+
+  /**
+   * Posts a new job from the spec of an ended job, linked to it (`rerunOf`). It joins `queue`
+   * (the caller decides whether the old job's queue still takes jobs), or none.
+   */
+  async rerun(id: JobId, queue: string | undefined): Promise<StoredJob> {
+    const stored = await this.store.get(id)
+    if (stored === undefined) throw new JobNotFoundError(id)
+    if (!FINAL_STATES.includes(stored.state)) throw new JobLiveError(id, stored.state)
+    const spec: JobSpec = { ...stored.record.spec }
+    delete spec.queue
+    if (queue !== undefined) spec.queue = queue
+    return this.launch({ ...this.newRecord(spec), rerunOf: id })
+  }
+
+  /** What the queues need of the jobs (dms/orchestrator/queues/queue-book.ts). */
+  forQueues(): QueueJobs {
+    const index = this.store.index
+    return {
+      onChange: (fn) => this.onChange(fn),
+      ids: async (queue, state) => {
+        const ids: string[] = []
+        let position: string | undefined
+        for (;;) {
+          const page = await index.page({ queue, state, limit: 1000, position })
+          ids.push(...page.ids)
+          if (page.next === undefined) return ids
+          position = decodeCursor(page.next)
+        }
+      },
+      count: (queue, state) => index.count({ queue, state }),
+      cancel: (id) => this.cancel(id),
+    }
   }
 
   /**
@@ -182,7 +255,8 @@ export class Orchestrator {
     return { state: snap.value, record: snap.context }
   }
 
-  private launch(record: JobRecord, snapshot?: unknown): Promise<StoredJob> {
+  private launch(record: JobRecord, restore?: { snapshot: unknown; job: StoredJob }): Promise<StoredJob> {
+    const snapshot = restore?.snapshot
     const { id } = record
     const job = createRunningJob(record, snapshot, {
       ...this.c,
@@ -195,8 +269,7 @@ export class Orchestrator {
       onLog: (jobId, l) => this.logListeners.forEach((fn) => fn(jobId, l)),
     })
     this.running.set(id, job)
-    const restored = snapshot !== undefined
-    return this.store.start(id, job.machine, { restored, onDone: () => this.finish(id) })
+    return this.store.start(id, job.machine, { restored: restore?.job, onDone: () => this.finish(id) })
   }
 
   /** A job's machine reached a final state (and it is stored): it leaves the registry. */

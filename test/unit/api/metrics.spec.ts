@@ -146,7 +146,7 @@ describe('metrics (prom-client, counted at events)', () => {
     const o = new FakeOrchestrator([job('a', 'failed'), job('b', 'running')])
     const feed = requesterMetrics(m, o as unknown as Orchestrator)
     await feed.scan() // the one read, at start
-    const jobs = { ...detachedPorts().jobs, list: () => o.list() }
+    const jobs = { ...detachedPorts().jobs, list: async () => ({ jobs: await o.list() }) }
     const { app } = buildApi({ ...detachedPorts(), jobs, metrics: m }, { log: silentLogger })
     o.emit(job('b', 'completed'))
     for (let i = 0; i < 3; i++) {

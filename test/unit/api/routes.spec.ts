@@ -42,7 +42,11 @@ class FakeJobs implements JobsPort {
     this.jobs.set(job.record.id, job)
     return Promise.resolve(job)
   }
-  list = () => Promise.resolve([...this.jobs.values()])
+  list = () =>
+    Promise.resolve({
+      jobs: [...this.jobs.values()].sort((a, b) => b.record.createdAt - a.record.createdAt),
+    })
+  rerun = (id: string) => Promise.reject(new DmsError('JOB_LIVE', `job ${id} is running`))
   get = (id: string) => Promise.resolve(this.jobs.get(id))
   cancel(id: string): Promise<JobView> {
     const job = this.jobs.get(id)
