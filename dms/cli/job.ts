@@ -5,6 +5,7 @@ import { ApiClient, ApiClientError, downloadTo, ndjson, RouteMissingError } from
 import type { JobRecord } from '../orchestrator/job-record.js'
 import { parseCpu, parseWholeNumber, UnitError } from '../resources/units.js'
 import { CliError, print, printJson, printSafe, terminalSafe } from './output.js'
+import { printTable } from './table.js'
 
 export type JobView = JobRecord & { state: string }
 const FINAL = new Set(['completed', 'failed', 'cancelled'])
@@ -176,17 +177,53 @@ export async function jobStatusCommand(id: string, opts: { socket: string; json?
   if (job.error) printSafe(`error: ${job.error.code}: ${job.error.message}`)
 }
 
-export async function jobListCommand(opts: { socket: string; json?: boolean }): Promise<void> {
-  type Row = { id: string; name?: string; state: string; createdAt: number; provider?: string }
-  const { jobs } = await new ApiClient(opts.socket)
-    .ok<{ jobs: Row[] }>('GET', '/v1/jobs')
+export interface JobListOptions {
+  socket: string
+  json?: boolean
+  state?: string
+  queue?: string
+  since?: string
+  limit?: string
+  cursor?: string
+}
+
+/** One page of jobs (`GET /v1/jobs` with its filters), as a table; says how to get the next. */
+export async function jobListCommand(opts: JobListOptions): Promise<void> {
+  type Row = { id: string; name?: string; state: string; createdAt: number; queue?: string; rerunOf?: string }
+  const query = new URLSearchParams()
+  if (opts.state !== undefined) query.set('state', opts.state)
+  if (opts.queue !== undefined) query.set('queue', opts.queue)
+  if (opts.since !== undefined) {
+    const t = Date.parse(opts.since)
+    if (Number.isNaN(t)) throw new CliError(`--since: not a date or time: ${JSON.stringify(opts.since)}`)
+    query.set('since', String(t))
+  }
+  try {
+    query.set('limit', String(parseWholeNumber(opts.limit ?? '20', 'jobs')))
+  } catch (err) {
+    if (err instanceof UnitError) throw new CliError(`--limit: ${err.message}`)
+    throw err
+  }
+  if (opts.cursor !== undefined) query.set('cursor', opts.cursor)
+  const page = await new ApiClient(opts.socket)
+    .ok<{ jobs: Row[]; next?: string }>('GET', `/v1/jobs?${query.toString()}`)
     .catch((err: unknown) => apiProblem(err))
-  if (opts.json) return printJson({ jobs })
-  if (jobs.length === 0) return print('no jobs')
-  for (const j of jobs)
-    printSafe(
-      `${j.id}  ${j.state.padEnd(11)}  ${new Date(j.createdAt).toISOString()}  ${j.name ?? ''}`.trimEnd(),
-    )
+  if (opts.json) return printJson(page)
+  if (page.jobs.length === 0) return print('no jobs')
+  printTable(
+    ['ID', 'STATE', 'CREATED', 'QUEUE', 'NAME'],
+    page.jobs.map((j) => [j.id, j.state, new Date(j.createdAt).toISOString(), j.queue, j.name ?? '']),
+  )
+  if (page.next !== undefined) print(`more: add --cursor ${page.next}`)
+}
+
+/** `dms job rerun <id>`: a new job from an ended job's spec. */
+export async function jobRerunCommand(id: string, opts: { socket: string; json?: boolean }): Promise<void> {
+  const res = await new ApiClient(opts.socket)
+    .ok<{ id: string; state: string }>('POST', `/v1/jobs/${encodeURIComponent(id)}/rerun`)
+    .catch((err: unknown) => apiProblem(err, 'rerun refused: '))
+  if (opts.json) printJson(res)
+  else printSafe(`job ${res.id}: ${res.state} (rerun of ${id})`)
 }
 
 export async function jobLogsCommand(

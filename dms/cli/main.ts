@@ -12,9 +12,12 @@ import {
   jobListCommand,
   jobLogsCommand,
   jobOutputsCommand,
+  jobRerunCommand,
   jobRunCommand,
   jobStatusCommand,
+  type JobListOptions,
 } from './job.js'
+import { registerQueueCommands } from './queue.js'
 import { peersCommand } from './peers.js'
 import { CliError, terminalSafe } from './output.js'
 import { registerResourceCommands } from './resources.js'
@@ -81,10 +84,22 @@ job
   .action((command: string[], o) => jobRunCommand(command, o as Parameters<typeof jobRunCommand>[1]))
 job
   .command('list')
-  .description("list this requester's jobs, newest first")
+  .description("one page of this requester's jobs, newest first (a table; --json for the reply)")
+  .option('--state <state>', 'only jobs in this state (e.g. failed, running, completed)')
+  .option('--queue <id>', 'only jobs of this queue')
+  .option('--since <time>', 'only jobs created at or after this time (ISO 8601)')
+  .option('--limit <n>', 'jobs per page (1-1000)', '20')
+  .option('--cursor <cursor>', 'the next page, as the previous one said')
   .option('--json', 'print JSON')
   .option(...socketOpt)
-  .action((o: { socket: string; json?: boolean }) => jobListCommand(o))
+  .action((o: JobListOptions) => jobListCommand(o))
+job
+  .command('rerun')
+  .description('post a new job from the spec of an ended job (linked to it by rerunOf)')
+  .argument('<id>', 'job id')
+  .option('--json', 'print JSON')
+  .option(...socketOpt)
+  .action((id: string, o: { socket: string; json?: boolean }) => jobRerunCommand(id, o))
 job
   .command('status')
   .description("show a job's state, history, bids, contract, allocation, usage and settlement")
@@ -127,6 +142,7 @@ program
   .option('--json', 'print one JSON line with every socket and peer id once ready')
   .action((o: { providers: string; dir?: string; keep?: boolean; json?: boolean }) => devnetCommand(o))
 
+registerQueueCommands(program, [...socketOpt])
 registerResourceCommands(program, defaultDataDir)
 registerContractDbCommands(program)
 

@@ -5,6 +5,8 @@
  * counts can be read while jobs are live.
  */
 import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
 import { ApiClient } from '../../../dms/api/client.js'
 import type { ExecutionResult, RunOptions } from '../../../dms/executor/executor.js'
 import { hashOutputs } from '../../../dms/protocol/outputs.js'
@@ -57,6 +59,18 @@ class HeldExecutor extends TestExecutor {
         resolve(result('cancelled'))
       })
     })
+  }
+}
+
+const exec = promisify(execFile)
+/** The built CLI as a separate process: exit code and output. */
+async function dms(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, ['bin/dms.js', ...args], { timeout: 30_000 })
+    return { code: 0, stdout, stderr }
+  } catch (err) {
+    const e = err as { code?: number; stdout: string; stderr: string }
+    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout, stderr: e.stderr }
   }
 }
 
@@ -171,5 +185,42 @@ describe('queues, listing and rerun on a real network', function () {
     const refused = await api.call<Err>('POST', '/v1/jobs', spec(q.id))
     assert.equal(refused.status, 409)
     assert.equal(refused.body.error.code, 'QUEUE_ENDED')
+  })
+
+  it('the CLI: queue create|list|drain|cancel, job list filters with a table, job rerun', async () => {
+    const sock = ['--socket', net.requester.socketPath!]
+    const created = await dms('queue', 'create', 'nightly', '--max-retries', '1', '--json', ...sock)
+    assert.equal(created.code, 0, created.stderr)
+    const q = JSON.parse(created.stdout) as Queue & { maxRetries: number }
+    assert.equal(q.maxRetries, 1)
+    executor.open()
+    const ids = [await post(q.id), await post(q.id)]
+    for (const id of ids) await jobReaches(net.requester, id)
+    assert.equal(
+      (await net.requester.orchestrator!.get(ids[0]))?.record.spec.retries,
+      1,
+      "the queue's default",
+    )
+
+    const list = await dms('job', 'list', '--queue', q.id, '--state', 'completed', '--limit', '1', ...sock)
+    assert.equal(list.code, 0, list.stderr)
+    const lines = list.stdout.trim().split('\n')
+    assert.match(lines[0], /^ID\s+STATE\s+CREATED\s+QUEUE\s+NAME$/)
+    assert.ok(lines[1].startsWith(ids[1]), 'newest first')
+    assert.match(lines[2], /^more: add --cursor [A-Za-z0-9_-]+$/)
+    const queues = await dms('queue', 'list', ...sock)
+    assert.match(queues.stdout, /^ID\s+TAG\s+STATE\s+ACTIVE\s+COMPLETED\s+FAILED\s+CANCELLED\n/)
+    assert.match(queues.stdout, new RegExp(`${q.id}\\s+nightly\\s+active\\s+0\\s+2\\s+0\\s+0`))
+    const rerun = await dms('job', 'rerun', ids[0], '--json', ...sock)
+    assert.equal(rerun.code, 0, rerun.stderr)
+    const again = await jobReaches(net.requester, (JSON.parse(rerun.stdout) as { id: string }).id)
+    assert.equal(again.record.rerunOf, ids[0])
+    assert.equal(again.record.spec.queue, q.id, 'the queue is active: the rerun joins it')
+
+    const drained = await dms('queue', 'drain', q.id, '--json', ...sock)
+    assert.equal((JSON.parse(drained.stdout) as Queue).state, 'drained')
+    const cancel = await dms('queue', 'cancel', q.id, ...sock)
+    assert.equal(cancel.code, 1)
+    assert.match(cancel.stderr, /QUEUE_ENDED|is drained/)
   })
 })
