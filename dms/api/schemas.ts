@@ -44,6 +44,7 @@ export const JOB_STATES = [
   'verifying',
   'settling',
   'cancelling',
+  'retrying',
   'completed',
   'failed',
   'cancelled',

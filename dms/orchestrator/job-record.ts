@@ -14,6 +14,7 @@ export type JobState =
   | 'verifying'
   | 'settling'
   | 'cancelling'
+  | 'retrying'
   | 'completed'
   | 'failed'
   | 'cancelled'
@@ -62,6 +63,8 @@ export interface JobRecord {
     settlement?: Settlement
     at: number
   }>
+  /** When the next attempt of a job retried by its retry policy starts (backoff, on the clock). */
+  retryAt?: number
   /** Set by `Orchestrator.cancel`: when the cancel was asked. */
   cancelRequestedAt?: number
   /** The bidders' addresses (so a restarted requester can still reach its provider). */

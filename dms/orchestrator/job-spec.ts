@@ -11,7 +11,7 @@ import { imageRefProblem, IMAGE_REF_MAX_LENGTH } from '../protocol/image-ref.js'
 import { commandProblem, envProblem, MAX_CPU, MIN_CPU, MIN_MEMORY_BYTES } from '../protocol/run-rules.js'
 import { parseBytes, UnitError } from '../resources/units.js'
 import type { Resources } from '../resources/types.js'
-import { StringMap, strictObject as obj } from '../schema.js'
+import { StringEnum, StringMap, strictObject as obj } from '../schema.js'
 
 /** A queue id (`POST /v1/queues` answers one). */
 export const QUEUE_ID_PATTERN = '^[A-Za-z0-9-]{1,64}$'
@@ -71,6 +71,29 @@ export const jobSpecSchema = obj(
       Type.Integer({ minimum: 0, maximum: 10, description: 'provider faults retried; default 3' }),
     ),
     providers: opt(obj({ allow: opt(peers), deny: opt(peers) })),
+    retryPolicy: opt(
+      obj(
+        {
+          attempts: Type.Integer({ minimum: 1, maximum: 10, description: 'retries at most (all kinds)' }),
+          backoff: opt(
+            Type.Integer({
+              minimum: 0,
+              maximum: 3600,
+              description: 'seconds before the first retry, doubled at each (at most 1 h); default 0',
+            }),
+          ),
+          on: Type.Array(StringEnum(['providerFault', 'runFailed', 'timedOut']), {
+            minItems: 1,
+            maxItems: 3,
+            uniqueItems: true,
+          }),
+        },
+        {
+          description:
+            'retry a job whose run failed or timed out, or whose provider failed (specs/job-spec.md)',
+        },
+      ),
+    ),
     queue: opt(
       Type.String({
         pattern: QUEUE_ID_PATTERN,
@@ -102,8 +125,18 @@ export interface JobSpec {
    * posted, every input is a blob with its `sha256` and `size` (Orchestrator.post stores inline ones).
    */
   inputs?: InputSpec[]
+  /** Retries by outcome, with backoff (specs/job-spec.md, "Retry policy"). */
+  retryPolicy?: RetryPolicy
   /** The queue (batch) the job belongs to (dms/orchestrator/queues/). */
   queue?: string
+}
+
+export interface RetryPolicy {
+  /** Retries at most, of every kind together (attempts already made count). */
+  attempts: number
+  /** Wait before the first retry; doubled at each retry, at most 1 h. */
+  backoffSeconds: number
+  on: Array<'providerFault' | 'runFailed' | 'timedOut'>
 }
 
 export interface InputSpec {
@@ -181,6 +214,15 @@ export function parseJobSpec(input: unknown): JobSpec {
     ...(s.inputs !== undefined ? { inputs: parseInputs(s.inputs) } : {}),
     retries: s.retries ?? DEFAULT_RETRIES,
     providers: { allow: s.providers?.allow ?? [], deny: s.providers?.deny ?? [] },
+    ...(s.retryPolicy !== undefined
+      ? {
+          retryPolicy: {
+            attempts: s.retryPolicy.attempts,
+            backoffSeconds: s.retryPolicy.backoff ?? 0,
+            on: s.retryPolicy.on,
+          },
+        }
+      : {}),
     ...(s.queue !== undefined ? { queue: s.queue } : {}),
   }
 }

@@ -56,6 +56,7 @@ const LIVE_STATES: JobState[] = [
   'verifying',
   'settling',
   'cancelling',
+  'retrying',
 ]
 
 export class QueueBook {
