@@ -175,6 +175,12 @@ export const providerSchema = obj({
    */
   defaultDiskBytes: opt(Type.Integer({ minimum: 8 * 1024 * 1024 })),
   maxDurationSeconds: opt(posInt),
+  /**
+   * A graceful stop (`dms run` on SIGTERM/SIGINT) declines new work and lets the runs in progress
+   * finish for up to this long, then cancels the rest (specs/node-lifecycle.md); 0 cancels at once.
+   * @default 60
+   */
+  stopDrainSeconds: opt(Type.Integer({ minimum: 0, maximum: 86_400 })),
   bidTtlMs: opt(posInt),
   /** Accept policy (specs/job-spec.md, "Provider policy"): lowest total worked for. */
   minPrice: opt(nonNegInt),

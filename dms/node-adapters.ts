@@ -5,7 +5,7 @@
  */
 import type { ActorSystem } from '../actors/system.js'
 import { NodeMetrics } from './api/metrics/node-metrics.js'
-import { noAllocations, noJobs, noQueues, noResources } from './api/null-ports.js'
+import { noAllocations, noJobs, noMode, noQueues, noResources } from './api/null-ports.js'
 import { DMS_VERSION } from './api/openapi.js'
 import type {
   AllocationsPort,
@@ -14,6 +14,7 @@ import type {
   InfoPort,
   JobsPort,
   MetricsPort,
+  NodeModePort,
   PeersPort,
   QueuesPort,
 } from './api/ports.js'
@@ -51,6 +52,8 @@ export interface ApiParts {
   orchestrator?: Orchestrator
   queues?: QueueBook
   provider?: ProviderService
+  /** Stops the node (`dms drain --stop`, once drained). */
+  requestStop: () => void
   onboarding?: Onboarding
 }
 
@@ -89,6 +92,18 @@ export const queuesPort = (b: QueueBook): QueuesPort => ({
   get: (id) => Promise.resolve(b.get(id)),
   drain: (id) => b.drain(id),
   cancel: (id) => b.cancel(id),
+})
+
+/** The provider's lifecycle mode; `drain` with `stop` asks the node to stop once drained. */
+export const nodeModePort = (p: ProviderService, requestStop: () => void): NodeModePort => ({
+  view: () => Promise.resolve(p.modes.view()),
+  pause: () => p.modes.pause(),
+  resume: () => p.modes.resume(),
+  drain: async ({ stop }) => {
+    const v = await p.drain()
+    if (stop === true) void p.modes.drained().then(requestStop)
+    return v
+  },
 })
 
 /** The provider's allocations, as stored. */
@@ -149,6 +164,7 @@ export const infoPort = (
     payloadsRefused: n.payloadRefusals,
     ...(n.orchestrator !== undefined ? { bidsIgnored: n.orchestrator.bidsIgnored } : {}),
     ...(n.provider !== undefined ? { bidRequestsIgnored: n.provider.bidRequestsIgnored } : {}),
+    ...(n.provider !== undefined ? { mode: n.provider.modes.view() } : {}),
   }),
 })
 
@@ -161,6 +177,7 @@ export function apiPorts(n: ApiParts): ApiPorts {
       n.orchestrator !== undefined && n.queues !== undefined ? jobsPort(n.orchestrator, n.queues) : noJobs,
     queues: n.queues !== undefined ? queuesPort(n.queues) : noQueues,
     allocations: n.provider !== undefined ? allocationsPort(n.provider) : noAllocations,
+    mode: n.provider !== undefined ? nodeModePort(n.provider, n.requestStop) : noMode,
     resources: n.onboarding ?? noResources,
     blobs: blobsPort(n.blobs),
     metrics: n.metrics,
@@ -241,6 +258,7 @@ export function providerMetrics(
     resources: () => ledger.summary(),
     declines: () => p.declines,
     finalStates: ALLOCATION_FINAL,
+    mode: () => p.modes.view().mode,
   })
   m.seed(p.bidRequestsIgnored)
   const onIgnored = (reason: string) => m.bidRequestIgnored(reason)

@@ -37,6 +37,11 @@ export interface NodeComponents {
   passphrase?: PassphraseSource
   /** Errors caught by the process's last-resort guard (`dms run`), shown in /metrics. */
   faults?: ProcessFaults
+  /**
+   * Called when the node asks to be stopped (`dms drain --stop` once drained): `dms run` stops
+   * gracefully and exits. @default the node stops itself
+   */
+  onStopRequest?: () => void
 }
 
 /**
@@ -259,6 +264,7 @@ export class DmsNode {
         metrics: this.metrics,
         orchestrator: this.orchestrator,
         queues: this.queues,
+        requestStop: () => this.requestStop(),
         provider: this.provider,
         onboarding: this.onboarding,
       })
@@ -301,8 +307,27 @@ export class DmsNode {
     await ledger.setOffer({ resources, prices, onboardedAt: now, updatedAt: now })
   }
 
-  /** Stops every started part, last started first. Idempotent. */
-  stop(): Promise<void> {
+  /**
+   * Stops every started part, last started first. Idempotent. With `drainMs` (a graceful stop,
+   * `dms run` on SIGTERM) a provider first declines new work and lets its runs finish for up to
+   * that long; the runs still going at the deadline are cancelled, and the log says how many.
+   */
+  async stop(opts: { drainMs?: number } = {}): Promise<void> {
+    if (opts.drainMs !== undefined && opts.drainMs > 0 && this.provider !== undefined) {
+      const left = await this.provider.finishWork(opts.drainMs)
+      if (left > 0)
+        this.log.warn(
+          { bids: left, deadlineMs: opts.drainMs },
+          'stop: drain deadline passed, cancelling the work still in progress',
+        )
+      else this.log.info('stop: every run finished')
+    }
     return this.lifecycle.stop()
+  }
+
+  /** Asks for this node to be stopped (by `dms run`, which then exits). */
+  requestStop(): void {
+    if (this.components.onStopRequest !== undefined) this.components.onStopRequest()
+    else void this.stop()
   }
 }

@@ -22,6 +22,7 @@ export const STATUS: Record<string, number> = {
   QUEUE_ENDED: 409,
   NOT_A_REQUESTER: 409,
   NOT_A_PROVIDER: 409,
+  NODE_MODE_CONFLICT: 409,
 }
 
 /** An error a route throws: the code is stable, the status is HTTP. */

@@ -4,7 +4,15 @@
  * the port they were given (specs/rest-api.md, "Errors").
  */
 import { DmsError } from '../../actors/errors.js'
-import type { AllocationsPort, ApiPorts, BlobsPort, JobsPort, QueuesPort, ResourcesPort } from './ports.js'
+import type {
+  AllocationsPort,
+  ApiPorts,
+  BlobsPort,
+  JobsPort,
+  NodeModePort,
+  QueuesPort,
+  ResourcesPort,
+} from './ports.js'
 
 /** A route of the requester role on a node without a `requester` config section. */
 export class NotARequesterError extends DmsError {
@@ -50,6 +58,14 @@ export const noQueues: QueuesPort = {
   cancel: notARequester,
 }
 
+/** The lifecycle mode of a node that is not a provider. */
+export const noMode: NodeModePort = {
+  view: notAProvider,
+  pause: notAProvider,
+  resume: notAProvider,
+  drain: notAProvider,
+}
+
 /** The allocations of a node that is not a provider. */
 export const noAllocations: AllocationsPort = {
   list: notAProvider,
@@ -82,6 +98,7 @@ export function detachedPorts(): ApiPorts {
     peers: { list: () => [] },
     jobs: noJobs,
     queues: noQueues,
+    mode: noMode,
     allocations: noAllocations,
     resources: noResources,
     blobs: noBlobs,

@@ -12,6 +12,7 @@ import type {
   AllocationSummary,
   InfoReply,
   JobListQuery,
+  ModeView,
   NewQueueBody,
   PeerSummary,
   QueueView,
@@ -73,6 +74,18 @@ export interface QueuesPort {
   cancel(id: string): Promise<QueueView>
 }
 
+/**
+ * The provider's lifecycle mode (specs/node-lifecycle.md). A change the mode refuses is
+ * `NODE_MODE_CONFLICT` (409); the null object's code is `NOT_A_PROVIDER`.
+ */
+export interface NodeModePort {
+  view(): Promise<ModeView>
+  pause(): Promise<ModeView>
+  resume(): Promise<ModeView>
+  /** Stops bidding; drained once no bid is live. With `stop`, the node then stops. */
+  drain(opts: { stop?: boolean }): Promise<ModeView>
+}
+
 /** The provider role's allocations. The null object's error code is `NOT_A_PROVIDER`. */
 export interface AllocationsPort {
   /** Every allocation of this provider, running and ended (any order). */
@@ -132,6 +145,7 @@ export interface ApiPorts {
   peers: PeersPort
   jobs: JobsPort
   queues: QueuesPort
+  mode: NodeModePort
   allocations: AllocationsPort
   resources: ResourcesPort
   blobs: BlobsPort

@@ -174,6 +174,19 @@ export const AllocationSummary = reply({
 export type AllocationSummary = Static<typeof AllocationSummary>
 export const AllocationListReply = reply({ allocations: opt(Type.Array(AllocationSummary)) })
 
+/** The provider's lifecycle mode: `GET|POST /v1/node/...`, and `mode` in `/v1/info`. */
+export const ModeReply = reply({
+  mode: opt(StringEnum(['ready', 'paused', 'draining', 'drained'])),
+  since: opt(Type.Integer(described('ms since the epoch'))),
+  liveBids: opt(Type.Integer(described('bids not yet ended (reservations, contracts, runs)'))),
+})
+export type ModeView = Static<typeof ModeReply>
+
+/** `POST /v1/node/drain`. */
+export const DrainBody = strictObject({
+  stop: opt(Type.Boolean(described('stop the node once drained'))),
+})
+
 const counts = StringMap(int)
 export const InfoReply = reply({
   peerId: opt(str),
@@ -199,6 +212,7 @@ export const InfoReply = reply({
   bidRequestsIgnored: opt(
     StringMap(int, described('provider: bid requests dropped without an answer, by reason')),
   ),
+  mode: opt(ModeReply),
 })
 export type InfoReply = Static<typeof InfoReply>
 

@@ -17,6 +17,7 @@ import {
   jobStatusCommand,
   type JobListOptions,
 } from './job.js'
+import { registerModeCommands } from './node-mode.js'
 import { registerQueueCommands } from './queue.js'
 import { peersCommand } from './peers.js'
 import { CliError, terminalSafe } from './output.js'
@@ -143,6 +144,7 @@ program
   .action((o: { providers: string; dir?: string; keep?: boolean; json?: boolean }) => devnetCommand(o))
 
 registerQueueCommands(program, [...socketOpt])
+registerModeCommands(program, [...socketOpt])
 registerResourceCommands(program, defaultDataDir)
 registerContractDbCommands(program)
 

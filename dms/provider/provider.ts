@@ -22,6 +22,7 @@ import { AllocationActors } from './allocation-actors.js'
 import { provideBidActors } from './bid-actors.js'
 import { BidBook } from './bid-book.js'
 import { RUNNING } from './bid-context.js'
+import { ProviderModes, type ModeView } from './node-mode.js'
 import { createBidMachine } from './bid-machine.js'
 import type { RetentionInit } from './bid-store.js'
 import type { Comparator } from './capability.js'
@@ -139,6 +140,10 @@ export class ProviderService {
   private readonly counts: BidRequestCounters = { declines: {}, ignored: {} }
   /** What `start` found left by an earlier process. */
   recovered?: RecoverySummary
+  /** Ready, paused, draining or drained (specs/node-lifecycle.md). */
+  readonly modes: ProviderModes
+  /** Set by a graceful stop: bid requests are declined while the runs finish. */
+  private stopDraining = false
 
   private get provisionTimeoutMs(): number {
     return this.init.provisionTimeoutMs ?? 300_000
@@ -166,6 +171,9 @@ export class ProviderService {
     )
     this.book = new BidBook({ db: c.db, clock: c.clock, log: c.log, machine }, init)
     this.book.onTransition((rec, added) => this.allocationActors.report(rec, added))
+    this.modes = new ProviderModes(c, () => this.book.size)
+    // The book forgets an ended bid right after telling its listeners: counted once it has.
+    this.book.onTransition(() => queueMicrotask(() => this.modes.check()))
   }
 
   /** Declines made, by reason, for metrics and `dms resources`. */
@@ -222,9 +230,14 @@ export class ProviderService {
       provisionTimeoutMs: this.provisionTimeoutMs,
     })
     await this.book.start()
+    await this.modes.start()
     const d = { ...this.c, book: this.book, peerId: () => this.peerId, events: this.events }
     const bidRequest = bidRequestHandler(
-      { ...d, images: this.images },
+      {
+        ...d,
+        images: this.images,
+        mode: { refusal: () => (this.stopDraining ? 'stopping' : this.modes.refusal()) },
+      },
       {
         contractDb: this.init.contractDb,
         bidTtlMs: this.init.bidTtlMs,
@@ -286,6 +299,42 @@ export class ProviderService {
     } catch (err) {
       this.c.log.warn({ err }, 'resource sweep failed')
     }
+  }
+
+  /** Stops bidding and frees the reservations no requester has taken up; the rest goes on. */
+  async drain(): Promise<ModeView> {
+    const v = await this.modes.drain()
+    this.releaseOpenBids('provider draining')
+    return v
+  }
+
+  private releaseOpenBids(reason: string): void {
+    for (const a of this.book.inStates(new Set(['reserved']))) a.send({ type: 'RELEASE', reason })
+  }
+
+  /**
+   * A graceful stop's first half: declines new bid requests, frees open reservations and waits up
+   * to `deadlineMs` for the bids in progress to end. Resolves with how many were still live at
+   * the deadline (`stop` then cancels their runs).
+   */
+  async finishWork(deadlineMs: number): Promise<number> {
+    this.stopDraining = true
+    this.releaseOpenBids('provider stopping')
+    if (this.book.size === 0) return 0
+    const ended = new Promise<void>((resolve) => {
+      const off = this.book.onTransition(() =>
+        queueMicrotask(() => {
+          if (this.book.size > 0) return
+          off()
+          resolve()
+        }),
+      )
+    })
+    let timer: unknown
+    const deadline = new Promise<void>((r) => (timer = this.c.clock.setTimeout(r, deadlineMs)))
+    await Promise.race([ended, deadline])
+    this.c.clock.clearTimeout(timer)
+    return this.book.size
   }
 
   /**

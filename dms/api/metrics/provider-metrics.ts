@@ -20,7 +20,11 @@ export interface ProviderSources {
   declines(): Counts
   /** The allocation states an allocation never leaves. */
   finalStates: readonly string[]
+  /** The provider's lifecycle mode now (ready, paused, draining, drained); absent: not shown. */
+  mode?: () => string
 }
+
+const MODES = ['ready', 'paused', 'draining', 'drained']
 
 export class ProviderMetrics {
   private readonly tally: StateTally
@@ -38,6 +42,18 @@ export class ProviderMetrics {
         for (const kind of KINDS) for (const resource of DIMS) this.set({ kind, resource }, s[kind][resource])
       },
     })
+    const mode = sources.mode
+    if (mode !== undefined)
+      new Gauge({
+        name: 'dms_provider_mode',
+        help: "the provider's lifecycle mode: 1 for the current one (ready, paused, draining, drained)",
+        labelNames: ['mode'],
+        registers,
+        collect() {
+          const now = mode()
+          for (const m of MODES) this.set({ mode: m }, m === now ? 1 : 0)
+        },
+      })
     mirroredCounter(
       registry,
       'dms_provider_declines_total',

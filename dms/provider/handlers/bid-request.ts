@@ -44,6 +44,8 @@ export interface BidRequestDeps {
   events: EventEmitter
   /** Judges a request's image before any engine call, then looks it up through a cache. */
   images: Pick<ImageCheck, 'refusal' | 'canRun'>
+  /** Why this provider takes no new job now (paused, draining, drained, stopping), or undefined. */
+  mode?: { refusal(): string | undefined }
 }
 
 export interface BidRequestInit {
@@ -126,7 +128,7 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     const refusal =
       offer.withdrawnAt !== undefined
         ? 'offboarded'
-        : (d.images.refusal(req.image) ?? (await engineProblem()))
+        : (d.mode?.refusal() ?? d.images.refusal(req.image) ?? (await engineProblem()))
     if (refusal !== undefined) return decline(actor, msg, [refusal], own)
     const perHour = pricePerHour(req.resources, offer.prices)
     const total = totalFor(perHour, req.maxDurationSeconds, offer.prices)
