@@ -23,6 +23,7 @@ import type { BlobService } from './blobs/service.js'
 import type { ApprovalClient } from './contracts/approval-client.js'
 import type { Host } from './network/host.js'
 import type { Libp2pTransport } from './network/transport.js'
+import { billableMs, costOfMs } from './contracts/money.js'
 import { locateOutputFile } from './orchestrator/data-plane.js'
 import { parseJobSpec } from './orchestrator/job-spec.js'
 import { FINAL_STATES, type Orchestrator } from './orchestrator/orchestrator.js'
@@ -106,18 +107,31 @@ export const nodeModePort = (p: ProviderService, requestStop: () => void): NodeM
   },
 })
 
-/** The provider's allocations, as stored. */
+/**
+ * The provider's allocations, as stored; a running one with its usage so far and what that time
+ * costs at the contract's price (the settlement bills wall time, specs/contract-db.md).
+ */
 export const allocationsPort = (p: ProviderService): AllocationsPort => ({
   list: async () =>
-    (await p.listAllocations()).map((a) => ({
-      allocationId: a.allocationId,
-      jobId: a.jobId,
-      contractId: a.contract.terms.contractId,
-      requester: a.requester.peer,
-      state: a.state,
-      history: a.history,
-      result: a.result,
-    })),
+    (await p.listAllocations()).map((a) => {
+      const usage = p.usage.get(a.allocationId)
+      const t = a.contract.terms
+      return {
+        allocationId: a.allocationId,
+        jobId: a.jobId,
+        contractId: t.contractId,
+        requester: a.requester.peer,
+        state: a.state,
+        history: a.history,
+        result: a.result,
+        ...(usage !== undefined
+          ? {
+              usage,
+              costSoFar: costOfMs(billableMs(usage.wallSeconds, t.maxDurationSeconds), t.pricePerHour),
+            }
+          : {}),
+      }
+    }),
 })
 
 export const blobsPort = (blobs: BlobService): BlobsPort => ({
@@ -236,6 +250,7 @@ export function requesterMetrics(metrics: NodeMetrics, o: Orchestrator): Metrics
     bidsIgnored: () => o.bidsIgnored,
     declinesIgnored: () => o.declinesIgnored,
     finalStates: FINAL_STATES,
+    liveUsage: () => o.liveUsageTotals(),
   })
   const off = o.onChange((job) => m.job(job))
   return { scan: () => m.scan(() => o.list()), stop: off }

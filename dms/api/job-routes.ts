@@ -49,6 +49,8 @@ function detail(job: JobView): Record<string, unknown> {
         ? null
         : { id: r.allocationId, provider: r.winner?.provider, state: last?.state ?? null },
     usage: r.result?.receipt.receipt.usage ?? null,
+    // While it runs: what its provider last reported (heartbeats), with when it came.
+    liveUsage: job.liveUsage ?? null,
   }
 }
 

@@ -5,7 +5,7 @@
  * role's null object (dms/api/null-ports.ts), which answers 409. Tests pass fakes.
  */
 import type { JobRecord } from '../orchestrator/job-record.js'
-import type { JobLog, JobResult } from '../protocol/messages.js'
+import type { JobLog, JobResult, LiveUsage } from '../protocol/messages.js'
 import type { OnboardRequest } from '../resources/onboard-request.js'
 import type { ResourcesView } from '../resources/onboarding.js'
 import type {
@@ -22,6 +22,8 @@ import type {
 export interface JobView {
   state: string
   record: JobRecord
+  /** While it runs: its provider's last usage report (never stored). */
+  liveUsage?: LiveUsage & { at: number }
 }
 
 /** A job's output so far. */

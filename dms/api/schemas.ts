@@ -170,6 +170,15 @@ export const AllocationSummary = reply({
   state: opt(str),
   history: opt(Type.Array(anyObject)),
   result: opt(anyObject),
+  usage: opt(
+    reply({
+      cpuSeconds: opt(Type.Number()),
+      memoryBytes: opt(int),
+      logBytes: opt(int),
+      wallSeconds: opt(Type.Number()),
+    }),
+  ),
+  costSoFar: opt(Type.Integer(described('micro-tokens: the wall time so far at the contract price'))),
 })
 export type AllocationSummary = Static<typeof AllocationSummary>
 export const AllocationListReply = reply({ allocations: opt(Type.Array(AllocationSummary)) })

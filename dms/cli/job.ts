@@ -146,7 +146,10 @@ export async function jobRunCommand(command: string[], opts: JobRunOptions): Pro
 
 export async function jobStatusCommand(id: string, opts: { socket: string; json?: boolean }): Promise<void> {
   const api = new ApiClient(opts.socket)
-  let job: JobView & { usage?: { wallSeconds: number } | null }
+  let job: JobView & {
+    usage?: { wallSeconds: number } | null
+    liveUsage?: { cpuSeconds: number; memoryBytes: number; logBytes: number; wallSeconds: number } | null
+  }
   try {
     job = await api.ok<JobView>('GET', `/v1/jobs/${encodeURIComponent(id)}`)
   } catch (err) {
@@ -160,11 +163,19 @@ export async function jobStatusCommand(id: string, opts: { socket: string; json?
   for (const h of job.history) printSafe(`  ${new Date(h.at).toISOString()}  ${h.state}`)
   printSafe(`bids: ${job.bids.length}, declines: ${job.declines.length}`)
   for (const a of job.attempts ?? [])
-    printSafe(`dropped: ${a.provider} (${a.error.code}: ${a.error.message})`)
+    printSafe(`attempt: ${a.provider} (${a.error.code}: ${a.error.message})`)
+  if (job.rerunOf) printSafe(`rerun of: ${job.rerunOf}`)
+  if (job.spec.queue) printSafe(`queue: ${job.spec.queue}`)
+  if (job.retryAt !== undefined) printSafe(`next attempt at: ${new Date(job.retryAt).toISOString()}`)
   if (job.winner) printSafe(`provider: ${job.winner.provider} (${job.winner.why})`)
   if (job.contract)
     printSafe(`contract: ${job.contract.terms.contractId}, escrow ${job.contract.terms.escrow}`)
   if (job.allocationId) printSafe(`allocation: ${job.allocationId}`)
+  const live = job.liveUsage
+  if (live && !FINAL.has(job.state))
+    printSafe(
+      `usage so far: ${live.cpuSeconds.toFixed(2)}s cpu, ${live.memoryBytes} bytes memory peak, ${live.logBytes} bytes of logs, ${live.wallSeconds.toFixed(1)}s wall`,
+    )
   if (job.usage) printSafe(`usage: ${job.usage.wallSeconds.toFixed(2)}s wall`)
   if (job.result)
     printSafe(

@@ -13,6 +13,7 @@ import { SerialQueue } from '../../actors/serial.js'
 import { Repo, type Db } from '../store/db.js'
 import { JobIndex, type JobQuery } from './job-index.js'
 import type { createJobMachine } from './job-machine.js'
+import type { LiveUsage } from '../protocol/messages.js'
 import type { JobId, JobRecord, JobState } from './job-record.js'
 
 /** A job as stored and shown: the machine's context plus its current state. */
@@ -21,6 +22,8 @@ export interface StoredJob {
   record: JobRecord
   /** The machine's persisted snapshot, restored by `start` after a restart. */
   snapshot?: unknown
+  /** Shown while the job runs (Orchestrator.get): its provider's last usage report; never stored. */
+  liveUsage?: LiveUsage & { at: number }
 }
 
 /** Job states a machine never leaves. */

@@ -120,7 +120,21 @@ export class Orchestrator {
     return () => this.logListeners.delete(fn)
   }
 
-  /** Called with each progress update a job's provider sends (live, before it is persisted). */
+  /** The usage so far of the jobs running here, summed (for /metrics; from memory). */
+  liveUsageTotals(): { cpuSeconds: number; memoryBytes: number } {
+    let cpuSeconds = 0
+    let memoryBytes = 0
+    for (const r of this.running.values()) {
+      cpuSeconds += r.session.usage?.cpuSeconds ?? 0
+      memoryBytes += r.session.usage?.memoryBytes ?? 0
+    }
+    return { cpuSeconds, memoryBytes }
+  }
+
+  /**
+   * Called with each progress update a job's provider sends (live, before it is persisted), and
+   * each heartbeat that carries the usage so far.
+   */
   onUpdate(fn: (jobId: JobId, update: JobUpdate) => void): () => void {
     this.updateListeners.add(fn)
     return () => this.updateListeners.delete(fn)
@@ -161,7 +175,10 @@ export class Orchestrator {
   async get(id: JobId): Promise<StoredJob | undefined> {
     const stored = await this.store.get(id)
     const live = this.running.get(id)
-    if (stored !== undefined && live !== undefined) stored.record.updates = [...live.session.updates]
+    if (stored !== undefined && live !== undefined) {
+      stored.record.updates = [...live.session.updates]
+      if (live.session.usage !== undefined) stored.liveUsage = { ...live.session.usage }
+    }
     return stored
   }
 

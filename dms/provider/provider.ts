@@ -22,6 +22,7 @@ import { AllocationActors } from './allocation-actors.js'
 import { provideBidActors } from './bid-actors.js'
 import { BidBook } from './bid-book.js'
 import { RUNNING } from './bid-context.js'
+import { LiveUsageBoard } from './live-usage.js'
 import { ProviderModes, type ModeView } from './node-mode.js'
 import { createBidMachine } from './bid-machine.js'
 import type { RetentionInit } from './bid-store.js'
@@ -140,6 +141,8 @@ export class ProviderService {
   private readonly counts: BidRequestCounters = { declines: {}, ignored: {} }
   /** What `start` found left by an earlier process. */
   recovered?: RecoverySummary
+  /** Each running allocation's usage so far (heartbeats, `GET /v1/allocations`). */
+  readonly usage: LiveUsageBoard
   /** Ready, paused, draining or drained (specs/node-lifecycle.md). */
   readonly modes: ProviderModes
   /** Set by a graceful stop: bid requests are declined while the runs finish. */
@@ -155,6 +158,7 @@ export class ProviderService {
   ) {
     this.images = new ImageCheck(c, init.images)
     this.allocationActors = new AllocationActors(c.system)
+    this.usage = new LiveUsageBoard(() => c.clock.now())
     const machine = provideBidActors(
       createBidMachine(c.clock, {
         contractWindowMs: init.contractWindowMs ?? 15_000,
@@ -163,6 +167,7 @@ export class ProviderService {
       }),
       {
         ...c,
+        usage: this.usage,
         actorFor: (id) => this.allocationActors.get(id),
         sendUpdate: (id, to, update) => this.allocationActors.send(id, to, update),
         stopping: () => this.stopping,
