@@ -114,6 +114,7 @@ export const requesterSchema = typed<OrchestratorInit>()(
     bidSilentAfter: opt(posInt),
     bidStragglerMs: opt(nonNegInt),
     queueIdleExpirySeconds: opt(posInt),
+    retention: opt(obj({ maxAgeDays: opt(posInt), keepLast: opt(nonNegInt) })),
   }),
 )
 

@@ -80,6 +80,7 @@ export const jobsPort = (o: Orchestrator, queues: QueueBook): JobsPort => ({
     return o.rerun(id, queue !== undefined && queues.get(queue)?.state === 'active' ? queue : undefined)
   },
   get: (id) => o.get(id),
+  prune: (policy) => o.prune(policy),
   cancel: (id) => o.cancel(id),
   liveLogs: (id) => o.liveLogs(id),
   onLog: (fn) => o.onLog(fn),

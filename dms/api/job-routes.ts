@@ -12,6 +12,8 @@ import {
   JobIdParams,
   JobListQuery,
   JobListReply,
+  PruneBody,
+  PruneReply,
   JobReply,
   JobStateReply,
   type JobListReply as JobList,
@@ -103,6 +105,25 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = (base: FastifyIns
       const page = await jobs.list({ ...q, limit: q.limit ?? 100 })
       return { jobs: page.jobs.map(summary), ...(page.next !== undefined ? { next: page.next } : {}) }
     },
+  )
+
+  app.post(
+    '/v1/jobs/prune',
+    {
+      schema: { body: PruneBody },
+      config: {
+        doc: {
+          summary: 'prune ended jobs by age or count, with the blobs no stored job uses and their grants',
+          description:
+            'Each field defaults to the config\'s `requester.retention`; a job that is not final is never pruned (specs/queues.md, "Retention").',
+          responses: {
+            200: { description: 'what was pruned', schema: PruneReply },
+            400: { description: 'INVALID_REQUEST: no policy given nor configured' },
+          },
+        },
+      },
+    },
+    async (req) => jobs.prune(req.body ?? {}),
   )
 
   app.post(

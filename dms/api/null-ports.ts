@@ -43,6 +43,7 @@ export const noJobs: JobsPort = {
   list: notARequester,
   get: notARequester,
   rerun: notARequester,
+  prune: notARequester,
   cancel: notARequester,
   liveLogs: throws(() => new NotARequesterError()),
   onLog: throws(() => new NotARequesterError()),

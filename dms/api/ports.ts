@@ -15,6 +15,8 @@ import type {
   ModeView,
   NewQueueBody,
   PeerSummary,
+  PruneBody,
+  PruneReply,
   QueueView,
 } from './schemas.js'
 
@@ -51,6 +53,12 @@ export interface JobsPort {
    * it joins the old job's queue while that queue takes jobs.
    */
   rerun(id: string): Promise<JobView>
+  /**
+   * Deletes ended jobs past `maxAgeDays` or beyond the newest `keepLast` (each defaulting to the
+   * config's `requester.retention`), with the blobs no stored job uses and their grants; never a
+   * live job (specs/queues.md, "Retention").
+   */
+  prune(policy: PruneBody): Promise<PruneReply>
   /** Asks the job to stop; resolves with its state once the cancel is taken. */
   cancel(id: string): Promise<JobView>
   /** The live output of a job running here, else undefined. */

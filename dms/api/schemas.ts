@@ -92,6 +92,23 @@ export const NewQueueBody = strictObject({
 })
 export type NewQueueBody = Static<typeof NewQueueBody>
 
+/** `POST /v1/jobs/prune`: each field defaults to the config's `requester.retention`. */
+export const PruneBody = strictObject({
+  maxAgeDays: opt(
+    Type.Integer({ minimum: 1, maximum: 36_500, description: 'ended jobs created longer ago' }),
+  ),
+  keepLast: opt(
+    Type.Integer({ minimum: 0, maximum: 10_000_000, description: 'ended jobs kept, newest first' }),
+  ),
+})
+export type PruneBody = Static<typeof PruneBody>
+export const PruneReply = reply({
+  pruned: opt(int),
+  blobsDeleted: opt(int),
+  grantsRevoked: opt(int),
+})
+export type PruneReply = Static<typeof PruneReply>
+
 /** `:id` of the queue routes. */
 export const QueueIdParams = strictObject({ id: queueId })
 export type QueueIdParams = Static<typeof QueueIdParams>

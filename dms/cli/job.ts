@@ -228,6 +228,34 @@ export async function jobListCommand(opts: JobListOptions): Promise<void> {
   if (page.next !== undefined) print(`more: add --cursor ${page.next}`)
 }
 
+/** `dms job prune`: ended jobs by age or count (defaults: the node's `requester.retention`). */
+export async function jobPruneCommand(opts: {
+  socket: string
+  json?: boolean
+  maxAgeDays?: string
+  keepLast?: string
+}): Promise<void> {
+  const num = (flag: string, v: string | undefined) => {
+    if (v === undefined) return undefined
+    try {
+      return parseWholeNumber(v, flag === '--keep-last' ? 'jobs' : 'days')
+    } catch (err) {
+      if (err instanceof UnitError) throw new CliError(`${flag}: ${err.message}`)
+      throw err
+    }
+  }
+  const maxAgeDays = num('--max-age-days', opts.maxAgeDays)
+  const keepLast = num('--keep-last', opts.keepLast)
+  const r = await new ApiClient(opts.socket)
+    .ok<{ pruned: number; blobsDeleted: number; grantsRevoked: number }>('POST', '/v1/jobs/prune', {
+      ...(maxAgeDays !== undefined ? { maxAgeDays } : {}),
+      ...(keepLast !== undefined ? { keepLast } : {}),
+    })
+    .catch((err: unknown) => apiProblem(err, 'prune refused: '))
+  if (opts.json) return printJson(r)
+  print(`pruned ${r.pruned} ended jobs, ${r.blobsDeleted} blobs, ${r.grantsRevoked} grants`)
+}
+
 /** `dms job rerun <id>`: a new job from an ended job's spec. */
 export async function jobRerunCommand(id: string, opts: { socket: string; json?: boolean }): Promise<void> {
   const res = await new ApiClient(opts.socket)

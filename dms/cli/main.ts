@@ -12,6 +12,7 @@ import {
   jobListCommand,
   jobLogsCommand,
   jobOutputsCommand,
+  jobPruneCommand,
   jobRerunCommand,
   jobRunCommand,
   jobStatusCommand,
@@ -94,6 +95,18 @@ job
   .option('--json', 'print JSON')
   .option(...socketOpt)
   .action((o: JobListOptions) => jobListCommand(o))
+job
+  .command('prune')
+  .description(
+    'delete ended jobs by age or count, with their unused blobs and grants (never a live job); defaults: requester.retention',
+  )
+  .option('--max-age-days <n>', 'ended jobs created more than this many days ago')
+  .option('--keep-last <n>', 'keep only the newest this many ended jobs')
+  .option('--json', 'print JSON')
+  .option(...socketOpt)
+  .action((o: { socket: string; json?: boolean; maxAgeDays?: string; keepLast?: string }) =>
+    jobPruneCommand(o),
+  )
 job
   .command('rerun')
   .description('post a new job from the spec of an ended job (linked to it by rerunOf)')

@@ -1,4 +1,5 @@
 /** The requester's settings (`requester` in the node config, specs/config.md) and their defaults. */
+import type { RetentionPolicy } from './retention.js'
 import type { StepConfig } from './steps/deps.js'
 
 export interface OrchestratorInit {
@@ -31,6 +32,8 @@ export interface OrchestratorInit {
   bidStragglerMs?: number
   /** Default idle expiry of a queue with no live job (specs/queues.md). @default 86400 */
   queueIdleExpirySeconds?: number
+  /** Ended jobs pruned (with their blobs and grants) by age or count, hourly (specs/queues.md). */
+  retention?: RetentionPolicy
 }
 
 /** The settings of a job's steps and its contract-db client, defaults applied. */

@@ -7,6 +7,8 @@
  *   s:<state>!<createdAt>!<id>      by state
  *   q:<queue>!<createdAt>!<id>      by queue
  *   qs:<queue>:<state>!<createdAt>!<id>  by queue and state
+ *   b:<sha256>!<createdAt>!<id>     the blobs it uses (inputs, output archive): retention keeps a
+ *                                   blob while a stored job uses it
  *
  * `createdAt` is zero-padded, so keys sort by creation time, then id: a page is one range read,
  * newest first, and its cursor is the position of its last key.
@@ -23,7 +25,19 @@ const WIDTH = 15
 /** What the index knows of a job: enough to place it. */
 export interface Indexed {
   state: JobState
-  record: { id: JobId; createdAt: number; spec: { queue?: string } }
+  record: {
+    id: JobId
+    createdAt: number
+    spec: { queue?: string; inputs?: Array<{ sha256?: string }> }
+    result?: { archive?: { sha256: string } }
+  }
+}
+
+/** The blobs a job uses: its inputs' and its output archive's ids. */
+export function blobsOf(j: Indexed): string[] {
+  const ids = (j.record.spec.inputs ?? []).flatMap((i) => (i.sha256 !== undefined ? [i.sha256] : []))
+  const archive = j.record.result?.archive?.sha256
+  return [...new Set(archive !== undefined ? [...ids, archive] : ids)]
 }
 
 export interface JobQuery {
@@ -50,6 +64,7 @@ export function scopesOf(j: Indexed): string[] {
   const scopes = ['all', `s:${j.state}`]
   const q = j.record.spec.queue
   if (q !== undefined) scopes.push(`q:${q}`, `qs:${q}:${j.state}`)
+  for (const b of blobsOf(j)) scopes.push(`b:${b}`)
   return scopes
 }
 
@@ -114,6 +129,22 @@ export class JobIndex {
     let n = 0
     for await (const _ of this.sub.keys({ gte: `${scope}!`, lt: `${scope}!~` })) n++
     return n
+  }
+
+  /** How many stored jobs use blob `sha256`. */
+  async blobUsers(sha256: string): Promise<number> {
+    let n = 0
+    for await (const _ of this.sub.keys({ gte: `b:${sha256}!`, lt: `b:${sha256}!~` })) n++
+    return n
+  }
+
+  /** Positions (`createdAt!id`) of every job in `state`, oldest first: keys only (retention). */
+  async positions(state: JobState): Promise<string[]> {
+    const scope = `s:${state}`
+    const out: string[] = []
+    for await (const key of this.sub.keys({ gte: `${scope}!`, lt: `${scope}!~` }))
+      out.push(key.slice(scope.length + 1))
+    return out
   }
 
   /**

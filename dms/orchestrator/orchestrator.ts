@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
-import type { Clock } from '../../actors/clock.js'
+import { every, type Clock } from '../../actors/clock.js'
 import { DmsError } from '../../actors/errors.js'
 import type { KeyPair } from '../../actors/identity.js'
 import type { ActorSystem } from '../../actors/system.js'
@@ -25,6 +25,7 @@ import { FINAL_STATES, JobStore, type StoredJob } from './job-store.js'
 import { ProviderRecords, type ProviderRecord } from './provider-records.js'
 import { createRunningJob, type RunningJob } from './running-job.js'
 import type { QueueJobs } from './queues/queue-book.js'
+import { Retention, type PruneReport, type RetentionPolicy } from './retention.js'
 import type { Approvals } from './steps/deps.js'
 
 export { FINAL_STATES, type OrchestratorInit, type StoredJob }
@@ -44,6 +45,9 @@ export interface OrchestratorComponents {
    */
   approval: Approvals
 }
+
+/** How often `requester.retention` is applied while the node runs. */
+const PRUNE_EVERY_MS = 3_600_000
 
 export class JobNotFoundError extends DmsError {
   constructor(id: string) {
@@ -89,6 +93,9 @@ export class Orchestrator {
   readonly bidsIgnored: Record<string, number>
   /** Declines not kept, by reason (`dms_requester_declines_ignored_total`). */
   readonly declinesIgnored: Record<string, number>
+  /** Prunes ended jobs, their blobs and grants (`requester.retention`, `dms job prune`). */
+  readonly retention: Retention
+  private stopPruning?: () => void
   private readonly running = new Map<JobId, RunningJob>()
   private readonly updateListeners = new Set<(jobId: JobId, update: JobUpdate) => void>()
   private readonly logListeners = new Set<(jobId: JobId, log: JobLog) => void>()
@@ -100,6 +107,7 @@ export class Orchestrator {
   ) {
     this.store = new JobStore(c)
     this.jobs = this.store.repo
+    this.retention = new Retention({ ...c, store: this.store }, (id) => this.running.has(id))
     this.records = new ProviderRecords(c.db)
     this.providers = this.records.repo
     this.cfg = jobConfigOf(init)
@@ -161,10 +169,18 @@ export class Orchestrator {
       restored++
     }
     if (restored > 0) this.c.log.info({ restored }, 'jobs restored after restart')
+    const policy = this.init.retention
+    if (policy !== undefined) {
+      const prune = () =>
+        void this.retention.prune(policy).catch((err: unknown) => this.c.log.warn({ err }, 'prune failed'))
+      prune()
+      this.stopPruning = every(this.c.clock, PRUNE_EVERY_MS, prune)
+    }
     return restored
   }
 
   stop(): void {
+    this.stopPruning?.()
     for (const r of this.running.values()) {
       r.machine.stop()
       r.actor.stop()
@@ -237,6 +253,25 @@ export class Orchestrator {
     return this.launch({ ...this.newRecord(spec), rerunOf: id })
   }
 
+  /**
+   * Prunes ended jobs by `policy`, each field defaulting to `requester.retention`'s (neither
+   * given: refused, 400 INVALID_REQUEST).
+   */
+  prune(policy: RetentionPolicy): Promise<PruneReport> {
+    const p = { ...this.init.retention, ...policy }
+    if (p.maxAgeDays === undefined && p.keepLast === undefined)
+      return Promise.reject(
+        Object.assign(
+          new DmsError(
+            'INVALID_REQUEST',
+            'body: give maxAgeDays or keepLast (or set requester.retention in the config)',
+          ),
+          { statusCode: 400 },
+        ),
+      )
+    return this.retention.prune(p)
+  }
+
   /** What the queues need of the jobs (dms/orchestrator/queues/queue-book.ts). */
   forQueues(): QueueJobs {
     const index = this.store.index
@@ -253,6 +288,7 @@ export class Orchestrator {
         }
       },
       count: (queue, state) => index.count({ queue, state }),
+      onRemoved: (fn) => this.retention.onRemoved(fn),
       cancel: (id) => this.cancel(id),
     }
   }

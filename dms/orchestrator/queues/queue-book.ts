@@ -28,6 +28,8 @@ export interface QueueJobs {
   /** How many of a queue's jobs are in `state` (from the index). */
   count(queue: string, state: JobState): Promise<number>
   cancel(id: string): Promise<unknown>
+  /** Each ended job pruned by retention (its queue's count drops). */
+  onRemoved?(fn: (job: StoredJob) => void): () => void
 }
 
 export interface QueueBookComponents {
@@ -66,7 +68,7 @@ export class QueueBook {
   private readonly live = new Map<string, Set<string>>()
   private readonly timers = new Map<string, unknown>()
   private readonly writes = new SerialQueue()
-  private off?: () => void
+  private offs: Array<() => void> = []
 
   constructor(
     private readonly c: QueueBookComponents,
@@ -89,7 +91,9 @@ export class QueueBook {
       this.queues.set(q.id, q)
       this.live.set(q.id, live)
     }
-    this.off = this.c.jobs.onChange((job) => this.onJob(job))
+    this.offs.push(this.c.jobs.onChange((job) => this.onJob(job)))
+    if (this.c.jobs.onRemoved !== undefined)
+      this.offs.push(this.c.jobs.onRemoved((job) => this.onPruned(job)))
     for (const q of this.queues.values()) {
       // What a restart interrupted: a drain whose last job ended, a cancel not yet told to every job.
       if (q.state === 'draining' && q.counts.active === 0) this.move(q, 'drained')
@@ -99,7 +103,7 @@ export class QueueBook {
   }
 
   stop(): void {
-    this.off?.()
+    for (const off of this.offs.splice(0)) off()
     for (const t of this.timers.values()) this.c.clock.clearTimeout(t)
     this.timers.clear()
   }
@@ -210,6 +214,15 @@ export class QueueBook {
       if (q.state === 'draining' && live.size === 0) this.move(q, 'drained')
     } else return
     this.arm(q)
+    void this.persist(q)
+  }
+
+  /** Counts are of the stored jobs: an ended job pruned by retention leaves them. */
+  private onPruned(job: StoredJob): void {
+    const q = job.record.spec.queue === undefined ? undefined : this.queues.get(job.record.spec.queue)
+    if (q === undefined || !FINAL_STATES.includes(job.state)) return
+    const k = job.state as 'completed' | 'failed' | 'cancelled'
+    q.counts[k] = Math.max(0, q.counts[k] - 1)
     void this.persist(q)
   }
 

@@ -135,6 +135,22 @@ describe('queues, listing and rerun on a real network', function () {
     const refused = await api.call<Err>('POST', '/v1/jobs', spec(q.id))
     assert.equal(refused.status, 409)
     assert.equal(refused.body.error.code, 'QUEUE_ENDED')
+
+    // Retention: the newest two ended jobs are kept; the queue's counts are of its stored jobs.
+    const live = await post() // not in the queue; runs (held) while the prune goes on
+    await executor.runsStarted(7)
+    const pruned = await api.ok<{ pruned: number }>('POST', '/v1/jobs/prune', { keepLast: 2 })
+    assert.equal(pruned.pruned, 4)
+    const left = await api.ok<{ jobs: Array<{ id: string }> }>('GET', '/v1/jobs?limit=100')
+    assert.equal(left.jobs.length, 3)
+    assert.ok(
+      left.jobs.some((j) => j.id === live),
+      'a live job is never pruned',
+    )
+    assert.ok(left.jobs.every((j) => j.id === live || ids.includes(j.id)))
+    assert.equal((await queue(q.id)).counts.cancelled, 2)
+    const none = await api.call<Err>('POST', '/v1/jobs/prune', {})
+    assert.equal(none.status, 400, 'no policy given nor configured')
   })
 
   it('the CLI: queue create|list|drain|cancel, job list filters with a table, job rerun', async () => {
