@@ -8,7 +8,7 @@ import type { Logger } from 'pino'
 import type { Clock } from '../../actors/clock.js'
 import type { BlobService } from '../blobs/service.js'
 import { blobsOf } from './job-index.js'
-import type { JobId, JobState } from './job-record.js'
+import type { JobId } from './job-record.js'
 import { FINAL_STATES, type JobStore, type StoredJob } from './job-store.js'
 
 export interface RetentionPolicy {
@@ -47,7 +47,7 @@ export class Retention {
     if (policy.maxAgeDays === undefined && policy.keepLast === undefined) return report
     const index = this.c.store.index
     const ended: string[] = []
-    for (const s of FINAL_STATES as JobState[]) ended.push(...(await index.positions(s)))
+    for (const s of FINAL_STATES) ended.push(...(await index.positions(s)))
     ended.sort() // oldest first: positions start with the zero-padded creation time
     const cutoff =
       policy.maxAgeDays !== undefined ? this.c.clock.now() - policy.maxAgeDays * 86_400_000 : -Infinity
