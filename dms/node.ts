@@ -314,13 +314,14 @@ export class DmsNode {
    */
   async stop(opts: { drainMs?: number } = {}): Promise<void> {
     if (opts.drainMs !== undefined && opts.drainMs > 0 && this.provider !== undefined) {
+      const live = this.provider.modes.view().liveBids
       const left = await this.provider.finishWork(opts.drainMs)
       if (left > 0)
         this.log.warn(
           { bids: left, deadlineMs: opts.drainMs },
           'stop: drain deadline passed, cancelling the work still in progress',
         )
-      else this.log.info('stop: every run finished')
+      else if (live > 0) this.log.info({ bids: live }, 'stop: every run finished')
     }
     return this.lifecycle.stop()
   }
