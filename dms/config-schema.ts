@@ -118,6 +118,8 @@ export const requesterSchema = typed<OrchestratorInit>()(
     queueTimeoutSeconds: opt(Type.Integer({ minimum: 0, maximum: 604800 })),
     queueRetryMinMs: opt(posInt),
     queueRetryMaxMs: opt(posInt),
+    queueIdleExpirySeconds: opt(posInt),
+    retention: opt(obj({ maxAgeDays: opt(posInt), keepLast: opt(nonNegInt) })),
   }),
 )
 
@@ -183,6 +185,12 @@ export const providerSchema = obj({
   /** How often contracts past their settleBy without a settlement are claimed. @default 60000 */
   claimSweepMs: opt(posInt),
   maxDurationSeconds: opt(posInt),
+  /**
+   * A graceful stop (`dms run` on SIGTERM/SIGINT) declines new work and lets the runs in progress
+   * finish for up to this long, then cancels the rest (specs/node-lifecycle.md); 0 cancels at once.
+   * @default 60
+   */
+  stopDrainSeconds: opt(Type.Integer({ minimum: 0, maximum: 86_400 })),
   bidTtlMs: opt(posInt),
   /** Accept policy (specs/job-spec.md, "Provider policy"): lowest total worked for. */
   minPrice: opt(nonNegInt),

@@ -5,7 +5,7 @@
  */
 import type { ActorSystem } from '../actors/system.js'
 import { NodeMetrics } from './api/metrics/node-metrics.js'
-import { noAllocations, noJobs, noResources } from './api/null-ports.js'
+import { noAllocations, noJobs, noMode, noQueues, noResources } from './api/null-ports.js'
 import { DMS_VERSION } from './api/openapi.js'
 import type {
   AllocationsPort,
@@ -14,7 +14,9 @@ import type {
   InfoPort,
   JobsPort,
   MetricsPort,
+  NodeModePort,
   PeersPort,
+  QueuesPort,
 } from './api/ports.js'
 import type { AllocationSummary, PeerSummary } from './api/schemas.js'
 import type { BlobService } from './blobs/service.js'
@@ -22,9 +24,11 @@ import type { ApprovalClient } from './contracts/approval-client.js'
 import { TERMINATION } from './contracts/model.js'
 import type { Host } from './network/host.js'
 import type { Libp2pTransport } from './network/transport.js'
+import { billableMs, costOfMs } from './contracts/money.js'
 import { locateOutputFile } from './orchestrator/data-plane.js'
 import { parseJobSpec } from './orchestrator/job-spec.js'
 import { FINAL_STATES, type Orchestrator } from './orchestrator/orchestrator.js'
+import type { QueueBook } from './orchestrator/queues/queue-book.js'
 import type { PeerBase } from './peer-base.js'
 import type { ProcessFaults } from './process-guard.js'
 import { BID_REQUEST_TOPIC } from './protocol/handles.js'
@@ -49,37 +53,90 @@ export interface ApiParts {
   payloadRefusals: Record<string, Record<string, number>>
   metrics: MetricsPort
   orchestrator?: Orchestrator
+  queues?: QueueBook
   provider?: ProviderService
+  /** Stops the node (`dms drain --stop`, once drained). */
+  requestStop: () => void
   onboarding?: Onboarding
 }
 
-/** The requester's jobs: the orchestrator, with the job spec checked on the way in. */
-export const jobsPort = (o: Orchestrator): JobsPort => ({
-  post: (body) => o.post(parseJobSpec(body, o.now())),
+/**
+ * The requester's jobs: the orchestrator, with the job spec checked on the way in and a job that
+ * names a queue admitted by it first (404 or 409 when it takes no jobs; its `maxRetries` is the
+ * default of `retries`).
+ */
+export const jobsPort = (o: Orchestrator, queues: QueueBook): JobsPort => ({
+  post: (body) => {
+    const spec = parseJobSpec(body, o.now())
+    if (spec.queue !== undefined) {
+      const q = queues.admit(spec.queue)
+      if (q.maxRetries !== undefined && (body as { retries?: unknown }).retries === undefined)
+        spec.retries = q.maxRetries
+    }
+    return o.post(spec)
+  },
   quote: (body) => o.quote(parseJobSpec(body, o.now())),
-  list: () => o.list(),
+  list: (q) => o.page(q),
+  rerun: async (id) => {
+    const old = await o.get(id)
+    const queue = old?.record.spec.queue
+    return o.rerun(id, queue !== undefined && queues.get(queue)?.state === 'active' ? queue : undefined)
+  },
   get: (id) => o.get(id),
+  prune: (policy) => o.prune(policy),
   cancel: (id) => o.cancel(id),
   liveLogs: (id) => o.liveLogs(id),
   onLog: (fn) => o.onLog(fn),
   onChange: (fn) => o.onChange(fn),
 })
 
-/** The provider's allocations, as stored. */
+/** The requester's queues. */
+export const queuesPort = (b: QueueBook): QueuesPort => ({
+  create: (body) => b.create(body),
+  list: () => Promise.resolve(b.list()),
+  get: (id) => Promise.resolve(b.get(id)),
+  drain: (id) => b.drain(id),
+  cancel: (id) => b.cancel(id),
+})
+
+/** The provider's lifecycle mode; `drain` with `stop` asks the node to stop once drained. */
+export const nodeModePort = (p: ProviderService, requestStop: () => void): NodeModePort => ({
+  view: () => Promise.resolve(p.modes.view()),
+  pause: () => p.modes.pause(),
+  resume: () => p.modes.resume(),
+  drain: async ({ stop }) => {
+    const v = await p.drain()
+    if (stop === true) void p.modes.drained().then(requestStop)
+    return v
+  },
+})
+
+/**
+ * The provider's allocations, as stored; a running one with its usage so far and what that time
+ * costs at the contract's price (the settlement bills wall time, specs/contract-db.md).
+ */
 export const allocationsPort = (p: ProviderService): AllocationsPort => ({
   list: async () => {
     const books = new Map((await p.books.list()).map((e) => [e.contractId, e]))
     return (await p.listAllocations()).map((a) => {
       const e = books.get(a.contract.terms.contractId)
+      const usage = p.usage.get(a.allocationId)
+      const t = a.contract.terms
       return {
         allocationId: a.allocationId,
         jobId: a.jobId,
-        contractId: a.contract.terms.contractId,
+        contractId: t.contractId,
         requester: a.requester.peer,
         state: a.state,
         history: a.history,
         result: a.result,
         ...(e !== undefined ? { payment: paymentOf(e) } : {}),
+        ...(usage !== undefined
+          ? {
+              usage,
+              costSoFar: costOfMs(billableMs(usage.wallSeconds, t.maxDurationSeconds), t.pricePerHour),
+            }
+          : {}),
       }
     })
   },
@@ -130,7 +187,9 @@ export const peersPort = (host: Host, transport: Libp2pTransport): PeersPort => 
   },
 })
 
-export const infoPort = (n: Omit<ApiParts, 'metrics' | 'blobs' | 'host' | 'onboarding'>): InfoPort => ({
+export const infoPort = (
+  n: Omit<ApiParts, 'metrics' | 'blobs' | 'host' | 'onboarding' | 'queues'>,
+): InfoPort => ({
   info: () => ({
     peerId: n.peerId,
     version: DMS_VERSION,
@@ -154,6 +213,7 @@ export const infoPort = (n: Omit<ApiParts, 'metrics' | 'blobs' | 'host' | 'onboa
         : {}),
       ...(n.provider !== undefined ? { announced: n.provider.capacityNews.sent } : {}),
     },
+    ...(n.provider !== undefined ? { mode: n.provider.modes.view() } : {}),
   }),
 })
 
@@ -162,8 +222,11 @@ export function apiPorts(n: ApiParts): ApiPorts {
   return {
     info: infoPort(n),
     peers: peersPort(n.host, n.transport),
-    jobs: n.orchestrator !== undefined ? jobsPort(n.orchestrator) : noJobs,
+    jobs:
+      n.orchestrator !== undefined && n.queues !== undefined ? jobsPort(n.orchestrator, n.queues) : noJobs,
+    queues: n.queues !== undefined ? queuesPort(n.queues) : noQueues,
     allocations: n.provider !== undefined ? allocationsPort(n.provider) : noAllocations,
+    mode: n.provider !== undefined ? nodeModePort(n.provider, n.requestStop) : noMode,
     resources: n.onboarding ?? noResources,
     blobs: blobsPort(n.blobs),
     metrics: n.metrics,
@@ -222,6 +285,7 @@ export function requesterMetrics(metrics: NodeMetrics, o: Orchestrator): Metrics
     bidsIgnored: () => o.bidsIgnored,
     declinesIgnored: () => o.declinesIgnored,
     finalStates: FINAL_STATES,
+    liveUsage: () => o.liveUsageTotals(),
   })
   const off = o.onChange((job) => m.job(job))
   return { scan: () => m.scan(() => o.list()), stop: off }
@@ -245,6 +309,7 @@ export function providerMetrics(
     declines: () => p.declines,
     finalStates: ALLOCATION_FINAL,
     books: () => p.books.summary(),
+    mode: () => p.modes.view().mode,
   })
   m.seed(p.bidRequestsIgnored)
   const onIgnored = (reason: string) => m.bidRequestIgnored(reason)

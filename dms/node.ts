@@ -21,6 +21,7 @@ import type { Executor } from './executor/executor.js'
 import { envPassphrase, type PassphraseSource } from './keys.js'
 import { child, silentLogger } from './log.js'
 import { Orchestrator } from './orchestrator/orchestrator.js'
+import { QueueBook } from './orchestrator/queues/queue-book.js'
 import { ProviderService } from './provider/provider.js'
 import { ResourceLedger } from './resources/ledger.js'
 import { MachineMeter } from './resources/measure.js'
@@ -36,6 +37,11 @@ export interface NodeComponents {
   passphrase?: PassphraseSource
   /** Errors caught by the process's last-resort guard (`dms run`), shown in /metrics. */
   faults?: ProcessFaults
+  /**
+   * Called when the node asks to be stopped (`dms drain --stop` once drained): `dms run` stops
+   * gracefully and exits. @default the node stops itself
+   */
+  onStopRequest?: () => void
 }
 
 /**
@@ -57,6 +63,7 @@ export class DmsNode {
   onboarding?: Onboarding
   provider?: ProviderService
   orchestrator?: Orchestrator
+  queues?: QueueBook
   /**
    * This node's approval credentials, by contract-db peer id (one per contract-db its roles
    * name): attached to bid requests, bids and declines (specs/contract-db.md).
@@ -239,6 +246,12 @@ export class DmsNode {
       // Jobs an earlier process left unfinished carry on from their persisted snapshots.
       await this.orchestrator.start()
       await feed.scan()
+      this.queues = new QueueBook(
+        { db: this.db, clock, log: child(log, 'dms:queues'), jobs: this.orchestrator.forQueues() },
+        { idleExpirySeconds: cfg.requester.queueIdleExpirySeconds },
+      )
+      await this.queues.start()
+      this.lifecycle.onStop(() => this.queues?.stop(), 'queues')
     }
     if (cfg.api !== false) {
       const ports = apiPorts({
@@ -252,6 +265,8 @@ export class DmsNode {
         payloadRefusals: this.payloadRefusals,
         metrics: this.metrics,
         orchestrator: this.orchestrator,
+        queues: this.queues,
+        requestStop: () => this.requestStop(),
         provider: this.provider,
         onboarding: this.onboarding,
       })
@@ -294,8 +309,28 @@ export class DmsNode {
     await ledger.setOffer({ resources, prices, onboardedAt: now, updatedAt: now })
   }
 
-  /** Stops every started part, last started first. Idempotent. */
-  stop(): Promise<void> {
+  /**
+   * Stops every started part, last started first. Idempotent. With `drainMs` (a graceful stop,
+   * `dms run` on SIGTERM) a provider first declines new work and lets its runs finish for up to
+   * that long; the runs still going at the deadline are cancelled, and the log says how many.
+   */
+  async stop(opts: { drainMs?: number } = {}): Promise<void> {
+    if (opts.drainMs !== undefined && opts.drainMs > 0 && this.provider !== undefined) {
+      const live = this.provider.modes.view().liveBids
+      const left = await this.provider.finishWork(opts.drainMs)
+      if (left > 0)
+        this.log.warn(
+          { bids: left, deadlineMs: opts.drainMs },
+          'stop: drain deadline passed, cancelling the work still in progress',
+        )
+      else if (live > 0) this.log.info({ bids: live }, 'stop: every run finished')
+    }
     return this.lifecycle.stop()
+  }
+
+  /** Asks for this node to be stopped (by `dms run`, which then exits). */
+  requestStop(): void {
+    if (this.components.onStopRequest !== undefined) this.components.onStopRequest()
+    else void this.stop()
   }
 }

@@ -1974,6 +1974,7 @@ export interface JobUpdate {
   state: string
   at: number
   detail?: string
+  usage?: LiveUsage
 }
 
 export namespace JobUpdate {
@@ -2011,6 +2012,11 @@ export namespace JobUpdate {
           w.string(obj.detail)
         }
 
+        if (obj.usage != null) {
+          w.uint32(50)
+          LiveUsage.codec().encode(obj.usage, w)
+        }
+
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
@@ -2046,6 +2052,12 @@ export namespace JobUpdate {
             }
             case 5: {
               obj.detail = reader.string()
+              break
+            }
+            case 6: {
+              obj.usage = LiveUsage.codec().decode(reader, reader.uint32(), {
+                limits: opts.limits?.usage
+              })
               break
             }
             default: {
@@ -2098,6 +2110,13 @@ export namespace JobUpdate {
               }
               break
             }
+            case 6: {
+              yield * LiveUsage.codec().stream(reader, reader.uint32(), `${prefix}.usage`, {
+                limits: opts.limits?.usage
+              })
+
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -2135,6 +2154,26 @@ export namespace JobUpdate {
     value: string
   }
 
+  export interface JobUpdateUsageCpuSecondsFieldEvent {
+    field: '$.usage.cpuSeconds'
+    value: number
+  }
+
+  export interface JobUpdateUsageMemoryBytesFieldEvent {
+    field: '$.usage.memoryBytes'
+    value: number
+  }
+
+  export interface JobUpdateUsageLogBytesFieldEvent {
+    field: '$.usage.logBytes'
+    value: number
+  }
+
+  export interface JobUpdateUsageWallSecondsFieldEvent {
+    field: '$.usage.wallSeconds'
+    value: number
+  }
+
   export function encode (obj: Partial<JobUpdate>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, JobUpdate.codec())
   }
@@ -2143,8 +2182,166 @@ export namespace JobUpdate {
     return decodeMessage(buf, JobUpdate.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobUpdate>): Generator<JobUpdateJobIdFieldEvent | JobUpdateAllocationIdFieldEvent | JobUpdateStateFieldEvent | JobUpdateAtFieldEvent | JobUpdateDetailFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobUpdate>): Generator<JobUpdateJobIdFieldEvent | JobUpdateAllocationIdFieldEvent | JobUpdateStateFieldEvent | JobUpdateAtFieldEvent | JobUpdateDetailFieldEvent | JobUpdateUsageCpuSecondsFieldEvent | JobUpdateUsageMemoryBytesFieldEvent | JobUpdateUsageLogBytesFieldEvent | JobUpdateUsageWallSecondsFieldEvent> {
     return streamMessage(buf, JobUpdate.codec(), opts)
+  }
+}
+
+export interface LiveUsage {
+  cpuSeconds: number
+  memoryBytes: number
+  logBytes: number
+  wallSeconds: number
+}
+
+export namespace LiveUsage {
+  let _codec: Codec<LiveUsage>
+
+  export const codec = (): Codec<LiveUsage> => {
+    if (_codec == null) {
+      _codec = message<LiveUsage>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.cpuSeconds != null && obj.cpuSeconds !== 0)) {
+          w.uint32(9)
+          w.double(obj.cpuSeconds)
+        }
+
+        if ((obj.memoryBytes != null && obj.memoryBytes !== 0)) {
+          w.uint32(16)
+          w.uint64Number(obj.memoryBytes)
+        }
+
+        if ((obj.logBytes != null && obj.logBytes !== 0)) {
+          w.uint32(24)
+          w.uint64Number(obj.logBytes)
+        }
+
+        if ((obj.wallSeconds != null && obj.wallSeconds !== 0)) {
+          w.uint32(33)
+          w.double(obj.wallSeconds)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          cpuSeconds: 0,
+          memoryBytes: 0,
+          logBytes: 0,
+          wallSeconds: 0
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.cpuSeconds = reader.double()
+              break
+            }
+            case 2: {
+              obj.memoryBytes = reader.uint64Number()
+              break
+            }
+            case 3: {
+              obj.logBytes = reader.uint64Number()
+              break
+            }
+            case 4: {
+              obj.wallSeconds = reader.double()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.cpuSeconds`,
+                value: reader.double()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.memoryBytes`,
+                value: reader.uint64Number()
+              }
+              break
+            }
+            case 3: {
+              yield {
+                field: `${prefix}.logBytes`,
+                value: reader.uint64Number()
+              }
+              break
+            }
+            case 4: {
+              yield {
+                field: `${prefix}.wallSeconds`,
+                value: reader.double()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface LiveUsageCpuSecondsFieldEvent {
+    field: '$.cpuSeconds'
+    value: number
+  }
+
+  export interface LiveUsageMemoryBytesFieldEvent {
+    field: '$.memoryBytes'
+    value: number
+  }
+
+  export interface LiveUsageLogBytesFieldEvent {
+    field: '$.logBytes'
+    value: number
+  }
+
+  export interface LiveUsageWallSecondsFieldEvent {
+    field: '$.wallSeconds'
+    value: number
+  }
+
+  export function encode (obj: Partial<LiveUsage>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, LiveUsage.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<LiveUsage>): LiveUsage {
+    return decodeMessage(buf, LiveUsage.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<LiveUsage>): Generator<LiveUsageCpuSecondsFieldEvent | LiveUsageMemoryBytesFieldEvent | LiveUsageLogBytesFieldEvent | LiveUsageWallSecondsFieldEvent> {
+    return streamMessage(buf, LiveUsage.codec(), opts)
   }
 }
 

@@ -16,6 +16,7 @@ export const InvocationWire: WireSchema = {}
 export const InputFileWire: WireSchema = {}
 export const InvocationReplyWire: WireSchema = {}
 export const JobUpdateWire: WireSchema = {}
+export const LiveUsageWire: WireSchema = {}
 export const OutputFileWire: WireSchema = {}
 export const OutputArchiveWire: WireSchema = {}
 export const JobResultWire: WireSchema = {}
@@ -99,6 +100,13 @@ Object.assign(JobUpdateWire, {
   3: { wire: 2 },
   4: { wire: 0 },
   5: { wire: 2 },
+  6: { wire: 2, message: LiveUsageWire },
+})
+Object.assign(LiveUsageWire, {
+  1: { wire: 1 },
+  2: { wire: 0 },
+  3: { wire: 0 },
+  4: { wire: 1 },
 })
 Object.assign(OutputFileWire, {
   1: { wire: 2 },

@@ -16,8 +16,13 @@ export const apiError = (code: string, message: string, field?: string): ApiErro
 export const STATUS: Record<string, number> = {
   JOB_NOT_FOUND: 404,
   JOB_ENDED: 409,
+  JOB_LIVE: 409,
+  QUEUE_NOT_FOUND: 404,
+  QUEUE_DRAINING: 409,
+  QUEUE_ENDED: 409,
   NOT_A_REQUESTER: 409,
   NOT_A_PROVIDER: 409,
+  NODE_MODE_CONFLICT: 409,
 }
 
 /** An error a route throws: the code is stable, the status is HTTP. */

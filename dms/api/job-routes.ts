@@ -10,7 +10,10 @@ import { apiError } from './errors.js'
 import type { JobsPort, JobView } from './ports.js'
 import {
   JobIdParams,
+  JobListQuery,
   JobListReply,
+  PruneBody,
+  PruneReply,
   JobReply,
   JobStateReply,
   QuoteReply,
@@ -32,6 +35,8 @@ function summary(j: JobView): NonNullable<JobList['jobs']>[number] {
     state: j.state,
     createdAt: j.record.createdAt,
     provider: j.record.winner?.provider,
+    queue: j.record.spec.queue,
+    rerunOf: j.record.rerunOf,
   }
 }
 
@@ -47,6 +52,8 @@ function detail(job: JobView): Record<string, unknown> {
         ? null
         : { id: r.allocationId, provider: r.winner?.provider, state: last?.state ?? null },
     usage: r.result?.receipt.receipt.usage ?? null,
+    // While it runs: what its provider last reported (heartbeats), with when it came.
+    liveUsage: job.liveUsage ?? null,
   }
 }
 
@@ -107,15 +114,60 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = (base: FastifyIns
     {
       config: {
         doc: {
-          summary: "list this requester's jobs, newest first",
-          responses: { 200: { description: 'the jobs', schema: JobListReply } },
+          summary: "one page of this requester's jobs, newest first",
+          description:
+            'Filters: `state`, `queue`, `since` (created at or after, ms). `limit` (1..1000, default 100) jobs per page; `next` is the cursor of the page after, absent on the last. Read from indexes (specs/rest-api.md, "Listing jobs"); an unknown query field is 400 INVALID_REQUEST.',
+          responses: {
+            200: { description: 'the jobs', schema: JobListReply },
+            400: { description: 'INVALID_REQUEST naming the query field' },
+          },
+        },
+      },
+      schema: { querystring: JobListQuery },
+    },
+    async (req): Promise<JobList> => {
+      const q = req.query
+      const page = await jobs.list({ ...q, limit: q.limit ?? 100 })
+      return { jobs: page.jobs.map(summary), ...(page.next !== undefined ? { next: page.next } : {}) }
+    },
+  )
+
+  app.post(
+    '/v1/jobs/prune',
+    {
+      schema: { body: PruneBody },
+      config: {
+        doc: {
+          summary: 'prune ended jobs by age or count, with the blobs no stored job uses and their grants',
+          description:
+            'Each field defaults to the config\'s `requester.retention`; a job that is not final is never pruned (specs/queues.md, "Retention").',
+          responses: {
+            200: { description: 'what was pruned', schema: PruneReply },
+            400: { description: 'INVALID_REQUEST: no policy given nor configured' },
+          },
         },
       },
     },
-    async (): Promise<JobList> => {
-      const all = await jobs.list()
-      return { jobs: all.sort((a, b) => b.record.createdAt - a.record.createdAt).map(summary) }
+    async (req) => jobs.prune(req.body ?? {}),
+  )
+
+  app.post(
+    '/v1/jobs/:id/rerun',
+    {
+      schema: { params: JobIdParams },
+      config: {
+        doc: {
+          summary: 'rerun an ended job: a new job from its spec, linked by `rerunOf`',
+          description: "The new job joins the old one's queue while that queue is active, else no queue.",
+          responses: {
+            201: { description: 'the new job, stored', schema: JobStateReply },
+            404: { description: 'JOB_NOT_FOUND' },
+            409: { description: 'JOB_LIVE: the job has not ended' },
+          },
+        },
+      },
     },
+    async (req, reply) => reply.status(201).send(stateOf(await jobs.rerun(req.params.id))),
   )
 
   app.get(

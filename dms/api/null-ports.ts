@@ -4,7 +4,15 @@
  * the port they were given (specs/rest-api.md, "Errors").
  */
 import { DmsError } from '../../actors/errors.js'
-import type { AllocationsPort, ApiPorts, BlobsPort, JobsPort, ResourcesPort } from './ports.js'
+import type {
+  AllocationsPort,
+  ApiPorts,
+  BlobsPort,
+  JobsPort,
+  NodeModePort,
+  QueuesPort,
+  ResourcesPort,
+} from './ports.js'
 
 /** A route of the requester role on a node without a `requester` config section. */
 export class NotARequesterError extends DmsError {
@@ -35,10 +43,29 @@ export const noJobs: JobsPort = {
   quote: notARequester,
   list: notARequester,
   get: notARequester,
+  rerun: notARequester,
+  prune: notARequester,
   cancel: notARequester,
   liveLogs: throws(() => new NotARequesterError()),
   onLog: throws(() => new NotARequesterError()),
   onChange: throws(() => new NotARequesterError()),
+}
+
+/** The queues of a node that is not a requester. */
+export const noQueues: QueuesPort = {
+  create: notARequester,
+  list: notARequester,
+  get: notARequester,
+  drain: notARequester,
+  cancel: notARequester,
+}
+
+/** The lifecycle mode of a node that is not a provider. */
+export const noMode: NodeModePort = {
+  view: notAProvider,
+  pause: notAProvider,
+  resume: notAProvider,
+  drain: notAProvider,
 }
 
 /** The allocations of a node that is not a provider. */
@@ -73,6 +100,8 @@ export function detachedPorts(): ApiPorts {
     info: { info: () => ({}) },
     peers: { list: () => [] },
     jobs: noJobs,
+    queues: noQueues,
+    mode: noMode,
     allocations: noAllocations,
     resources: noResources,
     blobs: noBlobs,

@@ -5,15 +5,29 @@
  * role's null object (dms/api/null-ports.ts), which answers 409. Tests pass fakes.
  */
 import type { JobRecord } from '../orchestrator/job-record.js'
-import type { JobLog, JobResult } from '../protocol/messages.js'
+import type { JobLog, JobResult, LiveUsage } from '../protocol/messages.js'
 import type { OnboardRequest } from '../resources/onboard-request.js'
 import type { ResourcesView } from '../resources/onboarding.js'
-import type { AllocationSummary, EarningsReply, InfoReply, PeerSummary, QuoteReply } from './schemas.js'
+import type {
+  AllocationSummary,
+  EarningsReply,
+  InfoReply,
+  JobListQuery,
+  ModeView,
+  NewQueueBody,
+  PeerSummary,
+  PruneBody,
+  PruneReply,
+  QueueView,
+  QuoteReply,
+} from './schemas.js'
 
 /** A job as the API shows it: its stored state and record. */
 export interface JobView {
   state: string
   record: JobRecord
+  /** While it runs: its provider's last usage report (never stored). */
+  liveUsage?: LiveUsage & { at: number }
 }
 
 /** A job's output so far. */
@@ -35,9 +49,23 @@ export interface JobsPort {
    * the ranked bids (all released at once) and the declines; nothing is stored.
    */
   quote(body: unknown): Promise<QuoteReply>
-  /** Every job of this requester (any order). */
-  list(): Promise<JobView[]>
+  /**
+   * One page of this requester's jobs, newest first, from the listing indexes (never a scan);
+   * `next` is the cursor of the page after. A cursor it did not give is `INVALID_REQUEST` (400).
+   */
+  list(query: JobListQuery & { limit: number }): Promise<{ jobs: JobView[]; next?: string }>
   get(id: string): Promise<JobView | undefined>
+  /**
+   * A new job from the spec of an ended one, linked by `rerunOf` (`JOB_LIVE`, 409, while it runs);
+   * it joins the old job's queue while that queue takes jobs.
+   */
+  rerun(id: string): Promise<JobView>
+  /**
+   * Deletes ended jobs past `maxAgeDays` or beyond the newest `keepLast` (each defaulting to the
+   * config's `requester.retention`), with the blobs no stored job uses and their grants; never a
+   * live job (specs/queues.md, "Retention").
+   */
+  prune(policy: PruneBody): Promise<PruneReply>
   /** Asks the job to stop; resolves with its state once the cancel is taken. */
   cancel(id: string): Promise<JobView>
   /** The live output of a job running here, else undefined. */
@@ -46,6 +74,33 @@ export interface JobsPort {
   onLog(fn: (jobId: string, log: JobLog) => void): () => void
   /** Each stored change of any job; returns the unsubscribe function. */
   onChange(fn: (job: JobView) => void): () => void
+}
+
+/**
+ * The requester's queues (batches of jobs; specs/queues.md). Errors: `QUEUE_NOT_FOUND` (404),
+ * `QUEUE_DRAINING` / `QUEUE_ENDED` (409); the null object's is `NOT_A_REQUESTER`.
+ */
+export interface QueuesPort {
+  create(body: NewQueueBody): Promise<QueueView>
+  /** Every queue, newest first. */
+  list(): Promise<QueueView[]>
+  get(id: string): Promise<QueueView | undefined>
+  /** Refuses new jobs from now; the queue ends `drained` with its last live job. */
+  drain(id: string): Promise<QueueView>
+  /** Ends the queue `cancelled` and cancels every live job of it. */
+  cancel(id: string): Promise<QueueView>
+}
+
+/**
+ * The provider's lifecycle mode (specs/node-lifecycle.md). A change the mode refuses is
+ * `NODE_MODE_CONFLICT` (409); the null object's code is `NOT_A_PROVIDER`.
+ */
+export interface NodeModePort {
+  view(): Promise<ModeView>
+  pause(): Promise<ModeView>
+  resume(): Promise<ModeView>
+  /** Stops bidding; drained once no bid is live. With `stop`, the node then stops. */
+  drain(opts: { stop?: boolean }): Promise<ModeView>
 }
 
 /** The provider role's allocations. The null object's error code is `NOT_A_PROVIDER`. */
@@ -108,6 +163,8 @@ export interface ApiPorts {
   info: InfoPort
   peers: PeersPort
   jobs: JobsPort
+  queues: QueuesPort
+  mode: NodeModePort
   allocations: AllocationsPort
   resources: ResourcesPort
   blobs: BlobsPort

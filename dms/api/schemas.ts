@@ -33,6 +33,86 @@ export type ApiError = Static<typeof ErrorReply>
 export const JobIdParams = strictObject({ id: Type.String({ minLength: 1, maxLength: 100 }) })
 export type JobIdParams = Static<typeof JobIdParams>
 
+/** Every state a job can be in (dms/orchestrator/job-record.ts). */
+export const JOB_STATES = [
+  'bidding',
+  'selecting',
+  'requesting',
+  'contracting',
+  'invoking',
+  'running',
+  'verifying',
+  'settling',
+  'cancelling',
+  'retrying',
+  'completed',
+  'failed',
+  'cancelled',
+] as const
+const queueId = Type.String({ pattern: '^[A-Za-z0-9-]{1,64}$', description: 'a queue id' })
+
+/** `GET /v1/jobs?state=&queue=&since=&limit=&cursor=`: one page, newest first. */
+export const JobListQuery = strictObject({
+  state: opt(StringEnum([...JOB_STATES])),
+  queue: opt(queueId),
+  since: opt(
+    Type.Integer({ minimum: 0, maximum: 1e15, description: 'jobs created at or after (ms since the epoch)' }),
+  ),
+  limit: opt(Type.Integer({ minimum: 1, maximum: 1000, description: 'jobs per page; default 100' })),
+  cursor: opt(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: '`next` of the previous page',
+    }),
+  ),
+})
+export type JobListQuery = Static<typeof JobListQuery>
+
+/** `POST /v1/queues`. */
+export const NewQueueBody = strictObject({
+  tag: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+    description: 'a name for people',
+  }),
+  maxRetries: opt(
+    Type.Integer({ minimum: 0, maximum: 10, description: 'default `retries` of its jobs that set none' }),
+  ),
+  idleExpirySeconds: opt(
+    Type.Integer({
+      minimum: 1,
+      maximum: 31_536_000,
+      description:
+        'an active queue with no live job this long expires; default requester.queueIdleExpirySeconds',
+    }),
+  ),
+})
+export type NewQueueBody = Static<typeof NewQueueBody>
+
+/** `POST /v1/jobs/prune`: each field defaults to the config's `requester.retention`. */
+export const PruneBody = strictObject({
+  maxAgeDays: opt(
+    Type.Integer({ minimum: 1, maximum: 36_500, description: 'ended jobs created longer ago' }),
+  ),
+  keepLast: opt(
+    Type.Integer({ minimum: 0, maximum: 10_000_000, description: 'ended jobs kept, newest first' }),
+  ),
+})
+export type PruneBody = Static<typeof PruneBody>
+export const PruneReply = reply({
+  pruned: opt(int),
+  blobsDeleted: opt(int),
+  grantsRevoked: opt(int),
+})
+export type PruneReply = Static<typeof PruneReply>
+
+/** `:id` of the queue routes. */
+export const QueueIdParams = strictObject({ id: queueId })
+export type QueueIdParams = Static<typeof QueueIdParams>
+
 /** A yes/no query flag, as text (`?follow=true`). */
 const flag = opt(StringEnum(['true', 'false', '1', '0']))
 export const isSet = (v: string | undefined): boolean => v === 'true' || v === '1'
@@ -81,12 +161,32 @@ export const JobSummary = reply({
   state: opt(str),
   createdAt: opt(int),
   provider: opt(str),
+  queue: opt(str),
+  rerunOf: opt(str),
 })
-export const JobListReply = reply({ jobs: opt(Type.Array(JobSummary)) })
+export const JobListReply = reply({
+  jobs: opt(Type.Array(JobSummary)),
+  next: opt(Type.String(described('the cursor of the next page; absent on the last page'))),
+})
 export type JobListReply = Static<typeof JobListReply>
 
 /** `GET /v1/jobs/:id`: the stored JobRecord with `state`, `allocation` and `usage`. */
 export const JobReply = anyObject
+
+/** A queue: `POST|GET|DELETE /v1/queues/:id`, `POST /v1/queues/:id/drain`. */
+export const QueueReply = reply({
+  id: opt(str),
+  tag: opt(str),
+  maxRetries: opt(int),
+  idleExpirySeconds: opt(int),
+  state: opt(StringEnum(['active', 'draining', 'drained', 'cancelled', 'expired'])),
+  createdAt: opt(int),
+  lastActivityAt: opt(int),
+  history: opt(Type.Array(anyObject)),
+  counts: opt(reply({ active: opt(int), completed: opt(int), failed: opt(int), cancelled: opt(int) })),
+})
+export type QueueView = Static<typeof QueueReply>
+export const QueueListReply = reply({ queues: opt(Type.Array(QueueReply)) })
 
 export const PeerSummary = reply({
   peerId: opt(str),
@@ -121,6 +221,15 @@ export const AllocationSummary = reply({
       claimError: opt(str),
     }),
   ),
+  usage: opt(
+    reply({
+      cpuSeconds: opt(Type.Number()),
+      memoryBytes: opt(int),
+      logBytes: opt(int),
+      wallSeconds: opt(Type.Number()),
+    }),
+  ),
+  costSoFar: opt(Type.Integer(described('micro-tokens: the wall time so far at the contract price'))),
 })
 export type AllocationSummary = Static<typeof AllocationSummary>
 
@@ -135,6 +244,19 @@ export const EarningsReply = reply({
 })
 export type EarningsReply = Static<typeof EarningsReply>
 export const AllocationListReply = reply({ allocations: opt(Type.Array(AllocationSummary)) })
+
+/** The provider's lifecycle mode: `GET|POST /v1/node/...`, and `mode` in `/v1/info`. */
+export const ModeReply = reply({
+  mode: opt(StringEnum(['ready', 'paused', 'draining', 'drained'])),
+  since: opt(Type.Integer(described('ms since the epoch'))),
+  liveBids: opt(Type.Integer(described('bids not yet ended (reservations, contracts, runs)'))),
+})
+export type ModeView = Static<typeof ModeReply>
+
+/** `POST /v1/node/drain`. */
+export const DrainBody = strictObject({
+  stop: opt(Type.Boolean(described('stop the node once drained'))),
+})
 
 const counts = StringMap(int)
 export const InfoReply = reply({
@@ -180,6 +302,7 @@ export const InfoReply = reply({
       announced: opt(Type.Integer(described('provider: capacity news published'))),
     }),
   ),
+  mode: opt(ModeReply),
 })
 export type InfoReply = Static<typeof InfoReply>
 

@@ -12,9 +12,11 @@ import { claimSocket, markOwned, releaseSocket } from '../../actors/local-socket
 import { dataRoutes } from './data-routes.js'
 import { apiError, STATUS, validationError } from './errors.js'
 import { jobRoutes } from './job-routes.js'
+import { modeRoutes } from './mode-routes.js'
 import { nodeRoutes } from './node-routes.js'
 import { DMS_VERSION, openApiDocument, recordRoutes } from './openapi.js'
 import type { ApiPorts } from './ports.js'
+import { queueRoutes } from './queue-routes.js'
 import { resourceRoutes } from './resources-routes.js'
 
 export interface ApiServerInit {
@@ -87,6 +89,8 @@ export function buildApi(
   void app.register(nodeRoutes, { ...ports, openapi })
   void app.register(dataRoutes, { blobs: ports.blobs, jobs: ports.jobs })
   void app.register(jobRoutes, { jobs: ports.jobs })
+  void app.register(queueRoutes, { queues: ports.queues })
+  void app.register(modeRoutes, { mode: ports.mode })
   return { app, openapi }
 }
 

@@ -3,8 +3,10 @@ import { mkdir, rename, rm } from 'node:fs/promises'
 import { dirname, isAbsolute, resolve as resolvePath, sep } from 'node:path'
 import { ApiClient, ApiClientError, downloadTo, ndjson, RouteMissingError } from '../api/client.js'
 import type { JobRecord } from '../orchestrator/job-record.js'
+import { parseWholeNumber, UnitError } from '../resources/units.js'
 import { resolveJobId } from './job-id.js'
 import { CliError, print, printJson, printSafe } from './output.js'
+import { printTable } from './table.js'
 
 export type JobView = JobRecord & { state: string }
 const FINAL = new Set(['completed', 'failed', 'cancelled'])
@@ -72,7 +74,10 @@ export function waitingFor(job: JobView): string | undefined {
 export async function jobStatusCommand(id: string, opts: { socket: string; json?: boolean }): Promise<void> {
   id = await resolveJobId(opts.socket, id)
   const api = new ApiClient(opts.socket)
-  let job: JobView & { usage?: { wallSeconds: number } | null }
+  let job: JobView & {
+    usage?: { wallSeconds: number } | null
+    liveUsage?: { cpuSeconds: number; memoryBytes: number; logBytes: number; wallSeconds: number } | null
+  }
   try {
     job = await api.ok<JobView>('GET', `/v1/jobs/${encodeURIComponent(id)}`)
   } catch (err) {
@@ -90,11 +95,19 @@ export async function jobStatusCommand(id: string, opts: { socket: string; json?
     printSafe(`declined while queued: ${d.provider.slice(-8)}: ${d.reasons.join('; ')}`)
   printSafe(`bids: ${job.bids.length}, declines: ${job.declines.length}`)
   for (const a of job.attempts ?? [])
-    printSafe(`dropped: ${a.provider} (${a.error.code}: ${a.error.message})`)
+    printSafe(`attempt: ${a.provider} (${a.error.code}: ${a.error.message})`)
+  if (job.rerunOf) printSafe(`rerun of: ${job.rerunOf}`)
+  if (job.spec.queue) printSafe(`queue: ${job.spec.queue}`)
+  if (job.retryAt !== undefined) printSafe(`next attempt at: ${new Date(job.retryAt).toISOString()}`)
   if (job.winner) printSafe(`provider: ${job.winner.provider} (${job.winner.why})`)
   if (job.contract)
     printSafe(`contract: ${job.contract.terms.contractId}, escrow ${job.contract.terms.escrow}`)
   if (job.allocationId) printSafe(`allocation: ${job.allocationId}`)
+  const live = job.liveUsage
+  if (live && !FINAL.has(job.state))
+    printSafe(
+      `usage so far: ${live.cpuSeconds.toFixed(2)}s cpu, ${live.memoryBytes} bytes memory peak, ${live.logBytes} bytes of logs, ${live.wallSeconds.toFixed(1)}s wall`,
+    )
   if (job.usage) printSafe(`usage: ${job.usage.wallSeconds.toFixed(2)}s wall`)
   if (job.result)
     printSafe(
@@ -107,17 +120,81 @@ export async function jobStatusCommand(id: string, opts: { socket: string; json?
   if (job.error) printSafe(`error: ${job.error.code}: ${job.error.message}`)
 }
 
-export async function jobListCommand(opts: { socket: string; json?: boolean }): Promise<void> {
-  type Row = { id: string; name?: string; state: string; createdAt: number; provider?: string }
-  const { jobs } = await new ApiClient(opts.socket)
-    .ok<{ jobs: Row[] }>('GET', '/v1/jobs')
+export interface JobListOptions {
+  socket: string
+  json?: boolean
+  state?: string
+  queue?: string
+  since?: string
+  limit?: string
+  cursor?: string
+}
+
+/** One page of jobs (`GET /v1/jobs` with its filters), as a table; says how to get the next. */
+export async function jobListCommand(opts: JobListOptions): Promise<void> {
+  type Row = { id: string; name?: string; state: string; createdAt: number; queue?: string; rerunOf?: string }
+  const query = new URLSearchParams()
+  if (opts.state !== undefined) query.set('state', opts.state)
+  if (opts.queue !== undefined) query.set('queue', opts.queue)
+  if (opts.since !== undefined) {
+    const t = Date.parse(opts.since)
+    if (Number.isNaN(t)) throw new CliError(`--since: not a date or time: ${JSON.stringify(opts.since)}`)
+    query.set('since', String(t))
+  }
+  try {
+    query.set('limit', String(parseWholeNumber(opts.limit ?? '20', 'jobs')))
+  } catch (err) {
+    if (err instanceof UnitError) throw new CliError(`--limit: ${err.message}`)
+    throw err
+  }
+  if (opts.cursor !== undefined) query.set('cursor', opts.cursor)
+  const page = await new ApiClient(opts.socket)
+    .ok<{ jobs: Row[]; next?: string }>('GET', `/v1/jobs?${query.toString()}`)
     .catch((err: unknown) => apiProblem(err))
-  if (opts.json) return printJson({ jobs })
-  if (jobs.length === 0) return print('no jobs')
-  for (const j of jobs)
-    printSafe(
-      `${j.id}  ${j.state.padEnd(11)}  ${new Date(j.createdAt).toISOString()}  ${j.name ?? ''}`.trimEnd(),
-    )
+  if (opts.json) return printJson(page)
+  if (page.jobs.length === 0) return print('no jobs')
+  printTable(
+    ['ID', 'STATE', 'CREATED', 'QUEUE', 'NAME'],
+    page.jobs.map((j) => [j.id, j.state, new Date(j.createdAt).toISOString(), j.queue, j.name ?? '']),
+  )
+  if (page.next !== undefined) print(`more: add --cursor ${page.next}`)
+}
+
+/** `dms job prune`: ended jobs by age or count (defaults: the node's `requester.retention`). */
+export async function jobPruneCommand(opts: {
+  socket: string
+  json?: boolean
+  maxAgeDays?: string
+  keepLast?: string
+}): Promise<void> {
+  const num = (flag: string, v: string | undefined) => {
+    if (v === undefined) return undefined
+    try {
+      return parseWholeNumber(v, flag === '--keep-last' ? 'jobs' : 'days')
+    } catch (err) {
+      if (err instanceof UnitError) throw new CliError(`${flag}: ${err.message}`)
+      throw err
+    }
+  }
+  const maxAgeDays = num('--max-age-days', opts.maxAgeDays)
+  const keepLast = num('--keep-last', opts.keepLast)
+  const r = await new ApiClient(opts.socket)
+    .ok<{ pruned: number; blobsDeleted: number; grantsRevoked: number }>('POST', '/v1/jobs/prune', {
+      ...(maxAgeDays !== undefined ? { maxAgeDays } : {}),
+      ...(keepLast !== undefined ? { keepLast } : {}),
+    })
+    .catch((err: unknown) => apiProblem(err, 'prune refused: '))
+  if (opts.json) return printJson(r)
+  print(`pruned ${r.pruned} ended jobs, ${r.blobsDeleted} blobs, ${r.grantsRevoked} grants`)
+}
+
+/** `dms job rerun <id>`: a new job from an ended job's spec. */
+export async function jobRerunCommand(id: string, opts: { socket: string; json?: boolean }): Promise<void> {
+  const res = await new ApiClient(opts.socket)
+    .ok<{ id: string; state: string }>('POST', `/v1/jobs/${encodeURIComponent(id)}/rerun`)
+    .catch((err: unknown) => apiProblem(err, 'rerun refused: '))
+  if (opts.json) printJson(res)
+  else printSafe(`job ${res.id}: ${res.state} (rerun of ${id})`)
 }
 
 export async function jobLogsCommand(

@@ -12,9 +12,14 @@ import {
   jobListCommand,
   jobLogsCommand,
   jobOutputsCommand,
+  jobPruneCommand,
+  jobRerunCommand,
   jobStatusCommand,
+  type JobListOptions,
 } from './job.js'
 import { registerKeyCommands } from './key.js'
+import { registerModeCommands } from './node-mode.js'
+import { registerQueueCommands } from './queue.js'
 import { peersCommand } from './peers.js'
 import { CliError, terminalSafe } from './output.js'
 import { registerEarningsCommand } from './earnings.js'
@@ -128,10 +133,34 @@ job
   .action((command: string[], o) => jobQuoteCommand(command, o as Parameters<typeof jobQuoteCommand>[1]))
 job
   .command('list')
-  .description("list this requester's jobs, newest first")
+  .description("one page of this requester's jobs, newest first (a table; --json for the reply)")
+  .option('--state <state>', 'only jobs in this state (e.g. failed, running, completed)')
+  .option('--queue <id>', 'only jobs of this queue')
+  .option('--since <time>', 'only jobs created at or after this time (ISO 8601)')
+  .option('--limit <n>', 'jobs per page (1-1000)', '20')
+  .option('--cursor <cursor>', 'the next page, as the previous one said')
   .option('--json', 'print JSON')
   .option(...socketOpt)
-  .action((o: { socket: string; json?: boolean }) => jobListCommand(o))
+  .action((o: JobListOptions) => jobListCommand(o))
+job
+  .command('prune')
+  .description(
+    'delete ended jobs by age or count, with their unused blobs and grants (never a live job); defaults: requester.retention',
+  )
+  .option('--max-age-days <n>', 'ended jobs created more than this many days ago')
+  .option('--keep-last <n>', 'keep only the newest this many ended jobs')
+  .option('--json', 'print JSON')
+  .option(...socketOpt)
+  .action((o: { socket: string; json?: boolean; maxAgeDays?: string; keepLast?: string }) =>
+    jobPruneCommand(o),
+  )
+job
+  .command('rerun')
+  .description('post a new job from the spec of an ended job (linked to it by rerunOf)')
+  .argument('<id>', 'job id')
+  .option('--json', 'print JSON')
+  .option(...socketOpt)
+  .action((id: string, o: { socket: string; json?: boolean }) => jobRerunCommand(id, o))
 job
   .command('status')
   .description("show a job's state, history, bids, contract, allocation, usage and settlement")
@@ -179,6 +208,8 @@ program
     (await import('./devnet.js')).devnetCommand(o),
   )
 
+registerQueueCommands(program, [...socketOpt])
+registerModeCommands(program, [...socketOpt])
 registerResourceCommands(program, defaultDataDir)
 registerKeyCommands(program, defaultDataDir)
 registerEarningsCommand(program, defaultDataDir)

@@ -65,6 +65,9 @@ export async function initCommand(opts: { dataDir: string; json?: boolean }): Pr
   }
 }
 
+/** How long a graceful stop lets a provider's runs finish when the config does not say. */
+export const DEFAULT_STOP_DRAIN_SECONDS = 60
+
 /**
  * `dms run`: starts a node and runs until SIGINT/SIGTERM; the first signal stops it in order
  * (API, requester, provider, network, database), a second one exits at once (code 130).
@@ -86,7 +89,12 @@ export async function runCommand(opts: {
   cfg.dataDir = resolve(cfg.dataDir)
   const log = createLogger({ level: cfg.log?.level })
   const guard = new ProcessGuard({ log })
-  const node = new DmsNode(cfg, { log, passphrase: cliPassphrase(), faults: guard })
+  const node = new DmsNode(cfg, {
+    log,
+    passphrase: cliPassphrase(),
+    faults: guard,
+    onStopRequest: () => stop('drained'),
+  })
   // Signals during start are honoured once the node is up (it stops what it started).
   let signalled: string | undefined
   let started = false
@@ -97,7 +105,9 @@ export async function runCommand(opts: {
     if (stopping !== undefined) return
     log.info({ sig }, 'stopping (send the signal again to exit at once)')
     const t0 = Date.now()
-    stopping = node.stop().then(() => {
+    // A provider finishes its runs first, up to provider.stopDrainSeconds (specs/node-lifecycle.md).
+    const drainMs = (cfg.provider?.stopDrainSeconds ?? DEFAULT_STOP_DRAIN_SECONDS) * 1000
+    stopping = node.stop({ drainMs }).then(() => {
       log.info({ ms: Date.now() - t0 }, 'stopped')
       onStopped()
     })

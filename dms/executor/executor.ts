@@ -97,6 +97,8 @@ export type ExecutionEvent =
   | { type: 'started' }
   | { type: 'log'; stream: 'stdout' | 'stderr'; chunk: string }
   | { type: 'exited'; exitCode: number }
+  /** A resource sample while the container runs: totals so far (cpu seconds, memory peak). */
+  | { type: 'usage'; cpuSeconds: number; memoryBytes: number }
 
 export interface RunOptions {
   signal?: AbortSignal

@@ -1,5 +1,6 @@
 /** The requester's settings (`requester` in the node config, specs/config.md) and their defaults. */
 import { DEFAULT_TRANSFER_PACE } from '../blobs/transfer.js'
+import type { RetentionPolicy } from './retention.js'
 import type { StepConfig } from './steps/deps.js'
 
 export interface OrchestratorInit {
@@ -47,6 +48,10 @@ export interface OrchestratorInit {
   queueRetryMinMs?: number
   /** Longest wait of a queued job before it bids again without capacity news. @default 30000 */
   queueRetryMaxMs?: number
+  /** Default idle expiry of a queue with no live job (specs/queues.md). @default 86400 */
+  queueIdleExpirySeconds?: number
+  /** Ended jobs pruned (with their blobs and grants) by age or count, hourly (specs/queues.md). */
+  retention?: RetentionPolicy
 }
 
 /** The settings of a job's steps and its contract-db client, defaults applied. */

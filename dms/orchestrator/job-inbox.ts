@@ -67,7 +67,8 @@ export function spawnJobActor(id: JobId, d: JobInboxDeps): Actor {
       if (u.jobId !== id || !isWinner(m.peer)) return
       const heartbeat = u.detail === HEARTBEAT
       d.session.addUpdate(u, d.clock.now(), heartbeat)
-      if (!heartbeat) d.onUpdate(u)
+      // Listeners hear every step, and the heartbeats that carry the usage so far.
+      if (!heartbeat || u.usage !== undefined) d.onUpdate(u)
     })
     .on(W.log, (m) => {
       const l = m.payload

@@ -33,6 +33,8 @@ export interface JobSteps {
   settle: Step
   /** Stops the run at the provider (if any) and closes the contract for the time used. */
   cancel: Step
+  /** Waits until `retryAt` (retry policy backoff, on the clock); absent: no wait. */
+  backoff?: Step
 }
 
 /** An error a step throws to fail the job with a stable reason code. */
@@ -106,8 +108,41 @@ export function queueTimeoutError(job: JobRecord): JobError {
   }
 }
 
+/** What a new attempt starts without: the last attempt's bids, contract and run. */
+const fresh: Patch = {
+  bids: [],
+  declines: [],
+  tried: [],
+  refusals: [],
+  winner: undefined,
+  contract: undefined,
+  proof: undefined,
+  allocationId: undefined,
+  updates: [],
+  result: undefined,
+  verification: undefined,
+  lastSeenAt: undefined,
+  settlement: undefined,
+  error: undefined,
+}
+
+/** Which retry policy kind an outcome is (specs/job-spec.md, "Retry policy"). */
+const outcomeKind = (error: JobError | undefined) =>
+  error?.code === 'RUN_FAILED' ? 'runFailed' : error?.code === 'RUN_TIMED_OUT' ? 'timedOut' : undefined
+
+const policyAllows = (job: JobRecord, kind: 'providerFault' | 'runFailed' | 'timedOut' | undefined) => {
+  const p = job.spec.retryPolicy
+  return (
+    p !== undefined &&
+    kind !== undefined &&
+    p.on.includes(kind) &&
+    (job.attempts?.length ?? 0) < p.attempts &&
+    job.cancelRequestedAt === undefined
+  )
+}
+
 export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
-  const step = (name: keyof JobSteps) =>
+  const step = (name: Exclude<keyof JobSteps, 'backoff'>) =>
     fromPromise<Patch, JobRecord>(({ input, signal }) => steps[name](input, signal))
   const stamp = (state: JobState) => ({ type: 'stamp' as const, params: { state } })
   // Typed loosely on purpose: xstate's per-src inference does not follow a helper like this one;
@@ -129,6 +164,7 @@ export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
         input: ({ context }: { context: JobRecord }) => context,
         onDone: { target: next, actions: 'merge' },
         onError: [
+          { guard: 'policyRetriesFault', target: 'retrying', actions: ['retry', 'backoffFrom'] },
           { guard: 'retriesLeft', target: 'bidding', actions: 'retry' },
           { target: 'failed', actions: 'fail' },
         ],
@@ -148,6 +184,9 @@ export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
       verify: step('verify'),
       settle: step('settle'),
       cancel: step('cancel'),
+      backoff: fromPromise<Patch, JobRecord>(({ input, signal }) =>
+        steps.backoff !== undefined ? steps.backoff(input, signal) : Promise.resolve({}),
+      ),
     },
     actions: {
       merge: assign(({ event }) => (event as unknown as { output: Patch }).output),
@@ -192,18 +231,32 @@ export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
             },
           ],
           excluded: [...(context.excluded ?? []), provider],
-          bids: [],
-          declines: [],
-          tried: [],
-          refusals: [],
-          winner: undefined,
-          contract: undefined,
-          proof: undefined,
-          allocationId: undefined,
-          updates: [],
-          result: undefined,
-          lastSeenAt: undefined,
+          ...fresh,
         }
+      }),
+      // A run that failed or timed out, retried by the spec's retry policy: record the attempt
+      // (its contract was settled for the time used) and bid again, the same provider allowed.
+      retryOutcome: assign(({ context, event }) => {
+        const patch = (event as unknown as { output: Patch }).output
+        return {
+          ...fresh,
+          attempts: [
+            ...(context.attempts ?? []),
+            {
+              provider: context.winner?.provider as string,
+              contractId: context.contract?.terms.contractId,
+              error: patch.error as JobError,
+              settlement: patch.settlement,
+              at: clock.now(),
+            },
+          ],
+        }
+      }),
+      // When the next attempt starts: backoff seconds, doubled at each attempt (at most 1 h).
+      backoffFrom: assign(({ context }) => {
+        const base = (context.spec.retryPolicy?.backoffSeconds ?? 0) * 1000
+        const n = Math.max(0, (context.attempts?.length ?? 1) - 1)
+        return { retryAt: clock.now() + Math.min(base * 2 ** n, 3_600_000) }
       }),
       noBids: assign(({ context }) => {
         // A job that waited in `queued` and whose last round, at its deadline, found nothing.
@@ -290,6 +343,13 @@ export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
       hasCandidate: ({ context }) => context.bids.some((b) => !context.tried.includes(b.bidId)),
       // terminatesOnFailure (steps/terminate.ts) throws a JobFailure once the contract was terminated
       // for provider fault.
+      // The retry policy covers this provider fault (it then waits its backoff before bidding).
+      policyRetriesFault: ({ context, event }) =>
+        (event as unknown as { error: unknown }).error instanceof JobFailure &&
+        policyAllows(context, 'providerFault'),
+      // The retry policy covers this run's outcome (failed, timed out).
+      policyRetriesOutcome: ({ context, event }) =>
+        policyAllows(context, outcomeKind((event as unknown as { output: Patch }).output.error)),
       retriesLeft: ({ context, event }) =>
         (event as unknown as { error: unknown }).error instanceof JobFailure &&
         (context.attempts?.length ?? 0) < context.spec.retries,
@@ -357,9 +417,24 @@ export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
           input: ({ context }) => context,
           // Settled either way; the job completes only when the work succeeded and was verified.
           onDone: [
+            {
+              guard: 'policyRetriesOutcome',
+              target: 'retrying',
+              actions: ['merge', 'retryOutcome', 'backoffFrom'],
+            },
             { guard: 'outcomeFailed', target: 'failed', actions: 'merge' },
             { target: 'completed', actions: 'merge' },
           ],
+          onError: { target: 'failed', actions: 'fail' },
+        },
+      },
+      // A retry policy's backoff: waits until `retryAt` on the clock, then bids again.
+      retrying: {
+        entry: stamp('retrying'),
+        invoke: {
+          src: 'backoff',
+          input: ({ context }) => context,
+          onDone: { target: 'bidding', actions: 'merge' },
           onError: { target: 'failed', actions: 'fail' },
         },
       },

@@ -16,6 +16,7 @@ export type JobState =
   | 'verifying'
   | 'settling'
   | 'cancelling'
+  | 'retrying'
   | 'completed'
   | 'failed'
   | 'cancelled'
@@ -44,6 +45,8 @@ export interface JobRecord {
   id: JobId
   spec: JobSpec
   createdAt: number
+  /** The job this one reruns (`POST /v1/jobs/:id/rerun`): same spec, a new journey. */
+  rerunOf?: JobId
   history: Array<{ state: JobState; at: number }>
   bids: Bid[]
   declines: Decline[]
@@ -79,6 +82,8 @@ export interface JobRecord {
    * what woke the job last (`capacity <peer>`, `backoff`).
    */
   queue?: JobQueue
+  /** When the next attempt of a job retried by its retry policy starts (backoff, on the clock). */
+  retryAt?: number
   /** Set by `Orchestrator.cancel`: when the cancel was asked. */
   cancelRequestedAt?: number
   /** The bidders' addresses (so a restarted requester can still reach its provider). */

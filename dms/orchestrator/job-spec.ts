@@ -12,7 +12,10 @@ import { commandProblem, envProblem, MAX_CPU, MIN_CPU, MIN_MEMORY_BYTES } from '
 import { publicKeyOfPeer } from '../contracts/party.js'
 import { parseBytes, UnitError } from '../resources/units.js'
 import type { Resources } from '../resources/types.js'
-import { StringMap, strictObject as obj } from '../schema.js'
+import { StringEnum, StringMap, strictObject as obj } from '../schema.js'
+
+/** A queue id (`POST /v1/queues` answers one). */
+export const QUEUE_ID_PATTERN = '^[A-Za-z0-9-]{1,64}$'
 
 /** Most providers a job may push its bid request to (`providers.direct`). */
 export const MAX_DIRECT = 32
@@ -109,6 +112,35 @@ export const jobSpecSchema = obj(
         description: 'ISO 8601 time (e.g. 2026-11-22T18:00:00Z): the job waits in `scheduled` until then',
       }),
     ),
+    retryPolicy: opt(
+      obj(
+        {
+          attempts: Type.Integer({ minimum: 1, maximum: 10, description: 'retries at most (all kinds)' }),
+          backoff: opt(
+            Type.Integer({
+              minimum: 0,
+              maximum: 3600,
+              description: 'seconds before the first retry, doubled at each (at most 1 h); default 0',
+            }),
+          ),
+          on: Type.Array(StringEnum(['providerFault', 'runFailed', 'timedOut']), {
+            minItems: 1,
+            maxItems: 3,
+            uniqueItems: true,
+          }),
+        },
+        {
+          description:
+            'retry a job whose run failed or timed out, or whose provider failed (specs/job-spec.md)',
+        },
+      ),
+    ),
+    queue: opt(
+      Type.String({
+        pattern: QUEUE_ID_PATTERN,
+        description: 'the id of an active queue (POST /v1/queues) this job joins',
+      }),
+    ),
   },
   { $id: 'JobSpec' },
 )
@@ -145,6 +177,18 @@ export interface JobSpec {
   queueTimeoutSeconds?: number
   /** When the job may start bidding (ms since epoch); it waits in `scheduled` until then. */
   startAt?: number
+  /** Retries by outcome, with backoff (specs/job-spec.md, "Retry policy"). */
+  retryPolicy?: RetryPolicy
+  /** The queue (batch) the job belongs to (dms/orchestrator/queues/). */
+  queue?: string
+}
+
+export interface RetryPolicy {
+  /** Retries at most, of every kind together (attempts already made count). */
+  attempts: number
+  /** Wait before the first retry; doubled at each retry, at most 1 h. */
+  backoffSeconds: number
+  on: Array<'providerFault' | 'runFailed' | 'timedOut'>
 }
 
 export interface InputSpec {
@@ -231,6 +275,16 @@ export function parseJobSpec(input: unknown, now: number = Date.now()): JobSpec 
     },
     ...(s.queueTimeout !== undefined ? { queueTimeoutSeconds: s.queueTimeout } : {}),
     ...(startAt !== undefined ? { startAt } : {}),
+    ...(s.retryPolicy !== undefined
+      ? {
+          retryPolicy: {
+            attempts: s.retryPolicy.attempts,
+            backoffSeconds: s.retryPolicy.backoff ?? 0,
+            on: s.retryPolicy.on,
+          },
+        }
+      : {}),
+    ...(s.queue !== undefined ? { queue: s.queue } : {}),
   }
 }
 

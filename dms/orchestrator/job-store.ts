@@ -11,7 +11,9 @@ import type { Logger } from 'pino'
 import type { Actor as XActor } from 'xstate'
 import { SerialQueue } from '../../actors/serial.js'
 import { Repo, type Db } from '../store/db.js'
+import { JobIndex, type JobQuery } from './job-index.js'
 import type { createJobMachine } from './job-machine.js'
+import type { LiveUsage } from '../protocol/messages.js'
 import type { JobId, JobRecord, JobState } from './job-record.js'
 
 /** A job as stored and shown: the machine's context plus its current state. */
@@ -20,6 +22,8 @@ export interface StoredJob {
   record: JobRecord
   /** The machine's persisted snapshot, restored by `start` after a restart. */
   snapshot?: unknown
+  /** Shown while the job runs (Orchestrator.get): its provider's last usage report; never stored. */
+  liveUsage?: LiveUsage & { at: number }
 }
 
 /** Job states a machine never leaves. */
@@ -35,10 +39,49 @@ export interface JobStoreComponents {
 
 export class JobStore {
   readonly repo: Repo<StoredJob>
+  /** The listing indexes, written in the same batch as each record (job-index.ts). */
+  readonly index: JobIndex
   private readonly listeners = new Set<(job: StoredJob) => void>()
 
   constructor(private readonly c: JobStoreComponents) {
     this.repo = new Repo(c.db, 'jobs')
+    this.index = new JobIndex(c.db)
+  }
+
+  /** Indexes the jobs of a store written before the index (once; see JobIndex.migrate). */
+  async migrate(): Promise<number> {
+    const values = this.repo.sub.values()
+    return this.index.migrate(
+      (async function* () {
+        for await (const v of values) yield JSON.parse(v) as StoredJob
+      })(),
+    )
+  }
+
+  /** One page of stored jobs, newest first (ids from the index, then each record). */
+  async page(
+    q: Omit<JobQuery, 'cursor'> & { position?: string },
+  ): Promise<{ jobs: StoredJob[]; next?: string }> {
+    const { ids, next } = await this.index.page(q)
+    const jobs: StoredJob[] = []
+    for (const id of ids) {
+      const j = await this.get(id)
+      if (j !== undefined) jobs.push(j)
+    }
+    return { jobs, ...(next !== undefined ? { next } : {}) }
+  }
+
+  /**
+   * Stores `job` (its state moved from `prev`, absent for a new job) with its index keys, in one
+   * atomic batch.
+   */
+  async write(job: StoredJob, prev: StoredJob | undefined): Promise<void> {
+    await this.c.db.batch([this.repo.putOp(job.record.id, job), ...this.index.ops(prev, job)])
+  }
+
+  /** Deletes a final job and its index keys in one batch (retention). */
+  async remove(job: StoredJob): Promise<void> {
+    await this.c.db.batch([this.repo.delOp(job.record.id), ...this.index.ops(job, undefined)])
   }
 
   /** Calls `fn` with every persisted change of any job, after its write; returns the unsubscribe. */
@@ -65,9 +108,10 @@ export class JobStore {
   start(
     id: JobId,
     machine: JobMachineActor,
-    opts: { restored: boolean; onDone: () => Promise<void> },
+    opts: { restored?: StoredJob; onDone: () => Promise<void> },
   ): Promise<StoredJob> {
     let first = true
+    let prev = opts.restored
     let resolveStored!: (j: StoredJob) => void
     const stored = new Promise<StoredJob>((r) => (resolveStored = r))
     const writes = new SerialQueue()
@@ -80,7 +124,8 @@ export class JobStore {
       }
       writes
         .run(async () => {
-          await this.repo.put(id, job)
+          await this.write(job, prev)
+          prev = job
           for (const l of this.listeners) l(job)
           if (first) {
             first = false
@@ -91,7 +136,7 @@ export class JobStore {
         .catch((err: unknown) => this.c.log.error({ err, jobId: id }, 'job not persisted'))
     })
     machine.start()
-    if (opts.restored && first) {
+    if (opts.restored !== undefined && first) {
       first = false
       const snap = machine.getSnapshot()
       resolveStored({ state: snap.value, record: snap.context })

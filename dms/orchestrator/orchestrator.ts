@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
-import type { Clock } from '../../actors/clock.js'
+import { every, type Clock } from '../../actors/clock.js'
 import { DmsError } from '../../actors/errors.js'
 import type { KeyPair } from '../../actors/identity.js'
 import type { ActorSystem } from '../../actors/system.js'
@@ -22,10 +22,13 @@ import { jobConfigOf, type JobConfig, type OrchestratorInit } from './config.js'
 import { resolveInputs } from './data-plane.js'
 import type { JobId, JobRecord } from './job-record.js'
 import type { JobSpec } from './job-spec.js'
+import { decodeCursor, type JobQuery } from './job-index.js'
 import { FINAL_STATES, JobStore, type StoredJob } from './job-store.js'
 import { runQuote, type Quote } from './quote.js'
 import { ProviderRecords, type ProviderRecord } from './provider-records.js'
 import { createRunningJob, type RunningJob } from './running-job.js'
+import type { QueueJobs } from './queues/queue-book.js'
+import { Retention, type PruneReport, type RetentionPolicy } from './retention.js'
 import type { Approvals } from './steps/deps.js'
 
 export { FINAL_STATES, type OrchestratorInit, type StoredJob }
@@ -46,6 +49,9 @@ export interface OrchestratorComponents {
   approval: Approvals
 }
 
+/** How often `requester.retention` is applied while the node runs. */
+const PRUNE_EVERY_MS = 3_600_000
+
 export class JobNotFoundError extends DmsError {
   constructor(id: string) {
     super('JOB_NOT_FOUND', `no job ${id}`)
@@ -54,6 +60,22 @@ export class JobNotFoundError extends DmsError {
 export class JobEndedError extends DmsError {
   constructor(id: string, state: string) {
     super('JOB_ENDED', `job ${id} already ended: ${state}`)
+  }
+}
+
+/** A rerun asked of a job that has not ended. */
+export class JobLiveError extends DmsError {
+  readonly statusCode = 409
+  constructor(id: string, state: string) {
+    super('JOB_LIVE', `job ${id} is ${state}: only an ended job can be rerun (or cancel it first)`)
+  }
+}
+
+export class BadCursorError extends DmsError {
+  readonly statusCode = 400
+  readonly field = 'querystring/cursor'
+  constructor() {
+    super('INVALID_REQUEST', 'querystring/cursor: not a cursor this node gave (use `next` of a page)')
   }
 }
 
@@ -78,6 +100,9 @@ export class Orchestrator {
   readonly capacity: CapacityBoard
   /** Listens to capacity news (CAPACITY_TOPIC): counts kept and ignored news by reason. */
   readonly capacityNews: CapacityNewsListener
+  /** Prunes ended jobs, their blobs and grants (`requester.retention`, `dms job prune`). */
+  readonly retention: Retention
+  private stopPruning?: () => void
   private readonly running = new Map<JobId, RunningJob>()
   private readonly updateListeners = new Set<(jobId: JobId, update: JobUpdate) => void>()
   private readonly logListeners = new Set<(jobId: JobId, log: JobLog) => void>()
@@ -89,6 +114,7 @@ export class Orchestrator {
   ) {
     this.store = new JobStore(c)
     this.jobs = this.store.repo
+    this.retention = new Retention({ ...c, store: this.store }, (id) => this.running.has(id))
     this.records = new ProviderRecords(c.db)
     this.providers = this.records.repo
     this.cfg = jobConfigOf(init)
@@ -128,7 +154,21 @@ export class Orchestrator {
     return () => this.logListeners.delete(fn)
   }
 
-  /** Called with each progress update a job's provider sends (live, before it is persisted). */
+  /** The usage so far of the jobs running here, summed (for /metrics; from memory). */
+  liveUsageTotals(): { cpuSeconds: number; memoryBytes: number } {
+    let cpuSeconds = 0
+    let memoryBytes = 0
+    for (const r of this.running.values()) {
+      cpuSeconds += r.session.usage?.cpuSeconds ?? 0
+      memoryBytes += r.session.usage?.memoryBytes ?? 0
+    }
+    return { cpuSeconds, memoryBytes }
+  }
+
+  /**
+   * Called with each progress update a job's provider sends (live, before it is persisted), and
+   * each heartbeat that carries the usage so far.
+   */
   onUpdate(fn: (jobId: JobId, update: JobUpdate) => void): () => void {
     this.updateListeners.add(fn)
     return () => this.updateListeners.delete(fn)
@@ -146,19 +186,29 @@ export class Orchestrator {
    */
   async start(): Promise<number> {
     this.capacityNews.start()
+    const indexed = await this.store.migrate()
+    if (indexed > 0) this.c.log.info({ indexed }, 'stored jobs indexed for listing')
     let restored = 0
     for (const job of await this.store.values()) {
       if (FINAL_STATES.includes(job.state) || job.snapshot === undefined) continue
       if (this.running.has(job.record.id)) continue
-      await this.launch(job.record, { ...(job.snapshot as object), context: job.record })
+      await this.launch(job.record, { snapshot: { ...(job.snapshot as object), context: job.record }, job })
       restored++
     }
     if (restored > 0) this.c.log.info({ restored }, 'jobs restored after restart')
+    const policy = this.init.retention
+    if (policy !== undefined) {
+      const prune = () =>
+        void this.retention.prune(policy).catch((err: unknown) => this.c.log.warn({ err }, 'prune failed'))
+      prune()
+      this.stopPruning = every(this.c.clock, PRUNE_EVERY_MS, prune)
+    }
     return restored
   }
 
   stop(): void {
     this.capacityNews.stop()
+    this.stopPruning?.()
     for (const r of this.running.values()) {
       r.machine.stop()
       r.actor.stop()
@@ -169,12 +219,30 @@ export class Orchestrator {
   async get(id: JobId): Promise<StoredJob | undefined> {
     const stored = await this.store.get(id)
     const live = this.running.get(id)
-    if (stored !== undefined && live !== undefined) stored.record.updates = [...live.session.updates]
+    if (stored !== undefined && live !== undefined) {
+      stored.record.updates = [...live.session.updates]
+      if (live.session.usage !== undefined) stored.liveUsage = { ...live.session.usage }
+    }
     return stored
   }
 
+  /** Every stored job (a full read: for the metrics' scan at start, never for a request). */
   list(): Promise<StoredJob[]> {
     return this.store.values()
+  }
+
+  /** One page of stored jobs, newest first, from the listing indexes (specs/rest-api.md). */
+  async page(q: JobQuery): Promise<{ jobs: StoredJob[]; next?: string }> {
+    let position: string | undefined
+    if (q.cursor !== undefined) {
+      position = decodeCursor(q.cursor)
+      if (position === undefined) throw new BadCursorError()
+    }
+    const page = await this.store.page({ ...q, position })
+    return {
+      ...page,
+      jobs: await Promise.all(page.jobs.map(async (j) => (await this.get(j.record.id)) ?? j)),
+    }
   }
 
   /** Accepts a validated spec and starts its journey; returns once the job is stored. */
@@ -188,7 +256,11 @@ export class Orchestrator {
       queueTimeoutSeconds: parsed.queueTimeoutSeconds ?? this.init.queueTimeoutSeconds ?? 0,
     }
     if (inputs.length === 0) delete spec.inputs
-    return this.launch({
+    return this.launch(this.newRecord(spec))
+  }
+
+  private newRecord(spec: JobSpec): JobRecord {
+    return {
       id: randomUUID(),
       spec,
       createdAt: this.c.clock.now(),
@@ -197,7 +269,61 @@ export class Orchestrator {
       declines: [],
       tried: [],
       updates: [],
-    })
+    }
+  }
+
+  /**
+   * Posts a new job from the spec of an ended job, linked to it (`rerunOf`). It joins `queue`
+   * (the caller decides whether the old job's queue still takes jobs), or none.
+   */
+  async rerun(id: JobId, queue: string | undefined): Promise<StoredJob> {
+    const stored = await this.store.get(id)
+    if (stored === undefined) throw new JobNotFoundError(id)
+    if (!FINAL_STATES.includes(stored.state)) throw new JobLiveError(id, stored.state)
+    const spec: JobSpec = { ...stored.record.spec }
+    delete spec.queue
+    if (queue !== undefined) spec.queue = queue
+    return this.launch({ ...this.newRecord(spec), rerunOf: id })
+  }
+
+  /**
+   * Prunes ended jobs by `policy`, each field defaulting to `requester.retention`'s (neither
+   * given: refused, 400 INVALID_REQUEST).
+   */
+  prune(policy: RetentionPolicy): Promise<PruneReport> {
+    const p = { ...this.init.retention, ...policy }
+    if (p.maxAgeDays === undefined && p.keepLast === undefined)
+      return Promise.reject(
+        Object.assign(
+          new DmsError(
+            'INVALID_REQUEST',
+            'body: give maxAgeDays or keepLast (or set requester.retention in the config)',
+          ),
+          { statusCode: 400 },
+        ),
+      )
+    return this.retention.prune(p)
+  }
+
+  /** What the queues need of the jobs (dms/orchestrator/queues/queue-book.ts). */
+  forQueues(): QueueJobs {
+    const index = this.store.index
+    return {
+      onChange: (fn) => this.onChange(fn),
+      ids: async (queue, state) => {
+        const ids: string[] = []
+        let position: string | undefined
+        for (;;) {
+          const page = await index.page({ queue, state, limit: 1000, position })
+          ids.push(...page.ids)
+          if (page.next === undefined) return ids
+          position = decodeCursor(page.next)
+        }
+      },
+      count: (queue, state) => index.count({ queue, state }),
+      onRemoved: (fn) => this.retention.onRemoved(fn),
+      cancel: (id) => this.cancel(id),
+    }
   }
 
   /**
@@ -235,7 +361,8 @@ export class Orchestrator {
     }
   }
 
-  private launch(record: JobRecord, snapshot?: unknown): Promise<StoredJob> {
+  private launch(record: JobRecord, restore?: { snapshot: unknown; job: StoredJob }): Promise<StoredJob> {
+    const snapshot = restore?.snapshot
     const { id } = record
     const job = createRunningJob(record, snapshot, {
       ...this.parts(),
@@ -244,8 +371,7 @@ export class Orchestrator {
       onLog: (jobId, l) => this.logListeners.forEach((fn) => fn(jobId, l)),
     })
     this.running.set(id, job)
-    const restored = snapshot !== undefined
-    return this.store.start(id, job.machine, { restored, onDone: () => this.finish(id) })
+    return this.store.start(id, job.machine, { restored: restore?.job, onDone: () => this.finish(id) })
   }
 
   /** A job's machine reached a final state (and it is stored): it leaves the registry. */

@@ -2,7 +2,7 @@ import type { Clock } from '../../actors/clock.js'
 import type { Handle } from '../../actors/envelope.js'
 import { LIMITS } from '../protocol/bounds.js'
 import type { Bid } from '../contracts/model.js'
-import type { Decline, JobLog, JobResult, JobUpdate } from '../protocol/messages.js'
+import type { Decline, JobLog, JobResult, JobUpdate, LiveUsage } from '../protocol/messages.js'
 
 /** Characters of live output kept per stream while a job runs (the result carries the final copy). */
 const LIVE_LOG_CAP = 1024 * 1024
@@ -50,6 +50,7 @@ export class JobSession {
   /** Kept up to `LIMITS.updates` (a run sends about six); heartbeats only mark the provider seen. */
   addUpdate(u: JobUpdate, now: number, heartbeat = false): void {
     if (!heartbeat && this.updates.length < LIMITS.updates) this.updates.push(u)
+    if (u.usage !== undefined) this.usage = { ...u.usage, at: now }
     this.lastSeen = now
     this.notify()
   }
@@ -67,8 +68,12 @@ export class JobSession {
     return { ...this.live, truncated: this.liveTruncated }
   }
 
+  /** The usage so far its provider last reported (heartbeats), with when it came; not stored. */
+  usage?: LiveUsage & { at: number }
+
   /** Forgets the previous round (a re-bid after a provider fault). */
   reset(): void {
+    this.usage = undefined
     this.bids.length = 0
     this.declines.length = 0
     this.updates.length = 0

@@ -99,6 +99,18 @@ export interface JobUpdate {
   state: string
   at: number
   detail?: string
+  /** On heartbeats: what the run used so far (specs/protocol.md, "Live usage"). */
+  usage?: LiveUsage
+}
+
+/** A running allocation's usage so far, sampled by the provider's executor. */
+export interface LiveUsage {
+  cpuSeconds: number
+  /** The highest memory use sampled so far. */
+  memoryBytes: number
+  /** stdout and stderr bytes produced so far. */
+  logBytes: number
+  wallSeconds: number
 }
 
 /**

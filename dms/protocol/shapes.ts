@@ -63,7 +63,9 @@ export const WIRE_SHAPES = {
     state: S.str(L.name),
     at: S.num,
     detail: S.opt(S.str(L.text)),
+    usage: S.opt(S.obj({ cpuSeconds: S.num, memoryBytes: S.num, logBytes: S.num, wallSeconds: S.num })),
   }),
+  LiveUsage: S.obj({ cpuSeconds: S.num, memoryBytes: S.num, logBytes: S.num, wallSeconds: S.num }),
   JobResult: S.obj({
     jobId: id,
     receipt: doc,

@@ -20,6 +20,7 @@ import type { ExecutionResult, ExecutionSpec, Executor, RunOptions } from '../ex
 import { notStarted } from '../executor/outputs.js'
 import { W } from '../protocol/behaviours.js'
 import type { BidEvent } from './bid-context.js'
+import type { LiveUsageBoard } from './live-usage.js'
 import type { ExecuteCommand, ExecuteInput } from './bid-machine.js'
 
 export interface AllocationRunDeps {
@@ -31,6 +32,8 @@ export interface AllocationRunDeps {
   workDir: string
   /** The allocation's own actor (`alloc/<id>`): fetches its inputs, forwards its logs. */
   actorFor(allocationId: string): Actor
+  /** Where the run's usage so far is kept for heartbeats and the allocations view. */
+  usage?: LiveUsageBoard
 }
 
 /** Where an allocation's inputs are staged (removed once it has run). */
@@ -91,9 +94,14 @@ async function run(
   const options: RunOptions = {
     signal,
     onEvent: (e) => {
-      if (e.type === 'log') forwarder.push(e.stream, e.chunk)
+      if (e.type === 'log') {
+        forwarder.push(e.stream, e.chunk)
+        d.usage?.log(a.allocationId, Buffer.byteLength(e.chunk))
+      }
+      if (e.type === 'usage') d.usage?.sample(a.allocationId, e)
       if ((e.type === 'started' || (e.type === 'reattached' && e.running)) && !started) {
         started = true
+        d.usage?.started(a.allocationId)
         send({ type: 'STARTED', detail: e.type === 'reattached' ? 're-attached after a restart' : undefined })
       }
     },
@@ -130,6 +138,7 @@ async function run(
     return notStarted('failed', -1, peerMessage(err))
   } finally {
     forwarder.flush()
+    d.usage?.end(a.allocationId)
     await rm(inputsDirOf(d.workDir, a.allocationId), { recursive: true, force: true }).catch(() => {})
   }
 }

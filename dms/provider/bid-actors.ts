@@ -18,6 +18,7 @@ import type { Handle } from '../../actors/envelope.js'
 import { clip } from './publish.js'
 import type { ResourceLedger } from '../resources/ledger.js'
 import { executeActor } from './allocation-run.js'
+import type { LiveUsageBoard } from './live-usage.js'
 import type { BidMachine, DeadlineInput, DeliverInput, HeartbeatInput, LedgerInput } from './bid-machine.js'
 import { publishActor } from './publish.js'
 
@@ -29,6 +30,8 @@ export interface BidActorDeps {
   key: KeyPair
   clock: Clock
   log: Logger
+  /** Each running allocation's usage so far (heartbeats carry it). */
+  usage?: LiveUsageBoard
   /** Holds `inputs/<allocationId>/`, the staged inputs of running allocations. */
   workDir: string
   /** The allocation's own actor (`alloc/<id>`): its updates, logs and result come from it. */
@@ -51,15 +54,18 @@ export const deadlineActor = (clock: Clock) =>
   )
 
 /** Sends a heartbeat update every `ms` while the allocation is in the state given. */
-export const heartbeatActor = (d: Pick<BidActorDeps, 'clock' | 'actorFor'>, ms: number) =>
+export const heartbeatActor = (d: Pick<BidActorDeps, 'clock' | 'actorFor' | 'usage'>, ms: number) =>
   fromCallback<EventObject, HeartbeatInput>(({ input }) =>
     every(d.clock, ms, () => {
+      // While it runs, each heartbeat carries the usage so far (specs/protocol.md, "Live usage").
+      const usage = d.usage?.get(input.allocationId)
       const update: JobUpdate = {
         jobId: input.jobId,
         allocationId: input.allocationId,
         state: input.state,
         at: d.clock.now(),
         detail: HEARTBEAT,
+        ...(usage !== undefined ? { usage } : {}),
       }
       void d
         .actorFor(input.allocationId)

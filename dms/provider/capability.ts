@@ -116,6 +116,7 @@ const DECLINE_KINDS: Array<[RegExp, string]> = [
   [/^busy:/, 'busy'],
   [/^docker unavailable:/, 'docker unavailable'],
   [/^offboarded$/, 'offboarded'],
+  [/^(paused|draining|drained|stopping)$/, '$1'],
   [/^requester cap:/, 'requester cap'],
   [/^unpaid jobs:/, 'unpaid jobs'],
 ]

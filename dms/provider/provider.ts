@@ -28,6 +28,8 @@ import { AllocationActors } from './allocation-actors.js'
 import { provideBidActors } from './bid-actors.js'
 import { BidBook } from './bid-book.js'
 import { RUNNING } from './bid-context.js'
+import { LiveUsageBoard } from './live-usage.js'
+import { ProviderModes, type ModeView } from './node-mode.js'
 import { createBidMachine } from './bid-machine.js'
 import { OUTCOMES } from './bid-states.js'
 import { ProviderBooks, type BookEntry } from './books.js'
@@ -158,6 +160,12 @@ export class ProviderService {
   recovered?: RecoverySummary
   /** Announces freed capacity on CAPACITY_TOPIC (at most once a second). */
   readonly capacityNews: CapacityAnnouncer
+  /** Each running allocation's usage so far (heartbeats, `GET /v1/allocations`). */
+  readonly usage: LiveUsageBoard
+  /** Ready, paused, draining or drained (specs/node-lifecycle.md). */
+  readonly modes: ProviderModes
+  /** Set by a graceful stop: bid requests are declined while the runs finish. */
+  private stopDraining = false
 
   private get provisionTimeoutMs(): number {
     return this.init.provisionTimeoutMs ?? 300_000
@@ -169,6 +177,7 @@ export class ProviderService {
   ) {
     this.images = new ImageCheck(c, init.images)
     this.allocationActors = new AllocationActors(c.system)
+    this.usage = new LiveUsageBoard(() => c.clock.now())
     const machine = provideBidActors(
       createBidMachine(c.clock, {
         contractWindowMs: init.contractWindowMs ?? 15_000,
@@ -177,6 +186,7 @@ export class ProviderService {
       }),
       {
         ...c,
+        usage: this.usage,
         actorFor: (id) => this.allocationActors.get(id),
         sendUpdate: (id, to, update) => this.allocationActors.send(id, to, update),
         stopping: () => this.stopping,
@@ -213,6 +223,9 @@ export class ProviderService {
           this.c.log.warn({ err, contractId: ctx.contractId }, 'receipt not kept in the books')
         })
     })
+    this.modes = new ProviderModes(c, () => this.book.size)
+    // The book forgets an ended bid right after telling its listeners: counted once it has.
+    this.book.onTransition(() => queueMicrotask(() => this.modes.check()))
   }
 
   /** The claim of a contract whose requester stayed silent past settleBy (specs/contract-db.md, "Claims"). */
@@ -282,6 +295,7 @@ export class ProviderService {
       provisionTimeoutMs: this.provisionTimeoutMs,
     })
     await this.book.start()
+    await this.modes.start()
     const d = {
       ...this.c,
       book: this.book,
@@ -296,7 +310,12 @@ export class ProviderService {
     // Judged as gossipsub validates them, before they are delivered or forwarded to other peers.
     this.c.system.admit(BID_REQUEST_TOPIC, gate.admission)
     const bidRequest = bidRequestHandler(
-      { ...d, images: this.images, gate },
+      {
+        ...d,
+        images: this.images,
+        gate,
+        mode: { refusal: () => (this.stopDraining ? 'stopping' : this.modes.refusal()) },
+      },
       {
         contractDb: this.init.contractDb,
         bidTtlMs: this.init.bidTtlMs,
@@ -364,6 +383,42 @@ export class ProviderService {
     } catch (err) {
       this.c.log.warn({ err }, 'resource sweep failed')
     }
+  }
+
+  /** Stops bidding and frees the reservations no requester has taken up; the rest goes on. */
+  async drain(): Promise<ModeView> {
+    const v = await this.modes.drain()
+    this.releaseOpenBids('provider draining')
+    return v
+  }
+
+  private releaseOpenBids(reason: string): void {
+    for (const a of this.book.inStates(new Set(['reserved']))) a.send({ type: 'RELEASE', reason })
+  }
+
+  /**
+   * A graceful stop's first half: declines new bid requests, frees open reservations and waits up
+   * to `deadlineMs` for the bids in progress to end. Resolves with how many were still live at
+   * the deadline (`stop` then cancels their runs).
+   */
+  async finishWork(deadlineMs: number): Promise<number> {
+    this.stopDraining = true
+    this.releaseOpenBids('provider stopping')
+    if (this.book.size === 0) return 0
+    const ended = new Promise<void>((resolve) => {
+      const off = this.book.onTransition(() =>
+        queueMicrotask(() => {
+          if (this.book.size > 0) return
+          off()
+          resolve()
+        }),
+      )
+    })
+    let timer: unknown
+    const deadline = new Promise<void>((r) => (timer = this.c.clock.setTimeout(r, deadlineMs)))
+    await Promise.race([ended, deadline])
+    this.c.clock.clearTimeout(timer)
+    return this.book.size
   }
 
   /**

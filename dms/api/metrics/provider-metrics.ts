@@ -22,9 +22,12 @@ export interface ProviderSources {
   finalStates: readonly string[]
   /** The provider's books: paid, claimed, refunded and outstanding micro-tokens. */
   books?: () => Promise<Record<(typeof BOOK_KINDS)[number], number>>
+  /** The provider's lifecycle mode now (ready, paused, draining, drained); absent: not shown. */
+  mode?: () => string
 }
 
 const BOOK_KINDS = ['paid', 'claimed', 'refunded', 'outstanding'] as const
+const MODES = ['ready', 'paused', 'draining', 'drained']
 
 export class ProviderMetrics {
   private readonly tally: StateTally
@@ -52,6 +55,18 @@ export class ProviderMetrics {
         async collect() {
           const b = await books()
           for (const kind of BOOK_KINDS) this.set({ kind }, b[kind])
+        },
+      })
+    const mode = sources.mode
+    if (mode !== undefined)
+      new Gauge({
+        name: 'dms_provider_mode',
+        help: "the provider's lifecycle mode: 1 for the current one (ready, paused, draining, drained)",
+        labelNames: ['mode'],
+        registers,
+        collect() {
+          const now = mode()
+          for (const m of MODES) this.set({ mode: m }, m === now ? 1 : 0)
         },
       })
     mirroredCounter(

@@ -5,7 +5,7 @@
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
 import type { JobView } from '../ports.js'
-import { mirroredCounter, type Counts } from './counts.js'
+import { mirroredCounter, readGauge, type Counts } from './counts.js'
 import { StateTally, type Change } from './state-tally.js'
 
 export interface RequesterSources {
@@ -15,6 +15,8 @@ export interface RequesterSources {
   declinesIgnored(): Counts
   /** The job states a job never leaves. */
   finalStates: readonly string[]
+  /** The usage so far of the jobs running now, summed (heartbeats; from memory). */
+  liveUsage?: () => { cpuSeconds: number; memoryBytes: number }
 }
 
 /** Seconds from a job's post to its final state. */
@@ -43,6 +45,21 @@ export class RequesterMetrics {
       (s) => this.final.has(s),
       () => new Set<string>(),
     )
+    const live = sources.liveUsage
+    if (live !== undefined) {
+      readGauge(
+        registry,
+        'dms_jobs_running_cpu_seconds',
+        'cpu seconds used so far by the jobs running now, as their providers last reported',
+        () => live().cpuSeconds,
+      )
+      readGauge(
+        registry,
+        'dms_jobs_running_memory_bytes',
+        'memory peak so far of the jobs running now, summed, as their providers last reported',
+        () => live().memoryBytes,
+      )
+    }
     mirroredCounter(
       registry,
       'dms_requester_bids_ignored_total',

@@ -300,7 +300,9 @@ export class DockerExecutor implements Executor {
     }
     const onAbort = (): void => stop('cancelled')
     options.signal?.addEventListener('abort', onAbort, { once: true })
-    const sampler = new StatsSampler(container, log, this.statsIntervalMs, this.clock)
+    const sampler = new StatsSampler(container, log, this.statsIntervalMs, this.clock, (u) =>
+      emit({ type: 'usage', cpuSeconds: u.cpuSeconds, memoryBytes: u.peakMemoryBytes }),
+    )
     const timer = this.clock.setTimeout(
       () => stop('timed_out'),
       startedAt + spec.timeoutSeconds * 1000 - this.clock.now(),

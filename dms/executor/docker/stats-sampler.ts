@@ -29,6 +29,8 @@ export class StatsSampler {
     private readonly log: Logger,
     private readonly intervalMs: number,
     private readonly clock: Clock,
+    /** Told each sample's totals so far (live usage). */
+    private readonly onSample?: (u: SampledUsage) => void,
   ) {}
 
   start(): void {
@@ -66,5 +68,6 @@ export class StatsSampler {
       cpuSeconds: Math.max(this.usage.cpuSeconds, cpuNs / 1e9),
       peakMemoryBytes: Math.max(this.usage.peakMemoryBytes, memory),
     }
+    this.onSample?.({ ...this.usage })
   }
 }

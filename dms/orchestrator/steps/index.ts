@@ -4,6 +4,7 @@
  */
 import type { JobSteps } from '../job-machine.js'
 import { awaitResultStep } from './await-result.js'
+import { backoffStep } from './backoff.js'
 import { cancelStep } from './cancel.js'
 import { closeContractStep } from './close-contract.js'
 import { collectBidsStep } from './collect-bids.js'
@@ -31,5 +32,6 @@ export function jobSteps(d: StepDeps): JobSteps {
     verify: terminatesOnFailure(d, verifyStep(d)),
     settle: settleStep(d),
     cancel: cancelStep(d),
+    backoff: backoffStep(d),
   }
 }

@@ -49,6 +49,8 @@ export interface BidRequestDeps {
   gate: Pick<BidRequestGate, 'judge'>
   /** Unpaid and claimed jobs of a requester here (books.ts). */
   books?: Pick<ProviderBooks, 'unpaidOf'>
+  /** Why this provider takes no new job now (paused, draining, drained, stopping), or undefined. */
+  mode?: { refusal(): string | undefined }
 }
 
 export interface BidRequestInit {
@@ -129,7 +131,7 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     const refusal =
       offer.withdrawnAt !== undefined
         ? 'offboarded'
-        : (d.images.refusal(req.image) ?? (await engineProblem()))
+        : (d.mode?.refusal() ?? d.images.refusal(req.image) ?? (await engineProblem()))
     if (refusal !== undefined) return decline(actor, msg, [refusal], own)
     const unpaid = init.maxUnpaidJobs === undefined ? 0 : ((await d.books?.unpaidOf(msg.peer)) ?? 0)
     if (init.maxUnpaidJobs !== undefined && unpaid > init.maxUnpaidJobs)

@@ -103,6 +103,12 @@ describe('records stored by dms 0.1 (fixtures)', function () {
     const completed = await requester.orchestrator!.get(manifest.jobs.completed)
     assert.equal(completed?.state, 'completed')
     assert.equal(completed?.record.settlement?.outcome, 'settled')
+    // Stored before the listing index: indexed at start, so every job pages (issue 18).
+    const stored = recordsOf<StoredJob>(fx.requester, 'jobs')
+    const listed = await requester.orchestrator!.page({ limit: 1000 })
+    assert.deepEqual(listed.jobs.map((j) => j.record.id).sort(), stored.map((j) => j.record.id).sort())
+    const done = await requester.orchestrator!.page({ state: 'completed', limit: 10 })
+    assert.ok(done.jobs.some((j) => j.record.id === manifest.jobs.completed))
 
     const running = await jobReaches(requester, manifest.jobs.running)
     assert.equal(running.state, 'failed')

@@ -65,6 +65,10 @@ class FakeOrchestrator {
   emit(j: JobView) {
     for (const fn of this.listeners) fn(j)
   }
+  /** The running jobs' usage so far, summed (from memory). */
+  liveUsageTotals() {
+    return { cpuSeconds: 1.5, memoryBytes: 2048 }
+  }
 }
 
 describe('metrics (prom-client, counted at events)', () => {
@@ -146,7 +150,7 @@ describe('metrics (prom-client, counted at events)', () => {
     const o = new FakeOrchestrator([job('a', 'failed'), job('b', 'running')])
     const feed = requesterMetrics(m, o as unknown as Orchestrator)
     await feed.scan() // the one read, at start
-    const jobs = { ...detachedPorts().jobs, list: () => o.list() }
+    const jobs = { ...detachedPorts().jobs, list: async () => ({ jobs: await o.list() }) }
     const { app } = buildApi({ ...detachedPorts(), jobs, metrics: m }, { log: silentLogger })
     o.emit(job('b', 'completed'))
     for (let i = 0; i < 3; i++) {
@@ -155,6 +159,7 @@ describe('metrics (prom-client, counted at events)', () => {
       assert.match(res.body, /^dms_jobs\{state="completed"\} 1$/m)
       assert.match(res.body, /^dms_jobs\{state="failed"\} 1$/m)
       assert.match(res.body, /^dms_jobs\{state="running"\} 0$/m)
+      assert.match(res.body, /^dms_jobs_running_cpu_seconds 1.5$/m, 'live usage, from memory')
     }
     // The store, read again, throws: GET /v1/jobs (which does read it) fails; the scrapes did not.
     assert.equal((await app.inject({ method: 'GET', url: '/v1/jobs' })).statusCode, 500)

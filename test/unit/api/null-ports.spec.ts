@@ -3,7 +3,7 @@
  * config section, through the role's null object (the routes themselves never check roles).
  */
 import assert from 'node:assert/strict'
-import { detachedPorts, noAllocations, noJobs, noResources } from '../../../dms/api/null-ports.js'
+import { detachedPorts, noAllocations, noJobs, noQueues, noResources } from '../../../dms/api/null-ports.js'
 import { buildApi } from '../../../dms/api/server.js'
 import { silentLogger } from '../../../dms/log.js'
 
@@ -59,7 +59,13 @@ describe('REST API on a node without a role: the null objects', () => {
   it('every method of a null object refuses with its code and 409', async () => {
     const calls: Array<() => unknown> = [
       () => noJobs.post({}),
-      () => noJobs.list(),
+      () => noJobs.list({ limit: 1 }),
+      () => noJobs.rerun('x'),
+      () => noQueues.create({ tag: 'x' }),
+      () => noQueues.list(),
+      () => noQueues.get('x'),
+      () => noQueues.drain('x'),
+      () => noQueues.cancel('x'),
       () => noJobs.get('x'),
       () => noJobs.cancel('x'),
       () => noJobs.liveLogs('x'),

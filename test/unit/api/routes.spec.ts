@@ -55,7 +55,16 @@ class FakeJobs implements JobsPort {
       released: 1,
     })
   }
-  list = () => Promise.resolve([...this.jobs.values()])
+  list = () =>
+    Promise.resolve({
+      jobs: [...this.jobs.values()].sort((a, b) => b.record.createdAt - a.record.createdAt),
+    })
+  rerun = (id: string) => Promise.reject(new DmsError('JOB_LIVE', `job ${id} is running`))
+  readonly pruned: unknown[] = []
+  prune = (policy: unknown) => {
+    this.pruned.push(policy)
+    return Promise.resolve({ pruned: 1, blobsDeleted: 0, grantsRevoked: 0 })
+  }
   get = (id: string) => Promise.resolve(this.jobs.get(id))
   cancel(id: string): Promise<JobView> {
     const job = this.jobs.get(id)

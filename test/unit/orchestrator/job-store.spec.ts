@@ -70,16 +70,15 @@ describe('orchestrator/job-store', () => {
     const { steps, release, refuse } = gatedSteps()
     const machine = createActor(createJobMachine(steps, clock), { input: jobRecord() })
     const events: string[] = []
-    const put = store.repo.put.bind(store.repo)
-    store.repo.put = async (key, job) => {
+    const write = store.write.bind(store)
+    store.write = async (job, prev) => {
       // A slow write: the next transition's write must still wait for it.
       if (job.state === 'requesting') for (let i = 0; i < 20; i++) await turn()
-      await put(key, job)
+      await write(job, prev)
       events.push(`stored ${job.state}`)
     }
     store.onChange((job) => events.push(`told ${job.state}`))
     const stored = await store.start('job-1', machine, {
-      restored: false,
       onDone: async () => {
         events.push(`done, stored ${(await store.get('job-1'))?.state}`)
       },
@@ -110,7 +109,7 @@ describe('orchestrator/job-store', () => {
     const p = newParty()
     const record = jobRecord({ bids: [signedBid(p, 'job-1')] })
     const machine = createActor(createJobMachine(steps, clock), { input: record })
-    await store.start('job-1', machine, { restored: false, onDone: () => Promise.resolve() })
+    await store.start('job-1', machine, { onDone: () => Promise.resolve() })
     const raw = JSON.parse((await db.sublevel('jobs').get('job-1')) as string) as StoredJob
     const snapshot = raw.snapshot as { status: string; value: string; context?: unknown }
     assert.equal(snapshot.status, 'active')
@@ -123,7 +122,7 @@ describe('orchestrator/job-store', () => {
   it('a machine restored from its stored snapshot is returned at once, as it was', async () => {
     const first = gatedSteps()
     const m1 = createActor(createJobMachine(first.steps, clock), { input: jobRecord() })
-    await store.start('job-1', m1, { restored: false, onDone: () => Promise.resolve() })
+    await store.start('job-1', m1, { onDone: () => Promise.resolve() })
     m1.stop()
     const stored = (await store.get('job-1')) as StoredJob
     const again = gatedSteps()
@@ -131,7 +130,7 @@ describe('orchestrator/job-store', () => {
       input: stored.record,
       snapshot: { ...(stored.snapshot as object), context: stored.record } as never,
     })
-    const job = await store.start('job-1', m2, { restored: true, onDone: () => Promise.resolve() })
+    const job = await store.start('job-1', m2, { restored: stored, onDone: () => Promise.resolve() })
     assert.equal(job.state, 'bidding')
     assert.equal(job.record.id, 'job-1')
     // Its step runs again (xstate restarts the invoked promise).
