@@ -69,7 +69,7 @@ const noBlobs: BlobsPort = {
 export function detachedPorts(): ApiPorts {
   return {
     info: { info: () => ({}) },
-    peers: { list: () => [] },
+    peers: { list: () => Promise.resolve([]) },
     jobs: noJobs,
     allocations: noAllocations,
     resources: noResources,
