@@ -1,10 +1,10 @@
 /**
- * Reaching nodes behind NAT: AutoNAT (learn whether our addresses are reachable), circuit relay
+ * Reaching nodes behind NAT: AutoNAT v2 (learn whether our addresses are reachable), circuit relay
  * v2 (a NATed node reserves a slot on a relay and is dialled through it; any node may serve as a
  * relay, with limits) and DCUtR (a relayed connection is upgraded to a direct one). Spec:
  * specs/protocol.md ("NAT traversal"), specs/config.md (`network.relay`, `network.nat`).
  */
-import { autoNAT } from '@libp2p/autonat'
+import { autoNATv2 } from '@libp2p/autonat-v2'
 import { circuitRelayServer, circuitRelayTransport } from '@libp2p/circuit-relay-v2'
 import { dcutr } from '@libp2p/dcutr'
 
@@ -43,7 +43,7 @@ export function natParts(
   nat: NatInit = {},
 ): { transports: unknown[]; services: Record<string, unknown>; listen: string[] } {
   const services: Record<string, unknown> = {}
-  if (nat.autonat ?? true) services.autonat = autoNAT()
+  if (nat.autonat ?? true) services.autonat = autoNATv2()
   if (nat.holePunching ?? true) services.dcutr = dcutr()
   if (relay.serve === true) {
     const duration = relay.durationLimitMs ?? 0

@@ -2,7 +2,7 @@
  * The network's upkeep around a started libp2p host: the dial keeper (re-dials with backoff) and,
  * with the DHT, the providers rendezvous. Both adapt the host to their small interfaces here.
  */
-import type { IdentifyResult } from '@libp2p/interface'
+import type { Connection, IdentifyResult } from '@libp2p/interface'
 import { peerIdFromString } from '@libp2p/peer-id'
 import { multiaddr } from '@multiformats/multiaddr'
 import type { Logger } from 'pino'
@@ -10,7 +10,7 @@ import type { Clock } from '../../actors/clock.js'
 import { DialKeeper, type DialKeeperInit, type KeeperHost } from './dial-keeper.js'
 import { Rendezvous, type DhtInit, type RendezvousHost } from './discovery.js'
 import type { Host } from './host.js'
-import { rolesOf } from './peer-info.js'
+import { connectionType, rolesOf } from './peer-info.js'
 import { looksLikeKeyMismatch } from './pnet.js'
 
 export interface UpkeepInit {
@@ -48,6 +48,23 @@ function dialer(host: Host, log: Logger | undefined, pnet: boolean) {
   }
 }
 
+/**
+ * Logs each relayed connection, and its upgrade when a direct one opens beside it (DCUtR), so an
+ * operator sees how a NATed peer is reached. Returns the unsubscribe function.
+ */
+function logConnectionTypes(host: Host, log: Logger | undefined): () => void {
+  const opened = (e: CustomEvent<Connection>) => {
+    const conn = e.detail
+    const peer = conn.remotePeer.toString()
+    if (connectionType(conn) === 'relayed')
+      log?.info({ peer, addr: conn.remoteAddr.toString(), direction: conn.direction }, 'relayed connection opened')
+    else if (host.getConnections(conn.remotePeer).some((c) => c !== conn && connectionType(c) === 'relayed'))
+      log?.info({ peer, addr: conn.remoteAddr.toString() }, 'relayed connection upgraded to direct')
+  }
+  host.addEventListener('connection:open', opened)
+  return () => host.removeEventListener('connection:open', opened)
+}
+
 /** Starts the keeper (and the rendezvous with the DHT) on a started host. */
 export function startUpkeep(host: Host, c: { clock: Clock; log?: Logger }, init: UpkeepInit): Upkeep {
   const dial = dialer(host, c.log, init.pnet === true)
@@ -79,6 +96,7 @@ export function startUpkeep(host: Host, c: { clock: Clock; log?: Logger }, init:
     },
   )
   keeper.start()
+  const offConnections = logConnectionTypes(host, c.log)
   let rendezvous: Rendezvous | undefined
   const dht = host.services.dht
   if (init.dht !== undefined && dht !== undefined) {
@@ -105,6 +123,7 @@ export function startUpkeep(host: Host, c: { clock: Clock; log?: Logger }, init:
     keeper,
     rendezvous,
     stop: async () => {
+      offConnections()
       keeper.stop()
       await rendezvous?.stop()
     },

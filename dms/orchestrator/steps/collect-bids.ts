@@ -47,6 +47,7 @@ export function collectBidsStep(d: CollectBidsDeps): Step {
         declines: [...session.declines],
         reliability,
         providerAddrs: Object.fromEntries(session.providerAddrs),
+        providersConnected: d.transport.topicSubscribers(BID_REQUEST_TOPIC).length,
       }
     }
     if (!seen) return done()
