@@ -4,7 +4,7 @@
  *   req       7.77.0.11  public: a requester (DHT client: it finds providers through the DHT)
  *   prov      10.77.1.10 behind a MASQUERADE NAT with no inbound port: a provider that reserves a
  *                        slot on the relay and announces itself on the DHT
- * Every process runs in its host's namespace (`ip netns exec`); their REST sockets and the Docker
+ * Every process (the built CLI: run `npm run build` first) runs in its host's namespace (`ip netns exec`); their REST sockets and the Docker
  * socket are files, so this process and the provider reach them from the machine's namespace.
  *
  *   node --import tsx scripts/netns-devnet.ts [--no-hole-punching] [--keep]
@@ -77,15 +77,8 @@ async function launch(
   const cfgPath = join(root, `${name}.json`)
   await writeFile(cfgPath, JSON.stringify(cfg, null, 2))
   const logPath = join(root, `${name}.log`)
-  const argv = [
-    process.execPath,
-    '--import',
-    'tsx',
-    join(ROOT, 'dms/cli/main.ts'),
-    ...command,
-    '--config',
-    cfgPath,
-  ]
+  // The built CLI (npm run build; `npm test` builds first): starts in a fraction of tsx's time.
+  const argv = [process.execPath, join(ROOT, 'bin/dms.js'), ...command, '--config', cfgPath]
   const { cmd, args } = inNs(ns, argv)
   const child = spawn(cmd, args, {
     cwd: ROOT,

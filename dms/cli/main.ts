@@ -15,6 +15,7 @@ import {
   jobRunCommand,
   jobStatusCommand,
 } from './job.js'
+import { newSwarmKey } from '../network/pnet.js'
 import { peersCommand } from './peers.js'
 import { CliError, terminalSafe } from './output.js'
 import { registerResourceCommands } from './resources.js'
@@ -57,10 +58,19 @@ const socketOpt = ['--socket <path>', 'REST socket of the node (env DMS_SOCKET)'
 
 program
   .command('peers')
-  .description('list the peers this node is connected to')
+  .description(
+    'list the peers this node is connected to: roles, direct or relayed, latency, direction, gossip score, addresses',
+  )
   .option('--json', 'print JSON')
   .option(...socketOpt)
   .action((o: { socket: string; json?: boolean }) => peersCommand(o))
+
+program
+  .command('swarm-key')
+  .description('print a new pre-shared key for a private network (save it, set network.pnet.keyFile)')
+  .action(() => {
+    process.stdout.write(`${newSwarmKey()}\n`)
+  })
 
 const job = program.command('job').description('post and inspect jobs on a requester node')
 job

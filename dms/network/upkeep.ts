@@ -57,7 +57,10 @@ function logConnectionTypes(host: Host, log: Logger | undefined): () => void {
     const conn = e.detail
     const peer = conn.remotePeer.toString()
     if (connectionType(conn) === 'relayed')
-      log?.info({ peer, addr: conn.remoteAddr.toString(), direction: conn.direction }, 'relayed connection opened')
+      log?.info(
+        { peer, addr: conn.remoteAddr.toString(), direction: conn.direction },
+        'relayed connection opened',
+      )
     else if (host.getConnections(conn.remotePeer).some((c) => c !== conn && connectionType(c) === 'relayed'))
       log?.info({ peer, addr: conn.remoteAddr.toString() }, 'relayed connection upgraded to direct')
   }

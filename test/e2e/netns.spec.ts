@@ -4,10 +4,20 @@
  * inbound port; real processes, real Docker. The requester is told only the relay's address.
  */
 import assert from 'node:assert/strict'
+import { execFile, spawnSync } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
-import { netnsUnavailable } from '../../scripts/netns.js'
+import { promisify } from 'node:util'
+import { netnsUnavailable, PREFIX, removeStale } from '../../scripts/netns.js'
 import { startNetnsDevnet, type NetnsDevnet } from '../../scripts/netns-devnet.js'
 import { TEST_IMAGE } from '../helpers/network.js'
+
+const exec = promisify(execFile)
+
+/** `dms peers` (the built CLI) on the node's socket: the provider's line. */
+async function peersLine(socket: string, peer: string): Promise<string> {
+  const { stdout } = await exec(process.execPath, ['bin/dms.js', 'peers', '--socket', socket])
+  return stdout.split('\n').find((l) => l.startsWith(peer)) ?? ''
+}
 
 interface Peer {
   peerId: string
@@ -70,6 +80,7 @@ describe('separate hosts in network namespaces, a provider behind NAT (real Dock
     )
     await n.requester.logLine((l) => l.msg === 'relayed connection opened' && l.peer === n.provider.peerId, 0)
     assert.equal((await peerView(n, n.provider.peerId))?.connection, 'relayed')
+    assert.match(await peersLine(n.requester.socket, n.provider.peerId), /provider\s+relayed/)
     const done = await runJob(n)
     assert.equal(done.state, 'completed', JSON.stringify(done.error))
     assert.equal(done.winner?.provider, n.provider.peerId)
@@ -94,6 +105,7 @@ describe('separate hosts in network namespaces, a provider behind NAT (real Dock
     )
     const view = await peerView(n, provider.peerId)
     assert.equal(view?.connection, 'direct')
+    assert.match(await peersLine(n.requester.socket, provider.peerId), /provider\s+direct/)
     const done = await runJob(n)
     assert.equal(done.state, 'completed', JSON.stringify(done.error))
     assert.equal(done.winner?.provider, provider.peerId)
@@ -117,5 +129,14 @@ describe('separate hosts in network namespaces, a provider behind NAT (real Dock
     const done = await runJob(n)
     assert.equal(done.state, 'completed', JSON.stringify(done.error))
     assert.equal(done.winner?.provider, provider.peerId)
+  })
+
+  it('removes the namespaces a crashed run left behind (at the next start)', async () => {
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid
+    const stale = `${PREFIX}${dead}-stale`
+    await exec('ip', ['netns', 'add', stale])
+    assert.ok((await removeStale()).includes(stale))
+    const { stdout } = await exec('ip', ['netns', 'list'])
+    assert.ok(!stdout.split('\n').some((l) => l.startsWith(stale)))
   })
 })
