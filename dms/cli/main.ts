@@ -15,7 +15,6 @@ import {
   jobRunCommand,
   jobStatusCommand,
 } from './job.js'
-import { newSwarmKey } from '../network/pnet.js'
 import { peersCommand } from './peers.js'
 import { CliError, terminalSafe } from './output.js'
 import { registerResourceCommands } from './resources.js'
@@ -68,7 +67,8 @@ program
 program
   .command('swarm-key')
   .description('print a new pre-shared key for a private network (save it, set network.pnet.keyFile)')
-  .action(() => {
+  .action(async () => {
+    const { newSwarmKey } = await import('../network/pnet.js')
     process.stdout.write(`${newSwarmKey()}\n`)
   })
 

@@ -65,10 +65,12 @@ describe('separate hosts in network namespaces, a provider behind NAT (real Dock
   const runJob = async (n: NetnsDevnet) => {
     const posted = await n.api.ok<{ id: string }>('POST', '/v1/jobs', job)
     await n.requester.logLine((l) => l.msg === 'job finished' && l.jobId === posted.id)
-    return n.api.ok<{ state: string; winner?: { provider: string }; error?: unknown }>(
-      'GET',
-      `/v1/jobs/${posted.id}`,
-    )
+    return n.api.ok<{
+      state: string
+      winner?: { provider: string }
+      error?: unknown
+      result?: { stdout: string }
+    }>('GET', `/v1/jobs/${posted.id}`)
   }
 
   it('finds the NATed provider through the DHT and runs a job through the relay', async () => {
@@ -84,6 +86,7 @@ describe('separate hosts in network namespaces, a provider behind NAT (real Dock
     const done = await runJob(n)
     assert.equal(done.state, 'completed', JSON.stringify(done.error))
     assert.equal(done.winner?.provider, n.provider.peerId)
+    assert.match(done.result?.stdout ?? '', /from behind the NAT/, 'its output came back through the relay')
     const after = await peerView(n, n.provider.peerId)
     assert.equal(after?.connection, 'relayed', 'still only through the relay')
     assert.deepEqual(after?.roles, ['provider'])
