@@ -162,7 +162,10 @@ describe('real networks on loopback: re-dial, DHT discovery, private networks', 
     const hub = await node('hub', { network: { pnet: { keyFile } } })
     const joined = await node('member', { bootstrap: hub.addrs(), network: { pnet: { keyFile } } })
     const lines: Array<Record<string, unknown>> = []
-    const log = pino({ level: 'debug' }, { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) })
+    const log = pino(
+      { level: 'debug' },
+      { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) },
+    )
     const stranger = await node(
       'stranger',
       { bootstrap: hub.addrs(), network: { pnet: { keyFile: otherKey }, redial: { minBackoffMs: 100 } } },

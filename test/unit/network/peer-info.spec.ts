@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { multiaddr } from '@multiformats/multiaddr'
 import { connectionType, rolesOf, userAgent } from '../../../dms/network/peer-info.js'
-import type { SwarmKeyError } from '../../../dms/network/pnet.js';
+import type { SwarmKeyError } from '../../../dms/network/pnet.js'
 import { newSwarmKey, readSwarmKey } from '../../../dms/network/pnet.js'
 
 describe('peer info', () => {
