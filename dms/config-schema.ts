@@ -6,7 +6,10 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import type { MailboxInit } from '../actors/mailbox.js'
+import type { DialKeeperInit } from './network/dial-keeper.js'
+import type { DhtInit } from './network/discovery.js'
 import type { ConnectionLimits, GossipSettings, NetworkInit } from './network/host.js'
+import type { NatInit, RelayInit } from './network/nat.js'
 import type { GossipScoreSettings } from './network/gossip-score.js'
 import type { OrchestratorInit } from './orchestrator/orchestrator.js'
 import type { ProviderInit } from './provider/provider.js'
@@ -67,6 +70,49 @@ export const networkSchema = obj({
       Type.Union([Type.Boolean(), obj({ intervalMs: opt(posInt), serviceTag: opt(str) })]),
     ),
   ),
+  /** Re-dialling of bootstrap and known peers after a failed dial or a disconnect. */
+  redial: opt(
+    typed<Omit<DialKeeperInit, 'bootstrap'>>()(
+      obj({
+        minBackoffMs: opt(posInt),
+        maxBackoffMs: opt(posInt),
+        maxKnownPeers: opt(Type.Integer({ minimum: 0, maximum: 10_000 })),
+        forgetAfterMs: opt(posInt),
+        dialTimeoutMs: opt(posInt),
+      }),
+    ),
+  ),
+  /** The kad-dht (peer routing and the providers rendezvous). Unset: no DHT. */
+  dht: opt(
+    typed<DhtInit>()(
+      obj({
+        mode: opt(StringEnum(['server', 'client', 'auto'])),
+        kBucketSize: opt(Type.Integer({ minimum: 1, maximum: 100 })),
+        prefixLength: opt(Type.Integer({ minimum: 1, maximum: 16 })),
+        privateAddresses: opt(Type.Boolean()),
+        lookupIntervalMs: opt(Type.Integer({ minimum: 1000 })),
+        maxDialsPerLookup: opt(Type.Integer({ minimum: 0, maximum: 1000 })),
+      }),
+    ),
+  ),
+  /** Circuit relay v2: serve as a relay (with limits), reserve a slot on one (behind NAT). */
+  relay: opt(
+    typed<RelayInit>()(
+      obj({
+        serve: opt(Type.Boolean()),
+        maxReservations: opt(Type.Integer({ minimum: 1, maximum: 10_000 })),
+        durationLimitMs: opt(nonNegInt),
+        dataLimitBytes: opt(nonNegInt),
+        reserve: opt(Type.Boolean()),
+      }),
+    ),
+  ),
+  /** AutoNAT and DCUtR hole punching. @default both true */
+  nat: opt(typed<NatInit>()(obj({ autonat: opt(Type.Boolean()), holePunching: opt(Type.Boolean()) }))),
+  /** A private network: every peer must hold the same swarm key file (`dms swarm-key`). */
+  pnet: opt(obj({ keyFile: str })),
+  /** Addresses announced to peers instead of the listen addresses. */
+  announce: opt(strings),
   /** Largest frame (envelope) accepted, on streams and gossip. @default 4194304 */
   maxFrameBytes: opt(Type.Integer({ minimum: 1024 })),
   /** Longest a direct frame may take from its first byte to its last. @default 30000 */

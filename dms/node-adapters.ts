@@ -19,6 +19,7 @@ import type {
   QueuesPort,
 } from './api/ports.js'
 import type { AllocationSummary, PeerSummary } from './api/schemas.js'
+import { peerViews } from './network/peer-info.js'
 import type { BlobService } from './blobs/service.js'
 import type { ApprovalClient } from './contracts/approval-client.js'
 import { TERMINATION } from './contracts/model.js'
@@ -167,23 +168,14 @@ export const blobsPort = (blobs: BlobService): BlobsPort => ({
 
 /** Connected peers: one entry per peer, with its gossip standing. */
 export const peersPort = (host: Host, transport: Libp2pTransport): PeersPort => ({
-  list: () => {
+  list: async () => {
     const bid = new Set(transport.topicSubscribers(BID_REQUEST_TOPIC))
-    const peers = new Map<string, PeerSummary & { addrs: string[] }>()
-    for (const c of host.getConnections()) {
-      const id = c.remotePeer.toString()
-      const p = peers.get(id) ?? {
-        peerId: id,
-        addrs: [],
-        direction: c.direction,
-        bidTopic: bid.has(id),
-        gossipScore: transport.gossipScore(id) ?? 0,
-        graylisted: transport.graylisted(id),
-      }
-      p.addrs.push(c.remoteAddr.toString())
-      peers.set(id, p)
-    }
-    return [...peers.values()]
+    return (await peerViews(host)).map((p): PeerSummary => ({
+      ...p,
+      bidTopic: bid.has(p.peerId),
+      gossipScore: transport.gossipScore(p.peerId) ?? 0,
+      graylisted: transport.graylisted(p.peerId),
+    }))
   },
 })
 

@@ -6,6 +6,7 @@ import { Lifecycle, type LifecycleStatus } from '../actors/lifecycle.js'
 import type { ActorSystem } from '../actors/system.js'
 import type { Host } from './network/host.js'
 import type { Libp2pTransport } from './network/transport.js'
+import type { Upkeep } from './network/upkeep.js'
 import type { Db } from './store/db.js'
 import { startPeerBase } from './peer-base.js'
 import type { NodeMetrics } from './api/metrics/node-metrics.js'
@@ -54,6 +55,8 @@ export class DmsNode {
   host!: Host
   transport!: Libp2pTransport
   system!: ActorSystem
+  /** Re-dials (dial keeper) and DHT discovery around the host. */
+  upkeep!: Upkeep
   /** Content-addressed blobs of this node: job inputs, output archives. */
   blobs!: BlobService
   ledger?: ResourceLedger
@@ -119,13 +122,18 @@ export class DmsNode {
   private async startParts(): Promise<void> {
     const cfg = this.config
     const { clock, log } = this
+    const roles = [
+      ...(cfg.requester !== undefined ? ['requester'] : []),
+      ...(cfg.provider !== undefined ? ['provider'] : []),
+    ]
     const base = await startPeerBase(
-      cfg,
+      { ...cfg, roles },
       { clock, log, passphrase: this.components.passphrase ?? envPassphrase() },
       this.lifecycle,
     )
     ;({ db: this.db, key: this.key, host: this.host, transport: this.transport, system: this.system } = base)
     this.payloadRefusals = base.payloadRefusals
+    this.upkeep = base.upkeep
     const fed = nodeMetrics(base, this.approvals, this.components.faults)
     this.metrics = fed.metrics
     this.lifecycle.onStop(() => fed.stop(), 'metrics')

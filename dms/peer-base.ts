@@ -16,6 +16,7 @@ import { loadOrCreateKey, type PassphraseSource } from './keys.js'
 import { child } from './log.js'
 import { createHost, type Host } from './network/host.js'
 import { Libp2pTransport } from './network/transport.js'
+import { startUpkeep, type Upkeep } from './network/upkeep.js'
 import { openDb, type Db } from './store/db.js'
 import { BID_REQUEST_TOPIC } from './protocol/handles.js'
 import { dmsCodecs } from './protocol/behaviours.js'
@@ -26,6 +27,8 @@ export interface PeerBaseConfig {
   bootstrap?: string[]
   oneHost?: boolean
   network?: NetworkConfig
+  /** Roles announced to peers (identify's agent version) and whether to announce as a provider on the DHT. */
+  roles?: string[]
 }
 
 export interface PeerBase {
@@ -39,6 +42,8 @@ export interface PeerBase {
    * `dms_payloads_refused_total` (specs/protocol.md, "Bounds"). Each is also `bad_payload`.
    */
   payloadRefusals: Record<string, Record<string, number>>
+  /** Re-dials (the dial keeper) and DHT discovery around the host. */
+  upkeep: Upkeep
   /** Calls `fn` with each payload refused from now on; returns the unsubscribe function. */
   onPayloadRefused(fn: (behaviour: string, reason: string) => void): () => void
 }
@@ -69,6 +74,7 @@ export async function startPeerBase(
       listen: cfg.listen,
       bootstrap: cfg.bootstrap,
       oneHost: cfg.oneHost,
+      roles: [...(cfg.roles ?? []), ...(cfg.network?.relay?.serve === true ? ['relay'] : [])],
       // Our validator judges bid requests: one it rejects lowers its sender's score.
       scoredTopics: [BID_REQUEST_TOPIC],
     },
@@ -99,10 +105,22 @@ export async function startPeerBase(
   lifecycle.onStop(() => host.stop(), 'host')
   await transport.start()
   lifecycle.onStop(() => transport.stop(), 'transport')
+  const upkeep = startUpkeep(
+    host,
+    { clock: c.clock, log: child(c.log, 'dms:network') },
+    {
+      bootstrap: cfg.bootstrap,
+      keeper: net.redial,
+      dht: net.dht,
+      provider: cfg.roles?.includes('provider') === true,
+      pnet: net.pnet !== undefined,
+    },
+  )
+  lifecycle.onStop(() => upkeep.stop(), 'network upkeep')
   lifecycle.onStop(() => system.stop(), 'actors')
   const onPayloadRefused = (fn: (behaviour: string, reason: string) => void) => {
     refusalObservers.add(fn)
     return () => refusalObservers.delete(fn)
   }
-  return { db, key, host, transport, system, payloadRefusals, onPayloadRefused }
+  return { db, key, host, transport, system, payloadRefusals, upkeep, onPayloadRefused }
 }

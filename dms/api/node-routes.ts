@@ -64,7 +64,9 @@ export const nodeRoutes: FastifyPluginAsync<NodeRoutesOptions> = (app: FastifyIn
         },
       },
     },
-    () => ({ peers: opts.peers.list().sort((a, b) => (a.peerId ?? '').localeCompare(b.peerId ?? '')) }),
+    async () => ({
+      peers: (await opts.peers.list()).sort((a, b) => (a.peerId ?? '').localeCompare(b.peerId ?? '')),
+    }),
   )
 
   app.get(

@@ -98,7 +98,7 @@ const noBlobs: BlobsPort = {
 export function detachedPorts(): ApiPorts {
   return {
     info: { info: () => ({}) },
-    peers: { list: () => [] },
+    peers: { list: () => Promise.resolve([]) },
     jobs: noJobs,
     queues: noQueues,
     mode: noMode,

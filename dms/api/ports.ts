@@ -142,7 +142,7 @@ export interface BlobsPort {
 /** The libp2p peers this node has a connection with. */
 export interface PeersPort {
   /** One entry per connected peer (addresses of all its connections), any order. */
-  list(): PeerSummary[]
+  list(): Promise<PeerSummary[]>
 }
 
 /** Who this node is and its receive counters (`GET /v1/info`). */

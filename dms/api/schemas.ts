@@ -192,6 +192,16 @@ export const PeerSummary = reply({
   peerId: opt(str),
   addrs: opt(Type.Array(str)),
   direction: opt(StringEnum(['inbound', 'outbound'])),
+  roles: opt(
+    Type.Array(
+      StringEnum(['requester', 'provider', 'contract-db', 'relay']),
+      described('the roles the peer announces (absent: not a DMS node, or not identified yet)'),
+    ),
+  ),
+  connection: opt(
+    StringEnum(['direct', 'relayed'], described('direct when any connection to it is direct, else relayed')),
+  ),
+  latencyMs: opt(Type.Number(described("round-trip time of the connection monitor's last ping, ms"))),
   bidTopic: opt(Type.Boolean(described('a live subscriber of the bid request topic (a provider or relay)'))),
   gossipScore: opt(Type.Number(described('its gossipsub score at this node'))),
   graylisted: opt(

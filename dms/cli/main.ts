@@ -70,10 +70,20 @@ const socketOpt = ['--socket <path>', 'REST socket of the node (env DMS_SOCKET)'
 
 program
   .command('peers')
-  .description('list the peers this node is connected to')
+  .description(
+    'list the peers this node is connected to: roles, direct or relayed, latency, direction, gossip score, addresses',
+  )
   .option('--json', 'print JSON')
   .option(...socketOpt)
   .action((o: { socket: string; json?: boolean }) => peersCommand(o))
+
+program
+  .command('swarm-key')
+  .description('print a new pre-shared key for a private network (save it, set network.pnet.keyFile)')
+  .action(async () => {
+    const { newSwarmKey } = await import('../network/pnet.js')
+    process.stdout.write(`${newSwarmKey()}\n`)
+  })
 
 const job = program.command('job').description('post and inspect jobs on a requester node')
 job

@@ -97,7 +97,11 @@ export class ContractDbNode {
     const cfg = this.config
     const { clock, log } = this
     // The same start as a node's: the database lock before the passphrase, then key, host, actors.
-    const base = await startPeerBase(cfg, { clock, log, passphrase: this.passphrase }, this.lifecycle)
+    const base = await startPeerBase(
+      { ...cfg, roles: ['contract-db'] },
+      { clock, log, passphrase: this.passphrase },
+      this.lifecycle,
+    )
     ;({ db: this.db, key: this.key, host: this.host, transport: this.transport, system: this.system } = base)
     this.service = new ContractDbService(
       {

@@ -7,15 +7,22 @@ import { identify } from '@libp2p/identify'
 import { mdns } from '@libp2p/mdns'
 import { ping } from '@libp2p/ping'
 import { tcp } from '@libp2p/tcp'
+import type { KadDHT } from '@libp2p/kad-dht'
 import { createLibp2p, type Libp2p } from 'libp2p'
 import type { Logger } from 'pino'
 import type { KeyPair } from '../../actors/identity.js'
+import { dhtService, type DhtInit } from './discovery.js'
 import { scoreOptions, type GossipScoreSettings } from './gossip-score.js'
+import { natParts, type NatInit, type RelayInit } from './nat.js'
+import { protector, readSwarmKey } from './pnet.js'
+import { userAgent } from './peer-info.js'
 
 export type Host = Libp2p<{
   pubsub: GossipSub
   identify: ReturnType<ReturnType<typeof identify>>
   ping: unknown
+  /** Present when `network.dht` is set. */
+  dht?: KadDHT
 }>
 
 /** Connection limits (libp2p connection manager). Unset fields keep libp2p's defaults. */
@@ -56,6 +63,16 @@ export interface NetworkInit {
   gossipsub?: GossipSettings
   /** Find peers on the local network by multicast DNS and dial them. @default false */
   mdns?: boolean | { intervalMs?: number; serviceTag?: string }
+  /** The kad-dht for peer routing and the providers rendezvous (dms/network/discovery.ts). @default off */
+  dht?: DhtInit
+  /** Circuit relay v2: serve as a relay, reserve a slot on one (dms/network/nat.ts). @default {} */
+  relay?: RelayInit
+  /** AutoNAT and DCUtR hole punching (dms/network/nat.ts). @default both on */
+  nat?: NatInit
+  /** A private network: the swarm key file every peer must share (dms/network/pnet.ts). */
+  pnet?: { keyFile: string }
+  /** Addresses to announce instead of the listen addresses (e.g. a public address behind a port forward). */
+  announce?: string[]
 }
 
 export interface HostInit extends NetworkInit {
@@ -75,6 +92,8 @@ export interface HostInit extends NetworkInit {
    * @default false
    */
   oneHost?: boolean
+  /** This node's roles, announced to peers in identify's agent version (`dms peers`). @default [] */
+  roles?: string[]
 }
 
 /** The libp2p options a HostInit stands for (exported for tests and the config docs). */
@@ -129,11 +148,17 @@ export async function createHost(key: KeyPair, init: HostInit = {}, log?: Logger
     const m = init.mdns === true ? {} : init.mdns
     discovery.push(mdns({ interval: m.intervalMs, serviceTag: m.serviceTag }))
   }
+  const nat = natParts(init.relay, init.nat)
   const node = await createLibp2p({
     privateKey,
     start: false,
-    addresses: { listen: init.listen ?? ['/ip4/127.0.0.1/tcp/0'] },
-    transports: [tcp()],
+    nodeInfo: { userAgent: userAgent(init.roles ?? []) },
+    addresses: {
+      listen: [...(init.listen ?? ['/ip4/127.0.0.1/tcp/0']), ...nat.listen],
+      ...(init.announce !== undefined ? { announce: init.announce } : {}),
+    },
+    transports: [tcp(), ...(nat.transports as [])],
+    ...(init.pnet !== undefined ? { connectionProtector: protector(readSwarmKey(init.pnet.keyFile)) } : {}),
     connectionEncrypters: [noise()],
     streamMuxers: [yamux()],
     peerDiscovery: discovery,
@@ -151,6 +176,8 @@ export async function createHost(key: KeyPair, init: HostInit = {}, log?: Logger
         awaitRpcMessageHandler: true,
         ...opts.gossipsub,
       }),
+      ...(init.dht !== undefined ? { dht: dhtService(init.dht) } : {}),
+      ...nat.services,
     },
   })
   if (init.mdns !== undefined && init.mdns !== false) {
@@ -159,6 +186,13 @@ export async function createHost(key: KeyPair, init: HostInit = {}, log?: Logger
       const id = evt.detail.id
       if (id.equals(node.peerId) || node.getConnections(id).length > 0) return
       node.dial(id).catch((err: unknown) => log?.debug({ err, peer: id.toString() }, 'mdns dial failed'))
+    })
+  }
+  if (init.dht?.mode === 'server') {
+    // clientMode false still starts as a client until libp2p judges the node reachable.
+    const dht = node.services.dht
+    node.addEventListener('start', () => {
+      dht?.setMode('server').catch((err: unknown) => log?.warn({ err }, 'could not make the DHT a server'))
     })
   }
   return node

@@ -276,7 +276,7 @@ export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
             message:
               context.bids.length === 0
                 ? context.declines.length === 0
-                  ? 'no provider answered the bid request'
+                  ? `no provider answered the bid request (${context.providersConnected ?? 0} providers connected)`
                   : `no provider bid: ${context.declines.map((d) => `${d.provider.slice(-8)}: ${d.reasons.join('; ')}`).join(' | ')}`
                 : contracting
                   ? `no bid could be contracted: ${told}`

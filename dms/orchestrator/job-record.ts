@@ -86,6 +86,8 @@ export interface JobRecord {
   retryAt?: number
   /** Set by `Orchestrator.cancel`: when the cancel was asked. */
   cancelRequestedAt?: number
+  /** Live subscribers of the bid request topic (providers) when the last bid round closed. */
+  providersConnected?: number
   /** The bidders' addresses (so a restarted requester can still reach its provider). */
   providerAddrs?: Record<string, string[]>
   /** When the job's provider was last heard from (an update or heartbeat) while running. */

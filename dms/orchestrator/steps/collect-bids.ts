@@ -42,6 +42,7 @@ export function collectBidsStep(d: CollectBidsDeps): Step {
         declines: [...session.declines],
         reliability,
         providerAddrs: Object.fromEntries(session.providerAddrs),
+        providersConnected: d.transport.topicSubscribers(BID_REQUEST_TOPIC).length,
       }
     }
     // Push orchestration: the request goes to the chosen providers over the direct stream, never

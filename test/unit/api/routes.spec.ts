@@ -214,10 +214,11 @@ describe('REST routes over their ports', () => {
   it('peers sorted by id, allocations newest first, info and metrics as their ports say', async () => {
     const app = api({
       peers: {
-        list: () => [
-          { peerId: 'b', addrs: ['/ip4/1'] },
-          { peerId: 'a', addrs: ['/ip4/2'] },
-        ],
+        list: () =>
+          Promise.resolve([
+            { peerId: 'b', addrs: ['/ip4/1'] },
+            { peerId: 'a', addrs: ['/ip4/2'] },
+          ]),
       },
       allocations: {
         list: () =>

@@ -100,6 +100,28 @@ describe('node config: schema and DMS_* overrides', () => {
     assert.equal(refused(score({ gossipThreshold: -60 })).field, 'network.gossipsub.score.publishThreshold')
   })
 
+  it('real network settings: re-dial, DHT, relay, NAT, private network, announce', () => {
+    const network = {
+      redial: { minBackoffMs: 200, maxBackoffMs: 5000, maxKnownPeers: 10, forgetAfterMs: 60_000 },
+      dht: { mode: 'client' as const, kBucketSize: 10, lookupIntervalMs: 2000 },
+      relay: { serve: true, maxReservations: 8, durationLimitMs: 0, dataLimitBytes: 0, reserve: false },
+      nat: { autonat: false, holePunching: true },
+      pnet: { keyFile: '/etc/dms/swarm.key' },
+      announce: ['/ip4/203.0.113.7/tcp/4001'],
+    }
+    assert.deepEqual(loadNodeConfig({ dataDir: 'd', network }).network, network)
+    const bad = (n: unknown) => refused({ dataDir: 'd', network: n })
+    assert.match(
+      bad({ dht: { mode: 'peer' } }).message,
+      /"network\.dht\.mode": must be one of "server", "client", "auto"/,
+    )
+    assert.equal(bad({ dht: { kBucketSize: 1000 } }).field, 'network.dht.kBucketSize')
+    assert.equal(bad({ dht: { lookupIntervalMs: 10 } }).field, 'network.dht.lookupIntervalMs')
+    assert.equal(bad({ relay: { maxReservations: 0 } }).field, 'network.relay.maxReservations')
+    assert.equal(bad({ redial: { minBackoffMs: 0 } }).field, 'network.redial.minBackoffMs')
+    assert.equal(bad({ pnet: {} }).field, 'network.pnet.keyFile')
+  })
+
   it('requester bid window settings', () => {
     const requester = { contractDb: { peer: CDB, addrs: [] }, bidSilentAfter: 5, bidStragglerMs: 0 }
     assert.deepEqual(loadNodeConfig({ dataDir: 'd', requester }).requester, requester)

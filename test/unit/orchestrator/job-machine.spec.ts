@@ -150,10 +150,12 @@ describe('orchestrator/job-machine', () => {
   })
 
   it('no bids and no declines: failed with NO_BIDS', async () => {
-    const { snap, ctx, calls, states } = await run({ collectBids: () => Promise.resolve({ bids: [] }) })
+    const { snap, ctx, calls, states } = await run({
+      collectBids: () => Promise.resolve({ bids: [], providersConnected: 2 }),
+    })
     assert.equal(snap.value, 'failed')
     assert.equal(ctx.error?.code, 'NO_BIDS')
-    assert.match(ctx.error?.message ?? '', /no provider answered/)
+    assert.equal(ctx.error?.message, 'no provider answered the bid request (2 providers connected)')
     assert.deepEqual(states, ['bidding', 'selecting', 'failed'])
     assert.deepEqual(
       calls.map((c) => c.step),
