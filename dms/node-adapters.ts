@@ -5,7 +5,7 @@
  */
 import type { ActorSystem } from '../actors/system.js'
 import { NodeMetrics } from './api/metrics/node-metrics.js'
-import { noAllocations, noJobs, noResources } from './api/null-ports.js'
+import { noAllocations, noJobs, noResources, noWorkflows } from './api/null-ports.js'
 import { DMS_VERSION } from './api/openapi.js'
 import type {
   AllocationsPort,
@@ -24,6 +24,7 @@ import type { Libp2pTransport } from './network/transport.js'
 import { locateOutputFile } from './orchestrator/data-plane.js'
 import { parseJobSpec } from './orchestrator/job-spec.js'
 import { FINAL_STATES, type Orchestrator } from './orchestrator/orchestrator.js'
+import type { WorkflowJobs, WorkflowRunner } from './workflows/runner.js'
 import type { PeerBase } from './peer-base.js'
 import type { ProcessFaults } from './process-guard.js'
 import { BID_REQUEST_TOPIC } from './protocol/handles.js'
@@ -47,6 +48,7 @@ export interface ApiParts {
   payloadRefusals: Record<string, Record<string, number>>
   metrics: MetricsPort
   orchestrator?: Orchestrator
+  workflows?: WorkflowRunner
   provider?: ProviderService
   onboarding?: Onboarding
 }
@@ -59,6 +61,14 @@ export const jobsPort = (o: Orchestrator): JobsPort => ({
   cancel: (id) => o.cancel(id),
   liveLogs: (id) => o.liveLogs(id),
   onLog: (fn) => o.onLog(fn),
+  onChange: (fn) => o.onChange(fn),
+})
+
+/** The orchestrator as the workflows use it: tasks posted under their derived job ids. */
+export const workflowJobsPort = (o: Orchestrator): WorkflowJobs => ({
+  post: (spec, id) => o.post(spec, { id }),
+  get: (id) => o.get(id),
+  cancel: (id) => o.cancel(id),
   onChange: (fn) => o.onChange(fn),
 })
 
@@ -127,6 +137,7 @@ export function apiPorts(n: ApiParts): ApiPorts {
     info: infoPort(n),
     peers: peersPort(n.host, n.transport),
     jobs: n.orchestrator !== undefined ? jobsPort(n.orchestrator) : noJobs,
+    workflows: n.workflows ?? noWorkflows,
     allocations: n.provider !== undefined ? allocationsPort(n.provider) : noAllocations,
     resources: n.onboarding ?? noResources,
     blobs: blobsPort(n.blobs),

@@ -10,7 +10,13 @@ import type { Db } from './store/db.js'
 import { startPeerBase } from './peer-base.js'
 import type { NodeMetrics } from './api/metrics/node-metrics.js'
 import { ApiServer } from './api/server.js'
-import { apiPorts, nodeMetrics, providerMetrics, requesterMetrics } from './node-adapters.js'
+import {
+  apiPorts,
+  nodeMetrics,
+  providerMetrics,
+  requesterMetrics,
+  workflowJobsPort,
+} from './node-adapters.js'
 import type { NodeConfig } from './config.js'
 import { BlobService } from './blobs/service.js'
 import { ApprovalClient } from './contracts/approval-client.js'
@@ -22,6 +28,7 @@ import { envPassphrase, type PassphraseSource } from './keys.js'
 import { child, silentLogger } from './log.js'
 import { Orchestrator } from './orchestrator/orchestrator.js'
 import { ProviderService } from './provider/provider.js'
+import { WorkflowRunner } from './workflows/runner.js'
 import { ResourceLedger } from './resources/ledger.js'
 import { MachineMeter } from './resources/measure.js'
 import { Onboarding } from './resources/onboarding.js'
@@ -57,6 +64,8 @@ export class DmsNode {
   onboarding?: Onboarding
   provider?: ProviderService
   orchestrator?: Orchestrator
+  /** The requester's workflows (tasks run as the orchestrator's jobs). */
+  workflows?: WorkflowRunner
   /**
    * This node's approval credentials, by contract-db peer id (one per contract-db its roles
    * name): attached to bid requests, bids and declines (specs/contract-db.md).
@@ -237,6 +246,19 @@ export class DmsNode {
       // Jobs an earlier process left unfinished carry on from their persisted snapshots.
       await this.orchestrator.start()
       await feed.scan()
+      // After the jobs: a restored workflow reads its tasks' jobs as they are now.
+      this.workflows = new WorkflowRunner(
+        {
+          db: this.db,
+          clock,
+          log: child(log, 'dms:workflows'),
+          jobs: workflowJobsPort(this.orchestrator),
+          blobs: this.blobs.store,
+        },
+        { maxTasks: cfg.requester.maxWorkflowTasks },
+      )
+      await this.workflows.start()
+      this.lifecycle.onStop(() => this.workflows?.stop(), 'workflows')
     }
     if (cfg.api !== false) {
       const ports = apiPorts({
@@ -250,6 +272,7 @@ export class DmsNode {
         payloadRefusals: this.payloadRefusals,
         metrics: this.metrics,
         orchestrator: this.orchestrator,
+        workflows: this.workflows,
         provider: this.provider,
         onboarding: this.onboarding,
       })

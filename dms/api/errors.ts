@@ -16,6 +16,9 @@ export const apiError = (code: string, message: string, field?: string): ApiErro
 export const STATUS: Record<string, number> = {
   JOB_NOT_FOUND: 404,
   JOB_ENDED: 409,
+  WORKFLOW_NOT_FOUND: 404,
+  WORKFLOW_ENDED: 409,
+  INSUFFICIENT_BALANCE: 402,
   NOT_A_REQUESTER: 409,
   NOT_A_PROVIDER: 409,
 }

@@ -4,7 +4,7 @@
  * the port they were given (specs/rest-api.md, "Errors").
  */
 import { DmsError } from '../../actors/errors.js'
-import type { AllocationsPort, ApiPorts, BlobsPort, JobsPort, ResourcesPort } from './ports.js'
+import type { AllocationsPort, ApiPorts, BlobsPort, JobsPort, ResourcesPort, WorkflowsPort } from './ports.js'
 
 /** A route of the requester role on a node without a `requester` config section. */
 export class NotARequesterError extends DmsError {
@@ -40,6 +40,14 @@ export const noJobs: JobsPort = {
   onChange: throws(() => new NotARequesterError()),
 }
 
+/** The workflows of a node that is not a requester. */
+export const noWorkflows: WorkflowsPort = {
+  post: notARequester,
+  list: notARequester,
+  get: notARequester,
+  cancel: notARequester,
+}
+
 /** The allocations of a node that is not a provider. */
 export const noAllocations: AllocationsPort = {
   list: notAProvider,
@@ -71,6 +79,7 @@ export function detachedPorts(): ApiPorts {
     info: { info: () => ({}) },
     peers: { list: () => [] },
     jobs: noJobs,
+    workflows: noWorkflows,
     allocations: noAllocations,
     resources: noResources,
     blobs: noBlobs,

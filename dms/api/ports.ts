@@ -6,6 +6,7 @@
  */
 import type { JobRecord } from '../orchestrator/job-record.js'
 import type { JobLog, JobResult } from '../protocol/messages.js'
+import type { WorkflowRecord } from '../workflows/record.js'
 import type { OnboardRequest } from '../resources/onboard-request.js'
 import type { ResourcesView } from '../resources/onboarding.js'
 import type { AllocationSummary, InfoReply, PeerSummary } from './schemas.js'
@@ -41,6 +42,26 @@ export interface JobsPort {
   onLog(fn: (jobId: string, log: JobLog) => void): () => void
   /** Each stored change of any job; returns the unsubscribe function. */
   onChange(fn: (job: JobView) => void): () => void
+}
+
+/** A workflow as the API shows it: its state and its per-task table. */
+export interface WorkflowView {
+  state: string
+  record: WorkflowRecord
+}
+
+/**
+ * The requester role's workflows (specs/workflow.md). Errors carry a stable `code`:
+ * `INVALID_WORKFLOW` (with `field`), `INSUFFICIENT_BALANCE` (with `data.shortfall`),
+ * `WORKFLOW_NOT_FOUND`, `WORKFLOW_ENDED`; the null object's is `NOT_A_REQUESTER`.
+ */
+export interface WorkflowsPort {
+  /** Checks `body` as a workflow document and the balance against its plan, then starts it. */
+  post(body: unknown): Promise<WorkflowView>
+  list(): Promise<WorkflowView[]>
+  get(id: string): Promise<WorkflowView | undefined>
+  /** Cancels every live task; resolves once the cancel is taken. */
+  cancel(id: string): Promise<WorkflowView>
 }
 
 /** The provider role's allocations. The null object's error code is `NOT_A_PROVIDER`. */
@@ -101,6 +122,7 @@ export interface ApiPorts {
   info: InfoPort
   peers: PeersPort
   jobs: JobsPort
+  workflows: WorkflowsPort
   allocations: AllocationsPort
   resources: ResourcesPort
   blobs: BlobsPort

@@ -11,6 +11,7 @@ import type { Logger } from 'pino'
 import { dataRoutes } from './data-routes.js'
 import { apiError, STATUS, validationError } from './errors.js'
 import { jobRoutes } from './job-routes.js'
+import { workflowRoutes } from './workflow-routes.js'
 import { nodeRoutes } from './node-routes.js'
 import { DMS_VERSION, openApiDocument, recordRoutes } from './openapi.js'
 import type { ApiPorts } from './ports.js'
@@ -86,6 +87,7 @@ export function buildApi(
   void app.register(nodeRoutes, { ...ports, openapi })
   void app.register(dataRoutes, { blobs: ports.blobs, jobs: ports.jobs })
   void app.register(jobRoutes, { jobs: ports.jobs })
+  void app.register(workflowRoutes, { workflows: ports.workflows })
   return { app, openapi }
 }
 

@@ -29,6 +29,8 @@ export interface OrchestratorInit {
   bidSilentAfter?: number
   /** Longest a bid window stays open after its first answer, for providers yet to answer. @default 500 */
   bidStragglerMs?: number
+  /** Most tasks in one workflow (specs/workflow.md). @default 32 */
+  maxWorkflowTasks?: number
 }
 
 /** The settings of a job's steps and its contract-db client, defaults applied. */

@@ -1,0 +1,144 @@
+/**
+ * Workflows on a real network (in-process nodes, real libp2p, real Docker): a diamond whose last
+ * task reads files the two middle ones wrote, the middle ones running at the same time, each task
+ * its own settled contract; a failing upstream that fails its dependants and leaves no escrow
+ * locked; a cancel mid-run.
+ */
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import type { StoredJob } from '../../dms/orchestrator/orchestrator.js'
+import { jobIdOf } from '../../dms/workflows/machine.js'
+import type { StoredWorkflow } from '../../dms/workflows/runner.js'
+import { startNetwork, TEST_IMAGE, type TestNetwork } from '../helpers/network.js'
+
+const MiB = 1024 * 1024
+const job = (script: string, maxDuration = 60) => ({
+  image: TEST_IMAGE,
+  command: ['sh', '-c', script],
+  resources: { cpu: 0.5, memory: '64MiB' },
+  maxDuration,
+  maxPrice: 5000,
+})
+
+/** Resolves with the workflow once it is final (event-driven: subscribed before it reads). */
+function workflowEnds(net: TestNetwork, id: string): Promise<StoredWorkflow> {
+  const runner = net.requester.workflows!
+  return new Promise((resolve) => {
+    const final = (w: StoredWorkflow | undefined) =>
+      w !== undefined && w.record.id === id && ['completed', 'failed', 'cancelled'].includes(w.state)
+    const off = runner.onChange((w) => {
+      if (final(w)) {
+        off()
+        resolve(w)
+      }
+    })
+    void runner.get(id).then((w) => {
+      if (final(w)) {
+        off()
+        resolve(w!)
+      }
+    })
+  })
+}
+
+/** The [start, end] of a job's `running` state, from its recorded history. */
+function runningInterval(j: StoredJob): [number, number] {
+  const h = j.record.history
+  const i = h.findIndex((e) => e.state === 'running')
+  assert.ok(i >= 0 && i + 1 < h.length, `job ${j.record.id} has a running state and a next one`)
+  return [h[i].at, h[i + 1].at]
+}
+
+describe('workflows (real network, real Docker)', function () {
+  this.timeout(120_000)
+  let net: TestNetwork
+
+  before(async function () {
+    execFileSync('bash', ['scripts/build-test-image.sh'], { stdio: 'inherit' })
+    net = await startNetwork(
+      [
+        { cpu: 2, memoryBytes: 512 * MiB, perCpuHour: 1000 },
+        { cpu: 2, memoryBytes: 512 * MiB, perCpuHour: 1200 },
+      ],
+      { requester: { bidWindowMs: 1500, enoughBids: 2 } },
+    )
+  })
+  after(async () => net?.stop())
+
+  it('a diamond: D reads what B and C wrote, B and C overlap, every hand-off hash-checked, four settled contracts', async () => {
+    const posted = await net.requester.workflows!.post({
+      name: 'diamond',
+      tasks: [
+        { name: 'A', job: job('echo -n seed > /outputs/seed.txt'), outputs: ['seed.txt'] },
+        {
+          name: 'B',
+          job: job('sleep 2; echo "B saw $(cat /inputs/seed.txt)" > /outputs/b.txt'),
+          from: [{ fromTask: 'A', path: 'seed.txt' }],
+          outputs: ['b.txt'],
+        },
+        {
+          name: 'C',
+          job: job(
+            'sleep 2; mkdir -p /outputs/deep; echo "C saw $(cat /inputs/A/seed.txt)" > /outputs/deep/c.txt',
+          ),
+          from: [{ fromTask: 'A' }],
+        },
+        {
+          name: 'D',
+          job: job('cat /inputs/b.txt /inputs/c/deep/c.txt'),
+          from: [
+            { fromTask: 'B', path: 'b.txt' },
+            { fromTask: 'C', as: 'c' },
+          ],
+        },
+      ],
+    })
+    const wf = await workflowEnds(net, posted.record.id)
+    assert.equal(wf.state, 'completed', JSON.stringify(wf.record.tasks))
+    const orch = net.requester.orchestrator!
+    const jobs = Object.fromEntries(
+      await Promise.all(
+        ['A', 'B', 'C', 'D'].map(async (t) => [t, (await orch.get(jobIdOf(wf.record.id, t)))!] as const),
+      ),
+    )
+    assert.equal(jobs.D.record.result?.stdout, 'B saw seed\nC saw seed\n')
+
+    // B and C ran at the same time: their recorded running intervals intersect.
+    const [b, c] = [runningInterval(jobs.B), runningInterval(jobs.C)]
+    assert.ok(b[0] < c[1] && c[0] < b[1], `B ${b.join('-')} and C ${c.join('-')} overlap`)
+
+    // Each hand-off is the upstream's file as its signed manifest lists it (checked at verify).
+    const entry = (j: StoredJob, path: string) => j.record.result?.outputs?.find((o) => o.path === path)
+    const input = (j: StoredJob, path: string) => j.record.spec.inputs?.find((i) => i.path === path)
+    assert.equal(input(jobs.B, 'seed.txt')?.sha256, entry(jobs.A, 'seed.txt')?.sha256)
+    assert.equal(input(jobs.C, 'A/seed.txt')?.sha256, entry(jobs.A, 'seed.txt')?.sha256)
+    assert.equal(input(jobs.D, 'b.txt')?.sha256, entry(jobs.B, 'b.txt')?.sha256)
+    assert.equal(input(jobs.D, 'c/deep/c.txt')?.sha256, entry(jobs.C, 'deep/c.txt')?.sha256)
+
+    // Four contracts, each settled on its own.
+    const ids = Object.values(jobs).map((j) => j.record.contract?.terms.contractId)
+    const contracts = await Promise.all(ids.map((id) => net.contractDb.service.contract(id!)))
+    assert.deepEqual(
+      contracts.map((k) => k?.state),
+      ['settled', 'settled', 'settled', 'settled'],
+    )
+    assert.equal((await net.contractDb.service.account(net.requester.peerId)).escrow, 0)
+  })
+
+  it('a failing upstream ends its dependants UPSTREAM_FAILED and leaves no escrow locked', async () => {
+    const posted = await net.requester.workflows!.post({
+      tasks: [
+        { name: 'bad', job: job('echo broken >&2; exit 3') },
+        { name: 'next', job: job('true'), runAfter: ['bad'] },
+        { name: 'last', job: job('true'), runAfter: ['next'] },
+      ],
+    })
+    const wf = await workflowEnds(net, posted.record.id)
+    assert.equal(wf.state, 'failed')
+    assert.equal(wf.record.tasks.bad.state, 'failed')
+    assert.equal(wf.record.tasks.next.error?.code, 'UPSTREAM_FAILED')
+    assert.equal(wf.record.tasks.last.error?.code, 'UPSTREAM_FAILED')
+    assert.equal(await net.requester.orchestrator!.get(jobIdOf(wf.record.id, 'next')), undefined)
+    assert.equal((await net.contractDb.service.account(net.requester.peerId)).escrow, 0)
+  })
+})
