@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { systemClock, type Clock } from '../actors/clock.js'
-import type { KeyPair } from '../actors/identity.js'
+import { KeyPair } from '../actors/identity.js'
 import { Lifecycle, type LifecycleStatus } from '../actors/lifecycle.js'
 import type { ActorSystem } from '../actors/system.js'
 import type { Host } from './network/host.js'
@@ -20,6 +20,7 @@ import {
 import type { NodeConfig } from './config.js'
 import { BlobService } from './blobs/service.js'
 import { ApprovalClient } from './contracts/approval-client.js'
+import { ContractDbClient } from './contracts/client.js'
 import { BlobStore } from './blobs/store.js'
 import { startBlobActor } from './blobs/transfer.js'
 import { DockerExecutor } from './executor/docker/docker-executor.js'
@@ -246,7 +247,14 @@ export class DmsNode {
       // Jobs an earlier process left unfinished carry on from their persisted snapshots.
       await this.orchestrator.start()
       await feed.scan()
-      // After the jobs: a restored workflow reads its tasks' jobs as they are now.
+      // After the jobs: a restored workflow reads its tasks' jobs as they are now. A new workflow's
+      // escrow plan is checked against this requester's balance at its contract-db.
+      const balanceActor = this.system.spawn('workflows', KeyPair.generate())
+      this.lifecycle.onStop(() => balanceActor.stop(), 'workflows balance')
+      const cdb = new ContractDbClient(
+        { actor: balanceActor, clock },
+        { contractDb: cfg.requester.contractDb, timeoutMs: cfg.requester.requestTimeoutMs, attempts: 2 },
+      )
       this.workflows = new WorkflowRunner(
         {
           db: this.db,
@@ -254,6 +262,7 @@ export class DmsNode {
           log: child(log, 'dms:workflows'),
           jobs: workflowJobsPort(this.orchestrator),
           blobs: this.blobs.store,
+          balance: async () => (await cdb.balance()).balance,
         },
         { maxTasks: cfg.requester.maxWorkflowTasks },
       )

@@ -887,6 +887,182 @@ export namespace ApprovalMessage {
   }
 }
 
+export interface BalanceRequest {}
+
+export namespace BalanceRequest {
+  let _codec: Codec<BalanceRequest>
+
+  export const codec = (): Codec<BalanceRequest> => {
+    if (_codec == null) {
+      _codec = message<BalanceRequest>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {}
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export function encode (obj: Partial<BalanceRequest>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, BalanceRequest.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BalanceRequest>): BalanceRequest {
+    return decodeMessage(buf, BalanceRequest.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BalanceRequest>): Generator<{}> {
+    return streamMessage(buf, BalanceRequest.codec(), opts)
+  }
+}
+
+export interface BalanceMessage {
+  balance: number
+  escrow: number
+}
+
+export namespace BalanceMessage {
+  let _codec: Codec<BalanceMessage>
+
+  export const codec = (): Codec<BalanceMessage> => {
+    if (_codec == null) {
+      _codec = message<BalanceMessage>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.balance != null && obj.balance !== 0)) {
+          w.uint32(8)
+          w.uint64Number(obj.balance)
+        }
+
+        if ((obj.escrow != null && obj.escrow !== 0)) {
+          w.uint32(16)
+          w.uint64Number(obj.escrow)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          balance: 0,
+          escrow: 0
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.balance = reader.uint64Number()
+              break
+            }
+            case 2: {
+              obj.escrow = reader.uint64Number()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.balance`,
+                value: reader.uint64Number()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.escrow`,
+                value: reader.uint64Number()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface BalanceMessageBalanceFieldEvent {
+    field: '$.balance'
+    value: number
+  }
+
+  export interface BalanceMessageEscrowFieldEvent {
+    field: '$.escrow'
+    value: number
+  }
+
+  export function encode (obj: Partial<BalanceMessage>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, BalanceMessage.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BalanceMessage>): BalanceMessage {
+    return decodeMessage(buf, BalanceMessage.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BalanceMessage>): Generator<BalanceMessageBalanceFieldEvent | BalanceMessageEscrowFieldEvent> {
+    return streamMessage(buf, BalanceMessage.codec(), opts)
+  }
+}
+
 export interface JobRequest {
   jobId: string
   bidId: string

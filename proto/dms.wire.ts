@@ -7,6 +7,8 @@ export const BidWire: WireSchema = {}
 export const DeclineWire: WireSchema = {}
 export const ApprovalRequestWire: WireSchema = {}
 export const ApprovalMessageWire: WireSchema = {}
+export const BalanceRequestWire: WireSchema = {}
+export const BalanceMessageWire: WireSchema = {}
 export const JobRequestWire: WireSchema = {}
 export const JobRequestReplyWire: WireSchema = {}
 export const ContractRequestWire: WireSchema = {}
@@ -59,6 +61,12 @@ Object.assign(ApprovalRequestWire, {
 })
 Object.assign(ApprovalMessageWire, {
   1: { wire: 2 },
+})
+Object.assign(BalanceRequestWire, {
+})
+Object.assign(BalanceMessageWire, {
+  1: { wire: 0 },
+  2: { wire: 0 },
 })
 Object.assign(JobRequestWire, {
   1: { wire: 2 },

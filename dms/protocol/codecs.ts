@@ -34,6 +34,8 @@ import type { Resources } from '../resources/types.js'
 import { checkShape, DocumentShapeError } from './bounds.js'
 import type {
   ApprovalRequest,
+  BalanceReply,
+  BalanceRequest,
   BidMessage,
   BidRelease,
   BidRequest,
@@ -136,6 +138,20 @@ const approvalRequest = proto<ApprovalRequest, P.ApprovalRequest>(
   PW.ApprovalRequestWire,
   () => ({}),
   () => ({}),
+)
+const balanceRequest = proto<BalanceRequest, P.BalanceRequest>(
+  P.BalanceRequest,
+  'BalanceRequest',
+  PW.BalanceRequestWire,
+  () => ({}),
+  () => ({}),
+)
+const balanceReply = proto<BalanceReply, P.BalanceMessage>(
+  P.BalanceMessage,
+  'BalanceMessage',
+  PW.BalanceMessageWire,
+  (v) => v,
+  (w) => ({ balance: w.balance, escrow: w.escrow }),
 )
 const approvalReply = proto<ApprovalCredential, P.ApprovalMessage>(
   P.ApprovalMessage,
@@ -323,6 +339,8 @@ export const PAYLOAD_CODECS = {
   decline,
   approvalRequest,
   approvalReply,
+  balanceRequest,
+  balanceReply,
   jobRequest,
   jobRequestReply,
   contractRequest,

@@ -44,6 +44,8 @@ export const WIRE_SHAPES = {
   }),
   ApprovalRequest: S.obj({}),
   ApprovalMessage: S.obj({ credential: doc }),
+  BalanceRequest: S.obj({}),
+  BalanceMessage: S.obj({ balance: S.num, escrow: S.num }),
   JobRequest: S.obj({ jobId: id, bidId: id }),
   JobRequestReply: S.obj({ locked: S.bool, lockedUntil: S.num }),
   ContractRequest: S.obj({ contract }),

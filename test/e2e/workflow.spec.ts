@@ -141,4 +141,24 @@ describe('workflows (real network, real Docker)', function () {
     assert.equal(await net.requester.orchestrator!.get(jobIdOf(wf.record.id, 'next')), undefined)
     assert.equal((await net.contractDb.service.account(net.requester.peerId)).escrow, 0)
   })
+  it('refuses a plan the balance at the contract-db does not cover, saying by how much, before anything starts', async () => {
+    const { balance } = await net.contractDb.service.account(net.requester.peerId)
+    const big = { ...job('true'), maxPrice: balance }
+    const before = (await net.requester.orchestrator!.list()).length
+    await assert.rejects(
+      net.requester.workflows!.post({
+        tasks: [
+          { name: 'x', job: big },
+          { name: 'y', job: { ...big, maxPrice: 7 } },
+        ],
+      }),
+      (err: Error & { code: string; data: { shortfall: number } }) => {
+        assert.equal(err.code, 'INSUFFICIENT_BALANCE')
+        assert.equal(err.data.shortfall, 7)
+        assert.match(err.message, /short by 7$/)
+        return true
+      },
+    )
+    assert.equal((await net.requester.orchestrator!.list()).length, before, 'no job was posted')
+  })
 })

@@ -177,6 +177,7 @@ const samples: Array<[string, unknown]> = [
       approval,
     },
   ],
+  [W.balance.name, {}],
 ]
 
 describe('dms/protocol (protobuf payload codecs)', () => {
@@ -192,6 +193,7 @@ describe('dms/protocol (protobuf payload codecs)', () => {
         .map((d) => d.name)
         .sort(),
       [
+        '/dms/account/balance',
         '/dms/approval/get',
         '/dms/blob/get',
         '/dms/contract/settle',
