@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
+import { ApiClient } from '../../dms/api/client.js'
 import type { StoredJob } from '../../dms/orchestrator/orchestrator.js'
 import { jobIdOf } from '../../dms/workflows/machine.js'
 import type { StoredWorkflow } from '../../dms/workflows/runner.js'
@@ -160,5 +161,60 @@ describe('workflows (real network, real Docker)', function () {
       },
     )
     assert.equal((await net.requester.orchestrator!.list()).length, before, 'no job was posted')
+  })
+  it('over REST: cancelling mid-run cancels the live task, pays only the time used, and starts no other', async () => {
+    const api = new ApiClient(net.requester.socketPath!)
+    const posted = await api.call<{ id: string; state: string }>('POST', '/v1/workflows', {
+      name: 'long',
+      tasks: [
+        { name: 'slow', job: job('sleep 60', 120) },
+        { name: 'after', job: job('true'), runAfter: ['slow'] },
+      ],
+    })
+    assert.equal(posted.status, 201)
+    const slowId = jobIdOf(posted.body.id, 'slow')
+    await new Promise<void>((resolve) => {
+      const off = net.requester.orchestrator!.onUpdate((jobId, u) => {
+        if (jobId === slowId && u.state === 'running') {
+          off()
+          resolve()
+        }
+      })
+    })
+    const accepted = await api.call<{ id: string; state: string }>(
+      'DELETE',
+      `/v1/workflows/${posted.body.id}`,
+    )
+    assert.equal(accepted.status, 202)
+    assert.deepEqual(accepted.body, { id: posted.body.id, state: 'cancelling' })
+    const wf = await workflowEnds(net, posted.body.id)
+    assert.equal(wf.state, 'cancelled')
+    assert.deepEqual([wf.record.tasks.slow.state, wf.record.tasks.after.state], ['cancelled', 'cancelled'])
+    const slow = (await net.requester.orchestrator!.get(slowId))!
+    const s = slow.record.settlement!
+    assert.equal(s.outcome, 'terminated')
+    assert.ok(
+      s.paidToProvider > 0 && s.refundedToRequester > 0,
+      `paid ${s.paidToProvider}, refunded ${s.refundedToRequester}`,
+    )
+    assert.equal(await net.requester.orchestrator!.get(jobIdOf(posted.body.id, 'after')), undefined)
+
+    const shown = await api.call<{ state: string; tasks: Record<string, { state: string }> }>(
+      'GET',
+      `/v1/workflows/${posted.body.id}`,
+    )
+    assert.equal(shown.body.state, 'cancelled')
+    const list = await api.call<{ workflows: Array<{ id: string; tasks: number }> }>('GET', '/v1/workflows')
+    assert.ok(list.body.workflows.some((w) => w.id === posted.body.id && w.tasks === 2))
+    const again = await api.call<{ error: { code: string } }>('DELETE', `/v1/workflows/${posted.body.id}`)
+    assert.deepEqual([again.status, again.body.error.code], [409, 'WORKFLOW_ENDED'])
+    const bad = await api.call<{ error: { code: string; field: string } }>('POST', '/v1/workflows', {
+      tasks: [{ name: 'a', job: job('true'), runAfter: ['nope'] }],
+    })
+    assert.deepEqual(
+      [bad.status, bad.body.error.code, bad.body.error.field],
+      [400, 'INVALID_WORKFLOW', 'tasks.0.runAfter.0'],
+    )
+    assert.equal((await net.contractDb.service.account(net.requester.peerId)).escrow, 0)
   })
 })
