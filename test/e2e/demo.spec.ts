@@ -10,7 +10,7 @@ const run = promisify(execFile)
 describe('dms demo (separate processes, built CLI)', function () {
   this.timeout(90_000)
 
-  it('runs a job to settlement on the cheaper provider and prints the journey', async function () {
+  it('runs a job to settlement on the cheaper provider and prints the journey, then a short workflow', async function () {
     assert.ok(
       existsSync('dist/dms/cli/main.js'),
       'the CLI is not built: run `npm run build` (scripts/setup.sh does)',
@@ -32,5 +32,8 @@ describe('dms demo (separate processes, built CLI)', function () {
     assert.match(stdout, /balance of requester: \d+ \(in escrow 0\)/)
     assert.match(stdout, /[0-9a-f-]{36} {2}settled +escrow \d+ {2}paid \d+ refunded \d+/)
     assert.match(stdout, /job [0-9a-f-]+: completed\n/)
+    // Then a two-task workflow: the second task read what the first wrote.
+    assert.match(stdout, /stdout of double: 21 doubled is 42/)
+    assert.match(stdout, /workflow [0-9a-f-]+: completed \(escrow plan 200000, one contract per task\)/)
   })
 })
