@@ -154,6 +154,23 @@ describe('workflow runner (real level, faked jobs port)', () => {
     assert.equal(fake.jobs.has(jobIdOf(id, 'D')), false)
   })
 
+  it('a hand-off that cannot be made fails the task HANDOFF_FAILED and its dependants UPSTREAM_FAILED', async () => {
+    const { record } = await runner.post({
+      tasks: [
+        { name: 'A', job },
+        { name: 'B', job, from: [{ fromTask: 'A', path: 'missing.txt' }] },
+        { name: 'C', job, runAfter: ['B'] },
+      ],
+    })
+    const id = record.id
+    await when(id, started(id, 'A'))
+    fake.set(jobIdOf(id, 'A'), 'completed') // a result with no archive: nothing to hand on
+    const done = await when(id, (w) => w.state === 'failed')
+    assert.equal(done.record.tasks.B.error?.code, 'HANDOFF_FAILED')
+    assert.equal(done.record.tasks.C.error?.code, 'UPSTREAM_FAILED')
+    assert.equal(fake.jobs.has(jobIdOf(id, 'B')), false)
+  })
+
   it('restored after a restart: catches up with job changes it missed and posts no task twice', async () => {
     const { record } = await runner.post(diamond)
     const id = record.id
