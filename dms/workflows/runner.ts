@@ -20,6 +20,7 @@ import type { JobSpec } from '../orchestrator/job-spec.js'
 import { Repo, type Db } from '../store/db.js'
 import { parseWorkflow, type Workflow } from './document.js'
 import { handOff } from './handoff.js'
+import { storeTaskInputs } from './inputs.js'
 import { createWorkflowMachine } from './machine.js'
 import { FINAL_WORKFLOW_STATES, type WorkflowId, type WorkflowRecord, type WorkflowState } from './record.js'
 
@@ -80,6 +81,17 @@ export class InsufficientBalanceError extends DmsError<{ plan: number; balance: 
       'INSUFFICIENT_BALANCE',
       `the workflow may lock ${plan} micro-tokens of escrow (the sum of its tasks' maxPrice), the balance is ${balance}: short by ${plan - balance}`,
       { plan, balance, shortfall: plan - balance },
+    )
+  }
+}
+
+/** The contract-db did not answer the balance query: nothing is started unchecked. */
+export class BalanceUnknownError extends DmsError {
+  readonly statusCode = 503
+  constructor(cause: unknown) {
+    super(
+      'BALANCE_UNKNOWN',
+      `cannot check the balance at the contract-db (${(cause as Error).message}): try again once it answers`,
     )
   }
 }
@@ -146,12 +158,18 @@ export class WorkflowRunner {
    * resolves once it is stored (its first tasks are being posted).
    */
   async post(body: unknown): Promise<StoredWorkflow> {
-    const workflow = parseWorkflow(body, { maxTasks: this.init.maxTasks })
-    const escrowPlan = sum(workflow.tasks.map((t) => t.job.maxPrice))
+    const parsed = parseWorkflow(body, { maxTasks: this.init.maxTasks })
+    const escrowPlan = sum(parsed.tasks.map((t) => t.job.maxPrice))
     if (this.c.balance !== undefined) {
-      const balance = await this.c.balance()
+      let balance: number
+      try {
+        balance = await this.c.balance()
+      } catch (err) {
+        throw new BalanceUnknownError(err)
+      }
       if (balance < escrowPlan) throw new InsufficientBalanceError(escrowPlan, balance)
     }
+    const workflow = await storeTaskInputs(this.c.blobs, parsed)
     return this.launch(recordOf(randomUUID(), workflow, escrowPlan, this.c.clock.now()))
   }
 

@@ -201,6 +201,27 @@ describe('workflow runner (real level, faked jobs port)', () => {
     await assert.rejects(runner.cancel(id), { code: 'WORKFLOW_ENDED' })
   })
 
+  it('inline inputs become blobs when posted; a blob that is not here is refused naming it', async () => {
+    const withInput = { ...job, inputs: [{ path: 'in.txt', content: 'hello' }] }
+    const { record } = await runner.post({ tasks: [{ name: 'A', job: withInput }] })
+    const input = record.workflow.tasks[0].job.inputs?.[0]
+    assert.equal(input?.contentBase64, undefined, 'no content in the record')
+    assert.equal(Buffer.from(await blobs.read(input!.sha256!)).toString(), 'hello')
+    const missing = { ...job, inputs: [{ path: 'x', sha256: 'a'.repeat(64) }] }
+    await assert.rejects(
+      runner.post({
+        tasks: [
+          { name: 'A', job },
+          { name: 'B', job: missing },
+        ],
+      }),
+      {
+        code: 'INVALID_WORKFLOW',
+        field: 'tasks.1.job.inputs.0.sha256',
+      },
+    )
+  })
+
   it('refuses a plan the balance does not cover, saying by how much', async () => {
     runner.stop()
     runner = make(250)
@@ -211,5 +232,15 @@ describe('workflow runner (real level, faked jobs port)', () => {
       return true
     })
     assert.equal((await runner.list()).length, 0)
+    runner.stop()
+    runner = new WorkflowRunner({
+      db,
+      clock: { now: () => Date.now() },
+      log: silentLogger,
+      jobs: fake,
+      blobs,
+      balance: () => Promise.reject(new Error('no reply')),
+    })
+    await assert.rejects(runner.post(diamond), { code: 'BALANCE_UNKNOWN', statusCode: 503 })
   })
 })
