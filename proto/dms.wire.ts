@@ -16,6 +16,7 @@ export const ContractSignReplyWire: WireSchema = {}
 export const ContractProofMessageWire: WireSchema = {}
 export const InvocationWire: WireSchema = {}
 export const InputFileWire: WireSchema = {}
+export const InputSourceWire: WireSchema = {}
 export const InvocationReplyWire: WireSchema = {}
 export const JobUpdateWire: WireSchema = {}
 export const OutputFileWire: WireSchema = {}
@@ -96,6 +97,15 @@ Object.assign(InputFileWire, {
   1: { wire: 2 },
   2: { wire: 2 },
   3: { wire: 0 },
+  4: { wire: 2, message: InputSourceWire },
+})
+Object.assign(InputSourceWire, {
+  1: { wire: 2 },
+  2: { wire: 2 },
+  3: { wire: 2 },
+  4: { wire: 0 },
+  5: { wire: 2 },
+  6: { wire: 2 },
 })
 Object.assign(InvocationReplyWire, {
   1: { wire: 2 },
@@ -129,6 +139,7 @@ Object.assign(BlobChunkRequestWire, {
   1: { wire: 2 },
   2: { wire: 0 },
   3: { wire: 0 },
+  4: { wire: 2 },
 })
 Object.assign(BlobChunkWire, {
   1: { wire: 0 },

@@ -11,6 +11,7 @@ import type { ActorSystem } from '../../actors/system.js'
 import { W } from '../protocol/behaviours.js'
 import { handleOf, INBOX } from '../protocol/handles.js'
 import type { JobLog } from '../protocol/messages.js'
+import type { BlobGrant } from '../contracts/model.js'
 import type { BlobRef, BlobService } from './service.js'
 
 /** Starts the node's `blobs` actor: answers `/dms/blob/get` for the blobs granted to the asker. */
@@ -23,16 +24,22 @@ export function blobsHandle(peer: string, addrs: string[]): Handle {
   return handleOf(peer, INBOX.blobs, addrs)
 }
 
-/** Fetches the blobs of `refs` the local store lacks from `from`, chunk by chunk. */
+/**
+ * Fetches the blobs of `refs` the local store lacks from `from`, chunk by chunk; with `grant`, each
+ * request carries that delegated grant (a fetch from a node that granted the blobs to its owner).
+ */
 export function fetchBlobs(
   actor: Actor,
   blobs: BlobService,
   from: Handle,
   refs: BlobRef[],
-  opts: { signal?: AbortSignal; timeoutMs?: number } = {},
+  opts: { signal?: AbortSignal; timeoutMs?: number; grant?: BlobGrant } = {},
 ): Promise<string[]> {
   return blobs.fetchMissing(refs, (req) =>
-    actor.request(from, W.blobGet, req, { timeoutMs: opts.timeoutMs ?? 15_000, signal: opts.signal }),
+    actor.request(from, W.blobGet, opts.grant !== undefined ? { ...req, grant: opts.grant } : req, {
+      timeoutMs: opts.timeoutMs ?? 15_000,
+      signal: opts.signal,
+    }),
   )
 }
 

@@ -23,6 +23,7 @@ import {
 } from '../contracts/model.js'
 import {
   asApproval,
+  asBlobGrant,
   asBid,
   asContractProof,
   asSettlement,
@@ -204,14 +205,20 @@ const invocation = proto<Invocation, P.Invocation>(
     proof: docToBytes(v.proof),
     command: v.command,
     env: new Map(Object.entries(v.env ?? {})),
-    inputs: v.inputs,
+    inputs: v.inputs.map(({ source, ...f }) =>
+      source === undefined ? f : { ...f, source: { ...source, grant: docToBytes(source.grant) } },
+    ),
   }),
   (w) => ({
     contract: docFromBytes(w.contract, asSignedContract),
     proof: docFromBytes(w.proof, asContractProof),
     command: w.command,
     env: Object.fromEntries(w.env),
-    inputs: w.inputs,
+    inputs: w.inputs.map(({ source, ...f }) =>
+      source === undefined
+        ? f
+        : { ...f, source: { ...source, grant: docFromBytes(source.grant, asBlobGrant) } },
+    ),
   }),
 )
 const invocationReply = proto<InvocationReply, P.InvocationReply>(
@@ -246,8 +253,8 @@ const blobChunkRequest = proto<ChunkRequest, P.BlobChunkRequest>(
   P.BlobChunkRequest,
   'BlobChunkRequest',
   PW.BlobChunkRequestWire,
-  (v) => v,
-  (w) => w,
+  ({ grant, ...v }) => (grant === undefined ? v : { ...v, grant: docToBytes(grant) }),
+  ({ grant, ...w }) => (grant === undefined ? w : { ...w, grant: docFromBytes(grant, asBlobGrant) }),
 )
 const blobChunk = proto<Chunk, P.BlobChunk>(
   P.BlobChunk,

@@ -27,7 +27,7 @@ import { FINAL_WORKFLOW_STATES, type WorkflowId, type WorkflowRecord, type Workf
 /** A job as the workflows see it. */
 export interface WorkflowJob {
   state: string
-  record: Pick<JobRecord, 'id' | 'error' | 'result'>
+  record: Pick<JobRecord, 'id' | 'error'> & Partial<Pick<JobRecord, 'result' | 'winner' | 'providerAddrs'>>
 }
 
 /** What the workflows need of the requester's orchestrator. */
@@ -273,9 +273,16 @@ export class WorkflowRunner {
     for (const from of t.from) {
       const upId = rec.tasks[from.fromTask]?.jobId
       const up = upId === undefined ? undefined : await this.c.jobs.get(upId)
-      inputs.push(...(await handOff(this.c.blobs, from, up?.record.result)))
+      inputs.push(...handOff(from, up?.record))
     }
-    const job = await this.c.jobs.post({ ...t.job, ...(inputs.length > 0 ? { inputs } : {}) }, jobId)
+    // A task whose outputs are handed on keeps them at its provider, where its dependants fetch them.
+    const handedOn = rec.workflow.tasks.some((d) => d.from.some((f) => f.fromTask === task))
+    const spec: JobSpec = {
+      ...t.job,
+      ...(inputs.length > 0 ? { inputs } : {}),
+      ...(handedOn ? { outputsStay: true } : {}),
+    }
+    const job = await this.c.jobs.post(spec, jobId)
     // Cancelled while it was being posted: the cancel found no job, so it is sent now.
     if (actor.getSnapshot().value === 'cancelling') await this.c.jobs.cancel(jobId).catch(() => undefined)
     actor.send({ type: 'JOB', task, jobState: job.state, error: job.record.error })

@@ -108,13 +108,30 @@ describe('workflows (real network, real Docker)', function () {
     const [b, c] = [runningInterval(jobs.B), runningInterval(jobs.C)]
     assert.ok(b[0] < c[1] && c[0] < b[1], `B ${b.join('-')} and C ${c.join('-')} overlap`)
 
-    // Each hand-off is the upstream's file as its signed manifest lists it (checked at verify).
+    // Each hand-off is the upstream's file as its signed manifest lists it, fetched by the
+    // downstream provider from the upstream provider: the requester never downloaded A, B or C's
+    // archives (it checked their manifests against the signed receipts).
     const entry = (j: StoredJob, path: string) => j.record.result?.outputs?.find((o) => o.path === path)
     const input = (j: StoredJob, path: string) => j.record.spec.inputs?.find((i) => i.path === path)
-    assert.equal(input(jobs.B, 'seed.txt')?.sha256, entry(jobs.A, 'seed.txt')?.sha256)
-    assert.equal(input(jobs.C, 'A/seed.txt')?.sha256, entry(jobs.A, 'seed.txt')?.sha256)
-    assert.equal(input(jobs.D, 'b.txt')?.sha256, entry(jobs.B, 'b.txt')?.sha256)
-    assert.equal(input(jobs.D, 'c/deep/c.txt')?.sha256, entry(jobs.C, 'deep/c.txt')?.sha256)
+    const handed = (down: StoredJob, path: string, up: StoredJob, upPath: string) => {
+      const i = input(down, path)
+      assert.equal(i?.sha256, entry(up, upPath)?.sha256, `${path} is ${upPath}`)
+      assert.equal(i?.source?.peer, up.record.winner?.provider)
+      assert.equal(i?.source?.archive, up.record.result?.archive?.sha256)
+    }
+    handed(jobs.B, 'seed.txt', jobs.A, 'seed.txt')
+    handed(jobs.C, 'A/seed.txt', jobs.A, 'seed.txt')
+    handed(jobs.D, 'b.txt', jobs.B, 'b.txt')
+    handed(jobs.D, 'c/deep/c.txt', jobs.C, 'deep/c.txt')
+    const store = net.requester.blobs.store
+    for (const t of ['A', 'B', 'C'] as const) {
+      assert.equal(jobs[t].record.verification?.outputsHashOk, true)
+      assert.equal(
+        await store.has(jobs[t].record.result!.archive!.sha256),
+        false,
+        `${t}'s archive stayed at its provider`,
+      )
+    }
 
     // Four contracts, each settled on its own.
     const ids = Object.values(jobs).map((j) => j.record.contract?.terms.contractId)

@@ -14,7 +14,8 @@ import { DOMAIN, type ApprovalCredential, type Bid, type Settlement } from '../.
 import { escrowFor } from '../../dms/contracts/money.js'
 import { silentLogger } from '../../dms/log.js'
 import { BidAudience } from '../../dms/orchestrator/bid-audience.js'
-import type { JobBlobs, OutputsCheck } from '../../dms/orchestrator/data-plane.js'
+import type { JobBlobs, JobInput, OutputsCheck } from '../../dms/orchestrator/data-plane.js'
+import type { InputFile } from '../../dms/blobs/staging.js'
 import type { JobRecord } from '../../dms/orchestrator/job-record.js'
 import { JobSession } from '../../dms/orchestrator/session.js'
 import type { StepDeps } from '../../dms/orchestrator/steps/deps.js'
@@ -150,9 +151,9 @@ export function settlementFor(contractId: string, outcome: Settlement['outcome']
 export class FakeBlobs implements JobBlobs {
   readonly granted: Array<{ provider: string; sha256: string }> = []
   verdict: OutputsCheck = { ok: true }
-  grant(provider: string, inputs: Array<{ sha256: string }>): Promise<void> {
+  grant(provider: string, inputs: JobInput[]): Promise<InputFile[]> {
     for (const f of inputs) this.granted.push({ provider, sha256: f.sha256 })
-    return Promise.resolve()
+    return Promise.resolve(inputs as InputFile[])
   }
   fetchOutputs(): Promise<OutputsCheck> {
     return Promise.resolve(this.verdict)

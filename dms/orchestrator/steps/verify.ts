@@ -21,11 +21,12 @@ export function verifyStep(d: VerifyDeps): Step {
     const receiptSignatureOk =
       r.receipt?.receipt?.contractId === job.contract?.terms.contractId &&
       verifyDoc(publicKeyOf(provider), DOMAIN.receipt, r.receipt.receipt, r.receipt.signature)
-    // The outputs are fetched (one archive, in chunks) and checked file by file.
+    // The outputs are fetched (one archive, in chunks) and checked file by file; a workflow task
+    // whose outputs are handed on keeps them at its provider (its manifest is checked here).
     const outputs = await d.blobs.fetchOutputs(
       { peer: provider, addrs: d.session.providerAddrs.get(provider) ?? [] },
       r,
-      { signal, timeoutMs: d.config.requestTimeoutMs },
+      { signal, timeoutMs: d.config.requestTimeoutMs, download: job.spec.outputsStay !== true },
     )
     if (!outputs.ok) d.log.warn({ jobId: job.id, reason: outputs.reason }, 'outputs did not verify')
     return {
