@@ -158,9 +158,10 @@ async function stage(
   await rm(dir, { recursive: true, force: true })
   await stageInputs(d.blobs.store, a.inputs, dir)
   const bytes = a.inputs.reduce((n, f) => n + f.size, 0)
+  const handed = a.inputs.length - own.length
   send({
     type: 'STAGED',
-    detail: `inputs staged: ${a.inputs.length} files, ${bytes} bytes (${fetched.length} blobs fetched, ${own.length - fetched.length} cached, ${a.inputs.length - own.length} from ${archives} upstream archives)`,
+    detail: `inputs staged: ${a.inputs.length} files, ${bytes} bytes (${fetched.length} blobs fetched, ${own.length - fetched.length} cached${handed > 0 ? `, ${handed} handed on from upstream providers, ${archives} archives fetched` : ''})`,
   })
   return dir
 }

@@ -123,6 +123,8 @@ describe('workflows (real network, real Docker)', function () {
     handed(jobs.C, 'A/seed.txt', jobs.A, 'seed.txt')
     handed(jobs.D, 'b.txt', jobs.B, 'b.txt')
     handed(jobs.D, 'c/deep/c.txt', jobs.C, 'deep/c.txt')
+    const staged = jobs.D.record.updates.find((u) => u.detail?.startsWith('inputs staged'))
+    assert.match(staged?.detail ?? '', /2 handed on from upstream providers/)
     const store = net.requester.blobs.store
     for (const t of ['A', 'B', 'C'] as const) {
       assert.equal(jobs[t].record.verification?.outputsHashOk, true)
