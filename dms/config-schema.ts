@@ -4,6 +4,7 @@
  * component's own option, its type is that component's (`OrchestratorInit`, `ProviderInit`'s
  * `requesterCap`, `NetworkInit`'s `gossipsub`...), checked against the schema when compiled.
  */
+import { MAX_WORKFLOW_TASKS } from './workflows/document.js'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import type { MailboxInit } from '../actors/mailbox.js'
 import type { DialKeeperInit } from './network/dial-keeper.js'
@@ -166,6 +167,7 @@ export const requesterSchema = typed<OrchestratorInit>()(
     queueRetryMaxMs: opt(posInt),
     queueIdleExpirySeconds: opt(posInt),
     retention: opt(obj({ maxAgeDays: opt(posInt), keepLast: opt(nonNegInt) })),
+    maxWorkflowTasks: opt(Type.Integer({ minimum: 1, maximum: MAX_WORKFLOW_TASKS })),
   }),
 )
 

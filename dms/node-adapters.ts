@@ -5,7 +5,7 @@
  */
 import type { ActorSystem } from '../actors/system.js'
 import { NodeMetrics } from './api/metrics/node-metrics.js'
-import { noAllocations, noJobs, noMode, noQueues, noResources } from './api/null-ports.js'
+import { noAllocations, noJobs, noMode, noQueues, noResources, noWorkflows } from './api/null-ports.js'
 import { DMS_VERSION } from './api/openapi.js'
 import type {
   AllocationsPort,
@@ -30,6 +30,7 @@ import { locateOutputFile } from './orchestrator/data-plane.js'
 import { parseJobSpec } from './orchestrator/job-spec.js'
 import { FINAL_STATES, type Orchestrator } from './orchestrator/orchestrator.js'
 import type { QueueBook } from './orchestrator/queues/queue-book.js'
+import type { WorkflowJobs, WorkflowRunner } from './workflows/runner.js'
 import type { PeerBase } from './peer-base.js'
 import type { ProcessFaults } from './process-guard.js'
 import { BID_REQUEST_TOPIC } from './protocol/handles.js'
@@ -55,6 +56,7 @@ export interface ApiParts {
   metrics: MetricsPort
   orchestrator?: Orchestrator
   queues?: QueueBook
+  workflows?: WorkflowRunner
   provider?: ProviderService
   /** Stops the node (`dms drain --stop`, once drained). */
   requestStop: () => void
@@ -88,6 +90,14 @@ export const jobsPort = (o: Orchestrator, queues: QueueBook): JobsPort => ({
   cancel: (id) => o.cancel(id),
   liveLogs: (id) => o.liveLogs(id),
   onLog: (fn) => o.onLog(fn),
+  onChange: (fn) => o.onChange(fn),
+})
+
+/** The orchestrator as the workflows use it: tasks posted under their derived job ids. */
+export const workflowJobsPort = (o: Orchestrator): WorkflowJobs => ({
+  post: (spec, id) => o.post(spec, { id }),
+  get: (id) => o.get(id),
+  cancel: (id) => o.cancel(id),
   onChange: (fn) => o.onChange(fn),
 })
 
@@ -217,6 +227,7 @@ export function apiPorts(n: ApiParts): ApiPorts {
     jobs:
       n.orchestrator !== undefined && n.queues !== undefined ? jobsPort(n.orchestrator, n.queues) : noJobs,
     queues: n.queues !== undefined ? queuesPort(n.queues) : noQueues,
+    workflows: n.workflows ?? noWorkflows,
     allocations: n.provider !== undefined ? allocationsPort(n.provider) : noAllocations,
     mode: n.provider !== undefined ? nodeModePort(n.provider, n.requestStop) : noMode,
     resources: n.onboarding ?? noResources,

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { systemClock, type Clock } from '../actors/clock.js'
-import type { KeyPair } from '../actors/identity.js'
+import { KeyPair } from '../actors/identity.js'
 import { Lifecycle, type LifecycleStatus } from '../actors/lifecycle.js'
 import type { ActorSystem } from '../actors/system.js'
 import type { Host } from './network/host.js'
@@ -11,10 +11,17 @@ import type { Db } from './store/db.js'
 import { startPeerBase } from './peer-base.js'
 import type { NodeMetrics } from './api/metrics/node-metrics.js'
 import { ApiServer } from './api/server.js'
-import { apiPorts, nodeMetrics, providerMetrics, requesterMetrics } from './node-adapters.js'
+import {
+  apiPorts,
+  nodeMetrics,
+  providerMetrics,
+  requesterMetrics,
+  workflowJobsPort,
+} from './node-adapters.js'
 import type { NodeConfig } from './config.js'
 import { BlobService } from './blobs/service.js'
 import { ApprovalClient } from './contracts/approval-client.js'
+import { ContractDbClient } from './contracts/client.js'
 import { BlobStore } from './blobs/store.js'
 import { startBlobActor } from './blobs/transfer.js'
 import { DockerExecutor } from './executor/docker/docker-executor.js'
@@ -24,6 +31,7 @@ import { child, silentLogger } from './log.js'
 import { Orchestrator } from './orchestrator/orchestrator.js'
 import { QueueBook } from './orchestrator/queues/queue-book.js'
 import { ProviderService } from './provider/provider.js'
+import { WorkflowRunner } from './workflows/runner.js'
 import { ResourceLedger } from './resources/ledger.js'
 import { MachineMeter } from './resources/measure.js'
 import { Onboarding } from './resources/onboarding.js'
@@ -67,6 +75,8 @@ export class DmsNode {
   provider?: ProviderService
   orchestrator?: Orchestrator
   queues?: QueueBook
+  /** The requester's workflows (tasks run as the orchestrator's jobs). */
+  workflows?: WorkflowRunner
   /**
    * This node's approval credentials, by contract-db peer id (one per contract-db its roles
    * name): attached to bid requests, bids and declines (specs/contract-db.md).
@@ -260,6 +270,27 @@ export class DmsNode {
       )
       await this.queues.start()
       this.lifecycle.onStop(() => this.queues?.stop(), 'queues')
+      // After the jobs: a restored workflow reads its tasks' jobs as they are now. A new workflow's
+      // escrow plan is checked against this requester's balance at its contract-db.
+      const balanceActor = this.system.spawn('workflows', KeyPair.generate())
+      this.lifecycle.onStop(() => balanceActor.stop(), 'workflows balance')
+      const cdb = new ContractDbClient(
+        { actor: balanceActor, clock },
+        { contractDb: cfg.requester.contractDb, timeoutMs: cfg.requester.requestTimeoutMs, attempts: 2 },
+      )
+      this.workflows = new WorkflowRunner(
+        {
+          db: this.db,
+          clock,
+          log: child(log, 'dms:workflows'),
+          jobs: workflowJobsPort(this.orchestrator),
+          blobs: this.blobs.store,
+          balance: async () => (await cdb.balance()).balance,
+        },
+        { maxTasks: cfg.requester.maxWorkflowTasks },
+      )
+      await this.workflows.start()
+      this.lifecycle.onStop(() => this.workflows?.stop(), 'workflows')
     }
     if (cfg.api !== false) {
       const ports = apiPorts({
@@ -275,6 +306,7 @@ export class DmsNode {
         orchestrator: this.orchestrator,
         queues: this.queues,
         requestStop: () => this.requestStop(),
+        workflows: this.workflows,
         provider: this.provider,
         onboarding: this.onboarding,
       })

@@ -887,6 +887,182 @@ export namespace ApprovalMessage {
   }
 }
 
+export interface BalanceRequest {}
+
+export namespace BalanceRequest {
+  let _codec: Codec<BalanceRequest>
+
+  export const codec = (): Codec<BalanceRequest> => {
+    if (_codec == null) {
+      _codec = message<BalanceRequest>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {}
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export function encode (obj: Partial<BalanceRequest>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, BalanceRequest.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BalanceRequest>): BalanceRequest {
+    return decodeMessage(buf, BalanceRequest.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BalanceRequest>): Generator<{}> {
+    return streamMessage(buf, BalanceRequest.codec(), opts)
+  }
+}
+
+export interface BalanceMessage {
+  balance: number
+  escrow: number
+}
+
+export namespace BalanceMessage {
+  let _codec: Codec<BalanceMessage>
+
+  export const codec = (): Codec<BalanceMessage> => {
+    if (_codec == null) {
+      _codec = message<BalanceMessage>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.balance != null && obj.balance !== 0)) {
+          w.uint32(8)
+          w.uint64Number(obj.balance)
+        }
+
+        if ((obj.escrow != null && obj.escrow !== 0)) {
+          w.uint32(16)
+          w.uint64Number(obj.escrow)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          balance: 0,
+          escrow: 0
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.balance = reader.uint64Number()
+              break
+            }
+            case 2: {
+              obj.escrow = reader.uint64Number()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.balance`,
+                value: reader.uint64Number()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.escrow`,
+                value: reader.uint64Number()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface BalanceMessageBalanceFieldEvent {
+    field: '$.balance'
+    value: number
+  }
+
+  export interface BalanceMessageEscrowFieldEvent {
+    field: '$.escrow'
+    value: number
+  }
+
+  export function encode (obj: Partial<BalanceMessage>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, BalanceMessage.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BalanceMessage>): BalanceMessage {
+    return decodeMessage(buf, BalanceMessage.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BalanceMessage>): Generator<BalanceMessageBalanceFieldEvent | BalanceMessageEscrowFieldEvent> {
+    return streamMessage(buf, BalanceMessage.codec(), opts)
+  }
+}
+
 export interface JobRequest {
   jobId: string
   bidId: string
@@ -1731,6 +1907,42 @@ export namespace Invocation {
     index: number
   }
 
+  export interface InvocationInputsSourcePeerFieldEvent {
+    field: '$.inputs[].source.peer'
+    value: string
+    index: number
+  }
+
+  export interface InvocationInputsSourceAddrsFieldEvent {
+    field: '$.inputs[].source.addrs[]'
+    index: number
+    value: string
+  }
+
+  export interface InvocationInputsSourceArchiveFieldEvent {
+    field: '$.inputs[].source.archive'
+    value: string
+    index: number
+  }
+
+  export interface InvocationInputsSourceArchiveSizeFieldEvent {
+    field: '$.inputs[].source.archiveSize'
+    value: number
+    index: number
+  }
+
+  export interface InvocationInputsSourceEntryFieldEvent {
+    field: '$.inputs[].source.entry'
+    value: string
+    index: number
+  }
+
+  export interface InvocationInputsSourceGrantFieldEvent {
+    field: '$.inputs[].source.grant'
+    value: Uint8Array<ArrayBuffer>
+    index: number
+  }
+
   export function encode (obj: Partial<Invocation>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, Invocation.codec())
   }
@@ -1739,7 +1951,7 @@ export namespace Invocation {
     return decodeMessage(buf, Invocation.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Invocation>): Generator<InvocationContractFieldEvent | InvocationProofFieldEvent | InvocationCommandFieldEvent | InvocationEnvFieldEvent | InvocationInputsPathFieldEvent | InvocationInputsSha256FieldEvent | InvocationInputsSizeFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Invocation>): Generator<InvocationContractFieldEvent | InvocationProofFieldEvent | InvocationCommandFieldEvent | InvocationEnvFieldEvent | InvocationInputsPathFieldEvent | InvocationInputsSha256FieldEvent | InvocationInputsSizeFieldEvent | InvocationInputsSourcePeerFieldEvent | InvocationInputsSourceAddrsFieldEvent | InvocationInputsSourceArchiveFieldEvent | InvocationInputsSourceArchiveSizeFieldEvent | InvocationInputsSourceEntryFieldEvent | InvocationInputsSourceGrantFieldEvent> {
     return streamMessage(buf, Invocation.codec(), opts)
   }
 }
@@ -1748,6 +1960,7 @@ export interface InputFile {
   path: string
   sha256: string
   size: number
+  source?: InputSource
 }
 
 export namespace InputFile {
@@ -1773,6 +1986,11 @@ export namespace InputFile {
         if ((obj.size != null && obj.size !== 0)) {
           w.uint32(24)
           w.uint64Number(obj.size)
+        }
+
+        if (obj.source != null) {
+          w.uint32(34)
+          InputSource.codec().encode(obj.source, w)
         }
 
         if (opts.lengthDelimited !== false) {
@@ -1801,6 +2019,12 @@ export namespace InputFile {
             }
             case 3: {
               obj.size = reader.uint64Number()
+              break
+            }
+            case 4: {
+              obj.source = InputSource.codec().decode(reader, reader.uint32(), {
+                limits: opts.limits?.source
+              })
               break
             }
             default: {
@@ -1839,6 +2063,13 @@ export namespace InputFile {
               }
               break
             }
+            case 4: {
+              yield * InputSource.codec().stream(reader, reader.uint32(), `${prefix}.source`, {
+                limits: opts.limits?.source
+              })
+
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -1866,6 +2097,37 @@ export namespace InputFile {
     value: number
   }
 
+  export interface InputFileSourcePeerFieldEvent {
+    field: '$.source.peer'
+    value: string
+  }
+
+  export interface InputFileSourceAddrsFieldEvent {
+    field: '$.source.addrs[]'
+    index: number
+    value: string
+  }
+
+  export interface InputFileSourceArchiveFieldEvent {
+    field: '$.source.archive'
+    value: string
+  }
+
+  export interface InputFileSourceArchiveSizeFieldEvent {
+    field: '$.source.archiveSize'
+    value: number
+  }
+
+  export interface InputFileSourceEntryFieldEvent {
+    field: '$.source.entry'
+    value: string
+  }
+
+  export interface InputFileSourceGrantFieldEvent {
+    field: '$.source.grant'
+    value: Uint8Array<ArrayBuffer>
+  }
+
   export function encode (obj: Partial<InputFile>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, InputFile.codec())
   }
@@ -1874,8 +2136,231 @@ export namespace InputFile {
     return decodeMessage(buf, InputFile.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<InputFile>): Generator<InputFilePathFieldEvent | InputFileSha256FieldEvent | InputFileSizeFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<InputFile>): Generator<InputFilePathFieldEvent | InputFileSha256FieldEvent | InputFileSizeFieldEvent | InputFileSourcePeerFieldEvent | InputFileSourceAddrsFieldEvent | InputFileSourceArchiveFieldEvent | InputFileSourceArchiveSizeFieldEvent | InputFileSourceEntryFieldEvent | InputFileSourceGrantFieldEvent> {
     return streamMessage(buf, InputFile.codec(), opts)
+  }
+}
+
+export interface InputSource {
+  peer: string
+  addrs: string[]
+  archive: string
+  archiveSize: number
+  entry: string
+  grant: Uint8Array<ArrayBuffer>
+}
+
+export namespace InputSource {
+  let _codec: Codec<InputSource>
+
+  export const codec = (): Codec<InputSource> => {
+    if (_codec == null) {
+      _codec = message<InputSource>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.peer != null && obj.peer !== '')) {
+          w.uint32(10)
+          w.string(obj.peer)
+        }
+
+        if (obj.addrs != null && obj.addrs.length > 0) {
+          for (const value of obj.addrs) {
+            w.uint32(18)
+            w.string(value)
+          }
+        }
+
+        if ((obj.archive != null && obj.archive !== '')) {
+          w.uint32(26)
+          w.string(obj.archive)
+        }
+
+        if ((obj.archiveSize != null && obj.archiveSize !== 0)) {
+          w.uint32(32)
+          w.uint64Number(obj.archiveSize)
+        }
+
+        if ((obj.entry != null && obj.entry !== '')) {
+          w.uint32(42)
+          w.string(obj.entry)
+        }
+
+        if ((obj.grant != null && obj.grant.byteLength > 0)) {
+          w.uint32(50)
+          w.bytes(obj.grant)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          peer: '',
+          addrs: [],
+          archive: '',
+          archiveSize: 0,
+          entry: '',
+          grant: uint8ArrayAlloc(0)
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.peer = reader.string()
+              break
+            }
+            case 2: {
+              if (opts.limits?.addrs != null && obj.addrs.length === opts.limits.addrs) {
+                throw new MaxLengthError('Decode error - repeated field "addrs" had too many elements')
+              }
+
+              obj.addrs.push(reader.string())
+              break
+            }
+            case 3: {
+              obj.archive = reader.string()
+              break
+            }
+            case 4: {
+              obj.archiveSize = reader.uint64Number()
+              break
+            }
+            case 5: {
+              obj.entry = reader.string()
+              break
+            }
+            case 6: {
+              obj.grant = reader.bytes()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const obj = {
+          addrs: 0
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.peer`,
+                value: reader.string()
+              }
+              break
+            }
+            case 2: {
+              if (opts.limits?.addrs != null && obj.addrs === opts.limits.addrs) {
+                throw new MaxLengthError('Streaming decode error - repeated field "addrs" had too many elements')
+              }
+
+              yield {
+                field: `${prefix}.addrs[]`,
+                index: obj.addrs,
+                value: reader.string()
+              }
+
+              obj.addrs++
+
+              break
+            }
+            case 3: {
+              yield {
+                field: `${prefix}.archive`,
+                value: reader.string()
+              }
+              break
+            }
+            case 4: {
+              yield {
+                field: `${prefix}.archiveSize`,
+                value: reader.uint64Number()
+              }
+              break
+            }
+            case 5: {
+              yield {
+                field: `${prefix}.entry`,
+                value: reader.string()
+              }
+              break
+            }
+            case 6: {
+              yield {
+                field: `${prefix}.grant`,
+                value: reader.bytes()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface InputSourcePeerFieldEvent {
+    field: '$.peer'
+    value: string
+  }
+
+  export interface InputSourceAddrsFieldEvent {
+    field: '$.addrs[]'
+    index: number
+    value: string
+  }
+
+  export interface InputSourceArchiveFieldEvent {
+    field: '$.archive'
+    value: string
+  }
+
+  export interface InputSourceArchiveSizeFieldEvent {
+    field: '$.archiveSize'
+    value: number
+  }
+
+  export interface InputSourceEntryFieldEvent {
+    field: '$.entry'
+    value: string
+  }
+
+  export interface InputSourceGrantFieldEvent {
+    field: '$.grant'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export function encode (obj: Partial<InputSource>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, InputSource.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<InputSource>): InputSource {
+    return decodeMessage(buf, InputSource.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<InputSource>): Generator<InputSourcePeerFieldEvent | InputSourceAddrsFieldEvent | InputSourceArchiveFieldEvent | InputSourceArchiveSizeFieldEvent | InputSourceEntryFieldEvent | InputSourceGrantFieldEvent> {
+    return streamMessage(buf, InputSource.codec(), opts)
   }
 }
 
@@ -2865,6 +3350,7 @@ export interface BlobChunkRequest {
   sha256: string
   offset: number
   length: number
+  grant?: Uint8Array<ArrayBuffer>
 }
 
 export namespace BlobChunkRequest {
@@ -2890,6 +3376,11 @@ export namespace BlobChunkRequest {
         if ((obj.length != null && obj.length !== 0)) {
           w.uint32(24)
           w.uint32(obj.length)
+        }
+
+        if (obj.grant != null) {
+          w.uint32(34)
+          w.bytes(obj.grant)
         }
 
         if (opts.lengthDelimited !== false) {
@@ -2918,6 +3409,10 @@ export namespace BlobChunkRequest {
             }
             case 3: {
               obj.length = reader.uint32()
+              break
+            }
+            case 4: {
+              obj.grant = reader.bytes()
               break
             }
             default: {
@@ -2956,6 +3451,13 @@ export namespace BlobChunkRequest {
               }
               break
             }
+            case 4: {
+              yield {
+                field: `${prefix}.grant`,
+                value: reader.bytes()
+              }
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -2983,6 +3485,11 @@ export namespace BlobChunkRequest {
     value: number
   }
 
+  export interface BlobChunkRequestGrantFieldEvent {
+    field: '$.grant'
+    value: Uint8Array<ArrayBuffer>
+  }
+
   export function encode (obj: Partial<BlobChunkRequest>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, BlobChunkRequest.codec())
   }
@@ -2991,7 +3498,7 @@ export namespace BlobChunkRequest {
     return decodeMessage(buf, BlobChunkRequest.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BlobChunkRequest>): Generator<BlobChunkRequestSha256FieldEvent | BlobChunkRequestOffsetFieldEvent | BlobChunkRequestLengthFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BlobChunkRequest>): Generator<BlobChunkRequestSha256FieldEvent | BlobChunkRequestOffsetFieldEvent | BlobChunkRequestLengthFieldEvent | BlobChunkRequestGrantFieldEvent> {
     return streamMessage(buf, BlobChunkRequest.codec(), opts)
   }
 }

@@ -7,6 +7,8 @@ export const BidWire: WireSchema = {}
 export const DeclineWire: WireSchema = {}
 export const ApprovalRequestWire: WireSchema = {}
 export const ApprovalMessageWire: WireSchema = {}
+export const BalanceRequestWire: WireSchema = {}
+export const BalanceMessageWire: WireSchema = {}
 export const JobRequestWire: WireSchema = {}
 export const JobRequestReplyWire: WireSchema = {}
 export const ContractRequestWire: WireSchema = {}
@@ -14,6 +16,7 @@ export const ContractSignReplyWire: WireSchema = {}
 export const ContractProofMessageWire: WireSchema = {}
 export const InvocationWire: WireSchema = {}
 export const InputFileWire: WireSchema = {}
+export const InputSourceWire: WireSchema = {}
 export const InvocationReplyWire: WireSchema = {}
 export const JobUpdateWire: WireSchema = {}
 export const LiveUsageWire: WireSchema = {}
@@ -62,6 +65,12 @@ Object.assign(ApprovalRequestWire, {
 Object.assign(ApprovalMessageWire, {
   1: { wire: 2 },
 })
+Object.assign(BalanceRequestWire, {
+})
+Object.assign(BalanceMessageWire, {
+  1: { wire: 0 },
+  2: { wire: 0 },
+})
 Object.assign(JobRequestWire, {
   1: { wire: 2 },
   2: { wire: 2 },
@@ -90,6 +99,15 @@ Object.assign(InputFileWire, {
   1: { wire: 2 },
   2: { wire: 2 },
   3: { wire: 0 },
+  4: { wire: 2, message: InputSourceWire },
+})
+Object.assign(InputSourceWire, {
+  1: { wire: 2 },
+  2: { wire: 2 },
+  3: { wire: 2 },
+  4: { wire: 0 },
+  5: { wire: 2 },
+  6: { wire: 2 },
 })
 Object.assign(InvocationReplyWire, {
   1: { wire: 2 },
@@ -130,6 +148,7 @@ Object.assign(BlobChunkRequestWire, {
   1: { wire: 2 },
   2: { wire: 0 },
   3: { wire: 0 },
+  4: { wire: 2 },
 })
 Object.assign(BlobChunkWire, {
   1: { wire: 0 },

@@ -12,6 +12,7 @@ import type {
   NodeModePort,
   QueuesPort,
   ResourcesPort,
+  WorkflowsPort,
 } from './ports.js'
 
 /** A route of the requester role on a node without a `requester` config section. */
@@ -68,6 +69,14 @@ export const noMode: NodeModePort = {
   drain: notAProvider,
 }
 
+/** The workflows of a node that is not a requester. */
+export const noWorkflows: WorkflowsPort = {
+  post: notARequester,
+  list: notARequester,
+  get: notARequester,
+  cancel: notARequester,
+}
+
 /** The allocations of a node that is not a provider. */
 export const noAllocations: AllocationsPort = {
   list: notAProvider,
@@ -102,6 +111,7 @@ export function detachedPorts(): ApiPorts {
     jobs: noJobs,
     queues: noQueues,
     mode: noMode,
+    workflows: noWorkflows,
     allocations: noAllocations,
     resources: noResources,
     blobs: noBlobs,

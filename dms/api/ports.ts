@@ -6,6 +6,7 @@
  */
 import type { JobRecord } from '../orchestrator/job-record.js'
 import type { JobLog, JobResult, LiveUsage } from '../protocol/messages.js'
+import type { WorkflowRecord } from '../workflows/record.js'
 import type { OnboardRequest } from '../resources/onboard-request.js'
 import type { ResourcesView } from '../resources/onboarding.js'
 import type {
@@ -103,6 +104,26 @@ export interface NodeModePort {
   drain(opts: { stop?: boolean }): Promise<ModeView>
 }
 
+/** A workflow as the API shows it: its state and its per-task table. */
+export interface WorkflowView {
+  state: string
+  record: WorkflowRecord
+}
+
+/**
+ * The requester role's workflows (specs/workflow.md). Errors carry a stable `code`:
+ * `INVALID_WORKFLOW` (with `field`), `INSUFFICIENT_BALANCE` (with `data.shortfall`),
+ * `WORKFLOW_NOT_FOUND`, `WORKFLOW_ENDED`; the null object's is `NOT_A_REQUESTER`.
+ */
+export interface WorkflowsPort {
+  /** Checks `body` as a workflow document and the balance against its plan, then starts it. */
+  post(body: unknown): Promise<WorkflowView>
+  list(): Promise<WorkflowView[]>
+  get(id: string): Promise<WorkflowView | undefined>
+  /** Cancels every live task; resolves once the cancel is taken. */
+  cancel(id: string): Promise<WorkflowView>
+}
+
 /** The provider role's allocations. The null object's error code is `NOT_A_PROVIDER`. */
 export interface AllocationsPort {
   /** Every allocation of this provider, running and ended (any order), with its payment. */
@@ -165,6 +186,7 @@ export interface ApiPorts {
   jobs: JobsPort
   queues: QueuesPort
   mode: NodeModePort
+  workflows: WorkflowsPort
   allocations: AllocationsPort
   resources: ResourcesPort
   blobs: BlobsPort

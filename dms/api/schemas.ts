@@ -170,6 +170,21 @@ export const JobListReply = reply({
 })
 export type JobListReply = Static<typeof JobListReply>
 
+/** `POST /v1/workflows` (201) and `DELETE /v1/workflows/:id` (202). */
+export const WorkflowStateReply = JobStateReply
+export const WorkflowSummary = reply({
+  id: opt(str),
+  name: opt(str),
+  state: opt(str),
+  createdAt: opt(int),
+  tasks: opt(int),
+  completed: opt(int),
+})
+export const WorkflowListReply = reply({ workflows: opt(Type.Array(WorkflowSummary)) })
+export type WorkflowListReply = Static<typeof WorkflowListReply>
+/** `GET /v1/workflows/:id`: the stored WorkflowRecord with `state` (the per-task table in `tasks`). */
+export const WorkflowReply = anyObject
+
 /** `GET /v1/jobs/:id`: the stored JobRecord with `state`, `allocation` and `usage`. */
 export const JobReply = anyObject
 

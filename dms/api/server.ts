@@ -13,6 +13,7 @@ import { dataRoutes } from './data-routes.js'
 import { apiError, STATUS, validationError } from './errors.js'
 import { jobRoutes } from './job-routes.js'
 import { modeRoutes } from './mode-routes.js'
+import { workflowRoutes } from './workflow-routes.js'
 import { nodeRoutes } from './node-routes.js'
 import { DMS_VERSION, openApiDocument, recordRoutes } from './openapi.js'
 import type { ApiPorts } from './ports.js'
@@ -91,6 +92,7 @@ export function buildApi(
   void app.register(jobRoutes, { jobs: ports.jobs })
   void app.register(queueRoutes, { queues: ports.queues })
   void app.register(modeRoutes, { mode: ports.mode })
+  void app.register(workflowRoutes, { workflows: ports.workflows })
   return { app, openapi }
 }
 

@@ -7,6 +7,8 @@
  */
 import type { Logger } from 'pino'
 import { DmsError } from '../../actors/errors.js'
+import { blobGrantProblem } from '../contracts/blob-grant.js'
+import type { BlobGrant } from '../contracts/model.js'
 import { Repo, type Db } from '../store/db.js'
 import { BlobNotFoundError, checkBlobId, type BlobStore } from './store.js'
 
@@ -36,6 +38,8 @@ export interface ChunkRequest {
   sha256: string
   offset: number
   length: number
+  /** A delegation of the owner's grant to the sender (another provider fetching a task's input). */
+  grant?: BlobGrant
 }
 export interface Chunk {
   /** The blob's total size. */
@@ -91,12 +95,26 @@ export class BlobService {
     ) {
       throw new RangeError(`chunk must be 1..${MAX_CHUNK_BYTES} bytes at a non-negative offset`)
     }
-    if ((await this.grants.get(`${req.sha256}/${peer}`)) === undefined) {
-      throw new BlobNotGrantedError(req.sha256, peer)
-    }
+    if (!(await this.granted(peer, req))) throw new BlobNotGrantedError(req.sha256, peer)
     const size = await this.c.store.size(req.sha256)
     if (size === undefined) throw new BlobNotFoundError(req.sha256)
     return { size, data: await this.c.store.read(req.sha256, req.offset, req.length) }
+  }
+
+  /**
+   * `peer` may fetch the blob: granted to it, or granted to the owner of a delegation it carries,
+   * which is signed by that owner, names `peer` and the blob, and has not expired.
+   */
+  private async granted(peer: string, req: ChunkRequest): Promise<boolean> {
+    if ((await this.grants.get(`${req.sha256}/${peer}`)) !== undefined) return true
+    const g = req.grant
+    if (g === undefined) return false
+    const problem = blobGrantProblem(g, { sha256: req.sha256, peer, now: this.c.now() })
+    if (problem !== undefined) {
+      this.c.log.debug({ peer, sha256: req.sha256, problem }, 'delegated grant refused')
+      return false
+    }
+    return (await this.grants.get(`${req.sha256}/${g.owner}`)) !== undefined
   }
 
   /**

@@ -12,6 +12,7 @@ import type { ActorSystem } from '../../actors/system.js'
 import { W } from '../protocol/behaviours.js'
 import { handleOf, INBOX } from '../protocol/handles.js'
 import type { JobLog } from '../protocol/messages.js'
+import type { BlobGrant } from '../contracts/model.js'
 import type { BlobRef, BlobService } from './service.js'
 
 /** Starts the node's `blobs` actor: answers `/dms/blob/get` for the blobs granted to the asker. */
@@ -61,9 +62,14 @@ export interface FetchOptions {
    * the fetch rejects with TransferTooSlowError, the partial blob dropped.
    */
   deadline?: { at: number; clock: Clock; budgetMs: number }
+  /** A delegated grant carried by each request (a fetch from a node that granted the blobs to its owner). */
+  grant?: BlobGrant
 }
 
-/** Fetches the blobs of `refs` the local store lacks from `from`, chunk by chunk. */
+/**
+ * Fetches the blobs of `refs` the local store lacks from `from`, chunk by chunk; with `grant`, each
+ * request carries that delegated grant.
+ */
 export async function fetchBlobs(
   actor: Actor,
   blobs: BlobService,
@@ -90,7 +96,8 @@ export async function fetchBlobs(
   try {
     return await blobs.fetchMissing(refs, (req) => {
       signal.throwIfAborted()
-      return actor.request(from, W.blobGet, req, { timeoutMs: opts.timeoutMs ?? 15_000, signal })
+      const withGrant = opts.grant !== undefined ? { ...req, grant: opts.grant } : req
+      return actor.request(from, W.blobGet, withGrant, { timeoutMs: opts.timeoutMs ?? 15_000, signal })
     })
   } finally {
     if (timer !== undefined) deadline?.clock.clearTimeout(timer)

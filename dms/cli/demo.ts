@@ -6,13 +6,15 @@ import { keyFromString } from '../../actors/identity.js'
 import { startDevnet } from './devnet.js'
 import { CliError, print } from './output.js'
 import { follow } from './job.js'
+import { demoWorkflow } from './demo-workflow.js'
 
 const short = (peer: string) => `…${peer.slice(-10)}`
 const ok = (b: boolean) => (b ? 'valid' : 'INVALID')
 
 /**
  * `dms demo`: a devnet (`dms devnet`: contract-db, two providers, a requester as separate
- * processes on 127.0.0.1) that runs one real job in Docker to settlement, printing each step.
+ * processes on 127.0.0.1) that runs one real job in Docker to settlement, printing each step, then
+ * a two-task workflow whose second task reads the first one's output.
  */
 export async function demoCommand(opts: { image: string; keep?: boolean }): Promise<void> {
   const net = await startDevnet({
@@ -114,6 +116,8 @@ export async function demoCommand(opts: { image: string; keep?: boolean }): Prom
     }
     print(`\njob ${id}: ${job.state}${job.error ? ` (${job.error.code}: ${job.error.message})` : ''}`)
     if (job.state !== 'completed') throw new CliError(`demo job ended ${job.state}; logs in ${root}`, 2)
+    const wf = await demoWorkflow(api, opts.image)
+    if (wf.state !== 'completed') throw new CliError(`demo workflow ended ${wf.state}; logs in ${root}`, 2)
   } finally {
     await net.stop()
   }

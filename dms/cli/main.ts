@@ -20,6 +20,12 @@ import {
 import { registerKeyCommands } from './key.js'
 import { registerModeCommands } from './node-mode.js'
 import { registerQueueCommands } from './queue.js'
+import {
+  workflowCancelCommand,
+  workflowListCommand,
+  workflowRunCommand,
+  workflowStatusCommand,
+} from './workflow.js'
 import { peersCommand } from './peers.js'
 import { CliError, terminalSafe } from './output.js'
 import { registerEarningsCommand } from './earnings.js'
@@ -84,6 +90,38 @@ program
     const { newSwarmKey } = await import('../network/pnet.js')
     process.stdout.write(`${newSwarmKey()}\n`)
   })
+const workflow = program
+  .command('workflow')
+  .description('post and inspect workflows (tasks that depend on each other) on a requester node')
+workflow
+  .command('run')
+  .description('post a workflow document (specs/workflow.md)')
+  .requiredOption('-f, --file <workflow>', 'workflow file (JSON)')
+  .option('--wait', 'wait until it ends and print the task table; exit 2 unless it completed')
+  .option('--follow', 'like --wait, printing each task change as it happens')
+  .option('--json', 'print JSON')
+  .option(...socketOpt)
+  .action((o) => workflowRunCommand(o as Parameters<typeof workflowRunCommand>[0]))
+workflow
+  .command('list')
+  .description("list this requester's workflows, newest first")
+  .option('--json', 'print JSON')
+  .option(...socketOpt)
+  .action((o: { socket: string; json?: boolean }) => workflowListCommand(o))
+workflow
+  .command('status')
+  .description("show a workflow's state, escrow plan and per-task table")
+  .argument('<id>', 'workflow id')
+  .option('--json', 'print JSON')
+  .option(...socketOpt)
+  .action((id: string, o: { socket: string; json?: boolean }) => workflowStatusCommand(id, o))
+workflow
+  .command('cancel')
+  .description('cancel every live task of a workflow (the time used is paid); no new task starts')
+  .argument('<id>', 'workflow id')
+  .option('--json', 'print JSON')
+  .option(...socketOpt)
+  .action((id: string, o: { socket: string; json?: boolean }) => workflowCancelCommand(id, o))
 
 const job = program.command('job').description('post and inspect jobs on a requester node')
 job

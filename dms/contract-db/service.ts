@@ -138,6 +138,11 @@ export class ContractDbService {
       .on(W.settle, (m) => this.settle(m.peer, m.payload))
       .on(W.terminate, (m) => this.terminate(m.peer, m.payload))
       .on(W.approval, (m) => this.approvalFor(m.peer))
+      // A peer's own account, read only (a requester checks a workflow's escrow plan against it).
+      .on(W.balance, async (m) => {
+        const { balance, escrow } = await this.account(m.peer)
+        return { balance, escrow }
+      })
     this.scheduleSweep()
   }
 

@@ -1,6 +1,6 @@
 /**
  * The contract-db client both parties use: verify a two-party contract, settle it, terminate it,
- * and ask for this node's approval credential. Requests are retried with backoff on the injected
+ * ask for this node's approval credential and its balance. Requests are retried with backoff on the injected
  * clock while the contract-db may be restarting, and what it signs is checked before it is used
  * (the proof of contract, the settlement, the credential). Spec: specs/contract-db.md,
  * specs/protocol.md ("Contract closure").
@@ -149,6 +149,14 @@ export class ContractDbClient {
     const problem = checkApproval(cred, { peer: self, contractDb: this.peer, now: this.c.clock.now() })
     if (problem !== undefined) throw new BadApprovalError(problem)
     return cred
+  }
+
+  /** This node's own account at the contract-db: what it can spend, and what is in escrow. */
+  balance(opts: CallOptions = {}): Promise<{ balance: number; escrow: number }> {
+    return retry(
+      () => this.c.actor.request(this.handle(), W.balance, {}, this.request(opts)),
+      this.retrying(['UNREACHABLE'], opts.signal),
+    )
   }
 
   /**

@@ -185,6 +185,19 @@ export interface ApprovalCredential {
   signature: string
 }
 
+/**
+ * A requester's delegation of a blob grant (specs/data-plane.md, "Delegated grants"): `owner`
+ * (the requester, to whom the node serving `sha256` granted it) lets `grantee` (another provider)
+ * fetch it until `expiresAt`. Signed by the owner's node key.
+ */
+export interface BlobGrant {
+  sha256: string
+  owner: string
+  grantee: string
+  expiresAt: number
+  signature: string
+}
+
 /** Signature domains: one per document kind. */
 export const DOMAIN = {
   contract: 'dms/contract/v1',
@@ -194,4 +207,5 @@ export const DOMAIN = {
   bid: 'dms/bid/v1',
   verification: 'dms/verification/v1',
   approval: 'dms/approval/v1',
+  blobGrant: 'dms/blob-grant/v1',
 } as const

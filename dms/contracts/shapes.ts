@@ -9,6 +9,7 @@ import { guard, LIMITS as L, S, type Shape } from '../protocol/bounds.js'
 import {
   MAX_SKIPPED_DETAIL,
   type ApprovalCredential,
+  type BlobGrant,
   type ContractProof,
   type Settlement,
   type SignedContract,
@@ -116,6 +117,9 @@ const SETTLEMENT = S.obj({
 })
 
 const APPROVAL = S.obj({ peer, contractDb: peer, issuedAt: S.num, expiresAt: S.num, signature: sig })
+
+const BLOB_GRANT = S.obj({ sha256: hash, owner: peer, grantee: peer, expiresAt: S.num, signature: sig })
+export const asBlobGrant = guard<BlobGrant>(BLOB_GRANT, 'blob grant')
 
 export const asSignedContract = guard<SignedContract>(SIGNED_CONTRACT, 'contract')
 export const asContractProof = guard<ContractProof>(CONTRACT_PROOF, 'proof')

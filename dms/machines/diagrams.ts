@@ -5,6 +5,7 @@
 import { createContractMachine } from '../contract-db/contract-machine.js'
 import { createJobMachine, type JobSteps } from '../orchestrator/job-machine.js'
 import { createBidMachine } from '../provider/bid-machine.js'
+import { createWorkflowMachine } from '../workflows/machine.js'
 import { mermaidOf } from './diagram.js'
 
 const noStep = () => Promise.resolve({})
@@ -37,6 +38,7 @@ export const DIAGRAMS: Record<string, () => string> = {
         { now: () => 0 },
       ),
     ),
+  workflow: () => mermaidOf(createWorkflowMachine({ now: () => 0 })),
 }
 
 const block = (name: string) =>

@@ -52,6 +52,8 @@ export interface OrchestratorInit {
   queueIdleExpirySeconds?: number
   /** Ended jobs pruned (with their blobs and grants) by age or count, hourly (specs/queues.md). */
   retention?: RetentionPolicy
+  /** Most tasks in one workflow (specs/workflow.md). @default 32 */
+  maxWorkflowTasks?: number
 }
 
 /** The settings of a job's steps and its contract-db client, defaults applied. */

@@ -6,8 +6,10 @@
 import { promises as fs } from 'node:fs'
 import type { Actor } from '../../actors/actor.js'
 import type { BlobService } from '../blobs/service.js'
-import type { InputFile } from '../blobs/staging.js'
+import type { InputFile, InputSource } from '../blobs/staging.js'
 import { archiveSizeOf } from '../blobs/tar.js'
+import type { KeyPair } from '../../actors/identity.js'
+import { BLOB_GRANT_TTL_MS, signBlobGrant } from '../contracts/blob-grant.js'
 import { findTarEntry, hashRange, tarEntries } from '../blobs/tar-reader.js'
 import { blobsHandle, fetchBlobs, type FetchOptions } from '../blobs/transfer.js'
 import { hashOutputs } from '../protocol/outputs.js'
@@ -25,9 +27,20 @@ export async function resolveInputs(
   blobs: BlobService,
   inputs: InputSpec[] | undefined,
   diskBytes = 0,
-): Promise<InputFile[]> {
-  const checked: Array<{ path: string; sha256?: string; data?: Buffer; size: number }> = []
+): Promise<JobInput[]> {
+  const checked: Array<{
+    path: string
+    sha256?: string
+    data?: Buffer
+    size: number
+    source?: InputSpec['source']
+  }> = []
   for (const [i, f] of (inputs ?? []).entries()) {
+    // A hand-off from another provider: its id and size come from that provider's signed manifest.
+    if (f.source !== undefined && f.sha256 !== undefined && f.size !== undefined) {
+      checked.push({ path: f.path, sha256: f.sha256, size: f.size, source: f.source })
+      continue
+    }
     if (f.contentBase64 !== undefined) {
       const data = Buffer.from(f.contentBase64, 'base64')
       checked.push({ path: f.path, data, size: data.length })
@@ -47,15 +60,54 @@ export async function resolveInputs(
     diskBytes,
   )
   if (tooLarge !== undefined) throw new InvalidJobSpecError('inputs', tooLarge)
-  const out: InputFile[] = []
+  const out: JobInput[] = []
   for (const f of checked)
-    out.push({ path: f.path, sha256: f.sha256 ?? (await blobs.store.put(f.data as Buffer)), size: f.size })
+    out.push({
+      path: f.path,
+      sha256: f.sha256 ?? (await blobs.store.put(f.data as Buffer)),
+      size: f.size,
+      ...(f.source !== undefined ? { source: f.source } : {}),
+    })
   return out
 }
 
-/** Lets the provider fetch the job's input blobs from this node. */
-export async function grantInputs(blobs: BlobService, provider: string, inputs: InputFile[]): Promise<void> {
-  for (const f of inputs) await blobs.grant(provider, f.sha256)
+/** A job's input as stored: a blob of this node, or a hand-off whose grant is not signed yet. */
+export type JobInput = Omit<InputFile, 'source'> & { source?: Omit<InputSource, 'grant'> }
+
+/** Signs this node's delegations (its node key, its peer id). */
+export interface GrantSigner {
+  key: KeyPair
+  peerId: string
+  now(): number
+}
+
+/**
+ * Lets the provider fetch the job's input blobs from this node, and signs it a delegated grant for
+ * each hand-off (the upstream provider granted its archive to this node); returns the inputs as
+ * the invocation carries them.
+ */
+export async function grantInputs(
+  blobs: BlobService,
+  signer: GrantSigner,
+  provider: string,
+  inputs: JobInput[],
+): Promise<InputFile[]> {
+  const out: InputFile[] = []
+  for (const f of inputs) {
+    if (f.source === undefined) {
+      await blobs.grant(provider, f.sha256)
+      out.push(f as InputFile)
+      continue
+    }
+    const grant = signBlobGrant(signer.key, {
+      sha256: f.source.archive,
+      owner: signer.peerId,
+      grantee: provider,
+      expiresAt: signer.now() + BLOB_GRANT_TTL_MS,
+    })
+    out.push({ ...f, source: { ...f.source, grant } })
+  }
+  return out
 }
 
 export type OutputsCheck = { ok: true } | { ok: false; reason: string }
@@ -64,12 +116,14 @@ export type OutputsCheck = { ok: true } | { ok: false; reason: string }
 export type OutputsFetchOptions = FetchOptions & {
   /** The job's disk (`resources.disk`; 0: none given). */
   diskBytes?: number
+  /** false: check the manifest against the receipt only; the archive stays with the provider. */
+  download?: boolean
 }
 
 /** A job's side of the data plane, as its steps use it. */
 export interface JobBlobs {
-  /** Lets the provider fetch the job's input blobs from this node. */
-  grant(provider: string, inputs: InputFile[]): Promise<void>
+  /** Grants the provider the job's inputs (`grantInputs`); resolves with them as invoked. */
+  grant(provider: string, inputs: JobInput[]): Promise<InputFile[]>
   /** Fetches the result's output archive from the provider and checks it (`fetchAndCheckOutputs`). */
   fetchOutputs(
     provider: { peer: string; addrs: string[] },
@@ -78,10 +132,12 @@ export interface JobBlobs {
   ): Promise<OutputsCheck>
 }
 
+export type FetchOutputsOptions = OutputsFetchOptions
+
 /** The data plane of a job whose actor is `actor` (archives are fetched as it). */
-export function jobBlobsOf(actor: Actor, blobs: BlobService): JobBlobs {
+export function jobBlobsOf(actor: Actor, blobs: BlobService, signer: GrantSigner): JobBlobs {
   return {
-    grant: (provider, inputs) => grantInputs(blobs, provider, inputs),
+    grant: (provider, inputs) => grantInputs(blobs, signer, provider, inputs),
     fetchOutputs: (provider, result, opts) => fetchAndCheckOutputs(actor, blobs, provider, result, opts),
   }
 }
@@ -105,6 +161,8 @@ export async function fetchAndCheckOutputs(
   if (hashOutputs(manifest) !== result.receipt?.receipt?.outputsHash) {
     return { ok: false, reason: 'the manifest does not hash to the receipt outputsHash' }
   }
+  // Handed on provider to provider: each downstream provider checks the files against this manifest.
+  if (opts.download === false) return { ok: true }
   if (result.archive === undefined) {
     return manifest.length === 0 ? { ok: true } : { ok: false, reason: 'outputs listed but no archive' }
   }

@@ -4,7 +4,7 @@
  * ("256MiB") or bytes.
  */
 import { DmsError } from '../../actors/errors.js'
-import { inputsProblem } from '../blobs/staging.js'
+import { inputsProblem, type InputSource } from '../blobs/staging.js'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Ajv, type ErrorObject } from 'ajv'
 import { imageRefProblem, IMAGE_REF_MAX_LENGTH } from '../protocol/image-ref.js'
@@ -166,6 +166,11 @@ export interface JobSpec {
    */
   providers: { allow: string[]; deny: string[]; direct?: string[]; gossipFallback?: boolean }
   /**
+   * Set by a workflow for a task whose outputs are handed on: its archive stays with its provider
+   * (downstream providers fetch from it), and the requester checks the signed manifest hash only.
+   */
+  outputsStay?: boolean
+  /**
    * Files for /inputs. As parsed: inline content (`contentBase64`) or a blob id (`sha256`); once
    * posted, every input is a blob with its `sha256` and `size` (Orchestrator.post stores inline ones).
    */
@@ -196,6 +201,11 @@ export interface InputSpec {
   sha256?: string
   size?: number
   contentBase64?: string
+  /**
+   * A workflow's hand-off (specs/workflow.md): a file of an upstream provider's output archive,
+   * fetched by the job's provider from that provider; the grant is signed when the job is invoked.
+   */
+  source?: Omit<InputSource, 'grant'>
 }
 
 /** Default of `retries`. */

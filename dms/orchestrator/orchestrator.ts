@@ -245,8 +245,15 @@ export class Orchestrator {
     }
   }
 
-  /** Accepts a validated spec and starts its journey; returns once the job is stored. */
-  async post(parsed: JobSpec): Promise<StoredJob> {
+  /**
+   * Accepts a validated spec and starts its journey; returns once the job is stored. With `id`
+   * (a workflow's task), a job already stored under it is returned and nothing is posted.
+   */
+  async post(parsed: JobSpec, opts: { id?: JobId } = {}): Promise<StoredJob> {
+    if (opts.id !== undefined) {
+      const existing = await this.get(opts.id)
+      if (existing !== undefined) return existing
+    }
     // Inline inputs become blobs here, so the stored job holds ids, never content.
     const inputs = await resolveInputs(this.c.blobs, parsed.inputs, parsed.resources.diskBytes)
     const spec: JobSpec = {
@@ -256,12 +263,12 @@ export class Orchestrator {
       queueTimeoutSeconds: parsed.queueTimeoutSeconds ?? this.init.queueTimeoutSeconds ?? 0,
     }
     if (inputs.length === 0) delete spec.inputs
-    return this.launch(this.newRecord(spec))
+    return this.launch(this.newRecord(spec, opts.id))
   }
 
-  private newRecord(spec: JobSpec): JobRecord {
+  private newRecord(spec: JobSpec, id?: JobId): JobRecord {
     return {
-      id: randomUUID(),
+      id: id ?? randomUUID(),
       spec,
       createdAt: this.c.clock.now(),
       history: [],

@@ -78,7 +78,7 @@ export function createRunningJob(record: JobRecord, snapshot: unknown, p: JobPar
     actor,
     session,
     contractDb,
-    blobs: jobBlobsOf(actor, p.blobs),
+    blobs: jobBlobsOf(actor, p.blobs, { key: p.key, peerId: p.system.peerId, now: () => clock.now() }),
     transport: p.transport,
     approval: p.approval,
     audience: p.audience,

@@ -17,6 +17,8 @@ import type { Chunk, ChunkRequest } from '../blobs/service.js'
 import { PAYLOAD_CODECS as C, refusalOf, type PayloadRefusal } from './codecs.js'
 import type {
   ApprovalRequest,
+  BalanceReply,
+  BalanceRequest,
   BidMessage,
   BidRelease,
   BidRequest,
@@ -106,6 +108,11 @@ export const W = {
   approval: defineBehaviour<ApprovalRequest, ApprovalCredential>('/dms/approval/get', {
     request: C.approvalRequest,
     reply: C.approvalReply,
+  }),
+  /** A requester -> contract-db: its own balance and escrow (a workflow's plan is checked against it). */
+  balance: defineBehaviour<BalanceRequest, BalanceReply>('/dms/account/balance', {
+    request: C.balanceRequest,
+    reply: C.balanceReply,
   }),
 } as const
 

@@ -45,6 +45,8 @@ export const LIMITS = {
   /** A sender handle's inbox name and each of its multiaddrs (kept with bids and jobs). */
   inbox: 256,
   addr: 1024,
+  /** Multiaddrs given for one peer (an input's source provider). */
+  addrs: 32,
   /** Progress updates kept per job (heartbeats are not kept). */
   updates: 100,
 } as const

@@ -23,6 +23,7 @@ import {
 } from '../contracts/model.js'
 import {
   asApproval,
+  asBlobGrant,
   asBid,
   asContractProof,
   asSettlement,
@@ -34,6 +35,8 @@ import type { Resources } from '../resources/types.js'
 import { checkShape, DocumentShapeError } from './bounds.js'
 import type {
   ApprovalRequest,
+  BalanceReply,
+  BalanceRequest,
   BidMessage,
   BidRelease,
   CapacityNews,
@@ -138,6 +141,20 @@ const approvalRequest = proto<ApprovalRequest, P.ApprovalRequest>(
   () => ({}),
   () => ({}),
 )
+const balanceRequest = proto<BalanceRequest, P.BalanceRequest>(
+  P.BalanceRequest,
+  'BalanceRequest',
+  PW.BalanceRequestWire,
+  () => ({}),
+  () => ({}),
+)
+const balanceReply = proto<BalanceReply, P.BalanceMessage>(
+  P.BalanceMessage,
+  'BalanceMessage',
+  PW.BalanceMessageWire,
+  (v) => v,
+  (w) => ({ balance: w.balance, escrow: w.escrow }),
+)
 const approvalReply = proto<ApprovalCredential, P.ApprovalMessage>(
   P.ApprovalMessage,
   'ApprovalMessage',
@@ -189,14 +206,20 @@ const invocation = proto<Invocation, P.Invocation>(
     proof: docToBytes(v.proof),
     command: v.command,
     env: new Map(Object.entries(v.env ?? {})),
-    inputs: v.inputs,
+    inputs: v.inputs.map(({ source, ...f }) =>
+      source === undefined ? f : { ...f, source: { ...source, grant: docToBytes(source.grant) } },
+    ),
   }),
   (w) => ({
     contract: docFromBytes(w.contract, asSignedContract),
     proof: docFromBytes(w.proof, asContractProof),
     command: w.command,
     env: Object.fromEntries(w.env),
-    inputs: w.inputs,
+    inputs: w.inputs.map(({ source, ...f }) =>
+      source === undefined
+        ? f
+        : { ...f, source: { ...source, grant: docFromBytes(source.grant, asBlobGrant) } },
+    ),
   }),
 )
 const invocationReply = proto<InvocationReply, P.InvocationReply>(
@@ -231,8 +254,8 @@ const blobChunkRequest = proto<ChunkRequest, P.BlobChunkRequest>(
   P.BlobChunkRequest,
   'BlobChunkRequest',
   PW.BlobChunkRequestWire,
-  (v) => v,
-  (w) => w,
+  ({ grant, ...v }) => (grant === undefined ? v : { ...v, grant: docToBytes(grant) }),
+  ({ grant, ...w }) => (grant === undefined ? w : { ...w, grant: docFromBytes(grant, asBlobGrant) }),
 )
 const blobChunk = proto<Chunk, P.BlobChunk>(
   P.BlobChunk,
@@ -331,6 +354,8 @@ export const PAYLOAD_CODECS = {
   decline,
   approvalRequest,
   approvalReply,
+  balanceRequest,
+  balanceReply,
   jobRequest,
   jobRequestReply,
   contractRequest,

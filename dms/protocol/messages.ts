@@ -61,6 +61,14 @@ export const declinedForNow = (d: Decline): boolean =>
 /** `/dms/approval/get`: no fields; the contract-db answers for the envelope's sender peer. */
 export type ApprovalRequest = Record<string, never>
 
+/** `/dms/account/balance`: no fields; the contract-db answers for the envelope's sender peer. */
+export type BalanceRequest = Record<string, never>
+/** The sender's account at the contract-db, in micro-tokens. */
+export interface BalanceReply {
+  balance: number
+  escrow: number
+}
+
 export interface JobRequest {
   jobId: string
   bidId: string

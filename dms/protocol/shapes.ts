@@ -22,6 +22,22 @@ const hash = S.str(L.hash)
 const doc = S.bytes(DOC_BYTES.doc)
 const contract = S.bytes(DOC_BYTES.contract)
 const file = S.obj({ path: S.str(L.path), sha256: hash, size: S.num })
+/** An input file, possibly from another provider's archive under a delegated grant. */
+const inputFile = S.obj({
+  path: S.str(L.path),
+  sha256: hash,
+  size: S.num,
+  source: S.opt(
+    S.obj({
+      peer,
+      addrs: S.arr(S.str(L.addr), L.addrs),
+      archive: hash,
+      archiveSize: S.num,
+      entry: S.str(L.path),
+      grant: doc,
+    }),
+  ),
+})
 
 /** Each protobuf message of proto/dms.proto, by name. */
 export const WIRE_SHAPES = {
@@ -44,6 +60,8 @@ export const WIRE_SHAPES = {
   }),
   ApprovalRequest: S.obj({}),
   ApprovalMessage: S.obj({ credential: doc }),
+  BalanceRequest: S.obj({}),
+  BalanceMessage: S.obj({ balance: S.num, escrow: S.num }),
   JobRequest: S.obj({ jobId: id, bidId: id }),
   JobRequestReply: S.obj({ locked: S.bool, lockedUntil: S.num }),
   ContractRequest: S.obj({ contract }),
@@ -54,7 +72,7 @@ export const WIRE_SHAPES = {
     proof: doc,
     command: S.arr(S.str(L.arg), L.commandArgs),
     env: S.map(S.str(L.arg), L.envEntries, L.envKey),
-    inputs: S.arr(file, L.inputs),
+    inputs: S.arr(inputFile, L.inputs),
   }),
   InvocationReply: S.obj({ allocationId: id }),
   JobUpdate: S.obj({
@@ -75,7 +93,7 @@ export const WIRE_SHAPES = {
     outputs: S.arr(file, L.outputs),
     archive: S.opt(S.obj({ sha256: hash, size: S.num })),
   }),
-  BlobChunkRequest: S.obj({ sha256: hash, offset: S.num, length: S.num }),
+  BlobChunkRequest: S.obj({ sha256: hash, offset: S.num, length: S.num, grant: S.opt(doc) }),
   BlobChunk: S.obj({ size: S.num, data: S.bytes(L.chunk) }),
   JobLog: S.obj({ jobId: id, allocationId: id, stream: S.str(L.name), seq: S.num, data: S.str(L.log) }),
   SettleRequest: S.obj({ contractId: id, receipt: doc, verification: doc }),

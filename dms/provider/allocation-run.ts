@@ -13,6 +13,7 @@ import type { Clock } from '../../actors/clock.js'
 import { retry } from '../../actors/retry.js'
 import type { Actor } from '../../actors/system.js'
 import type { BlobService } from '../blobs/service.js'
+import { fetchSourcedInputs } from '../blobs/sourced.js'
 import { stageInputs } from '../blobs/staging.js'
 import { blobsHandle, fetchBlobs, LogForwarder } from '../blobs/transfer.js'
 import { peerMessage } from '../executor/errors.js'
@@ -144,8 +145,9 @@ async function run(
 }
 
 /**
- * Fetches the inputs' blobs this provider lacks from the requester's node (each checked against
- * its hash) and lays them out read-only for /inputs. Returns the folder (none without inputs).
+ * Fetches the inputs' blobs this provider lacks from the requester's node, and the files handed
+ * on from another provider's archive from that provider (each checked against its hash), and lays
+ * them out read-only for /inputs. Returns the folder (none without inputs).
  */
 async function stage(
   d: AllocationRunDeps,
@@ -156,15 +158,20 @@ async function stage(
   const { allocation: a, requester } = input
   if (a.inputs.length === 0) return undefined
   const from = blobsHandle(requester.peer, requester.addrs)
-  const fetched = await fetchBlobs(d.actorFor(a.allocationId), d.blobs, from, a.inputs, { signal })
+  const own = a.inputs.filter((f) => f.source === undefined)
+  const actor = d.actorFor(a.allocationId)
+  const fetched = await fetchBlobs(actor, d.blobs, from, own, { signal })
+  // A workflow's hand-offs: straight from the upstream provider, under the requester's grant.
+  const archives = await fetchSourcedInputs(actor, d.blobs, a.inputs, { signal })
   signal.throwIfAborted()
   const dir = inputsDirOf(d.workDir, a.allocationId)
   await rm(dir, { recursive: true, force: true })
   await stageInputs(d.blobs.store, a.inputs, dir)
   const bytes = a.inputs.reduce((n, f) => n + f.size, 0)
+  const handed = a.inputs.length - own.length
   send({
     type: 'STAGED',
-    detail: `inputs staged: ${a.inputs.length} files, ${bytes} bytes (${fetched.length} blobs fetched, ${a.inputs.length - fetched.length} cached)`,
+    detail: `inputs staged: ${a.inputs.length} files, ${bytes} bytes (${fetched.length} blobs fetched, ${own.length - fetched.length} cached${handed > 0 ? `, ${handed} handed on from upstream providers, ${archives} archives fetched` : ''})`,
   })
   return dir
 }

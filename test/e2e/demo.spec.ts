@@ -8,14 +8,15 @@ const run = promisify(execFile)
 // The README's demo command ends in `dms demo`: separate processes (contract-db, two providers,
 // requester) running one Docker job to settlement. This guards it, through the built CLI.
 describe('dms demo (separate processes, built CLI)', function () {
-  this.timeout(90_000)
+  // A job then a workflow on a devnet of five processes: slow on a loaded machine.
+  this.timeout(180_000)
 
-  it('runs a job to settlement on the cheaper provider and prints the journey', async function () {
+  it('runs a job to settlement on the cheaper provider and prints the journey, then a short workflow', async function () {
     assert.ok(
       existsSync('dist/dms/cli/main.js'),
       'the CLI is not built: run `npm run build` (scripts/setup.sh does)',
     )
-    const { stdout } = await run(process.execPath, ['bin/dms.js', 'demo'], { timeout: 80_000 })
+    const { stdout } = await run(process.execPath, ['bin/dms.js', 'demo'], { timeout: 170_000 })
     assert.match(stdout, /winner: provider-b \(lowest score of 2 bids: total/)
     assert.match(
       stdout,
@@ -32,5 +33,8 @@ describe('dms demo (separate processes, built CLI)', function () {
     assert.match(stdout, /balance of requester: \d+ \(in escrow 0\)/)
     assert.match(stdout, /[0-9a-f-]{36} {2}settled +escrow \d+ {2}paid \d+ refunded \d+/)
     assert.match(stdout, /job [0-9a-f-]+: completed\n/)
+    // Then a two-task workflow: the second task read what the first wrote.
+    assert.match(stdout, /stdout of double: 21 doubled is 42/)
+    assert.match(stdout, /workflow [0-9a-f-]+: completed \(escrow plan 200000, one contract per task\)/)
   })
 })

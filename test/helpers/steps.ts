@@ -15,7 +15,13 @@ import { DOMAIN, type ApprovalCredential, type Bid, type Settlement } from '../.
 import { escrowFor } from '../../dms/contracts/money.js'
 import { silentLogger } from '../../dms/log.js'
 import { BidAudience } from '../../dms/orchestrator/bid-audience.js'
-import type { JobBlobs, OutputsCheck, OutputsFetchOptions } from '../../dms/orchestrator/data-plane.js'
+import type {
+  JobBlobs,
+  JobInput,
+  OutputsCheck,
+  OutputsFetchOptions,
+} from '../../dms/orchestrator/data-plane.js'
+import type { InputFile } from '../../dms/blobs/staging.js'
 import type { JobRecord } from '../../dms/orchestrator/job-record.js'
 import { JobSession } from '../../dms/orchestrator/session.js'
 import type { StepDeps } from '../../dms/orchestrator/steps/deps.js'
@@ -153,9 +159,9 @@ export class FakeBlobs implements JobBlobs {
   verdict: OutputsCheck = { ok: true }
   /** The options of each fetch, in order. */
   readonly fetches: OutputsFetchOptions[] = []
-  grant(provider: string, inputs: Array<{ sha256: string }>): Promise<void> {
+  grant(provider: string, inputs: JobInput[]): Promise<InputFile[]> {
     for (const f of inputs) this.granted.push({ provider, sha256: f.sha256 })
-    return Promise.resolve()
+    return Promise.resolve(inputs as InputFile[])
   }
   fetchOutputs(_provider: unknown, _result: unknown, opts: OutputsFetchOptions): Promise<OutputsCheck> {
     this.fetches.push(opts)

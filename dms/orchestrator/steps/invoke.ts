@@ -1,11 +1,12 @@
 /**
- * The `invoking` step: grant the provider the job's input blobs, then send the invocation with the
+ * The `invoking` step: grant the provider the job's input blobs (and sign it a delegated grant for
+ * each workflow hand-off), then send the invocation with the
  * signed contract and the contract-db's proof; the provider answers with its allocation id.
  * Spec: specs/protocol.md ("Invocation"), specs/data-plane.md.
  */
-import type { InputFile } from '../../blobs/staging.js'
 import type { ContractProof, SignedContract } from '../../contracts/model.js'
 import { W } from '../../protocol/behaviours.js'
+import type { JobInput } from '../data-plane.js'
 import type { Step } from '../job-machine.js'
 import type { StepDeps } from './deps.js'
 import { winnerHandle } from './providers.js'
@@ -14,8 +15,7 @@ export type InvokeDeps = Pick<StepDeps, 'actor' | 'session' | 'blobs' | 'config'
 
 export function invokeStep(d: InvokeDeps): Step {
   return async (job, signal) => {
-    const inputs = (job.spec.inputs ?? []) as InputFile[]
-    await d.blobs.grant(job.winner?.provider as string, inputs)
+    const inputs = await d.blobs.grant(job.winner?.provider as string, (job.spec.inputs ?? []) as JobInput[])
     const reply = await d.actor.request(
       winnerHandle(d.session, job),
       W.invoke,

@@ -73,6 +73,9 @@ export function verifyStep(d: VerifyDeps): Step {
         timeoutMs: d.config.requestTimeoutMs,
         deadline: { at: since + budgetMs, clock: d.clock, budgetMs },
         diskBytes: job.spec.resources.diskBytes,
+        // A workflow task whose outputs are handed on keeps them at its provider (its manifest is
+        // checked here).
+        download: job.spec.outputsStay !== true,
       },
     )
     if (!outputs.ok) d.log.warn({ jobId: job.id, reason: outputs.reason }, 'outputs did not verify')

@@ -191,6 +191,7 @@ const samples: Array<[string, unknown]> = [
       approval,
     },
   ],
+  [W.balance.name, {}],
 ]
 
 describe('dms/protocol (protobuf payload codecs)', () => {
@@ -206,6 +207,7 @@ describe('dms/protocol (protobuf payload codecs)', () => {
         .map((d) => d.name)
         .sort(),
       [
+        '/dms/account/balance',
         '/dms/approval/get',
         '/dms/blob/get',
         '/dms/capacity/news',

@@ -73,6 +73,7 @@ const API_SHAPES = new Set([
   'dms/protocol/messages.ts',
   'dms/resources/onboard-request.ts',
   'dms/resources/onboarding.ts', // ResourcesView, a type
+  'dms/workflows/record.ts',
 ])
 
 /** Why an import breaks a direction rule, or undefined. */

@@ -1,0 +1,134 @@
+/**
+ * The requester's workflow routes: `POST /v1/workflows`, `GET /v1/workflows`,
+ * `GET|DELETE /v1/workflows/:id`, over the workflows port (on a node that is not a requester, its
+ * null object answers 409). Spec: specs/rest-api.md, specs/workflow.md.
+ */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
+import { isCode } from '../../actors/errors.js'
+import { apiError } from './errors.js'
+import type { WorkflowsPort, WorkflowView } from './ports.js'
+import {
+  JobIdParams,
+  WorkflowListReply,
+  WorkflowReply,
+  WorkflowStateReply,
+  type JobStateReply as StateReply,
+  type WorkflowListReply as WorkflowList,
+} from './schemas.js'
+
+export interface WorkflowRoutesOptions {
+  workflows: WorkflowsPort
+}
+
+const stateOf = (wf: WorkflowView): StateReply => ({ id: wf.record.id, state: wf.state })
+
+function summary(w: WorkflowView): NonNullable<WorkflowList['workflows']>[number] {
+  const rows = Object.values(w.record.tasks)
+  return {
+    id: w.record.id,
+    name: w.record.workflow.name,
+    state: w.state,
+    createdAt: w.record.createdAt,
+    tasks: rows.length,
+    completed: rows.filter((r) => r.state === 'completed').length,
+  }
+}
+
+export const workflowRoutes: FastifyPluginAsync<WorkflowRoutesOptions> = (
+  base: FastifyInstance,
+  { workflows },
+) => {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>()
+
+  app.post(
+    '/v1/workflows',
+    {
+      config: {
+        doc: {
+          summary: 'post a workflow: tasks that depend on each other, outputs that become inputs',
+          body: {
+            type: 'object',
+            description: 'a workflow document (specs/workflow.md, specs/workflow.schema.json)',
+          },
+          description:
+            "Checked by parseWorkflow: a refusal is 400 INVALID_WORKFLOW with `field`. A balance at the contract-db short of the sum of the tasks' maxPrice is 402 INSUFFICIENT_BALANCE, saying by how much.",
+          responses: {
+            201: { description: 'stored; its first tasks are posted', schema: WorkflowStateReply },
+            400: { description: 'INVALID_WORKFLOW' },
+            402: { description: 'INSUFFICIENT_BALANCE' },
+          },
+        },
+      },
+    },
+    async (req, reply) => {
+      try {
+        return await reply.status(201).send(stateOf(await workflows.post(req.body)))
+      } catch (err) {
+        if (!isCode(err, 'INVALID_WORKFLOW')) throw err
+        const e = err as Error & { code: string; field: string }
+        return reply.status(400).send(apiError(e.code, e.message, e.field))
+      }
+    },
+  )
+
+  app.get(
+    '/v1/workflows',
+    {
+      config: {
+        doc: {
+          summary: "list this requester's workflows, newest first",
+          responses: { 200: { description: 'the workflows', schema: WorkflowListReply } },
+        },
+      },
+    },
+    async (): Promise<WorkflowList> => {
+      const all = await workflows.list()
+      return { workflows: all.sort((a, b) => b.record.createdAt - a.record.createdAt).map(summary) }
+    },
+  )
+
+  app.get(
+    '/v1/workflows/:id',
+    {
+      schema: { params: JobIdParams },
+      config: {
+        doc: {
+          summary: 'one workflow: state, document, escrow plan and the per-task table',
+          description:
+            'The stored WorkflowRecord (dms/workflows/record.ts) with `state`; `tasks` maps each task to its state, job id, job state, error and times.',
+          responses: {
+            200: { description: 'the workflow', schema: WorkflowReply },
+            404: { description: 'WORKFLOW_NOT_FOUND' },
+          },
+        },
+      },
+    },
+    async (req, reply) => {
+      const wf = await workflows.get(req.params.id)
+      if (wf === undefined)
+        return reply.status(404).send(apiError('WORKFLOW_NOT_FOUND', `no workflow ${req.params.id}`))
+      return { state: wf.state, ...wf.record }
+    },
+  )
+
+  app.delete(
+    '/v1/workflows/:id',
+    {
+      schema: { params: JobIdParams },
+      config: {
+        doc: {
+          summary:
+            'cancel a workflow: every live task is cancelled (paying the time used), no new task starts',
+          responses: {
+            202: { description: 'the cancel is under way', schema: WorkflowStateReply },
+            404: { description: 'WORKFLOW_NOT_FOUND' },
+            409: { description: 'WORKFLOW_ENDED: the workflow is already in a final state' },
+          },
+        },
+      },
+    },
+    async (req, reply) => reply.status(202).send(stateOf(await workflows.cancel(req.params.id))),
+  )
+  return Promise.resolve()
+}

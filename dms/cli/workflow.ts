@@ -1,0 +1,125 @@
+/** `dms workflow run|status|list|cancel`: workflows over the REST API (specs/workflow.md). */
+import { readFile } from 'node:fs/promises'
+import { ApiClient, ApiClientError, RouteMissingError } from '../api/client.js'
+import type { TaskRow, WorkflowRecord } from '../workflows/record.js'
+import { CliError, print, printJson, printSafe, terminalSafe } from './output.js'
+
+export type WorkflowView = WorkflowRecord & { state: string }
+const FINAL = new Set(['completed', 'failed', 'cancelled'])
+
+function apiProblem(err: unknown, prefix = ''): never {
+  if (err instanceof ApiClientError) throw new CliError(`${prefix}${err.message}`)
+  if (err instanceof RouteMissingError) throw new CliError(err.message)
+  throw err
+}
+
+const get = (api: ApiClient, id: string) =>
+  api
+    .ok<WorkflowView>('GET', `/v1/workflows/${encodeURIComponent(id)}`)
+    .catch((err: unknown) => apiProblem(err))
+
+/** One line per task: name, state, its job's state, job id, error. */
+export function taskTable(wf: WorkflowView): string[] {
+  const names = wf.workflow.tasks.map((t) => t.name)
+  const w = Math.max(4, ...names.map((n) => n.length))
+  return [
+    `${'task'.padEnd(w)}  ${'state'.padEnd(9)}  ${'job state'.padEnd(11)}  job`,
+    ...names.map((n) => {
+      const r: TaskRow = wf.tasks[n]
+      const err = r.error !== undefined ? `  ${r.error.code}: ${r.error.message}` : ''
+      return terminalSafe(
+        `${n.padEnd(w)}  ${r.state.padEnd(9)}  ${(r.jobState ?? '-').padEnd(11)}  ${r.jobId ?? '-'}${err}`,
+      )
+    }),
+  ]
+}
+
+/** Follows a workflow until it ends, calling `onTask` with each task change seen. Polls the REST API. */
+async function follow(
+  api: ApiClient,
+  id: string,
+  onTask: (name: string, row: TaskRow) => void,
+): Promise<WorkflowView> {
+  const seen = new Map<string, string>()
+  for (;;) {
+    const wf = await get(api, id)
+    for (const [name, row] of Object.entries(wf.tasks)) {
+      const key = `${row.state}/${row.jobState ?? ''}`
+      if (seen.get(name) !== key) {
+        seen.set(name, key)
+        onTask(name, row)
+      }
+    }
+    if (FINAL.has(wf.state)) return wf
+    await new Promise((r) => setTimeout(r, 200)) // display refresh
+  }
+}
+
+export interface WorkflowRunOptions {
+  socket: string
+  file: string
+  wait?: boolean
+  follow?: boolean
+  json?: boolean
+}
+
+export async function workflowRunCommand(opts: WorkflowRunOptions): Promise<void> {
+  let doc: unknown
+  try {
+    doc = JSON.parse(await readFile(opts.file, 'utf8'))
+  } catch (err) {
+    throw new CliError(`cannot read workflow ${opts.file}: ${(err as Error).message}`)
+  }
+  const api = new ApiClient(opts.socket)
+  const { id } = await api
+    .ok<{ id: string }>('POST', '/v1/workflows', doc)
+    .catch((err: unknown) => apiProblem(err, 'workflow refused: '))
+  if (!opts.wait && !opts.follow) return opts.json ? printJson({ id }) : print(id)
+  const t0 = Date.now()
+  if (!opts.json) print(`workflow ${id}`)
+  const wf = await follow(api, id, (name, row) => {
+    if (opts.follow && !opts.json)
+      printSafe(
+        `  ${String(Date.now() - t0).padStart(6)} ms  ${name}  ${row.state}${row.jobState ? ` (${row.jobState})` : ''}`,
+      )
+  })
+  if (opts.json) printJson(wf)
+  else for (const line of taskTable(wf)) print(line)
+  if (wf.state !== 'completed') throw new CliError(`workflow ${id} ${wf.state}`, 2)
+}
+
+export async function workflowStatusCommand(
+  id: string,
+  opts: { socket: string; json?: boolean },
+): Promise<void> {
+  const wf = await get(new ApiClient(opts.socket), id)
+  if (opts.json) return printJson(wf)
+  printSafe(
+    `${wf.id}  ${wf.state}${wf.workflow.name ? `  (${wf.workflow.name})` : ''}  escrow plan ${wf.escrowPlan}`,
+  )
+  for (const line of taskTable(wf)) print(line)
+}
+
+export async function workflowListCommand(opts: { socket: string; json?: boolean }): Promise<void> {
+  type Row = { id: string; name?: string; state: string; createdAt: number; tasks: number; completed: number }
+  const { workflows } = await new ApiClient(opts.socket)
+    .ok<{ workflows: Row[] }>('GET', '/v1/workflows')
+    .catch((err: unknown) => apiProblem(err))
+  if (opts.json) return printJson({ workflows })
+  if (workflows.length === 0) return print('no workflows')
+  for (const w of workflows)
+    printSafe(
+      `${w.id}  ${w.state.padEnd(10)}  ${w.completed}/${w.tasks} completed  ${new Date(w.createdAt).toISOString()}  ${w.name ?? ''}`.trimEnd(),
+    )
+}
+
+export async function workflowCancelCommand(
+  id: string,
+  opts: { socket: string; json?: boolean },
+): Promise<void> {
+  const r = await new ApiClient(opts.socket)
+    .ok<{ id: string; state: string }>('DELETE', `/v1/workflows/${encodeURIComponent(id)}`)
+    .catch((err: unknown) => apiProblem(err))
+  if (opts.json) printJson(r)
+  else print(`${r.id} ${r.state}`)
+}

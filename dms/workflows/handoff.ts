@@ -1,0 +1,45 @@
+/**
+ * Hand-offs (specs/workflow.md, "Hand-offs"): a task's `from` inputs become inputs of its job that
+ * its provider fetches straight from the upstream task's provider. The upstream's archive stays
+ * there; the requester checked its manifest against the hash the upstream provider signed in its
+ * receipt (the verify step), and names each file by the hash that manifest lists. When the task is
+ * invoked, the requester signs its provider a delegation of its own grant on the archive; the
+ * downstream provider fetches the archive (checked against its id) and each file must hash to the
+ * id named here.
+ */
+import { DmsError } from '../../actors/errors.js'
+import type { JobRecord } from '../orchestrator/job-record.js'
+import type { InputSpec } from '../orchestrator/job-spec.js'
+import type { FromTask } from './document.js'
+
+export class HandoffError extends DmsError {
+  constructor(message: string) {
+    super('HANDOFF_FAILED', message)
+  }
+}
+
+/** What a hand-off reads of its upstream's job. */
+export type UpstreamJob = Pick<JobRecord, 'result' | 'winner' | 'providerAddrs'>
+
+/**
+ * The inputs `from` takes from its completed upstream: one file at `as`, or every file of the
+ * archive under `as/`. Throws HandoffError naming what is missing.
+ */
+export function handOff(from: FromTask, up: UpstreamJob | undefined): InputSpec[] {
+  const manifest = up?.result?.outputs ?? []
+  const wanted = from.path === undefined ? manifest : manifest.filter((m) => m.path === from.path)
+  if (from.path !== undefined && wanted.length === 0)
+    throw new HandoffError(`${from.fromTask} did not write ${from.path}`)
+  if (wanted.length === 0) return []
+  const archive = up?.result?.archive
+  const provider = up?.winner?.provider
+  if (archive === undefined || provider === undefined)
+    throw new HandoffError(`${from.fromTask} left no output archive at a provider`)
+  const addrs = up?.providerAddrs?.[provider] ?? []
+  return wanted.map((m) => ({
+    path: from.path !== undefined ? from.as : `${from.as}/${m.path}`,
+    sha256: m.sha256,
+    size: m.size,
+    source: { peer: provider, addrs, archive: archive.sha256, archiveSize: archive.size, entry: m.path },
+  }))
+}

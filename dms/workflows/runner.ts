@@ -1,0 +1,330 @@
+/**
+ * The requester's workflows (specs/workflow.md): one workflow machine (machine.ts) per workflow,
+ * persisted on every transition (sublevel `workflows`) and restored after a restart. Its tasks
+ * run as ordinary jobs through a small port on the orchestrator (`WorkflowJobs`): the runner posts
+ * each task the machine starts, under a job id derived from the workflow and the task (so a
+ * restart never posts a task twice), and feeds every stored change of those jobs back to the
+ * machine.
+ */
+import { randomUUID } from 'node:crypto'
+import type { Logger } from 'pino'
+import type { Actor as XActor } from 'xstate'
+import { createActor } from 'xstate'
+import type { Clock } from '../../actors/clock.js'
+import { codeOf, DmsError } from '../../actors/errors.js'
+import { SerialQueue } from '../../actors/serial.js'
+import type { BlobStore } from '../blobs/store.js'
+import { sum } from '../contracts/money.js'
+import type { JobRecord } from '../orchestrator/job-record.js'
+import type { JobSpec } from '../orchestrator/job-spec.js'
+import { Repo, type Db } from '../store/db.js'
+import { parseWorkflow, type Workflow } from './document.js'
+import { handOff } from './handoff.js'
+import { storeTaskInputs } from './inputs.js'
+import { createWorkflowMachine } from './machine.js'
+import { FINAL_WORKFLOW_STATES, type WorkflowId, type WorkflowRecord, type WorkflowState } from './record.js'
+
+/** A job as the workflows see it. */
+export interface WorkflowJob {
+  state: string
+  record: Pick<JobRecord, 'id' | 'error'> & Partial<Pick<JobRecord, 'result' | 'winner' | 'providerAddrs'>>
+}
+
+/** What the workflows need of the requester's orchestrator. */
+export interface WorkflowJobs {
+  /** Posts a task's job under `id`; if a job `id` exists already it is returned, not posted again. */
+  post(spec: JobSpec, id: string): Promise<WorkflowJob>
+  get(id: string): Promise<WorkflowJob | undefined>
+  /** Asks a live job to stop (its contract pays the time used). */
+  cancel(id: string): Promise<unknown>
+  /** Every stored change of any job; returns the unsubscribe function. */
+  onChange(fn: (job: WorkflowJob) => void): () => void
+}
+
+/** A workflow as stored and shown. */
+export interface StoredWorkflow {
+  state: WorkflowState
+  record: WorkflowRecord
+  snapshot?: unknown
+}
+
+export interface WorkflowRunnerComponents {
+  db: Db
+  clock: Pick<Clock, 'now'>
+  log: Logger
+  jobs: WorkflowJobs
+  /** Where upstream output archives are (the requester's blob store). */
+  blobs: BlobStore
+  /** This requester's spendable balance at its contract-db (absent: not checked). */
+  balance?: () => Promise<number>
+}
+
+export interface WorkflowRunnerInit {
+  /** Most tasks in one workflow. @default 32 */
+  maxTasks?: number
+}
+
+export class WorkflowNotFoundError extends DmsError {
+  constructor(id: string) {
+    super('WORKFLOW_NOT_FOUND', `no workflow ${id}`)
+  }
+}
+export class WorkflowEndedError extends DmsError {
+  constructor(id: string, state: string) {
+    super('WORKFLOW_ENDED', `workflow ${id} already ended: ${state}`)
+  }
+}
+/** The balance does not cover the sum of the tasks' worst-case escrows. */
+export class InsufficientBalanceError extends DmsError<{ plan: number; balance: number; shortfall: number }> {
+  constructor(plan: number, balance: number) {
+    super(
+      'INSUFFICIENT_BALANCE',
+      `the workflow may lock ${plan} micro-tokens of escrow (the sum of its tasks' maxPrice), the balance is ${balance}: short by ${plan - balance}`,
+      { plan, balance, shortfall: plan - balance },
+    )
+  }
+}
+
+/** The contract-db did not answer the balance query: nothing is started unchecked. */
+export class BalanceUnknownError extends DmsError {
+  readonly statusCode = 503
+  constructor(cause: unknown) {
+    super(
+      'BALANCE_UNKNOWN',
+      `cannot check the balance at the contract-db (${(cause as Error).message}): try again once it answers`,
+    )
+  }
+}
+
+type WorkflowActor = XActor<ReturnType<typeof createWorkflowMachine>>
+
+export class WorkflowRunner {
+  readonly repo: Repo<StoredWorkflow>
+  private readonly machine: ReturnType<typeof createWorkflowMachine>
+  private readonly running = new Map<WorkflowId, WorkflowActor>()
+  /** Job id -> its workflow and task, for the tasks of running workflows. */
+  private readonly byJob = new Map<string, { wf: WorkflowId; task: string }>()
+  /** Job ids posted (or found posted) by this process, and those it asked to cancel. */
+  private readonly posted = new Set<string>()
+  private readonly cancelSent = new Set<string>()
+  private readonly listeners = new Set<(wf: StoredWorkflow) => void>()
+  private unsubscribe?: () => void
+
+  constructor(
+    private readonly c: WorkflowRunnerComponents,
+    private readonly init: WorkflowRunnerInit = {},
+  ) {
+    this.repo = new Repo(c.db, 'workflows')
+    this.machine = createWorkflowMachine(c.clock)
+  }
+
+  /** Listens to jobs and restores every workflow an earlier process left running. */
+  async start(): Promise<number> {
+    this.unsubscribe ??= this.c.jobs.onChange((job) => this.onJob(job))
+    let restored = 0
+    for (const wf of await this.repo.values()) {
+      if (FINAL_WORKFLOW_STATES.includes(wf.state) || wf.snapshot === undefined) continue
+      if (this.running.has(wf.record.id)) continue
+      await this.launch(wf.record, { ...(wf.snapshot as object), context: wf.record })
+      restored++
+    }
+    if (restored > 0) this.c.log.info({ restored }, 'workflows restored after restart')
+    return restored
+  }
+
+  stop(): void {
+    this.unsubscribe?.()
+    this.unsubscribe = undefined
+    for (const a of this.running.values()) a.stop()
+    this.running.clear()
+  }
+
+  /** Called with every persisted change of any workflow. */
+  onChange(fn: (wf: StoredWorkflow) => void): () => void {
+    this.listeners.add(fn)
+    return () => this.listeners.delete(fn)
+  }
+
+  get(id: WorkflowId): Promise<StoredWorkflow | undefined> {
+    return this.repo.get(id)
+  }
+
+  list(): Promise<StoredWorkflow[]> {
+    return this.repo.values()
+  }
+
+  /**
+   * Checks `body` as a workflow document and the balance against its escrow plan, then starts it;
+   * resolves once it is stored (its first tasks are being posted).
+   */
+  async post(body: unknown): Promise<StoredWorkflow> {
+    const parsed = parseWorkflow(body, { maxTasks: this.init.maxTasks })
+    const escrowPlan = sum(parsed.tasks.map((t) => t.job.maxPrice))
+    if (this.c.balance !== undefined) {
+      let balance: number
+      try {
+        balance = await this.c.balance()
+      } catch (err) {
+        throw new BalanceUnknownError(err)
+      }
+      if (balance < escrowPlan) throw new InsufficientBalanceError(escrowPlan, balance)
+    }
+    const workflow = await storeTaskInputs(this.c.blobs, parsed)
+    return this.launch(recordOf(randomUUID(), workflow, escrowPlan, this.c.clock.now()))
+  }
+
+  /** Cancels every live task; tasks not started never start. */
+  async cancel(id: WorkflowId): Promise<StoredWorkflow> {
+    const stored = await this.repo.get(id)
+    if (stored === undefined) throw new WorkflowNotFoundError(id)
+    const actor = this.running.get(id)
+    if (actor === undefined || FINAL_WORKFLOW_STATES.includes(stored.state))
+      throw new WorkflowEndedError(id, stored.state)
+    actor.send({ type: 'CANCEL' })
+    const snap = actor.getSnapshot()
+    return { state: snap.value, record: snap.context }
+  }
+
+  private launch(record: WorkflowRecord, snapshot?: unknown): Promise<StoredWorkflow> {
+    const id = record.id
+    const actor = createActor(this.machine, {
+      input: record,
+      ...(snapshot !== undefined ? { snapshot: snapshot as never } : {}),
+    })
+    this.running.set(id, actor)
+    for (const [task, row] of Object.entries(record.tasks))
+      if (row.jobId !== undefined) this.byJob.set(row.jobId, { wf: id, task })
+    const writes = new SerialQueue()
+    let resolveStored!: (wf: StoredWorkflow) => void
+    const stored = new Promise<StoredWorkflow>((r) => (resolveStored = r))
+    const persist = (snap: ReturnType<WorkflowActor['getSnapshot']>) => {
+      const done = snap.status === 'done'
+      const wf: StoredWorkflow = {
+        state: snap.value,
+        record: snap.context,
+        ...(done ? {} : { snapshot: { ...actor.getPersistedSnapshot(), context: undefined } }),
+      }
+      return writes
+        .run(async () => {
+          await this.repo.put(id, wf)
+          for (const l of this.listeners) l(wf)
+          resolveStored(wf)
+          if (done) this.finish(id)
+          else this.reconcile(id, wf)
+        })
+        .catch((err: unknown) => this.c.log.error({ err, workflowId: id }, 'workflow not persisted'))
+    }
+    actor.subscribe((snap) => void persist(snap))
+    actor.start()
+    // A fresh machine's first state is emitted to no one (it starts before a subscriber can see
+    // it), and a restored one emits nothing until its next transition: store and act on it now.
+    void persist(actor.getSnapshot())
+    return stored
+  }
+
+  /** Posts every started task not yet posted; in `cancelling`, cancels every live task. */
+  private reconcile(id: WorkflowId, wf: StoredWorkflow): void {
+    const actor = this.running.get(id)
+    if (actor === undefined) return
+    for (const [task, row] of Object.entries(wf.record.tasks)) {
+      if (row.state !== 'started' || row.jobId === undefined) continue
+      const jobId = row.jobId
+      this.byJob.set(jobId, { wf: id, task })
+      if (wf.state === 'cancelling') {
+        if (this.cancelSent.has(jobId)) continue
+        this.cancelSent.add(jobId)
+        // Not found and not being posted: it never will be. Already ended: its end is the news.
+        this.c.jobs.cancel(jobId).catch(async (err: unknown) => {
+          if (codeOf(err) === 'JOB_NOT_FOUND' && !this.posted.has(jobId))
+            actor.send({ type: 'JOB', task, jobState: 'cancelled' })
+          const job = codeOf(err) === 'JOB_ENDED' ? await this.c.jobs.get(jobId) : undefined
+          if (job !== undefined)
+            actor.send({ type: 'JOB', task, jobState: job.state, error: job.record.error })
+        })
+        continue
+      }
+      if (this.posted.has(jobId)) continue
+      this.posted.add(jobId)
+      this.startTask(actor, wf.record, task, jobId).catch((err: unknown) =>
+        actor.send({
+          type: 'START_FAILED',
+          task,
+          error: { code: codeOf(err), message: (err as Error).message },
+        }),
+      )
+    }
+  }
+
+  /** Posts a task's job with its hand-off inputs, or catches up with the job posted before a restart. */
+  private async startTask(
+    actor: WorkflowActor,
+    rec: WorkflowRecord,
+    task: string,
+    jobId: string,
+  ): Promise<void> {
+    const existing = await this.c.jobs.get(jobId)
+    if (existing !== undefined) {
+      actor.send({ type: 'JOB', task, jobState: existing.state, error: existing.record.error })
+      return
+    }
+    const t = rec.workflow.tasks.find((x) => x.name === task)
+    if (t === undefined) throw new DmsError('UNKNOWN_TASK', `no task ${task}`)
+    const inputs = [...(t.job.inputs ?? [])]
+    for (const from of t.from) {
+      const upId = rec.tasks[from.fromTask]?.jobId
+      const up = upId === undefined ? undefined : await this.c.jobs.get(upId)
+      inputs.push(...handOff(from, up?.record))
+    }
+    // A task whose outputs are handed on keeps them at its provider, where its dependants fetch them.
+    const handedOn = rec.workflow.tasks.some((d) => d.from.some((f) => f.fromTask === task))
+    const spec: JobSpec = {
+      ...t.job,
+      ...(inputs.length > 0 ? { inputs } : {}),
+      ...(handedOn ? { outputsStay: true } : {}),
+    }
+    const job = await this.c.jobs.post(spec, jobId)
+    // Cancelled while it was being posted: the cancel found no job, so it is sent now.
+    if (actor.getSnapshot().value === 'cancelling') await this.c.jobs.cancel(jobId).catch(() => undefined)
+    actor.send({ type: 'JOB', task, jobState: job.state, error: job.record.error })
+  }
+
+  private onJob(job: WorkflowJob): void {
+    const owner = this.byJob.get(job.record.id)
+    if (owner === undefined) return
+    this.running
+      .get(owner.wf)
+      ?.send({ type: 'JOB', task: owner.task, jobState: job.state, error: job.record.error })
+  }
+
+  private finish(id: WorkflowId): void {
+    const actor = this.running.get(id)
+    if (actor === undefined) return
+    this.running.delete(id)
+    const snap = actor.getSnapshot()
+    for (const row of Object.values(snap.context.tasks))
+      if (row.jobId !== undefined) {
+        this.byJob.delete(row.jobId)
+        this.posted.delete(row.jobId)
+        this.cancelSent.delete(row.jobId)
+      }
+    actor.stop()
+    this.c.log.info({ workflowId: id, state: snap.value }, 'workflow finished')
+  }
+}
+
+/** A new workflow's record: every task waiting. */
+export function recordOf(
+  id: WorkflowId,
+  workflow: Workflow,
+  escrowPlan: number,
+  now: number,
+): WorkflowRecord {
+  return {
+    id,
+    workflow,
+    createdAt: now,
+    escrowPlan,
+    tasks: Object.fromEntries(workflow.tasks.map((t) => [t.name, { state: 'waiting' as const }])),
+    history: [{ state: 'running', at: now }],
+  }
+}

@@ -1,0 +1,239 @@
+/**
+ * Workflows on a real network (in-process nodes, real libp2p, real Docker): a diamond whose last
+ * task reads files the two middle ones wrote, the middle ones running at the same time, each task
+ * its own settled contract; a failing upstream that fails its dependants and leaves no escrow
+ * locked; a cancel mid-run.
+ */
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { ApiClient } from '../../dms/api/client.js'
+import type { StoredJob } from '../../dms/orchestrator/orchestrator.js'
+import { jobIdOf } from '../../dms/workflows/machine.js'
+import type { StoredWorkflow } from '../../dms/workflows/runner.js'
+import { startNetwork, TEST_IMAGE, type TestNetwork } from '../helpers/network.js'
+
+const MiB = 1024 * 1024
+const job = (script: string, maxDuration = 60) => ({
+  image: TEST_IMAGE,
+  command: ['sh', '-c', script],
+  resources: { cpu: 0.5, memory: '64MiB' },
+  maxDuration,
+  maxPrice: 5000,
+})
+
+/** Resolves with the workflow once it is final (event-driven: subscribed before it reads). */
+function workflowEnds(net: TestNetwork, id: string): Promise<StoredWorkflow> {
+  const runner = net.requester.workflows!
+  return new Promise((resolve) => {
+    const final = (w: StoredWorkflow | undefined) =>
+      w !== undefined && w.record.id === id && ['completed', 'failed', 'cancelled'].includes(w.state)
+    const off = runner.onChange((w) => {
+      if (final(w)) {
+        off()
+        resolve(w)
+      }
+    })
+    void runner.get(id).then((w) => {
+      if (final(w)) {
+        off()
+        resolve(w!)
+      }
+    })
+  })
+}
+
+/** The [start, end] of a job's `running` state, from its recorded history. */
+function runningInterval(j: StoredJob): [number, number] {
+  const h = j.record.history
+  const i = h.findIndex((e) => e.state === 'running')
+  assert.ok(i >= 0 && i + 1 < h.length, `job ${j.record.id} has a running state and a next one`)
+  return [h[i].at, h[i + 1].at]
+}
+
+describe('workflows (real network, real Docker)', function () {
+  this.timeout(120_000)
+  let net: TestNetwork
+
+  before(async function () {
+    execFileSync('bash', ['scripts/build-test-image.sh'], { stdio: 'inherit' })
+    net = await startNetwork(
+      [
+        { cpu: 2, memoryBytes: 512 * MiB, perCpuHour: 1000 },
+        { cpu: 2, memoryBytes: 512 * MiB, perCpuHour: 1200 },
+      ],
+      { requester: { bidWindowMs: 1500, enoughBids: 2 } },
+    )
+  })
+  after(async () => net?.stop())
+
+  it('a diamond: D reads what B and C wrote, B and C overlap, every hand-off hash-checked, four settled contracts', async () => {
+    const posted = await net.requester.workflows!.post({
+      name: 'diamond',
+      tasks: [
+        { name: 'A', job: job('echo -n seed > /outputs/seed.txt'), outputs: ['seed.txt'] },
+        {
+          name: 'B',
+          job: job('sleep 2; echo "B saw $(cat /inputs/seed.txt)" > /outputs/b.txt'),
+          from: [{ fromTask: 'A', path: 'seed.txt' }],
+          outputs: ['b.txt'],
+        },
+        {
+          name: 'C',
+          job: job(
+            'sleep 2; mkdir -p /outputs/deep; echo "C saw $(cat /inputs/A/seed.txt)" > /outputs/deep/c.txt',
+          ),
+          from: [{ fromTask: 'A' }],
+        },
+        {
+          name: 'D',
+          job: job('cat /inputs/b.txt /inputs/c/deep/c.txt'),
+          from: [
+            { fromTask: 'B', path: 'b.txt' },
+            { fromTask: 'C', as: 'c' },
+          ],
+        },
+      ],
+    })
+    const wf = await workflowEnds(net, posted.record.id)
+    assert.equal(wf.state, 'completed', JSON.stringify(wf.record.tasks))
+    const orch = net.requester.orchestrator!
+    const jobs = Object.fromEntries(
+      await Promise.all(
+        ['A', 'B', 'C', 'D'].map(async (t) => [t, (await orch.get(jobIdOf(wf.record.id, t)))!] as const),
+      ),
+    )
+    assert.equal(jobs.D.record.result?.stdout, 'B saw seed\nC saw seed\n')
+
+    // B and C ran at the same time: their recorded running intervals intersect.
+    const [b, c] = [runningInterval(jobs.B), runningInterval(jobs.C)]
+    assert.ok(b[0] < c[1] && c[0] < b[1], `B ${b.join('-')} and C ${c.join('-')} overlap`)
+
+    // Each hand-off is the upstream's file as its signed manifest lists it, fetched by the
+    // downstream provider from the upstream provider: the requester never downloaded A, B or C's
+    // archives (it checked their manifests against the signed receipts).
+    const entry = (j: StoredJob, path: string) => j.record.result?.outputs?.find((o) => o.path === path)
+    const input = (j: StoredJob, path: string) => j.record.spec.inputs?.find((i) => i.path === path)
+    const handed = (down: StoredJob, path: string, up: StoredJob, upPath: string) => {
+      const i = input(down, path)
+      assert.equal(i?.sha256, entry(up, upPath)?.sha256, `${path} is ${upPath}`)
+      assert.equal(i?.source?.peer, up.record.winner?.provider)
+      assert.equal(i?.source?.archive, up.record.result?.archive?.sha256)
+    }
+    handed(jobs.B, 'seed.txt', jobs.A, 'seed.txt')
+    handed(jobs.C, 'A/seed.txt', jobs.A, 'seed.txt')
+    handed(jobs.D, 'b.txt', jobs.B, 'b.txt')
+    handed(jobs.D, 'c/deep/c.txt', jobs.C, 'deep/c.txt')
+    const staged = jobs.D.record.updates.find((u) => u.detail?.startsWith('inputs staged'))
+    assert.match(staged?.detail ?? '', /2 handed on from upstream providers/)
+    const store = net.requester.blobs.store
+    for (const t of ['A', 'B', 'C'] as const) {
+      assert.equal(jobs[t].record.verification?.outputsHashOk, true)
+      assert.equal(
+        await store.has(jobs[t].record.result!.archive!.sha256),
+        false,
+        `${t}'s archive stayed at its provider`,
+      )
+    }
+
+    // Four contracts, each settled on its own.
+    const ids = Object.values(jobs).map((j) => j.record.contract?.terms.contractId)
+    const contracts = await Promise.all(ids.map((id) => net.contractDb.service.contract(id!)))
+    assert.deepEqual(
+      contracts.map((k) => k?.state),
+      ['settled', 'settled', 'settled', 'settled'],
+    )
+    assert.equal((await net.contractDb.service.account(net.requester.peerId)).escrow, 0)
+  })
+
+  it('a failing upstream ends its dependants UPSTREAM_FAILED and leaves no escrow locked', async () => {
+    const posted = await net.requester.workflows!.post({
+      tasks: [
+        { name: 'bad', job: job('echo broken >&2; exit 3') },
+        { name: 'next', job: job('true'), runAfter: ['bad'] },
+        { name: 'last', job: job('true'), runAfter: ['next'] },
+      ],
+    })
+    const wf = await workflowEnds(net, posted.record.id)
+    assert.equal(wf.state, 'failed')
+    assert.equal(wf.record.tasks.bad.state, 'failed')
+    assert.equal(wf.record.tasks.next.error?.code, 'UPSTREAM_FAILED')
+    assert.equal(wf.record.tasks.last.error?.code, 'UPSTREAM_FAILED')
+    assert.equal(await net.requester.orchestrator!.get(jobIdOf(wf.record.id, 'next')), undefined)
+    assert.equal((await net.contractDb.service.account(net.requester.peerId)).escrow, 0)
+  })
+  it('refuses a plan the balance at the contract-db does not cover, saying by how much, before anything starts', async () => {
+    const { balance } = await net.contractDb.service.account(net.requester.peerId)
+    const big = { ...job('true'), maxPrice: balance }
+    const before = (await net.requester.orchestrator!.list()).length
+    await assert.rejects(
+      net.requester.workflows!.post({
+        tasks: [
+          { name: 'x', job: big },
+          { name: 'y', job: { ...big, maxPrice: 7 } },
+        ],
+      }),
+      (err: Error & { code: string; data: { shortfall: number } }) => {
+        assert.equal(err.code, 'INSUFFICIENT_BALANCE')
+        assert.equal(err.data.shortfall, 7)
+        assert.match(err.message, /short by 7$/)
+        return true
+      },
+    )
+    assert.equal((await net.requester.orchestrator!.list()).length, before, 'no job was posted')
+  })
+  it('over REST: cancelling mid-run cancels the live task, pays only the time used, and starts no other', async () => {
+    const api = new ApiClient(net.requester.socketPath!)
+    const posted = await api.call<{ id: string; state: string }>('POST', '/v1/workflows', {
+      name: 'long',
+      tasks: [
+        { name: 'slow', job: job('sleep 60', 120) },
+        { name: 'after', job: job('true'), runAfter: ['slow'] },
+      ],
+    })
+    assert.equal(posted.status, 201)
+    const slowId = jobIdOf(posted.body.id, 'slow')
+    await new Promise<void>((resolve) => {
+      const off = net.requester.orchestrator!.onUpdate((jobId, u) => {
+        if (jobId === slowId && u.state === 'running') {
+          off()
+          resolve()
+        }
+      })
+    })
+    const accepted = await api.call<{ id: string; state: string }>(
+      'DELETE',
+      `/v1/workflows/${posted.body.id}`,
+    )
+    assert.equal(accepted.status, 202)
+    assert.deepEqual(accepted.body, { id: posted.body.id, state: 'cancelling' })
+    const wf = await workflowEnds(net, posted.body.id)
+    assert.equal(wf.state, 'cancelled')
+    assert.deepEqual([wf.record.tasks.slow.state, wf.record.tasks.after.state], ['cancelled', 'cancelled'])
+    const slow = (await net.requester.orchestrator!.get(slowId))!
+    const s = slow.record.settlement!
+    assert.equal(s.outcome, 'terminated')
+    assert.ok(
+      s.paidToProvider > 0 && s.refundedToRequester > 0,
+      `paid ${s.paidToProvider}, refunded ${s.refundedToRequester}`,
+    )
+    assert.equal(await net.requester.orchestrator!.get(jobIdOf(posted.body.id, 'after')), undefined)
+
+    const shown = await api.call<{ state: string; tasks: Record<string, { state: string }> }>(
+      'GET',
+      `/v1/workflows/${posted.body.id}`,
+    )
+    assert.equal(shown.body.state, 'cancelled')
+    const list = await api.call<{ workflows: Array<{ id: string; tasks: number }> }>('GET', '/v1/workflows')
+    assert.ok(list.body.workflows.some((w) => w.id === posted.body.id && w.tasks === 2))
+    const again = await api.call<{ error: { code: string } }>('DELETE', `/v1/workflows/${posted.body.id}`)
+    assert.deepEqual([again.status, again.body.error.code], [409, 'WORKFLOW_ENDED'])
+    const bad = await api.call<{ error: { code: string; field: string } }>('POST', '/v1/workflows', {
+      tasks: [{ name: 'a', job: job('true'), runAfter: ['nope'] }],
+    })
+    assert.deepEqual(
+      [bad.status, bad.body.error.code, bad.body.error.field],
+      [400, 'INVALID_WORKFLOW', 'tasks.0.runAfter.0'],
+    )
+    assert.equal((await net.contractDb.service.account(net.requester.peerId)).escrow, 0)
+  })
+})

@@ -1,0 +1,172 @@
+/**
+ * The workflow CLI (`dms workflow run|status|list|cancel`), run as a separate process (the built
+ * CLI) against the real REST API and the real workflow runner on a real level database; only the
+ * runner's jobs port is a stand-in (jobs complete when posted, or run until cancelled), so the
+ * commands are tested without Docker or a network.
+ */
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { detachedPorts } from '../../../dms/api/null-ports.js'
+import { ApiServer } from '../../../dms/api/server.js'
+import { BlobStore } from '../../../dms/blobs/store.js'
+import { silentLogger } from '../../../dms/log.js'
+import { openDb, type Db } from '../../../dms/store/db.js'
+import { WorkflowRunner, type WorkflowJob, type WorkflowJobs } from '../../../dms/workflows/runner.js'
+
+const exec = promisify(execFile)
+
+async function dms(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, ['bin/dms.js', ...args], { timeout: 30_000 })
+    return { code: 0, stdout, stderr }
+  } catch (err) {
+    const e = err as { code?: number; stdout: string; stderr: string }
+    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+/** Stand-in jobs: a job whose command is `sleep` runs until cancelled; any other completes at once. */
+class StandInJobs implements WorkflowJobs {
+  private readonly jobs = new Map<string, WorkflowJob>()
+  private readonly fns = new Set<(j: WorkflowJob) => void>()
+  post(spec: { command: string[] }, id: string) {
+    const job: WorkflowJob = { state: 'running', record: { id } }
+    this.jobs.set(id, job)
+    if (spec.command[0] !== 'sleep') setImmediate(() => this.set(id, 'completed'))
+    return Promise.resolve(job)
+  }
+  get(id: string) {
+    return Promise.resolve(this.jobs.get(id))
+  }
+  cancel(id: string) {
+    setImmediate(() => this.set(id, 'cancelled'))
+    return Promise.resolve()
+  }
+  onChange(fn: (j: WorkflowJob) => void) {
+    this.fns.add(fn)
+    return () => this.fns.delete(fn)
+  }
+  private set(id: string, state: string) {
+    const job = { ...this.jobs.get(id)!, state }
+    this.jobs.set(id, job)
+    this.fns.forEach((f) => f(job))
+  }
+}
+
+describe('dms workflow commands (built CLI, real API and runner)', function () {
+  this.timeout(60_000)
+  let dir: string
+  let db: Db
+  let runner: WorkflowRunner
+  let api: ApiServer
+  let sock: string
+  const job = (cmd: string) => ({
+    image: 'dms-test:1',
+    command: [cmd],
+    resources: { cpu: 0.5, memory: '64MiB' },
+    maxDuration: 60,
+    maxPrice: 10,
+  })
+
+  before(async function () {
+    assert.ok(existsSync('dist/dms/cli/main.js'), 'the CLI is not built: run `npm run build`')
+    dir = await mkdtemp(join(tmpdir(), 'dms-wf-cli-'))
+    db = await openDb(join(dir, 'db'))
+    const blobs = new BlobStore({ dir: join(dir, 'blobs') })
+    await blobs.start()
+    runner = new WorkflowRunner({
+      db,
+      clock: { now: () => Date.now() },
+      log: silentLogger,
+      jobs: new StandInJobs(),
+      blobs,
+    })
+    await runner.start()
+    sock = join(dir, 'dms.sock')
+    api = new ApiServer(
+      { ports: { ...detachedPorts(), workflows: runner }, log: silentLogger },
+      { socketPath: sock },
+    )
+    await api.start()
+  })
+  after(async () => {
+    await api?.stop()
+    runner?.stop()
+    await db?.close()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('run --follow prints each task change and the table; status, list and --json agree', async () => {
+    const file = join(dir, 'wf.json')
+    await writeFile(
+      file,
+      JSON.stringify({
+        name: 'pair',
+        tasks: [
+          { name: 'one', job: job('true') },
+          { name: 'two', job: job('true'), runAfter: ['one'] },
+        ],
+      }),
+    )
+    const run = await dms('workflow', 'run', '-f', file, '--follow', '--socket', sock)
+    assert.equal(run.code, 0, run.stderr)
+    const id = /^workflow ([0-9a-f-]{36})$/m.exec(run.stdout)?.[1]
+    assert.ok(id, run.stdout)
+    assert.match(run.stdout, /ms {2}one {2}started/)
+    assert.match(run.stdout, /ms {2}two {2}completed \(completed\)/)
+    assert.match(run.stdout, /^task +state +job state +job$/m)
+    assert.match(run.stdout, /^two +completed +completed +[0-9a-f-]{36}$/m)
+
+    const status = await dms('workflow', 'status', id, '--json', '--socket', sock)
+    const shown = JSON.parse(status.stdout) as {
+      state: string
+      escrowPlan: number
+      tasks: Record<string, { state: string }>
+    }
+    assert.deepEqual([shown.state, shown.escrowPlan, shown.tasks.one.state], ['completed', 20, 'completed'])
+    const list = await dms('workflow', 'list', '--socket', sock)
+    assert.match(list.stdout, new RegExp(`${id} {2}completed +2/2 completed .* pair`))
+  })
+
+  it('a refused document exits 1 naming the field; cancel stops a running workflow, whose --wait exits 2', async () => {
+    const bad = join(dir, 'bad.json')
+    await writeFile(bad, JSON.stringify({ tasks: [{ name: 'a', job: job('true'), runAfter: ['ghost'] }] }))
+    const refused = await dms('workflow', 'run', '-f', bad, '--socket', sock)
+    assert.equal(refused.code, 1)
+    assert.match(refused.stderr, /workflow refused: tasks\.0\.runAfter\.0: no task named ghost/)
+
+    const long = join(dir, 'long.json')
+    await writeFile(
+      long,
+      JSON.stringify({
+        tasks: [
+          { name: 'slow', job: job('sleep') },
+          { name: 'next', job: job('true'), runAfter: ['slow'] },
+        ],
+      }),
+    )
+    // Posted by `run --wait`; cancelled by `cancel` once the runner has stored it running.
+    const stored = new Promise<string>((resolve) => {
+      const off = runner.onChange((w) => {
+        if (w.record.tasks.slow?.state === 'started') {
+          off()
+          resolve(w.record.id)
+        }
+      })
+    })
+    const waiting = dms('workflow', 'run', '-f', long, '--wait', '--socket', sock)
+    const id = await stored
+    const cancel = await dms('workflow', 'cancel', id, '--socket', sock)
+    assert.equal(cancel.stdout.trim(), `${id} cancelling`)
+    const waited = await waiting
+    assert.equal(waited.code, 2)
+    assert.match(waited.stderr, new RegExp(`workflow ${id} cancelled`))
+    assert.match(waited.stdout, /^slow +cancelled +cancelled/m)
+    assert.match(waited.stdout, /^next +cancelled +- +-$/m)
+  })
+})

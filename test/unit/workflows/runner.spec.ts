@@ -1,0 +1,246 @@
+/**
+ * The workflow runner over a real level database, with its jobs port faked (the orchestrator's
+ * journey is covered on its own; here only the states the runner sees matter): ordering, a failed
+ * upstream, restore after a restart without posting a task twice, cancel, the escrow plan.
+ */
+import assert from 'node:assert/strict'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { BlobStore } from '../../../dms/blobs/store.js'
+import { silentLogger } from '../../../dms/log.js'
+import type { JobSpec } from '../../../dms/orchestrator/job-spec.js'
+import { openDb, type Db } from '../../../dms/store/db.js'
+import { jobIdOf } from '../../../dms/workflows/machine.js'
+import {
+  WorkflowRunner,
+  type StoredWorkflow,
+  type WorkflowJob,
+  type WorkflowJobs,
+} from '../../../dms/workflows/runner.js'
+
+/** A fake of the orchestrator's jobs port: jobs change state only when the test says. */
+class FakeJobs implements WorkflowJobs {
+  readonly jobs = new Map<string, WorkflowJob & { spec: JobSpec }>()
+  readonly postCount = new Map<string, number>()
+  readonly cancelled: string[] = []
+  private readonly fns = new Set<(j: WorkflowJob) => void>()
+  post(spec: JobSpec, id: string) {
+    this.postCount.set(id, (this.postCount.get(id) ?? 0) + 1)
+    const existing = this.jobs.get(id)
+    if (existing !== undefined) return Promise.resolve(existing)
+    const job = { state: 'bidding', record: { id }, spec }
+    this.jobs.set(id, job)
+    this.fns.forEach((f) => f(job))
+    return Promise.resolve(job)
+  }
+  get(id: string) {
+    return Promise.resolve(this.jobs.get(id))
+  }
+  cancel(id: string) {
+    this.cancelled.push(id)
+    setImmediate(() => this.set(id, 'cancelled'))
+    return Promise.resolve()
+  }
+  onChange(fn: (j: WorkflowJob) => void) {
+    this.fns.add(fn)
+    return () => this.fns.delete(fn)
+  }
+  set(id: string, state: string, error?: { code: string; message: string }) {
+    const job = this.jobs.get(id)!
+    job.state = state
+    if (error !== undefined) job.record = { ...job.record, error }
+    this.fns.forEach((f) => f(job))
+  }
+}
+
+const job = {
+  image: 'dms-test:1',
+  command: ['true'],
+  resources: { cpu: 0.5, memory: '64MiB' },
+  maxDuration: 60,
+  maxPrice: 100,
+}
+const diamond = {
+  tasks: [
+    { name: 'A', job },
+    { name: 'B', job, runAfter: ['A'] },
+    { name: 'C', job, runAfter: ['A'] },
+    { name: 'D', job, runAfter: ['B', 'C'] },
+  ],
+}
+
+describe('workflow runner (real level, faked jobs port)', () => {
+  let dir: string
+  let db: Db
+  let fake: FakeJobs
+  let runner: WorkflowRunner
+  let blobs: BlobStore
+  const make = (balance?: number) =>
+    new WorkflowRunner({
+      db,
+      clock: { now: () => Date.now() },
+      log: silentLogger,
+      jobs: fake,
+      blobs,
+      ...(balance !== undefined ? { balance: () => Promise.resolve(balance) } : {}),
+    })
+  /** Resolves with the workflow once `pred` holds for a stored change of it. */
+  const when = (id: string, pred: (wf: StoredWorkflow) => boolean) =>
+    new Promise<StoredWorkflow>((resolve) => {
+      void runner.get(id).then((wf) => wf !== undefined && pred(wf) && resolve(wf))
+      const off = runner.onChange((wf) => {
+        if (wf.record.id === id && pred(wf)) {
+          off()
+          resolve(wf)
+        }
+      })
+    })
+  const started = (id: string, task: string) => (wf: StoredWorkflow) =>
+    wf.record.id === id && wf.record.tasks[task].state === 'started' && fake.jobs.has(jobIdOf(id, task))
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'dms-wf-'))
+    db = await openDb(join(dir, 'db'))
+    blobs = new BlobStore({ dir: join(dir, 'blobs') })
+    await blobs.start()
+    fake = new FakeJobs()
+    runner = make()
+    await runner.start()
+  })
+  afterEach(async () => {
+    runner.stop()
+    await db.close()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('runs a diamond in order: B and C together once A completed, D after both', async () => {
+    const wf = await runner.post(diamond)
+    const id = wf.record.id
+    assert.equal(wf.record.escrowPlan, 400)
+    await when(id, started(id, 'A'))
+    assert.deepEqual([...fake.jobs.keys()], [jobIdOf(id, 'A')])
+    fake.set(jobIdOf(id, 'A'), 'completed')
+    await when(id, (w) => started(id, 'B')(w) && started(id, 'C')(w))
+    assert.equal(fake.jobs.has(jobIdOf(id, 'D')), false)
+    fake.set(jobIdOf(id, 'B'), 'running')
+    fake.set(jobIdOf(id, 'B'), 'completed')
+    const afterB = await when(id, (w) => w.record.tasks.B.state === 'completed')
+    assert.equal(afterB.record.tasks.D.state, 'waiting')
+    fake.set(jobIdOf(id, 'C'), 'completed')
+    await when(id, started(id, 'D'))
+    fake.set(jobIdOf(id, 'D'), 'completed')
+    const done = await when(id, (w) => w.state === 'completed')
+    assert.deepEqual(
+      Object.values(done.record.tasks).map((t) => t.state),
+      ['completed', 'completed', 'completed', 'completed'],
+    )
+    assert.equal(done.snapshot, undefined)
+  })
+
+  it('a failed upstream fails its dependants UPSTREAM_FAILED, and the workflow fails', async () => {
+    const { record } = await runner.post(diamond)
+    const id = record.id
+    await when(id, started(id, 'A'))
+    fake.set(jobIdOf(id, 'A'), 'completed')
+    await when(id, (w) => started(id, 'B')(w) && started(id, 'C')(w))
+    fake.set(jobIdOf(id, 'B'), 'failed', { code: 'EXIT_NONZERO', message: 'exit 1' })
+    const afterB = await when(id, (w) => w.record.tasks.D.state === 'failed')
+    assert.equal(afterB.record.tasks.D.error?.code, 'UPSTREAM_FAILED')
+    assert.equal(afterB.state, 'running', 'C still runs')
+    fake.set(jobIdOf(id, 'C'), 'completed')
+    const done = await when(id, (w) => w.state === 'failed')
+    assert.equal(done.record.tasks.B.error?.code, 'EXIT_NONZERO')
+    assert.equal(fake.jobs.has(jobIdOf(id, 'D')), false)
+  })
+
+  it('a hand-off that cannot be made fails the task HANDOFF_FAILED and its dependants UPSTREAM_FAILED', async () => {
+    const { record } = await runner.post({
+      tasks: [
+        { name: 'A', job },
+        { name: 'B', job, from: [{ fromTask: 'A', path: 'missing.txt' }] },
+        { name: 'C', job, runAfter: ['B'] },
+      ],
+    })
+    const id = record.id
+    await when(id, started(id, 'A'))
+    fake.set(jobIdOf(id, 'A'), 'completed') // a result with no archive: nothing to hand on
+    const done = await when(id, (w) => w.state === 'failed')
+    assert.equal(done.record.tasks.B.error?.code, 'HANDOFF_FAILED')
+    assert.equal(done.record.tasks.C.error?.code, 'UPSTREAM_FAILED')
+    assert.equal(fake.jobs.has(jobIdOf(id, 'B')), false)
+  })
+
+  it('restored after a restart: catches up with job changes it missed and posts no task twice', async () => {
+    const { record } = await runner.post(diamond)
+    const id = record.id
+    await when(id, started(id, 'A'))
+    runner.stop() // the process dies: no more changes reach it
+    fake.set(jobIdOf(id, 'A'), 'completed')
+    runner = make()
+    assert.equal(await runner.start(), 1)
+    await when(id, (w) => started(id, 'B')(w) && started(id, 'C')(w))
+    for (const t of ['B', 'C']) fake.set(jobIdOf(id, t), 'completed')
+    await when(id, started(id, 'D'))
+    fake.set(jobIdOf(id, 'D'), 'completed')
+    await when(id, (w) => w.state === 'completed')
+    for (const t of ['A', 'B', 'C', 'D']) assert.equal(fake.postCount.get(jobIdOf(id, t)), 1, t)
+  })
+
+  it('cancel stops live tasks; tasks not started never start', async () => {
+    const { record } = await runner.post(diamond)
+    const id = record.id
+    await when(id, started(id, 'A'))
+    fake.set(jobIdOf(id, 'A'), 'completed')
+    await when(id, (w) => started(id, 'B')(w) && started(id, 'C')(w))
+    await runner.cancel(id)
+    const done = await when(id, (w) => w.state === 'cancelled')
+    assert.deepEqual(fake.cancelled.sort(), [jobIdOf(id, 'B'), jobIdOf(id, 'C')].sort())
+    assert.equal(done.record.tasks.D.state, 'cancelled')
+    assert.equal(fake.jobs.has(jobIdOf(id, 'D')), false)
+    await assert.rejects(runner.cancel(id), { code: 'WORKFLOW_ENDED' })
+  })
+
+  it('inline inputs become blobs when posted; a blob that is not here is refused naming it', async () => {
+    const withInput = { ...job, inputs: [{ path: 'in.txt', content: 'hello' }] }
+    const { record } = await runner.post({ tasks: [{ name: 'A', job: withInput }] })
+    const input = record.workflow.tasks[0].job.inputs?.[0]
+    assert.equal(input?.contentBase64, undefined, 'no content in the record')
+    assert.equal(Buffer.from(await blobs.read(input!.sha256!)).toString(), 'hello')
+    const missing = { ...job, inputs: [{ path: 'x', sha256: 'a'.repeat(64) }] }
+    await assert.rejects(
+      runner.post({
+        tasks: [
+          { name: 'A', job },
+          { name: 'B', job: missing },
+        ],
+      }),
+      {
+        code: 'INVALID_WORKFLOW',
+        field: 'tasks.1.job.inputs.0.sha256',
+      },
+    )
+  })
+
+  it('refuses a plan the balance does not cover, saying by how much', async () => {
+    runner.stop()
+    runner = make(250)
+    await assert.rejects(runner.post(diamond), (err: Error & { code: string; data: unknown }) => {
+      assert.equal(err.code, 'INSUFFICIENT_BALANCE')
+      assert.match(err.message, /short by 150/)
+      assert.deepEqual(err.data, { plan: 400, balance: 250, shortfall: 150 })
+      return true
+    })
+    assert.equal((await runner.list()).length, 0)
+    runner.stop()
+    runner = new WorkflowRunner({
+      db,
+      clock: { now: () => Date.now() },
+      log: silentLogger,
+      jobs: fake,
+      blobs,
+      balance: () => Promise.reject(new Error('no reply')),
+    })
+    await assert.rejects(runner.post(diamond), { code: 'BALANCE_UNKNOWN', statusCode: 503 })
+  })
+})
