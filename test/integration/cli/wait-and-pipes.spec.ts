@@ -152,13 +152,13 @@ describe('dms job run --wait and piped output (issue 20)', function () {
     assert.match(r.stderr, /RUN_FAILED: exit code 3/)
   })
 
-  it('job list | head -1 prints one line, no EPIPE trace, and dms exits 0', async () => {
+  it('job list | head -2 prints the header and one job, no EPIPE trace, and dms exits 0', async () => {
     const r = await run('bash', [
       '-c',
-      `${process.execPath} bin/dms.js job list --socket ${sock} | head -1; echo "dms=\${PIPESTATUS[0]}" >&2`,
+      `${process.execPath} bin/dms.js job list --socket ${sock} | head -2; echo "dms=\${PIPESTATUS[0]}" >&2`,
     ])
-    assert.equal(r.stdout.split('\n').length, 2, r.stdout)
-    assert.match(r.stdout, /^00000000-0000-4000-8000-000000000000 /)
+    assert.equal(r.stdout.split('\n').length, 3, r.stdout)
+    assert.match(r.stdout, /^ID +STATE.*\n00000000-0000-4000-8000-000000000000 /)
     assert.doesNotMatch(r.stderr, /EPIPE|Error|at /)
     assert.match(r.stderr, /dms=0/)
   })

@@ -150,9 +150,14 @@ describe('dms contract-db (separate process, built CLI)', function () {
     const s = await actor.request(handle(svc.addrs), W.settle, makeSettle(c, req, prov, { wallSeconds: 10 }))
     const { signature, ...body } = s
     assert.ok(verifyDoc(publicKeyOfPeer(cdbPeer)!, DOMAIN.settlement, body, signature))
-    assert.deepEqual([s.outcome, s.paidToProvider, s.refundedToRequester], ['settled', 10, 50])
-    assert.deepEqual(await balance(req.peer), { peer: req.peer, balance: 990, escrow: 0 })
-    assert.deepEqual(await balance(prov.peer), { peer: prov.peer, balance: 10, escrow: 0 })
+    // The receipt claims 10 s; the contract-db bills at most the time it observed since the lock
+    // (specs/contract-db.md, "Billing"), here the restart's few seconds.
+    assert.equal(s.outcome, 'settled')
+    const paid = s.paidToProvider
+    assert.ok(paid > 0 && paid <= 10, `paid ${paid}`)
+    assert.equal(paid + s.refundedToRequester, 60)
+    assert.deepEqual(await balance(req.peer), { peer: req.peer, balance: 1000 - paid, escrow: 0 })
+    assert.deepEqual(await balance(prov.peer), { peer: prov.peer, balance: paid, escrow: 0 })
     const { contracts } = JSON.parse(await cli('contracts', '--json')) as {
       contracts: Array<{ state: string }>
     }
@@ -165,6 +170,6 @@ describe('dms contract-db (separate process, built CLI)', function () {
       actor.request(handle(svc.addrs), W.settle, makeSettle(c, req, prov, { wallSeconds: 10 })),
       (e: { code: string }) => e.code === 'CONTRACT_NOT_ACTIVE',
     )
-    assert.deepEqual(await balance(prov.peer), { peer: prov.peer, balance: 10, escrow: 0 })
+    assert.deepEqual(await balance(prov.peer), { peer: prov.peer, balance: paid, escrow: 0 })
   })
 })

@@ -191,10 +191,11 @@ describe('a hostile provider stalling the output archive', function () {
     const s = job.record.settlement
     assert.equal(s?.outcome, 'terminated')
     assert.equal(s?.reason, 'REQUESTER_CANCELLED')
-    // The receipt's 2 s are paid, the rest of the escrow comes back.
+    // The receipt's 2 s are paid, capped at the time the contract-db observed since the lock
+    // (specs/contract-db.md, "Billing"); the rest of the escrow comes back.
     const escrow = escrowFor(PRICE_PER_HOUR, 600, 0)
     assert.equal(s.paidToProvider + s.refundedToRequester, escrow)
-    assert.equal(s.billedSeconds, 2)
+    assert.ok(s.billedSeconds > 0 && s.billedSeconds <= 2, `billed ${s.billedSeconds} s`)
     const after = await net.contractDb.service.account(net.requester.peerId)
     assert.equal(after.balance, before.balance - s.paidToProvider)
   })

@@ -48,7 +48,11 @@ describe('provider: a trickled input cannot pin an allocation in provisioning', 
     let served = 0
     let enough!: () => void
     const trickled = new Promise<void>((resolve) => (enough = resolve))
-    rogue.system.spawn(INBOX.blobs, rogue.key).on(W.blobGet, (m) => {
+    // Chunks are served once the invocation is answered: a jump before would time its request out.
+    let invokeAnswered!: () => void
+    const answered = new Promise<void>((resolve) => (invokeAnswered = resolve))
+    rogue.system.spawn(INBOX.blobs, rogue.key).on(W.blobGet, async (m) => {
+      await answered
       if (++served <= CHUNKS) clock.jump(10_000)
       if (served === CHUNKS) enough()
       return { size: 64 * MiB, data: new Uint8Array(m.payload.length) }
@@ -103,6 +107,7 @@ describe('provider: a trickled input cannot pin an allocation in provisioning', 
       env: {},
       inputs: [{ path: 'big', sha256: 'ef'.repeat(32), size: 64 * MiB }],
     })
+    invokeAnswered()
 
     const outcome = await Promise.race([result, trickled.then(() => undefined)])
     assert.ok(
