@@ -338,7 +338,7 @@ describe('dms/protocol (protobuf payload codecs)', () => {
     const req = new Uint8Array([(1 << 3) | 2, 1, 0x6a, (2 << 3) | 2, 2, (1 << 3) | 0, 1])
     assert.throws(() => codecs.decode(W.bidRequest.name, req), /field 1 has wire type 0, expected 1/)
     // env (field 4) map entry whose value (field 2, a string) is a varint.
-    const inv = codecs.encode(W.invoke.name, samples[9][1])
+    const inv = codecs.encode(W.invoke.name, samples.find(([name]) => name === W.invoke.name)![1])
     const badEntry = [(4 << 3) | 2, 5, (1 << 3) | 2, 1, 0x41, (2 << 3) | 0, 1]
     assert.throws(
       () => codecs.decode(W.invoke.name, new Uint8Array([...inv, ...badEntry])),
