@@ -12,8 +12,17 @@
 import { assign, fromPromise, setup } from 'xstate'
 import type { Clock } from '../../actors/clock.js'
 import { codeOf, DmsError } from '../../actors/errors.js'
-import type { Decline } from '../protocol/messages.js'
 import type { JobError, JobRecord, JobState } from './job-record.js'
+import {
+  fresh,
+  outcomeKind,
+  policyAllows,
+  QUEUE_DECLINES_KEPT,
+  queueDeadlineOf,
+  queueDeclinesOf,
+  queueTimeoutError,
+  startsLater,
+} from './job-rules.js'
 import { rankBids } from './select.js'
 
 export type Patch = Partial<JobRecord>
@@ -73,73 +82,7 @@ const toJobError = (err: unknown): JobError => {
   }
 }
 
-/** A job whose `startAt` is later than `now` waits in `scheduled`. */
-const startsLater = (job: JobRecord, now: number): boolean =>
-  job.spec.startAt !== undefined && job.spec.startAt > now
-
-/** Declines kept in `queue.declines` (one per provider, the latest). */
-export const QUEUE_DECLINES_KEPT = 64
-
-/**
- * When a queued job fails QUEUE_TIMEOUT: its start (`startAt`, else when it was posted) plus its
- * queueTimeout; kept once computed.
- */
-export const queueDeadlineOf = (job: JobRecord): number =>
-  job.queue?.deadline ?? (job.spec.startAt ?? job.createdAt) + (job.spec.queueTimeoutSeconds ?? 0) * 1000
-
-/** The declines of every queued round and of the last one, one per provider (the latest). */
-export function queueDeclinesOf(job: JobRecord): Decline[] {
-  const latest = new Map((job.queue?.declines ?? []).map((d) => [d.provider, d]))
-  for (const d of job.declines) latest.set(d.provider, d)
-  return [...latest.values()].slice(-QUEUE_DECLINES_KEPT)
-}
-
-/** QUEUE_TIMEOUT: the job waited its queueTimeout and no provider had room; every reason given. */
-export function queueTimeoutError(job: JobRecord): JobError {
-  const declines = queueDeclinesOf(job)
-  const told = declines.map((d) => `${d.provider.slice(-8)}: ${d.reasons.join('; ')}`).join(' | ')
-  return {
-    code: 'QUEUE_TIMEOUT',
-    message:
-      `no provider had room within the queue timeout (${job.spec.queueTimeoutSeconds ?? 0} s, ` +
-      `${job.queue?.rounds ?? 0} bid rounds)` +
-      (told.length > 0 ? `: ${told}` : ': no provider answered'),
-    declines,
-  }
-}
-
-/** What a new attempt starts without: the last attempt's bids, contract and run. */
-const fresh: Patch = {
-  bids: [],
-  declines: [],
-  tried: [],
-  refusals: [],
-  winner: undefined,
-  contract: undefined,
-  proof: undefined,
-  allocationId: undefined,
-  updates: [],
-  result: undefined,
-  verification: undefined,
-  lastSeenAt: undefined,
-  settlement: undefined,
-  error: undefined,
-}
-
-/** Which retry policy kind an outcome is (specs/job-spec.md, "Retry policy"). */
-const outcomeKind = (error: JobError | undefined) =>
-  error?.code === 'RUN_FAILED' ? 'runFailed' : error?.code === 'RUN_TIMED_OUT' ? 'timedOut' : undefined
-
-const policyAllows = (job: JobRecord, kind: 'providerFault' | 'runFailed' | 'timedOut' | undefined) => {
-  const p = job.spec.retryPolicy
-  return (
-    p !== undefined &&
-    kind !== undefined &&
-    p.on.includes(kind) &&
-    (job.attempts?.length ?? 0) < p.attempts &&
-    job.cancelRequestedAt === undefined
-  )
-}
+export { QUEUE_DECLINES_KEPT, queueDeadlineOf, queueDeclinesOf, queueTimeoutError } from './job-rules.js'
 
 export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
   const step = (name: Exclude<keyof JobSteps, 'backoff'>) =>

@@ -7,7 +7,8 @@
  * Spec: specs/state-machines.md ("Scheduled and queued").
  */
 import { delay } from '../../../actors/clock.js'
-import { JobFailure, queueDeadlineOf, queueTimeoutError, type Step } from '../job-machine.js'
+import { JobFailure, type Step } from '../job-machine.js'
+import { queueDeadlineOf, queueTimeoutError } from '../job-rules.js'
 import type { JobRecord } from '../job-record.js'
 import type { StepDeps } from './deps.js'
 

@@ -1,0 +1,78 @@
+/**
+ * The job machine's rules for waiting and retrying, as pure functions of the job record: when a
+ * scheduled job starts, a queued job's deadline and the declines it keeps, and whether the retry
+ * policy takes an outcome. Spec: specs/state-machines.md, specs/queueing.md, specs/job-spec.md.
+ */
+import type { Decline } from '../protocol/messages.js'
+import type { JobError, JobRecord } from './job-record.js'
+
+/** A job whose `startAt` is later than `now` waits in `scheduled`. */
+export const startsLater = (job: JobRecord, now: number): boolean =>
+  job.spec.startAt !== undefined && job.spec.startAt > now
+
+/** Declines kept in `queue.declines` (one per provider, the latest). */
+export const QUEUE_DECLINES_KEPT = 64
+
+/**
+ * When a queued job fails QUEUE_TIMEOUT: its start (`startAt`, else when it was posted) plus its
+ * queueTimeout; kept once computed.
+ */
+export const queueDeadlineOf = (job: JobRecord): number =>
+  job.queue?.deadline ?? (job.spec.startAt ?? job.createdAt) + (job.spec.queueTimeoutSeconds ?? 0) * 1000
+
+/** The declines of every queued round and of the last one, one per provider (the latest). */
+export function queueDeclinesOf(job: JobRecord): Decline[] {
+  const latest = new Map((job.queue?.declines ?? []).map((d) => [d.provider, d]))
+  for (const d of job.declines) latest.set(d.provider, d)
+  return [...latest.values()].slice(-QUEUE_DECLINES_KEPT)
+}
+
+/** QUEUE_TIMEOUT: the job waited its queueTimeout and no provider had room; every reason given. */
+export function queueTimeoutError(job: JobRecord): JobError {
+  const declines = queueDeclinesOf(job)
+  const told = declines.map((d) => `${d.provider.slice(-8)}: ${d.reasons.join('; ')}`).join(' | ')
+  return {
+    code: 'QUEUE_TIMEOUT',
+    message:
+      `no provider had room within the queue timeout (${job.spec.queueTimeoutSeconds ?? 0} s, ` +
+      `${job.queue?.rounds ?? 0} bid rounds)` +
+      (told.length > 0 ? `: ${told}` : ': no provider answered'),
+    declines,
+  }
+}
+
+/** What a new attempt starts without: the last attempt's bids, contract and run. */
+export const fresh: Partial<JobRecord> = {
+  bids: [],
+  declines: [],
+  tried: [],
+  refusals: [],
+  winner: undefined,
+  contract: undefined,
+  proof: undefined,
+  allocationId: undefined,
+  updates: [],
+  result: undefined,
+  verification: undefined,
+  lastSeenAt: undefined,
+  settlement: undefined,
+  error: undefined,
+}
+
+/** Which retry policy kind an outcome is (specs/job-spec.md, "Retry policy"). */
+export const outcomeKind = (error: JobError | undefined) =>
+  error?.code === 'RUN_FAILED' ? 'runFailed' : error?.code === 'RUN_TIMED_OUT' ? 'timedOut' : undefined
+
+export const policyAllows = (
+  job: JobRecord,
+  kind: 'providerFault' | 'runFailed' | 'timedOut' | undefined,
+) => {
+  const p = job.spec.retryPolicy
+  return (
+    p !== undefined &&
+    kind !== undefined &&
+    p.on.includes(kind) &&
+    (job.attempts?.length ?? 0) < p.attempts &&
+    job.cancelRequestedAt === undefined
+  )
+}
