@@ -10,9 +10,10 @@ import { canonicalJson, signDoc } from '../../dms/contracts/canonical.js'
 import { DOMAIN, type ApprovalCredential, type ContractTerms, type Bid } from '../../dms/contracts/model.js'
 import { escrowFor } from '../../dms/contracts/money.js'
 import { W } from '../../dms/protocol/behaviours.js'
-import { BID_REQUEST_TOPIC, INBOX } from '../../dms/protocol/handles.js'
+import { BID_REQUEST_TOPIC, handleOf, INBOX } from '../../dms/protocol/handles.js'
 import type { BidRequest } from '../../dms/protocol/messages.js'
 import * as P from '../../proto/dms.js'
+import type { TestNetwork } from './network.js'
 import { startPeer, type PeerInit, type TestPeer } from './peers.js'
 
 const enc = new TextEncoder()
@@ -162,4 +163,18 @@ export function ignoredRequests(provider: { events: NodeJS.EventEmitter }, n: nu
     }
     provider.events.on('bid-request-ignored', on)
   })
+}
+
+/**
+ * A rogue requester approved at `net`'s contract-db and in the bid topic of its first provider:
+ * its peer, its approval credential, its job actor and the provider's handle.
+ */
+export async function approvedRogueRequester(net: TestNetwork) {
+  const provider = net.providers[0]
+  const rogue = await startRogue(provider.addrs())
+  await rogue.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1)
+  await net.contractDb.service.approve(rogue.system.peerId)
+  const approval = await net.contractDb.service.approvalFor(rogue.system.peerId)
+  const to = handleOf(provider.peerId, INBOX.provider, provider.addrs())
+  return { provider, rogue, approval, r: rogueRequester(rogue), to }
 }

@@ -5,10 +5,9 @@
  */
 import assert from 'node:assert/strict'
 import { W } from '../../../dms/protocol/behaviours.js'
-import { BID_REQUEST_TOPIC, handleOf, INBOX } from '../../../dms/protocol/handles.js'
 import { startNetwork, type TestNetwork } from '../../helpers/network.js'
 import type { TestPeer } from '../../helpers/peers.js'
-import { bidRequest, rogueRequester, startRogue } from '../../helpers/rogue.js'
+import { approvedRogueRequester, bidRequest } from '../../helpers/rogue.js'
 
 const MiB = 1024 * 1024
 
@@ -23,13 +22,9 @@ describe('provider: a cancel reads no stored records', function () {
 
   it('answers cancels from memory, however many bids the provider has stored', async () => {
     net = await startNetwork([{ cpu: 1, memoryBytes: 512 * MiB, perCpuHour: 1000 }])
-    const provider = net.providers[0]
-    rogue = await startRogue(provider.addrs())
-    await rogue.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1)
-    await net.contractDb.service.approve(rogue.system.peerId)
-    const approval = await net.contractDb.service.approvalFor(rogue.system.peerId)
-    const r = rogueRequester(rogue)
-    const to = handleOf(provider.peerId, INBOX.provider, provider.addrs())
+    const a = await approvedRogueRequester(net)
+    rogue = a.rogue
+    const { provider, approval, r, to } = a
     // Stored bids: each one made, then given up.
     for (let i = 0; i < 10; i++) {
       await r.publish(bidRequest(`stored-${i}`, 0.1, approval))

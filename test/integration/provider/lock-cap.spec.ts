@@ -6,11 +6,10 @@
  */
 import assert from 'node:assert/strict'
 import { W } from '../../../dms/protocol/behaviours.js'
-import { BID_REQUEST_TOPIC, handleOf, INBOX } from '../../../dms/protocol/handles.js'
 import { parseJobSpec } from '../../../dms/orchestrator/job-spec.js'
 import { jobReaches, startNetwork, TEST_IMAGE, type TestNetwork } from '../../helpers/network.js'
 import type { TestPeer } from '../../helpers/peers.js'
-import { bidRequest, rogueRequester, startRogue } from '../../helpers/rogue.js'
+import { approvedRogueRequester, bidRequest } from '../../helpers/rogue.js'
 
 const MiB = 1024 * 1024
 
@@ -25,13 +24,9 @@ describe('provider: locks count in the per-requester cap', function () {
 
   it('a requester locking bid after bid holds at most its share; another requester is served', async () => {
     net = await startNetwork([{ cpu: 1, memoryBytes: 512 * MiB, perCpuHour: 1000 }])
-    const provider = net.providers[0]
-    rogue = await startRogue(provider.addrs())
-    await rogue.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1)
-    await net.contractDb.service.approve(rogue.system.peerId)
-    const approval = await net.contractDb.service.approvalFor(rogue.system.peerId)
-    const r = rogueRequester(rogue)
-    const to = handleOf(provider.peerId, INBOX.provider, provider.addrs())
+    const a = await approvedRogueRequester(net)
+    rogue = a.rogue
+    const { provider, approval, r, to } = a
     // Each bid locked as soon as it comes, before asking for the next: a quarter of the cpu each.
     for (let i = 0; i < 4; i++) {
       await r.publish(bidRequest(`grab-${i}`, 0.25, approval))
