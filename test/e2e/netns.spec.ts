@@ -33,6 +33,9 @@ const job = {
   resources: { cpu: 0.5, memory: '64MiB' },
   maxDuration: 60,
   maxPrice: 10_000,
+  // A provider just reconnected (restarted, or its connection upgraded) may not be in the bid
+  // topic's mesh at the first round: the job waits in `queued` and bids again, as a user's would.
+  queueTimeout: 30,
 }
 
 describe('separate hosts in network namespaces, a provider behind NAT (real Docker)', function () {
