@@ -5,7 +5,7 @@ import { loadOrCreateKey } from '../keys.js'
 import { createLogger } from '../log.js'
 import { DmsNode } from '../node.js'
 import { ProcessGuard } from '../process-guard.js'
-import { CliError, print, printJson } from './output.js'
+import { CliError, print, printData } from './output.js'
 import { cliPassphrase } from './passphrase.js'
 import { keyProblem, startProblem } from './start-problem.js'
 
@@ -58,7 +58,7 @@ export async function initCommand(opts: { dataDir: string; json?: boolean }): Pr
   const { peerIdFromPrivateKey } = await import('@libp2p/peer-id')
   const { privateKeyFromRaw } = await import('@libp2p/crypto/keys')
   const peerId = peerIdFromPrivateKey(privateKeyFromRaw(key.libp2pRaw())).toString()
-  if (opts.json) printJson({ peerId, dataDir, created, migrated })
+  if (opts.json) printData({ peerId, dataDir, created, migrated })
   else {
     if (migrated) print(`warning: ${dataDir}/node.key was a plain key file; it is now sealed`)
     print(`${created ? 'created' : 'existing'} identity ${peerId} in ${dataDir}`)
