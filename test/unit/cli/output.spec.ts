@@ -38,15 +38,37 @@ describe('CLI output formats (issue 20)', () => {
     assert.equal(applyOutputOption(o3), 'wide')
     assert.equal(o3.json, undefined, 'wide is a table')
     assert.equal(applyOutputOption({}), 'table')
-    assert.throws(() => applyOutputOption({ output: 'xml' }), /-o\/--output: "xml" is not one of table, wide, json, yaml/)
-    assert.throws(() => applyOutputOption({ output: 'yaml', json: true }), /--json and -o yaml: give only one/)
+    assert.throws(
+      () => applyOutputOption({ output: 'xml' }),
+      /-o\/--output: "xml" is not one of table, wide, json, yaml/,
+    )
+    assert.throws(
+      () => applyOutputOption({ output: 'yaml', json: true }),
+      /--json and -o yaml: give only one/,
+    )
     assert.equal(applyOutputOption({ output: 'json', json: true }), 'json')
   })
 
   it('writes YAML that reads back as the same data, strings that look like other things included', () => {
     const data = {
       id: 'a1b2',
-      look: ['true', 'no', 'null', '1.5', '0x10', '.5', '', ' lead', 'trail ', 'a: b', '#x', '- x', 'multi\nline', 'ünï', '~'],
+      look: [
+        'true',
+        'no',
+        'null',
+        '1.5',
+        '0x10',
+        '.5',
+        '',
+        ' lead',
+        'trail ',
+        'a: b',
+        '#x',
+        '- x',
+        'multi\nline',
+        'ünï',
+        '~',
+      ],
       n: 0,
       neg: -2.5,
       yes: true,
@@ -65,9 +87,15 @@ describe('CLI output formats (issue 20)', () => {
 
   it('printData follows the chosen format', () => {
     applyOutputOption({ output: 'yaml' })
-    assert.equal(stdoutOf(() => printData({ id: 'j1', count: 2 })), 'id: j1\ncount: 2\n')
+    assert.equal(
+      stdoutOf(() => printData({ id: 'j1', count: 2 })),
+      'id: j1\ncount: 2\n',
+    )
     applyOutputOption({ json: true })
-    assert.equal(stdoutOf(() => printData({ id: 'j1' })), '{\n  "id": "j1"\n}\n')
+    assert.equal(
+      stdoutOf(() => printData({ id: 'j1' })),
+      '{\n  "id": "j1"\n}\n',
+    )
   })
 
   it('tables have a header row; -o wide adds the wide columns', () => {
@@ -76,9 +104,15 @@ describe('CLI output formats (issue 20)', () => {
       { header: 'PROVIDER', cell: (r: { id: string; p?: string }) => r.p, wide: true },
     ]
     const rows = [{ id: 'j1', p: '12D3KooWx' }, { id: 'job-2' }]
-    assert.equal(stdoutOf(() => printRows(cols, rows)), 'ID\nj1\njob-2\n')
+    assert.equal(
+      stdoutOf(() => printRows(cols, rows)),
+      'ID\nj1\njob-2\n',
+    )
     applyOutputOption({ output: 'wide' })
-    assert.equal(stdoutOf(() => printRows(cols, rows)), 'ID     PROVIDER\nj1     12D3KooWx\njob-2  -\n')
+    assert.equal(
+      stdoutOf(() => printRows(cols, rows)),
+      'ID     PROVIDER\nj1     12D3KooWx\njob-2  -\n',
+    )
   })
 
   it('adds -o to every command that prints JSON, and applies it before the action', async () => {

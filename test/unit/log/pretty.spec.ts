@@ -15,7 +15,11 @@ describe('log style and pretty lines (issue 20)', () => {
     assert.deepEqual(logStyle(false, {}), { pretty: false, colour: false })
     assert.deepEqual(logStyle(undefined, {}), { pretty: false, colour: false })
     assert.deepEqual(logStyle(true, { DMS_LOG_FORMAT: 'json' }), { pretty: false, colour: false })
-    assert.deepEqual(logStyle(false, { DMS_LOG_FORMAT: 'pretty' }), { pretty: true, colour: false }, 'no colour into a file')
+    assert.deepEqual(
+      logStyle(false, { DMS_LOG_FORMAT: 'pretty' }),
+      { pretty: true, colour: false },
+      'no colour into a file',
+    )
   })
 
   it('never colours with NO_COLOR set (an empty NO_COLOR does not count)', () => {
@@ -24,7 +28,16 @@ describe('log style and pretty lines (issue 20)', () => {
   })
 
   it('writes a pino record as time, level, component, message and fields; colour only when asked', () => {
-    const rec = { level: 40, time: Date.UTC(2026, 10, 22, 12, 0, 1, 234), name: 'dms', c: 'provider:bids', msg: 'bid refused', jobId: 'j1', n: 2, why: 'no room left' }
+    const rec = {
+      level: 40,
+      time: Date.UTC(2026, 10, 22, 12, 0, 1, 234),
+      name: 'dms',
+      c: 'provider:bids',
+      msg: 'bid refused',
+      jobId: 'j1',
+      n: 2,
+      why: 'no room left',
+    }
     const plain = prettyLine(JSON.stringify(rec), false)
     assert.equal(plain, '12:00:01.234 WARN  provider:bids bid refused jobId=j1 n=2 why="no room left"\n')
     assert.ok(!plain.includes(ESC))

@@ -11,7 +11,13 @@ const SHA = 'a'.repeat(64)
 const PEER = '12D3KooWD3eckifWpRn9wQpMG9R9hX3sD158z7EqHWmweQAJU5SA'
 
 const specs: Array<Record<string, unknown>> = [
-  { image: 'alpine:3', command: ['echo', 'hi'], resources: { cpu: 1, memory: '256MiB' }, maxDuration: 300, maxPrice: 1000 },
+  {
+    image: 'alpine:3',
+    command: ['echo', 'hi'],
+    resources: { cpu: 1, memory: '256MiB' },
+    maxDuration: 300,
+    maxPrice: 1000,
+  },
   {
     name: 'full',
     image: 'registry.example:5000/team/tool@sha256:' + 'b'.repeat(64),
