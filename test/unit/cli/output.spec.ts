@@ -16,7 +16,7 @@ const yaml = createRequire(import.meta.url)('js-yaml') as { load: (s: string) =>
 function stdoutOf(fn: () => void): string {
   const write = process.stdout.write.bind(process.stdout)
   let out = ''
-  process.stdout.write = ((s: string) => ((out += s), true)) as typeof process.stdout.write
+  process.stdout.write = (s: string) => ((out += s), true)
   try {
     fn()
   } finally {

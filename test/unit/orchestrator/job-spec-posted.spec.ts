@@ -38,7 +38,7 @@ const specs: Array<Record<string, unknown>> = [
 
 describe('a stored job spec posted again (issue 20)', () => {
   for (const input of specs)
-    it(`parses back to the same stored spec: ${String(input.name ?? 'minimal')}`, () => {
+    it(`parses back to the same stored spec: ${typeof input.name === 'string' ? input.name : 'minimal'}`, () => {
       const stored = parseJobSpec(input, now)
       assert.deepEqual(parseJobSpec(postedSpecOf(stored), now), stored)
     })
