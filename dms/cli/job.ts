@@ -96,6 +96,10 @@ export async function jobStatusCommand(id: string, opts: { socket: string; json?
   printSafe(`bids: ${job.bids.length}, declines: ${job.declines.length}`)
   for (const a of job.attempts ?? [])
     printSafe(`attempt: ${a.provider} (${a.error.code}: ${a.error.message})`)
+  for (const f of job.spec.inputs ?? [])
+    printSafe(
+      `input: /inputs/${f.path}${f.sha256 ? `  blob ${f.sha256.slice(0, 16)}…` : ''}${f.size !== undefined ? `  ${f.size} bytes` : ''}`,
+    )
   if (job.rerunOf) printSafe(`rerun of: ${job.rerunOf}`)
   if (job.spec.queue) printSafe(`queue: ${job.spec.queue}`)
   if (job.retryAt !== undefined) printSafe(`next attempt at: ${new Date(job.retryAt).toISOString()}`)

@@ -130,6 +130,12 @@ describe('dms CLI against a devnet of separate processes', function () {
       list.jobs.map((j) => [j.id, j.state, j.provider]),
       [[job.id, 'completed', ready.providers[0].peerId]],
     )
+    const wide = await dms('job', 'list', '--socket', sock, '-o', 'wide')
+    assert.match(wide.stdout, /^ID +STATE +CREATED +QUEUE +PROVIDER +RERUN OF +NAME$/m)
+    assert.match(
+      wide.stdout,
+      new RegExp(`^${job.id} +completed +\\S+ +- +${ready.providers[0].peerId} +-`, 'm'),
+    )
     const status = JSON.parse((await dms('job', 'status', job.id, '--socket', sock, '--json')).stdout) as {
       allocation: { id: string; provider: string; state: string }
       usage: { wallSeconds: number }
@@ -295,6 +301,8 @@ describe('dms CLI against a devnet of separate processes', function () {
     // What `job status --json` prints, saved and given to `job run -f` as it is.
     const statusFile = join(dir, 'status.json')
     await writeFile(statusFile, (await dms('job', 'status', first.id, '--socket', sock, '--json')).stdout)
+    const human = await dms('job', 'status', first.id, '--socket', sock)
+    assert.match(human.stdout, /^input: \/inputs\/in\/data\.txt {2}blob [0-9a-f]{16}… {2}12 bytes$/m)
     const again = await dms('job', 'run', '--socket', sock, '--wait', '--json', '-f', statusFile)
     assert.equal(again.code, 0, again.stderr)
     const second = JSON.parse(again.stdout) as Done
@@ -313,6 +321,12 @@ describe('dms CLI against a devnet of separate processes', function () {
     const provider = peers.find((p) => p.peerId === ready.providers[0].peerId)
     assert.ok(provider, 'the provider is not among the peers')
     assert.equal(provider.bidTopic, true)
+    const table = await dms('peers', '--socket', ready.requester.socket)
+    assert.match(table.stdout, /^PEER +ROLES +CONNECTION +LATENCY +DIRECTION +BIDS +SCORE$/m)
+    assert.match(table.stdout, new RegExp(`^${provider.peerId} +provider +direct `, 'm'))
+    const wide = await dms('peers', '--socket', ready.requester.socket, '-o', 'wide')
+    assert.match(wide.stdout, / +SCORE +ADDRESSES$/m)
+    assert.match(wide.stdout, /\/ip4\/127\.0\.0\.1\/tcp\//)
 
     const p = ready.providers[0]
     const res = await dms('resources', '--data-dir', p.dataDir, '--socket', p.socket, '--json')

@@ -12,7 +12,7 @@ export const registerRun: RegisterCommand = (program, { defaultDataDir }) => {
     .option('--log-level <level>', 'trace, debug, info, warn, error, fatal or silent (env DMS_LOG_LEVEL)')
     .addHelpText(
       'after',
-      '\nEnvironment overrides (win over the file): DMS_DATA_DIR, DMS_LISTEN, DMS_BOOTSTRAP (comma lists),\nDMS_ONE_HOST, DMS_LOG_LEVEL, DMS_API_SOCKET, DMS_API_PORT (TCP listener on 127.0.0.1), DMS_API_TOKEN.',
+      '\nEnvironment overrides (win over the file): DMS_DATA_DIR, DMS_LISTEN, DMS_BOOTSTRAP (comma lists),\nDMS_ONE_HOST, DMS_LOG_LEVEL, DMS_API_SOCKET, DMS_API_PORT (TCP listener on 127.0.0.1), DMS_API_TOKEN.\nLogs: DMS_LOG_FORMAT=json|pretty (default: readable on a terminal, JSON lines otherwise); NO_COLOR=1: no colours.',
     )
     .action(async (o: { config?: string; dataDir?: string; logLevel?: string }) =>
       (await import('../run.js')).runCommand({ ...o, defaultDataDir }),
