@@ -61,6 +61,8 @@ export function addOutputOptions(program: Command): void {
 /** The data of a result in the chosen machine format: JSON (2-space indent) or YAML. */
 export const printData = (v: unknown): void =>
   void process.stdout.write(format === 'yaml' ? toYaml(v) : `${JSON.stringify(v, null, 2)}\n`)
+/** `printData`'s name before `-o yaml` existed, kept for code written against it. */
+export const printJson = printData
 export const fail = (message: string): never => {
   throw new CliError(message)
 }
