@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino'
+import { DmsError } from '../actors/errors.js'
 import { prettyDestination } from './log-pretty.js'
 
 export type { Logger }
@@ -9,15 +10,24 @@ export interface LogStyle {
   colour: boolean
 }
 
+/** `DMS_LOG_FORMAT` set to something else than `json` or `pretty`. */
+export class LogFormatError extends DmsError {
+  constructor(value: string) {
+    super('INVALID_LOG_FORMAT', `DMS_LOG_FORMAT: ${JSON.stringify(value.slice(0, 64))} is not json or pretty`)
+  }
+}
+
 /**
- * Readable lines on a terminal, JSON lines otherwise; `DMS_LOG_FORMAT=json|pretty` decides instead.
+ * Readable lines on a terminal, JSON lines otherwise; `DMS_LOG_FORMAT=json|pretty` decides instead
+ * (empty counts as unset; any other value is refused with LogFormatError).
  * Colours only for readable lines on a terminal, never when `NO_COLOR` is set (no-color.org).
  */
 export function logStyle(
   isTTY: boolean | undefined,
   env: Record<string, string | undefined> = process.env,
 ): LogStyle {
-  const format = env.DMS_LOG_FORMAT
+  const format = env.DMS_LOG_FORMAT ?? ''
+  if (!['', 'json', 'pretty'].includes(format)) throw new LogFormatError(format)
   const pretty = format === 'pretty' ? true : format === 'json' ? false : isTTY === true
   const colour = pretty && isTTY === true && (env.NO_COLOR ?? '') === ''
   return { pretty, colour }

@@ -13,7 +13,7 @@ import type { ContractDbConfig } from '../contract-db/node.js'
 import { CONTRACT_DB_SOCKET } from '../contract-db/paths.js'
 import type { ContractSummary } from '../contract-db/operator-api.js'
 import type { Account, ApprovedEntity, ContractRecord } from '../contract-db/records.js'
-import { CliError, print, printData } from './output.js'
+import { CliError, cliLogger, print, printData } from './output.js'
 import { printRows, printTable } from './table.js'
 
 const iso = (t: number | undefined) => (t === undefined ? undefined : new Date(t).toISOString())
@@ -61,7 +61,7 @@ export async function runService(opts: { dataDir?: string; config?: string }): P
     import('../log.js'),
     import('../contract-db/node.js'),
   ])
-  const log = createLogger()
+  const log = cliLogger(createLogger)
   const node = new ContractDbNode(cfg, { log, passphrase: cliPassphrase() })
   try {
     await node.start()

@@ -69,5 +69,15 @@ export const fail = (message: string): never => {
 
 export { terminalSafe } from '../terminal-safe.js'
 
+/** The logger `make` builds, a bad `DMS_LOG_FORMAT` (or any DmsError it throws) as a one-line refusal. */
+export function cliLogger<T>(make: () => T): T {
+  try {
+    return make()
+  } catch (err) {
+    if (err instanceof DmsError) throw new CliError(err.message)
+    throw err
+  }
+}
+
 /** `print` for a line that holds text from elsewhere (see `terminalSafe`). */
 export const printSafe = (s: string): void => print(terminalSafe(s))

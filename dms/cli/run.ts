@@ -5,7 +5,7 @@ import { loadOrCreateKey } from '../keys.js'
 import { createLogger } from '../log.js'
 import { DmsNode } from '../node.js'
 import { ProcessGuard } from '../process-guard.js'
-import { CliError, print, printData } from './output.js'
+import { CliError, cliLogger, print, printData } from './output.js'
 import { cliPassphrase } from './passphrase.js'
 import { keyProblem, startProblem } from './start-problem.js'
 
@@ -87,7 +87,7 @@ export async function runCommand(opts: {
     cfg.log = { level: opts.logLevel as NonNullable<NodeConfig['log']>['level'] }
   }
   cfg.dataDir = resolve(cfg.dataDir)
-  const log = createLogger({ level: cfg.log?.level })
+  const log = cliLogger(() => createLogger({ level: cfg.log?.level }))
   const guard = new ProcessGuard({ log })
   const node = new DmsNode(cfg, {
     log,

@@ -22,6 +22,15 @@ describe('log style and pretty lines (issue 20)', () => {
     )
   })
 
+  it('refuses a DMS_LOG_FORMAT it does not know, naming it; empty counts as unset', () => {
+    assert.throws(() => logStyle(true, { DMS_LOG_FORMAT: 'yaml' }), {
+      name: 'LogFormatError',
+      code: 'INVALID_LOG_FORMAT',
+      message: 'DMS_LOG_FORMAT: "yaml" is not json or pretty',
+    })
+    assert.deepEqual(logStyle(false, { DMS_LOG_FORMAT: '' }), { pretty: false, colour: false })
+  })
+
   it('never colours with NO_COLOR set (an empty NO_COLOR does not count)', () => {
     assert.deepEqual(logStyle(true, { NO_COLOR: '1' }), { pretty: true, colour: false })
     assert.deepEqual(logStyle(true, { NO_COLOR: '' }), { pretty: true, colour: true })
