@@ -204,11 +204,21 @@ export async function uploadFile(
       },
       resolve,
     )
+    // A node that refuses (413) answers and closes at once: the write may then fail with EPIPE
+    // or ECONNRESET before its answer is read. The answer says why; the write error only if none.
+    let writeError: Error | undefined
     req.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED') reject(new DaemonNotRunningError(socketPath))
+      else if (err.code === 'EPIPE' || err.code === 'ECONNRESET') writeError = err
       else reject(err)
     })
-    pipeline(createReadStream(file), req).catch(reject)
+    req.on('close', () => reject(writeError ?? new Error('the node closed the upload without an answer')))
+    const body = createReadStream(file)
+    body.on('error', (err) => {
+      reject(err)
+      req.destroy()
+    })
+    body.pipe(req)
   })
   const chunks: Buffer[] = []
   for await (const c of res) chunks.push(c as Buffer)

@@ -95,6 +95,27 @@ describe('dms blob put|get and -o (built CLI, real API and blob store)', functio
     assert.match(bad.stderr, /blob id: write the sha256 as 64 lowercase hex digits/)
   })
 
+  it("a file over the node's blob limit is refused with the limit, nothing sent", async function () {
+    const small = new BlobStore({ dir: join(dir, 'small-blobs'), maxBlobBytes: 4 })
+    await small.start()
+    const { app } = buildApi(
+      { ...detachedPorts(), blobs: blobsPort({ store: small } as BlobService) },
+      { log: silentLogger },
+    )
+    const smallSock = join(dir, 'small.sock')
+    await app.listen({ path: smallSock })
+    try {
+      const r = await dms('blob', 'put', join(dir, 'data.bin'), '--socket', smallSock)
+      assert.equal(r.code, 1, r.stderr)
+      assert.match(
+        r.stderr,
+        /^dms: cannot upload .*data\.bin: blob of 6 bytes \(or more\) is over this node's limit of 4 bytes/,
+      )
+    } finally {
+      await app.close()
+    }
+  })
+
   it('refuses an unknown -o, and --json with another -o, before doing anything', async function () {
     const r = await dms('blob', 'put', join(dir, 'data.bin'), '--socket', sock, '-o', 'xml')
     assert.equal(r.code, 1)
