@@ -6,6 +6,7 @@ import type { Command } from 'commander'
 import { DmsError } from '../../actors/errors.js'
 import { terminalSafe } from '../terminal-safe.js'
 import { toYaml } from './yaml.js'
+
 export class CliError extends DmsError {
   constructor(
     message: string,
