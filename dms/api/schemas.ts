@@ -121,6 +121,10 @@ export const isSet = (v: string | undefined): boolean => v === 'true' || v === '
 export const LogsQuery = strictObject({ follow: flag })
 export type LogsQuery = Static<typeof LogsQuery>
 
+/** `GET /v1/blobs/:sha256`. */
+export const BlobParams = strictObject({ sha256: Type.String({ pattern: '^[0-9a-f]{64}$', maxLength: 64 }) })
+export type BlobParams = Static<typeof BlobParams>
+
 /** `GET /v1/resources?refresh=true`. */
 export const RefreshQuery = strictObject({ refresh: flag })
 export type RefreshQuery = Static<typeof RefreshQuery>

@@ -182,6 +182,8 @@ export interface LedgerInput {
   bidId: string
   /** The lock's deadline, kept on the ledger entry. */
   until?: number
+  /** The allocation's id, kept on the entry once allocated (`dms resources` shows it). */
+  allocationId?: string
 }
 export interface ExecuteInput {
   bidId: string

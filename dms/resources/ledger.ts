@@ -45,6 +45,8 @@ export interface LedgerEntry {
   jobId: string
   resources: Resources
   state: LedgerEntryState
+  /** Once allocated: the allocation's id (the one `job status` shows); absent in older records. */
+  allocationId?: string
   /**
    * For a reservation: when it lapses (ms epoch). For a lock: the deadline the caller gave, kept
    * for its own timers; the ledger never releases locks by itself (see `overdueLocks`).
@@ -330,14 +332,14 @@ export class ResourceLedger {
    * Marks a lock as allocated (the workload runs). Allocating an allocation is a no-op.
    * @throws EntryNotFoundError, InvalidTransitionError (still only reserved)
    */
-  async allocate(id: string): Promise<LedgerEntry> {
+  async allocate(id: string, allocationId?: string): Promise<LedgerEntry> {
     checkId(id, 'id')
     return this.mutate('allocate', (now) => {
       const e = this.byId.get(id)
       if (e === undefined || isExpired(e, now)) throw new EntryNotFoundError(id)
       if (e.state === 'reserved') throw new InvalidTransitionError(id, e.state, 'allocated', 'locked')
       if (e.state === 'allocated') return { change: {}, result: copy(e) }
-      const next: LedgerEntry = { ...copy(e), state: 'allocated' }
+      const next: LedgerEntry = { ...copy(e), state: 'allocated', ...(allocationId ? { allocationId } : {}) }
       delete next.expiresAt
       return { change: { put: [next] }, result: next }
     })

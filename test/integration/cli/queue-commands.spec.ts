@@ -137,8 +137,9 @@ describe('dms job run/status/quote for queued, scheduled and quoted jobs', funct
   it('job quote prints the ranked bids and the declines', async function () {
     const r = await dms('job', 'quote', '--socket', sock, '--image', 'i', '--cpu', '1', '--', 'sh')
     assert.equal(r.code, 0, r.stderr)
-    assert.match(r.stdout, / 1\. 12D3KooWCheap {2}total 500 {2}\(1000\/h\)/)
-    assert.match(r.stdout, / 2\. 12D3KooWDear {2}total 900/)
+    assert.match(r.stdout, /^RANK +PROVIDER +TOTAL +PER HOUR +START$/m)
+    assert.match(r.stdout, /^1 +12D3KooWCheap +500 +1000 +\d{4}-/m)
+    assert.match(r.stdout, /^2 +12D3KooWDear +900 /m)
     assert.match(r.stdout, /declined: 12D3KooWSmall: not enough cpu/)
     assert.deepEqual((quoted[0] as { command: string[] }).command, ['sh'])
   })

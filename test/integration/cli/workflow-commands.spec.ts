@@ -131,7 +131,8 @@ describe('dms workflow commands (built CLI, real API and runner)', function () {
     }
     assert.deepEqual([shown.state, shown.escrowPlan, shown.tasks.one.state], ['completed', 20, 'completed'])
     const list = await dms('workflow', 'list', '--socket', sock)
-    assert.match(list.stdout, new RegExp(`${id} {2}completed +2/2 completed .* pair`))
+    assert.match(list.stdout, /^ID +STATE +COMPLETED +CREATED +NAME$/m)
+    assert.match(list.stdout, new RegExp(`^${id} {2}completed +2/2 +\\S+ +pair$`, 'm'))
   })
 
   it('a refused document exits 1 naming the field; cancel stops a running workflow, whose --wait exits 2', async () => {
