@@ -31,6 +31,7 @@ import { parseJobSpec } from './orchestrator/job-spec.js'
 import { FINAL_STATES, type Orchestrator } from './orchestrator/orchestrator.js'
 import type { QueueBook } from './orchestrator/queues/queue-book.js'
 import type { WorkflowJobs, WorkflowRunner } from './workflows/runner.js'
+import { fetchKeptOutputs, releaseKeptOutputs, type KeptOutputsDeps } from './orchestrator/kept-outputs.js'
 import type { PeerBase } from './peer-base.js'
 import type { ProcessFaults } from './process-guard.js'
 import { BID_REQUEST_TOPIC } from './protocol/handles.js'
@@ -94,11 +95,13 @@ export const jobsPort = (o: Orchestrator, queues: QueueBook): JobsPort => ({
 })
 
 /** The orchestrator as the workflows use it: tasks posted under their derived job ids. */
-export const workflowJobsPort = (o: Orchestrator): WorkflowJobs => ({
+export const workflowJobsPort = (o: Orchestrator, kept: Omit<KeptOutputsDeps, 'get'>): WorkflowJobs => ({
   post: (spec, id) => o.post(spec, { id }),
   get: (id) => o.get(id),
   cancel: (id) => o.cancel(id),
   onChange: (fn) => o.onChange(fn),
+  outputs: (id) => fetchKeptOutputs({ ...kept, get: (j) => o.get(j) }, id),
+  release: (id) => releaseKeptOutputs({ ...kept, get: (j) => o.get(j) }, id),
 })
 
 /** The requester's queues. */

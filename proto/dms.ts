@@ -3615,6 +3615,184 @@ export namespace BlobChunk {
   }
 }
 
+export interface BlobRelease {
+  sha256: string
+}
+
+export namespace BlobRelease {
+  let _codec: Codec<BlobRelease>
+
+  export const codec = (): Codec<BlobRelease> => {
+    if (_codec == null) {
+      _codec = message<BlobRelease>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.sha256 != null && obj.sha256 !== '')) {
+          w.uint32(10)
+          w.string(obj.sha256)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          sha256: ''
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.sha256 = reader.string()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.sha256`,
+                value: reader.string()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface BlobReleaseSha256FieldEvent {
+    field: '$.sha256'
+    value: string
+  }
+
+  export function encode (obj: Partial<BlobRelease>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, BlobRelease.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BlobRelease>): BlobRelease {
+    return decodeMessage(buf, BlobRelease.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BlobRelease>): Generator<BlobReleaseSha256FieldEvent> {
+    return streamMessage(buf, BlobRelease.codec(), opts)
+  }
+}
+
+export interface BlobReleaseReply {
+  removed: boolean
+}
+
+export namespace BlobReleaseReply {
+  let _codec: Codec<BlobReleaseReply>
+
+  export const codec = (): Codec<BlobReleaseReply> => {
+    if (_codec == null) {
+      _codec = message<BlobReleaseReply>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.removed != null && obj.removed !== false)) {
+          w.uint32(8)
+          w.bool(obj.removed)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          removed: false
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.removed = reader.bool()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.removed`,
+                value: reader.bool()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface BlobReleaseReplyRemovedFieldEvent {
+    field: '$.removed'
+    value: boolean
+  }
+
+  export function encode (obj: Partial<BlobReleaseReply>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, BlobReleaseReply.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BlobReleaseReply>): BlobReleaseReply {
+    return decodeMessage(buf, BlobReleaseReply.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BlobReleaseReply>): Generator<BlobReleaseReplyRemovedFieldEvent> {
+    return streamMessage(buf, BlobReleaseReply.codec(), opts)
+  }
+}
+
 export interface JobLog {
   jobId: string
   allocationId: string

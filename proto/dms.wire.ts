@@ -25,6 +25,8 @@ export const OutputArchiveWire: WireSchema = {}
 export const JobResultWire: WireSchema = {}
 export const BlobChunkRequestWire: WireSchema = {}
 export const BlobChunkWire: WireSchema = {}
+export const BlobReleaseWire: WireSchema = {}
+export const BlobReleaseReplyWire: WireSchema = {}
 export const JobLogWire: WireSchema = {}
 export const SettleRequestWire: WireSchema = {}
 export const SettlementMessageWire: WireSchema = {}
@@ -153,6 +155,12 @@ Object.assign(BlobChunkRequestWire, {
 Object.assign(BlobChunkWire, {
   1: { wire: 0 },
   2: { wire: 2 },
+})
+Object.assign(BlobReleaseWire, {
+  1: { wire: 2 },
+})
+Object.assign(BlobReleaseReplyWire, {
+  1: { wire: 0 },
 })
 Object.assign(JobLogWire, {
   1: { wire: 2 },

@@ -57,6 +57,8 @@ interface Grant {
   sha256: string
   peer: string
   at: number
+  /** The blob is deleted when this grantee releases it and no other grant holds it (an output archive). */
+  dropOnRelease?: boolean
 }
 
 export class BlobService {
@@ -73,10 +75,37 @@ export class BlobService {
     return this.c.store
   }
 
-  /** Lets `peer` fetch `sha256` from this node. */
-  async grant(peer: string, sha256: string): Promise<void> {
+  /**
+   * Lets `peer` fetch `sha256` from this node. With `dropOnRelease` (a run's output archive), the
+   * blob is deleted once `peer` releases it and no other grant holds it (`release`).
+   */
+  async grant(peer: string, sha256: string, opts: { dropOnRelease?: boolean } = {}): Promise<void> {
     checkBlobId(sha256)
-    await this.grants.put(`${sha256}/${peer}`, { sha256, peer, at: this.c.now() })
+    await this.grants.put(`${sha256}/${peer}`, {
+      sha256,
+      peer,
+      at: this.c.now(),
+      ...(opts.dropOnRelease === true ? { dropOnRelease: true } : {}),
+    })
+  }
+
+  /**
+   * `peer` no longer needs `sha256` (`/dms/blob/release`): its grant is revoked, and the blob deleted
+   * when that grant was `dropOnRelease` and no other peer holds a grant on it. A blob this node
+   * shared for its own sake (a job's inputs) is never deleted by a grantee. Throws
+   * BlobNotGrantedError when `peer` holds no grant on it.
+   */
+  async release(peer: string, sha256: string): Promise<{ removed: boolean }> {
+    checkBlobId(sha256)
+    const grant = await this.grants.get(`${sha256}/${peer}`)
+    if (grant === undefined) throw new BlobNotGrantedError(sha256, peer)
+    await this.grants.del(`${sha256}/${peer}`)
+    if (grant.dropOnRelease !== true) return { removed: false }
+    for await (const key of this.grants.sub.keys({ gte: `${sha256}/`, lt: `${sha256}0` }))
+      if (key.startsWith(`${sha256}/`)) return { removed: false }
+    await this.c.store.delete(sha256)
+    this.c.log.info({ sha256, peer }, 'blob released by its grantee and deleted')
+    return { removed: true }
   }
 
   async revoke(peer: string, sha256: string): Promise<void> {

@@ -23,6 +23,7 @@ import { registerQueueCommands } from './queue.js'
 import {
   workflowCancelCommand,
   workflowListCommand,
+  workflowOutputsCommand,
   workflowRunCommand,
   workflowStatusCommand,
 } from './workflow.js'
@@ -122,6 +123,20 @@ workflow
   .option('--json', 'print JSON')
   .option(...socketOpt)
   .action((id: string, o: { socket: string; json?: boolean }) => workflowCancelCommand(id, o))
+workflow
+  .command('outputs')
+  .description(
+    "fetch one task's outputs to the node (even those left at its provider), list or download them",
+  )
+  .argument('<id>', 'workflow id')
+  .argument('<task>', 'task name')
+  .option('--out <dir>', 'write the files (and outputs.tar if any) into this folder, checking each sha256')
+  .option('--force', 'overwrite files that already exist in --out')
+  .option('--json', 'print JSON')
+  .option(...socketOpt)
+  .action((id: string, task: string, o: { socket: string; json?: boolean; out?: string; force?: boolean }) =>
+    workflowOutputsCommand(id, task, o),
+  )
 
 const job = program.command('job').description('post and inspect jobs on a requester node')
 job

@@ -46,6 +46,8 @@ import type {
   Decline,
   Invocation,
   InvocationReply,
+  BlobRelease,
+  BlobReleaseReply,
   JobCancel,
   JobCancelReply,
   JobLog,
@@ -264,6 +266,20 @@ const blobChunk = proto<Chunk, P.BlobChunk>(
   (v) => ({ size: v.size, data: v.data as Uint8Array<ArrayBuffer> }),
   (w) => w,
 )
+const blobRelease = proto<BlobRelease, P.BlobRelease>(
+  P.BlobRelease,
+  'BlobRelease',
+  PW.BlobReleaseWire,
+  (v) => v,
+  (w) => w,
+)
+const blobReleaseReply = proto<BlobReleaseReply, P.BlobReleaseReply>(
+  P.BlobReleaseReply,
+  'BlobReleaseReply',
+  PW.BlobReleaseReplyWire,
+  (v) => v,
+  (w) => w,
+)
 const jobLog = proto<JobLog, P.JobLog>(
   P.JobLog,
   'JobLog',
@@ -367,6 +383,8 @@ export const PAYLOAD_CODECS = {
   jobResult,
   blobChunkRequest,
   blobChunk,
+  blobRelease,
+  blobReleaseReply,
   jobLog,
   settleRequest,
   terminateRequest,

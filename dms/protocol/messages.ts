@@ -181,6 +181,19 @@ export interface TerminateRequest {
 }
 
 /**
+ * `/dms/blob/release`, a grantee -> the blob's node (its `blobs` inbox): it no longer needs the
+ * blob (a workflow task's output archive once the workflow ended). Its grant is revoked, and the
+ * blob deleted when no other peer holds a grant on it.
+ */
+export interface BlobRelease {
+  sha256: string
+}
+export interface BlobReleaseReply {
+  /** true when the blob was deleted from the store. */
+  removed: boolean
+}
+
+/**
  * `/dms/job/cancel`, requester -> provider inbox: stop the allocation of this contract. The
  * allocation's result (a receipt with status `cancelled` and the usage) follows as `/dms/job/result`.
  */

@@ -95,6 +95,8 @@ export const WIRE_SHAPES = {
   }),
   BlobChunkRequest: S.obj({ sha256: hash, offset: S.num, length: S.num, grant: S.opt(doc) }),
   BlobChunk: S.obj({ size: S.num, data: S.bytes(L.chunk) }),
+  BlobRelease: S.obj({ sha256: hash }),
+  BlobReleaseReply: S.obj({ removed: S.bool }),
   JobLog: S.obj({ jobId: id, allocationId: id, stream: S.str(L.name), seq: S.num, data: S.str(L.log) }),
   SettleRequest: S.obj({ contractId: id, receipt: doc, verification: doc }),
   SettlementMessage: S.obj({ settlement: doc }),

@@ -98,6 +98,7 @@ async function outputsOf(
   }
   // Taken before a restart already: the file is gone, the blob is there.
   if (!(await d.blobs.store.has(archive.sha256))) await d.blobs.store.adopt(archive.file, archive)
-  await d.blobs.grant(peer, archive.sha256)
+  // Deleted once the requester releases it (a workflow task's archive, specs/workflow.md).
+  await d.blobs.grant(peer, archive.sha256, { dropOnRelease: true })
   return { outputs, archive: { sha256: archive.sha256, size: archive.size } }
 }

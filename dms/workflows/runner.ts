@@ -39,6 +39,23 @@ export interface WorkflowJobs {
   cancel(id: string): Promise<unknown>
   /** Every stored change of any job; returns the unsubscribe function. */
   onChange(fn: (job: WorkflowJob) => void): () => void
+  /**
+   * Fetches a completed job's outputs to this node, checked against its signed manifest (a no-op
+   * when they are here); throws `OUTPUTS_NOT_READY` or `OUTPUTS_NOT_FETCHED`.
+   */
+  outputs(id: string): Promise<TaskOutputs>
+  /**
+   * Tells the provider of a job whose outputs stayed there that they are no longer needed, so it
+   * deletes the archive: true once released (now or before), false when there was none.
+   */
+  release(id: string): Promise<boolean>
+}
+
+/** One task's outputs, fetched to this node: its job's manifest and archive. */
+export interface TaskOutputs {
+  jobId: string
+  files: Array<{ path: string; sha256: string; size: number }>
+  archive: { sha256: string; size: number } | null
 }
 
 /** A workflow as stored and shown. */
@@ -46,6 +63,8 @@ export interface StoredWorkflow {
   state: WorkflowState
   record: WorkflowRecord
   snapshot?: unknown
+  /** Set once the workflow ended and every archive left at a provider for its tasks was released. */
+  released?: boolean
 }
 
 export interface WorkflowRunnerComponents {
@@ -67,6 +86,12 @@ export interface WorkflowRunnerInit {
 export class WorkflowNotFoundError extends DmsError {
   constructor(id: string) {
     super('WORKFLOW_NOT_FOUND', `no workflow ${id}`)
+  }
+}
+export class TaskNotFoundError extends DmsError {
+  readonly statusCode = 404
+  constructor(id: string, task: string) {
+    super('TASK_NOT_FOUND', `workflow ${id} has no task ${task}`)
   }
 }
 export class WorkflowEndedError extends DmsError {
@@ -123,6 +148,8 @@ export class WorkflowRunner {
     this.unsubscribe ??= this.c.jobs.onChange((job) => this.onJob(job))
     let restored = 0
     for (const wf of await this.repo.values()) {
+      // Ended before its archives were all released (a restart, a provider that did not answer).
+      if (FINAL_WORKFLOW_STATES.includes(wf.state) && wf.released !== true) void this.releaseArchives(wf)
       if (FINAL_WORKFLOW_STATES.includes(wf.state) || wf.snapshot === undefined) continue
       if (this.running.has(wf.record.id)) continue
       await this.launch(wf.record, { ...(wf.snapshot as object), context: wf.record })
@@ -185,6 +212,24 @@ export class WorkflowRunner {
     return { state: snap.value, record: snap.context }
   }
 
+  /**
+   * Fetches one task's outputs to this node, even when they were left at its provider for the
+   * tasks downstream (specs/workflow.md, "Outputs on demand"): the archive is checked against the
+   * manifest its provider signed, then the job's outputs routes serve it.
+   */
+  async outputs(id: WorkflowId, task: string): Promise<TaskOutputs & { task: string }> {
+    const stored = await this.repo.get(id)
+    if (stored === undefined) throw new WorkflowNotFoundError(id)
+    const row = stored.record.tasks[task] as WorkflowRecord['tasks'][string] | undefined
+    if (row === undefined) throw new TaskNotFoundError(id, task)
+    if (row.jobId === undefined || row.state !== 'completed')
+      throw new DmsError(
+        'OUTPUTS_NOT_READY',
+        `task ${task} is ${row.state}: only a completed task's outputs can be fetched`,
+      )
+    return { task, ...(await this.c.jobs.outputs(row.jobId)) }
+  }
+
   private launch(record: WorkflowRecord, snapshot?: unknown): Promise<StoredWorkflow> {
     const id = record.id
     const actor = createActor(this.machine, {
@@ -209,8 +254,10 @@ export class WorkflowRunner {
           await this.repo.put(id, wf)
           for (const l of this.listeners) l(wf)
           resolveStored(wf)
-          if (done) this.finish(id)
-          else this.reconcile(id, wf)
+          if (done) {
+            this.finish(id)
+            void this.releaseArchives(wf)
+          } else this.reconcile(id, wf)
         })
         .catch((err: unknown) => this.c.log.error({ err, workflowId: id }, 'workflow not persisted'))
     }
@@ -294,6 +341,32 @@ export class WorkflowRunner {
     this.running
       .get(owner.wf)
       ?.send({ type: 'JOB', task: owner.task, jobState: job.state, error: job.record.error })
+  }
+
+  /**
+   * Once a workflow ended no task can need its upstreams' archives: each provider that kept one for
+   * the hand-offs is told to delete it (specs/workflow.md, "Archives released"). Recorded as
+   * `released` when every one is; else tried again at the next start.
+   */
+  private async releaseArchives(wf: StoredWorkflow): Promise<void> {
+    const id = wf.record.id
+    let all = true
+    for (const [task, row] of Object.entries(wf.record.tasks)) {
+      if (row.jobId === undefined) continue
+      try {
+        await this.c.jobs.release(row.jobId)
+      } catch (err) {
+        all = false
+        this.c.log.warn(
+          { err, workflowId: id, task },
+          'output archive not released: tried again at the next start',
+        )
+      }
+    }
+    if (!all) return
+    const done: StoredWorkflow = { ...wf, released: true }
+    await this.repo.put(id, done)
+    for (const l of this.listeners) l(done)
   }
 
   private finish(id: WorkflowId): void {

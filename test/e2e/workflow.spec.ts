@@ -42,6 +42,32 @@ function workflowEnds(net: TestNetwork, id: string): Promise<StoredWorkflow> {
   })
 }
 
+/** Resolves once the workflow ended and every archive left at a provider for it was released. */
+function archivesReleased(net: TestNetwork, id: string): Promise<StoredWorkflow> {
+  const runner = net.requester.workflows!
+  return new Promise((resolve) => {
+    const off = runner.onChange((w) => {
+      if (w.record.id === id && w.released === true) {
+        off()
+        resolve(w)
+      }
+    })
+    void runner.get(id).then((w) => {
+      if (w?.released === true) {
+        off()
+        resolve(w)
+      }
+    })
+  })
+}
+
+/** Whether the provider that ran `j` still holds its output archive. */
+async function providerHolds(net: TestNetwork, j: StoredJob): Promise<boolean> {
+  const p = net.providers.find((n) => n.peerId === j.record.winner?.provider)
+  assert.ok(p !== undefined, `job ${j.record.id} ran on one of the providers`)
+  return p.blobs.store.has(j.record.result!.archive!.sha256)
+}
+
 /** The [start, end] of a job's `running` state, from its recorded history. */
 function runningInterval(j: StoredJob): [number, number] {
   const h = j.record.history
@@ -94,6 +120,7 @@ describe('workflows (real network, real Docker)', function () {
         },
       ],
     })
+    const released = archivesReleased(net, posted.record.id)
     const wf = await workflowEnds(net, posted.record.id)
     assert.equal(wf.state, 'completed', JSON.stringify(wf.record.tasks))
     const orch = net.requester.orchestrator!
@@ -143,6 +170,66 @@ describe('workflows (real network, real Docker)', function () {
       ['settled', 'settled', 'settled', 'settled'],
     )
     assert.equal((await net.contractDb.service.account(net.requester.peerId)).escrow, 0)
+
+    // Once the workflow ended no task needs A, B or C's archives: their providers deleted them.
+    await released
+    for (const t of ['A', 'B', 'C'] as const)
+      assert.equal(await providerHolds(net, jobs[t]), false, `${t}'s archive is gone from its provider`)
+  })
+
+  it("over REST and the CLI's route: an upstream's outputs fetched on demand mid-run, hash-checked; released once the workflow ended", async () => {
+    const api = new ApiClient(net.requester.socketPath!)
+    const posted = await api.call<{ id: string }>('POST', '/v1/workflows', {
+      tasks: [
+        { name: 'up', job: job('mkdir /outputs/d; echo -n kept > /outputs/d/k.txt'), outputs: ['d/k.txt'] },
+        { name: 'down', job: job('sleep 60', 120), from: [{ fromTask: 'up' }] },
+      ],
+    })
+    const id = posted.body.id
+    const downId = jobIdOf(id, 'down')
+    await new Promise<void>((resolve) => {
+      const off = net.requester.orchestrator!.onUpdate((jobId, u) => {
+        if (jobId === downId && u.state === 'running') {
+          off()
+          resolve()
+        }
+      })
+    })
+    const up = (await net.requester.orchestrator!.get(jobIdOf(id, 'up')))!
+    const archive = up.record.result!.archive!
+    assert.equal(await net.requester.blobs.store.has(archive.sha256), false, 'left at its provider')
+    const early = await api.call<{ error: { code: string } }>(
+      'POST',
+      `/v1/workflows/${id}/tasks/down/outputs`,
+    )
+    assert.deepEqual([early.status, early.body.error.code], [409, 'OUTPUTS_NOT_READY'])
+    const missing = await api.call<{ error: { code: string } }>(
+      'POST',
+      `/v1/workflows/${id}/tasks/nope/outputs`,
+    )
+    assert.deepEqual([missing.status, missing.body.error.code], [404, 'TASK_NOT_FOUND'])
+
+    const fetched = await api.call<{ jobId: string; files: Array<{ path: string; sha256: string }> }>(
+      'POST',
+      `/v1/workflows/${id}/tasks/up/outputs`,
+    )
+    assert.equal(fetched.status, 200)
+    assert.equal(fetched.body.jobId, up.record.id)
+    assert.deepEqual(
+      fetched.body.files.map((f) => f.path),
+      ['d/k.txt'],
+    )
+    assert.equal(await net.requester.blobs.store.has(archive.sha256), true, 'fetched and kept')
+    const file = await api.raw('GET', `/v1/jobs/${up.record.id}/outputs/d/k.txt`)
+    assert.equal(file.status, 200)
+    assert.equal(file.body.toString(), 'kept')
+
+    // Cancelled: the workflow ended, so the provider of `up` is told to delete its archive.
+    const released = archivesReleased(net, id)
+    assert.equal(await providerHolds(net, up), true)
+    await api.call('DELETE', `/v1/workflows/${id}`)
+    await released
+    assert.equal(await providerHolds(net, up), false)
   })
 
   it('a failing upstream ends its dependants UPSTREAM_FAILED and leaves no escrow locked', async () => {

@@ -48,6 +48,24 @@ describe('BlobService (grants, chunked fetch of what is missing) and input stagi
     await assert.rejects(a.serve('peer-b', req), { code: 'BLOB_NOT_GRANTED' })
   })
 
+  it('a release by its grantee deletes an output archive no other grant holds, never a blob shared for its own sake', async function () {
+    const archive = await a.store.put(Buffer.from('an output archive'))
+    const input = await a.store.put(Buffer.from('an input the node shares'))
+    await a.grant('requester', archive, { dropOnRelease: true })
+    await a.grant('other', archive, { dropOnRelease: true })
+    await a.grant('provider', input)
+    await assert.rejects(a.release('stranger', archive), { code: 'BLOB_NOT_GRANTED' })
+    assert.deepEqual(await a.release('provider', input), { removed: false })
+    assert.equal(await a.store.has(input), true, 'a grantee cannot delete what the node shared for itself')
+    assert.deepEqual(await a.release('requester', archive), { removed: false })
+    assert.equal(await a.store.has(archive), true, 'another grant still holds it')
+    await assert.rejects(a.serve('requester', { sha256: archive, offset: 0, length: 10 }), {
+      code: 'BLOB_NOT_GRANTED',
+    })
+    assert.deepEqual(await a.release('other', archive), { removed: true })
+    assert.equal(await a.store.has(archive), false)
+  })
+
   it('fetches only the blobs it lacks, in chunks, and verifies each', async function () {
     const one = await a.store.put(Buffer.from('first input file'))
     const two = await a.store.put(Buffer.from('second'))
