@@ -230,6 +230,7 @@ export class DmsNode {
           claimSweepMs: p.claimSweepMs,
           preferences: {
             allowedImages: p.allowedImages,
+            allowNetwork: p.allowNetwork,
             maxDurationSeconds: p.maxDurationSeconds,
             minPrice: p.minPrice,
             allowRequesters: p.allowRequesters,

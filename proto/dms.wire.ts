@@ -51,6 +51,7 @@ Object.assign(BidRequestWire, {
   6: { wire: 0 },
   7: { wire: 2 },
   8: { wire: 2 },
+  9: { wire: 0 },
 })
 Object.assign(BidWire, {
   1: { wire: 2 },
@@ -96,6 +97,7 @@ Object.assign(InvocationWire, {
   3: { wire: 2 },
   4: { wire: 2, message: { 1: { wire: 2 }, 2: { wire: 2 } } },
   5: { wire: 2, message: InputFileWire },
+  6: { wire: 0 },
 })
 Object.assign(InputFileWire, {
   1: { wire: 2 },

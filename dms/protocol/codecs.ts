@@ -211,6 +211,7 @@ const invocation = proto<Invocation, P.Invocation>(
     inputs: v.inputs.map(({ source, ...f }) =>
       source === undefined ? f : { ...f, source: { ...source, grant: docToBytes(source.grant) } },
     ),
+    ...(v.network === true ? { network: true } : {}),
   }),
   (w) => ({
     contract: docFromBytes(w.contract, asSignedContract),
@@ -222,6 +223,7 @@ const invocation = proto<Invocation, P.Invocation>(
         ? f
         : { ...f, source: { ...source, grant: docFromBytes(source.grant, asBlobGrant) } },
     ),
+    ...(w.network === true ? { network: true } : {}),
   }),
 )
 const invocationReply = proto<InvocationReply, P.InvocationReply>(

@@ -28,6 +28,8 @@ export interface BidRequest {
   exclude: string[]
   /** The requester's approval credential: providers reserve and bid only for approved requesters. */
   approval?: ApprovalCredential
+  /** The job's container wants the network: only providers that allow it bid. Absent: no network. */
+  network?: boolean
 }
 
 /**
@@ -96,6 +98,8 @@ export interface Invocation {
   env: Record<string, string>
   /** Staged read-only at /inputs; the provider fetches the blobs it lacks from the requester. */
   inputs: InputFile[]
+  /** The container may use the network; refused by a provider that does not allow it. Absent: none. */
+  network?: boolean
 }
 export interface InvocationReply {
   allocationId: string

@@ -50,6 +50,7 @@ export const WIRE_SHAPES = {
     deadline: S.num,
     exclude: S.arr(peer, L.exclude),
     approval: S.opt(doc),
+    network: S.opt(S.bool),
   }),
   Bid: S.obj({ bid: doc, approval: S.opt(doc) }),
   Decline: S.obj({
@@ -73,6 +74,7 @@ export const WIRE_SHAPES = {
     command: S.arr(S.str(L.arg), L.commandArgs),
     env: S.map(S.str(L.arg), L.envEntries, L.envKey),
     inputs: S.arr(inputFile, L.inputs),
+    network: S.opt(S.bool),
   }),
   InvocationReply: S.obj({ allocationId: id }),
   JobUpdate: S.obj({

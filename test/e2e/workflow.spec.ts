@@ -85,7 +85,8 @@ describe('workflows (real network, real Docker)', function () {
     net = await startNetwork(
       [
         { cpu: 2, memoryBytes: 512 * MiB, perCpuHour: 1000 },
-        { cpu: 2, memoryBytes: 512 * MiB, perCpuHour: 1200 },
+        // The only provider that lets containers use the network.
+        { cpu: 2, memoryBytes: 512 * MiB, perCpuHour: 1200, policy: { allowNetwork: true } },
       ],
       { requester: { bidWindowMs: 1500, enoughBids: 2 } },
     )
@@ -230,6 +231,27 @@ describe('workflows (real network, real Docker)', function () {
     await api.call('DELETE', `/v1/workflows/${id}`)
     await released
     assert.equal(await providerHolds(net, up), false)
+  })
+
+  it('per-task network: the task that asks for it gets a bridge where allowed, its neighbour on the same provider none', async () => {
+    const netProvider = net.providers[1].peerId
+    const posted = await net.requester.workflows!.post({
+      tasks: [
+        { name: 'on', job: { ...job('ls /sys/class/net'), network: true } },
+        { name: 'off', job: { ...job('ls /sys/class/net'), providers: { allow: [netProvider] } } },
+      ],
+    })
+    const wf = await workflowEnds(net, posted.record.id)
+    assert.equal(wf.state, 'completed', JSON.stringify(wf.record.tasks))
+    const orch = net.requester.orchestrator!
+    const [on, off] = await Promise.all(
+      ['on', 'off'].map(async (t) => (await orch.get(jobIdOf(wf.record.id, t)))!),
+    )
+    assert.deepEqual([on.record.winner?.provider, off.record.winner?.provider], [netProvider, netProvider])
+    assert.deepEqual(on.record.result?.stdout.split('\n').filter(Boolean).sort(), ['eth0', 'lo'])
+    assert.deepEqual(off.record.result?.stdout.split('\n').filter(Boolean), ['lo'])
+    const declined = on.record.declines?.find((d) => d.provider === net.providers[0].peerId)
+    assert.deepEqual(declined?.reasons, ['network not allowed here: the job asks for network access'])
   })
 
   it('a failing upstream ends its dependants UPSTREAM_FAILED and leaves no escrow locked', async () => {
