@@ -3661,6 +3661,7 @@ export namespace BlobChunk {
 
 export interface BlobRelease {
   sha256: string
+  jobId: string
 }
 
 export namespace BlobRelease {
@@ -3678,12 +3679,18 @@ export namespace BlobRelease {
           w.string(obj.sha256)
         }
 
+        if ((obj.jobId != null && obj.jobId !== '')) {
+          w.uint32(18)
+          w.string(obj.jobId)
+        }
+
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
       }, (reader, length, opts = {}) => {
         const obj: any = {
-          sha256: ''
+          sha256: '',
+          jobId: ''
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -3694,6 +3701,10 @@ export namespace BlobRelease {
           switch (tag >>> 3) {
             case 1: {
               obj.sha256 = reader.string()
+              break
+            }
+            case 2: {
+              obj.jobId = reader.string()
               break
             }
             default: {
@@ -3718,6 +3729,13 @@ export namespace BlobRelease {
               }
               break
             }
+            case 2: {
+              yield {
+                field: `${prefix}.jobId`,
+                value: reader.string()
+              }
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -3735,6 +3753,11 @@ export namespace BlobRelease {
     value: string
   }
 
+  export interface BlobReleaseJobIdFieldEvent {
+    field: '$.jobId'
+    value: string
+  }
+
   export function encode (obj: Partial<BlobRelease>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, BlobRelease.codec())
   }
@@ -3743,7 +3766,7 @@ export namespace BlobRelease {
     return decodeMessage(buf, BlobRelease.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BlobRelease>): Generator<BlobReleaseSha256FieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BlobRelease>): Generator<BlobReleaseSha256FieldEvent | BlobReleaseJobIdFieldEvent> {
     return streamMessage(buf, BlobRelease.codec(), opts)
   }
 }

@@ -160,6 +160,7 @@ Object.assign(BlobChunkWire, {
 })
 Object.assign(BlobReleaseWire, {
   1: { wire: 2 },
+  2: { wire: 2 },
 })
 Object.assign(BlobReleaseReplyWire, {
   1: { wire: 0 },

@@ -23,7 +23,7 @@ export function startBlobActor(system: ActorSystem, key: KeyPair, blobs: BlobSer
   return system
     .spawn(INBOX.blobs, key)
     .on(W.blobGet, (m) => blobs.serve(m.peer, m.payload))
-    .on(W.blobRelease, (m) => blobs.release(m.peer, m.payload.sha256))
+    .on(W.blobRelease, (m) => blobs.release(m.peer, m.payload.sha256, m.payload.jobId))
 }
 
 /** The `blobs` actor of `peer` (it runs with the node key, so its public key is the peer's). */

@@ -119,7 +119,7 @@ export async function releaseKeptOutputs(
     await actor.request(
       blobsHandle(provider, r.providerAddrs?.[provider] ?? []),
       W.blobRelease,
-      { sha256: archive.sha256 },
+      { sha256: archive.sha256, jobId: id },
       { timeoutMs: RELEASE_TIMEOUT_MS },
     )
     return true

@@ -191,6 +191,8 @@ export interface TerminateRequest {
  */
 export interface BlobRelease {
   sha256: string
+  /** The job the archive was published for (the same bytes may be another job's outputs too). */
+  jobId: string
 }
 export interface BlobReleaseReply {
   /** true when the blob was deleted from the store. */

@@ -97,7 +97,7 @@ export const WIRE_SHAPES = {
   }),
   BlobChunkRequest: S.obj({ sha256: hash, offset: S.num, length: S.num, grant: S.opt(doc) }),
   BlobChunk: S.obj({ size: S.num, data: S.bytes(L.chunk) }),
-  BlobRelease: S.obj({ sha256: hash }),
+  BlobRelease: S.obj({ sha256: hash, jobId: id }),
   BlobReleaseReply: S.obj({ removed: S.bool }),
   JobLog: S.obj({ jobId: id, allocationId: id, stream: S.str(L.name), seq: S.num, data: S.str(L.log) }),
   SettleRequest: S.obj({ contractId: id, receipt: doc, verification: doc }),

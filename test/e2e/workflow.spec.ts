@@ -5,7 +5,10 @@
  * locked; a cancel mid-run.
  */
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { ApiClient } from '../../dms/api/client.js'
 import type { StoredJob } from '../../dms/orchestrator/orchestrator.js'
 import { jobIdOf } from '../../dms/workflows/machine.js'
@@ -13,6 +16,7 @@ import type { StoredWorkflow } from '../../dms/workflows/runner.js'
 import { startNetwork, TEST_IMAGE, type TestNetwork } from '../helpers/network.js'
 
 const MiB = 1024 * 1024
+const execFileP = promisify(execFile)
 const job = (script: string, maxDuration = 60) => ({
   image: TEST_IMAGE,
   command: ['sh', '-c', script],
@@ -224,6 +228,15 @@ describe('workflows (real network, real Docker)', function () {
     const file = await api.raw('GET', `/v1/jobs/${up.record.id}/outputs/d/k.txt`)
     assert.equal(file.status, 200)
     assert.equal(file.body.toString(), 'kept')
+    // The built CLI: the same fetch, then each file downloaded with its sha256 checked.
+    const out = join(net.root, 'up-outputs')
+    const cli = await execFileP(
+      process.execPath,
+      ['bin/dms.js', 'workflow', 'outputs', id, 'up', '--out', out, '--socket', net.requester.socketPath!],
+      { timeout: 30_000 },
+    )
+    assert.match(cli.stdout, /d\/k\.txt {2}4 bytes/)
+    assert.equal(await readFile(join(out, 'd', 'k.txt'), 'utf8'), 'kept')
 
     // Cancelled: the workflow ended, so the provider of `up` is told to delete its archive.
     const released = archivesReleased(net, id)

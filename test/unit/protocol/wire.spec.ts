@@ -193,7 +193,7 @@ const samples: Array<[string, unknown]> = [
     },
   ],
   [W.balance.name, {}],
-  [W.blobRelease.name, { sha256: 'ab'.repeat(32) }],
+  [W.blobRelease.name, { sha256: 'ab'.repeat(32), jobId: 'j-1' }],
   [`${W.blobRelease.name}#reply`, { removed: true }],
   [W.invoke.name, { contract, proof, command: ['ls', '/sys/class/net'], env: {}, inputs: [], network: true }],
 ]
