@@ -21,6 +21,13 @@ import { Repo, type Db } from '../store/db.js'
 import { parseWorkflow, type Workflow } from './document.js'
 import { handOff } from './handoff.js'
 import { storeTaskInputs } from './inputs.js'
+import {
+  BalanceUnknownError,
+  InsufficientBalanceError,
+  TaskNotFoundError,
+  WorkflowEndedError,
+  WorkflowNotFoundError,
+} from './errors.js'
 import { createWorkflowMachine } from './machine.js'
 import { FINAL_WORKFLOW_STATES, type WorkflowId, type WorkflowRecord, type WorkflowState } from './record.js'
 
@@ -81,44 +88,6 @@ export interface WorkflowRunnerComponents {
 export interface WorkflowRunnerInit {
   /** Most tasks in one workflow. @default 32 */
   maxTasks?: number
-}
-
-export class WorkflowNotFoundError extends DmsError {
-  constructor(id: string) {
-    super('WORKFLOW_NOT_FOUND', `no workflow ${id}`)
-  }
-}
-export class TaskNotFoundError extends DmsError {
-  readonly statusCode = 404
-  constructor(id: string, task: string) {
-    super('TASK_NOT_FOUND', `workflow ${id} has no task ${task}`)
-  }
-}
-export class WorkflowEndedError extends DmsError {
-  constructor(id: string, state: string) {
-    super('WORKFLOW_ENDED', `workflow ${id} already ended: ${state}`)
-  }
-}
-/** The balance does not cover the sum of the tasks' worst-case escrows. */
-export class InsufficientBalanceError extends DmsError<{ plan: number; balance: number; shortfall: number }> {
-  constructor(plan: number, balance: number) {
-    super(
-      'INSUFFICIENT_BALANCE',
-      `the workflow may lock ${plan} micro-tokens of escrow (the sum of its tasks' maxPrice), the balance is ${balance}: short by ${plan - balance}`,
-      { plan, balance, shortfall: plan - balance },
-    )
-  }
-}
-
-/** The contract-db did not answer the balance query: nothing is started unchecked. */
-export class BalanceUnknownError extends DmsError {
-  readonly statusCode = 503
-  constructor(cause: unknown) {
-    super(
-      'BALANCE_UNKNOWN',
-      `cannot check the balance at the contract-db (${(cause as Error).message}): try again once it answers`,
-    )
-  }
 }
 
 type WorkflowActor = XActor<ReturnType<typeof createWorkflowMachine>>

@@ -23,7 +23,7 @@ export interface InvokeDeps {
   contractDb: string
   /** The contract goes into the books once invoked (books.ts). */
   books?: Pick<ProviderBooks, 'invoked'>
-  /** Whether containers may use the network (`provider.allowNetwork`). @default false */
+  /** Whether containers may use the network (`provider.allowNetwork`, of its preferences). @default false */
   allowNetwork?: boolean
 }
 
