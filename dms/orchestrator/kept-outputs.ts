@@ -5,6 +5,7 @@
  * when it published the result, and checks it file by file exactly as the verify step does
  * (data-plane.ts). Once here, the job's outputs routes serve it like any job's.
  */
+import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../actors/clock.js'
 import { DmsError, isCode } from '../../actors/errors.js'
 import { KeyPair } from '../../actors/identity.js'
@@ -50,6 +51,24 @@ export interface FetchedOutputs {
   archive: OutputArchive | null
 }
 
+/** `fetchKeptOutputs` and `releaseKeptOutputs` over one set of deps; two asks for the same job's outputs at once share one fetch. */
+export class KeptOutputs {
+  private readonly fetching = new Map<string, Promise<FetchedOutputs>>()
+  constructor(private readonly d: KeptOutputsDeps) {}
+
+  fetch(id: string): Promise<FetchedOutputs> {
+    const running = this.fetching.get(id)
+    if (running !== undefined) return running
+    const p = fetchKeptOutputs(this.d, id).finally(() => this.fetching.delete(id))
+    this.fetching.set(id, p)
+    return p
+  }
+
+  release(id: string): Promise<boolean> {
+    return releaseKeptOutputs(this.d, id)
+  }
+}
+
 /**
  * Fetches a completed job's archive into this node's store (nothing to do when it is here
  * already) and checks it against the manifest its provider signed. Throws `JOB_NOT_FOUND`,
@@ -69,7 +88,7 @@ export async function fetchKeptOutputs(
   const fetched = { jobId: id, files: r.result.outputs, archive: r.result.archive ?? null }
   if (r.result.archive === undefined || (await d.blobs.store.has(r.result.archive.sha256))) return fetched
   // An actor of its own for the fetch: the provider granted the archive to this node (its peer).
-  const actor = d.system.spawn(`outputs/${id}`, KeyPair.generate())
+  const actor = d.system.spawn(`outputs/${id}/${randomUUID()}`, KeyPair.generate())
   try {
     const budgetMs = transferBudgetMs(r.result.archive.size, d.pace)
     const check = await fetchAndCheckOutputs(
@@ -114,7 +133,7 @@ export async function releaseKeptOutputs(
   const archive = r?.result?.archive
   if (r === undefined || r.spec.outputsStay !== true || provider === undefined || archive === undefined)
     return false
-  const actor = d.system.spawn(`release/${id}`, KeyPair.generate())
+  const actor = d.system.spawn(`release/${id}/${randomUUID()}`, KeyPair.generate())
   try {
     await actor.request(
       blobsHandle(provider, r.providerAddrs?.[provider] ?? []),
