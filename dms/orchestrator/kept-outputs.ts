@@ -51,7 +51,10 @@ export interface FetchedOutputs {
   archive: OutputArchive | null
 }
 
-/** `fetchKeptOutputs` and `releaseKeptOutputs` over one set of deps; two asks for the same job's outputs at once share one fetch. */
+/**
+ * `fetchKeptOutputs` and `releaseKeptOutputs` over one set of deps; two asks for the same job's
+ * outputs at once share one fetch.
+ */
 export class KeptOutputs {
   private readonly fetching = new Map<string, Promise<FetchedOutputs>>()
   constructor(private readonly d: KeptOutputsDeps) {}
@@ -85,12 +88,14 @@ export async function fetchKeptOutputs(
   const provider = r.winner?.provider
   if (job.state !== 'completed' || r.result === undefined || provider === undefined)
     throw new OutputsNotReadyError(id, job.state)
-  const fetched = { jobId: id, files: r.result.outputs, archive: r.result.archive ?? null }
-  if (r.result.archive === undefined || (await d.blobs.store.has(r.result.archive.sha256))) return fetched
+  const archive = r.result.archive
+  // Checked even when the blob is here (another job's outputs may be the same bytes): the check
+  // fetches only what is missing.
+  const had = archive === undefined || (await d.blobs.store.has(archive.sha256))
   // An actor of its own for the fetch: the provider granted the archive to this node (its peer).
   const actor = d.system.spawn(`outputs/${id}/${randomUUID()}`, KeyPair.generate())
   try {
-    const budgetMs = transferBudgetMs(r.result.archive.size, d.pace)
+    const budgetMs = transferBudgetMs(archive?.size ?? 0, d.pace)
     const check = await fetchAndCheckOutputs(
       actor,
       d.blobs,
@@ -104,11 +109,11 @@ export async function fetchKeptOutputs(
       },
     )
     if (!check.ok) {
-      // A partial or mismatching archive is not kept: the job's routes must not serve it.
-      await d.blobs.store.delete(r.result.archive.sha256).catch(() => undefined)
+      // An archive fetched now that does not match is not kept: the job's routes must not serve it.
+      if (!had) await d.blobs.store.delete(archive.sha256).catch(() => undefined)
       throw new OutputsFetchError(id, check.reason)
     }
-    return fetched
+    return { jobId: id, files: r.result.outputs, archive: archive ?? null }
   } finally {
     d.system.despawn(actor)
   }
