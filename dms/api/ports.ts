@@ -108,7 +108,7 @@ export interface NodeModePort {
 export interface WorkflowView {
   state: string
   record: WorkflowRecord
-  /** The workflow ended and every output archive left at a provider for it was released. */
+  /** Once ended: every output archive left at a provider for it was released (false: `keepOutputs`). */
   released?: boolean
 }
 

@@ -110,7 +110,11 @@ export const workflowRoutes: FastifyPluginAsync<WorkflowRoutesOptions> = (
       const wf = await workflows.get(req.params.id)
       if (wf === undefined)
         return reply.status(404).send(apiError('WORKFLOW_NOT_FOUND', `no workflow ${req.params.id}`))
-      return { state: wf.state, ...wf.record, ...(wf.released === true ? { released: true } : {}) }
+      return {
+        state: wf.state,
+        ...wf.record,
+        ...(wf.released !== undefined ? { released: wf.released } : {}),
+      }
     },
   )
 

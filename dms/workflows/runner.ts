@@ -70,7 +70,10 @@ export interface StoredWorkflow {
   state: WorkflowState
   record: WorkflowRecord
   snapshot?: unknown
-  /** Set once the workflow ended and every archive left at a provider for its tasks was released. */
+  /**
+   * Set once the workflow ended: true when every archive left at a provider for its tasks was
+   * released, false when the document keeps them (`keepOutputs`).
+   */
   released?: boolean
 }
 
@@ -118,7 +121,7 @@ export class WorkflowRunner {
     let restored = 0
     for (const wf of await this.repo.values()) {
       // Ended before its archives were all released (a restart, a provider that did not answer).
-      if (FINAL_WORKFLOW_STATES.includes(wf.state) && wf.released !== true) void this.releaseArchives(wf)
+      if (FINAL_WORKFLOW_STATES.includes(wf.state) && wf.released === undefined) void this.releaseArchives(wf)
       if (FINAL_WORKFLOW_STATES.includes(wf.state) || wf.snapshot === undefined) continue
       if (this.running.has(wf.record.id)) continue
       await this.launch(wf.record, { ...(wf.snapshot as object), context: wf.record })
@@ -314,13 +317,15 @@ export class WorkflowRunner {
 
   /**
    * Once a workflow ended no task can need its upstreams' archives: each provider that kept one for
-   * the hand-offs is told to delete it (specs/workflow.md, "Archives released"). Recorded as
-   * `released` when every one is; else tried again at the next start.
+   * the hand-offs is told to delete it (specs/workflow.md, "Archives released"), unless the
+   * document keeps them (`keepOutputs`: recorded `released: false`). Recorded `released: true` once
+   * every one is; else tried again at the next start.
    */
   private async releaseArchives(wf: StoredWorkflow): Promise<void> {
     const id = wf.record.id
+    const keep = wf.record.workflow.keepOutputs === true
     let all = true
-    for (const [task, row] of Object.entries(wf.record.tasks)) {
+    for (const [task, row] of Object.entries(keep ? {} : wf.record.tasks)) {
       if (row.jobId === undefined) continue
       try {
         await this.c.jobs.release(row.jobId)
@@ -333,7 +338,7 @@ export class WorkflowRunner {
       }
     }
     if (!all) return
-    const done: StoredWorkflow = { ...wf, released: true }
+    const done: StoredWorkflow = { ...wf, released: !keep }
     await this.repo.put(id, done)
     for (const l of this.listeners) l(done)
   }

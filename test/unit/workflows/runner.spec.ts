@@ -316,4 +316,14 @@ describe('workflow runner (real level, faked jobs port)', () => {
     await released
     assert.deepEqual(fake.released.sort(), [jobIdOf(id, 'A'), jobIdOf(id, 'B')].sort())
   })
+
+  it('keepOutputs: nothing is released when the workflow ends, and it is recorded so', async () => {
+    const { record } = await runner.post({ keepOutputs: true, tasks: [{ name: 'A', job }] })
+    const id = record.id
+    await when(id, started(id, 'A'))
+    fake.set(jobIdOf(id, 'A'), 'completed')
+    const ended = await when(id, (w) => w.released !== undefined)
+    assert.deepEqual([ended.state, ended.released], ['completed', false])
+    assert.deepEqual(fake.released, [])
+  })
 })
