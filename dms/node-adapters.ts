@@ -31,6 +31,7 @@ import { parseJobSpec } from './orchestrator/job-spec.js'
 import { FINAL_STATES, type Orchestrator } from './orchestrator/orchestrator.js'
 import type { QueueBook } from './orchestrator/queues/queue-book.js'
 import type { WorkflowJobs, WorkflowRunner } from './workflows/runner.js'
+import { KeptOutputs, type KeptOutputsDeps } from './orchestrator/kept-outputs.js'
 import type { PeerBase } from './peer-base.js'
 import type { ProcessFaults } from './process-guard.js'
 import { BID_REQUEST_TOPIC } from './protocol/handles.js'
@@ -94,12 +95,17 @@ export const jobsPort = (o: Orchestrator, queues: QueueBook): JobsPort => ({
 })
 
 /** The orchestrator as the workflows use it: tasks posted under their derived job ids. */
-export const workflowJobsPort = (o: Orchestrator): WorkflowJobs => ({
-  post: (spec, id) => o.post(spec, { id }),
-  get: (id) => o.get(id),
-  cancel: (id) => o.cancel(id),
-  onChange: (fn) => o.onChange(fn),
-})
+export function workflowJobsPort(o: Orchestrator, deps: Omit<KeptOutputsDeps, 'get'>): WorkflowJobs {
+  const kept = new KeptOutputs({ ...deps, get: (j) => o.get(j) })
+  return {
+    post: (spec, id) => o.post(spec, { id }),
+    get: (id) => o.get(id),
+    cancel: (id) => o.cancel(id),
+    onChange: (fn) => o.onChange(fn),
+    outputs: (id) => kept.fetch(id),
+    release: (id) => kept.release(id),
+  }
+}
 
 /** The requester's queues. */
 export const queuesPort = (b: QueueBook): QueuesPort => ({

@@ -75,6 +75,7 @@ export const noWorkflows: WorkflowsPort = {
   list: notARequester,
   get: notARequester,
   cancel: notARequester,
+  outputs: notARequester,
 }
 
 /** The allocations of a node that is not a provider. */

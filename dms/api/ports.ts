@@ -108,6 +108,8 @@ export interface NodeModePort {
 export interface WorkflowView {
   state: string
   record: WorkflowRecord
+  /** Once ended: every output archive left at a provider for it was released (false: `keepOutputs`). */
+  released?: boolean
 }
 
 /**
@@ -122,6 +124,19 @@ export interface WorkflowsPort {
   get(id: string): Promise<WorkflowView | undefined>
   /** Cancels every live task; resolves once the cancel is taken. */
   cancel(id: string): Promise<WorkflowView>
+  /**
+   * Fetches one task's outputs to this node (checked against its signed manifest) so the job's
+   * outputs routes serve them: `TASK_NOT_FOUND`, `OUTPUTS_NOT_READY`, `OUTPUTS_NOT_FETCHED`.
+   */
+  outputs(id: string, task: string): Promise<TaskOutputsView>
+}
+
+/** One task's outputs, fetched: its job, manifest and archive. */
+export interface TaskOutputsView {
+  task: string
+  jobId: string
+  files: Array<{ path: string; sha256: string; size: number }>
+  archive: { sha256: string; size: number } | null
 }
 
 /** The provider role's allocations. The null object's error code is `NOT_A_PROVIDER`. */

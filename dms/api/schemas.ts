@@ -189,6 +189,19 @@ export type WorkflowListReply = Static<typeof WorkflowListReply>
 /** `GET /v1/workflows/:id`: the stored WorkflowRecord with `state` (the per-task table in `tasks`). */
 export const WorkflowReply = anyObject
 
+/** `:id` and `:task` of `POST /v1/workflows/:id/tasks/:task/outputs`. */
+export const WorkflowTaskParams = strictObject({
+  id: Type.String({ minLength: 1, maxLength: 100 }),
+  task: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$' }),
+})
+/** One task's outputs, fetched to the requester: then served by `/v1/jobs/<jobId>/outputs...`. */
+export const TaskOutputsReply = reply({
+  task: opt(str),
+  jobId: opt(Type.String(described("the task's job: its outputs routes serve the files"))),
+  files: opt(Type.Array(reply({ path: opt(str), sha256: opt(str), size: opt(int) }))),
+  archive: opt(Type.Union([reply({ sha256: opt(str), size: opt(int) }), Type.Null()])),
+})
+
 /** `GET /v1/jobs/:id`: the stored JobRecord with `state`, `allocation` and `usage`. */
 export const JobReply = anyObject
 

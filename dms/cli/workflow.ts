@@ -2,8 +2,9 @@
 import { readFile } from 'node:fs/promises'
 import { ApiClient, ApiClientError, RouteMissingError } from '../api/client.js'
 import type { TaskRow, WorkflowRecord } from '../workflows/record.js'
-import { CliError, print, printData, printSafe, terminalSafe } from './output.js'
+import { CliError, isWide, print, printData, printSafe, terminalSafe } from './output.js'
 import { printTable } from './table.js'
+import { jobOutputsCommand } from './job.js'
 
 export type WorkflowView = WorkflowRecord & { state: string }
 const FINAL = new Set(['completed', 'failed', 'cancelled'])
@@ -129,4 +130,27 @@ export async function workflowCancelCommand(
     .catch((err: unknown) => apiProblem(err))
   if (opts.json) printData(r)
   else print(`${r.id} ${r.state}`)
+}
+
+/**
+ * Fetches one task's outputs to the requester node (even those left at its provider for the tasks
+ * downstream, checked against the provider's signed manifest), then lists them, or with --out
+ * downloads each file from the node as `dms job outputs --out` does (each sha256 checked).
+ */
+export async function workflowOutputsCommand(
+  id: string,
+  task: string,
+  opts: { socket: string; json?: boolean; out?: string; force?: boolean },
+): Promise<void> {
+  type Fetched = { task: string; jobId: string; files: Array<{ path: string; sha256: string; size: number }> }
+  const r = await new ApiClient(opts.socket)
+    .ok<Fetched>('POST', `/v1/workflows/${encodeURIComponent(id)}/tasks/${encodeURIComponent(task)}/outputs`)
+    .catch((err: unknown) => apiProblem(err))
+  if (opts.out !== undefined) return jobOutputsCommand(r.jobId, opts)
+  if (opts.json) return printData(r)
+  printSafe(`task ${r.task}: job ${r.jobId}, ${r.files.length} output files fetched to this node`)
+  printTable(
+    ['SIZE', 'SHA256', 'PATH'],
+    r.files.map((f) => [f.size, isWide() ? f.sha256 : `${f.sha256.slice(0, 16)}…`, f.path]),
+  )
 }

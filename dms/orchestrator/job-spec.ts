@@ -79,6 +79,12 @@ export const jobSpecSchema = obj(
     retries: opt(
       Type.Integer({ minimum: 0, maximum: 10, description: 'provider faults retried; default 3' }),
     ),
+    network: opt(
+      Type.Boolean({
+        description:
+          "the container may use the network (a bridge to the provider's host network); default false: no network at all. Only providers with provider.allowNetwork bid",
+      }),
+    ),
     providers: opt(
       obj({
         allow: opt(peers),
@@ -170,6 +176,8 @@ export interface JobSpec {
    * (downstream providers fetch from it), and the requester checks the signed manifest hash only.
    */
   outputsStay?: boolean
+  /** The container may use the network (only providers with `provider.allowNetwork` bid). */
+  network?: boolean
   /**
    * Files for /inputs. As parsed: inline content (`contentBase64`) or a blob id (`sha256`); once
    * posted, every input is a blob with its `sha256` and `size` (Orchestrator.post stores inline ones).
@@ -276,6 +284,7 @@ export function parseJobSpec(input: unknown, now: number = Date.now()): JobSpec 
     maxPrice: s.maxPrice,
     ...(s.inputs !== undefined ? { inputs: parseInputs(s.inputs) } : {}),
     retries: s.retries ?? DEFAULT_RETRIES,
+    ...(s.network === true ? { network: true } : {}),
     providers: {
       allow: s.providers?.allow ?? [],
       deny: s.providers?.deny ?? [],

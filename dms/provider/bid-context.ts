@@ -18,6 +18,8 @@ export interface Allocation {
   env: Record<string, string>
   /** Staged read-only at /inputs before the run. */
   inputs: InputFile[]
+  /** The container may use the network (the provider allows it). Absent: no network. */
+  network?: boolean
   /** The disk quota on /outputs: what the ledger holds (the job's disk, or the default quota). */
   diskBytes: number
   invokedAt: number

@@ -1,4 +1,4 @@
-/** `dms workflow run|list|status|cancel`. */
+/** `dms workflow run|list|status|cancel|outputs`. */
 import type { WorkflowRunOptions } from '../workflow.js'
 import type { RegisterCommand } from './types.js'
 
@@ -40,5 +40,23 @@ export const registerWorkflow: RegisterCommand = (program, { socketOpt }) => {
     .option(...socketOpt)
     .action(async (id: string, o: { socket: string; json?: boolean }) =>
       (await wf()).workflowCancelCommand(id, o),
+    )
+  workflow
+    .command('outputs')
+    .description(
+      "fetch one task's outputs to the node (even those left at its provider), list or download them",
+    )
+    .argument('<id>', 'workflow id')
+    .argument('<task>', 'task name')
+    .option('--out <dir>', 'write the files (and outputs.tar if any) into this folder, checking each sha256')
+    .option('--force', 'overwrite files that already exist in --out')
+    .option('--json', 'print JSON')
+    .option(...socketOpt)
+    .action(
+      async (
+        id: string,
+        task: string,
+        o: { socket: string; json?: boolean; out?: string; force?: boolean },
+      ) => (await wf()).workflowOutputsCommand(id, task, o),
     )
 }

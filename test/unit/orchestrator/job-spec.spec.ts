@@ -62,6 +62,13 @@ describe('orchestrator/job-spec parseJobSpec', () => {
     assertRefused({ ...valid(), providers: { prefer: [] } }, 'providers.prefer', /unknown field/)
   })
 
+  it('keeps network only when asked (absent or false: none), and names a non-boolean', () => {
+    assert.equal(parseJobSpec({ ...valid(), network: true }).network, true)
+    assert.equal('network' in parseJobSpec({ ...valid(), network: false }), false)
+    assert.equal('network' in parseJobSpec(valid()), false)
+    assertRefused({ ...valid(), network: 'yes' }, 'network')
+  })
+
   it('keeps every optional field given, with disk in units or bytes', () => {
     const spec = parseJobSpec({
       ...valid(),
