@@ -210,6 +210,7 @@ export const infoPort = (
         ? {
             queued: n.orchestrator.capacity.size,
             woken: n.orchestrator.capacity.woken,
+            wokenByJoins: n.orchestrator.joins.woken,
             news: n.orchestrator.capacityNews.counts,
           }
         : {}),

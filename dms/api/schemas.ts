@@ -323,6 +323,9 @@ export const InfoReply = reply({
     reply({
       queued: opt(Type.Integer(described('requester: queued jobs waiting for capacity news now'))),
       woken: opt(Type.Integer(described('requester: queued jobs woken by capacity news'))),
+      wokenByJoins: opt(
+        Type.Integer(described('requester: queued jobs woken because a provider joined the bid topic')),
+      ),
       news: opt(StringMap(int, described('requester: capacity news kept (`kept`) and ignored, by reason'))),
       announced: opt(Type.Integer(described('provider: capacity news published'))),
     }),

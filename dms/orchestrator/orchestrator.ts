@@ -18,6 +18,7 @@ import { BidAdmission } from './bid-admission.js'
 import { BidAudience } from './bid-audience.js'
 import { CapacityBoard } from './capacity-board.js'
 import { CapacityNewsListener } from './capacity-news.js'
+import { ProviderJoins } from './provider-joins.js'
 import { jobConfigOf, type JobConfig, type OrchestratorInit } from './config.js'
 import { resolveInputs } from './data-plane.js'
 import type { JobId, JobRecord } from './job-record.js'
@@ -100,6 +101,8 @@ export class Orchestrator {
   readonly capacity: CapacityBoard
   /** Listens to capacity news (CAPACITY_TOPIC): counts kept and ignored news by reason. */
   readonly capacityNews: CapacityNewsListener
+  /** Wakes queued jobs when a provider joins the bid topic. */
+  readonly joins: ProviderJoins
   /** Prunes ended jobs, their blobs and grants (`requester.retention`, `dms job prune`). */
   readonly retention: Retention
   private stopPruning?: () => void
@@ -131,6 +134,7 @@ export class Orchestrator {
       board: this.capacity,
       contractDb: init.contractDb.peer,
     })
+    this.joins = new ProviderJoins({ ...c, board: this.capacity })
     // An operator sees a job start waiting, and until when (its later rounds are debug lines).
     this.store.onChange(({ state, record }) => {
       if (state === 'queued' && record.queue?.rounds === 1)
@@ -186,6 +190,7 @@ export class Orchestrator {
    */
   async start(): Promise<number> {
     this.capacityNews.start()
+    this.joins.start()
     const indexed = await this.store.migrate()
     if (indexed > 0) this.c.log.info({ indexed }, 'stored jobs indexed for listing')
     let restored = 0
@@ -208,6 +213,7 @@ export class Orchestrator {
 
   stop(): void {
     this.capacityNews.stop()
+    this.joins.stop()
     this.stopPruning?.()
     for (const r of this.running.values()) {
       r.machine.stop()
