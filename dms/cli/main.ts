@@ -19,6 +19,7 @@ import {
 } from './job.js'
 import { registerKeyCommands } from './key.js'
 import { registerModeCommands } from './node-mode.js'
+import { registerTopicsCommands } from './topics.js'
 import { registerQueueCommands } from './queue.js'
 import {
   workflowCancelCommand,
@@ -258,6 +259,7 @@ program
 
 registerQueueCommands(program, [...socketOpt])
 registerModeCommands(program, [...socketOpt])
+registerTopicsCommands(program, [...socketOpt])
 registerResourceCommands(program, defaultDataDir)
 registerKeyCommands(program, defaultDataDir)
 registerEarningsCommand(program, defaultDataDir)

@@ -133,6 +133,8 @@ export class Orchestrator {
       log: c.log,
       board: this.capacity,
       contractDb: init.contractDb.peer,
+      db: c.db,
+      unsubscribe: c.transport.unsubscribe?.bind(c.transport),
     })
     this.joins = new ProviderJoins({ ...c, board: this.capacity })
     // An operator sees a job start waiting, and until when (its later rounds are debug lines).
@@ -189,7 +191,7 @@ export class Orchestrator {
    * deadlines are computed from the record (absolute times), so they are re-armed, not reset.
    */
   async start(): Promise<number> {
-    this.capacityNews.start()
+    await this.capacityNews.start()
     this.joins.start()
     const indexed = await this.store.migrate()
     if (indexed > 0) this.c.log.info({ indexed }, 'stored jobs indexed for listing')
