@@ -25,6 +25,7 @@ export interface JobRunOptions {
   name?: string
   queueTimeout?: string
   startAt?: string
+  startBy?: string
   /** Push orchestration: the bid request goes to these providers only (`providers.direct`). */
   provider?: string[]
   wait?: boolean
@@ -61,7 +62,7 @@ function envFrom(pairs: string[]): Record<string, string> | undefined {
 
 export const collect = (v: string, all: string[] = []): string[] => [...all, v]
 
-/** --queue-timeout and --start-at, added to a spec (from -f or the flags); the daemon checks them. */
+/** --queue-timeout, --start-at and --start-by, added to a spec (from -f or the flags); the daemon checks them. */
 function whenOf(opts: JobRunOptions): Record<string, unknown> {
   let queueTimeout: number | undefined
   if (opts.queueTimeout !== undefined)
@@ -74,6 +75,7 @@ function whenOf(opts: JobRunOptions): Record<string, unknown> {
   return {
     ...(queueTimeout !== undefined ? { queueTimeout } : {}),
     ...(opts.startAt !== undefined ? { startAt: opts.startAt } : {}),
+    ...(opts.startBy !== undefined ? { startBy: opts.startBy } : {}),
   }
 }
 
