@@ -51,7 +51,7 @@ import type { ResourceLedger } from './resources/ledger.js'
 import type { Onboarding } from './resources/onboarding.js'
 import type { Db } from './store/db.js'
 import { watchRepo } from './store/watch.js'
-import { checkOptionalTopic, DMS_TOPICS } from './topics.js'
+import { checkOptionalTopic, DMS_TOPICS } from './protocol/topics.js'
 import type { CapacityNewsListener } from './orchestrator/capacity-news.js'
 
 /** The node's parts the API's ports are made from (a role's part is absent when it has no role). */
@@ -233,7 +233,7 @@ export const infoPort = (
 
 /**
  * The gossip topics (specs/queueing.md, "Topics"): a requester may leave or join capacity news;
- * every other name is refused before anything is done (dms/topics.ts).
+ * every other name is refused before anything is done (dms/protocol/topics.ts).
  */
 export function topicsPort(
   transport: Pick<Libp2pTransport, 'subscribedTopics' | 'knownTopics'>,

@@ -6,8 +6,8 @@
  * their backoff and when a provider joins). Names are checked against this table before anything
  * is done; the REST port over it is in node-adapters.ts. Spec: specs/queueing.md ("Topics").
  */
-import { DmsError } from '../actors/errors.js'
-import { BID_REQUEST_TOPIC, CAPACITY_TOPIC } from './protocol/handles.js'
+import { DmsError } from '../../actors/errors.js'
+import { BID_REQUEST_TOPIC, CAPACITY_TOPIC } from './handles.js'
 
 /** Every DMS gossip topic, with what travels on it. */
 export const DMS_TOPICS: Readonly<Record<string, string>> = {
