@@ -127,13 +127,9 @@ export class Orchestrator {
     this.declinesIgnored = this.admission.declinesIgnored
     this.capacity = new CapacityBoard()
     this.capacityNews = new CapacityNewsListener({
-      system: c.system,
-      key: c.key,
-      clock: c.clock,
-      log: c.log,
+      ...c,
       board: this.capacity,
       contractDb: init.contractDb.peer,
-      db: c.db,
       unsubscribe: c.transport.unsubscribe?.bind(c.transport),
     })
     this.joins = new ProviderJoins({ ...c, board: this.capacity })
