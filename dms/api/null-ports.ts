@@ -109,6 +109,11 @@ export function detachedPorts(): ApiPorts {
   return {
     info: { info: () => ({}) },
     peers: { list: () => Promise.resolve([]) },
+    topics: {
+      view: () => Promise.resolve({ subscribed: [], known: [], optional: [] }),
+      subscribe: notARequester,
+      unsubscribe: notARequester,
+    },
     jobs: noJobs,
     queues: noQueues,
     mode: noMode,

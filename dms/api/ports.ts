@@ -21,6 +21,7 @@ import type {
   PruneReply,
   QueueView,
   QuoteReply,
+  TopicsReply,
 } from './schemas.js'
 
 /** A job as the API shows it: its stored state and record. */
@@ -181,6 +182,17 @@ export interface PeersPort {
   list(): Promise<PeerSummary[]>
 }
 
+/**
+ * The DMS gossip topics: subscribed, known from peers, and the optional ones a node may join or
+ * leave (specs/queueing.md, "Topics"). Errors: `UNKNOWN_TOPIC` (400, field `body/topic`),
+ * `TOPIC_NOT_OPTIONAL` and `NOT_A_REQUESTER` (409).
+ */
+export interface TopicsPort {
+  view(): Promise<TopicsReply>
+  subscribe(topic: string): Promise<TopicsReply>
+  unsubscribe(topic: string): Promise<TopicsReply>
+}
+
 /** Who this node is and its receive counters (`GET /v1/info`). */
 export interface InfoPort {
   info(): InfoReply
@@ -198,6 +210,7 @@ export interface MetricsPort {
 export interface ApiPorts {
   info: InfoPort
   peers: PeersPort
+  topics: TopicsPort
   jobs: JobsPort
   queues: QueuesPort
   mode: NodeModePort

@@ -340,6 +340,9 @@ export const InfoReply = reply({
     reply({
       queued: opt(Type.Integer(described('requester: queued jobs waiting for capacity news now'))),
       woken: opt(Type.Integer(described('requester: queued jobs woken by capacity news'))),
+      wokenByJoins: opt(
+        Type.Integer(described('requester: queued jobs woken because a provider joined the bid topic')),
+      ),
       news: opt(StringMap(int, described('requester: capacity news kept (`kept`) and ignored, by reason'))),
       announced: opt(Type.Integer(described('provider: capacity news published'))),
     }),
@@ -347,6 +350,32 @@ export const InfoReply = reply({
   mode: opt(ModeReply),
 })
 export type InfoReply = Static<typeof InfoReply>
+
+/** `POST /v1/topics/subscribe|unsubscribe`: one DMS topic (specs/queueing.md, "Topics"). */
+export const TopicBody = Type.Object(
+  {
+    topic: Type.String({
+      minLength: 1,
+      maxLength: 128,
+      description: 'a DMS topic name, e.g. /dms/capacity/1',
+    }),
+  },
+  { additionalProperties: false },
+)
+export type TopicBody = Static<typeof TopicBody>
+
+/** `GET /v1/topics` and the topic routes. */
+export const TopicsReply = Type.Object({
+  subscribed: Type.Array(Type.String(), { description: 'gossip topics this node is subscribed to' }),
+  known: Type.Array(Type.Object({ topic: Type.String(), peers: Type.Integer() }), {
+    description: 'topics its connected peers are subscribed to, with their live subscribers',
+  }),
+  optional: Type.Array(
+    Type.Object({ topic: Type.String(), subscribed: Type.Boolean(), what: Type.String() }),
+    { description: 'the topics this node may join or leave, and whether it is subscribed now' },
+  ),
+})
+export type TopicsReply = Static<typeof TopicsReply>
 
 /** `GET /v1/resources` and the offer routes: a ResourcesView (specs/resources.md). */
 export const ResourcesReply = anyObject

@@ -30,6 +30,7 @@ export interface JobRunOptions {
   name?: string
   queueTimeout?: string
   startAt?: string
+  startBy?: string
   /** Push orchestration: the bid request goes to these providers only (`providers.direct`). */
   provider?: string[]
   wait?: boolean
@@ -64,7 +65,7 @@ function envFrom(pairs: string[]): Record<string, string> | undefined {
   return env
 }
 
-/** --queue-timeout and --start-at, added to a spec (from -f or the flags); the daemon checks them. */
+/** --queue-timeout, --start-at and --start-by, added to a spec (from -f or the flags); the daemon checks them. */
 function whenOf(opts: JobRunOptions): Record<string, unknown> {
   let queueTimeout: number | undefined
   if (opts.queueTimeout !== undefined)
@@ -77,6 +78,7 @@ function whenOf(opts: JobRunOptions): Record<string, unknown> {
   return {
     ...(queueTimeout !== undefined ? { queueTimeout } : {}),
     ...(opts.startAt !== undefined ? { startAt: opts.startAt } : {}),
+    ...(opts.startBy !== undefined ? { startBy: opts.startBy } : {}),
   }
 }
 

@@ -66,7 +66,7 @@ export function waitingFor(job: JobView): string | undefined {
   if (job.state === 'queued' && job.queue !== undefined)
     return (
       `waiting: for a provider with room until ${iso(job.queue.deadline)} ` +
-      `(${job.queue.rounds} bid rounds so far; bids again on capacity news or a backoff)`
+      `(${job.queue.rounds} bid rounds so far; bids again on capacity news, a provider joining, or a backoff)`
     )
   return undefined
 }

@@ -17,14 +17,13 @@
  * Spec: specs/resources.md.
  */
 import type { Clock } from '../../actors/clock.js'
+import { SerialQueue } from '../../actors/serial.js'
 import { child, type Logger } from '../log.js'
 import { Repo, type Db } from '../store/db.js'
 import {
   EntryExistsError,
   EntryNotFoundError,
   InsufficientResourcesError,
-  InvalidEntryError,
-  InvalidResourcesError,
   InvalidTransitionError,
   LedgerNotStartedError,
   NoOfferError,
@@ -34,26 +33,19 @@ import {
   ReservationExpiredError,
   type Committed,
 } from './errors.js'
-import { add, fits, floorZero, normalize, resourcesProblem, sub, sum } from './math.js'
+import {
+  checkId,
+  checkResources,
+  checkTime,
+  commitmentOf,
+  copy,
+  isExpired,
+  type LedgerEntry,
+} from './ledger-entry.js'
+import { fits, floorZero, normalize, sub } from './math.js'
 import { ZERO, type Offer, type Resources } from './types.js'
 
-export type LedgerEntryState = 'reserved' | 'locked' | 'allocated'
-
-export interface LedgerEntry {
-  /** Unique per ledger, chosen by the caller (e.g. the bid or allocation id). */
-  id: string
-  jobId: string
-  resources: Resources
-  state: LedgerEntryState
-  /** Once allocated: the allocation's id (the one `job status` shows); absent in older records. */
-  allocationId?: string
-  /**
-   * For a reservation: when it lapses (ms epoch). For a lock: the deadline the caller gave, kept
-   * for its own timers; the ledger never releases locks by itself (see `overdueLocks`).
-   */
-  expiresAt?: number
-  createdAt: number
-}
+export type { LedgerEntry, LedgerEntryState } from './ledger-entry.js'
 
 export interface ResourceSummary {
   /** The offered resources (all zero before an offer is set). */
@@ -83,33 +75,6 @@ interface Change {
   offer?: Offer
 }
 
-function isExpired(e: LedgerEntry, now: number): boolean {
-  return e.state === 'reserved' && e.expiresAt !== undefined && e.expiresAt <= now
-}
-
-function copy(e: LedgerEntry): LedgerEntry {
-  return { ...e, resources: { ...e.resources } }
-}
-
-function checkId(value: unknown, what: string): asserts value is string {
-  if (typeof value !== 'string' || value.length === 0) {
-    throw new InvalidEntryError(
-      `${what} must be a non-empty string, got ${JSON.stringify(value) ?? String(value)}`,
-    )
-  }
-}
-
-function checkResources(r: unknown, what: string): asserts r is Resources {
-  const problem = resourcesProblem(r)
-  if (problem !== undefined) throw new InvalidResourcesError(what, problem)
-}
-
-function checkTime(value: unknown, what: string): asserts value is number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    throw new InvalidEntryError(`${what} must be a time in ms since the epoch, got ${String(value)}`)
-  }
-}
-
 export class ResourceLedger {
   private readonly db: Db
   private readonly clock: Pick<Clock, 'now'>
@@ -120,8 +85,8 @@ export class ResourceLedger {
   private readonly byId = new Map<string, LedgerEntry>()
   private status: Status = 'stopped'
   private readonly freedListeners = new Set<() => void>()
-  /** Tail of the mutex chain; always resolves. */
-  private tail: Promise<void> = Promise.resolve()
+  /** The mutex: one mutation at a time. */
+  private readonly serial = new SerialQueue()
 
   constructor(components: ResourceLedgerComponents) {
     this.db = components.db
@@ -374,22 +339,12 @@ export class ResourceLedger {
   }
 
   private committed(now: number): Committed {
-    const live = [...this.byId.values()].filter((e) => !isExpired(e, now))
-    const of = (state: LedgerEntryState) => sum(live.filter((e) => e.state === state).map((e) => e.resources))
-    const reserved = of('reserved')
-    const locked = of('locked')
-    const allocated = of('allocated')
-    return { reserved, locked, allocated, total: add(add(reserved, locked), allocated) }
+    return commitmentOf(this.byId.values(), now)
   }
 
   /** Runs `fn` after every earlier call has settled. */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(fn)
-    this.tail = result.then(
-      () => undefined,
-      () => undefined,
-    )
-    return result
+    return this.serial.run(fn)
   }
 
   /**

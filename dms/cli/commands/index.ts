@@ -18,6 +18,7 @@ import { registerQueue } from './queue.js'
 import { registerResources } from './resources.js'
 import { registerRun } from './run.js'
 import { registerSwarmKey } from './swarm-key.js'
+import { registerTopics } from './topics.js'
 import type { RegisterCommand } from './types.js'
 import { registerVersion } from './version.js'
 import { registerWorkflow } from './workflow.js'
@@ -26,6 +27,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerInit,
   registerRun,
   registerPeers,
+  registerTopics,
   registerSwarmKey,
   registerWorkflow,
   registerJob,

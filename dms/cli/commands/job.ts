@@ -42,6 +42,10 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
     )
     .option('--start-at <time>', 'start bidding at this ISO 8601 time (e.g. 2026-11-22T18:00:00Z)')
     .option(
+      '--start-by <time|duration>',
+      'the latest start accepted: an ISO 8601 time, or a duration after the start (10m); later bids are declined',
+    )
+    .option(
       '--provider <peer>',
       'send the bid request straight to this provider, never on gossip (repeat for several)',
       collect,

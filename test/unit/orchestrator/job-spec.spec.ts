@@ -234,6 +234,31 @@ describe('orchestrator/job-spec parseJobSpec', () => {
     )
   })
 
+  it('startBy: an ISO time (not before the start) or a duration after the start, at most 7 days', () => {
+    const now = Date.parse('2026-11-22T12:00:00Z')
+    const at = (v: string, over: Record<string, unknown> = {}) =>
+      parseJobSpec({ ...valid(), ...over, startBy: v }, now).startBy
+    assert.deepEqual(at('10m'), { withinSeconds: 600 })
+    assert.deepEqual(at('1h30m'), { withinSeconds: 5400 })
+    assert.deepEqual(at('90'), { withinSeconds: 90 })
+    assert.deepEqual(at('2026-11-22T12:30:00Z'), { at: now + 1_800_000 })
+    assert.deepEqual(at('2026-11-22T18:30:00Z', { startAt: '2026-11-22T18:00:00Z' }), {
+      at: Date.parse('2026-11-22T18:30:00Z'),
+    })
+    assert.equal(parseJobSpec(valid(), now).startBy, undefined)
+    for (const startBy of ['soon', '', '-5', '1.5h', '169h', 'x'.repeat(65), '2026-11-22T18:00:00'])
+      assertRefused({ ...valid(), startBy }, 'startBy')
+    assert.throws(
+      () => parseJobSpec({ ...valid(), startBy: '2026-11-22T11:00:00Z' }, now),
+      (e: unknown) => e instanceof InvalidJobSpecError && /startBy: is in the past/.test(e.message),
+    )
+    assert.throws(
+      () =>
+        parseJobSpec({ ...valid(), startAt: '2026-11-22T18:00:00Z', startBy: '2026-11-22T17:00:00Z' }, now),
+      (e: unknown) => e instanceof InvalidJobSpecError && /startBy: is before startAt/.test(e.message),
+    )
+  })
+
   it('providers.direct: Ed25519 peer ids, at most 32, duplicates dropped; gossipFallback defaults to false', () => {
     const peer = '12D3KooWD3eckifWpRn9wQpMG9R9hX3sD158z7EqHWmweQAJU5SA'
     const parsed = parseJobSpec({ ...valid(), providers: { direct: [peer, peer] } })
