@@ -60,6 +60,7 @@ export const deadlineActor = (clock: Clock) =>
 export const heartbeatActor = (d: Pick<BidActorDeps, 'clock' | 'actorFor' | 'usage'>, ms: number) =>
   fromCallback<EventObject, HeartbeatInput>(({ input }) =>
     every(d.clock, ms, () => {
+      if (input.allocationId === '') return
       // While it runs, each heartbeat carries the usage so far (specs/protocol.md, "Live usage").
       const usage = d.usage?.get(input.allocationId)
       const update: JobUpdate = {
