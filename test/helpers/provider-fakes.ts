@@ -124,6 +124,10 @@ export class Fakes {
   readonly calls: string[] = []
   readonly runs = new Map<string, HeldRun>()
   readonly delivered: DeliverInput[] = []
+  /** Heartbeats started (`+state`) and stopped (`-state`), in order. */
+  readonly heartbeats: string[] = []
+  /** When set, deliveries wait for it (a requester that cannot be reached yet). */
+  holdDelivery?: Promise<void>
   /** Codes the next ledger operations of that kind fail with. */
   readonly failNext: Partial<Record<'lock' | 'allocate', string>> = {}
 
@@ -170,7 +174,10 @@ export class Fakes {
           )
           this.runs.set(input.allocation.allocationId, run)
         }),
-        heartbeat: fromCallback<EventObject, HeartbeatInput>(() => undefined),
+        heartbeat: fromCallback<EventObject, HeartbeatInput>(({ input }) => {
+          this.heartbeats.push(`+${input.state}`)
+          return () => this.heartbeats.push(`-${input.state}`)
+        }),
         publish: fromPromise<PublishOutput, PublishInput>(({ input }) => {
           this.calls.push(`publish ${input.run.status}`)
           const { status, exitCode, reason, outputsHash } = input.run
@@ -179,9 +186,9 @@ export class Fakes {
             result: { status, exitCode, ...(reason !== undefined ? { reason } : {}), outputsHash },
           })
         }),
-        deliver: fromPromise<void, DeliverInput>(({ input }) => {
+        deliver: fromPromise<void, DeliverInput>(async ({ input }) => {
+          await this.holdDelivery
           if (input.message !== undefined) this.delivered.push(input)
-          return Promise.resolve()
         }),
       },
     })

@@ -84,6 +84,21 @@ describe('provider/bid-machine', () => {
     assert.equal(actor.getSnapshot().context.result?.status, 'completed')
   })
 
+  it('heartbeats go on after the run until its result is delivered (a restarting requester hears them)', async () => {
+    start(bidContext(clock.now()))
+    const run = await toRun()
+    run.started()
+    await reaches('running')
+    let deliver!: () => void
+    fakes.holdDelivery = new Promise<void>((r) => (deliver = r))
+    run.finish(completedRun())
+    await reaches('completed')
+    assert.equal(fakes.heartbeats.at(-1), '+completed', 'still heartbeating while the result is undelivered')
+    deliver()
+    await waitFor(actor, (s) => s.status === 'done')
+    assert.equal(fakes.heartbeats.at(-1), '-completed', 'stopped once delivered')
+  })
+
   it('releases a reservation at the bid expiry, a lock at its deadlines', async () => {
     const now = clock.now()
     start(bidContext(now))
