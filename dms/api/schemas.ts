@@ -163,6 +163,12 @@ export const JobSummary = reply({
   provider: opt(str),
   queue: opt(str),
   rerunOf: opt(str),
+  image: opt(str),
+  price: opt(
+    Type.Integer(
+      described("what it costs so far: paid to the provider once settled, else the winning bid's total"),
+    ),
+  ),
 })
 export const JobListReply = reply({
   jobs: opt(Type.Array(JobSummary)),

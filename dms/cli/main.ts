@@ -84,6 +84,18 @@ program
   .action((o: { socket: string; json?: boolean }) => peersCommand(o))
 
 program
+  .command('dashboard')
+  .description(
+    "print a one-time login link to the node's web dashboard (served on the API's TCP listener, api.tcp)",
+  )
+  .option('--open', 'also open the link with xdg-open')
+  .option('--json', 'print JSON: { url, expiresAt }')
+  .option(...socketOpt)
+  .action(async (o: { socket: string; open?: boolean; json?: boolean }) =>
+    (await import('./dashboard.js')).dashboardCommand(o),
+  )
+
+program
   .command('swarm-key')
   .description('print a new pre-shared key for a private network (save it, set network.pnet.keyFile)')
   .action(async () => {
