@@ -42,7 +42,13 @@ export interface LogEvent {
   stream: 'stdout' | 'stderr'
   data: string
 }
-type Listener = { job?: (e: JobEvent) => void; log?: (e: LogEvent) => void }
+export interface Events {
+  job: JobEvent
+  log: LogEvent
+  allocation: { id: string; state: string }
+  peer: { peerId: string; connected: boolean }
+}
+type Listener = { [K in keyof Events]?: (e: Events[K]) => void }
 
 const listeners = new Set<Listener>()
 let source: EventSource | undefined
@@ -52,14 +58,16 @@ export function subscribe(l: Listener): () => void {
   listeners.add(l)
   if (source === undefined) {
     source = new EventSource('/v1/events')
-    source.addEventListener('job', (m) => {
-      const e = JSON.parse((m as MessageEvent<string>).data) as JobEvent
-      for (const x of listeners) x.job?.(e)
-    })
-    source.addEventListener('log', (m) => {
-      const e = JSON.parse((m as MessageEvent<string>).data) as LogEvent
-      for (const x of listeners) x.log?.(e)
-    })
+    const s = source
+    const on = <K extends keyof Events>(name: K) =>
+      s.addEventListener(name, (m) => {
+        const e = JSON.parse((m as MessageEvent<string>).data) as Events[K]
+        for (const x of listeners) x[name]?.(e)
+      })
+    on('job')
+    on('log')
+    on('allocation')
+    on('peer')
   }
   return () => listeners.delete(l)
 }

@@ -1,13 +1,14 @@
 /**
  * `GET /v1/events`: the node's change feeds as server-sent events, for the dashboard
- * (specs/dashboard.md, "Live updates"): `job` (a stored change of a job: `{ id, state }`) and
- * `log` (a piece of a running job's output: `{ jobId, stream, data }`). A bounded number of
+ * (specs/dashboard.md, "Live updates"): `job` (a stored change of a job: `{ id, state }`),
+ * `log` (a piece of a running job's output: `{ jobId, stream, data }`), `allocation` (a stored
+ * change of a provider's allocation: `{ id, state }`) and `peer` (`{ peerId, connected }`). A bounded number of
  * streams at once (the one over it gets `503 TOO_MANY_STREAMS`); a comment line every 20 s keeps
  * idle connections open. Nothing is polled: each event comes from the job store's own feed.
  */
 import type { FastifyInstance } from 'fastify'
 import { apiError } from './errors.js'
-import type { JobsPort } from './ports.js'
+import type { AllocationsPort, JobsPort, PeersPort } from './ports.js'
 
 /** Streams open at once, per listener. */
 export const MAX_EVENT_STREAMS = 8
@@ -15,6 +16,8 @@ const KEEPALIVE_MS = 20_000
 
 export interface EventsOptions {
   jobs: JobsPort
+  allocations: AllocationsPort
+  peers: PeersPort
   max?: number
 }
 
@@ -73,6 +76,12 @@ export function eventsRoutes(app: FastifyInstance, o: EventsOptions): Promise<vo
       const offLog = feed(() =>
         o.jobs.onLog((jobId, l) => send('log', { jobId, stream: l.stream, data: l.data })),
       )
+      const offAllocation = feed(
+        () => o.allocations.onChange?.((id, state) => send('allocation', { id, state })) ?? (() => {}),
+      )
+      const offPeer = feed(
+        () => o.peers.onChange?.((peerId, connected) => send('peer', { peerId, connected })) ?? (() => {}),
+      )
       const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS).unref()
       let closed = false
       const stream = { end: () => res.end() }
@@ -85,6 +94,8 @@ export function eventsRoutes(app: FastifyInstance, o: EventsOptions): Promise<vo
         clearInterval(keepalive)
         offJob()
         offLog()
+        offAllocation()
+        offPeer()
       })
     },
   )

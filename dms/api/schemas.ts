@@ -314,6 +314,7 @@ export const InfoReply = reply({
   bidRequestsIgnored: opt(
     StringMap(int, described('provider: bid requests dropped without an answer, by reason')),
   ),
+  declines: opt(StringMap(int, described('provider: bid requests declined, by reason'))),
   topics: opt(
     reply({
       subscribed: opt(Type.Array(str, described('gossip topics this node is subscribed to'))),

@@ -112,7 +112,7 @@ export function buildApi(
   void app.register(modeRoutes, { mode: ports.mode })
   void app.register(workflowRoutes, { workflows: ports.workflows })
   void app.register(dashboardRoutes, dashboard)
-  void app.register(eventsRoutes, { jobs: ports.jobs })
+  void app.register(eventsRoutes, { jobs: ports.jobs, allocations: ports.allocations, peers: ports.peers })
   return { app, openapi }
 }
 

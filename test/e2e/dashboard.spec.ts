@@ -33,6 +33,7 @@ function chromiumPath(): string {
 interface Ready {
   event: 'devnet-ready'
   requester: { socket: string; tcp: string }
+  providers: Array<{ peerId: string; socket: string; tcp: string }>
 }
 
 describe('dashboard in chromium against a devnet', function () {
@@ -46,14 +47,8 @@ describe('dashboard in chromium against a devnet', function () {
   let origin: string
 
   /** `dms dashboard --json` on the requester's socket: a fresh one-time link. */
-  const loginLink = async () => {
-    const { stdout } = await exec(process.execPath, [
-      'bin/dms.js',
-      'dashboard',
-      '--json',
-      '--socket',
-      ready.requester.socket,
-    ])
+  const loginLink = async (socket = ready.requester.socket) => {
+    const { stdout } = await exec(process.execPath, ['bin/dms.js', 'dashboard', '--json', '--socket', socket])
     return (JSON.parse(stdout) as { url: string }).url
   }
   const shot = (page: Page, name: string) =>
@@ -206,5 +201,64 @@ describe('dashboard in chromium against a devnet', function () {
     await page.waitForSelector('#new-job')
     await shot(page, 'new-job')
     await page.close()
+  })
+
+  it("a provider's page: the offer as a bar, allocations appearing live, earnings; the network page", async function () {
+    const provider = ready.providers[0]
+    // Its own browser context: cookies do not tell ports apart, so two nodes' sessions would collide.
+    const own = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+    const page = await own.newPage()
+    await page.goto(await loginLink(provider.socket))
+    await page.waitForSelector('#provider')
+    assert.equal(await page.$('#nav-jobs'), null, 'a provider-only node shows no requester pages')
+    const cpu = page.locator('.bar-row[data-resource="cpu"]')
+    await cpu.waitFor()
+    const free = await cpu.locator('[data-part="free"]').boundingBox()
+    const bar = await cpu.locator('.bar').boundingBox()
+    assert.ok(free !== null && bar !== null && free.width > 0 && free.width <= bar.width)
+
+    // A job only this provider may take, posted on the requester: its allocation row arrives
+    // live, running with its usage and its share of the bar, then released once cancelled.
+    const requester = await context.newPage()
+    const posted = await requester.request.post(`${origin}/v1/jobs`, {
+      data: {
+        name: 'for provider-a',
+        image: IMAGE,
+        command: ['sh', '-c', 'echo for a; sleep 60'],
+        resources: { cpu: 0.5, memory: '64MiB' },
+        maxDuration: 120,
+        maxPrice: 1000000,
+        providers: { allow: [provider.peerId] },
+      },
+    })
+    assert.equal(posted.status(), 201, await posted.text())
+    const jobId = ((await posted.json()) as { id: string }).id
+    const row = page.locator(`#allocations tr[data-job="${jobId}"]`)
+    await page.waitForSelector(`#allocations tr[data-job="${jobId}"][data-state="running"]`, WAIT)
+    await page.waitForFunction(
+      `/^\\d/.test(document.querySelector('#allocations tr[data-job="${jobId}"] td:nth-child(7)')?.textContent ?? '')`,
+      undefined,
+      WAIT,
+    )
+    const allocated = await cpu.locator('[data-part="allocated"]').boundingBox()
+    assert.ok(allocated !== null && allocated.width > 0, 'the running job holds part of the cpu bar')
+    await shot(page, 'provider-running')
+    assert.equal((await requester.request.delete(`${origin}/v1/jobs/${jobId}`)).status(), 202)
+    await page.waitForSelector(`#allocations tr[data-job="${jobId}"][data-state="released"]`, WAIT)
+    assert.match((await row.textContent()) ?? '', /released/)
+    await shot(page, 'provider')
+
+    // The requester's network: both providers connected, with their roles; the bid topic's peers.
+    await requester.goto(`${origin}/dashboard/#/network`)
+    await requester.waitForSelector('#peers')
+    for (const p of ready.providers) {
+      const row = requester.locator(`#peers tr[data-peer="${p.peerId}"]`)
+      await row.waitFor(WAIT)
+      assert.match((await row.textContent()) ?? '', /provider/)
+    }
+    await requester.waitForSelector('#topics tr[data-topic="/dms/bid-requests/1"]')
+    await shot(requester, 'network')
+    await own.close()
+    await requester.close()
   })
 })

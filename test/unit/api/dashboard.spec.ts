@@ -14,7 +14,7 @@ import { CODE_TTL_MS, DashboardSessions, SESSION_TTL_MS } from '../../../dms/api
 import { CSP } from '../../../dms/api/dashboard-routes.js'
 import { MAX_EVENT_STREAMS } from '../../../dms/api/events-routes.js'
 import { detachedPorts } from '../../../dms/api/null-ports.js'
-import type { JobsPort, JobView } from '../../../dms/api/ports.js'
+import type { ApiPorts, JobView } from '../../../dms/api/ports.js'
 import { buildApi } from '../../../dms/api/server.js'
 import { silentLogger } from '../../../dms/log.js'
 import type { JobLog } from '../../../dms/protocol/messages.js'
@@ -26,11 +26,21 @@ const bearer = { authorization: `Bearer ${TOKEN}` }
 class Feeds {
   readonly changes = new Set<(j: JobView) => void>()
   readonly logs = new Set<(id: string, l: JobLog) => void>()
-  port(): JobsPort {
+  readonly allocations = new Set<(id: string, state: string) => void>()
+  readonly peers = new Set<(peerId: string, connected: boolean) => void>()
+  ports(): Pick<ApiPorts, 'jobs' | 'allocations' | 'peers'> {
+    const none = detachedPorts()
     return {
-      ...detachedPorts().jobs,
-      onChange: (fn) => (this.changes.add(fn), () => void this.changes.delete(fn)),
-      onLog: (fn) => (this.logs.add(fn), () => void this.logs.delete(fn)),
+      jobs: {
+        ...none.jobs,
+        onChange: (fn) => (this.changes.add(fn), () => void this.changes.delete(fn)),
+        onLog: (fn) => (this.logs.add(fn), () => void this.logs.delete(fn)),
+      },
+      allocations: {
+        ...none.allocations,
+        onChange: (fn) => (this.allocations.add(fn), () => void this.allocations.delete(fn)),
+      },
+      peers: { ...none.peers, onChange: (fn) => (this.peers.add(fn), () => void this.peers.delete(fn)) },
     }
   }
 }
@@ -47,7 +57,7 @@ describe('dashboard: sign-in, headers and the event stream', () => {
     clock = new ManualClock()
     feeds = new Feeds()
     app = buildApi(
-      { ...detachedPorts(), jobs: feeds.port() },
+      { ...detachedPorts(), ...feeds.ports() },
       { log: silentLogger },
       {
         token: TOKEN,
@@ -172,6 +182,10 @@ describe('dashboard: sign-in, headers and the event stream', () => {
     for (const fn of feeds.logs)
       fn('j1', { jobId: 'j1', allocationId: 'a', stream: 'stdout', seq: 0, data: 'hi\n' })
     await until('event: log\ndata: {"jobId":"j1","stream":"stdout","data":"hi\\n"}\n\n')
+    for (const fn of feeds.allocations) fn('b1', 'running')
+    await until('event: allocation\ndata: {"id":"b1","state":"running"}\n\n')
+    for (const fn of feeds.peers) fn('P', false)
+    await until('event: peer\ndata: {"peerId":"P","connected":false}\n\n')
 
     const more = await Promise.all(Array.from({ length: MAX_EVENT_STREAMS - 1 }, open))
     assert.ok(more.every((r) => r.statusCode === 200))
@@ -188,7 +202,7 @@ describe('dashboard: sign-in, headers and the event stream', () => {
       })
     await Promise.all([first, ...more].map(closed))
     while (feeds.changes.size > 0) await new Promise((r) => setImmediate(r))
-    assert.equal(feeds.logs.size, 0)
+    assert.equal(feeds.logs.size + feeds.allocations.size + feeds.peers.size, 0)
     const again = await open()
     assert.equal(again.statusCode, 200)
     // A stream still open does not hold the server's close (a node stopping with a page open).
