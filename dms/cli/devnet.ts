@@ -367,6 +367,7 @@ export async function devnetCommand(opts: {
       `\nready. Try:\n  dms job run --socket ${net.requester.socket} --wait --image dms-test:1 -- echo hi`,
     )
     print(`  dms peers --socket ${net.requester.socket}`)
+    print(`  dms dashboard --socket ${net.requester.socket}   (a one-time link to the web page)`)
     print('Ctrl-C stops every process.')
   }
   await new Promise<void>((resolveStop) => {
