@@ -26,7 +26,7 @@ export function Timeline({ job }: { job: JobView }) {
   return (
     <section id="timeline">
       <h2>Journey</h2>
-      <ol class="diagram">{MAIN.map(node)}</ol>
+      <ol class="diagram main">{MAIN.map(node)}</ol>
       <ol class="diagram side">{SIDE.map(node)}</ol>
       <table>
         <thead>

@@ -106,6 +106,16 @@ describe('dashboard: sign-in, headers and the event stream', () => {
     assert.equal((await app.inject({ method: 'GET', url: '/v1/info', headers: session })).statusCode, 401)
   })
 
+  it('signing out ends the session on the server, not only in the browser', async () => {
+    const r = await redeem((await login()).url)
+    const session = { cookie: String(r.headers['set-cookie']).split(';')[0] }
+    const out = await app.inject({ method: 'POST', url: '/dashboard/logout', headers: session })
+    assert.equal(out.statusCode, 303)
+    assert.match(String(out.headers['set-cookie']), /^dms_session=; .*Max-Age=0/)
+    // The old cookie, replayed, is worth nothing.
+    assert.equal((await app.inject({ method: 'GET', url: '/v1/info', headers: session })).statusCode, 401)
+  })
+
   it('a lapsed or made-up code, a wrong token or a forged cookie gets the login page or 401, never data', async () => {
     const { url } = await login()
     clock.advance(CODE_TTL_MS)
