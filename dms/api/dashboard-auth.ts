@@ -8,6 +8,16 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { systemClock, type Clock } from '../../actors/clock.js'
 
 export const SESSION_COOKIE = 'dms_session'
+
+/**
+ * The session cookie's name on a listener: browsers keep cookies by host, not port, so each
+ * listener names its own (`dms_session_<port>`) and two nodes' dashboards on one host do not
+ * sign each other out.
+ */
+export const cookieNameFor = (address: string | undefined): string => {
+  const port = address === undefined ? undefined : /:(\d+)$/.exec(address)?.[1]
+  return port === undefined ? SESSION_COOKIE : `${SESSION_COOKIE}_${port}`
+}
 /** A login code lives one minute and is good once. */
 export const CODE_TTL_MS = 60_000
 /** A session lives twelve hours from sign-in. */
@@ -23,7 +33,11 @@ export class DashboardSessions {
   private readonly codes = new Map<string, number>()
   private readonly sessions = new Map<string, number>()
 
-  constructor(private readonly clock: Clock = systemClock) {}
+  constructor(
+    private readonly clock: Clock = systemClock,
+    /** The cookie's name (`cookieNameFor` the listener's address). */
+    readonly cookieName: () => string = () => SESSION_COOKIE,
+  ) {}
 
   /** A new one-time login code (hex) and when it lapses. */
   mintCode(): { code: string; expiresAt: number } {
@@ -50,7 +64,7 @@ export class DashboardSessions {
 
   /** True when the `cookie` header carries a live session. */
   valid(cookieHeader: string | undefined): boolean {
-    const id = sessionOf(cookieHeader)
+    const id = sessionOf(cookieHeader, this.cookieName())
     if (id === undefined) return false
     const until = this.sessions.get(digest(id))
     return until !== undefined && until > this.clock.now()
@@ -58,7 +72,7 @@ export class DashboardSessions {
 
   /** Ends the session the `cookie` header carries, if any. */
   end(cookieHeader: string | undefined): void {
-    const id = sessionOf(cookieHeader)
+    const id = sessionOf(cookieHeader, this.cookieName())
     if (id !== undefined) this.sessions.delete(digest(id))
   }
 
@@ -77,11 +91,11 @@ function trim(m: Map<string, number>, max: number): void {
 }
 
 /** The session id in a `cookie` header, when it has the right shape. */
-export function sessionOf(cookieHeader: string | undefined): string | undefined {
+export function sessionOf(cookieHeader: string | undefined, cookie: string): string | undefined {
   if (cookieHeader === undefined || cookieHeader.length > 4096) return undefined
   for (const part of cookieHeader.split(';')) {
     const [name, value] = part.trim().split('=', 2)
-    if (name === SESSION_COOKIE && value !== undefined && /^[0-9a-f]{64}$/.test(value)) return value
+    if (name === cookie && value !== undefined && /^[0-9a-f]{64}$/.test(value)) return value
   }
   return undefined
 }

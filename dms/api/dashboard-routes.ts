@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { SESSION_COOKIE, bearerMatches, type DashboardSessions } from './dashboard-auth.js'
+import { bearerMatches, type DashboardSessions } from './dashboard-auth.js'
 import { apiError } from './errors.js'
 import type { RouteDoc } from './openapi.js'
 
@@ -142,7 +142,7 @@ export function dashboardRoutes(app: FastifyInstance, o: DashboardOptions): Prom
       return rep
         .header(
           'set-cookie',
-          `${SESSION_COOKIE}=${s.session}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${s.maxAgeSeconds}`,
+          `${o.sessions.cookieName()}=${s.session}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${s.maxAgeSeconds}`,
         )
         .redirect('/dashboard/', 303)
     },
@@ -154,7 +154,7 @@ export function dashboardRoutes(app: FastifyInstance, o: DashboardOptions): Prom
     async (req, rep) => {
       o.sessions.end(req.headers.cookie)
       return rep
-        .header('set-cookie', `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`)
+        .header('set-cookie', `${o.sessions.cookieName()}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`)
         .redirect('/dashboard/login', 303)
     },
   )

@@ -9,7 +9,7 @@ import { Ajv } from 'ajv'
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify'
 import type { Logger } from 'pino'
 import { claimSocket, markOwned, releaseSocket } from '../../actors/local-socket.js'
-import { DashboardSessions } from './dashboard-auth.js'
+import { cookieNameFor, DashboardSessions } from './dashboard-auth.js'
 import { authorised, dashboardRoutes, isPublic, loginPage, securityHeaders } from './dashboard-routes.js'
 import { dataRoutes } from './data-routes.js'
 import { eventsRoutes } from './events-routes.js'
@@ -152,7 +152,7 @@ export class ApiServer {
 
   async start(): Promise<void> {
     if (this.app !== undefined) return
-    const sessions = new DashboardSessions()
+    const sessions = new DashboardSessions(undefined, () => cookieNameFor(this.tcpAddress))
     const origin = () => (this.tcpAddress === undefined ? undefined : `http://${this.tcpAddress}`)
     const { app } = buildApi(this.c.ports, this.c, { sessions, origin })
     await claimSocket(this.init.socketPath)

@@ -114,7 +114,7 @@ describe('dashboard in chromium against a devnet', function () {
   it('posts a job from the form (a refused field shown first), watches it complete live, shows bids, journey, logs, outputs', async function () {
     await (await context.newPage()).goto(await loginLink())
     const [cookie] = await context.cookies()
-    assert.equal(cookie.name, 'dms_session')
+    assert.equal(cookie.name, `dms_session_${ready.requester.tcp.split(':').pop()}`)
     assert.equal(cookie.httpOnly, true)
     assert.equal(cookie.sameSite, 'Strict')
 
@@ -205,9 +205,8 @@ describe('dashboard in chromium against a devnet', function () {
 
   it("a provider's page: the offer as a bar, allocations appearing live, earnings; the network page", async function () {
     const provider = ready.providers[0]
-    // Its own browser context: cookies do not tell ports apart, so two nodes' sessions would collide.
-    const own = await browser.newContext({ viewport: { width: 1280, height: 800 } })
-    const page = await own.newPage()
+    // The same browser: each listener names its own cookie, so both stay signed in.
+    const page = await context.newPage()
     await page.goto(await loginLink(provider.socket))
     await page.waitForSelector('#provider')
     assert.equal(await page.$('#nav-jobs'), null, 'a provider-only node shows no requester pages')
@@ -258,7 +257,9 @@ describe('dashboard in chromium against a devnet', function () {
     }
     await requester.waitForSelector('#topics tr[data-topic="/dms/bid-requests/1"]')
     await shot(requester, 'network')
-    await own.close()
+    await page.goto(`${origin}/dashboard/#/jobs`)
+    await page.waitForSelector('#jobs')
+    await page.close()
     await requester.close()
   })
 })

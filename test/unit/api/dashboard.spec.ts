@@ -10,7 +10,12 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ManualClock } from '../../../actors/clock.js'
-import { CODE_TTL_MS, DashboardSessions, SESSION_TTL_MS } from '../../../dms/api/dashboard-auth.js'
+import {
+  CODE_TTL_MS,
+  cookieNameFor,
+  DashboardSessions,
+  SESSION_TTL_MS,
+} from '../../../dms/api/dashboard-auth.js'
 import { CSP } from '../../../dms/api/dashboard-routes.js'
 import { MAX_EVENT_STREAMS } from '../../../dms/api/events-routes.js'
 import { detachedPorts } from '../../../dms/api/null-ports.js'
@@ -61,7 +66,7 @@ describe('dashboard: sign-in, headers and the event stream', () => {
       { log: silentLogger },
       {
         token: TOKEN,
-        sessions: new DashboardSessions(clock),
+        sessions: new DashboardSessions(clock, () => cookieNameFor('127.0.0.1:9')),
         origin: () => 'http://127.0.0.1:9',
         dashboardDir: dir,
       },
@@ -90,7 +95,7 @@ describe('dashboard: sign-in, headers and the event stream', () => {
     assert.equal(r.statusCode, 303)
     assert.equal(r.headers.location, '/dashboard/')
     const cookie = String(r.headers['set-cookie'])
-    assert.match(cookie, /^dms_session=[0-9a-f]{64}; HttpOnly; SameSite=Strict; Path=\//)
+    assert.match(cookie, /^dms_session_9=[0-9a-f]{64}; HttpOnly; SameSite=Strict; Path=\//)
     const session = { cookie: cookie.split(';')[0] }
     assert.equal((await app.inject({ method: 'GET', url: '/v1/info', headers: session })).statusCode, 200)
     const page = await app.inject({ method: 'GET', url: '/dashboard/', headers: session })
@@ -111,7 +116,7 @@ describe('dashboard: sign-in, headers and the event stream', () => {
     const session = { cookie: String(r.headers['set-cookie']).split(';')[0] }
     const out = await app.inject({ method: 'POST', url: '/dashboard/logout', headers: session })
     assert.equal(out.statusCode, 303)
-    assert.match(String(out.headers['set-cookie']), /^dms_session=; .*Max-Age=0/)
+    assert.match(String(out.headers['set-cookie']), /^dms_session_9=; .*Max-Age=0/)
     // The old cookie, replayed, is worth nothing.
     assert.equal((await app.inject({ method: 'GET', url: '/v1/info', headers: session })).statusCode, 401)
   })
@@ -124,7 +129,7 @@ describe('dashboard: sign-in, headers and the event stream', () => {
     for (const headers of [
       {},
       { authorization: `Bearer ${'x'.repeat(40)}` },
-      { cookie: `dms_session=${'a'.repeat(64)}` },
+      { cookie: `dms_session_9=${'a'.repeat(64)}` },
     ]) {
       const page = await app.inject({ method: 'GET', url: '/dashboard/', headers })
       assert.equal(page.statusCode, 401)
