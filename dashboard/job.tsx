@@ -1,6 +1,7 @@
 /** One job: its journey, bids, contract and proof, live logs, outputs and settlement; cancel. */
 import { useEffect, useState } from 'preact/hooks'
 import { api, subscribe } from './api.js'
+import { perKey } from './live.js'
 import { Bids } from './bids.js'
 import { Logs } from './logs.js'
 import { Outcome } from './outcome.js'
@@ -14,12 +15,13 @@ export function JobPage({ id }: { id: string }) {
 
   useEffect(() => {
     let live = true
-    const load = () =>
+    const load = perKey(() =>
       api<JobDetail>('GET', `/v1/jobs/${id}`)
         .then((j) => live && setJob(viewOf(j)))
-        .catch((e: Error) => live && setError(e.message))
-    void load()
-    const off = subscribe({ job: (e) => e.id === id && void load() })
+        .catch((e: Error) => live && setError(e.message)),
+    )
+    load(id)
+    const off = subscribe({ job: (e) => e.id === id && load(id) })
     return () => {
       live = false
       off()

@@ -1,6 +1,7 @@
 /** The requester's jobs, newest first, updated live from the job events. */
 import { useEffect, useState } from 'preact/hooks'
 import { api, subscribe } from './api.js'
+import { perKey } from './live.js'
 import { age, short, summaryOf, type JobDetail, type JobSummary } from './types.js'
 
 const STATES = ['', 'bidding', 'running', 'completed', 'failed', 'cancelled', 'queued', 'scheduled']
@@ -20,19 +21,19 @@ export function JobList() {
         .catch((e: Error) => live && setError(e.message))
     void load()
     // A changed job is fetched alone and put in its row; a new one goes on top.
-    const off = subscribe({
-      job: (e) =>
-        void api<JobDetail>('GET', `/v1/jobs/${e.id}`).then((d) => {
-          const j = summaryOf(d)
-          if (!live) return
-          setNow(Date.now())
-          setJobs((old) => {
-            const list = old ?? []
-            const i = list.findIndex((x) => x.id === j.id)
-            return i < 0 ? [j, ...list] : list.map((x, k) => (k === i ? j : x))
-          })
-        }),
-    })
+    const fetchJob = perKey((id) =>
+      api<JobDetail>('GET', `/v1/jobs/${id}`).then((d) => {
+        const j = summaryOf(d)
+        if (!live) return
+        setNow(Date.now())
+        setJobs((old) => {
+          const list = old ?? []
+          const i = list.findIndex((x) => x.id === j.id)
+          return i < 0 ? [j, ...list] : list.map((x, k) => (k === i ? j : x))
+        })
+      }),
+    )
+    const off = subscribe({ job: (e) => fetchJob(e.id) })
     return () => {
       live = false
       off()

@@ -40,3 +40,26 @@ export function useLive<T>(
   }, [])
   return { ...state, reload }
 }
+
+/**
+ * Runs `fn(key)` for each key triggered, one run per key at a time: triggers during a run cause
+ * one more run after it, not one each (a burst of events is one or two fetches, never a storm).
+ */
+export function perKey(fn: (key: string) => Promise<unknown>): (key: string) => void {
+  const running = new Set<string>()
+  const again = new Set<string>()
+  const run = (key: string): void => {
+    if (running.has(key)) {
+      again.add(key)
+      return
+    }
+    running.add(key)
+    void fn(key)
+      .catch(() => undefined)
+      .finally(() => {
+        running.delete(key)
+        if (again.delete(key)) run(key)
+      })
+  }
+  return run
+}
