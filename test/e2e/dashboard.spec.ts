@@ -203,7 +203,7 @@ describe('dashboard in chromium against a devnet', function () {
     await page.close()
   })
 
-  it("a provider's page: the offer as a bar, allocations appearing live, earnings; the network page", async function () {
+  it("a provider's page: the offer as a bar, an allocation live while it runs, then released; the network page", async function () {
     const provider = ready.providers[0]
     // The same browser: each listener names its own cookie, so both stay signed in.
     const page = await context.newPage()
@@ -245,6 +245,8 @@ describe('dashboard in chromium against a devnet', function () {
     assert.equal((await requester.request.delete(`${origin}/v1/jobs/${jobId}`)).status(), 202)
     await page.waitForSelector(`#allocations tr[data-job="${jobId}"][data-state="released"]`, WAIT)
     assert.match((await row.textContent()) ?? '', /released/)
+    // The books are shown: paid, claimed, refunded, outstanding.
+    assert.match((await page.textContent('#earnings')) ?? '', /Paid\d+Claimed\d+Refunded\d+Outstanding\d+/)
     await shot(page, 'provider')
 
     // The requester's network: both providers connected, with their roles; the bid topic's peers.
