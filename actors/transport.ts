@@ -59,6 +59,13 @@ export interface Transport {
   topicPeers(topic: string): number
   /** Resolves once at least `n` peers are live subscribers of the topic (event-driven). */
   waitForTopicPeers(topic: string, n: number, options?: { signal?: AbortSignal }): Promise<void>
+  /**
+   * Calls `fn(peer)` each time a peer becomes a live subscriber of `topic` (it subscribed, or its
+   * connection came back). Returns the unsubscribe. Optional: a transport without it never calls.
+   */
+  onTopicJoin?(topic: string, fn: (peer: PeerIdStr) => void): () => void
+  /** Leaves a gossip topic (no more frames from it). Optional, like `onTopicJoin`. */
+  unsubscribe?(topic: string): void
   /** Registers the single receiver of inbound frames. */
   onFrame(handlers: FrameHandlers): void
 }

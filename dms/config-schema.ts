@@ -221,6 +221,8 @@ export const providerSchema = obj({
     }),
   ),
   allowedImages: opt(preference('allowedImages')(strings)),
+  /** Take jobs whose spec asks for `network` (their containers get a bridge network). @default false */
+  allowNetwork: opt(Type.Boolean()),
   /** Largest total of a job's output files (archived and fetched by the requester). @default 268435456 (256 MiB) */
   maxOutputBytes: opt(posInt),
   /**

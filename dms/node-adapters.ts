@@ -5,7 +5,15 @@
  */
 import type { ActorSystem } from '../actors/system.js'
 import { NodeMetrics } from './api/metrics/node-metrics.js'
-import { noAllocations, noJobs, noMode, noQueues, noResources, noWorkflows } from './api/null-ports.js'
+import {
+  noAllocations,
+  noJobs,
+  noMode,
+  noQueues,
+  noResources,
+  noWorkflows,
+  NotARequesterError,
+} from './api/null-ports.js'
 import { DMS_VERSION } from './api/openapi.js'
 import type {
   AllocationsPort,
@@ -17,8 +25,9 @@ import type {
   NodeModePort,
   PeersPort,
   QueuesPort,
+  TopicsPort,
 } from './api/ports.js'
-import type { AllocationSummary, PeerSummary } from './api/schemas.js'
+import type { AllocationSummary, PeerSummary, TopicsReply } from './api/schemas.js'
 import { peerViews } from './network/peer-info.js'
 import type { BlobService } from './blobs/service.js'
 import type { ApprovalClient } from './contracts/approval-client.js'
@@ -31,9 +40,10 @@ import { parseJobSpec } from './orchestrator/job-spec.js'
 import { FINAL_STATES, type Orchestrator } from './orchestrator/orchestrator.js'
 import type { QueueBook } from './orchestrator/queues/queue-book.js'
 import type { WorkflowJobs, WorkflowRunner } from './workflows/runner.js'
+import { KeptOutputs, type KeptOutputsDeps } from './orchestrator/kept-outputs.js'
 import type { PeerBase } from './peer-base.js'
 import type { ProcessFaults } from './process-guard.js'
-import { BID_REQUEST_TOPIC } from './protocol/handles.js'
+import { BID_REQUEST_TOPIC, CAPACITY_TOPIC } from './protocol/handles.js'
 import { allocationState } from './provider/bid-context.js'
 import { BIDS_SUBLEVEL, type StoredBid } from './provider/bid-store.js'
 import type { BookEntry } from './provider/books.js'
@@ -42,6 +52,8 @@ import type { ResourceLedger } from './resources/ledger.js'
 import type { Onboarding } from './resources/onboarding.js'
 import type { Db } from './store/db.js'
 import { watchRepo } from './store/watch.js'
+import { checkOptionalTopic, DMS_TOPICS } from './protocol/topics.js'
+import type { CapacityNewsListener } from './orchestrator/capacity-news.js'
 
 /** The node's parts the API's ports are made from (a role's part is absent when it has no role). */
 export interface ApiParts {
@@ -96,12 +108,17 @@ export const jobsPort = (o: Orchestrator, queues: QueueBook): JobsPort => ({
 })
 
 /** The orchestrator as the workflows use it: tasks posted under their derived job ids. */
-export const workflowJobsPort = (o: Orchestrator): WorkflowJobs => ({
-  post: (spec, id) => o.post(spec, { id }),
-  get: (id) => o.get(id),
-  cancel: (id) => o.cancel(id),
-  onChange: (fn) => o.onChange(fn),
-})
+export function workflowJobsPort(o: Orchestrator, deps: Omit<KeptOutputsDeps, 'get'>): WorkflowJobs {
+  const kept = new KeptOutputs({ ...deps, get: (j) => o.get(j) })
+  return {
+    post: (spec, id) => o.post(spec, { id }),
+    get: (id) => o.get(id),
+    cancel: (id) => o.cancel(id),
+    onChange: (fn) => o.onChange(fn),
+    outputs: (id) => kept.fetch(id),
+    release: (id) => kept.release(id),
+  }
+}
 
 /** The requester's queues. */
 export const queuesPort = (b: QueueBook): QueuesPort => ({
@@ -236,6 +253,7 @@ export const infoPort = (
         ? {
             queued: n.orchestrator.capacity.size,
             woken: n.orchestrator.capacity.woken,
+            wokenByJoins: n.orchestrator.joins.woken,
             news: n.orchestrator.capacityNews.counts,
           }
         : {}),
@@ -245,11 +263,41 @@ export const infoPort = (
   }),
 })
 
+/**
+ * The gossip topics (specs/queueing.md, "Topics"): a requester may leave or join capacity news;
+ * every other name is refused before anything is done (dms/protocol/topics.ts).
+ */
+export function topicsPort(
+  transport: Pick<Libp2pTransport, 'subscribedTopics' | 'knownTopics'>,
+  capacityNews?: Pick<CapacityNewsListener, 'listen' | 'listening'>,
+): TopicsPort {
+  const view = (): TopicsReply => ({
+    subscribed: transport.subscribedTopics(),
+    known: transport.knownTopics(),
+    optional:
+      capacityNews === undefined
+        ? []
+        : [{ topic: CAPACITY_TOPIC, subscribed: capacityNews.listening, what: DMS_TOPICS[CAPACITY_TOPIC] }],
+  })
+  const choose = async (topic: string, on: boolean): Promise<TopicsReply> => {
+    checkOptionalTopic(topic)
+    if (capacityNews === undefined) throw new NotARequesterError()
+    await capacityNews.listen(on)
+    return view()
+  }
+  return {
+    view: () => Promise.resolve(view()),
+    subscribe: (topic) => choose(topic, true),
+    unsubscribe: (topic) => choose(topic, false),
+  }
+}
+
 /** Every port of the REST API; a role the node does not play is its null object (409). */
 export function apiPorts(n: ApiParts): ApiPorts {
   return {
     info: infoPort(n),
     peers: peersPort(n.host, n.transport),
+    topics: topicsPort(n.transport, n.orchestrator?.capacityNews),
     jobs:
       n.orchestrator !== undefined && n.queues !== undefined ? jobsPort(n.orchestrator, n.queues) : noJobs,
     queues: n.queues !== undefined ? queuesPort(n.queues) : noQueues,

@@ -29,6 +29,7 @@ import type { Executor } from './executor/executor.js'
 import { envPassphrase, type PassphraseSource } from './keys.js'
 import { child, silentLogger } from './log.js'
 import { Orchestrator } from './orchestrator/orchestrator.js'
+import { outputsFetchOf } from './orchestrator/config.js'
 import { QueueBook } from './orchestrator/queues/queue-book.js'
 import { ProviderService } from './provider/provider.js'
 import { WorkflowRunner } from './workflows/runner.js'
@@ -229,6 +230,7 @@ export class DmsNode {
           claimSweepMs: p.claimSweepMs,
           preferences: {
             allowedImages: p.allowedImages,
+            allowNetwork: p.allowNetwork,
             maxDurationSeconds: p.maxDurationSeconds,
             minPrice: p.minPrice,
             allowRequesters: p.allowRequesters,
@@ -283,7 +285,12 @@ export class DmsNode {
           db: this.db,
           clock,
           log: child(log, 'dms:workflows'),
-          jobs: workflowJobsPort(this.orchestrator),
+          jobs: workflowJobsPort(this.orchestrator, {
+            system: this.system,
+            blobs: this.blobs,
+            clock,
+            ...outputsFetchOf(cfg.requester),
+          }),
           blobs: this.blobs.store,
           balance: async () => (await cdb.balance()).balance,
         },

@@ -172,6 +172,7 @@ export interface BidRequest {
   deadline: number
   exclude: string[]
   approval?: Uint8Array<ArrayBuffer>
+  network?: boolean
 }
 
 export namespace BidRequest {
@@ -224,6 +225,11 @@ export namespace BidRequest {
         if (obj.approval != null) {
           w.uint32(66)
           w.bytes(obj.approval)
+        }
+
+        if (obj.network != null) {
+          w.uint32(72)
+          w.bool(obj.network)
         }
 
         if (opts.lengthDelimited !== false) {
@@ -281,6 +287,10 @@ export namespace BidRequest {
             }
             case 8: {
               obj.approval = reader.bytes()
+              break
+            }
+            case 9: {
+              obj.network = reader.bool()
               break
             }
             default: {
@@ -366,6 +376,13 @@ export namespace BidRequest {
               }
               break
             }
+            case 9: {
+              yield {
+                field: `${prefix}.network`,
+                value: reader.bool()
+              }
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -434,6 +451,11 @@ export namespace BidRequest {
     value: Uint8Array<ArrayBuffer>
   }
 
+  export interface BidRequestNetworkFieldEvent {
+    field: '$.network'
+    value: boolean
+  }
+
   export function encode (obj: Partial<BidRequest>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, BidRequest.codec())
   }
@@ -442,7 +464,7 @@ export namespace BidRequest {
     return decodeMessage(buf, BidRequest.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BidRequest>): Generator<BidRequestJobIdFieldEvent | BidRequestResourcesCpuFieldEvent | BidRequestResourcesMemoryBytesFieldEvent | BidRequestResourcesDiskBytesFieldEvent | BidRequestResourcesGpusFieldEvent | BidRequestImageFieldEvent | BidRequestMaxDurationSecondsFieldEvent | BidRequestMaxPriceFieldEvent | BidRequestDeadlineFieldEvent | BidRequestExcludeFieldEvent | BidRequestApprovalFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BidRequest>): Generator<BidRequestJobIdFieldEvent | BidRequestResourcesCpuFieldEvent | BidRequestResourcesMemoryBytesFieldEvent | BidRequestResourcesDiskBytesFieldEvent | BidRequestResourcesGpusFieldEvent | BidRequestImageFieldEvent | BidRequestMaxDurationSecondsFieldEvent | BidRequestMaxPriceFieldEvent | BidRequestDeadlineFieldEvent | BidRequestExcludeFieldEvent | BidRequestApprovalFieldEvent | BidRequestNetworkFieldEvent> {
     return streamMessage(buf, BidRequest.codec(), opts)
   }
 }
@@ -1560,6 +1582,7 @@ export interface Invocation {
   command: string[]
   env: Map<string, string>
   inputs: InputFile[]
+  network?: boolean
 }
 
 export namespace Invocation {
@@ -1715,6 +1738,11 @@ export namespace Invocation {
           }
         }
 
+        if (obj.network != null) {
+          w.uint32(48)
+          w.bool(obj.network)
+        }
+
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
@@ -1770,6 +1798,10 @@ export namespace Invocation {
               obj.inputs.push(InputFile.codec().decode(reader, reader.uint32(), {
                 limits: opts.limits?.inputs$
               }))
+              break
+            }
+            case 6: {
+              obj.network = reader.bool()
               break
             }
             default: {
@@ -1853,6 +1885,13 @@ export namespace Invocation {
 
               obj.inputs++
 
+              break
+            }
+            case 6: {
+              yield {
+                field: `${prefix}.network`,
+                value: reader.bool()
+              }
               break
             }
             default: {
@@ -1943,6 +1982,11 @@ export namespace Invocation {
     index: number
   }
 
+  export interface InvocationNetworkFieldEvent {
+    field: '$.network'
+    value: boolean
+  }
+
   export function encode (obj: Partial<Invocation>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, Invocation.codec())
   }
@@ -1951,7 +1995,7 @@ export namespace Invocation {
     return decodeMessage(buf, Invocation.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Invocation>): Generator<InvocationContractFieldEvent | InvocationProofFieldEvent | InvocationCommandFieldEvent | InvocationEnvFieldEvent | InvocationInputsPathFieldEvent | InvocationInputsSha256FieldEvent | InvocationInputsSizeFieldEvent | InvocationInputsSourcePeerFieldEvent | InvocationInputsSourceAddrsFieldEvent | InvocationInputsSourceArchiveFieldEvent | InvocationInputsSourceArchiveSizeFieldEvent | InvocationInputsSourceEntryFieldEvent | InvocationInputsSourceGrantFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Invocation>): Generator<InvocationContractFieldEvent | InvocationProofFieldEvent | InvocationCommandFieldEvent | InvocationEnvFieldEvent | InvocationInputsPathFieldEvent | InvocationInputsSha256FieldEvent | InvocationInputsSizeFieldEvent | InvocationInputsSourcePeerFieldEvent | InvocationInputsSourceAddrsFieldEvent | InvocationInputsSourceArchiveFieldEvent | InvocationInputsSourceArchiveSizeFieldEvent | InvocationInputsSourceEntryFieldEvent | InvocationInputsSourceGrantFieldEvent | InvocationNetworkFieldEvent> {
     return streamMessage(buf, Invocation.codec(), opts)
   }
 }
@@ -3612,6 +3656,207 @@ export namespace BlobChunk {
 
   export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BlobChunk>): Generator<BlobChunkSizeFieldEvent | BlobChunkDataFieldEvent> {
     return streamMessage(buf, BlobChunk.codec(), opts)
+  }
+}
+
+export interface BlobRelease {
+  sha256: string
+  jobId: string
+}
+
+export namespace BlobRelease {
+  let _codec: Codec<BlobRelease>
+
+  export const codec = (): Codec<BlobRelease> => {
+    if (_codec == null) {
+      _codec = message<BlobRelease>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.sha256 != null && obj.sha256 !== '')) {
+          w.uint32(10)
+          w.string(obj.sha256)
+        }
+
+        if ((obj.jobId != null && obj.jobId !== '')) {
+          w.uint32(18)
+          w.string(obj.jobId)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          sha256: '',
+          jobId: ''
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.sha256 = reader.string()
+              break
+            }
+            case 2: {
+              obj.jobId = reader.string()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.sha256`,
+                value: reader.string()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.jobId`,
+                value: reader.string()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface BlobReleaseSha256FieldEvent {
+    field: '$.sha256'
+    value: string
+  }
+
+  export interface BlobReleaseJobIdFieldEvent {
+    field: '$.jobId'
+    value: string
+  }
+
+  export function encode (obj: Partial<BlobRelease>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, BlobRelease.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BlobRelease>): BlobRelease {
+    return decodeMessage(buf, BlobRelease.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BlobRelease>): Generator<BlobReleaseSha256FieldEvent | BlobReleaseJobIdFieldEvent> {
+    return streamMessage(buf, BlobRelease.codec(), opts)
+  }
+}
+
+export interface BlobReleaseReply {
+  removed: boolean
+}
+
+export namespace BlobReleaseReply {
+  let _codec: Codec<BlobReleaseReply>
+
+  export const codec = (): Codec<BlobReleaseReply> => {
+    if (_codec == null) {
+      _codec = message<BlobReleaseReply>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.removed != null && obj.removed !== false)) {
+          w.uint32(8)
+          w.bool(obj.removed)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          removed: false
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.removed = reader.bool()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.removed`,
+                value: reader.bool()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface BlobReleaseReplyRemovedFieldEvent {
+    field: '$.removed'
+    value: boolean
+  }
+
+  export function encode (obj: Partial<BlobReleaseReply>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, BlobReleaseReply.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BlobReleaseReply>): BlobReleaseReply {
+    return decodeMessage(buf, BlobReleaseReply.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BlobReleaseReply>): Generator<BlobReleaseReplyRemovedFieldEvent> {
+    return streamMessage(buf, BlobReleaseReply.codec(), opts)
   }
 }
 

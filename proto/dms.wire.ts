@@ -25,6 +25,8 @@ export const OutputArchiveWire: WireSchema = {}
 export const JobResultWire: WireSchema = {}
 export const BlobChunkRequestWire: WireSchema = {}
 export const BlobChunkWire: WireSchema = {}
+export const BlobReleaseWire: WireSchema = {}
+export const BlobReleaseReplyWire: WireSchema = {}
 export const JobLogWire: WireSchema = {}
 export const SettleRequestWire: WireSchema = {}
 export const SettlementMessageWire: WireSchema = {}
@@ -49,6 +51,7 @@ Object.assign(BidRequestWire, {
   6: { wire: 0 },
   7: { wire: 2 },
   8: { wire: 2 },
+  9: { wire: 0 },
 })
 Object.assign(BidWire, {
   1: { wire: 2 },
@@ -94,6 +97,7 @@ Object.assign(InvocationWire, {
   3: { wire: 2 },
   4: { wire: 2, message: { 1: { wire: 2 }, 2: { wire: 2 } } },
   5: { wire: 2, message: InputFileWire },
+  6: { wire: 0 },
 })
 Object.assign(InputFileWire, {
   1: { wire: 2 },
@@ -153,6 +157,13 @@ Object.assign(BlobChunkRequestWire, {
 Object.assign(BlobChunkWire, {
   1: { wire: 0 },
   2: { wire: 2 },
+})
+Object.assign(BlobReleaseWire, {
+  1: { wire: 2 },
+  2: { wire: 2 },
+})
+Object.assign(BlobReleaseReplyWire, {
+  1: { wire: 0 },
 })
 Object.assign(JobLogWire, {
   1: { wire: 2 },

@@ -1,6 +1,7 @@
 import { DmsError } from '../../actors/errors.js'
 import { createHash } from 'node:crypto'
-import { createWriteStream } from 'node:fs'
+import { createReadStream, createWriteStream } from 'node:fs'
+import { stat } from 'node:fs/promises'
 import { request, type IncomingMessage } from 'node:http'
 import { pipeline } from 'node:stream/promises'
 
@@ -184,8 +185,55 @@ export async function downloadTo(
   return { sha256: hash.digest('hex'), size }
 }
 
+/**
+ * Uploads a local file as a blob (`PUT /v1/blobs`), streamed from disk with its size declared, so
+ * the node refuses one over its limit before a byte is sent. Resolves with the node's answer.
+ */
+export async function uploadFile(
+  socketPath: string,
+  file: string,
+): Promise<{ sha256: string; size: number }> {
+  const { size } = await stat(file)
+  const res = await new Promise<IncomingMessage>((resolve, reject) => {
+    const req = request(
+      {
+        socketPath,
+        method: 'PUT',
+        path: '/v1/blobs',
+        headers: { 'content-type': 'application/octet-stream', 'content-length': size },
+      },
+      resolve,
+    )
+    // A node that refuses (413) answers and closes at once: the write may then fail with EPIPE
+    // or ECONNRESET before its answer is read. The answer says why; the write error only if none.
+    let writeError: Error | undefined
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED') reject(new DaemonNotRunningError(socketPath))
+      else if (err.code === 'EPIPE' || err.code === 'ECONNRESET') writeError = err
+      else reject(err)
+    })
+    req.on('close', () => reject(writeError ?? new Error('the node closed the upload without an answer')))
+    const body = createReadStream(file)
+    body.on('error', (err) => {
+      reject(err)
+      req.destroy()
+    })
+    body.pipe(req)
+  })
+  const chunks: Buffer[] = []
+  for await (const c of res) chunks.push(c as Buffer)
+  const text = Buffer.concat(chunks).toString('utf8')
+  const status = res.statusCode ?? 0
+  if (status < 200 || status >= 300) throw errorOf(socketPath, 'PUT /v1/blobs', status, text)
+  return JSON.parse(text) as { sha256: string; size: number }
+}
+
 /** The answer to a GET, once its status is 2xx; otherwise its error is thrown. */
-async function okResponse(socketPath: string, path: string, signal?: AbortSignal): Promise<IncomingMessage> {
+export async function okResponse(
+  socketPath: string,
+  path: string,
+  signal?: AbortSignal,
+): Promise<IncomingMessage> {
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
     const req = request({ socketPath, method: 'GET', path, signal }, resolve)
     req.on('error', (err: NodeJS.ErrnoException) => {

@@ -2,6 +2,7 @@
  * Data-plane routes of a requester node (specs/rest-api.md, specs/data-plane.md):
  *
  *   PUT  /v1/blobs                       upload an input blob (raw body) -> { sha256, size }
+ *   GET  /v1/blobs/:sha256               a blob's bytes (an uploaded input, a fetched archive)
  *   GET  /v1/jobs/:id/logs[?follow=true] a job's output (JSON), or NDJSON live until it ends
  *   GET  /v1/jobs/:id/outputs            the outputs' manifest and archive id
  *   GET  /v1/jobs/:id/outputs.tar        the archive (deterministic tar)
@@ -15,7 +16,7 @@ import { isCode } from '../../actors/errors.js'
 import type { JobLog } from '../protocol/messages.js'
 import { RouteError } from './errors.js'
 import type { BlobsPort, JobLogs, JobsPort, JobView } from './ports.js'
-import { isSet, LogsQuery } from './schemas.js'
+import { BlobParams, isSet, LogsQuery } from './schemas.js'
 
 export interface DataRoutesOptions {
   blobs: BlobsPort
@@ -83,6 +84,24 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (base: FastifyI
         void reply.header('connection', 'close')
         throw tooLarge(size, limit)
       }
+    },
+  )
+
+  app.get<{ Params: { sha256: string } }>(
+    '/v1/blobs/:sha256',
+    {
+      schema: { params: BlobParams },
+      config: doc("a blob's bytes, by its sha256 (64 lowercase hex)", {
+        200: { description: 'application/octet-stream' },
+        400: { description: 'INVALID_REQUEST: params/sha256 is not a sha256' },
+        404: { description: 'BLOB_NOT_FOUND' },
+      }),
+    },
+    async (req, reply) => {
+      const { sha256 } = req.params
+      const bytes = await blobs.read(sha256)
+      if (bytes === undefined) throw new RouteError(404, 'BLOB_NOT_FOUND', `no blob ${sha256} on this node`)
+      return reply.type('application/octet-stream').header('content-length', bytes.size).send(bytes.stream)
     },
   )
 

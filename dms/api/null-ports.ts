@@ -75,6 +75,7 @@ export const noWorkflows: WorkflowsPort = {
   list: notARequester,
   get: notARequester,
   cancel: notARequester,
+  outputs: notARequester,
 }
 
 /** The allocations of a node that is not a provider. */
@@ -108,6 +109,11 @@ export function detachedPorts(): ApiPorts {
   return {
     info: { info: () => ({}) },
     peers: { list: () => Promise.resolve([]) },
+    topics: {
+      view: () => Promise.resolve({ subscribed: [], known: [], optional: [] }),
+      subscribe: notARequester,
+      unsubscribe: notARequester,
+    },
     jobs: noJobs,
     queues: noQueues,
     mode: noMode,

@@ -21,6 +21,7 @@ import type {
   PruneReply,
   QueueView,
   QuoteReply,
+  TopicsReply,
 } from './schemas.js'
 
 /** A job as the API shows it: its stored state and record. */
@@ -108,6 +109,8 @@ export interface NodeModePort {
 export interface WorkflowView {
   state: string
   record: WorkflowRecord
+  /** Once ended: every output archive left at a provider for it was released (false: `keepOutputs`). */
+  released?: boolean
 }
 
 /**
@@ -122,6 +125,19 @@ export interface WorkflowsPort {
   get(id: string): Promise<WorkflowView | undefined>
   /** Cancels every live task; resolves once the cancel is taken. */
   cancel(id: string): Promise<WorkflowView>
+  /**
+   * Fetches one task's outputs to this node (checked against its signed manifest) so the job's
+   * outputs routes serve them: `TASK_NOT_FOUND`, `OUTPUTS_NOT_READY`, `OUTPUTS_NOT_FETCHED`.
+   */
+  outputs(id: string, task: string): Promise<TaskOutputsView>
+}
+
+/** One task's outputs, fetched: its job, manifest and archive. */
+export interface TaskOutputsView {
+  task: string
+  jobId: string
+  files: Array<{ path: string; sha256: string; size: number }>
+  archive: { sha256: string; size: number } | null
 }
 
 /** The provider role's allocations. The null object's error code is `NOT_A_PROVIDER`. */
@@ -170,6 +186,17 @@ export interface PeersPort {
   onChange?(fn: (peerId: string, connected: boolean) => void): () => void
 }
 
+/**
+ * The DMS gossip topics: subscribed, known from peers, and the optional ones a node may join or
+ * leave (specs/queueing.md, "Topics"). Errors: `UNKNOWN_TOPIC` (400, field `body/topic`),
+ * `TOPIC_NOT_OPTIONAL` and `NOT_A_REQUESTER` (409).
+ */
+export interface TopicsPort {
+  view(): Promise<TopicsReply>
+  subscribe(topic: string): Promise<TopicsReply>
+  unsubscribe(topic: string): Promise<TopicsReply>
+}
+
 /** Who this node is and its receive counters (`GET /v1/info`). */
 export interface InfoPort {
   info(): InfoReply
@@ -187,6 +214,7 @@ export interface MetricsPort {
 export interface ApiPorts {
   info: InfoPort
   peers: PeersPort
+  topics: TopicsPort
   jobs: JobsPort
   queues: QueuesPort
   mode: NodeModePort

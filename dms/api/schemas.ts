@@ -121,6 +121,10 @@ export const isSet = (v: string | undefined): boolean => v === 'true' || v === '
 export const LogsQuery = strictObject({ follow: flag })
 export type LogsQuery = Static<typeof LogsQuery>
 
+/** `GET /v1/blobs/:sha256`. */
+export const BlobParams = strictObject({ sha256: Type.String({ pattern: '^[0-9a-f]{64}$', maxLength: 64 }) })
+export type BlobParams = Static<typeof BlobParams>
+
 /** `GET /v1/resources?refresh=true`. */
 export const RefreshQuery = strictObject({ refresh: flag })
 export type RefreshQuery = Static<typeof RefreshQuery>
@@ -190,6 +194,19 @@ export const WorkflowListReply = reply({ workflows: opt(Type.Array(WorkflowSumma
 export type WorkflowListReply = Static<typeof WorkflowListReply>
 /** `GET /v1/workflows/:id`: the stored WorkflowRecord with `state` (the per-task table in `tasks`). */
 export const WorkflowReply = anyObject
+
+/** `:id` and `:task` of `POST /v1/workflows/:id/tasks/:task/outputs`. */
+export const WorkflowTaskParams = strictObject({
+  id: Type.String({ minLength: 1, maxLength: 100 }),
+  task: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$' }),
+})
+/** One task's outputs, fetched to the requester: then served by `/v1/jobs/<jobId>/outputs...`. */
+export const TaskOutputsReply = reply({
+  task: opt(str),
+  jobId: opt(Type.String(described("the task's job: its outputs routes serve the files"))),
+  files: opt(Type.Array(reply({ path: opt(str), sha256: opt(str), size: opt(int) }))),
+  archive: opt(Type.Union([reply({ sha256: opt(str), size: opt(int) }), Type.Null()])),
+})
 
 /** `GET /v1/jobs/:id`: the stored JobRecord with `state`, `allocation` and `usage`. */
 export const JobReply = anyObject
@@ -330,6 +347,9 @@ export const InfoReply = reply({
     reply({
       queued: opt(Type.Integer(described('requester: queued jobs waiting for capacity news now'))),
       woken: opt(Type.Integer(described('requester: queued jobs woken by capacity news'))),
+      wokenByJoins: opt(
+        Type.Integer(described('requester: queued jobs woken because a provider joined the bid topic')),
+      ),
       news: opt(StringMap(int, described('requester: capacity news kept (`kept`) and ignored, by reason'))),
       announced: opt(Type.Integer(described('provider: capacity news published'))),
     }),
@@ -337,6 +357,32 @@ export const InfoReply = reply({
   mode: opt(ModeReply),
 })
 export type InfoReply = Static<typeof InfoReply>
+
+/** `POST /v1/topics/subscribe|unsubscribe`: one DMS topic (specs/queueing.md, "Topics"). */
+export const TopicBody = Type.Object(
+  {
+    topic: Type.String({
+      minLength: 1,
+      maxLength: 128,
+      description: 'a DMS topic name, e.g. /dms/capacity/1',
+    }),
+  },
+  { additionalProperties: false },
+)
+export type TopicBody = Static<typeof TopicBody>
+
+/** `GET /v1/topics` and the topic routes. */
+export const TopicsReply = Type.Object({
+  subscribed: Type.Array(Type.String(), { description: 'gossip topics this node is subscribed to' }),
+  known: Type.Array(Type.Object({ topic: Type.String(), peers: Type.Integer() }), {
+    description: 'topics its connected peers are subscribed to, with their live subscribers',
+  }),
+  optional: Type.Array(
+    Type.Object({ topic: Type.String(), subscribed: Type.Boolean(), what: Type.String() }),
+    { description: 'the topics this node may join or leave, and whether it is subscribed now' },
+  ),
+})
+export type TopicsReply = Static<typeof TopicsReply>
 
 /** `GET /v1/resources` and the offer routes: a ResourcesView (specs/resources.md). */
 export const ResourcesReply = anyObject

@@ -16,6 +16,7 @@ import { eventsRoutes } from './events-routes.js'
 import { apiError, STATUS, validationError } from './errors.js'
 import { jobRoutes } from './job-routes.js'
 import { modeRoutes } from './mode-routes.js'
+import { topicRoutes } from './topic-routes.js'
 import { workflowRoutes } from './workflow-routes.js'
 import { nodeRoutes } from './node-routes.js'
 import { DMS_VERSION, openApiDocument, recordRoutes } from './openapi.js'
@@ -96,9 +97,16 @@ export function buildApi(
     const code = typeof err.code === 'string' && err.code.length > 0 ? err.code : undefined
     const status = err.statusCode ?? (code !== undefined ? STATUS[code] : undefined) ?? 500
     if (status >= 500) c.log.error({ err }, 'api error')
+    const field = (err as { field?: unknown }).field
     return reply
       .status(status)
-      .send(apiError(code ?? (status >= 500 ? 'INTERNAL' : 'BAD_REQUEST'), err.message))
+      .send(
+        apiError(
+          code ?? (status >= 500 ? 'INTERNAL' : 'BAD_REQUEST'),
+          err.message,
+          typeof field === 'string' ? field : undefined,
+        ),
+      )
   })
   app.setNotFoundHandler((req, reply) => {
     void reply.status(404).send(apiError('NOT_FOUND', `no route ${req.method} ${req.url}`))
@@ -110,6 +118,7 @@ export function buildApi(
   void app.register(jobRoutes, { jobs: ports.jobs })
   void app.register(queueRoutes, { queues: ports.queues })
   void app.register(modeRoutes, { mode: ports.mode })
+  void app.register(topicRoutes, { topics: ports.topics })
   void app.register(workflowRoutes, { workflows: ports.workflows })
   void app.register(dashboardRoutes, dashboard)
   void app.register(eventsRoutes, { jobs: ports.jobs, allocations: ports.allocations, peers: ports.peers })

@@ -1,6 +1,6 @@
 /**
  * The requester's workflow routes: `POST /v1/workflows`, `GET /v1/workflows`,
- * `GET|DELETE /v1/workflows/:id`, over the workflows port (on a node that is not a requester, its
+ * `GET|DELETE /v1/workflows/:id`, `POST /v1/workflows/:id/tasks/:task/outputs`, over the workflows port (on a node that is not a requester, its
  * null object answers 409). Spec: specs/rest-api.md, specs/workflow.md.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -10,9 +10,11 @@ import { apiError } from './errors.js'
 import type { WorkflowsPort, WorkflowView } from './ports.js'
 import {
   JobIdParams,
+  TaskOutputsReply,
   WorkflowListReply,
   WorkflowReply,
   WorkflowStateReply,
+  WorkflowTaskParams,
   type JobStateReply as StateReply,
   type WorkflowListReply as WorkflowList,
 } from './schemas.js'
@@ -108,7 +110,11 @@ export const workflowRoutes: FastifyPluginAsync<WorkflowRoutesOptions> = (
       const wf = await workflows.get(req.params.id)
       if (wf === undefined)
         return reply.status(404).send(apiError('WORKFLOW_NOT_FOUND', `no workflow ${req.params.id}`))
-      return { state: wf.state, ...wf.record }
+      return {
+        state: wf.state,
+        ...wf.record,
+        ...(wf.released !== undefined ? { released: wf.released } : {}),
+      }
     },
   )
 
@@ -129,6 +135,27 @@ export const workflowRoutes: FastifyPluginAsync<WorkflowRoutesOptions> = (
       },
     },
     async (req, reply) => reply.status(202).send(stateOf(await workflows.cancel(req.params.id))),
+  )
+
+  app.post(
+    '/v1/workflows/:id/tasks/:task/outputs',
+    {
+      schema: { params: WorkflowTaskParams },
+      config: {
+        doc: {
+          summary: "fetch one task's outputs to this node, even those left at its provider",
+          description:
+            'A task whose outputs were handed on to other tasks left them at its provider: they are fetched now and checked file by file against the manifest the provider signed (the receipt\'s outputsHash). Then `GET /v1/jobs/<jobId>/outputs...` serves them. Archives released after the workflow ended are gone: 502 OUTPUTS_NOT_FETCHED (specs/workflow.md, "Outputs on demand").',
+          responses: {
+            200: { description: "the task's job, manifest and archive", schema: TaskOutputsReply },
+            404: { description: 'WORKFLOW_NOT_FOUND, TASK_NOT_FOUND' },
+            409: { description: 'OUTPUTS_NOT_READY: the task has not completed' },
+            502: { description: 'OUTPUTS_NOT_FETCHED: not fetched from the provider, or not matching' },
+          },
+        },
+      },
+    },
+    async (req) => workflows.outputs(req.params.id, req.params.task),
   )
   return Promise.resolve()
 }

@@ -7,6 +7,7 @@
  */
 import type { Logger } from 'pino'
 import { DmsError } from '../../actors/errors.js'
+import { SerialQueue } from '../../actors/serial.js'
 import { blobGrantProblem } from '../contracts/blob-grant.js'
 import type { BlobGrant } from '../contracts/model.js'
 import { Repo, type Db } from '../store/db.js'
@@ -57,10 +58,18 @@ interface Grant {
   sha256: string
   peer: string
   at: number
+  /**
+   * An output archive: the jobs it was published for (the same bytes can be two jobs' outputs).
+   * Each is released on its own; the last release revokes the grant and deletes the blob when no
+   * other grant holds it.
+   */
+  heldFor?: string[]
 }
 
 export class BlobService {
   private readonly grants: Repo<Grant>
+  /** Grants that read before they write (a job added to, or released from, an archive's holders), one at a time. */
+  private readonly grantWrites = new SerialQueue()
 
   constructor(
     private readonly c: { store: BlobStore; db: Db; log: Logger; now: () => number },
@@ -73,10 +82,53 @@ export class BlobService {
     return this.c.store
   }
 
-  /** Lets `peer` fetch `sha256` from this node. */
-  async grant(peer: string, sha256: string): Promise<void> {
+  /**
+   * Lets `peer` fetch `sha256` from this node. With `heldFor` (a run's output archive, published
+   * for that job), `peer` may later release it for that job (`release`).
+   */
+  async grant(peer: string, sha256: string, opts: { heldFor?: string } = {}): Promise<void> {
     checkBlobId(sha256)
-    await this.grants.put(`${sha256}/${peer}`, { sha256, peer, at: this.c.now() })
+    return this.grantWrites.run(() => this.putGrant(peer, sha256, opts))
+  }
+
+  private async putGrant(peer: string, sha256: string, opts: { heldFor?: string }): Promise<void> {
+    const key = `${sha256}/${peer}`
+    const held = opts.heldFor === undefined ? undefined : (await this.grants.get(key))?.heldFor
+    await this.grants.put(key, {
+      sha256,
+      peer,
+      at: this.c.now(),
+      ...(opts.heldFor !== undefined ? { heldFor: [...new Set([...(held ?? []), opts.heldFor])] } : {}),
+    })
+  }
+
+  /**
+   * `peer` no longer needs the output archive `sha256` of job `jobId` (`/dms/blob/release`). Once
+   * no job of `peer` holds it, its grant is revoked and the blob deleted when no other peer holds
+   * a grant on it. Only an output archive granted for that job is released: a blob this node
+   * shared for its own sake (a job's inputs) is never touched by a grantee. Throws
+   * BlobNotGrantedError when `peer` holds no such grant.
+   */
+  async release(peer: string, sha256: string, jobId: string): Promise<{ removed: boolean }> {
+    checkBlobId(sha256)
+    return this.grantWrites.run(() => this.releaseGrant(peer, sha256, jobId))
+  }
+
+  private async releaseGrant(peer: string, sha256: string, jobId: string): Promise<{ removed: boolean }> {
+    const key = `${sha256}/${peer}`
+    const grant = await this.grants.get(key)
+    if (grant?.heldFor?.includes(jobId) !== true) throw new BlobNotGrantedError(sha256, peer)
+    const rest = grant.heldFor.filter((j) => j !== jobId)
+    if (rest.length > 0) {
+      await this.grants.put(key, { ...grant, heldFor: rest })
+      return { removed: false }
+    }
+    await this.grants.del(key)
+    for await (const other of this.grants.sub.keys({ gte: `${sha256}/`, lt: `${sha256}0` }))
+      if (other.startsWith(`${sha256}/`)) return { removed: false }
+    await this.c.store.delete(sha256)
+    this.c.log.info({ sha256, peer }, 'blob released by its grantee and deleted')
+    return { removed: true }
   }
 
   async revoke(peer: string, sha256: string): Promise<void> {

@@ -15,9 +15,15 @@ import type { JobLog } from '../protocol/messages.js'
 import type { BlobGrant } from '../contracts/model.js'
 import type { BlobRef, BlobService } from './service.js'
 
-/** Starts the node's `blobs` actor: answers `/dms/blob/get` for the blobs granted to the asker. */
+/**
+ * Starts the node's `blobs` actor: answers `/dms/blob/get` for the blobs granted to the asker, and
+ * `/dms/blob/release` from a grantee that no longer needs a blob.
+ */
 export function startBlobActor(system: ActorSystem, key: KeyPair, blobs: BlobService): Actor {
-  return system.spawn(INBOX.blobs, key).on(W.blobGet, (m) => blobs.serve(m.peer, m.payload))
+  return system
+    .spawn(INBOX.blobs, key)
+    .on(W.blobGet, (m) => blobs.serve(m.peer, m.payload))
+    .on(W.blobRelease, (m) => blobs.release(m.peer, m.payload.sha256, m.payload.jobId))
 }
 
 /** The `blobs` actor of `peer` (it runs with the node key, so its public key is the peer's). */

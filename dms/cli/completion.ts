@@ -4,6 +4,7 @@
  * zsh uses the same function through bashcompinit.
  */
 import type { Command } from 'commander'
+import { OUTPUT_FORMATS } from './output.js'
 
 /** Each command path (" job run") and the words that may follow it (subcommands, then options). */
 function table(cmd: Command, path = ''): Array<[string, string[]]> {
@@ -28,6 +29,9 @@ ${cases}
 }
 _dms() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" path="" w i
+  case "\${COMP_WORDS[COMP_CWORD-1]}" in
+    -o|--output) COMPREPLY=($(compgen -W "${OUTPUT_FORMATS.join(' ')}" -- "$cur")); return ;;
+  esac
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="\${COMP_WORDS[i]}"
     [[ $w == -* ]] && continue

@@ -7,18 +7,20 @@ import { cliPassphrase } from './passphrase.js'
 import { startProblem } from './start-problem.js'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
-import type { Command } from 'commander'
 import { ApiClient, ApiClientError, DaemonNotRunningError } from '../api/client.js'
 import type { ContractDbFileConfig } from '../config.js'
 import type { ContractDbConfig } from '../contract-db/node.js'
 import { CONTRACT_DB_SOCKET } from '../contract-db/paths.js'
 import type { ContractSummary } from '../contract-db/operator-api.js'
 import type { Account, ApprovedEntity, ContractRecord } from '../contract-db/records.js'
-import { CliError, print, printJson } from './output.js'
+import { CliError, cliLogger, print, printData } from './output.js'
+import { printRows, printTable } from './table.js'
+
+const iso = (t: number | undefined) => (t === undefined ? undefined : new Date(t).toISOString())
 
 const defaultDir = process.env.DMS_CONTRACT_DB_DIR ?? join(homedir(), '.dms-contract-db')
 
-interface Where {
+export interface Where {
   dataDir: string
   socket?: string
   json?: boolean
@@ -50,7 +52,7 @@ async function readConfig(path: string): Promise<ContractDbFileConfig> {
  * `dms contract-db run`: runs until SIGINT/SIGTERM. Prints one JSON line
  * `{"event":"ready","role":"contract-db",...}` on stdout once it serves; logs go to stderr.
  */
-async function runService(opts: { dataDir?: string; config?: string }): Promise<void> {
+export async function runService(opts: { dataDir?: string; config?: string }): Promise<void> {
   const fromFile = opts.config !== undefined ? await readConfig(opts.config) : {}
   const dataDir = opts.dataDir ?? fromFile.dataDir ?? defaultDir
   const cfg: ContractDbConfig = { ...fromFile, dataDir: resolve(dataDir) }
@@ -59,7 +61,7 @@ async function runService(opts: { dataDir?: string; config?: string }): Promise<
     import('../log.js'),
     import('../contract-db/node.js'),
   ])
-  const log = createLogger()
+  const log = cliLogger(createLogger)
   const node = new ContractDbNode(cfg, { log, passphrase: cliPassphrase() })
   try {
     await node.start()
@@ -113,128 +115,107 @@ export function parseAmount(s: string): number {
   return n
 }
 
-const showAccount = (a: Account) => print(`${a.peer}  balance ${a.balance}  escrow ${a.escrow}`)
+const showAccounts = (accounts: Account[]) =>
+  printTable(
+    ['PEER', 'BALANCE', 'ESCROW'],
+    accounts.map((a) => [a.peer, a.balance, a.escrow]),
+  )
 
-export function registerContractDbCommands(program: Command): void {
-  const cdb = program
-    .command('contract-db')
-    .description(
-      'the contract-db verifier service: run it, approve entities, credit test tokens, show balances',
+/** `dms contract-db approve <peer>`. */
+export async function approveCommand(peer: string, o: Where): Promise<void> {
+  const r = await call<ApprovedEntity>(o, 'PUT', `/v1/contract-db/approved/${encodeURIComponent(peer)}`)
+  if (o.json) printData(r)
+  else print(`approved ${r.peer} (since ${new Date(r.approvedAt).toISOString()})`)
+}
+
+/** `dms contract-db revoke <peer>`. */
+export async function revokeCommand(peer: string, o: Where): Promise<void> {
+  const r = await call<{ peer: string; revoked: boolean }>(
+    o,
+    'DELETE',
+    `/v1/contract-db/approved/${encodeURIComponent(peer)}`,
+  )
+  if (o.json) printData(r)
+  else print(r.revoked ? `revoked ${peer}` : `${peer} was not approved`)
+}
+
+/** `dms contract-db credit <peer> <amount>`. */
+export async function creditCommand(peer: string, amount: string, o: Where): Promise<void> {
+  const acc = await call<Account>(o, 'POST', `/v1/contract-db/accounts/${encodeURIComponent(peer)}/credit`, {
+    amount: parseAmount(amount),
+  })
+  if (o.json) printData(acc)
+  else showAccounts([acc])
+}
+
+/** `dms contract-db balance [peer]`. */
+export async function balanceCommand(peer: string | undefined, o: Where): Promise<void> {
+  if (peer !== undefined) {
+    const acc = await call<Account>(o, 'GET', `/v1/contract-db/accounts/${encodeURIComponent(peer)}`)
+    if (o.json) printData(acc)
+    else showAccounts([acc])
+    return
+  }
+  const { accounts } = await call<{ accounts: Account[] }>(o, 'GET', '/v1/contract-db/accounts')
+  if (o.json) printData({ accounts })
+  else if (accounts.length === 0) print('no accounts')
+  else showAccounts(accounts)
+}
+
+/** `dms contract-db approved`. */
+export async function approvedCommand(o: Where): Promise<void> {
+  const { approved } = await call<{ approved: ApprovedEntity[] }>(o, 'GET', '/v1/contract-db/approved')
+  if (o.json) printData({ approved })
+  else if (approved.length === 0) print('no approved entities')
+  else
+    printTable(
+      ['PEER', 'APPROVED'],
+      approved.map((a) => [a.peer, new Date(a.approvedAt).toISOString()]),
     )
-  const where = (c: Command) =>
-    c
-      .option('--data-dir <dir>', 'the contract-db data directory (env DMS_CONTRACT_DB_DIR)', defaultDir)
-      .option('--socket <path>', `operator socket (default <data-dir>/${CONTRACT_DB_SOCKET})`)
-      .option('--json', 'print JSON')
+}
 
-  cdb
-    .command('run')
-    .description('run the contract-db as its own peer until SIGINT/SIGTERM (own key, db and socket)')
-    .option('--data-dir <dir>', 'data directory (overrides the config file; env DMS_CONTRACT_DB_DIR)')
-    .option(
-      '-c, --config <file>',
-      'config JSON: { dataDir, listen, bootstrap, oneHost, socket, approvalTtlMs, maxActiveVolunteerContracts, settleGraceMs, claimWindowMs, disputeWindowMs } (specs/config.md)',
+/** `dms contract-db contracts`: newest first. */
+export async function contractsCommand(o: Where): Promise<void> {
+  const { contracts } = await call<{ contracts: ContractSummary[] }>(o, 'GET', '/v1/contract-db/contracts')
+  if (o.json) printData({ contracts })
+  else if (contracts.length === 0) print('no contracts')
+  else
+    printRows<ContractSummary>(
+      [
+        { header: 'CONTRACT', cell: (c) => c.contractId },
+        { header: 'STATE', cell: (c) => (c.disputedAt !== undefined ? `${c.state} (disputed)` : c.state) },
+        { header: 'ESCROW', cell: (c) => c.escrow },
+        { header: 'PAID', cell: (c) => c.paidToProvider },
+        { header: 'REFUNDED', cell: (c) => c.refundedToRequester },
+        { header: 'REASON', cell: (c) => c.reason },
+        { header: 'JOB', cell: (c) => c.jobId, wide: true },
+        { header: 'REQUESTER', cell: (c) => c.requester, wide: true },
+        { header: 'PROVIDER', cell: (c) => c.provider, wide: true },
+        { header: 'ACTIVATED', cell: (c) => iso(c.activatedAt), wide: true },
+        { header: 'DISPUTED', cell: (c) => iso(c.disputedAt), wide: true },
+      ],
+      contracts,
     )
-    .action((o: { dataDir?: string; config?: string }) => runService(o))
+}
 
-  where(
-    cdb.command('approve').description('approve a peer id as a party to contracts').argument('<peer-id>'),
-  ).action(async (peer: string, o: Where) => {
-    const r = await call<ApprovedEntity>(o, 'PUT', `/v1/contract-db/approved/${encodeURIComponent(peer)}`)
-    if (o.json) printJson(r)
-    else print(`approved ${r.peer} (since ${new Date(r.approvedAt).toISOString()})`)
-  })
-
-  where(
-    cdb
-      .command('revoke')
-      .description('revoke an approval: new contracts naming the peer are refused; active ones still settle')
-      .argument('<peer-id>'),
-  ).action(async (peer: string, o: Where) => {
-    const r = await call<{ peer: string; revoked: boolean }>(
-      o,
-      'DELETE',
-      `/v1/contract-db/approved/${encodeURIComponent(peer)}`,
-    )
-    if (o.json) printJson(r)
-    else print(r.revoked ? `revoked ${peer}` : `${peer} was not approved`)
-  })
-
-  where(
-    cdb
-      .command('credit')
-      .description("add test tokens to a peer's balance")
-      .argument('<peer-id>')
-      .argument('<amount>', 'micro-tokens (a whole number; 1 token = 1000000)'),
-  ).action(async (peer: string, amount: string, o: Where) => {
-    const acc = await call<Account>(
-      o,
-      'POST',
-      `/v1/contract-db/accounts/${encodeURIComponent(peer)}/credit`,
-      {
-        amount: parseAmount(amount),
-      },
-    )
-    if (o.json) printJson(acc)
-    else showAccount(acc)
-  })
-
-  where(
-    cdb
-      .command('balance')
-      .description('show balances (micro-tokens): one peer, or every account')
-      .argument('[peer-id]'),
-  ).action(async (peer: string | undefined, o: Where) => {
-    if (peer !== undefined) {
-      const acc = await call<Account>(o, 'GET', `/v1/contract-db/accounts/${encodeURIComponent(peer)}`)
-      if (o.json) printJson(acc)
-      else showAccount(acc)
-      return
-    }
-    const { accounts } = await call<{ accounts: Account[] }>(o, 'GET', '/v1/contract-db/accounts')
-    if (o.json) printJson({ accounts })
-    else if (accounts.length === 0) print('no accounts')
-    else accounts.forEach(showAccount)
-  })
-
-  where(cdb.command('approved').description('list approved entities')).action(async (o: Where) => {
-    const { approved } = await call<{ approved: ApprovedEntity[] }>(o, 'GET', '/v1/contract-db/approved')
-    if (o.json) printJson({ approved })
-    else if (approved.length === 0) print('no approved entities')
-    else for (const a of approved) print(`${a.peer}  since ${new Date(a.approvedAt).toISOString()}`)
-  })
-
-  where(cdb.command('contracts').description('list contracts and their states')).action(async (o: Where) => {
-    const { contracts } = await call<{ contracts: ContractSummary[] }>(o, 'GET', '/v1/contract-db/contracts')
-    if (o.json) printJson({ contracts })
-    else if (contracts.length === 0) print('no contracts')
-    else
-      for (const c of contracts)
-        print(
-          `${c.contractId}  ${c.state.padEnd(10)}  escrow ${c.escrow}` +
-            (c.paidToProvider !== undefined
-              ? `  paid ${c.paidToProvider} refunded ${c.refundedToRequester}`
-              : '') +
-            (c.reason ? `  (${c.reason})` : '') +
-            (c.disputedAt !== undefined ? '  DISPUTED' : ''),
-        )
-  })
-
-  where(
-    cdb
-      .command('disputes')
-      .description("claims their requesters disputed: the claim's receipt and the requester's verification"),
-  ).action(async (o: Where) => {
-    const { disputes } = await call<{ disputes: ContractRecord[] }>(o, 'GET', '/v1/contract-db/disputes')
-    if (o.json) printJson({ disputes })
-    else if (disputes.length === 0) print('no disputes')
-    else
-      for (const d of disputes) {
+/** `dms contract-db disputes`. */
+export async function disputesCommand(o: Where): Promise<void> {
+  const { disputes } = await call<{ disputes: ContractRecord[] }>(o, 'GET', '/v1/contract-db/disputes')
+  if (o.json) printData({ disputes })
+  else if (disputes.length === 0) print('no disputes')
+  else
+    printTable(
+      ['CONTRACT', 'CLAIMED BY', 'PAID', 'DISPUTED', 'OUTPUTS', 'RECEIPT SIGNATURE'],
+      disputes.map((d) => {
         const v = d.dispute!.verification.verification
-        print(
-          `${d.contract.terms.contractId}  claimed by ${d.closedBy} paid ${d.settlement?.paidToProvider}` +
-            `  disputed ${new Date(d.dispute!.at).toISOString()}: outputs ${v.outputsHashOk ? 'ok' : 'bad'}, receipt signature ${v.receiptSignatureOk ? 'ok' : 'bad'}`,
-        )
-      }
-  })
+        return [
+          d.contract.terms.contractId,
+          d.closedBy,
+          d.settlement?.paidToProvider,
+          new Date(d.dispute!.at).toISOString(),
+          v.outputsHashOk ? 'ok' : 'bad',
+          v.receiptSignatureOk ? 'ok' : 'bad',
+        ]
+      }),
+    )
 }

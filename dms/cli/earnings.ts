@@ -5,16 +5,16 @@
  */
 import { mkdir } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import type { Command } from 'commander'
 import { systemClock } from '../../actors/clock.js'
 import { ApiClient, ApiClientError, DaemonNotRunningError } from '../api/client.js'
 import type { EarningsReply } from '../api/schemas.js'
 import { silentLogger } from '../log.js'
 import { ProviderBooks } from '../provider/books.js'
 import { DataDirInUseError, openDb } from '../store/db.js'
-import { CliError, print, printJson } from './output.js'
+import { CliError, print, printData } from './output.js'
+import { printTable } from './table.js'
 
-interface EarningsOptions {
+export interface EarningsOptions {
   dataDir: string
   socket?: string
   json?: boolean
@@ -50,24 +50,21 @@ async function readBooks(o: EarningsOptions): Promise<EarningsReply> {
   }
 }
 
-export function registerEarningsCommand(program: Command, defaultDataDir: string): void {
-  program
-    .command('earnings')
-    .description("this provider's books: paid, claimed, refunded and outstanding micro-tokens, per requester")
-    .option('--data-dir <dir>', 'data directory of the provider node', defaultDataDir)
-    .option('--socket <path>', "REST socket of the running node (default: '<data-dir>/dms.sock')")
-    .option('--json', 'print JSON')
-    .action(async (o: EarningsOptions) => {
-      const b = await readBooks(o)
-      if (o.json) return printJson(b)
-      print(`paid         ${b.paid}`)
-      print(`claimed      ${b.claimed}`)
-      print(`refunded     ${b.refunded}`)
-      print(`outstanding  ${b.outstanding}`)
-      print(
-        `contracts    ${b.contracts.settled} settled, ${b.contracts.claimed} claimed, ${b.contracts.open} open`,
-      )
-      for (const [peer, r] of Object.entries(b.requesters))
-        print(`  ${peer}  paid ${r.paid}  unpaid ${r.unpaid}  claimed ${r.claimed}`)
-    })
+export async function earningsCommand(o: EarningsOptions): Promise<void> {
+  const b = await readBooks(o)
+  if (o.json) return printData(b)
+  print(`paid         ${b.paid}`)
+  print(`claimed      ${b.claimed}`)
+  print(`refunded     ${b.refunded}`)
+  print(`outstanding  ${b.outstanding}`)
+  print(
+    `contracts    ${b.contracts.settled} settled, ${b.contracts.claimed} claimed, ${b.contracts.open} open`,
+  )
+  const requesters = Object.entries(b.requesters)
+  if (requesters.length === 0) return
+  print('')
+  printTable(
+    ['REQUESTER', 'PAID', 'UNPAID', 'CLAIMED'],
+    requesters.map(([peer, r]) => [peer, r.paid, r.unpaid, r.claimed]),
+  )
 }

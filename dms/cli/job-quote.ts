@@ -2,7 +2,8 @@
 import { ApiClient } from '../api/client.js'
 import { apiProblem } from './job.js'
 import { specFrom, type JobRunOptions } from './job-run.js'
-import { print, printJson, printSafe } from './output.js'
+import { print, printData, printSafe } from './output.js'
+import { printTable } from './table.js'
 
 interface QuoteView {
   bids: Array<{ provider: string; total: number; pricePerHour: number; earliestStart: number; rank: number }>
@@ -14,11 +15,18 @@ export async function jobQuoteCommand(command: string[], opts: JobRunOptions): P
   const quote = await new ApiClient(opts.socket)
     .ok<QuoteView>('POST', '/v1/quotes', spec)
     .catch((err: unknown) => apiProblem(err, 'quote refused: '))
-  if (opts.json) return printJson(quote)
+  if (opts.json) return printData(quote)
   if (quote.bids.length === 0) print('no bids')
-  for (const b of quote.bids)
-    printSafe(
-      `${String(b.rank).padStart(2)}. ${b.provider}  total ${b.total}  (${b.pricePerHour}/h)  start ${new Date(b.earliestStart).toISOString()}`,
+  else
+    printTable(
+      ['RANK', 'PROVIDER', 'TOTAL', 'PER HOUR', 'START'],
+      quote.bids.map((b) => [
+        b.rank,
+        b.provider,
+        b.total,
+        b.pricePerHour,
+        new Date(b.earliestStart).toISOString(),
+      ]),
     )
   for (const d of quote.declines) printSafe(`declined: ${d.provider}: ${d.reasons.join('; ')}`)
 }

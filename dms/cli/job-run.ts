@@ -2,14 +2,17 @@
  * `dms job run`: a job spec from -f or from flags, posted; with --wait/--follow, followed to its
  * end (states on stderr, the job's output on stdout) and exited with the container's exit code.
  */
+import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
+import { basename, posix } from 'node:path'
 import { ApiClient } from '../api/client.js'
+import { specOfDocument } from '../orchestrator/job-spec-posted.js'
+import { putBlob } from './blob.js'
 import { parseCpu, parseWholeNumber, UnitError } from '../resources/units.js'
 import { apiProblem, follow, LOGS_FROM, streamLogs, type JobView } from './job.js'
-import { CliError, print, printJson, terminalSafe } from './output.js'
-
-/** `job run`'s default price ceiling (micro-tokens): 1 token, above a devnet provider's ask. */
-export const DEFAULT_MAX_PRICE = 1_000_000
+import { DEFAULT_MAX_PRICE } from './flags.js'
+export { DEFAULT_MAX_PRICE }
+import { CliError, print, printData, terminalSafe } from './output.js'
 
 export interface JobRunOptions {
   socket: string
@@ -20,11 +23,14 @@ export interface JobRunOptions {
   disk?: string
   gpu?: string
   env?: string[]
+  /** `file[:path]`: uploaded as a blob, staged at /inputs/<path>. */
+  input?: string[]
   timeout?: string
   maxPrice?: string
   name?: string
   queueTimeout?: string
   startAt?: string
+  startBy?: string
   /** Push orchestration: the bid request goes to these providers only (`providers.direct`). */
   provider?: string[]
   wait?: boolean
@@ -59,9 +65,7 @@ function envFrom(pairs: string[]): Record<string, string> | undefined {
   return env
 }
 
-export const collect = (v: string, all: string[] = []): string[] => [...all, v]
-
-/** --queue-timeout and --start-at, added to a spec (from -f or the flags); the daemon checks them. */
+/** --queue-timeout, --start-at and --start-by, added to a spec (from -f or the flags); the daemon checks them. */
 function whenOf(opts: JobRunOptions): Record<string, unknown> {
   let queueTimeout: number | undefined
   if (opts.queueTimeout !== undefined)
@@ -74,7 +78,32 @@ function whenOf(opts: JobRunOptions): Record<string, unknown> {
   return {
     ...(queueTimeout !== undefined ? { queueTimeout } : {}),
     ...(opts.startAt !== undefined ? { startAt: opts.startAt } : {}),
+    ...(opts.startBy !== undefined ? { startBy: opts.startBy } : {}),
   }
+}
+
+/**
+ * `--input file[:path]`: the local file, and its path under /inputs (default: the file's name;
+ * `/inputs/x` and `x` are the same). A whole argument naming an existing file is that file.
+ */
+export function parseInputArg(arg: string): { file: string; path: string } {
+  const i = arg.indexOf(':')
+  const [file, given] = existsSync(arg) || i <= 0 ? [arg, basename(arg)] : [arg.slice(0, i), arg.slice(i + 1)]
+  const path = given.startsWith('/inputs/') ? given.slice('/inputs/'.length) : given
+  const norm = posix.normalize(path)
+  if (path === '' || path.startsWith('/') || norm.startsWith('..') || norm !== path)
+    throw new CliError(
+      `--input ${JSON.stringify(arg)}: the path must be a plain relative path under /inputs (e.g. data.csv or /inputs/dir/data.csv)`,
+    )
+  return { file, path }
+}
+
+/** Uploads each `--input` file; the spec's `inputs` entries naming the blobs. */
+async function uploadInputs(opts: JobRunOptions): Promise<Array<{ path: string; sha256: string }>> {
+  const inputs = (opts.input ?? []).map(parseInputArg)
+  const out: Array<{ path: string; sha256: string }> = []
+  for (const { file, path } of inputs) out.push({ path, sha256: (await putBlob(opts.socket, file)).sha256 })
+  return out
 }
 
 /** --provider, added to the spec's `providers` (from -f or the flags). */
@@ -95,13 +124,17 @@ export async function specFrom(opts: JobRunOptions, command: string[]): Promise<
       )
     let spec: unknown
     try {
-      spec = JSON.parse(await readFile(opts.file, 'utf8'))
+      // A job as `dms job status --json` prints it is taken for its spec.
+      spec = specOfDocument(JSON.parse(await readFile(opts.file, 'utf8')))
     } catch (err) {
       throw new CliError(`cannot read job spec ${opts.file}: ${(err as Error).message}`)
     }
-    return typeof spec === 'object' && spec !== null && !Array.isArray(spec)
-      ? { ...spec, ...whenOf(opts), ...directOf(opts, spec) }
-      : spec
+    if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) return spec
+    const withFlags = { ...spec, ...whenOf(opts), ...directOf(opts, spec) }
+    // Uploaded last: nothing is sent for a command line that is refused.
+    const uploaded = await uploadInputs(opts)
+    if (uploaded.length === 0) return withFlags
+    return { ...withFlags, inputs: [...((spec as { inputs?: unknown[] }).inputs ?? []), ...uploaded] }
   }
   if (opts.image === undefined || command.length === 0)
     throw new CliError('give a spec with -f spec.json, or --image IMAGE and a command after --')
@@ -115,7 +148,7 @@ export async function specFrom(opts: JobRunOptions, command: string[]): Promise<
       throw err
     }
   }
-  return {
+  const spec = {
     name: opts.name,
     image: opts.image,
     command,
@@ -133,6 +166,8 @@ export async function specFrom(opts: JobRunOptions, command: string[]): Promise<
     ...whenOf(opts),
     ...directOf(opts, {}),
   }
+  const inputs = await uploadInputs(opts)
+  return inputs.length > 0 ? { ...spec, inputs } : spec
 }
 
 export async function jobRunCommand(command: string[], opts: JobRunOptions): Promise<void> {
@@ -145,7 +180,7 @@ export async function jobRunCommand(command: string[], opts: JobRunOptions): Pro
     apiProblem(err, 'job refused: ')
   }
   if (!opts.wait && !opts.follow) {
-    if (opts.json) printJson({ id })
+    if (opts.json) printData({ id })
     else print(id)
     return
   }
@@ -174,7 +209,7 @@ export async function jobRunCommand(command: string[], opts: JobRunOptions): Pro
       })
   }).catch((err: unknown) => apiProblem(err))
   const streamed = logs !== undefined && (await logs) !== undefined
-  if (opts.json) printJson(job)
+  if (opts.json) printData(job)
   else {
     if (job.result && !streamed) {
       process.stdout.write(job.result.stdout ?? '')

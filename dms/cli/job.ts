@@ -5,8 +5,8 @@ import { ApiClient, ApiClientError, downloadTo, ndjson, RouteMissingError } from
 import type { JobRecord } from '../orchestrator/job-record.js'
 import { parseWholeNumber, UnitError } from '../resources/units.js'
 import { resolveJobId } from './job-id.js'
-import { CliError, print, printJson, printSafe } from './output.js'
-import { printTable } from './table.js'
+import { CliError, isWide, print, printData, printSafe } from './output.js'
+import { printRows, printTable } from './table.js'
 
 export type JobView = JobRecord & { state: string }
 const FINAL = new Set(['completed', 'failed', 'cancelled'])
@@ -66,7 +66,7 @@ export function waitingFor(job: JobView): string | undefined {
   if (job.state === 'queued' && job.queue !== undefined)
     return (
       `waiting: for a provider with room until ${iso(job.queue.deadline)} ` +
-      `(${job.queue.rounds} bid rounds so far; bids again on capacity news or a backoff)`
+      `(${job.queue.rounds} bid rounds so far; bids again on capacity news, a provider joining, or a backoff)`
     )
   return undefined
 }
@@ -84,7 +84,7 @@ export async function jobStatusCommand(id: string, opts: { socket: string; json?
     apiProblem(err)
   }
   if (opts.json) {
-    printJson(job)
+    printData(job)
     return
   }
   printSafe(`${job.id}  ${job.state}${job.spec.name ? `  (${job.spec.name})` : ''}`)
@@ -96,6 +96,10 @@ export async function jobStatusCommand(id: string, opts: { socket: string; json?
   printSafe(`bids: ${job.bids.length}, declines: ${job.declines.length}`)
   for (const a of job.attempts ?? [])
     printSafe(`attempt: ${a.provider} (${a.error.code}: ${a.error.message})`)
+  for (const f of job.spec.inputs ?? [])
+    printSafe(
+      `input: /inputs/${f.path}${f.sha256 ? `  blob ${f.sha256.slice(0, 16)}…` : ''}${f.size !== undefined ? `  ${f.size} bytes` : ''}`,
+    )
   if (job.rerunOf) printSafe(`rerun of: ${job.rerunOf}`)
   if (job.spec.queue) printSafe(`queue: ${job.spec.queue}`)
   if (job.retryAt !== undefined) printSafe(`next attempt at: ${new Date(job.retryAt).toISOString()}`)
@@ -132,7 +136,15 @@ export interface JobListOptions {
 
 /** One page of jobs (`GET /v1/jobs` with its filters), as a table; says how to get the next. */
 export async function jobListCommand(opts: JobListOptions): Promise<void> {
-  type Row = { id: string; name?: string; state: string; createdAt: number; queue?: string; rerunOf?: string }
+  type Row = {
+    id: string
+    name?: string
+    state: string
+    createdAt: number
+    queue?: string
+    rerunOf?: string
+    provider?: string
+  }
   const query = new URLSearchParams()
   if (opts.state !== undefined) query.set('state', opts.state)
   if (opts.queue !== undefined) query.set('queue', opts.queue)
@@ -151,11 +163,19 @@ export async function jobListCommand(opts: JobListOptions): Promise<void> {
   const page = await new ApiClient(opts.socket)
     .ok<{ jobs: Row[]; next?: string }>('GET', `/v1/jobs?${query.toString()}`)
     .catch((err: unknown) => apiProblem(err))
-  if (opts.json) return printJson(page)
+  if (opts.json) return printData(page)
   if (page.jobs.length === 0) return print('no jobs')
-  printTable(
-    ['ID', 'STATE', 'CREATED', 'QUEUE', 'NAME'],
-    page.jobs.map((j) => [j.id, j.state, new Date(j.createdAt).toISOString(), j.queue, j.name ?? '']),
+  printRows<Row>(
+    [
+      { header: 'ID', cell: (j) => j.id },
+      { header: 'STATE', cell: (j) => j.state },
+      { header: 'CREATED', cell: (j) => new Date(j.createdAt).toISOString() },
+      { header: 'QUEUE', cell: (j) => j.queue },
+      { header: 'PROVIDER', cell: (j) => j.provider, wide: true },
+      { header: 'RERUN OF', cell: (j) => j.rerunOf, wide: true },
+      { header: 'NAME', cell: (j) => j.name ?? '' },
+    ],
+    page.jobs,
   )
   if (page.next !== undefined) print(`more: add --cursor ${page.next}`)
 }
@@ -184,7 +204,7 @@ export async function jobPruneCommand(opts: {
       ...(keepLast !== undefined ? { keepLast } : {}),
     })
     .catch((err: unknown) => apiProblem(err, 'prune refused: '))
-  if (opts.json) return printJson(r)
+  if (opts.json) return printData(r)
   print(`pruned ${r.pruned} ended jobs, ${r.blobsDeleted} blobs, ${r.grantsRevoked} grants`)
 }
 
@@ -193,7 +213,7 @@ export async function jobRerunCommand(id: string, opts: { socket: string; json?:
   const res = await new ApiClient(opts.socket)
     .ok<{ id: string; state: string }>('POST', `/v1/jobs/${encodeURIComponent(id)}/rerun`)
     .catch((err: unknown) => apiProblem(err, 'rerun refused: '))
-  if (opts.json) printJson(res)
+  if (opts.json) printData(res)
   else printSafe(`job ${res.id}: ${res.state} (rerun of ${id})`)
 }
 
@@ -210,13 +230,13 @@ export async function jobLogsCommand(
       stderr: (d) => void (opts.json ? lines.push({ stream: 'stderr', data: d }) : process.stderr.write(d)),
     }).catch((err: unknown) => apiProblem(err))
     if (state === undefined) throw new CliError(new RouteMissingError(opts.socket, `GET ${path}`).message)
-    if (opts.json) printJson({ lines, state })
+    if (opts.json) printData({ lines, state })
     return
   }
   const logs = await new ApiClient(opts.socket)
     .ok<{ stdout: string; stderr: string; truncated: boolean }>('GET', path)
     .catch((err: unknown) => apiProblem(err))
-  if (opts.json) return printJson(logs)
+  if (opts.json) return printData(logs)
   if (logs.stdout === '' && logs.stderr === '') await neverRan(opts.socket, id)
   process.stdout.write(logs.stdout)
   process.stderr.write(logs.stderr)
@@ -261,10 +281,17 @@ export async function jobOutputsCommand(
     .ok<OutputsView>('GET', base)
     .catch((err: unknown) => apiProblem(err))
   if (opts.out === undefined) {
-    if (opts.json) return printJson(view)
+    if (opts.json) return printData(view)
     if (view.files.length === 0) print('no output files')
-    for (const f of view.files)
-      printSafe(`${String(f.size).padStart(10)}  ${f.sha256.slice(0, 16)}…  ${f.path}`)
+    else
+      printRows<OutputsView['files'][number]>(
+        [
+          { header: 'SIZE', cell: (f) => f.size },
+          { header: 'SHA256', cell: (f) => (isWide() ? f.sha256 : `${f.sha256.slice(0, 16)}…`) },
+          { header: 'PATH', cell: (f) => f.path },
+        ],
+        view.files,
+      )
     if (view.archive) print(`archive: outputs.tar, ${view.archive.size} bytes, sha256 ${view.archive.sha256}`)
     return
   }
@@ -307,8 +334,11 @@ export async function jobOutputsCommand(
   } catch (err) {
     apiProblem(err)
   }
-  if (opts.json) return printJson({ written })
-  for (const w of written) printSafe(`${w.file}  ${w.size} bytes`)
+  if (opts.json) return printData({ written })
+  printTable(
+    ['FILE', 'SIZE'],
+    written.map((w) => [w.file, w.size]),
+  )
 }
 
 export async function jobCancelCommand(id: string, opts: { socket: string; json?: boolean }): Promise<void> {
@@ -316,6 +346,6 @@ export async function jobCancelCommand(id: string, opts: { socket: string; json?
   const res = await new ApiClient(opts.socket)
     .ok<{ id: string; state: string }>('DELETE', `/v1/jobs/${encodeURIComponent(id)}`)
     .catch((err: unknown) => apiProblem(err, 'cancel refused: '))
-  if (opts.json) printJson(res)
+  if (opts.json) printData(res)
   else printSafe(`job ${res.id}: ${res.state}`)
 }

@@ -1,5 +1,12 @@
-/** The CLI's own output: results on stdout, one-line reasons on stderr. */
+/**
+ * The CLI's own output: results on stdout, one-line reasons on stderr. The format of the results
+ * is chosen once per invocation with `-o table|wide|json|yaml` (`--json` = `-o json`).
+ */
+import type { Command } from 'commander'
 import { DmsError } from '../../actors/errors.js'
+import { terminalSafe } from '../terminal-safe.js'
+import { toYaml } from './yaml.js'
+
 export class CliError extends DmsError {
   constructor(
     message: string,
@@ -10,30 +17,67 @@ export class CliError extends DmsError {
 }
 
 export const print = (s: string): void => void process.stdout.write(`${s}\n`)
-export const printJson = (v: unknown): void => void process.stdout.write(`${JSON.stringify(v, null, 2)}\n`)
+export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml'] as const
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number]
+let format: OutputFormat = 'table'
+
+/** The format chosen for this invocation (`table` unless `-o` or `--json` said otherwise). */
+export const outputFormat = (): OutputFormat => format
+/** `-o wide`: tables show their extra columns. */
+export const isWide = (): boolean => format === 'wide'
+
+/**
+ * Reads `-o`/`--json` of the command about to run. For json and yaml it sets `o.json`, the test
+ * every command makes for "print the data, not the table", and `printData` then writes that format.
+ */
+export function applyOutputOption(o: { output?: unknown; json?: unknown }): OutputFormat {
+  format = 'table'
+  if (o.output !== undefined) {
+    const f = o.output as OutputFormat
+    if (!OUTPUT_FORMATS.includes(f))
+      throw new CliError(
+        `-o/--output: ${JSON.stringify(o.output)} is not one of ${OUTPUT_FORMATS.join(', ')}`,
+      )
+    if (o.json === true && f !== 'json') throw new CliError(`--json and -o ${f}: give only one of them`)
+    format = f
+  } else if (o.json === true) format = 'json'
+  if (format === 'json' || format === 'yaml') o.json = true
+  return format
+}
+
+/**
+ * Adds `-o, --output <format>` to every command (and subcommand) that has `--json` meaning "print
+ * JSON", and reads it before each action runs.
+ */
+export function addOutputOptions(program: Command): void {
+  const walk = (c: Command) => {
+    if (c.options.some((opt) => opt.long === '--json' && opt.description === 'print JSON'))
+      c.option('-o, --output <format>', 'table (default), wide (more columns), json (= --json) or yaml')
+    c.commands.forEach(walk)
+  }
+  walk(program)
+  program.hook('preAction', (_program, action) => void applyOutputOption(action.opts()))
+}
+
+/** The data of a result in the chosen machine format: JSON (2-space indent) or YAML. */
+export const printData = (v: unknown): void =>
+  void process.stdout.write(format === 'yaml' ? toYaml(v) : `${JSON.stringify(v, null, 2)}\n`)
+/** `printData`'s name before `-o yaml` existed, kept for code written against it. */
+export const printJson = printData
 export const fail = (message: string): never => {
   throw new CliError(message)
 }
 
-/**
- * `s` with control characters (C0, DEL, C1), line and paragraph separators and bidirectional
- * overrides written as `\uXXXX`: text that came from a peer, a job spec or a container (job names,
- * decline reasons, output paths) cannot move the cursor, recolour or rewrite the terminal.
- */
-export function terminalSafe(s: string): string {
-  let out = ''
-  for (const ch of s) {
-    const c = ch.codePointAt(0) as number
-    const unsafe =
-      c < 0x20 ||
-      (c >= 0x7f && c <= 0x9f) ||
-      c === 0x2028 ||
-      c === 0x2029 ||
-      (c >= 0x202a && c <= 0x202e) ||
-      (c >= 0x2066 && c <= 0x2069)
-    out += unsafe ? `\\u${c.toString(16).padStart(4, '0')}` : ch
+export { terminalSafe } from '../terminal-safe.js'
+
+/** The logger `make` builds, a bad `DMS_LOG_FORMAT` (or any DmsError it throws) as a one-line refusal. */
+export function cliLogger<T>(make: () => T): T {
+  try {
+    return make()
+  } catch (err) {
+    if (err instanceof DmsError) throw new CliError(err.message)
+    throw err
   }
-  return out
 }
 
 /** `print` for a line that holds text from elsewhere (see `terminalSafe`). */

@@ -1,5 +1,6 @@
 import { ApiClient, ApiClientError } from '../api/client.js'
-import { CliError, print, printJson } from './output.js'
+import { CliError, print, printData } from './output.js'
+import { printRows } from './table.js'
 
 interface Peer {
   peerId: string
@@ -24,25 +25,25 @@ export async function peersCommand(opts: { socket: string; json?: boolean }): Pr
       if (err instanceof ApiClientError) throw new CliError(err.message)
       throw err
     })
-  if (opts.json) return printJson({ peers })
+  if (opts.json) return printData({ peers })
   if (peers.length === 0) return print('no peers connected')
-  for (const p of peers)
-    print(
-      [
-        p.peerId,
-        (p.roles === undefined ? '?' : p.roles.length === 0 ? '-' : p.roles.join(',')).padEnd(20),
-        (p.connection ?? 'direct').padEnd(7),
-        (p.latencyMs === undefined ? '' : `${Math.round(p.latencyMs)} ms`).padEnd(8),
-        p.direction.padEnd(8),
-        p.bidTopic ? 'bids ' : '     ',
-        score(p),
-        p.addrs.join(' '),
-      ].join('  '),
-    )
+  printRows<Peer>(
+    [
+      { header: 'PEER', cell: (p) => p.peerId },
+      { header: 'ROLES', cell: (p) => (p.roles === undefined ? '?' : p.roles.join(',') || '-') },
+      { header: 'CONNECTION', cell: (p) => p.connection ?? 'direct' },
+      { header: 'LATENCY', cell: (p) => (p.latencyMs === undefined ? '-' : `${Math.round(p.latencyMs)} ms`) },
+      { header: 'DIRECTION', cell: (p) => p.direction },
+      { header: 'BIDS', cell: (p) => (p.bidTopic ? 'yes' : 'no') },
+      { header: 'SCORE', cell: score },
+      { header: 'ADDRESSES', cell: (p) => p.addrs.join(' '), wide: true },
+    ],
+    peers,
+  )
 }
 
 /** The peer's gossip score, marked when it is graylisted (specs/protocol.md, "Gossip scoring"). */
 function score(p: Peer): string {
-  const text = `score ${Math.round(p.gossipScore ?? 0)}`
-  return (p.graylisted === true ? `${text} (graylisted)` : text).padEnd(24)
+  const text = String(Math.round(p.gossipScore ?? 0))
+  return p.graylisted === true ? `${text} (graylisted)` : text
 }

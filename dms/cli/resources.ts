@@ -6,7 +6,6 @@
  */
 import { mkdir } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import type { Command } from 'commander'
 import { systemClock } from '../../actors/clock.js'
 import { ApiClient, ApiClientError, DaemonNotRunningError } from '../api/client.js'
 import { silentLogger } from '../log.js'
@@ -16,7 +15,8 @@ import { formatResources } from '../resources/units.js'
 import type { Onboarding, OnboardRequest, ResourcesView } from '../resources/onboarding.js'
 import type { Prices } from '../resources/types.js'
 import { DataDirInUseError, openDb } from '../store/db.js'
-import { CliError, print, printJson } from './output.js'
+import { CliError, isWide, print, printData } from './output.js'
+import { tableLines } from './table.js'
 
 export interface Target {
   dataDir: string
@@ -125,6 +125,12 @@ export function onboardRequest(o: OnboardOptions): OnboardRequest {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
+const DIMENSION_HEADERS: Record<(typeof DIMENSIONS)[number], string> = {
+  cpu: 'CPU',
+  memoryBytes: 'MEMORY',
+  diskBytes: 'DISK',
+  gpus: 'GPUS',
+}
 
 /** `dms resources` as text: the machine, the offer and its prices, and a table of amounts by state. */
 export function renderResources(v: ResourcesView): string {
@@ -184,11 +190,27 @@ export function renderResources(v: ResourcesView): string {
   lines.push('(machine disk = free space on the data disk)')
   if (v.entries.length > 0) {
     lines.push('')
-    for (const e of v.entries)
-      lines.push(
-        `${e.state.padEnd(9)} ${e.id}  job ${e.jobId}  ${DIMENSIONS.map((d) => formatAmount(d, e.resources[d])).join(', ')}` +
-          (e.expiresAt !== undefined ? `  until ${iso(e.expiresAt)}` : ''),
-      )
+    // ALLOCATION is the id `dms job status` shows (set once allocated); BID the ledger's own key.
+    lines.push(
+      ...tableLines(
+        [
+          'STATE',
+          'ALLOCATION',
+          'JOB',
+          ...DIMENSIONS.map((d) => DIMENSION_HEADERS[d]),
+          'UNTIL',
+          ...(isWide() ? ['BID'] : []),
+        ],
+        v.entries.map((e) => [
+          e.state,
+          e.allocationId,
+          e.jobId,
+          ...DIMENSIONS.map((d) => formatAmount(d, e.resources[d])),
+          e.expiresAt !== undefined ? iso(e.expiresAt) : undefined,
+          ...(isWide() ? [e.id] : []),
+        ]),
+      ),
+    )
   }
   return lines.join('\n')
 }
@@ -201,7 +223,7 @@ export async function onboardCommand(o: OnboardOptions): Promise<void> {
     (ob) => ob.onboard(req),
   )
   if (o.json) {
-    printJson(view)
+    printData(view)
     return
   }
   print(`onboarded: ${formatResources(view.onboarded)}`)
@@ -215,7 +237,7 @@ export async function offboardCommand(o: Target): Promise<void> {
     (ob) => ob.offboard(),
   )
   if (o.json) {
-    printJson(view)
+    printData(view)
     return
   }
   const busy = DIMENSIONS.some((d) => view.reserved[d] + view.locked[d] + view.allocated[d] > 0)
@@ -230,47 +252,8 @@ export async function resourcesCommand(o: Target & { refresh?: boolean }): Promi
     (ob) => ob.view({ refresh: o.refresh }),
   )
   if (o.json) {
-    printJson(view)
+    printData(view)
     return
   }
   print(renderResources(view))
-}
-
-/** Registers `onboard`, `offboard` and `resources` on the `dms` program. */
-export function registerResourceCommands(program: Command, defaultDataDir: string): void {
-  const target = (c: Command) =>
-    c
-      .option('--data-dir <dir>', 'data directory of the provider node', defaultDataDir)
-      .option('--socket <path>', "REST socket of the running node (default: '<data-dir>/dms.sock')")
-      .option('--json', 'print JSON')
-  target(
-    program
-      .command('onboard')
-      .description(
-        'offer a share of this machine (or change the offer); refuses more than the machine minus the host reserve',
-      )
-      .option(
-        '--cpu <cores>',
-        'CPU cores, e.g. 2 or 0.5 (default: current offer, else all the machine allows)',
-      )
-      .option('--memory <size>', 'memory, e.g. 4GiB (default: current offer, else all the machine allows)')
-      .option('--disk <size>', 'disk, e.g. 20GiB (default: current offer, else 10GiB)')
-      .option('--gpu <indices>', 'GPUs offered, e.g. 0,1, or "none" (default: current offer, else none)')
-      .option('--price-cpu <n>', 'micro-tokens per core-hour (default: current, else 1000)')
-      .option('--price-memory <n>', 'micro-tokens per GiB-hour of memory (default: current, else 100)')
-      .option('--price-disk <n>', 'micro-tokens per GiB-hour of disk (default: current, else 1)')
-      .option('--price-gpu <n>', 'micro-tokens per GPU-hour (default: current, else 10000)')
-      .option('--min-price <n>', 'lowest price of any job, micro-tokens (default: current, else 1)'),
-  ).action((o: OnboardOptions) => onboardCommand(o))
-  target(
-    program
-      .command('offboard')
-      .description('withdraw the offer: no new bids; reserved, locked and running work finishes'),
-  ).action((o: Target) => offboardCommand(o))
-  target(
-    program
-      .command('resources')
-      .description('show the machine, the offer, and what is free, reserved, locked and allocated')
-      .option('--refresh', 'measure the machine again'),
-  ).action((o: Target & { refresh?: boolean }) => resourcesCommand(o))
 }

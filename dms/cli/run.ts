@@ -5,7 +5,7 @@ import { loadOrCreateKey } from '../keys.js'
 import { createLogger } from '../log.js'
 import { DmsNode } from '../node.js'
 import { ProcessGuard } from '../process-guard.js'
-import { CliError, print, printJson } from './output.js'
+import { CliError, cliLogger, print, printData } from './output.js'
 import { cliPassphrase } from './passphrase.js'
 import { keyProblem, startProblem } from './start-problem.js'
 
@@ -58,7 +58,7 @@ export async function initCommand(opts: { dataDir: string; json?: boolean }): Pr
   const { peerIdFromPrivateKey } = await import('@libp2p/peer-id')
   const { privateKeyFromRaw } = await import('@libp2p/crypto/keys')
   const peerId = peerIdFromPrivateKey(privateKeyFromRaw(key.libp2pRaw())).toString()
-  if (opts.json) printJson({ peerId, dataDir, created, migrated })
+  if (opts.json) printData({ peerId, dataDir, created, migrated })
   else {
     if (migrated) print(`warning: ${dataDir}/node.key was a plain key file; it is now sealed`)
     print(`${created ? 'created' : 'existing'} identity ${peerId} in ${dataDir}`)
@@ -87,7 +87,7 @@ export async function runCommand(opts: {
     cfg.log = { level: opts.logLevel as NonNullable<NodeConfig['log']>['level'] }
   }
   cfg.dataDir = resolve(cfg.dataDir)
-  const log = createLogger({ level: cfg.log?.level })
+  const log = cliLogger(() => createLogger({ level: cfg.log?.level }))
   const guard = new ProcessGuard({ log })
   const node = new DmsNode(cfg, {
     log,

@@ -1,5 +1,5 @@
 /** `dms version`: the package version, the wire protocol versions it speaks, and Node's. */
-import { print, printJson } from './output.js'
+import { print, printData } from './output.js'
 
 export async function versionCommand(o: { json?: boolean }): Promise<void> {
   const [{ DMS_VERSION }, { ACTOR_PROTOCOL }, { BID_REQUEST_TOPIC }] = await Promise.all([
@@ -13,6 +13,6 @@ export async function versionCommand(o: { json?: boolean }): Promise<void> {
     bidTopic: BID_REQUEST_TOPIC,
     node: process.version,
   }
-  if (o.json) printJson(v)
+  if (o.json) printData(v)
   else print(`dms ${v.version}\nprotocol ${v.protocol} (bid requests on ${v.bidTopic})\nnode ${v.node}`)
 }

@@ -2,7 +2,9 @@
 import { readFile } from 'node:fs/promises'
 import { ApiClient, ApiClientError, RouteMissingError } from '../api/client.js'
 import type { TaskRow, WorkflowRecord } from '../workflows/record.js'
-import { CliError, print, printJson, printSafe, terminalSafe } from './output.js'
+import { CliError, isWide, print, printData, printSafe, terminalSafe } from './output.js'
+import { printTable } from './table.js'
+import { jobOutputsCommand } from './job.js'
 
 export type WorkflowView = WorkflowRecord & { state: string }
 const FINAL = new Set(['completed', 'failed', 'cancelled'])
@@ -74,7 +76,7 @@ export async function workflowRunCommand(opts: WorkflowRunOptions): Promise<void
   const { id } = await api
     .ok<{ id: string }>('POST', '/v1/workflows', doc)
     .catch((err: unknown) => apiProblem(err, 'workflow refused: '))
-  if (!opts.wait && !opts.follow) return opts.json ? printJson({ id }) : print(id)
+  if (!opts.wait && !opts.follow) return opts.json ? printData({ id }) : print(id)
   const t0 = Date.now()
   if (!opts.json) print(`workflow ${id}`)
   const wf = await follow(api, id, (name, row) => {
@@ -83,7 +85,7 @@ export async function workflowRunCommand(opts: WorkflowRunOptions): Promise<void
         `  ${String(Date.now() - t0).padStart(6)} ms  ${name}  ${row.state}${row.jobState ? ` (${row.jobState})` : ''}`,
       )
   })
-  if (opts.json) printJson(wf)
+  if (opts.json) printData(wf)
   else for (const line of taskTable(wf)) print(line)
   if (wf.state !== 'completed') throw new CliError(`workflow ${id} ${wf.state}`, 2)
 }
@@ -93,7 +95,7 @@ export async function workflowStatusCommand(
   opts: { socket: string; json?: boolean },
 ): Promise<void> {
   const wf = await get(new ApiClient(opts.socket), id)
-  if (opts.json) return printJson(wf)
+  if (opts.json) return printData(wf)
   printSafe(
     `${wf.id}  ${wf.state}${wf.workflow.name ? `  (${wf.workflow.name})` : ''}  escrow plan ${wf.escrowPlan}`,
   )
@@ -105,12 +107,18 @@ export async function workflowListCommand(opts: { socket: string; json?: boolean
   const { workflows } = await new ApiClient(opts.socket)
     .ok<{ workflows: Row[] }>('GET', '/v1/workflows')
     .catch((err: unknown) => apiProblem(err))
-  if (opts.json) return printJson({ workflows })
+  if (opts.json) return printData({ workflows })
   if (workflows.length === 0) return print('no workflows')
-  for (const w of workflows)
-    printSafe(
-      `${w.id}  ${w.state.padEnd(10)}  ${w.completed}/${w.tasks} completed  ${new Date(w.createdAt).toISOString()}  ${w.name ?? ''}`.trimEnd(),
-    )
+  printTable(
+    ['ID', 'STATE', 'COMPLETED', 'CREATED', 'NAME'],
+    workflows.map((w) => [
+      w.id,
+      w.state,
+      `${w.completed}/${w.tasks}`,
+      new Date(w.createdAt).toISOString(),
+      w.name ?? '',
+    ]),
+  )
 }
 
 export async function workflowCancelCommand(
@@ -120,6 +128,29 @@ export async function workflowCancelCommand(
   const r = await new ApiClient(opts.socket)
     .ok<{ id: string; state: string }>('DELETE', `/v1/workflows/${encodeURIComponent(id)}`)
     .catch((err: unknown) => apiProblem(err))
-  if (opts.json) printJson(r)
+  if (opts.json) printData(r)
   else print(`${r.id} ${r.state}`)
+}
+
+/**
+ * Fetches one task's outputs to the requester node (even those left at its provider for the tasks
+ * downstream, checked against the provider's signed manifest), then lists them, or with --out
+ * downloads each file from the node as `dms job outputs --out` does (each sha256 checked).
+ */
+export async function workflowOutputsCommand(
+  id: string,
+  task: string,
+  opts: { socket: string; json?: boolean; out?: string; force?: boolean },
+): Promise<void> {
+  type Fetched = { task: string; jobId: string; files: Array<{ path: string; sha256: string; size: number }> }
+  const r = await new ApiClient(opts.socket)
+    .ok<Fetched>('POST', `/v1/workflows/${encodeURIComponent(id)}/tasks/${encodeURIComponent(task)}/outputs`)
+    .catch((err: unknown) => apiProblem(err))
+  if (opts.out !== undefined) return jobOutputsCommand(r.jobId, opts)
+  if (opts.json) return printData(r)
+  printSafe(`task ${r.task}: job ${r.jobId}, ${r.files.length} output files fetched to this node`)
+  printTable(
+    ['SIZE', 'SHA256', 'PATH'],
+    r.files.map((f) => [f.size, isWide() ? f.sha256 : `${f.sha256.slice(0, 16)}…`, f.path]),
+  )
 }

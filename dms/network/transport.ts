@@ -67,6 +67,8 @@ export class Libp2pTransport implements Transport {
   readonly budget: ReadBudget
   private started = false
   private readonly gossip: GossipView
+  /** Topics watched for joining subscribers: the live subscribers seen last, and the callbacks. */
+  private readonly joins = new Map<string, { live: Set<PeerIdStr>; fns: Set<(peer: PeerIdStr) => void> }>()
 
   constructor(
     private readonly components: Libp2pTransportComponents,
@@ -117,6 +119,8 @@ export class Libp2pTransport implements Transport {
     if (!this.started) return
     this.started = false
     this.components.host.removeEventListener('peer:disconnect', this.onDisconnect)
+    this.unwatchJoins()
+    this.joins.clear()
     await this.components.host.unhandle(ACTOR_PROTOCOL)
     for (const topic of this.components.host.services.pubsub.topicValidators.keys())
       this.components.host.services.pubsub.topicValidators.delete(topic)
@@ -145,6 +149,64 @@ export class Libp2pTransport implements Transport {
         return VERDICT[verdict]
       })
     pubsub.subscribe(topic)
+  }
+
+  /** Leaves `topic`: gossipsub stops delivering it here, and its validator is dropped. */
+  unsubscribe(topic: string): void {
+    const pubsub = this.components.host.services.pubsub
+    pubsub.unsubscribe(topic)
+    pubsub.topicValidators.delete(topic)
+  }
+
+  /**
+   * Calls `fn(peer)` when `peer` becomes a live subscriber of `topic` (`GossipView.liveSubscribers`:
+   * a publish now reaches it), checked at each subscription change and gossipsub heartbeat, so a
+   * subscriber whose outbound stream opens a moment after its subscription is reported once the
+   * stream is there. Peers already live when this is called are not reported.
+   */
+  onTopicJoin(topic: string, fn: (peer: PeerIdStr) => void): () => void {
+    let watch = this.joins.get(topic)
+    if (watch === undefined) {
+      if (this.joins.size === 0) this.watchJoins()
+      watch = { live: new Set(this.topicSubscribers(topic)), fns: new Set() }
+      this.joins.set(topic, watch)
+    }
+    const w = watch
+    w.fns.add(fn)
+    return () => {
+      w.fns.delete(fn)
+      if (w.fns.size > 0 || this.joins.get(topic) !== w) return
+      this.joins.delete(topic)
+      if (this.joins.size === 0) this.unwatchJoins()
+    }
+  }
+
+  private readonly checkJoins = (): void => {
+    for (const [topic, w] of this.joins) {
+      const live = new Set(this.topicSubscribers(topic))
+      const joined = [...live].filter((p) => !w.live.has(p))
+      w.live = live
+      for (const peer of joined)
+        for (const fn of [...w.fns]) {
+          try {
+            fn(peer)
+          } catch (err) {
+            this.components.log.warn({ err, topic }, 'topic join listener threw')
+          }
+        }
+    }
+  }
+
+  private watchJoins(): void {
+    const pubsub = this.components.host.services.pubsub
+    pubsub.addEventListener('subscription-change', this.checkJoins)
+    pubsub.addEventListener('gossipsub:heartbeat' as 'subscription-change', this.checkJoins)
+  }
+
+  private unwatchJoins(): void {
+    const pubsub = this.components.host.services.pubsub
+    pubsub.removeEventListener('subscription-change', this.checkJoins)
+    pubsub.removeEventListener('gossipsub:heartbeat' as 'subscription-change', this.checkJoins)
   }
 
   /** The gossip topics this node is subscribed to (mailbox topic management, GET /v1/info). */

@@ -13,6 +13,7 @@ import { bidAskedProblem, bidTotalProblem } from '../contracts/consistency.js'
 import type { BidMessage, Decline } from '../protocol/messages.js'
 import type { JobRecord, JobState } from './job-record.js'
 import type { JobSpec } from './job-spec.js'
+import { latestStartOf, startTooLate } from './start-window.js'
 
 export type IgnoreReason =
   | ApprovalProblem
@@ -27,6 +28,7 @@ export type IgnoreReason =
   | 'expired'
   | 'not_allowed'
   | 'excluded'
+  | 'starts_too_late'
 
 export interface AdmissionContext {
   jobId: string
@@ -36,6 +38,8 @@ export interface AdmissionContext {
   /** The contract-db this requester trusts (peer id). */
   contractDb: string
   now: number
+  /** The latest start the job accepts (start-window.ts); undefined: now. */
+  latestStart?: number
 }
 
 /** A job as its machine has it now. */
@@ -55,7 +59,15 @@ export function admissionOf(
 ): AdmissionContext | undefined {
   if (job === undefined || job.state !== 'bidding') return undefined
   const { record } = job
-  return { jobId: record.id, spec: record.spec, excluded: record.excluded ?? [], contractDb, now }
+  const latestStart = latestStartOf(record)
+  return {
+    jobId: record.id,
+    spec: record.spec,
+    excluded: record.excluded ?? [],
+    contractDb,
+    now,
+    ...(latestStart !== undefined ? { latestStart } : {}),
+  }
 }
 
 /**
@@ -89,6 +101,8 @@ export function bidProblem(
   })
   if (approval !== undefined) return approval
   if (!bidSignatureOk(bid)) return 'bad_signature'
+  // Last: a valid bid that starts too late is answered as a decline (the job inbox keeps it).
+  if (startTooLate(bid, ctx.latestStart, ctx.now) !== undefined) return 'starts_too_late'
   return undefined
 }
 

@@ -16,7 +16,7 @@ interface Waiter {
 export class CapacityBoard implements CapacityWaits {
   /** Insertion order is the wait order (a Map keeps it). */
   private readonly waiters = new Map<string, Waiter>()
-  /** Jobs woken by news (for /v1/info and tests). */
+  /** Jobs woken by news (for /v1/info and tests; `wakeOldest` does not count here). */
   woken = 0
 
   wait(jobId: string, resources: Resources, signal: AbortSignal): Promise<string> {
@@ -42,6 +42,17 @@ export class CapacityBoard implements CapacityWaits {
   /** Jobs waiting now. */
   get size(): number {
     return this.waiters.size
+  }
+
+  /**
+   * Wakes the `max` oldest waiting jobs, whatever their resources (a provider joined: what it has
+   * free is not known yet). Returns how many.
+   */
+  wakeOldest(max: number, by: string): number {
+    const woken = [...this.waiters].slice(0, Math.max(0, max))
+    for (const [jobId] of woken) this.waiters.delete(jobId)
+    for (const [, w] of woken) w.wake(by)
+    return woken.length
   }
 
   /** `peer` has `free` now: wakes the oldest jobs that fit in it, together. Returns how many. */

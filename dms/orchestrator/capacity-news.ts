@@ -2,8 +2,9 @@
  * The requester's listener of capacity news (gossip on CAPACITY_TOPIC, inbox `capacity`): news is
  * kept only from the peer that signed it, carrying that peer's approval credential from this
  * requester's contract-db, and at most one per peer per NEWS_MIN_GAP_MS (providers send at most
- * one a second); what passes wakes queued jobs on the CapacityBoard. Spec: specs/protocol.md
- * ("Capacity news").
+ * one a second); what passes wakes queued jobs on the CapacityBoard. The node may opt out of the
+ * topic (`listen(false)`, `POST /v1/topics/unsubscribe`): the choice is stored and kept across
+ * restarts. Spec: specs/protocol.md ("Capacity news"), specs/queueing.md ("Topics").
  */
 import type { Logger } from 'pino'
 import type { Clock } from '../../actors/clock.js'
@@ -13,6 +14,7 @@ import { checkApproval } from '../contracts/approval.js'
 import { W } from '../protocol/behaviours.js'
 import { CAPACITY_TOPIC, INBOX } from '../protocol/handles.js'
 import type { CapacityNews } from '../protocol/messages.js'
+import { Repo, type Db } from '../store/db.js'
 import type { CapacityBoard } from './capacity-board.js'
 
 /** News closer together than this from one peer is ignored (`rate_limited`). */
@@ -27,17 +29,52 @@ export interface CapacityNewsDeps {
   log: Logger
   board: CapacityBoard
   contractDb: string
+  /** Keeps the opt-out (sublevel `topics`). */
+  db: Db
+  /** Leaves the gossip topic (the actor's stop alone keeps the subscription). */
+  unsubscribe?: (topic: string) => void
 }
+
+/** Key of the stored choice in sublevel `topics`. */
+const CHOICE_KEY = CAPACITY_TOPIC
 
 export class CapacityNewsListener {
   /** News kept (`kept`) and ignored, by reason. */
   readonly counts: Record<string, number> = {}
   private readonly lastFrom = new Map<string, number>()
   private actor: Actor | undefined
+  private readonly choices: Repo<{ subscribed: boolean }>
+  private running = false
 
-  constructor(private readonly d: CapacityNewsDeps) {}
+  constructor(private readonly d: CapacityNewsDeps) {
+    this.choices = new Repo(d.db, 'topics')
+  }
 
-  start(): void {
+  /** Listens, unless the node opted out earlier (a stored choice). */
+  async start(): Promise<void> {
+    this.running = true
+    const choice = await this.choices.get(CHOICE_KEY)
+    if (choice?.subscribed !== false && this.running) this.spawn()
+  }
+
+  /** Whether this node listens to capacity news now. */
+  get listening(): boolean {
+    return this.actor !== undefined
+  }
+
+  /** Opts in (`true`) or out of capacity news: stored, then applied at once. */
+  async listen(on: boolean): Promise<void> {
+    await this.choices.put(CHOICE_KEY, { subscribed: on })
+    if (!this.running) return
+    if (on) this.spawn()
+    else {
+      this.actor?.stop()
+      this.actor = undefined
+      this.d.unsubscribe?.(CAPACITY_TOPIC)
+    }
+  }
+
+  private spawn(): void {
     if (this.actor !== undefined) return
     this.actor = this.d.system
       .spawn(INBOX.capacity, this.d.key)
@@ -48,6 +85,7 @@ export class CapacityNewsListener {
   }
 
   stop(): void {
+    this.running = false
     this.actor?.stop()
     this.actor = undefined
   }

@@ -1,5 +1,5 @@
 /** The requester's settings (`requester` in the node config, specs/config.md) and their defaults. */
-import { DEFAULT_TRANSFER_PACE } from '../blobs/transfer.js'
+import { DEFAULT_TRANSFER_PACE, type TransferPace } from '../blobs/transfer.js'
 import type { RetentionPolicy } from './retention.js'
 import type { StepConfig } from './steps/deps.js'
 
@@ -75,4 +75,10 @@ export function jobConfigOf(init: OrchestratorInit): JobConfig {
     queueRetryMinMs: init.queueRetryMinMs ?? 1000,
     queueRetryMaxMs: init.queueRetryMaxMs ?? 30_000,
   }
+}
+
+/** How a job's outputs are fetched on demand: as in `verifying` (kept-outputs.ts). */
+export function outputsFetchOf(init: OrchestratorInit): { requestTimeoutMs: number; pace: TransferPace } {
+  const c = jobConfigOf(init)
+  return { requestTimeoutMs: c.requestTimeoutMs, pace: c.outputsPace }
 }

@@ -14,6 +14,7 @@ import { HEARTBEAT, type JobLog, type JobUpdate } from '../protocol/messages.js'
 import type { BidAdmission, JobView } from './bid-admission.js'
 import type { JobId } from './job-record.js'
 import type { JobSession } from './session.js'
+import { latestStartOf, startTooLate } from './start-window.js'
 
 export interface JobInboxDeps {
   system: Pick<ActorSystem, 'spawn'>
@@ -40,6 +41,15 @@ export function spawnJobActor(id: JobId, d: JobInboxDeps): Actor {
       const why = d.admission.admitBid(m, view)
       if (why === undefined) return d.session.addBid(m.payload.bid, m.from)
       d.log.debug({ jobId: id, from: m.peer, why }, 'bid ignored')
+      // A valid bid that starts after the job's latest start: declined here, with the reason (it
+      // shows in NO_BIDS and QUEUE_TIMEOUT), and its reservation released at once.
+      if (why === 'starts_too_late' && view !== undefined) {
+        const reason = startTooLate(m.payload.bid, latestStartOf(view.record), d.clock.now())
+        d.session.addDecline({ jobId: id, provider: m.peer, reasons: [reason ?? 'starts too late'] })
+        return void actor
+          .send(handleOf(m.peer, INBOX.provider), W.bidRelease, { jobId: id, bidId: m.payload.bid.bidId })
+          .catch(() => undefined)
+      }
       // A bid that came after its window (the job is queued, or went on with other bids) holds a
       // reservation the job will not use: released at once rather than at the bid's expiry, so
       // the provider has room again (and says so in its capacity news).

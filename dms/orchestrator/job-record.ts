@@ -28,7 +28,7 @@ export interface JobQueue {
   rounds: number
   /** The latest decline of each provider (and each refused job request) over those rounds. */
   declines: Decline[]
-  /** What ended the last wait: `capacity <peer id>` or `backoff`. */
+  /** What ended the last wait: `capacity <peer id>`, `joined <peer id>` or `backoff`. */
   wokenBy?: string
 }
 

@@ -13,6 +13,7 @@ import { publicKeyOfPeer } from '../contracts/party.js'
 import { parseBytes, UnitError } from '../resources/units.js'
 import type { Resources } from '../resources/types.js'
 import { StringEnum, StringMap, strictObject as obj } from '../schema.js'
+import { parseStartBy, type StartBy } from './start-by.js'
 
 /** A queue id (`POST /v1/queues` answers one). */
 export const QUEUE_ID_PATTERN = '^[A-Za-z0-9-]{1,64}$'
@@ -79,6 +80,12 @@ export const jobSpecSchema = obj(
     retries: opt(
       Type.Integer({ minimum: 0, maximum: 10, description: 'provider faults retried; default 3' }),
     ),
+    network: opt(
+      Type.Boolean({
+        description:
+          "the container may use the network (a bridge to the provider's host network); default false: no network at all. Only providers with provider.allowNetwork bid",
+      }),
+    ),
     providers: opt(
       obj({
         allow: opt(peers),
@@ -110,6 +117,14 @@ export const jobSpecSchema = obj(
         minLength: 1,
         maxLength: 64,
         description: 'ISO 8601 time (e.g. 2026-11-22T18:00:00Z): the job waits in `scheduled` until then',
+      }),
+    ),
+    startBy: opt(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          'the latest start the job accepts: an ISO 8601 time, or a duration (600, 90s, 10m, 2h) after its start (startAt, else posting), at most 7 days; bids starting later are declined. Default: the queue deadline, or now when queueTimeout is 0',
       }),
     ),
     retryPolicy: opt(
@@ -170,6 +185,8 @@ export interface JobSpec {
    * (downstream providers fetch from it), and the requester checks the signed manifest hash only.
    */
   outputsStay?: boolean
+  /** The container may use the network (only providers with `provider.allowNetwork` bid). */
+  network?: boolean
   /**
    * Files for /inputs. As parsed: inline content (`contentBase64`) or a blob id (`sha256`); once
    * posted, every input is a blob with its `sha256` and `size` (Orchestrator.post stores inline ones).
@@ -182,6 +199,8 @@ export interface JobSpec {
   queueTimeoutSeconds?: number
   /** When the job may start bidding (ms since epoch); it waits in `scheduled` until then. */
   startAt?: number
+  /** The latest start it accepts (start-window.ts); absent: the queue deadline, or now. */
+  startBy?: StartBy
   /** Retries by outcome, with backoff (specs/job-spec.md, "Retry policy"). */
   retryPolicy?: RetryPolicy
   /** The queue (batch) the job belongs to (dms/orchestrator/queues/). */
@@ -261,6 +280,10 @@ export function parseJobSpec(input: unknown, now: number = Date.now()): JobSpec 
   if (memoryBytes < MIN_MEMORY_BYTES)
     throw new InvalidJobSpecError('resources.memory', 'must be at least 6MiB')
   const startAt = s.startAt === undefined ? undefined : parseStartAt(s.startAt, now)
+  const startBy = s.startBy === undefined ? undefined : parseStartBy(s.startBy)
+  if (typeof startBy === 'string') throw new InvalidJobSpecError('startBy', startBy)
+  if (startBy !== undefined && 'at' in startBy && startBy.at < (startAt ?? now))
+    throw new InvalidJobSpecError('startBy', startAt === undefined ? 'is in the past' : 'is before startAt')
   return {
     name: s.name,
     image: s.image,
@@ -276,6 +299,7 @@ export function parseJobSpec(input: unknown, now: number = Date.now()): JobSpec 
     maxPrice: s.maxPrice,
     ...(s.inputs !== undefined ? { inputs: parseInputs(s.inputs) } : {}),
     retries: s.retries ?? DEFAULT_RETRIES,
+    ...(s.network === true ? { network: true } : {}),
     providers: {
       allow: s.providers?.allow ?? [],
       deny: s.providers?.deny ?? [],
@@ -285,6 +309,7 @@ export function parseJobSpec(input: unknown, now: number = Date.now()): JobSpec 
     },
     ...(s.queueTimeout !== undefined ? { queueTimeoutSeconds: s.queueTimeout } : {}),
     ...(startAt !== undefined ? { startAt } : {}),
+    ...(startBy !== undefined ? { startBy } : {}),
     ...(s.retryPolicy !== undefined
       ? {
           retryPolicy: {

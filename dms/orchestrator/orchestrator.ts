@@ -18,6 +18,7 @@ import { BidAdmission } from './bid-admission.js'
 import { BidAudience } from './bid-audience.js'
 import { CapacityBoard } from './capacity-board.js'
 import { CapacityNewsListener } from './capacity-news.js'
+import { ProviderJoins } from './provider-joins.js'
 import { jobConfigOf, type JobConfig, type OrchestratorInit } from './config.js'
 import { resolveInputs } from './data-plane.js'
 import type { JobId, JobRecord } from './job-record.js'
@@ -100,6 +101,8 @@ export class Orchestrator {
   readonly capacity: CapacityBoard
   /** Listens to capacity news (CAPACITY_TOPIC): counts kept and ignored news by reason. */
   readonly capacityNews: CapacityNewsListener
+  /** Wakes queued jobs when a provider joins the bid topic. */
+  readonly joins: ProviderJoins
   /** Prunes ended jobs, their blobs and grants (`requester.retention`, `dms job prune`). */
   readonly retention: Retention
   private stopPruning?: () => void
@@ -124,13 +127,12 @@ export class Orchestrator {
     this.declinesIgnored = this.admission.declinesIgnored
     this.capacity = new CapacityBoard()
     this.capacityNews = new CapacityNewsListener({
-      system: c.system,
-      key: c.key,
-      clock: c.clock,
-      log: c.log,
+      ...c,
       board: this.capacity,
       contractDb: init.contractDb.peer,
+      unsubscribe: c.transport.unsubscribe?.bind(c.transport),
     })
+    this.joins = new ProviderJoins({ ...c, board: this.capacity })
     // An operator sees a job start waiting, and until when (its later rounds are debug lines).
     this.store.onChange(({ state, record }) => {
       if (state === 'queued' && record.queue?.rounds === 1)
@@ -185,7 +187,8 @@ export class Orchestrator {
    * deadlines are computed from the record (absolute times), so they are re-armed, not reset.
    */
   async start(): Promise<number> {
-    this.capacityNews.start()
+    await this.capacityNews.start()
+    this.joins.start()
     const indexed = await this.store.migrate()
     if (indexed > 0) this.c.log.info({ indexed }, 'stored jobs indexed for listing')
     let restored = 0
@@ -208,6 +211,7 @@ export class Orchestrator {
 
   stop(): void {
     this.capacityNews.stop()
+    this.joins.stop()
     this.stopPruning?.()
     for (const r of this.running.values()) {
       r.machine.stop()

@@ -22,6 +22,8 @@ import type {
   BidMessage,
   BidRelease,
   BidRequest,
+  BlobRelease,
+  BlobReleaseReply,
   CapacityNews,
   ContractSignReply,
   ContractSignRequest,
@@ -87,6 +89,11 @@ export const W = {
   blobGet: defineBehaviour<ChunkRequest, Chunk>('/dms/blob/get', {
     request: C.blobChunkRequest,
     reply: C.blobChunk,
+  }),
+  /** A grantee -> the blob's node (`blobs` inbox): the blob is no longer needed. */
+  blobRelease: defineBehaviour<BlobRelease, BlobReleaseReply>('/dms/blob/release', {
+    request: C.blobRelease,
+    reply: C.blobReleaseReply,
   }),
   /** Allocation -> the job's inbox: live output. */
   log: defineBehaviour<JobLog>('/dms/job/log', { request: C.jobLog }),

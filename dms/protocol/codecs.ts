@@ -46,6 +46,8 @@ import type {
   Decline,
   Invocation,
   InvocationReply,
+  BlobRelease,
+  BlobReleaseReply,
   JobCancel,
   JobCancelReply,
   JobLog,
@@ -209,6 +211,7 @@ const invocation = proto<Invocation, P.Invocation>(
     inputs: v.inputs.map(({ source, ...f }) =>
       source === undefined ? f : { ...f, source: { ...source, grant: docToBytes(source.grant) } },
     ),
+    ...(v.network === true ? { network: true } : {}),
   }),
   (w) => ({
     contract: docFromBytes(w.contract, asSignedContract),
@@ -220,6 +223,7 @@ const invocation = proto<Invocation, P.Invocation>(
         ? f
         : { ...f, source: { ...source, grant: docFromBytes(source.grant, asBlobGrant) } },
     ),
+    ...(w.network === true ? { network: true } : {}),
   }),
 )
 const invocationReply = proto<InvocationReply, P.InvocationReply>(
@@ -262,6 +266,20 @@ const blobChunk = proto<Chunk, P.BlobChunk>(
   'BlobChunk',
   PW.BlobChunkWire,
   (v) => ({ size: v.size, data: v.data as Uint8Array<ArrayBuffer> }),
+  (w) => w,
+)
+const blobRelease = proto<BlobRelease, P.BlobRelease>(
+  P.BlobRelease,
+  'BlobRelease',
+  PW.BlobReleaseWire,
+  (v) => v,
+  (w) => w,
+)
+const blobReleaseReply = proto<BlobReleaseReply, P.BlobReleaseReply>(
+  P.BlobReleaseReply,
+  'BlobReleaseReply',
+  PW.BlobReleaseReplyWire,
+  (v) => v,
   (w) => w,
 )
 const jobLog = proto<JobLog, P.JobLog>(
@@ -367,6 +385,8 @@ export const PAYLOAD_CODECS = {
   jobResult,
   blobChunkRequest,
   blobChunk,
+  blobRelease,
+  blobReleaseReply,
   jobLog,
   settleRequest,
   terminateRequest,

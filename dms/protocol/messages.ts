@@ -28,6 +28,8 @@ export interface BidRequest {
   exclude: string[]
   /** The requester's approval credential: providers reserve and bid only for approved requesters. */
   approval?: ApprovalCredential
+  /** The job's container wants the network: only providers that allow it bid. Absent: no network. */
+  network?: boolean
 }
 
 /**
@@ -96,6 +98,8 @@ export interface Invocation {
   env: Record<string, string>
   /** Staged read-only at /inputs; the provider fetches the blobs it lacks from the requester. */
   inputs: InputFile[]
+  /** The container may use the network; refused by a provider that does not allow it. Absent: none. */
+  network?: boolean
 }
 export interface InvocationReply {
   allocationId: string
@@ -178,6 +182,21 @@ export interface TerminateRequest {
   detail?: string
   /** REQUESTER_CANCELLED: the provider's receipt, if one came, to bill its usage. */
   receipt?: SignedReceipt
+}
+
+/**
+ * `/dms/blob/release`, a grantee -> the blob's node (its `blobs` inbox): it no longer needs the
+ * blob (a workflow task's output archive once the workflow ended). Its grant is revoked, and the
+ * blob deleted when no other peer holds a grant on it.
+ */
+export interface BlobRelease {
+  sha256: string
+  /** The job the archive was published for (the same bytes may be another job's outputs too). */
+  jobId: string
+}
+export interface BlobReleaseReply {
+  /** true when the blob was deleted from the store. */
+  removed: boolean
 }
 
 /**

@@ -50,6 +50,7 @@ export const WIRE_SHAPES = {
     deadline: S.num,
     exclude: S.arr(peer, L.exclude),
     approval: S.opt(doc),
+    network: S.opt(S.bool),
   }),
   Bid: S.obj({ bid: doc, approval: S.opt(doc) }),
   Decline: S.obj({
@@ -73,6 +74,7 @@ export const WIRE_SHAPES = {
     command: S.arr(S.str(L.arg), L.commandArgs),
     env: S.map(S.str(L.arg), L.envEntries, L.envKey),
     inputs: S.arr(inputFile, L.inputs),
+    network: S.opt(S.bool),
   }),
   InvocationReply: S.obj({ allocationId: id }),
   JobUpdate: S.obj({
@@ -95,6 +97,8 @@ export const WIRE_SHAPES = {
   }),
   BlobChunkRequest: S.obj({ sha256: hash, offset: S.num, length: S.num, grant: S.opt(doc) }),
   BlobChunk: S.obj({ size: S.num, data: S.bytes(L.chunk) }),
+  BlobRelease: S.obj({ sha256: hash, jobId: id }),
+  BlobReleaseReply: S.obj({ removed: S.bool }),
   JobLog: S.obj({ jobId: id, allocationId: id, stream: S.str(L.name), seq: S.num, data: S.str(L.log) }),
   SettleRequest: S.obj({ contractId: id, receipt: doc, verification: doc }),
   SettlementMessage: S.obj({ settlement: doc }),

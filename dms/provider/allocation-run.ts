@@ -86,6 +86,7 @@ async function run(
     diskBytes: a.diskBytes || t.resources.diskBytes,
     gpus: t.resources.gpus,
     timeoutSeconds: t.maxDurationSeconds,
+    network: a.network === true,
   }
   const forwarder = new LogForwarder((l) => actor.send(input.requester, W.log, l), d.clock, {
     jobId: t.jobId,

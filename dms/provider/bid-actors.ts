@@ -116,7 +116,7 @@ export function provideBidActors(machine: BidMachine, d: BidActorDeps, init: Bid
         await d.ledger.lock(input.bidId, { expiresAt: input.until })
       }),
       allocate: fromPromise<{ diskBytes: number }, LedgerInput>(async ({ input }) => {
-        const entry = await d.ledger.allocate(input.bidId)
+        const entry = await d.ledger.allocate(input.bidId, input.allocationId)
         return { diskBytes: entry.resources.diskBytes }
       }),
       release: fromPromise<void, LedgerInput>(async ({ input }) => {

@@ -18,6 +18,8 @@ export interface Allocation {
   env: Record<string, string>
   /** Staged read-only at /inputs before the run. */
   inputs: InputFile[]
+  /** The container may use the network (the provider allows it). Absent: no network. */
+  network?: boolean
   /** The disk quota on /outputs: what the ledger holds (the job's disk, or the default quota). */
   diskBytes: number
   invokedAt: number
@@ -182,6 +184,8 @@ export interface LedgerInput {
   bidId: string
   /** The lock's deadline, kept on the ledger entry. */
   until?: number
+  /** The allocation's id, kept on the entry once allocated (`dms resources` shows it). */
+  allocationId?: string
 }
 export interface ExecuteInput {
   bidId: string

@@ -263,7 +263,10 @@ export function createBidMachine(clock: Pick<Clock, 'now'>, timing: BidTiming) {
         invoke: {
           id: 'allocate',
           src: 'allocate',
-          input: ({ context }) => ({ bidId: context.bid.bidId }),
+          input: ({ context }) => ({
+            bidId: context.bid.bidId,
+            allocationId: context.allocation?.allocationId,
+          }),
           onDone: { target: 'active', actions: 'allocated' },
           onError: { target: 'expired', actions: 'refused' },
         },

@@ -26,10 +26,17 @@ export function compareCapability(required: Resources, available: Resources): Ca
   return { fits: reasons.length === 0, margins, reasons }
 }
 
+/** Why a job asking for the network is declined (and its invocation refused) where it is not allowed. */
+export const NETWORK_REFUSED = 'network not allowed here: the job asks for network access'
+
 /** The provider's preferences, applied after the capability comparison. */
 export interface Comparator {
   /** Image patterns this provider runs (`*` wildcard). @default ['*'] */
   allowedImages?: string[]
+  /** Whether jobs asking for the network are taken (their containers get a bridge). @default false */
+  allowNetwork?: boolean
+  /** The job asks for the network. */
+  network?: boolean
   /** Longest job accepted, seconds. @default 86400 */
   maxDurationSeconds?: number
   /** Whether the engine has the image (no registry assumed). */
@@ -78,6 +85,7 @@ export function acceptJob(
 ): Decision {
   const reasons = [...c.reasons]
   if (p.excluded) reasons.push('excluded by the requester')
+  if (p.network === true && p.allowNetwork !== true) reasons.push(NETWORK_REFUSED)
   if (!imageAllowed(p.allowedImages, image)) reasons.push(`image ${image} is not allowed here`)
   else if (!p.hasImage) reasons.push(`image ${image} is not available on this provider`)
   const maxDur = p.maxDurationSeconds ?? 86_400
@@ -104,6 +112,7 @@ export function acceptJob(
 const DECLINE_KINDS: Array<[RegExp, string]> = [
   [/^not enough (cpu|memory|disk|gpus):/, 'not enough $1'],
   [/^excluded by the requester$/, 'excluded by the requester'],
+  [/^network not allowed here:/, 'network not allowed'],
   [/^invalid image:/, 'invalid image'],
   [/^image registry .* is not used by this provider$/, 'registry not used'],
   [/^image .* is not allowed here$/, 'image not allowed'],

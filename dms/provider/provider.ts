@@ -78,6 +78,7 @@ export interface ProviderInit extends RetentionInit {
   preferences?: Pick<
     Comparator,
     | 'allowedImages'
+    | 'allowNetwork'
     | 'maxDurationSeconds'
     | 'minPrice'
     | 'allowRequesters'
@@ -334,7 +335,7 @@ export class ProviderService {
       .on(W.directBidRequest, (m) => bidRequest(this.actor as Actor, m))
       .on(W.jobRequest, jobRequestHandler(d))
       .on(W.contractSign, contractSignHandler({ ...d, contractDb: this.init.contractDb }))
-      .on(W.invoke, invokeHandler({ ...d, contractDb: this.init.contractDb }))
+      .on(W.invoke, invokeHandler({ ...d, contractDb: this.init.contractDb, ...this.init.preferences }))
       .on(W.cancel, cancelHandler(d))
       .on(W.bidRelease, bidReleaseHandler(d))
       .on(W.settled, settledHandler({ contractDb: this.init.contractDb, books: this.books }))

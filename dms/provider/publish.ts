@@ -41,7 +41,7 @@ async function publish(d: PublishDeps, input: PublishInput): Promise<PublishOutp
   let result = input.run
   let published: { outputs: OutputEntry[]; archive?: OutputArchive }
   try {
-    published = await outputsOf(d, requester.peer, result)
+    published = await outputsOf(d, requester.peer, t.jobId, result)
   } catch (err) {
     d.log.warn({ err, allocationId: a.allocationId }, 'outputs could not be archived')
     if (result.archive !== undefined) await rm(result.archive.file, { force: true }).catch(() => {})
@@ -88,6 +88,7 @@ async function publish(d: PublishDeps, input: PublishInput): Promise<PublishOutp
 async function outputsOf(
   d: PublishDeps,
   peer: string,
+  jobId: string,
   result: ExecutionResult,
 ): Promise<{ outputs: OutputEntry[]; archive?: OutputArchive }> {
   const outputs = result.outputs.map(({ path, sha256, size }) => ({ path, sha256, size }))
@@ -98,6 +99,7 @@ async function outputsOf(
   }
   // Taken before a restart already: the file is gone, the blob is there.
   if (!(await d.blobs.store.has(archive.sha256))) await d.blobs.store.adopt(archive.file, archive)
-  await d.blobs.grant(peer, archive.sha256)
+  // Deleted once the requester releases it (a workflow task's archive, specs/workflow.md).
+  await d.blobs.grant(peer, archive.sha256, { heldFor: jobId })
   return { outputs, archive: { sha256: archive.sha256, size: archive.size } }
 }

@@ -17,14 +17,13 @@
  * Spec: specs/resources.md.
  */
 import type { Clock } from '../../actors/clock.js'
+import { SerialQueue } from '../../actors/serial.js'
 import { child, type Logger } from '../log.js'
 import { Repo, type Db } from '../store/db.js'
 import {
   EntryExistsError,
   EntryNotFoundError,
   InsufficientResourcesError,
-  InvalidEntryError,
-  InvalidResourcesError,
   InvalidTransitionError,
   LedgerNotStartedError,
   NoOfferError,
@@ -34,24 +33,19 @@ import {
   ReservationExpiredError,
   type Committed,
 } from './errors.js'
-import { add, fits, floorZero, normalize, resourcesProblem, sub, sum } from './math.js'
+import {
+  checkId,
+  checkResources,
+  checkTime,
+  commitmentOf,
+  copy,
+  isExpired,
+  type LedgerEntry,
+} from './ledger-entry.js'
+import { fits, floorZero, normalize, sub } from './math.js'
 import { ZERO, type Offer, type Resources } from './types.js'
 
-export type LedgerEntryState = 'reserved' | 'locked' | 'allocated'
-
-export interface LedgerEntry {
-  /** Unique per ledger, chosen by the caller (e.g. the bid or allocation id). */
-  id: string
-  jobId: string
-  resources: Resources
-  state: LedgerEntryState
-  /**
-   * For a reservation: when it lapses (ms epoch). For a lock: the deadline the caller gave, kept
-   * for its own timers; the ledger never releases locks by itself (see `overdueLocks`).
-   */
-  expiresAt?: number
-  createdAt: number
-}
+export type { LedgerEntry, LedgerEntryState } from './ledger-entry.js'
 
 export interface ResourceSummary {
   /** The offered resources (all zero before an offer is set). */
@@ -81,33 +75,6 @@ interface Change {
   offer?: Offer
 }
 
-function isExpired(e: LedgerEntry, now: number): boolean {
-  return e.state === 'reserved' && e.expiresAt !== undefined && e.expiresAt <= now
-}
-
-function copy(e: LedgerEntry): LedgerEntry {
-  return { ...e, resources: { ...e.resources } }
-}
-
-function checkId(value: unknown, what: string): asserts value is string {
-  if (typeof value !== 'string' || value.length === 0) {
-    throw new InvalidEntryError(
-      `${what} must be a non-empty string, got ${JSON.stringify(value) ?? String(value)}`,
-    )
-  }
-}
-
-function checkResources(r: unknown, what: string): asserts r is Resources {
-  const problem = resourcesProblem(r)
-  if (problem !== undefined) throw new InvalidResourcesError(what, problem)
-}
-
-function checkTime(value: unknown, what: string): asserts value is number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    throw new InvalidEntryError(`${what} must be a time in ms since the epoch, got ${String(value)}`)
-  }
-}
-
 export class ResourceLedger {
   private readonly db: Db
   private readonly clock: Pick<Clock, 'now'>
@@ -118,8 +85,8 @@ export class ResourceLedger {
   private readonly byId = new Map<string, LedgerEntry>()
   private status: Status = 'stopped'
   private readonly freedListeners = new Set<() => void>()
-  /** Tail of the mutex chain; always resolves. */
-  private tail: Promise<void> = Promise.resolve()
+  /** The mutex: one mutation at a time. */
+  private readonly serial = new SerialQueue()
 
   constructor(components: ResourceLedgerComponents) {
     this.db = components.db
@@ -330,14 +297,14 @@ export class ResourceLedger {
    * Marks a lock as allocated (the workload runs). Allocating an allocation is a no-op.
    * @throws EntryNotFoundError, InvalidTransitionError (still only reserved)
    */
-  async allocate(id: string): Promise<LedgerEntry> {
+  async allocate(id: string, allocationId?: string): Promise<LedgerEntry> {
     checkId(id, 'id')
     return this.mutate('allocate', (now) => {
       const e = this.byId.get(id)
       if (e === undefined || isExpired(e, now)) throw new EntryNotFoundError(id)
       if (e.state === 'reserved') throw new InvalidTransitionError(id, e.state, 'allocated', 'locked')
       if (e.state === 'allocated') return { change: {}, result: copy(e) }
-      const next: LedgerEntry = { ...copy(e), state: 'allocated' }
+      const next: LedgerEntry = { ...copy(e), state: 'allocated', ...(allocationId ? { allocationId } : {}) }
       delete next.expiresAt
       return { change: { put: [next] }, result: next }
     })
@@ -372,22 +339,12 @@ export class ResourceLedger {
   }
 
   private committed(now: number): Committed {
-    const live = [...this.byId.values()].filter((e) => !isExpired(e, now))
-    const of = (state: LedgerEntryState) => sum(live.filter((e) => e.state === state).map((e) => e.resources))
-    const reserved = of('reserved')
-    const locked = of('locked')
-    const allocated = of('allocated')
-    return { reserved, locked, allocated, total: add(add(reserved, locked), allocated) }
+    return commitmentOf(this.byId.values(), now)
   }
 
   /** Runs `fn` after every earlier call has settled. */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(fn)
-    this.tail = result.then(
-      () => undefined,
-      () => undefined,
-    )
-    return result
+    return this.serial.run(fn)
   }
 
   /**

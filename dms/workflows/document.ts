@@ -38,6 +38,12 @@ const fromTaskInput = obj({
 export const workflowSchema = obj(
   {
     name: Type.Optional(Type.String({ maxLength: 128, pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' })),
+    keepOutputs: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: the archives left at providers for hand-offs are not released when the workflow ends (fetch them any time); default false',
+      }),
+    ),
     tasks: Type.Array(
       obj({
         name,
@@ -77,6 +83,8 @@ export interface WorkflowTask {
 
 export interface Workflow {
   name?: string
+  /** The archives left at providers for hand-offs stay after the end (not released). */
+  keepOutputs?: boolean
   tasks: WorkflowTask[]
 }
 
@@ -180,7 +188,11 @@ export function parseWorkflow(input: unknown, opts: { maxTasks?: number } = {}):
   const cycle = findCycle(tasks)
   if (cycle !== undefined)
     throw new InvalidWorkflowError(`tasks.${index.get(cycle[0])}.runAfter`, `cycle ${cycle.join(' -> ')}`)
-  return { ...(input.name !== undefined ? { name: input.name } : {}), tasks }
+  return {
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.keepOutputs === true ? { keepOutputs: true } : {}),
+    tasks,
+  }
 }
 
 /** The first cycle found (its names, first repeated at the end), or undefined. */

@@ -21,6 +21,13 @@ import { Repo, type Db } from '../store/db.js'
 import { parseWorkflow, type Workflow } from './document.js'
 import { handOff } from './handoff.js'
 import { storeTaskInputs } from './inputs.js'
+import {
+  BalanceUnknownError,
+  InsufficientBalanceError,
+  TaskNotFoundError,
+  WorkflowEndedError,
+  WorkflowNotFoundError,
+} from './errors.js'
 import { createWorkflowMachine } from './machine.js'
 import { FINAL_WORKFLOW_STATES, type WorkflowId, type WorkflowRecord, type WorkflowState } from './record.js'
 
@@ -39,6 +46,23 @@ export interface WorkflowJobs {
   cancel(id: string): Promise<unknown>
   /** Every stored change of any job; returns the unsubscribe function. */
   onChange(fn: (job: WorkflowJob) => void): () => void
+  /**
+   * Fetches a completed job's outputs to this node, checked against its signed manifest (a no-op
+   * when they are here); throws `OUTPUTS_NOT_READY` or `OUTPUTS_NOT_FETCHED`.
+   */
+  outputs(id: string): Promise<TaskOutputs>
+  /**
+   * Tells the provider of a job whose outputs stayed there that they are no longer needed, so it
+   * deletes the archive: true once released (now or before), false when there was none.
+   */
+  release(id: string): Promise<boolean>
+}
+
+/** One task's outputs, fetched to this node: its job's manifest and archive. */
+export interface TaskOutputs {
+  jobId: string
+  files: Array<{ path: string; sha256: string; size: number }>
+  archive: { sha256: string; size: number } | null
 }
 
 /** A workflow as stored and shown. */
@@ -46,6 +70,11 @@ export interface StoredWorkflow {
   state: WorkflowState
   record: WorkflowRecord
   snapshot?: unknown
+  /**
+   * Set once the workflow ended: true when every archive left at a provider for its tasks was
+   * released, false when the document keeps them (`keepOutputs`).
+   */
+  released?: boolean
 }
 
 export interface WorkflowRunnerComponents {
@@ -62,38 +91,6 @@ export interface WorkflowRunnerComponents {
 export interface WorkflowRunnerInit {
   /** Most tasks in one workflow. @default 32 */
   maxTasks?: number
-}
-
-export class WorkflowNotFoundError extends DmsError {
-  constructor(id: string) {
-    super('WORKFLOW_NOT_FOUND', `no workflow ${id}`)
-  }
-}
-export class WorkflowEndedError extends DmsError {
-  constructor(id: string, state: string) {
-    super('WORKFLOW_ENDED', `workflow ${id} already ended: ${state}`)
-  }
-}
-/** The balance does not cover the sum of the tasks' worst-case escrows. */
-export class InsufficientBalanceError extends DmsError<{ plan: number; balance: number; shortfall: number }> {
-  constructor(plan: number, balance: number) {
-    super(
-      'INSUFFICIENT_BALANCE',
-      `the workflow may lock ${plan} micro-tokens of escrow (the sum of its tasks' maxPrice), the balance is ${balance}: short by ${plan - balance}`,
-      { plan, balance, shortfall: plan - balance },
-    )
-  }
-}
-
-/** The contract-db did not answer the balance query: nothing is started unchecked. */
-export class BalanceUnknownError extends DmsError {
-  readonly statusCode = 503
-  constructor(cause: unknown) {
-    super(
-      'BALANCE_UNKNOWN',
-      `cannot check the balance at the contract-db (${(cause as Error).message}): try again once it answers`,
-    )
-  }
 }
 
 type WorkflowActor = XActor<ReturnType<typeof createWorkflowMachine>>
@@ -123,6 +120,8 @@ export class WorkflowRunner {
     this.unsubscribe ??= this.c.jobs.onChange((job) => this.onJob(job))
     let restored = 0
     for (const wf of await this.repo.values()) {
+      // Ended before its archives were all released (a restart, a provider that did not answer).
+      if (FINAL_WORKFLOW_STATES.includes(wf.state) && wf.released === undefined) void this.releaseArchives(wf)
       if (FINAL_WORKFLOW_STATES.includes(wf.state) || wf.snapshot === undefined) continue
       if (this.running.has(wf.record.id)) continue
       await this.launch(wf.record, { ...(wf.snapshot as object), context: wf.record })
@@ -185,6 +184,24 @@ export class WorkflowRunner {
     return { state: snap.value, record: snap.context }
   }
 
+  /**
+   * Fetches one task's outputs to this node, even when they were left at its provider for the
+   * tasks downstream (specs/workflow.md, "Outputs on demand"): the archive is checked against the
+   * manifest its provider signed, then the job's outputs routes serve it.
+   */
+  async outputs(id: WorkflowId, task: string): Promise<TaskOutputs & { task: string }> {
+    const stored = await this.repo.get(id)
+    if (stored === undefined) throw new WorkflowNotFoundError(id)
+    const row = stored.record.tasks[task] as WorkflowRecord['tasks'][string] | undefined
+    if (row === undefined) throw new TaskNotFoundError(id, task)
+    if (row.jobId === undefined || row.state !== 'completed')
+      throw new DmsError(
+        'OUTPUTS_NOT_READY',
+        `task ${task} is ${row.state}: only a completed task's outputs can be fetched`,
+      )
+    return { task, ...(await this.c.jobs.outputs(row.jobId)) }
+  }
+
   private launch(record: WorkflowRecord, snapshot?: unknown): Promise<StoredWorkflow> {
     const id = record.id
     const actor = createActor(this.machine, {
@@ -209,8 +226,10 @@ export class WorkflowRunner {
           await this.repo.put(id, wf)
           for (const l of this.listeners) l(wf)
           resolveStored(wf)
-          if (done) this.finish(id)
-          else this.reconcile(id, wf)
+          if (done) {
+            this.finish(id)
+            void this.releaseArchives(wf)
+          } else this.reconcile(id, wf)
         })
         .catch((err: unknown) => this.c.log.error({ err, workflowId: id }, 'workflow not persisted'))
     }
@@ -294,6 +313,34 @@ export class WorkflowRunner {
     this.running
       .get(owner.wf)
       ?.send({ type: 'JOB', task: owner.task, jobState: job.state, error: job.record.error })
+  }
+
+  /**
+   * Once a workflow ended no task can need its upstreams' archives: each provider that kept one for
+   * the hand-offs is told to delete it (specs/workflow.md, "Archives released"), unless the
+   * document keeps them (`keepOutputs`: recorded `released: false`). Recorded `released: true` once
+   * every one is; else tried again at the next start.
+   */
+  private async releaseArchives(wf: StoredWorkflow): Promise<void> {
+    const id = wf.record.id
+    const keep = wf.record.workflow.keepOutputs === true
+    let all = true
+    for (const [task, row] of Object.entries(keep ? {} : wf.record.tasks)) {
+      if (row.jobId === undefined) continue
+      try {
+        await this.c.jobs.release(row.jobId)
+      } catch (err) {
+        all = false
+        this.c.log.warn(
+          { err, workflowId: id, task },
+          'output archive not released: tried again at the next start',
+        )
+      }
+    }
+    if (!all) return
+    const done: StoredWorkflow = { ...wf, released: !keep }
+    await this.repo.put(id, done)
+    for (const l of this.listeners) l(done)
   }
 
   private finish(id: WorkflowId): void {

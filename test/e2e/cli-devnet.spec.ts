@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -130,6 +130,12 @@ describe('dms CLI against a devnet of separate processes', function () {
       list.jobs.map((j) => [j.id, j.state, j.provider]),
       [[job.id, 'completed', ready.providers[0].peerId]],
     )
+    const wide = await dms('job', 'list', '--socket', sock, '-o', 'wide')
+    assert.match(wide.stdout, /^ID +STATE +CREATED +QUEUE +PROVIDER +RERUN OF +NAME$/m)
+    assert.match(
+      wide.stdout,
+      new RegExp(`^${job.id} +completed +\\S+ +- +${ready.providers[0].peerId} +-`, 'm'),
+    )
     const status = JSON.parse((await dms('job', 'status', job.id, '--socket', sock, '--json')).stdout) as {
       allocation: { id: string; provider: string; state: string }
       usage: { wallSeconds: number }
@@ -234,6 +240,21 @@ describe('dms CLI against a devnet of separate processes', function () {
       })
       follow.once('exit', () => reject(new Error(`job logs --follow ended before the output: ${seen}`)))
     })
+    // The provider's `dms resources` names the run by the allocation id that `job status` shows.
+    const running = JSON.parse((await dms('job', 'status', id, '--socket', sock, '--json')).stdout) as {
+      allocationId: string
+    }
+    const p = ready.providers[0]
+    const res = await dms('resources', '--data-dir', p.dataDir, '--socket', p.socket, '--json')
+    const { entries } = JSON.parse(res.stdout) as {
+      entries: Array<{ state: string; jobId: string; allocationId?: string }>
+    }
+    const entry = entries.find((e) => e.jobId === id)
+    assert.equal(entry?.state, 'allocated')
+    assert.equal(entry?.allocationId, running.allocationId)
+    const table = await dms('resources', '--data-dir', p.dataDir, '--socket', p.socket)
+    assert.match(table.stdout, /^STATE +ALLOCATION +JOB +CPU/m)
+    assert.match(table.stdout, new RegExp(`^allocated +${running.allocationId} +${id} `, 'm'))
     const cancel = await dms('job', 'cancel', id, '--socket', sock, '--json')
     assert.equal(cancel.code, 0, cancel.stderr)
     assert.equal((JSON.parse(cancel.stdout) as { id: string }).id, id)
@@ -248,6 +269,49 @@ describe('dms CLI against a devnet of separate processes', function () {
     assert.ok(status.settlement.refundedToRequester > 0, 'most of the escrow comes back')
   })
 
+  it('stages an --input file for the job, and posts again the spec `job status --json` shows', async function () {
+    const sock = ready.requester.socket
+    const file = join(dir, 'data.txt')
+    await writeFile(file, 'input bytes\n')
+    const run = await dms(
+      'job',
+      'run',
+      '--socket',
+      sock,
+      '--wait',
+      '--json',
+      '--input',
+      `${file}:/inputs/in/data.txt`,
+      '--image',
+      IMAGE,
+      '--cpu',
+      '0.5',
+      '--memory',
+      '64MiB',
+      '--timeout',
+      '30',
+      '--',
+      'cat',
+      '/inputs/in/data.txt',
+    )
+    assert.equal(run.code, 0, run.stderr)
+    type Done = { id: string; state: string; spec: unknown; result: { stdout: string } }
+    const first = JSON.parse(run.stdout) as Done
+    assert.equal(first.result.stdout, 'input bytes\n', 'the job read the uploaded file at its path')
+    // What `job status --json` prints, saved and given to `job run -f` as it is.
+    const statusFile = join(dir, 'status.json')
+    await writeFile(statusFile, (await dms('job', 'status', first.id, '--socket', sock, '--json')).stdout)
+    const human = await dms('job', 'status', first.id, '--socket', sock)
+    assert.match(human.stdout, /^input: \/inputs\/in\/data\.txt {2}blob [0-9a-f]{16}… {2}12 bytes$/m)
+    const again = await dms('job', 'run', '--socket', sock, '--wait', '--json', '-f', statusFile)
+    assert.equal(again.code, 0, again.stderr)
+    const second = JSON.parse(again.stdout) as Done
+    assert.notEqual(second.id, first.id)
+    assert.equal(second.state, 'completed')
+    assert.equal(second.result.stdout, 'input bytes\n')
+    assert.deepEqual(second.spec, first.spec, 'the same spec was posted again')
+  })
+
   it('lists peers and resources through the CLI', async function () {
     const { peers } = JSON.parse(
       (await dms('peers', '--socket', ready.requester.socket, '--json')).stdout,
@@ -257,6 +321,12 @@ describe('dms CLI against a devnet of separate processes', function () {
     const provider = peers.find((p) => p.peerId === ready.providers[0].peerId)
     assert.ok(provider, 'the provider is not among the peers')
     assert.equal(provider.bidTopic, true)
+    const table = await dms('peers', '--socket', ready.requester.socket)
+    assert.match(table.stdout, /^PEER +ROLES +CONNECTION +LATENCY +DIRECTION +BIDS +SCORE$/m)
+    assert.match(table.stdout, new RegExp(`^${provider.peerId} +provider +direct `, 'm'))
+    const wide = await dms('peers', '--socket', ready.requester.socket, '-o', 'wide')
+    assert.match(wide.stdout, / +SCORE +ADDRESSES$/m)
+    assert.match(wide.stdout, /\/ip4\/127\.0\.0\.1\/tcp\//)
 
     const p = ready.providers[0]
     const res = await dms('resources', '--data-dir', p.dataDir, '--socket', p.socket, '--json')

@@ -34,7 +34,9 @@ const job = {
   maxDuration: 60,
   maxPrice: 10_000,
   // A provider just reconnected (restarted, or its connection upgraded) may not be in the bid
-  // topic's mesh at the first round: the job waits in `queued` and bids again, as a user's would.
+  // topic's mesh at the first round: the job waits in `queued` and bids again as soon as the
+  // provider is a live subscriber again (a join wakes queued jobs: specs/queueing.md), as a
+  // user's would; the queue timeout only bounds that wait.
   queueTimeout: 30,
 }
 

@@ -5,7 +5,10 @@
  * locked; a cancel mid-run.
  */
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { ApiClient } from '../../dms/api/client.js'
 import type { StoredJob } from '../../dms/orchestrator/orchestrator.js'
 import { jobIdOf } from '../../dms/workflows/machine.js'
@@ -13,6 +16,7 @@ import type { StoredWorkflow } from '../../dms/workflows/runner.js'
 import { startNetwork, TEST_IMAGE, type TestNetwork } from '../helpers/network.js'
 
 const MiB = 1024 * 1024
+const execFileP = promisify(execFile)
 const job = (script: string, maxDuration = 60) => ({
   image: TEST_IMAGE,
   command: ['sh', '-c', script],
@@ -42,6 +46,32 @@ function workflowEnds(net: TestNetwork, id: string): Promise<StoredWorkflow> {
   })
 }
 
+/** Resolves once the workflow ended and every archive left at a provider for it was released. */
+function archivesReleased(net: TestNetwork, id: string): Promise<StoredWorkflow> {
+  const runner = net.requester.workflows!
+  return new Promise((resolve) => {
+    const off = runner.onChange((w) => {
+      if (w.record.id === id && w.released === true) {
+        off()
+        resolve(w)
+      }
+    })
+    void runner.get(id).then((w) => {
+      if (w?.released === true) {
+        off()
+        resolve(w)
+      }
+    })
+  })
+}
+
+/** Whether the provider that ran `j` still holds its output archive. */
+async function providerHolds(net: TestNetwork, j: StoredJob): Promise<boolean> {
+  const p = net.providers.find((n) => n.peerId === j.record.winner?.provider)
+  assert.ok(p !== undefined, `job ${j.record.id} ran on one of the providers`)
+  return p.blobs.store.has(j.record.result!.archive!.sha256)
+}
+
 /** The [start, end] of a job's `running` state, from its recorded history. */
 function runningInterval(j: StoredJob): [number, number] {
   const h = j.record.history
@@ -59,7 +89,8 @@ describe('workflows (real network, real Docker)', function () {
     net = await startNetwork(
       [
         { cpu: 2, memoryBytes: 512 * MiB, perCpuHour: 1000 },
-        { cpu: 2, memoryBytes: 512 * MiB, perCpuHour: 1200 },
+        // The only provider that lets containers use the network.
+        { cpu: 2, memoryBytes: 512 * MiB, perCpuHour: 1200, policy: { allowNetwork: true } },
       ],
       { requester: { bidWindowMs: 1500, enoughBids: 2 } },
     )
@@ -94,6 +125,7 @@ describe('workflows (real network, real Docker)', function () {
         },
       ],
     })
+    const released = archivesReleased(net, posted.record.id)
     const wf = await workflowEnds(net, posted.record.id)
     assert.equal(wf.state, 'completed', JSON.stringify(wf.record.tasks))
     const orch = net.requester.orchestrator!
@@ -143,6 +175,98 @@ describe('workflows (real network, real Docker)', function () {
       ['settled', 'settled', 'settled', 'settled'],
     )
     assert.equal((await net.contractDb.service.account(net.requester.peerId)).escrow, 0)
+
+    // Once the workflow ended no task needs A, B or C's archives: their providers deleted them.
+    await released
+    for (const t of ['A', 'B', 'C'] as const)
+      assert.equal(await providerHolds(net, jobs[t]), false, `${t}'s archive is gone from its provider`)
+  })
+
+  it("over REST and the CLI's route: an upstream's outputs fetched on demand mid-run, hash-checked; released once the workflow ended", async () => {
+    const api = new ApiClient(net.requester.socketPath!)
+    const posted = await api.call<{ id: string }>('POST', '/v1/workflows', {
+      tasks: [
+        { name: 'up', job: job('mkdir /outputs/d; echo -n kept > /outputs/d/k.txt'), outputs: ['d/k.txt'] },
+        { name: 'down', job: job('sleep 60', 120), from: [{ fromTask: 'up' }] },
+      ],
+    })
+    const id = posted.body.id
+    const downId = jobIdOf(id, 'down')
+    await new Promise<void>((resolve) => {
+      const off = net.requester.orchestrator!.onUpdate((jobId, u) => {
+        if (jobId === downId && u.state === 'running') {
+          off()
+          resolve()
+        }
+      })
+    })
+    const up = (await net.requester.orchestrator!.get(jobIdOf(id, 'up')))!
+    const archive = up.record.result!.archive!
+    assert.equal(await net.requester.blobs.store.has(archive.sha256), false, 'left at its provider')
+    const early = await api.call<{ error: { code: string } }>(
+      'POST',
+      `/v1/workflows/${id}/tasks/down/outputs`,
+    )
+    assert.deepEqual([early.status, early.body.error.code], [409, 'OUTPUTS_NOT_READY'])
+    const missing = await api.call<{ error: { code: string } }>(
+      'POST',
+      `/v1/workflows/${id}/tasks/nope/outputs`,
+    )
+    assert.deepEqual([missing.status, missing.body.error.code], [404, 'TASK_NOT_FOUND'])
+
+    // Asked twice at once: one fetch, both answered.
+    type Fetched = { jobId: string; files: Array<{ path: string; sha256: string }> }
+    const [fetched, again] = await Promise.all(
+      [1, 2].map(() => api.call<Fetched>('POST', `/v1/workflows/${id}/tasks/up/outputs`)),
+    )
+    assert.deepEqual([fetched.status, again.status], [200, 200])
+    assert.deepEqual(again.body, fetched.body)
+    assert.equal(fetched.body.jobId, up.record.id)
+    assert.deepEqual(
+      fetched.body.files.map((f) => f.path),
+      ['d/k.txt'],
+    )
+    assert.equal(await net.requester.blobs.store.has(archive.sha256), true, 'fetched and kept')
+    const file = await api.raw('GET', `/v1/jobs/${up.record.id}/outputs/d/k.txt`)
+    assert.equal(file.status, 200)
+    assert.equal(file.body.toString(), 'kept')
+    // The built CLI: the same fetch, then each file downloaded with its sha256 checked.
+    const out = join(net.root, 'up-outputs')
+    const cli = await execFileP(
+      process.execPath,
+      ['bin/dms.js', 'workflow', 'outputs', id, 'up', '--out', out, '--socket', net.requester.socketPath!],
+      { timeout: 30_000 },
+    )
+    assert.match(cli.stdout, /d\/k\.txt {2}4 bytes/)
+    assert.equal(await readFile(join(out, 'd', 'k.txt'), 'utf8'), 'kept')
+
+    // Cancelled: the workflow ended, so the provider of `up` is told to delete its archive.
+    const released = archivesReleased(net, id)
+    assert.equal(await providerHolds(net, up), true)
+    await api.call('DELETE', `/v1/workflows/${id}`)
+    await released
+    assert.equal(await providerHolds(net, up), false)
+  })
+
+  it('per-task network: the task that asks for it gets a bridge where allowed, its neighbour on the same provider none', async () => {
+    const netProvider = net.providers[1].peerId
+    const posted = await net.requester.workflows!.post({
+      tasks: [
+        { name: 'on', job: { ...job('ls /sys/class/net'), network: true } },
+        { name: 'off', job: { ...job('ls /sys/class/net'), providers: { allow: [netProvider] } } },
+      ],
+    })
+    const wf = await workflowEnds(net, posted.record.id)
+    assert.equal(wf.state, 'completed', JSON.stringify(wf.record.tasks))
+    const orch = net.requester.orchestrator!
+    const [on, off] = await Promise.all(
+      ['on', 'off'].map(async (t) => (await orch.get(jobIdOf(wf.record.id, t)))!),
+    )
+    assert.deepEqual([on.record.winner?.provider, off.record.winner?.provider], [netProvider, netProvider])
+    assert.deepEqual(on.record.result?.stdout.split('\n').filter(Boolean).sort(), ['eth0', 'lo'])
+    assert.deepEqual(off.record.result?.stdout.split('\n').filter(Boolean), ['lo'])
+    const declined = on.record.declines?.find((d) => d.provider === net.providers[0].peerId)
+    assert.deepEqual(declined?.reasons, ['network not allowed here: the job asks for network access'])
   })
 
   it('a failing upstream ends its dependants UPSTREAM_FAILED and leaves no escrow locked', async () => {

@@ -173,9 +173,10 @@ export class FakeBlobs implements JobBlobs {
 export function signedBid(
   provider: Who,
   jobId: string,
-  o: { pricePerHour?: number; now?: number } = {},
+  o: { pricePerHour?: number; now?: number; start?: number } = {},
 ): Bid {
   const now = o.now ?? T0
+  const start = o.start ?? now
   const pricePerHour = o.pricePerHour ?? 3600
   const body: Omit<Bid, 'signature'> = {
     bidId: randomUUID(),
@@ -187,8 +188,8 @@ export function signedBid(
     pricePerHour,
     minJobPrice: 0,
     total: escrowFor(pricePerHour, 60, 0),
-    earliestStart: now,
-    expectedFinish: now + 60_000,
+    earliestStart: start,
+    expectedFinish: start + 60_000,
     expiresAt: now + 30_000,
     resourcesReserved: true,
   }

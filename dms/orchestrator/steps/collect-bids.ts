@@ -107,6 +107,7 @@ async function round(
       exclude,
       // Renewed while this job waited, if need be.
       approval: d.approval.current() ?? approval,
+      ...(job.spec.network === true ? { network: true } : {}),
     }
     if (direct === undefined)
       await d.actor.publish(BID_REQUEST_TOPIC, W.bidRequest, req, config.bidWindowMs + 5000)

@@ -25,6 +25,7 @@ export function invokeStep(d: InvokeDeps): Step {
         command: job.spec.command,
         env: job.spec.env,
         inputs,
+        ...(job.spec.network === true ? { network: true } : {}),
       },
       { timeoutMs: d.config.requestTimeoutMs, signal },
     )

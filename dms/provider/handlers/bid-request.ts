@@ -157,6 +157,7 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
         price: total,
         maxPrice: req.maxPrice,
         excluded: req.exclude.includes(d.peerId()),
+        network: req.network === true,
         requester: msg.peer,
         activeJobs: d.ledger.entries().filter((e) => e.state !== 'reserved').length,
       },

@@ -13,6 +13,7 @@ import { DOMAIN } from '../../contracts/model.js'
 import { publicKeyOfPeer } from '../../contracts/party.js'
 import type { Invocation, InvocationReply } from '../../protocol/messages.js'
 import type { StoredBid } from '../bid-store.js'
+import { NETWORK_REFUSED } from '../capability.js'
 import { invocationProblem } from '../validate.js'
 import { liveIn, mine, type BidLookup } from './common.js'
 
@@ -22,6 +23,8 @@ export interface InvokeDeps {
   contractDb: string
   /** The contract goes into the books once invoked (books.ts). */
   books?: Pick<ProviderBooks, 'invoked'>
+  /** Whether containers may use the network (`provider.allowNetwork`, of its preferences). @default false */
+  allowNetwork?: boolean
 }
 
 /** Whether the bid's requester cancelled its contract before this invocation. */
@@ -68,6 +71,9 @@ export function invokeHandler(d: InvokeDeps) {
     checkedProof(d, inv, contractHash, undefined)
     const runIssue = invocationProblem(inv, t.resources.diskBytes)
     if (runIssue !== undefined) throw new RefusedError('BAD_INVOCATION', runIssue)
+    // The bid request may not have said: the invocation is what the container gets.
+    if (inv.network === true && d.allowNetwork !== true)
+      throw new RefusedError('BAD_INVOCATION', NETWORK_REFUSED)
     if (cancelled) throw new RefusedError('CANCELLED', 'the requester cancelled this contract')
     const actor = liveIn(d.book, rec, 'contracted')
     if (actor === undefined)
@@ -81,6 +87,7 @@ export function invokeHandler(d: InvokeDeps) {
         command: inv.command,
         env: inv.env ?? {},
         inputs: inv.inputs ?? [],
+        ...(inv.network === true ? { network: true } : {}),
       },
     })
     const snap = await d.book.settle(actor, (s) => !s.matches('allocating'))

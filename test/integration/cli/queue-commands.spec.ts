@@ -1,5 +1,5 @@
 /**
- * The CLI of queued, scheduled and quoted jobs (`dms job run --queue-timeout --start-at`,
+ * The CLI of queued, scheduled and quoted jobs (`dms job run --queue-timeout --start-at --start-by`,
  * `job status` of a queued or scheduled job, `job quote`), run as a separate process (the built
  * CLI) against a stand-in daemon serving the routes' contract on a unix socket.
  */
@@ -79,7 +79,7 @@ describe('dms job run/status/quote for queued, scheduled and quoted jobs', funct
     await rm(dir, { recursive: true, force: true })
   })
 
-  it('job run --queue-timeout 10m --start-at --provider posts queueTimeout in seconds, startAt and providers.direct', async function () {
+  it('job run --queue-timeout 10m --start-at --start-by --provider posts queueTimeout in seconds, startAt, startBy and providers.direct', async function () {
     const r = await dms(
       'job',
       'run',
@@ -91,6 +91,8 @@ describe('dms job run/status/quote for queued, scheduled and quoted jobs', funct
       '10m',
       '--start-at',
       '2026-11-22T19:00:00Z',
+      '--start-by',
+      '30m',
       '--provider',
       '12D3KooWOne',
       '--provider',
@@ -102,6 +104,7 @@ describe('dms job run/status/quote for queued, scheduled and quoted jobs', funct
     const body = posted.at(-1) as { queueTimeout: number; startAt: string }
     assert.equal(body.queueTimeout, 600)
     assert.equal(body.startAt, '2026-11-22T19:00:00Z')
+    assert.equal((body as { startBy?: string }).startBy, '30m', 'passed as written: the daemon checks it')
     assert.deepEqual((body as { providers?: unknown }).providers, { direct: ['12D3KooWOne', '12D3KooWTwo'] })
     for (const bad of ['10 minutes', '-1', '1.5h', '0x10']) {
       const refused = await dms(
@@ -137,8 +140,9 @@ describe('dms job run/status/quote for queued, scheduled and quoted jobs', funct
   it('job quote prints the ranked bids and the declines', async function () {
     const r = await dms('job', 'quote', '--socket', sock, '--image', 'i', '--cpu', '1', '--', 'sh')
     assert.equal(r.code, 0, r.stderr)
-    assert.match(r.stdout, / 1\. 12D3KooWCheap {2}total 500 {2}\(1000\/h\)/)
-    assert.match(r.stdout, / 2\. 12D3KooWDear {2}total 900/)
+    assert.match(r.stdout, /^RANK +PROVIDER +TOTAL +PER HOUR +START$/m)
+    assert.match(r.stdout, /^1 +12D3KooWCheap +500 +1000 +\d{4}-/m)
+    assert.match(r.stdout, /^2 +12D3KooWDear +900 /m)
     assert.match(r.stdout, /declined: 12D3KooWSmall: not enough cpu/)
     assert.deepEqual((quoted[0] as { command: string[] }).command, ['sh'])
   })

@@ -25,14 +25,16 @@ describe('dms version and dms completion (issue 20)', function () {
     const script = `
       source <(${process.execPath} bin/dms.js completion bash)
       t() { COMP_WORDS=("$@"); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); _dms; echo "\${COMPREPLY[*]}"; }
-      t dms jo; t dms job ""; t dms --json job run --ima`
+      t dms jo; t dms job ""; t dms --json job run --ima; t dms job list -o y; t dms bl`
     const { stdout } = await exec('bash', ['-c', script])
-    const [top, job, opt] = stdout.split('\n')
+    const [top, job, opt, format, blob] = stdout.split('\n')
     assert.equal(top, 'job')
     const subcommands = job.split(' ')
     for (const c of ['run', 'list', 'status', 'logs', 'outputs', 'cancel'])
       assert.ok(subcommands.includes(c), `${c} in ${job}`)
     assert.equal(opt, '--image')
+    assert.equal(format, 'yaml', 'the values of -o')
+    assert.equal(blob, 'blob')
     const zsh = await exec(process.execPath, ['bin/dms.js', 'completion', 'zsh'])
     assert.match(zsh.stdout, /^autoload -U \+X bashcompinit && bashcompinit\n/)
     await assert.rejects(exec(process.execPath, ['bin/dms.js', 'completion', 'fish']), /bash or zsh/)

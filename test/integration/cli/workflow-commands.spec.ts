@@ -51,6 +51,16 @@ class StandInJobs implements WorkflowJobs {
     this.fns.add(fn)
     return () => this.fns.delete(fn)
   }
+  outputs(id: string) {
+    return Promise.resolve({
+      jobId: id,
+      files: [{ path: 'x.txt', sha256: 'ab'.repeat(32), size: 2 }],
+      archive: null,
+    })
+  }
+  release() {
+    return Promise.resolve(false)
+  }
   private set(id: string, state: string) {
     const job = { ...this.jobs.get(id)!, state }
     this.jobs.set(id, job)
@@ -131,7 +141,20 @@ describe('dms workflow commands (built CLI, real API and runner)', function () {
     }
     assert.deepEqual([shown.state, shown.escrowPlan, shown.tasks.one.state], ['completed', 20, 'completed'])
     const list = await dms('workflow', 'list', '--socket', sock)
-    assert.match(list.stdout, new RegExp(`${id} {2}completed +2/2 completed .* pair`))
+    assert.match(list.stdout, /^ID +STATE +COMPLETED +CREATED +NAME$/m)
+    assert.match(list.stdout, new RegExp(`^${id} {2}completed +2/2 +\\S+ +pair$`, 'm'))
+
+    // A task's outputs fetched to the node on demand (the stand-in lists one file).
+    const outputs = await dms('workflow', 'outputs', id, 'one', '--socket', sock)
+    assert.equal(outputs.code, 0, outputs.stderr)
+    assert.match(outputs.stdout, /^task one: job [0-9a-f-]{36}, 1 output files fetched to this node$/m)
+    assert.match(outputs.stdout, /^SIZE +SHA256 +PATH$/m)
+    assert.match(outputs.stdout, /^2 +abababababababab… {2}x\.txt$/m)
+    const json = await dms('workflow', 'outputs', id, 'two', '--json', '--socket', sock)
+    assert.equal((JSON.parse(json.stdout) as { task: string }).task, 'two')
+    const unknown = await dms('workflow', 'outputs', id, 'three', '--socket', sock)
+    assert.equal(unknown.code, 1)
+    assert.match(unknown.stderr, /has no task three/)
   })
 
   it('a refused document exits 1 naming the field; cancel stops a running workflow, whose --wait exits 2', async () => {

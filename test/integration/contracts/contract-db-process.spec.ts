@@ -126,7 +126,10 @@ describe('dms contract-db (separate process, built CLI)', function () {
     assert.match(await cli('approve', req.peer), new RegExp(`approved ${req.peer}`))
     await cli('approve', prov.peer)
     await assert.rejects(cli('credit', req.peer, '1.5'), /whole number of micro-tokens/)
-    assert.match(await cli('credit', req.peer, '1000'), /balance 1000 {2}escrow 0/)
+    assert.match(
+      await cli('credit', req.peer, '1000'),
+      new RegExp(`^PEER +BALANCE +ESCROW\n${req.peer} +1000 +0\n$`),
+    )
 
     const actor = requester.system.spawn('test-requester', requester.key)
     const handle = (addrs: string[]) =>
@@ -165,6 +168,14 @@ describe('dms contract-db (separate process, built CLI)', function () {
       contracts.map((x) => x.state),
       ['settled'],
     )
+    const table = await cli('contracts')
+    assert.match(
+      table,
+      new RegExp(
+        `^CONTRACT +STATE +ESCROW +PAID +REFUNDED +REASON\n${c.terms.contractId} +settled +60 +${paid} +${60 - paid}`,
+      ),
+    )
+    assert.match(await cli('contracts', '-o', 'wide'), / +JOB +REQUESTER +PROVIDER +ACTIVATED +DISPUTED\n/)
     // A replayed settlement is refused with the reason, and pays nothing more.
     await assert.rejects(
       actor.request(handle(svc.addrs), W.settle, makeSettle(c, req, prov, { wallSeconds: 10 })),

@@ -20,12 +20,12 @@ const configOffer = {
   prices: { perCpuHour: 1000, perGiBMemoryHour: 10, perGiBDiskHour: 0, perGpuHour: 0, minJobPrice: 1 },
 }
 
-/** Runs the `dms` CLI from source; resolves with its exit code and output (never rejects). */
+/** Runs the built `dms` CLI (as the other CLI tests do); resolves with its exit code and output (never rejects). */
 function dms(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'dms/cli/main.ts', ...args],
+      ['bin/dms.js', ...args],
       { env: { ...process.env, DMS_DATA_DIR: undefined } },
       (err, stdout, stderr) => {
         const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1

@@ -48,6 +48,29 @@ describe('BlobService (grants, chunked fetch of what is missing) and input stagi
     await assert.rejects(a.serve('peer-b', req), { code: 'BLOB_NOT_GRANTED' })
   })
 
+  it('an output archive is deleted once every job it was published for is released and no other grant holds it', async function () {
+    const archive = await a.store.put(Buffer.from('an output archive'))
+    const input = await a.store.put(Buffer.from('an input the node shares'))
+    // The same bytes were two jobs' outputs for one requester, and one job's for another.
+    await a.grant('requester', archive, { heldFor: 'job-1' })
+    await a.grant('requester', archive, { heldFor: 'job-2' })
+    await a.grant('other', archive, { heldFor: 'job-3' })
+    await a.grant('provider', input)
+    await assert.rejects(a.release('stranger', archive, 'job-1'), { code: 'BLOB_NOT_GRANTED' })
+    await assert.rejects(a.release('other', archive, 'job-1'), { code: 'BLOB_NOT_GRANTED' })
+    await assert.rejects(a.release('provider', input, 'job-1'), { code: 'BLOB_NOT_GRANTED' })
+    assert.equal(await a.store.has(input), true, 'a grantee cannot delete what the node shared for itself')
+    const req = { sha256: archive, offset: 0, length: 10 }
+    assert.deepEqual(await a.release('requester', archive, 'job-1'), { removed: false })
+    assert.ok(await a.serve('requester', req), 'job-2 still holds it')
+    assert.deepEqual(await a.release('requester', archive, 'job-2'), { removed: false })
+    await assert.rejects(a.serve('requester', req), { code: 'BLOB_NOT_GRANTED' })
+    assert.equal(await a.store.has(archive), true, "another peer's grant still holds it")
+    await assert.rejects(a.release('requester', archive, 'job-2'), { code: 'BLOB_NOT_GRANTED' })
+    assert.deepEqual(await a.release('other', archive, 'job-3'), { removed: true })
+    assert.equal(await a.store.has(archive), false)
+  })
+
   it('fetches only the blobs it lacks, in chunks, and verifies each', async function () {
     const one = await a.store.put(Buffer.from('first input file'))
     const two = await a.store.put(Buffer.from('second'))

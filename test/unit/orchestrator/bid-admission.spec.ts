@@ -70,6 +70,26 @@ describe('orchestrator/bid-admission', () => {
     for (const [want, m, c] of cases) assert.equal(bidProblem(m, c), want, want)
   })
 
+  it("a valid bid that starts after the job's latest start is starts_too_late (30 s of clock skew pass)", () => {
+    const later = signedBid(p, 'job-1', { start: T0 + 90_000 })
+    assert.equal(bidProblem(bidMsg(later), ctx()), 'starts_too_late', 'no startBy, no queueTimeout: now')
+    assert.equal(bidProblem(bidMsg(signedBid(p, 'job-1', { start: T0 + 29_000 })), ctx()), undefined, 'skew')
+    assert.equal(bidProblem(bidMsg(later), ctx({ latestStart: T0 + 90_000 })), undefined)
+    assert.equal(bidProblem(bidMsg(later), ctx({ latestStart: T0 + 50_000 })), 'starts_too_late')
+    // Checked last: an unsigned or unapproved later bid is ignored for that, never made a decline.
+    assert.equal(bidProblem(bidMsg(later, { approval: null }), ctx()), 'no_approval')
+    // The latest start: startBy (a time, or a duration from the start), else the queue deadline.
+    const spec = jobRecord().spec
+    const latest = (over: Partial<typeof spec>) =>
+      admissionOf({ state: 'bidding', record: jobRecord({ spec: { ...spec, ...over } }) }, cdb.peer, T0)
+        ?.latestStart
+    assert.equal(latest({}), undefined)
+    assert.equal(latest({ queueTimeoutSeconds: 300 }), T0 + 300_000)
+    assert.equal(latest({ queueTimeoutSeconds: 300, startBy: { withinSeconds: 60 } }), T0 + 60_000)
+    assert.equal(latest({ startAt: T0 + 1000, startBy: { withinSeconds: 60 } }), T0 + 61_000)
+    assert.equal(latest({ startBy: { at: T0 + 7000 } }), T0 + 7000)
+  })
+
   it('a bid or decline is checked only while the job is bidding', () => {
     const job = (state: JobState) => ({ state, record: jobRecord({ excluded: ['x'] }) })
     assert.deepEqual(admissionOf(job('bidding'), cdb.peer, T0), {

@@ -5,12 +5,17 @@
  * per NEWS_MIN_GAP_MS.
  */
 import assert from 'node:assert/strict'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { ManualClock } from '../../../actors/clock.js'
 import type { Message } from '../../../actors/system.js'
 import { issueApproval } from '../../../dms/contracts/approval.js'
 import { silentLogger } from '../../../dms/log.js'
 import { CapacityBoard } from '../../../dms/orchestrator/capacity-board.js'
 import { CapacityNewsListener, NEWS_MIN_GAP_MS } from '../../../dms/orchestrator/capacity-news.js'
+import { CAPACITY_TOPIC } from '../../../dms/protocol/handles.js'
+import { openDb, type Db } from '../../../dms/store/db.js'
 import type { CapacityNews } from '../../../dms/protocol/messages.js'
 import { newParty } from '../../helpers/contracts.js'
 
@@ -56,6 +61,16 @@ describe('orchestrator/capacity-news listener', () => {
   const cdb = newParty()
   const provider = newParty()
   const requester = newParty()
+  let dir: string
+  let db: Db
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'dms-capnews-'))
+    db = await openDb(join(dir, 'db'))
+  })
+  after(async () => {
+    await db.close()
+    await rm(dir, { recursive: true, force: true })
+  })
 
   const setup = () => {
     const clock = new ManualClock(1_000_000)
@@ -67,6 +82,7 @@ describe('orchestrator/capacity-news listener', () => {
       log: silentLogger,
       board,
       contractDb: cdb.peer,
+      db,
     })
     const woken: string[] = []
     void board.wait('j1', res(0.5), new AbortController().signal).then((by) => woken.push(by))
@@ -115,5 +131,53 @@ describe('orchestrator/capacity-news listener', () => {
       rate_limited: 1,
       kept: 2,
     })
+  })
+
+  it('an opt-out leaves the topic at once and is kept across a restart; an opt-in listens again', async () => {
+    const spawned: string[] = []
+    const stopped: string[] = []
+    const left: string[] = []
+    const make = () =>
+      new CapacityNewsListener({
+        system: {
+          spawn: (inbox: string) => {
+            spawned.push(inbox)
+            const actor = {
+              subscribe: (topic: string) => (assert.equal(topic, CAPACITY_TOPIC), actor),
+              on: () => actor,
+              stop: () => stopped.push(inbox),
+            }
+            return actor as never
+          },
+        },
+        key: requester.key,
+        clock: new ManualClock(),
+        log: silentLogger,
+        board: new CapacityBoard(),
+        contractDb: cdb.peer,
+        db,
+        unsubscribe: (topic) => left.push(topic),
+      })
+    const first = make()
+    await first.start()
+    assert.equal(first.listening, true, 'listens by default')
+    await first.listen(false)
+    assert.equal(first.listening, false)
+    assert.deepEqual(left, [CAPACITY_TOPIC], 'the gossip subscription is left, not only the actor')
+    assert.equal(stopped.length, 1)
+    first.stop()
+
+    const restarted = make()
+    await restarted.start()
+    assert.equal(restarted.listening, false, 'the opt-out was stored')
+    assert.equal(spawned.length, 1)
+    await restarted.listen(true)
+    assert.equal(restarted.listening, true)
+    assert.equal(spawned.length, 2)
+    restarted.stop()
+    const again = make()
+    await again.start()
+    assert.equal(again.listening, true, 'the opt-in was stored')
+    again.stop()
   })
 })

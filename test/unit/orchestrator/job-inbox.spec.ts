@@ -90,6 +90,26 @@ describe('orchestrator/job-inbox', () => {
     assert.equal(open.session.bids.length, 1)
   })
 
+  it("declines a bid that starts after the job's latest start, with the reason, and releases it", () => {
+    const approval = issueApproval(cdb.key, { peer: other.peer, contractDb: cdb.peer, now: T0 })
+    const open = setup('bidding')
+    const bid = signedBid(other, 'job-1', { start: T0 + 600_000 })
+    open.deliver(W.bid, other.peer, { bid, approval })
+    assert.equal(open.session.bids.length, 0)
+    assert.deepEqual(open.session.declines, [
+      {
+        jobId: 'job-1',
+        provider: other.peer,
+        reasons: [
+          `starts at ${new Date(T0 + 600_000).toISOString()}, later than now: the job may not wait (give it a startBy or a queueTimeout)`,
+        ],
+      },
+    ])
+    assert.deepEqual(open.sent, [
+      { to: other.peer, behaviour: W.bidRelease.name, payload: { jobId: 'job-1', bidId: bid.bidId } },
+    ])
+  })
+
   it("listens on the job's own inbox", () => {
     assert.deepEqual(setup().spawned, ['job/job-1'])
   })

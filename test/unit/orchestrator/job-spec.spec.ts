@@ -62,6 +62,13 @@ describe('orchestrator/job-spec parseJobSpec', () => {
     assertRefused({ ...valid(), providers: { prefer: [] } }, 'providers.prefer', /unknown field/)
   })
 
+  it('keeps network only when asked (absent or false: none), and names a non-boolean', () => {
+    assert.equal(parseJobSpec({ ...valid(), network: true }).network, true)
+    assert.equal('network' in parseJobSpec({ ...valid(), network: false }), false)
+    assert.equal('network' in parseJobSpec(valid()), false)
+    assertRefused({ ...valid(), network: 'yes' }, 'network')
+  })
+
   it('keeps every optional field given, with disk in units or bytes', () => {
     const spec = parseJobSpec({
       ...valid(),
@@ -224,6 +231,31 @@ describe('orchestrator/job-spec parseJobSpec', () => {
       () => parseJobSpec({ ...valid(), startAt: '2027-01-01T00:00:00Z' }, now),
       (e: unknown) =>
         e instanceof InvalidJobSpecError && /startAt: must be at most 30 days ahead/.test(e.message),
+    )
+  })
+
+  it('startBy: an ISO time (not before the start) or a duration after the start, at most 7 days', () => {
+    const now = Date.parse('2026-11-22T12:00:00Z')
+    const at = (v: string, over: Record<string, unknown> = {}) =>
+      parseJobSpec({ ...valid(), ...over, startBy: v }, now).startBy
+    assert.deepEqual(at('10m'), { withinSeconds: 600 })
+    assert.deepEqual(at('1h30m'), { withinSeconds: 5400 })
+    assert.deepEqual(at('90'), { withinSeconds: 90 })
+    assert.deepEqual(at('2026-11-22T12:30:00Z'), { at: now + 1_800_000 })
+    assert.deepEqual(at('2026-11-22T18:30:00Z', { startAt: '2026-11-22T18:00:00Z' }), {
+      at: Date.parse('2026-11-22T18:30:00Z'),
+    })
+    assert.equal(parseJobSpec(valid(), now).startBy, undefined)
+    for (const startBy of ['soon', '', '-5', '1.5h', '169h', 'x'.repeat(65), '2026-11-22T18:00:00'])
+      assertRefused({ ...valid(), startBy }, 'startBy')
+    assert.throws(
+      () => parseJobSpec({ ...valid(), startBy: '2026-11-22T11:00:00Z' }, now),
+      (e: unknown) => e instanceof InvalidJobSpecError && /startBy: is in the past/.test(e.message),
+    )
+    assert.throws(
+      () =>
+        parseJobSpec({ ...valid(), startAt: '2026-11-22T18:00:00Z', startBy: '2026-11-22T17:00:00Z' }, now),
+      (e: unknown) => e instanceof InvalidJobSpecError && /startBy: is before startAt/.test(e.message),
     )
   })
 

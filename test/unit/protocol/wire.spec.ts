@@ -189,9 +189,13 @@ const samples: Array<[string, unknown]> = [
       deadline: 1_700_000_003_000,
       exclude: [],
       approval,
+      network: true,
     },
   ],
   [W.balance.name, {}],
+  [W.blobRelease.name, { sha256: 'ab'.repeat(32), jobId: 'j-1' }],
+  [`${W.blobRelease.name}#reply`, { removed: true }],
+  [W.invoke.name, { contract, proof, command: ['ls', '/sys/class/net'], env: {}, inputs: [], network: true }],
 ]
 
 describe('dms/protocol (protobuf payload codecs)', () => {
@@ -210,6 +214,7 @@ describe('dms/protocol (protobuf payload codecs)', () => {
         '/dms/account/balance',
         '/dms/approval/get',
         '/dms/blob/get',
+        '/dms/blob/release',
         '/dms/capacity/news',
         '/dms/contract/settle',
         '/dms/contract/settled',

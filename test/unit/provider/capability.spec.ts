@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict'
-import { acceptJob, compareCapability, type Comparator } from '../../../dms/provider/capability.js'
+import {
+  acceptJob,
+  declineKind,
+  compareCapability,
+  type Comparator,
+} from '../../../dms/provider/capability.js'
 import type { Resources } from '../../../dms/resources/types.js'
 
 const GiB = 1024 ** 3
@@ -89,6 +94,22 @@ describe('provider/capability', () => {
       const d = acceptJob(fits, prefs({ allowedImages }), 'evil/miner:latest', 60)
       assert.equal(d.accept, false)
       assert.deepEqual(d.reasons, ['image evil/miner:latest is not allowed here'])
+    })
+
+    it('declines a job asking for the network unless the provider allows it', () => {
+      assert.deepEqual(acceptJob(fits, prefs({ network: true }), 'dms-test:1', 60), {
+        accept: false,
+        reasons: ['network not allowed here: the job asks for network access'],
+      })
+      assert.equal(
+        acceptJob(fits, prefs({ network: true, allowNetwork: true }), 'dms-test:1', 60).accept,
+        true,
+      )
+      assert.equal(acceptJob(fits, prefs({ network: false }), 'dms-test:1', 60).accept, true)
+      assert.equal(
+        declineKind('network not allowed here: the job asks for network access'),
+        'network not allowed',
+      )
     })
 
     it('matches the whole image name, with regexp characters taken literally', () => {

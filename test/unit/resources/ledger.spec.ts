@@ -334,6 +334,30 @@ describe('resources/ResourceLedger', () => {
     assert.deepEqual(ledger.free(), res(3, 7))
   })
 
+  it('keeps the allocation id on an allocated entry across a restart; an entry stored without one loads', async () => {
+    await ledger.setOffer(offerOf(res(8, 16, 100, 2)))
+    await ledger.lockDirect('bid-1', 'j1', res(1, 1))
+    assert.equal((await ledger.allocate('bid-1', 'alloc-1')).allocationId, 'alloc-1')
+    await ledger.stop()
+    // As today's main stored an allocated entry: no allocationId.
+    const old: LedgerEntry = {
+      id: 'bid-0',
+      jobId: 'j0',
+      resources: res(1, 1),
+      state: 'allocated',
+      createdAt: T0,
+    }
+    await new Repo<LedgerEntry>(db, 'ledger').put('bid-0', old)
+    ledger = await newLedger()
+    assert.deepEqual(
+      ledger.entries().map((e) => [e.id, e.state, e.allocationId]),
+      [
+        ['bid-0', 'allocated', undefined],
+        ['bid-1', 'allocated', 'alloc-1'],
+      ],
+    )
+  })
+
   it('survives a restart: locks and allocations stay, reservations that expired meanwhile are gone', async () => {
     await ledger.setOffer(offerOf(res(8, 16, 100, 2)))
     const step = async (fn: () => Promise<unknown>) => {

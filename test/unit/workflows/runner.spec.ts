@@ -46,6 +46,26 @@ class FakeJobs implements WorkflowJobs {
     this.fns.add(fn)
     return () => this.fns.delete(fn)
   }
+  readonly fetched: string[] = []
+  outputs(id: string) {
+    this.fetched.push(id)
+    return Promise.resolve({ jobId: id, files: [], archive: null })
+  }
+  readonly released: string[] = []
+  /** Set to make the next release fail (a provider that does not answer). */
+  releaseFails = false
+  readonly refused: string[] = []
+  /** Called after each release asked, answered or not. */
+  onRelease = () => {}
+  release(id: string) {
+    setImmediate(() => this.onRelease())
+    if (this.releaseFails) {
+      this.refused.push(id)
+      return Promise.reject(new Error('no answer'))
+    }
+    this.released.push(id)
+    return Promise.resolve(true)
+  }
   set(id: string, state: string, error?: { code: string; message: string }) {
     const job = this.jobs.get(id)!
     job.state = state
@@ -242,5 +262,68 @@ describe('workflow runner (real level, faked jobs port)', () => {
       balance: () => Promise.reject(new Error('no reply')),
     })
     await assert.rejects(runner.post(diamond), { code: 'BALANCE_UNKNOWN', statusCode: 503 })
+  })
+
+  it("fetches a completed task's outputs on demand; refuses an unknown task or one not completed", async () => {
+    const { record } = await runner.post({
+      tasks: [
+        { name: 'A', job },
+        { name: 'B', job, runAfter: ['A'] },
+      ],
+    })
+    const id = record.id
+    await when(id, started(id, 'A'))
+    await assert.rejects(runner.outputs('nope', 'A'), { code: 'WORKFLOW_NOT_FOUND' })
+    await assert.rejects(runner.outputs(id, 'Z'), { code: 'TASK_NOT_FOUND', statusCode: 404 })
+    await assert.rejects(runner.outputs(id, 'A'), { code: 'OUTPUTS_NOT_READY' })
+    await assert.rejects(runner.outputs(id, 'B'), { code: 'OUTPUTS_NOT_READY' })
+    assert.deepEqual(fake.fetched, [])
+    fake.set(jobIdOf(id, 'A'), 'completed')
+    await when(id, (w) => w.record.tasks.A.state === 'completed')
+    assert.deepEqual(await runner.outputs(id, 'A'), {
+      task: 'A',
+      jobId: jobIdOf(id, 'A'),
+      files: [],
+      archive: null,
+    })
+    assert.deepEqual(fake.fetched, [jobIdOf(id, 'A')])
+  })
+
+  it("releases every task's archive once the workflow ended; a release not answered is tried again at the next start", async () => {
+    const { record } = await runner.post({
+      tasks: [
+        { name: 'A', job },
+        { name: 'B', job, runAfter: ['A'] },
+      ],
+    })
+    const id = record.id
+    await when(id, started(id, 'A'))
+    fake.set(jobIdOf(id, 'A'), 'completed')
+    await when(id, started(id, 'B'))
+    assert.deepEqual(fake.released, [], 'nothing is released while a task may still need it')
+    fake.releaseFails = true
+    const bothRefused = new Promise<void>((resolve) => {
+      fake.onRelease = () => fake.refused.length === 2 && resolve()
+    })
+    fake.set(jobIdOf(id, 'B'), 'completed')
+    await bothRefused
+    assert.notEqual((await runner.get(id))?.released, true)
+    runner.stop()
+    fake.releaseFails = false
+    runner = make()
+    const released = when(id, (w) => w.released === true)
+    await runner.start()
+    await released
+    assert.deepEqual(fake.released.sort(), [jobIdOf(id, 'A'), jobIdOf(id, 'B')].sort())
+  })
+
+  it('keepOutputs: nothing is released when the workflow ends, and it is recorded so', async () => {
+    const { record } = await runner.post({ keepOutputs: true, tasks: [{ name: 'A', job }] })
+    const id = record.id
+    await when(id, started(id, 'A'))
+    fake.set(jobIdOf(id, 'A'), 'completed')
+    const ended = await when(id, (w) => w.released !== undefined)
+    assert.deepEqual([ended.state, ended.released], ['completed', false])
+    assert.deepEqual(fake.released, [])
   })
 })

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict'
 import { waitFor } from 'xstate'
 import { Harness } from '../../../helpers/provider-harness.js'
+import { invokeHandler } from '../../../../dms/provider/handlers/invoke.js'
 import { contracted, handlers } from './flow.js'
 
 describe('provider/handlers/invoke', () => {
@@ -39,6 +40,19 @@ describe('provider/handlers/invoke', () => {
       code: 'NOT_CONTRACTED',
     })
     assert.equal(h.ledger.entries()[0].state, 'locked', 'nothing allocated')
+  })
+
+  it('refuses an invocation asking for the network unless the provider allows it; carries it when allowed', async () => {
+    const { contract } = await contracted(h)
+    const inv = { ...h.invocation(contract), network: true }
+    await assert.rejects(handlers(h).invoke(h.msg(inv)), {
+      code: 'BAD_INVOCATION',
+      message: 'network not allowed here: the job asks for network access',
+    })
+    assert.equal(h.ledger.entries()[0].state, 'locked', 'nothing allocated')
+    const allowing = invokeHandler({ book: h.book, contractDb: h.contractDb.peer, allowNetwork: true })
+    const { allocationId } = await allowing(h.msg(inv))
+    assert.equal(h.fakes.runs.get(allocationId)!.input.allocation.network, true)
   })
 
   it('refuses the invocation of a contract its requester cancelled first', async () => {

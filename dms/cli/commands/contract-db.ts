@@ -1,0 +1,73 @@
+/** `dms contract-db run|approve|revoke|credit|balance|approved|contracts|disputes` (specs/contract-db.md). */
+import type { Command } from 'commander'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import { CONTRACT_DB_SOCKET } from '../../contract-db/paths.js'
+import type { Where } from '../contract-db.js'
+import type { RegisterCommand } from './types.js'
+
+const cdbCli = () => import('../contract-db.js')
+
+export const registerContractDb: RegisterCommand = (program) => {
+  const defaultDir = process.env.DMS_CONTRACT_DB_DIR ?? join(homedir(), '.dms-contract-db')
+  const cdb = program
+    .command('contract-db')
+    .description(
+      'the contract-db verifier service: run it, approve entities, credit test tokens, show balances',
+    )
+  const where = (c: Command) =>
+    c
+      .option('--data-dir <dir>', 'the contract-db data directory (env DMS_CONTRACT_DB_DIR)', defaultDir)
+      .option('--socket <path>', `operator socket (default <data-dir>/${CONTRACT_DB_SOCKET})`)
+      .option('--json', 'print JSON')
+
+  cdb
+    .command('run')
+    .description('run the contract-db as its own peer until SIGINT/SIGTERM (own key, db and socket)')
+    .option('--data-dir <dir>', 'data directory (overrides the config file; env DMS_CONTRACT_DB_DIR)')
+    .option(
+      '-c, --config <file>',
+      'config JSON: { dataDir, listen, bootstrap, oneHost, socket, approvalTtlMs, maxActiveVolunteerContracts, settleGraceMs, claimWindowMs, disputeWindowMs } (specs/config.md)',
+    )
+    .action(async (o: { dataDir?: string; config?: string }) => (await cdbCli()).runService(o))
+
+  where(
+    cdb.command('approve').description('approve a peer id as a party to contracts').argument('<peer-id>'),
+  ).action(async (peer: string, o: Where) => (await cdbCli()).approveCommand(peer, o))
+
+  where(
+    cdb
+      .command('revoke')
+      .description('revoke an approval: new contracts naming the peer are refused; active ones still settle')
+      .argument('<peer-id>'),
+  ).action(async (peer: string, o: Where) => (await cdbCli()).revokeCommand(peer, o))
+
+  where(
+    cdb
+      .command('credit')
+      .description("add test tokens to a peer's balance")
+      .argument('<peer-id>')
+      .argument('<amount>', 'micro-tokens (a whole number; 1 token = 1000000)'),
+  ).action(async (peer: string, amount: string, o: Where) => (await cdbCli()).creditCommand(peer, amount, o))
+
+  where(
+    cdb
+      .command('balance')
+      .description('show balances (micro-tokens): one peer, or every account')
+      .argument('[peer-id]'),
+  ).action(async (peer: string | undefined, o: Where) => (await cdbCli()).balanceCommand(peer, o))
+
+  where(cdb.command('approved').description('list approved entities')).action(async (o: Where) =>
+    (await cdbCli()).approvedCommand(o),
+  )
+
+  where(cdb.command('contracts').description('list contracts and their states, newest first')).action(
+    async (o: Where) => (await cdbCli()).contractsCommand(o),
+  )
+
+  where(
+    cdb
+      .command('disputes')
+      .description("claims their requesters disputed: the claim's receipt and the requester's verification"),
+  ).action(async (o: Where) => (await cdbCli()).disputesCommand(o))
+}

@@ -1,0 +1,17 @@
+/** `dms devnet`: a local network of separate processes. */
+import type { RegisterCommand } from './types.js'
+
+export const registerDevnet: RegisterCommand = (program) => {
+  program
+    .command('devnet')
+    .description(
+      'start a local network on 127.0.0.1 as separate processes: a contract-db, N providers and a requester, with approved identities and a funded requester; Ctrl-C stops them all',
+    )
+    .option('--providers <n>', 'number of providers (1-26)', '2')
+    .option('--dir <dir>', 'keep data, configs and logs in this folder (default: a temp folder, removed)')
+    .option('--keep', 'keep the temp folder at stop')
+    .option('--json', 'print one JSON line with every socket and peer id once ready')
+    .action(async (o: { providers: string; dir?: string; keep?: boolean; json?: boolean }) =>
+      (await import('../devnet.js')).devnetCommand(o),
+    )
+}

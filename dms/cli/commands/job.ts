@@ -1,0 +1,154 @@
+/** `dms job run|quote|list|prune|rerun|status|logs|outputs|cancel`: jobs on a requester node. */
+import { collect, DEFAULT_MAX_PRICE } from '../flags.js'
+import type { JobListOptions } from '../job.js'
+import type { JobRunOptions } from '../job-run.js'
+import type { RegisterCommand } from './types.js'
+
+// Loaded by the command that runs, not for `dms --help` (start-up time).
+const jobs = () => import('../job.js')
+
+export const registerJob: RegisterCommand = (program, { socketOpt }) => {
+  const job = program.command('job').description('post and inspect jobs on a requester node')
+  job
+    .command('run')
+    .description(
+      'post a job: -f spec.json (the whole spec: other spec flags are refused), or --image IMAGE [options] -- command args...',
+    )
+    .argument('[command...]', 'the command to run in the container')
+    .option(
+      '-f, --file <spec>',
+      'job spec file (JSON, see specs/job-spec.md); the output of `dms job status --json` is taken too (its spec)',
+    )
+    .option('--image <image>', 'container image')
+    .option('--cpu <cores>', 'CPU cores (default 1)')
+    .option('--memory <size>', 'memory, e.g. 256MiB (default 256MiB)')
+    .option('--disk <size>', "disk quota, e.g. 1GiB (default: the provider's)")
+    .option('--gpu <n>', 'GPUs (default 0)')
+    .option('--env <NAME=value>', 'environment variable (repeatable)', collect)
+    .option(
+      '--input <file[:path]>',
+      'upload a local file and stage it read-only at /inputs/<path> (default: its file name); repeatable, also with -f',
+      collect,
+    )
+    .option('--timeout <duration>', 'max duration: seconds, or 90s, 10m, 2h, 1h30m (default 300)')
+    .option(
+      '--max-price <amount>',
+      `price ceiling for the max duration, micro-tokens (default ${DEFAULT_MAX_PRICE})`,
+    )
+    .option('--name <name>', 'job name')
+    .option(
+      '--queue-timeout <duration>',
+      'wait in `queued` up to this long (600, 90s, 10m, 2h) when no provider has room; 0 fails at once',
+    )
+    .option('--start-at <time>', 'start bidding at this ISO 8601 time (e.g. 2026-11-22T18:00:00Z)')
+    .option(
+      '--start-by <time|duration>',
+      'the latest start accepted: an ISO 8601 time, or a duration after the start (10m); later bids are declined',
+    )
+    .option(
+      '--provider <peer>',
+      'send the bid request straight to this provider, never on gossip (repeat for several)',
+      collect,
+    )
+    .option(
+      '--wait',
+      "wait for the job to end: states on stderr, then its stdout and stderr; exits with the container's exit code (2 if it never ran)",
+    )
+    .option('--follow', 'like --wait, and stream its logs live')
+    .option('--json', 'print JSON')
+    .option(...socketOpt)
+    .action(async (command: string[], o: JobRunOptions) =>
+      (await import('../job-run.js')).jobRunCommand(command, o),
+    )
+  job
+    .command('quote')
+    .description(
+      'ask for bids without running: one bid round, no contract, every reservation released (-f spec.json, or --image ... -- command)',
+    )
+    .argument('[command...]', 'the command to run in the container')
+    .option('-f, --file <spec>', 'job spec file (JSON, see specs/job-spec.md)')
+    .option('--image <image>', 'container image')
+    .option('--cpu <cores>', 'CPU cores (default 1)')
+    .option('--memory <size>', 'memory, e.g. 256MiB (default 256MiB)')
+    .option('--timeout <duration>', 'max duration: seconds, or 90s, 10m, 2h, 1h30m (default 300)')
+    .option(
+      '--max-price <amount>',
+      `price ceiling for the max duration, micro-tokens (default ${DEFAULT_MAX_PRICE})`,
+    )
+    .option('--json', 'print JSON')
+    .option(...socketOpt)
+    .action(async (command: string[], o: JobRunOptions) =>
+      (await import('../job-quote.js')).jobQuoteCommand(command, o),
+    )
+  job
+    .command('list')
+    .description("one page of this requester's jobs, newest first (a table; --json for the reply)")
+    .option('--state <state>', 'only jobs in this state (e.g. failed, running, completed)')
+    .option('--queue <id>', 'only jobs of this queue')
+    .option('--since <time>', 'only jobs created at or after this time (ISO 8601)')
+    .option('--limit <n>', 'jobs per page (1-1000)', '20')
+    .option('--cursor <cursor>', 'the next page, as the previous one said')
+    .option('--json', 'print JSON')
+    .option(...socketOpt)
+    .action(async (o: JobListOptions) => (await jobs()).jobListCommand(o))
+  job
+    .command('prune')
+    .description(
+      'delete ended jobs by age or count, with their unused blobs and grants (never a live job); defaults: requester.retention',
+    )
+    .option('--max-age-days <n>', 'ended jobs created more than this many days ago')
+    .option('--keep-last <n>', 'keep only the newest this many ended jobs')
+    .option('--json', 'print JSON')
+    .option(...socketOpt)
+    .action(async (o: { socket: string; json?: boolean; maxAgeDays?: string; keepLast?: string }) =>
+      (await jobs()).jobPruneCommand(o),
+    )
+  job
+    .command('rerun')
+    .description('post a new job from the spec of an ended job (linked to it by rerunOf)')
+    .argument('<id>', 'job id')
+    .option('--json', 'print JSON')
+    .option(...socketOpt)
+    .action(async (id: string, o: { socket: string; json?: boolean }) =>
+      (await jobs()).jobRerunCommand(id, o),
+    )
+  job
+    .command('status')
+    .description("show a job's state, history, bids, contract, allocation, usage and settlement")
+    .argument('<id>', 'job id')
+    .option('--json', 'print JSON')
+    .option(...socketOpt)
+    .action(async (id: string, o: { socket: string; json?: boolean }) =>
+      (await jobs()).jobStatusCommand(id, o),
+    )
+  job
+    .command('logs')
+    .description("print a job's stdout and stderr")
+    .argument('<id>', 'job id')
+    .option('--follow', 'stream the logs until the job ends')
+    .option('--json', 'print JSON')
+    .option(...socketOpt)
+    .action(async (id: string, o: { socket: string; json?: boolean; follow?: boolean }) =>
+      (await jobs()).jobLogsCommand(id, o),
+    )
+  job
+    .command('outputs')
+    .description("list a job's output files, or download them with --out")
+    .argument('<id>', 'job id')
+    .option('--out <dir>', 'write the files (and outputs.tar if any) into this folder, checking each sha256')
+    .option('--force', 'overwrite files that already exist in --out')
+    .option('--json', 'print JSON')
+    .option(...socketOpt)
+    .action(async (id: string, o: { socket: string; json?: boolean; out?: string; force?: boolean }) =>
+      (await jobs()).jobOutputsCommand(id, o),
+    )
+  job
+    .command('cancel')
+    .description('cancel a job that has not ended')
+    .argument('<id>', 'job id')
+    .option('--json', 'print JSON')
+    .option(...socketOpt)
+    .action(async (id: string, o: { socket: string; json?: boolean }) =>
+      (await jobs()).jobCancelCommand(id, o),
+    )
+}

@@ -1,0 +1,62 @@
+/**
+ * One entry of the provider's resource ledger (ledger.ts): its shape, its states, and the checks
+ * on what a caller gives for one. Spec: specs/resources.md.
+ */
+import { InvalidEntryError, InvalidResourcesError, type Committed } from './errors.js'
+import { add, resourcesProblem, sum } from './math.js'
+import type { Resources } from './types.js'
+
+export type LedgerEntryState = 'reserved' | 'locked' | 'allocated'
+
+export interface LedgerEntry {
+  /** Unique per ledger, chosen by the caller (e.g. the bid or allocation id). */
+  id: string
+  jobId: string
+  resources: Resources
+  state: LedgerEntryState
+  /** Once allocated: the allocation's id (the one `job status` shows); absent in older records. */
+  allocationId?: string
+  /**
+   * For a reservation: when it lapses (ms epoch). For a lock: the deadline the caller gave, kept
+   * for its own timers; the ledger never releases locks by itself (see `overdueLocks`).
+   */
+  expiresAt?: number
+  createdAt: number
+}
+
+export function isExpired(e: LedgerEntry, now: number): boolean {
+  return e.state === 'reserved' && e.expiresAt !== undefined && e.expiresAt <= now
+}
+
+export function copy(e: LedgerEntry): LedgerEntry {
+  return { ...e, resources: { ...e.resources } }
+}
+
+export function checkId(value: unknown, what: string): asserts value is string {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new InvalidEntryError(
+      `${what} must be a non-empty string, got ${JSON.stringify(value) ?? String(value)}`,
+    )
+  }
+}
+
+export function checkResources(r: unknown, what: string): asserts r is Resources {
+  const problem = resourcesProblem(r)
+  if (problem !== undefined) throw new InvalidResourcesError(what, problem)
+}
+
+export function checkTime(value: unknown, what: string): asserts value is number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new InvalidEntryError(`${what} must be a time in ms since the epoch, got ${String(value)}`)
+  }
+}
+
+/** What the live entries (expired reservations left out) hold, by state and in total. */
+export function commitmentOf(entries: Iterable<LedgerEntry>, now: number): Committed {
+  const live = [...entries].filter((e) => !isExpired(e, now))
+  const of = (state: LedgerEntryState) => sum(live.filter((e) => e.state === state).map((e) => e.resources))
+  const reserved = of('reserved')
+  const locked = of('locked')
+  const allocated = of('allocated')
+  return { reserved, locked, allocated, total: add(add(reserved, locked), allocated) }
+}

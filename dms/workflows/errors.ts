@@ -1,0 +1,40 @@
+/** The workflows' errors, each with a stable `code` (specs/workflow.md, specs/rest-api.md). */
+import { DmsError } from '../../actors/errors.js'
+
+export class WorkflowNotFoundError extends DmsError {
+  constructor(id: string) {
+    super('WORKFLOW_NOT_FOUND', `no workflow ${id}`)
+  }
+}
+export class TaskNotFoundError extends DmsError {
+  readonly statusCode = 404
+  constructor(id: string, task: string) {
+    super('TASK_NOT_FOUND', `workflow ${id} has no task ${task}`)
+  }
+}
+export class WorkflowEndedError extends DmsError {
+  constructor(id: string, state: string) {
+    super('WORKFLOW_ENDED', `workflow ${id} already ended: ${state}`)
+  }
+}
+/** The balance does not cover the sum of the tasks' worst-case escrows. */
+export class InsufficientBalanceError extends DmsError<{ plan: number; balance: number; shortfall: number }> {
+  constructor(plan: number, balance: number) {
+    super(
+      'INSUFFICIENT_BALANCE',
+      `the workflow may lock ${plan} micro-tokens of escrow (the sum of its tasks' maxPrice), the balance is ${balance}: short by ${plan - balance}`,
+      { plan, balance, shortfall: plan - balance },
+    )
+  }
+}
+
+/** The contract-db did not answer the balance query: nothing is started unchecked. */
+export class BalanceUnknownError extends DmsError {
+  readonly statusCode = 503
+  constructor(cause: unknown) {
+    super(
+      'BALANCE_UNKNOWN',
+      `cannot check the balance at the contract-db (${(cause as Error).message}): try again once it answers`,
+    )
+  }
+}
