@@ -316,6 +316,7 @@ export class DmsNode {
         workflows: this.workflows,
         provider: this.provider,
         onboarding: this.onboarding,
+        db: this.db,
       })
       this.api = new ApiServer(
         { ports, log: child(log, 'dms:api') },

@@ -270,6 +270,8 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
         ...base,
         dataDir: dirs[name],
         bootstrap: cdb.addrs,
+        // A TCP listener for its dashboard (`dms dashboard --socket <its socket>`).
+        api: { tcp: { port: 0 } },
         provider: {
           contractDb: cdb.peerId,
           offer: {
@@ -356,7 +358,7 @@ export async function devnetCommand(opts: {
         event: 'devnet-ready',
         root: net.root,
         contractDb: view(net.contractDb),
-        providers: net.providers.map(view),
+        providers: net.providers.map((p) => ({ ...view(p), tcp: p.tcp })),
         requester: { ...view(net.requester), tcp: net.requester.tcp, tokenFile: net.requester.tokenFile },
       })}\n`,
     )
@@ -365,6 +367,7 @@ export async function devnetCommand(opts: {
       `\nready. Try:\n  dms job run --socket ${net.requester.socket} --wait --image dms-test:1 -- echo hi`,
     )
     print(`  dms peers --socket ${net.requester.socket}`)
+    print(`  dms dashboard --socket ${net.requester.socket}   (a one-time link to the web page)`)
     print('Ctrl-C stops every process.')
   }
   await new Promise<void>((resolveStop) => {
