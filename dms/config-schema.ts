@@ -317,6 +317,15 @@ export const contractDbConfigSchema = obj({
   network: opt(networkSchema),
   /** The operator's REST socket; false disables it. @default '<dataDir>/contract-db.sock' */
   socket: opt(Type.Union([Type.Unsafe<false>({ const: false }), str])),
+  /** The operator's dashboard on a loopback TCP listener (specs/dashboard.md). @default none */
+  web: opt(
+    obj({
+      /** Loopback only. @default '127.0.0.1' */
+      host: opt(StringEnum(['127.0.0.1', '::1'])),
+      /** 0 picks a free port. */
+      port: Type.Integer({ minimum: 0, maximum: 65535 }),
+    }),
+  ),
   /** Lifetime of the approval credentials it issues. @default 600000 */
   approvalTtlMs: opt(posInt),
 })

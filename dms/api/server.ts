@@ -9,8 +9,9 @@ import { Ajv } from 'ajv'
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify'
 import type { Logger } from 'pino'
 import { claimSocket, markOwned, releaseSocket } from '../../actors/local-socket.js'
-import { cookieNameFor, DashboardSessions } from './dashboard-auth.js'
-import { authorised, dashboardRoutes, isPublic, loginPage, securityHeaders } from './dashboard-routes.js'
+import { isPage, isPublic, loginPage, securityHeaders } from '../web/pages.js'
+import { cookieNameFor, DashboardSessions } from '../web/sessions.js'
+import { authorised, dashboardRoutes } from './dashboard-routes.js'
 import { dataRoutes } from './data-routes.js'
 import { eventsRoutes } from './events-routes.js'
 import { apiError, STATUS, validationError } from './errors.js'
@@ -78,7 +79,7 @@ export function buildApi(
     // A bearer token, or the dashboard's session cookie (specs/dashboard.md, "Sign-in").
     app.addHook('onRequest', async (req, reply) => {
       if (authorised(req, dashboard) || isPublic(req.url)) return
-      if (req.url === '/dashboard' || req.url.startsWith('/dashboard/')) return loginPage(reply, 401)
+      if (isPage(req.url)) return loginPage(reply, 401)
       return reply
         .status(401)
         .header('www-authenticate', 'Bearer')

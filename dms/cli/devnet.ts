@@ -247,7 +247,10 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
     for (const n of names) ids[n] = await peerIdOf(dirs[n], passphrase)
     const base = { listen: ['/ip4/127.0.0.1/tcp/0'], oneHost: true }
 
-    const cdb = await launch('contract-db', { ...base, dataDir: dirs.cdb }, ['contract-db', 'run'])
+    const cdb = await launch('contract-db', { ...base, dataDir: dirs.cdb, web: { port: 0 } }, [
+      'contract-db',
+      'run',
+    ])
     procs.push(cdb)
     const operator = (...args: string[]) =>
       run(process.execPath, [BIN, 'contract-db', ...args, '--data-dir', dirs.cdb], { env }).catch(
@@ -357,7 +360,7 @@ export async function devnetCommand(opts: {
       `${JSON.stringify({
         event: 'devnet-ready',
         root: net.root,
-        contractDb: view(net.contractDb),
+        contractDb: { ...view(net.contractDb), tcp: net.contractDb.tcp },
         providers: net.providers.map((p) => ({ ...view(p), tcp: p.tcp })),
         requester: { ...view(net.requester), tcp: net.requester.tcp, tokenFile: net.requester.tokenFile },
       })}\n`,
@@ -368,6 +371,9 @@ export async function devnetCommand(opts: {
     )
     print(`  dms peers --socket ${net.requester.socket}`)
     print(`  dms dashboard --socket ${net.requester.socket}   (a one-time link to the web page)`)
+    print(
+      `  dms contract-db dashboard --data-dir ${net.contractDb.dataDir}   (the contract-db operator's page)`,
+    )
     print('Ctrl-C stops every process.')
   }
   await new Promise<void>((resolveStop) => {

@@ -18,6 +18,8 @@ export const SUBLEVEL = {
   approved: 'cdb-approved',
   accounts: 'cdb-accounts',
   contracts: 'cdb-contracts',
+  /** Totals of the books: `credited` (conservation.ts). */
+  books: 'cdb-books',
 } as const
 
 export interface Account {

@@ -39,6 +39,7 @@ import { terminateHandler, type TerminateHandler } from './handlers/terminate.js
 import { verifyHandler, type VerifyHandler } from './handlers/verify.js'
 import { DEADLINES, deadlinesOf, type DeadlineConfig } from './deadlines.js'
 import { Accounts } from './ledger.js'
+import { conservationOf, CreditedBook, type Conservation } from './conservation.js'
 import { VolunteerCount } from './volunteers.js'
 import { SUBLEVEL, type Account, type ApprovedEntity, type ContractRecord } from './records.js'
 
@@ -55,6 +56,9 @@ export interface ContractDbInit {
 
 export const MAX_ACTIVE_VOLUNTEER_CONTRACTS = 16
 
+/** What a write changed (the operator's page reloads on each). */
+export type BooksChange = 'contract' | 'account' | 'approval'
+
 export interface ContractDbComponents {
   system: ActorSystem
   key: KeyPair
@@ -69,6 +73,8 @@ export class ContractDbService {
   private readonly queue = new SerialQueue()
   private readonly approvals: Approvals
   private readonly accounts: Accounts
+  private readonly creditedBook: CreditedBook
+  private readonly listeners = new Set<(what: BooksChange) => void>()
   private readonly contracts: Repo<ContractRecord>
   private readonly book: ContractBook
   private readonly volunteers: VolunteerCount
@@ -93,6 +99,7 @@ export class ContractDbService {
     this.approvals = new Approvals(new Repo(db, SUBLEVEL.approved), { clock, log })
     this.accounts = new Accounts(new Repo(db, SUBLEVEL.accounts), log)
     this.contracts = new Repo(db, SUBLEVEL.contracts)
+    this.creditedBook = new CreditedBook(new Repo(db, SUBLEVEL.books), () => clock.now())
     this.volunteers = new VolunteerCount(() => this.contracts.values())
     this.book = new ContractBook({
       clock,
@@ -233,12 +240,20 @@ export class ContractDbService {
   // ---- the operator: approvals, accounts, contracts ----
 
   approve(peer: string): Promise<ApprovedEntity> {
-    return this.serial(() => this.approvals.approve(peer))
+    return this.serial(async () => {
+      const e = await this.approvals.approve(peer)
+      this.changed('approval')
+      return e
+    })
   }
 
   /** Removes an approval. New contracts naming the peer are refused; active ones still close. */
   revoke(peer: string): Promise<boolean> {
-    return this.serial(() => this.approvals.revoke(peer))
+    return this.serial(async () => {
+      const revoked = await this.approvals.revoke(peer)
+      if (revoked) this.changed('approval')
+      return revoked
+    })
   }
 
   isApproved(peer: string): Promise<boolean> {
@@ -249,9 +264,56 @@ export class ContractDbService {
     return this.approvals.list()
   }
 
-  /** Adds test tokens to a peer's balance (operator only: there is no network route for it). */
+  /**
+   * Adds test tokens to a peer's balance (operator only: there is no network route for it), and
+   * to the credited total, in one batch.
+   */
   credit(peer: string, amount: Amount): Promise<Account> {
-    return this.serial(() => this.accounts.credit(peer, amount))
+    return this.serial(async () => {
+      const { account, op } = await this.accounts.creditOp(peer, amount)
+      const { total } = await this.creditedBook.current(() => this.accounts.list())
+      await this.components.db.batch([op, this.creditedBook.putOp(CreditedBook.plus(total, amount))] as never)
+      this.accounts.credited(peer, amount)
+      this.changed('account')
+      return account
+    })
+  }
+
+  /**
+   * Opens the books: a database without a credited total (new, or from before it) gets one from
+   * what its accounts hold (conservation.ts). Run once at start, before the service serves.
+   */
+  openBooks(): Promise<void> {
+    return this.serial(async () => {
+      const { total, fresh } = await this.creditedBook.current(() => this.accounts.list())
+      if (!fresh) return
+      await this.components.db.batch([this.creditedBook.putOp(total)] as never)
+      this.components.log.info({ credited: total.credited }, 'credited total initialised from the accounts')
+    })
+  }
+
+  /** The conservation check: credited == balances + escrow, read between two writes. */
+  conservation(): Promise<Conservation> {
+    return this.serial(async () => {
+      const { total } = await this.creditedBook.current(() => this.accounts.list())
+      return conservationOf(total, await this.accounts.list())
+    })
+  }
+
+  /** Tells `fn` of each write (a contract, an account, an approval); returns the unsubscribe. */
+  onChange(fn: (what: BooksChange) => void): () => void {
+    this.listeners.add(fn)
+    return () => this.listeners.delete(fn)
+  }
+
+  private changed(what: BooksChange): void {
+    for (const fn of this.listeners) {
+      try {
+        fn(what)
+      } catch (err) {
+        this.components.log.warn({ err }, 'change listener failed')
+      }
+    }
   }
 
   account(peer: string): Promise<Account> {
@@ -278,6 +340,7 @@ export class ContractDbService {
     const ops = [this.contracts.putOp(id, change.record), ...(await this.accounts.opsFor(change.moves))]
     await this.components.db.batch(ops as never)
     this.volunteers.written(change)
+    this.changed('contract')
   }
 
   /** Best effort: the party that did not close the contract also gets the signed settlement. */

@@ -32,7 +32,8 @@ function chromiumPath(): string {
 
 interface Ready {
   event: 'devnet-ready'
-  requester: { socket: string; tcp: string }
+  contractDb: { socket: string; tcp: string; dataDir: string }
+  requester: { peerId: string; socket: string; tcp: string }
   providers: Array<{ peerId: string; socket: string; tcp: string }>
 }
 
@@ -263,5 +264,55 @@ describe('dashboard in chromium against a devnet', function () {
     await page.waitForSelector('#jobs')
     await page.close()
     await requester.close()
+  })
+
+  it("the contract-db operator's page: its own sign-in, accounts, contracts by state, a green conservation figure, live", async function () {
+    const cdb = ready.contractDb
+    const cdbOrigin = `http://${cdb.tcp}`
+    const operator = (...args: string[]) =>
+      exec(process.execPath, ['bin/dms.js', 'contract-db', ...args, '--data-dir', cdb.dataDir])
+    // No data without a session: the node's session is not the contract-db's.
+    const page = await context.newPage()
+    const res = await page.goto(`${cdbOrigin}/dashboard/`)
+    assert.equal(res?.status(), 401)
+    await page.waitForSelector('#login')
+    assert.match((await page.textContent('#login')) ?? '', /dms contract-db dashboard/)
+    assert.match(res?.headers()['content-security-policy'] ?? '', /script-src 'self'/)
+    assert.equal((await page.request.get(`${cdbOrigin}/v1/contract-db/overview`)).status(), 401)
+
+    const { stdout } = await operator('dashboard', '--json')
+    await page.goto((JSON.parse(stdout) as { url: string }).url)
+    await page.waitForSelector('#operator')
+    await page.waitForSelector('#conservation[data-ok="true"]')
+    // The requester's account (credited by the devnet, paid for the jobs above) and its approval.
+    const account = page.locator(`#accounts tr[data-peer="${ready.requester.peerId}"]`)
+    await account.waitFor()
+    assert.match((await account.textContent()) ?? '', /yes$/)
+    for (const p of [ready.requester, ...ready.providers])
+      await page.locator(`#approved tr[data-peer="${p.peerId}"]`).waitFor()
+    // Contracts by state: the completed job settled; the counts are the table's rows.
+    const count = async (state: string) =>
+      Number(await page.textContent(`#by-state [data-state="${state}"] b`))
+    assert.ok((await count('settled')) >= 1)
+    let total = 0
+    for (const s of ['active', 'settled', 'terminated', 'claimed', 'expired']) total += await count(s)
+    assert.equal(await page.locator('#contracts tbody tr').count(), total)
+    await shot(page, 'contract-db')
+    await page.setViewportSize({ width: 390, height: 844 })
+    const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'))
+    assert.ok(overflow <= 0, `${overflow} px wider than the phone's screen`)
+    await shot(page, 'contract-db-phone')
+
+    // Live: a credit by the operator's CLI shows up without a reload, and the books still add up.
+    const before = (await page.textContent('#conservation .big')) ?? ''
+    const balance = async () => (await account.locator('td:nth-child(2)').textContent()) ?? ''
+    const was = await balance()
+    await operator('credit', ready.requester.peerId, '1234567')
+    await page.waitForFunction(
+      `document.querySelector('#conservation .big')?.textContent !== ${JSON.stringify(before)}`,
+    )
+    assert.notEqual(await balance(), was)
+    assert.equal(await page.getAttribute('#conservation', 'data-ok'), 'true')
+    await page.close()
   })
 })

@@ -417,4 +417,7 @@ async function checkInvariants(
     total += a.balance + a.escrow
   }
   assert.equal(total, credited, `balances + escrow = everything credited${where}`)
+  // The contract-db's own check agrees: its stored credited total is the test's count.
+  const check = await svc.conservation()
+  assert.deepEqual([check.ok, check.credited], [true, credited], `the conservation check${where}`)
 }

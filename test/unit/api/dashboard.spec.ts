@@ -10,13 +10,8 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ManualClock } from '../../../actors/clock.js'
-import {
-  CODE_TTL_MS,
-  cookieNameFor,
-  DashboardSessions,
-  SESSION_TTL_MS,
-} from '../../../dms/api/dashboard-auth.js'
-import { CSP } from '../../../dms/api/dashboard-routes.js'
+import { CODE_TTL_MS, cookieNameFor, DashboardSessions, SESSION_TTL_MS } from '../../../dms/web/sessions.js'
+import { CSP } from '../../../dms/web/pages.js'
 import { MAX_EVENT_STREAMS } from '../../../dms/api/events-routes.js'
 import { detachedPorts } from '../../../dms/api/null-ports.js'
 import type { ApiPorts, JobView } from '../../../dms/api/ports.js'

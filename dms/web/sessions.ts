@@ -1,5 +1,5 @@
 /**
- * The dashboard's sign-in (specs/dashboard.md, "Sign-in"): one-time login codes, minted by an
+ * The dashboards' sign-in (specs/dashboard.md, "Sign-in"; the node's and the contract-db's): one-time login codes, minted by an
  * authorised caller (`dms dashboard` on the unix socket, or a bearer-token holder), each exchanged
  * once for a session; the session travels as an HttpOnly, SameSite=Strict cookie. The bearer
  * token itself never appears in a URL. Codes and sessions live in memory: a restart signs out.
