@@ -5,6 +5,7 @@
  * `requesterCap`, `NetworkInit`'s `gossipsub`...), checked against the schema when compiled.
  */
 import { MAX_WORKFLOW_TASKS } from './workflows/document.js'
+import { MAX_START_GRACE_SECONDS } from './contracts/start.js'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import type { MailboxInit } from '../actors/mailbox.js'
 import type { DialKeeperInit } from './network/dial-keeper.js'
@@ -168,6 +169,7 @@ export const requesterSchema = typed<OrchestratorInit>()(
     queueIdleExpirySeconds: opt(posInt),
     retention: opt(obj({ maxAgeDays: opt(posInt), keepLast: opt(nonNegInt) })),
     maxWorkflowTasks: opt(Type.Integer({ minimum: 1, maximum: MAX_WORKFLOW_TASKS })),
+    startGraceSeconds: opt(Type.Integer({ minimum: 1, maximum: MAX_START_GRACE_SECONDS })),
   }),
 )
 

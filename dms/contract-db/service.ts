@@ -20,6 +20,8 @@ import {
   type ContractProof,
   type Settlement,
   type SignedContract,
+  type SignedStartNote,
+  type StartAck,
 } from '../contracts/model.js'
 import type { Amount } from '../contracts/money.js'
 import { W } from '../protocol/behaviours.js'
@@ -32,6 +34,7 @@ import { ContractBook } from './contract-book.js'
 import { approvalHandler, type ApprovalHandler } from './handlers/approval.js'
 import type { ClosableContracts } from './handlers/closable.js'
 import { settleHandler, type SettleHandler } from './handlers/settle.js'
+import { startHandler, type StartHandler } from './handlers/start.js'
 import { terminateHandler, type TerminateHandler } from './handlers/terminate.js'
 import { verifyHandler, type VerifyHandler } from './handlers/verify.js'
 import { DEADLINES, deadlinesOf, type DeadlineConfig } from './deadlines.js'
@@ -76,6 +79,7 @@ export class ContractDbService {
     verify: VerifyHandler
     settle: SettleHandler
     terminate: TerminateHandler
+    start: StartHandler
     approval: ApprovalHandler
   }
 
@@ -122,6 +126,7 @@ export class ContractDbService {
       }),
       settle: settleHandler({ contracts, log, clock, deadlines: this.deadlines }),
       terminate: terminateHandler({ contracts, log, clock, deadlines: this.deadlines }),
+      start: startHandler({ contracts, log, clock, self }),
       approval: approvalHandler({ self, key, clock, approvals: this.approvals, ttlMs: init.approvalTtlMs }),
     }
   }
@@ -137,6 +142,7 @@ export class ContractDbService {
       .on(W.contractVerify, (m) => this.verify(m.peer, m.payload.contract))
       .on(W.settle, (m) => this.settle(m.peer, m.payload))
       .on(W.terminate, (m) => this.terminate(m.peer, m.payload))
+      .on(W.contractStarted, (m) => this.started(m.peer, m.payload.note))
       .on(W.approval, (m) => this.approvalFor(m.peer))
       // A peer's own account, read only (a requester checks a workflow's escrow plan against it).
       .on(W.balance, async (m) => {
@@ -155,17 +161,22 @@ export class ContractDbService {
 
   /**
    * Expires every active contract past `settleBy` + the claim window (nobody settled, terminated
-   * or claimed it): the whole escrow returns to its requester, and both parties are told.
-   * Resolves with the expired records. Runs every `expirySweepMs` while started.
+   * or claimed it), or past its `startBy` with no start note: the whole escrow returns to its
+   * requester, and both parties are told. Resolves with the expired records. Runs every
+   * `expirySweepMs` while started.
    */
   expireDue(): Promise<ContractRecord[]> {
     return this.serial(async () => {
       const now = this.components.clock.now()
       const expired: ContractRecord[] = []
       for (const rec of await this.contracts.values()) {
-        if (rec.state !== 'active' || deadlinesOf(rec, this.deadlines).expiresAt > now) continue
+        if (rec.state !== 'active') continue
+        const due = deadlinesOf(rec, this.deadlines)
+        if (due.expiresAt > now) continue
+        const notStarted = due.notStartedBy !== undefined && due.notStartedBy < now
+        const detail = notStarted ? 'not started by startBy' : undefined
         try {
-          expired.push(await this.book.close(rec, { type: 'EXPIRE', by: this.peerId }))
+          expired.push(await this.book.close(rec, { type: 'EXPIRE', by: this.peerId, detail }))
         } catch (err) {
           this.components.log.warn({ err, contractId: rec.contract.terms.contractId }, 'contract not expired')
         }
@@ -207,6 +218,11 @@ export class ContractDbService {
   /** Closes an active contract with a reason code (see TERMINATION). */
   terminate(submitter: string, req: TerminateRequest | undefined): Promise<Settlement> {
     return this.serial(() => this.handlers.terminate(submitter, req))
+  }
+
+  /** Records the provider's start note of an active contract (idempotent); refused past startBy. */
+  started(submitter: string, note: SignedStartNote | undefined): Promise<StartAck> {
+    return this.serial(() => this.handlers.start(submitter, note))
   }
 
   /** A short-lived signed approval credential for an approved peer (reads only: not queued). */

@@ -12,7 +12,7 @@ import {
   type BehaviourDef,
   type PayloadCodec,
 } from '../../actors/codec.js'
-import type { ApprovalCredential, ContractProof, Settlement } from '../contracts/model.js'
+import type { ApprovalCredential, ContractProof, Settlement, StartAck } from '../contracts/model.js'
 import type { Chunk, ChunkRequest } from '../blobs/service.js'
 import { PAYLOAD_CODECS as C, refusalOf, type PayloadRefusal } from './codecs.js'
 import type {
@@ -37,6 +37,7 @@ import type {
   JobResult,
   JobUpdate,
   SettleRequest,
+  StartNoteRequest,
   TerminateRequest,
 } from './messages.js'
 
@@ -66,6 +67,14 @@ export const W = {
   contractVerify: defineBehaviour<ContractVerifyRequest, ContractProof>('/dms/contract/verify', {
     request: C.contractRequest,
     reply: C.contractProof,
+  }),
+  /**
+   * Provider -> contract-db: the signed start note of a contract's run, answered once recorded;
+   * the container starts only after the answer (specs/contract-db.md, "Start notes").
+   */
+  contractStarted: defineBehaviour<StartNoteRequest, StartAck>('/dms/contract/started', {
+    request: C.startNoteRequest,
+    reply: C.startAck,
   }),
   /** Requester -> provider: run the contracted job. */
   invoke: defineBehaviour<Invocation, InvocationReply>('/dms/job/invoke', {

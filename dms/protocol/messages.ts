@@ -9,6 +9,7 @@ import type {
   ContractProof,
   SignedContract,
   SignedReceipt,
+  SignedStartNote,
   SignedVerification,
   TerminationReason,
 } from '../contracts/model.js'
@@ -213,4 +214,9 @@ export interface CapacityNews {
   at: number
   /** The provider's approval credential: news from unapproved providers is ignored. */
   approval?: ApprovalCredential
+}
+
+/** `/dms/contract/started`: the provider's signed start note (specs/contract-db.md, "Start notes"). */
+export interface StartNoteRequest {
+  note: SignedStartNote
 }

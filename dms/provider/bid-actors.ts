@@ -11,6 +11,7 @@ import type { KeyPair } from '../../actors/identity.js'
 import { exponential, retry } from '../../actors/retry.js'
 import type { Actor } from '../../actors/system.js'
 import type { BlobService } from '../blobs/service.js'
+import type { SignedContract } from '../contracts/model.js'
 import type { Executor } from '../executor/executor.js'
 import { W } from '../protocol/behaviours.js'
 import { HEARTBEAT, type JobUpdate } from '../protocol/messages.js'
@@ -40,6 +41,8 @@ export interface BidActorDeps {
   sendUpdate(allocationId: string, to: Handle, update: JobUpdate): Promise<void>
   /** Whether the provider is stopping: a result that cannot be delivered is not retried then. */
   stopping(): boolean
+  /** The run's start note to the contract-db, acknowledged before the container starts. */
+  startNote?(contract: SignedContract, signal: AbortSignal): Promise<void>
 }
 
 export interface BidActorInit {

@@ -44,6 +44,7 @@ import { contractSignHandler } from './handlers/contract-sign.js'
 import { invokeHandler } from './handlers/invoke.js'
 import { jobRequestHandler } from './handlers/job-request.js'
 import { settledHandler } from './handlers/settled.js'
+import { startNoteSender } from './start-note.js'
 import { ImageCheck, type ImageCheckInit } from './images.js'
 import { migrateV01 } from './migrate-v01.js'
 import type { PeerRateLimitInit } from './rate-limit.js'
@@ -190,6 +191,7 @@ export class ProviderService {
         actorFor: (id) => this.allocationActors.get(id),
         sendUpdate: (id, to, update) => this.allocationActors.send(id, to, update),
         stopping: () => this.stopping,
+        startNote: startNoteSender({ ...c, peerId: () => this.peerId, client: () => this.cdbClient() }),
       },
       { heartbeatMs: init.heartbeatMs },
     )
@@ -228,14 +230,19 @@ export class ProviderService {
     this.book.onTransition(() => queueMicrotask(() => this.modes.check()))
   }
 
+  /** The contract-db client over the provider's actor (`attempts` tries per request). */
+  private cdbClient(attempts?: number): ContractDbClient {
+    if (this.actor === undefined) throw new Error('provider stopped')
+    return new ContractDbClient(
+      { actor: this.actor, clock: this.c.clock },
+      { contractDb: { peer: this.init.contractDb, addrs: [] }, attempts },
+    )
+  }
+
   /** The claim of a contract whose requester stayed silent past settleBy (specs/contract-db.md, "Claims"). */
   private claim(e: BookEntry & { receipt: SignedReceipt }): Promise<Settlement> {
     if (this.actor === undefined) return Promise.reject(new Error('provider stopped'))
-    const client = new ContractDbClient(
-      { actor: this.actor, clock: this.c.clock },
-      { contractDb: { peer: this.init.contractDb, addrs: [] }, attempts: 1 },
-    )
-    return client.terminate(
+    return this.cdbClient(1).terminate(
       { contractId: e.contractId, reason: TERMINATION.requesterSilent, receipt: e.receipt },
       { contractId: e.contractId, escrow: e.escrow },
     )
