@@ -71,7 +71,7 @@ describe('provider start note', () => {
     const ran = new Promise<Extract<BidEvent, { type: 'RAN' }>>((resolve) => {
       parent.subscribe(() => {
         const e = events.find((x) => x.type === 'RAN')
-        if (e !== undefined) resolve(e as Extract<BidEvent, { type: 'RAN' }>)
+        if (e !== undefined) resolve(e)
       })
     })
     parent.start()
