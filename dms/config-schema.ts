@@ -234,6 +234,10 @@ export const providerSchema = obj({
   defaultDiskBytes: opt(Type.Integer({ minimum: 8 * 1024 * 1024 })),
   /** A requester with more unpaid or claimed jobs here is declined (specs/provider-books.md). @default no limit */
   maxUnpaidJobs: opt(nonNegInt),
+  /** Bid for a later start when a job does not fit now (specs/queueing.md, "Later starts"). @default false */
+  laterBids: opt(Type.Boolean()),
+  /** How far ahead a later start may be, in seconds (at most a day). @default 600 */
+  maxStartAheadSeconds: opt(Type.Integer({ minimum: 1, maximum: 86_400 })),
   /** How often contracts past their settleBy without a settlement are claimed. @default 60000 */
   claimSweepMs: opt(posInt),
   maxDurationSeconds: opt(posInt),

@@ -227,6 +227,8 @@ export class DmsNode {
           images: { registries: p.docker?.registries },
           defaultDiskBytes: p.defaultDiskBytes,
           maxUnpaidJobs: p.maxUnpaidJobs,
+          laterBids: p.laterBids,
+          maxStartAheadSeconds: p.maxStartAheadSeconds,
           claimSweepMs: p.claimSweepMs,
           preferences: {
             allowedImages: p.allowedImages,

@@ -68,6 +68,12 @@ export function waitingFor(job: JobView): string | undefined {
       `waiting: for a provider with room until ${iso(job.queue.deadline)} ` +
       `(${job.queue.rounds} bid rounds so far; bids again on capacity news, a provider joining, or a backoff)`
     )
+  // A provider that bid for a later start holds the run until its slot (specs/queueing.md).
+  const step = job.updates.findLast((u) => u.detail !== 'heartbeat')
+  if ((job.state === 'invoking' || job.state === 'running') && step?.state === 'waiting' && job.winner) {
+    const by = job.contract?.terms.startBy
+    return `waiting for its slot on ${job.winner.provider}${by !== undefined ? ` (starts by ${iso(by)})` : ''}`
+  }
   return undefined
 }
 

@@ -18,13 +18,14 @@ import { HEARTBEAT, type JobUpdate } from '../protocol/messages.js'
 import type { Handle } from '../../actors/envelope.js'
 import { clip } from './publish.js'
 import type { ResourceLedger } from '../resources/ledger.js'
+import { waitForSlot, type SlotInput } from './later-bid.js'
 import { executeActor } from './allocation-run.js'
 import type { LiveUsageBoard } from './live-usage.js'
 import type { BidMachine, DeadlineInput, DeliverInput, HeartbeatInput, LedgerInput } from './bid-machine.js'
 import { publishActor } from './publish.js'
 
 export interface BidActorDeps {
-  ledger: Pick<ResourceLedger, 'lock' | 'allocate' | 'release'>
+  ledger: Pick<ResourceLedger, 'lock' | 'allocate' | 'release' | 'canStart' | 'onFreed'>
   executor: Executor
   blobs: BlobService
   /** Signs receipts (the node key). */
@@ -130,6 +131,7 @@ export function provideBidActors(machine: BidMachine, d: BidActorDeps, init: Bid
       heartbeat: heartbeatActor(d, init.heartbeatMs ?? 2000),
       publish: publishActor(d),
       deliver: deliverActor(d),
+      slot: fromPromise<void, SlotInput>(({ input, signal }) => waitForSlot(d, input, signal)),
     },
   })
 }

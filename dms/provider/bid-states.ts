@@ -19,6 +19,7 @@ export const RESUMABLE: readonly BidState[] = [
   'locked',
   'contracted',
   'allocating',
+  'waiting',
   'provisioning',
   'running',
   'publishing',

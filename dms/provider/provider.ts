@@ -45,6 +45,7 @@ import { invokeHandler } from './handlers/invoke.js'
 import { jobRequestHandler } from './handlers/job-request.js'
 import { settledHandler } from './handlers/settled.js'
 import { startNoteSender } from './start-note.js'
+import { slotsOf } from './later-bid.js'
 import { ImageCheck, type ImageCheckInit } from './images.js'
 import { migrateV01 } from './migrate-v01.js'
 import type { PeerRateLimitInit } from './rate-limit.js'
@@ -101,6 +102,10 @@ export interface ProviderInit extends RetentionInit {
   defaultDiskBytes?: number
   /** A requester with more unpaid or claimed jobs here is declined (books.ts). @default no limit */
   maxUnpaidJobs?: number
+  /** Bid for a later start when a job does not fit now (later-bid.ts). @default false */
+  laterBids?: boolean
+  /** How far ahead such a start may be, in seconds (at most a day). @default 600 */
+  maxStartAheadSeconds?: number
   /** How often contracts past their settleBy without a settlement are claimed. @default 60000 */
   claimSweepMs?: number
 }
@@ -331,6 +336,7 @@ export class ProviderService {
         requesterCap: this.init.requesterCap,
         defaultDiskBytes: this.init.defaultDiskBytes,
         maxUnpaidJobs: this.init.maxUnpaidJobs,
+        slots: slotsOf({ ...this.init, provisionTimeoutMs: this.provisionTimeoutMs }),
       },
       this.counts,
     )

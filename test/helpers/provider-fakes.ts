@@ -26,6 +26,7 @@ import {
   type PublishInput,
   type PublishOutput,
 } from '../../dms/provider/bid-machine.js'
+import { waitForSlot, type SlotInput } from '../../dms/provider/later-bid.js'
 import type { RetentionInit } from '../../dms/provider/bid-store.js'
 import { hashOutputs } from '../../dms/protocol/outputs.js'
 import type { ResourceLedger } from '../../dms/resources/ledger.js'
@@ -130,6 +131,21 @@ export class Fakes {
   holdDelivery?: Promise<void>
   /** Codes the next ledger operations of that kind fail with. */
   readonly failNext: Partial<Record<'lock' | 'allocate', string>> = {}
+  /** The ledger a waiting allocation asks (`canStart`) and hears releases from (`free()`). */
+  readonly slots = {
+    open: false,
+    listeners: new Set<() => void>(),
+    canStart: (): boolean => this.slots.open,
+    onFreed: (fn: () => void) => {
+      this.slots.listeners.add(fn)
+      return () => this.slots.listeners.delete(fn)
+    },
+    /** Lets the waiting entry start, as a release in the ledger would. */
+    free: (): void => {
+      this.slots.open = true
+      for (const fn of [...this.slots.listeners]) fn()
+    },
+  }
 
   private ledger(op: 'lock' | 'allocate' | 'release') {
     return fromPromise<unknown, LedgerInput>(({ input }) => {
@@ -190,6 +206,10 @@ export class Fakes {
           await this.holdDelivery
           if (input.message !== undefined) this.delivered.push(input)
         }),
+        // The real wait, over the fake ledger above and the test's clock.
+        slot: fromPromise<void, SlotInput>(({ input, signal }) =>
+          waitForSlot({ ledger: this.slots, clock }, input, signal),
+        ),
       },
     })
   }

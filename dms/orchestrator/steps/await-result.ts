@@ -13,7 +13,12 @@ export type AwaitResultDeps = Pick<StepDeps, 'clock' | 'session' | 'config'>
 export function awaitResultStep(d: AwaitResultDeps): Step {
   const { clock, session } = d
   return async (job, signal) => {
-    const runningSince = job.history.findLast((h) => h.state === 'running')?.at ?? clock.now()
+    // A bid for a later start runs from its earliestStart on (the provider waits for its slot).
+    const bid = job.bids.find((b) => b.bidId === job.winner?.bidId)
+    const runningSince = Math.max(
+      job.history.findLast((h) => h.state === 'running')?.at ?? clock.now(),
+      bid?.earliestStart ?? 0,
+    )
     const deadline = runningSince + job.spec.maxDurationSeconds * 1000 + d.config.resultGraceMs
     const liveness = d.config.livenessTimeoutMs
     let seen = clock.now()

@@ -100,7 +100,8 @@ export function invokeHandler(d: InvokeDeps) {
       },
     })
     const snap = await d.book.settle(actor, (s) => !s.matches('allocating'))
-    if (!snap.matches('active')) {
+    // Invoked before its slot can start: it waits for it (bid-machine.ts, `waiting`).
+    if (!snap.matches('active') && !snap.matches('waiting')) {
       if (snap.context.allocation === undefined)
         throw new RefusedError('CANCELLED', 'the requester cancelled this contract')
       const refusal = snap.context.refusal ?? { code: 'INTERNAL', message: 'the allocation failed' }
