@@ -69,8 +69,9 @@ export function waitingFor(job: JobView): string | undefined {
       `(${job.queue.rounds} bid rounds so far; bids again on capacity news, a provider joining, or a backoff)`
     )
   // A provider that bid for a later start holds the run until its slot (specs/queueing.md).
-  const step = job.updates.findLast((u) => u.detail !== 'heartbeat')
-  if ((job.state === 'invoking' || job.state === 'running') && step?.state === 'waiting' && job.winner) {
+  if (job.state !== 'invoking' && job.state !== 'running') return undefined
+  const step = (job.updates ?? []).findLast((u) => u.detail !== 'heartbeat')
+  if (step?.state === 'waiting' && job.winner) {
     const by = job.contract?.terms.startBy
     return `waiting for its slot on ${job.winner.provider}${by !== undefined ? ` (starts by ${iso(by)})` : ''}`
   }
