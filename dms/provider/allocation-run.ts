@@ -35,6 +35,11 @@ export interface AllocationRunDeps {
   actorFor(allocationId: string): Actor
   /** Where the run's usage so far is kept for heartbeats and the allocations view. */
   usage?: LiveUsageBoard
+  /**
+   * Whether containers may use the network (`provider.allowNetwork`), checked again at the run: an
+   * allocation invoked while it was allowed and restored with it off runs without. @default false
+   */
+  allowNetwork?: boolean
 }
 
 /** Where an allocation's inputs are staged (removed once it has run). */
@@ -86,7 +91,7 @@ async function run(
     diskBytes: a.diskBytes || t.resources.diskBytes,
     gpus: t.resources.gpus,
     timeoutSeconds: t.maxDurationSeconds,
-    network: a.network === true,
+    network: a.network === true && d.allowNetwork === true,
   }
   const forwarder = new LogForwarder((l) => actor.send(input.requester, W.log, l), d.clock, {
     jobId: t.jobId,

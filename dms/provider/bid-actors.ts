@@ -40,6 +40,8 @@ export interface BidActorDeps {
   sendUpdate(allocationId: string, to: Handle, update: JobUpdate): Promise<void>
   /** Whether the provider is stopping: a result that cannot be delivered is not retried then. */
   stopping(): boolean
+  /** Whether containers may use the network (allocation-run.ts). @default false */
+  allowNetwork?: boolean
 }
 
 export interface BidActorInit {

@@ -191,6 +191,7 @@ export class ProviderService {
         actorFor: (id) => this.allocationActors.get(id),
         sendUpdate: (id, to, update) => this.allocationActors.send(id, to, update),
         stopping: () => this.stopping,
+        allowNetwork: init.preferences?.allowNetwork,
       },
       { heartbeatMs: init.heartbeatMs },
     )
