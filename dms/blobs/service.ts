@@ -5,6 +5,7 @@
  * does not strand a transfer. A fetch pulls only what the local store lacks, in chunks, and the
  * store refuses the blob unless it hashes to its id.
  */
+import { rm } from 'node:fs/promises'
 import type { Logger } from 'pino'
 import { DmsError } from '../../actors/errors.js'
 import { SerialQueue } from '../../actors/serial.js'
@@ -118,8 +119,10 @@ export class BlobService {
       const key = `${sha256}/${peer}`
       const prior = await this.grants.get(key)
       const here = await this.c.store.has(sha256)
-      // Adopting bytes already here only drops the file (a restart re-publishing, or the same bytes).
-      await this.c.store.adopt(archive.file, archive)
+      // Here already (the same bytes, or taken before a restart: the file is gone then): the file
+      // is dropped, not left in the store's scratch folder.
+      if (here) await rm(archive.file, { force: true })
+      else await this.c.store.adopt(archive.file, archive)
       const published = !here || prior?.published === true || (await this.publishedByAnother(sha256))
       await this.grants.put(key, {
         sha256,

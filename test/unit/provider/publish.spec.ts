@@ -90,6 +90,18 @@ describe('publish: output archives and their release by the grantee', function (
     assert.equal(await blobs.store.has(id), false)
   })
 
+  it('published again after a restart (the file taken already, the blob here): granted, and still released', async function () {
+    const id = await publish('requester', 'job-1', 'outputs of job-1')
+    // The machine restored in `publishing` publishes again: its archive file is gone now.
+    await blobs.publishArchive(
+      'requester',
+      { file: join(blobs.store.tmpDir, 'archive.job-1'), sha256: id, size: 16 },
+      'job-1',
+    )
+    assert.ok(await blobs.serve('requester', { sha256: id, offset: 0, length: 4 }))
+    assert.deepEqual(await blobs.release('requester', id, 'job-1'), { removed: true })
+  })
+
   it('a release never deletes a blob the node held before publishing the same bytes (its own input, an upload)', async function () {
     const id = await blobs.store.put(Buffer.from('the user put these bytes'))
     assert.equal(await publish('attacker', 'job-m', 'the user put these bytes'), id)
