@@ -314,6 +314,8 @@ export async function jobOutputsCommand(
   const fetchTo = async (route: string, file: string, sha256: string) => {
     await mkdir(dirname(file), { recursive: true })
     const part = `${file}.part`
+    // One left by a crash goes (a symlink only loses its link); the download then makes a new file.
+    await rm(part, { force: true })
     try {
       const got = await downloadTo(opts.socket, route, part)
       if (got.sha256 !== sha256)

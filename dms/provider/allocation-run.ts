@@ -42,6 +42,11 @@ export interface AllocationRunDeps {
    * start. Without it (tests of the machine alone) no note is sent.
    */
   startNote?(contract: SignedContract, signal: AbortSignal): Promise<void>
+  /**
+   * Whether containers may use the network (`provider.allowNetwork`), checked again at the run: an
+   * allocation invoked while it was allowed and restored with it off runs without. @default false
+   */
+  allowNetwork?: boolean
 }
 
 /** Where an allocation's inputs are staged (removed once it has run). */
@@ -93,7 +98,7 @@ async function run(
     diskBytes: a.diskBytes || t.resources.diskBytes,
     gpus: t.resources.gpus,
     timeoutSeconds: t.maxDurationSeconds,
-    network: a.network === true,
+    network: a.network === true && d.allowNetwork === true,
   }
   const forwarder = new LogForwarder((l) => actor.send(input.requester, W.log, l), d.clock, {
     jobId: t.jobId,

@@ -44,6 +44,8 @@ export interface BidActorDeps {
   stopping(): boolean
   /** The run's start note to the contract-db, acknowledged before the container starts. */
   startNote?(contract: SignedContract, signal: AbortSignal): Promise<void>
+  /** Whether containers may use the network (allocation-run.ts). @default false */
+  allowNetwork?: boolean
 }
 
 export interface BidActorInit {

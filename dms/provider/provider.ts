@@ -198,6 +198,7 @@ export class ProviderService {
         sendUpdate: (id, to, update) => this.allocationActors.send(id, to, update),
         stopping: () => this.stopping,
         startNote: startNoteSender({ ...c, peerId: () => this.peerId, client: () => this.cdbClient() }),
+        allowNetwork: init.preferences?.allowNetwork,
       },
       { heartbeatMs: init.heartbeatMs },
     )
