@@ -40,6 +40,8 @@ import { bidReleaseHandler } from './handlers/bid-release.js'
 import { BidRequestGate } from './bid-request-gate.js'
 import { bidRequestHandler, type BidRequestCounters } from './handlers/bid-request.js'
 import { cancelHandler } from './handlers/cancel.js'
+import { resultAgainHandler } from './handlers/result-again.js'
+import { KeptResults } from './kept-results.js'
 import { contractSignHandler } from './handlers/contract-sign.js'
 import { invokeHandler } from './handlers/invoke.js'
 import { jobRequestHandler } from './handlers/job-request.js'
@@ -154,6 +156,8 @@ export class ProviderService {
   private readonly book: BidBook
   /** What this provider was paid, claimed and is owed (books.ts). */
   readonly books: ProviderBooks
+  /** Results kept until settlement, asked for again by restarted requesters (kept-results.ts). */
+  readonly results: KeptResults
   private stopClaims?: () => void
   private readonly allocationActors: AllocationActors
   private readonly counts: BidRequestCounters = { declines: {}, ignored: {} }
@@ -197,6 +201,7 @@ export class ProviderService {
     )
     this.book = new BidBook({ db: c.db, clock: c.clock, log: c.log, machine }, init)
     this.book.onTransition((rec, added) => this.allocationActors.report(rec, added))
+    this.results = new KeptResults(c.db, c.clock)
     this.books = new ProviderBooks({
       db: c.db,
       clock: c.clock,
@@ -220,11 +225,17 @@ export class ProviderService {
         receipt !== undefined &&
         ctx.contractId !== undefined &&
         (OUTCOMES as readonly string[]).includes(rec.state)
-      )
+      ) {
         void this.books.resulted(ctx.contractId, receipt).catch((err: unknown) => {
           this.c.log.warn({ err, contractId: ctx.contractId }, 'receipt not kept in the books')
         })
+        // Kept (before it is sent) until settlement, for a requester that asks for it again.
+        void this.results.keep(ctx.contractId, ctx.requester.peer, ctx.message!).catch((err: unknown) => {
+          this.c.log.warn({ err, contractId: ctx.contractId }, 'result not kept')
+        })
+      }
     })
+    this.books.events.on('settled', (e: BookEntry) => void this.results.drop(e.contractId).catch(() => {}))
     this.modes = new ProviderModes(c, () => this.book.size)
     // The book forgets an ended bid right after telling its listeners: counted once it has.
     this.book.onTransition(() => queueMicrotask(() => this.modes.check()))
@@ -343,6 +354,7 @@ export class ProviderService {
       .on(W.contractSign, contractSignHandler({ ...d, contractDb: this.init.contractDb }))
       .on(W.invoke, invokeHandler({ ...d, contractDb: this.init.contractDb }))
       .on(W.cancel, cancelHandler(d))
+      .on(W.resultAgain, resultAgainHandler({ results: this.results }))
       .on(W.bidRelease, bidReleaseHandler(d))
       .on(W.settled, settledHandler({ contractDb: this.init.contractDb, books: this.books }))
     this.stopSweeper = every(this.c.clock, this.init.sweepIntervalMs ?? 5000, () => void this.sweep())
