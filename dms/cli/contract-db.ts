@@ -133,7 +133,7 @@ export function registerContractDbCommands(program: Command): void {
     .option('--data-dir <dir>', 'data directory (overrides the config file; env DMS_CONTRACT_DB_DIR)')
     .option(
       '-c, --config <file>',
-      'config JSON: { dataDir, listen, bootstrap, oneHost, socket, approvalTtlMs, maxActiveVolunteerContracts, settleGraceMs, claimWindowMs, disputeWindowMs } (specs/config.md)',
+      'config JSON: { dataDir, listen, bootstrap, oneHost, socket, approvalTtlMs, maxActiveVolunteerContracts, settleGraceMs, claimWindowMs, disputeWindowMs, expirySweepMs } (specs/config.md)',
     )
     .action((o: { dataDir?: string; config?: string }) => runService(o))
 
