@@ -31,7 +31,6 @@ import { RUNNING } from './bid-context.js'
 import { LiveUsageBoard } from './live-usage.js'
 import { ProviderModes, type ModeView } from './node-mode.js'
 import { createBidMachine } from './bid-machine.js'
-import { OUTCOMES } from './bid-states.js'
 import { ProviderBooks, type BookEntry } from './books.js'
 import type { RetentionInit } from './bid-store.js'
 import type { Comparator } from './capability.js'
@@ -42,6 +41,7 @@ import { bidRequestHandler, type BidRequestCounters } from './handlers/bid-reque
 import { cancelHandler } from './handlers/cancel.js'
 import { resultAgainHandler } from './handlers/result-again.js'
 import { KeptResults } from './kept-results.js'
+import { recordOutcomes } from './outcomes.js'
 import { contractSignHandler } from './handlers/contract-sign.js'
 import { invokeHandler } from './handlers/invoke.js'
 import { jobRequestHandler } from './handlers/job-request.js'
@@ -217,25 +217,8 @@ export class ProviderService {
         await this.actor.publish(CAPACITY_TOPIC, W.capacityNews, news, 10_000)
       },
     })
-    // A run's receipt goes into the books as soon as its result is made.
-    this.book.onTransition((rec) => {
-      const ctx = rec.snapshot.context
-      const receipt = ctx.message?.receipt
-      if (
-        receipt !== undefined &&
-        ctx.contractId !== undefined &&
-        (OUTCOMES as readonly string[]).includes(rec.state)
-      ) {
-        void this.books.resulted(ctx.contractId, receipt).catch((err: unknown) => {
-          this.c.log.warn({ err, contractId: ctx.contractId }, 'receipt not kept in the books')
-        })
-        // Kept (before it is sent) until settlement, for a requester that asks for it again.
-        void this.results.keep(ctx.contractId, ctx.requester.peer, ctx.message!).catch((err: unknown) => {
-          this.c.log.warn({ err, contractId: ctx.contractId }, 'result not kept')
-        })
-      }
-    })
-    this.books.events.on('settled', (e: BookEntry) => void this.results.drop(e.contractId).catch(() => {}))
+    // A result's receipt goes into the books; the result is kept until settlement.
+    recordOutcomes({ book: this.book, books: this.books, results: this.results, log: c.log })
     this.modes = new ProviderModes(c, () => this.book.size)
     // The book forgets an ended bid right after telling its listeners: counted once it has.
     this.book.onTransition(() => queueMicrotask(() => this.modes.check()))
