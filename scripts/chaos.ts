@@ -9,10 +9,11 @@
  * specs/chaos.md.
  *
  *   npm run chaos                  # the full run (4 providers, 120 s of jobs)
- *   npm run chaos -- --short       # the CI version (2 providers, 8 jobs, 3 faults)
+ *   npm run chaos -- --short       # the CI version (2 providers, 8 jobs, 5 faults)
  *   npm run chaos -- --seed 42     # replay a schedule (the seed is printed)
  *
- * Exits 1 if a job was lost, escrow was not conserved or a process did not come back.
+ * Exits 1 if a job was lost, escrow was not conserved, a contract was left active after the drain
+ * or a process did not come back.
  */
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
