@@ -332,6 +332,16 @@ export const contractDbConfigSchema = obj({
   ),
   /** Lifetime of the approval credentials it issues. @default 600000 */
   approvalTtlMs: opt(posInt),
+  /** The most volunteer contracts one requester may have active. @default 16 */
+  maxActiveVolunteerContracts: opt(posInt),
+  /** Added to the start (or lock) and the max duration for a contract's settleBy. @default 600000 */
+  settleGraceMs: opt(nonNegInt),
+  /** After settleBy, how long its provider may claim before the contract expires. @default 3600000 */
+  claimWindowMs: opt(nonNegInt),
+  /** After a claim, how long its requester may dispute it. @default 86400000 */
+  disputeWindowMs: opt(nonNegInt),
+  /** How often active contracts past their deadlines are expired. @default 60000 */
+  expirySweepMs: opt(posInt),
 })
 
 export type ContractDbFileConfig = Static<typeof contractDbConfigSchema>

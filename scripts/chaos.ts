@@ -2,15 +2,18 @@
  * Chaos: a devnet of real processes (`startDevnet`: a contract-db, providers and a requester, the
  * Docker executor, image dms-test:1) runs a steady stream of real jobs posted over the requester's
  * REST socket, while a seeded schedule SIGKILLs providers, the requester and the contract-db and
- * starts each again with the same data dir and config. After a bounded drain it reports jobs
+ * starts each again with the same data dir and config; the contract-db is also killed between a
+ * lock and its reply, and a second requester goes for good. After a bounded drain it reports jobs
  * posted, completed, failed (by error code), cancelled and LOST (must be 0), and checks escrow
- * conservation at the contract-db (must hold). Spec: specs/chaos.md.
+ * conservation at the contract-db (must hold) and that no contract is left active. Spec:
+ * specs/chaos.md.
  *
  *   npm run chaos                  # the full run (4 providers, 120 s of jobs)
- *   npm run chaos -- --short       # the CI version (2 providers, 8 jobs, 3 faults)
+ *   npm run chaos -- --short       # the CI version (2 providers, 8 jobs, 5 faults)
  *   npm run chaos -- --seed 42     # replay a schedule (the seed is printed)
  *
- * Exits 1 if a job was lost, escrow was not conserved or a process did not come back.
+ * Exits 1 if a job was lost, escrow was not conserved, a contract was left active after the drain
+ * or a process did not come back.
  */
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -19,8 +22,9 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { ApiClient, DaemonNotRunningError } from '../dms/api/client.js'
 import { startDevnet, type Devnet } from '../dms/cli/devnet.js'
-import { checkEscrow, type JobView } from './chaos/checks.js'
-import { injectFaults, scheduleFaults, sleep } from './chaos/faults.js'
+import { FAULT_CDB_KILL_ENV } from '../dms/contract-db/fault-kill.js'
+import { activeAfterDrain, checkEscrow, contractsAt, type JobView } from './chaos/checks.js'
+import { GONE_CREDIT, injectFaults, scheduleFaults, sleep } from './chaos/faults.js'
 import { percentile, table, type ChaosOptions, type ChaosReport } from './chaos/report.js'
 
 export * from './chaos/report.js'
@@ -46,7 +50,13 @@ export const SHORT: Omit<ChaosOptions, 'seed'> = {
   providers: 2,
   jobs: 8,
   jobEveryMs: 1500,
-  faults: { 'kill-provider': 1, 'restart-requester': 1, 'restart-contract-db': 1 },
+  faults: {
+    'kill-provider': 1,
+    'restart-requester': 1,
+    'restart-contract-db': 1,
+    'contract-db-lock-kill': 1,
+    'requester-gone': 1,
+  },
   drainMs: 45_000,
 }
 
@@ -54,7 +64,13 @@ export const FULL: Omit<ChaosOptions, 'seed'> = {
   providers: 4,
   jobs: 60,
   jobEveryMs: 2000,
-  faults: { 'kill-provider': 4, 'restart-requester': 2, 'restart-contract-db': 2 },
+  faults: {
+    'kill-provider': 4,
+    'restart-requester': 2,
+    'restart-contract-db': 2,
+    'contract-db-lock-kill': 1,
+    'requester-gone': 2,
+  },
   drainMs: 120_000,
 }
 
@@ -76,7 +92,20 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   let net: Devnet | undefined
   const problems: string[] = []
   try {
-    net = await startDevnet({ providers: opts.providers, dir, keep: true, credit: CREDIT })
+    // Short deadlines, so that contracts of a requester gone for good end within the drain
+    // (expired at startBy, or claimed by their provider past settleBy).
+    net = await startDevnet({
+      providers: opts.providers,
+      dir,
+      keep: true,
+      credit: CREDIT,
+      contractDb: { settleGraceMs: 2000, claimWindowMs: 5000, expirySweepMs: 1000 },
+      // The contract-db killed between a lock and its reply: armed at its first start only.
+      ...((opts.faults['contract-db-lock-kill'] ?? 0) > 0
+        ? { contractDbEnv: { [FAULT_CDB_KILL_ENV]: '1' } }
+        : {}),
+      claimSweepMs: 1000,
+    })
     const devnet = net
     const api = () => new ApiClient(devnet.requester.socket)
 
@@ -84,7 +113,20 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     for (const f of schedule) say(`  scheduled at ${f.at} ms: ${f.kind} ${f.target}, down ${f.downMs} ms`)
     const t0 = Date.now()
     // The faults, one after the other.
-    const { faults, hitOf, done: injector } = injectFaults({ devnet, api, schedule, t0, opts, say, problems })
+    const {
+      faults,
+      hitOf,
+      done: injector,
+    } = injectFaults({
+      devnet,
+      api,
+      schedule,
+      t0,
+      opts,
+      say,
+      problems,
+      image: IMAGE,
+    })
 
     // The job stream: one post every jobEveryMs; a post refused while the requester is down is
     // sent again until it is taken (bounded).
@@ -152,6 +194,15 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       if (open.length === 0 || Date.now() > drainUntil || opts.signal?.aborted) break
       await sleep(1000, opts.signal)
     }
+    // Then until no contract is active (a requester gone for good leaves its contracts to expiry
+    // and to its providers' claims), within the same bound.
+    while (Date.now() <= drainUntil && !opts.signal?.aborted) {
+      const active = await contractsAt(devnet.contractDb.socket)
+        .then(activeAfterDrain)
+        .catch(() => ['?'])
+      if (active.length === 0) break
+      await sleep(1000, opts.signal)
+    }
 
     // The jobs, one by one.
     const views: JobView[] = []
@@ -188,8 +239,15 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       devnet.contractDb.socket,
       new Set(devnet.providers.map((p) => p.peerId)),
       views,
-      CREDIT,
+      CREDIT + GONE_CREDIT * faults.filter((f) => f.gone !== undefined).length,
     )
+    // How the contracts of each requester gone for good ended.
+    const contracts = await contractsAt(devnet.contractDb.socket)
+    for (const f of faults)
+      if (f.gone !== undefined)
+        f.gone.contracts = contracts
+          .filter((c) => c.requester === f.gone?.peer)
+          .map((c) => ({ state: c.state, ...(c.reason !== undefined ? { reason: c.reason } : {}) }))
     const { balances, inEscrow, conserved, paidToProviders, providerBalances } = escrow
     const { badSplits, settledTwice, mismatches, openAfterDrain } = escrow
     if (opts.signal?.aborted)
@@ -197,16 +255,16 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     if (lostIds.length > 0) problems.push(`${lostIds.length} job(s) lost: ${lostIds.join(', ')}`)
     if (!conserved)
       problems.push(
-        `escrow not conserved: credited ${CREDIT}, balances ${balances} + escrow ${inEscrow}; ` +
+        `escrow not conserved: credited ${escrow.credited}, balances ${balances} + escrow ${inEscrow}; ` +
           `active contracts hold ${activeEscrow}; paid ${paidToProviders} vs provider balances ${providerBalances}; ` +
           `bad splits ${badSplits.length}, settled twice ${settledTwice.length}`,
       )
     if (mismatches.length > 0) problems.push(`settlement mismatches: ${mismatches.join('; ')}`)
-    const warnings: string[] = []
     if (openAfterDrain.length > 0)
-      warnings.push(
-        `${openAfterDrain.length} contract(s) still active with escrow locked after every job ended: ${openAfterDrain.join(', ')}`,
+      problems.push(
+        `${openAfterDrain.length} contract(s) still active with escrow locked after the drain: ${openAfterDrain.join(', ')}`,
       )
+    const warnings: string[] = []
 
     const report: ChaosReport = {
       seed: opts.seed,

@@ -45,6 +45,8 @@ export interface ContractDbConfig {
   claimWindowMs?: number
   /** @default 86400000 */
   disputeWindowMs?: number
+  /** How often active contracts past their deadlines are expired. @default 60000 */
+  expirySweepMs?: number
 }
 
 export { CONTRACT_DB_SOCKET }
@@ -126,6 +128,7 @@ export class ContractDbNode {
       {
         approvalTtlMs: cfg.approvalTtlMs,
         maxActiveVolunteerContracts: cfg.maxActiveVolunteerContracts,
+        ...(cfg.expirySweepMs !== undefined ? { expirySweepMs: cfg.expirySweepMs } : {}),
         deadlines: {
           ...(cfg.settleGraceMs !== undefined ? { settleGraceMs: cfg.settleGraceMs } : {}),
           ...(cfg.claimWindowMs !== undefined ? { claimWindowMs: cfg.claimWindowMs } : {}),

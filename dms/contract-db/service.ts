@@ -37,6 +37,7 @@ import { settleHandler, type SettleHandler } from './handlers/settle.js'
 import { startHandler, type StartHandler } from './handlers/start.js'
 import { terminateHandler, type TerminateHandler } from './handlers/terminate.js'
 import { verifyHandler, type VerifyHandler } from './handlers/verify.js'
+import { afterLockFault } from './fault-kill.js'
 import { DEADLINES, deadlinesOf, type DeadlineConfig } from './deadlines.js'
 import { Accounts } from './ledger.js'
 import { conservationOf, CreditedBook, type Conservation } from './conservation.js'
@@ -115,6 +116,7 @@ export class ContractDbService {
       close: (rec, facts) => this.book.close(rec, facts),
     }
     const self = system.peerId
+    const afterLock = afterLockFault()
     this.handlers = {
       verify: verifyHandler({
         self,
@@ -124,7 +126,12 @@ export class ContractDbService {
         accounts: this.accounts,
         contracts: {
           get: (id) => this.contracts.get(id),
-          propose: (input) => this.book.propose(input),
+          // Fault injection for the chaos run (fault-kill.ts): unset, nothing.
+          propose: (input) =>
+            this.book.propose(input).then((rec) => {
+              if (rec.state === 'active') afterLock()
+              return rec
+            }),
           activeVolunteers: (peer) => this.volunteers.of(peer),
         },
         maxActiveVolunteers: init.maxActiveVolunteerContracts ?? MAX_ACTIVE_VOLUNTEER_CONTRACTS,

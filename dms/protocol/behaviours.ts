@@ -38,6 +38,7 @@ import type {
   JobRequestReply,
   JobResult,
   JobUpdate,
+  ResultRequest,
   SettleRequest,
   StartNoteRequest,
   TerminateRequest,
@@ -87,6 +88,14 @@ export const W = {
   update: defineBehaviour<JobUpdate>('/dms/job/update', { request: C.jobUpdate }),
   /** Allocation -> the job's inbox: the signed receipt and the outputs' manifest. */
   result: defineBehaviour<JobResult>('/dms/job/result', { request: C.jobResult }),
+  /**
+   * The contract's requester -> provider: the result once more (a requester restarted after the
+   * result reached it but before it stored it); the provider keeps it until settlement.
+   */
+  resultAgain: defineBehaviour<ResultRequest, JobResult>('/dms/job/result-again', {
+    request: C.jobCancel,
+    reply: C.jobResult,
+  }),
   /** A party -> contract-db: settle on the receipt and the requester's verification. */
   settle: defineBehaviour<SettleRequest, Settlement>('/dms/contract/settle', {
     request: C.settleRequest,

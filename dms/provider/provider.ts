@@ -31,7 +31,6 @@ import { RUNNING } from './bid-context.js'
 import { LiveUsageBoard } from './live-usage.js'
 import { ProviderModes, type ModeView } from './node-mode.js'
 import { createBidMachine } from './bid-machine.js'
-import { OUTCOMES } from './bid-states.js'
 import { ProviderBooks, type BookEntry } from './books.js'
 import type { RetentionInit } from './bid-store.js'
 import type { Comparator } from './capability.js'
@@ -40,6 +39,9 @@ import { bidReleaseHandler } from './handlers/bid-release.js'
 import { BidRequestGate } from './bid-request-gate.js'
 import { bidRequestHandler, type BidRequestCounters } from './handlers/bid-request.js'
 import { cancelHandler } from './handlers/cancel.js'
+import { resultAgainHandler } from './handlers/result-again.js'
+import { KeptResults } from './kept-results.js'
+import { recordOutcomes } from './outcomes.js'
 import { contractSignHandler } from './handlers/contract-sign.js'
 import { invokeHandler } from './handlers/invoke.js'
 import { jobRequestHandler } from './handlers/job-request.js'
@@ -160,6 +162,8 @@ export class ProviderService {
   private readonly book: BidBook
   /** What this provider was paid, claimed and is owed (books.ts). */
   readonly books: ProviderBooks
+  /** Results kept until settlement, asked for again by restarted requesters (kept-results.ts). */
+  readonly results: KeptResults
   private stopClaims?: () => void
   private readonly allocationActors: AllocationActors
   private readonly counts: BidRequestCounters = { declines: {}, ignored: {} }
@@ -204,6 +208,7 @@ export class ProviderService {
     )
     this.book = new BidBook({ db: c.db, clock: c.clock, log: c.log, machine }, init)
     this.book.onTransition((rec, added) => this.allocationActors.report(rec, added))
+    this.results = new KeptResults(c.db, c.clock)
     this.books = new ProviderBooks({
       db: c.db,
       clock: c.clock,
@@ -219,19 +224,8 @@ export class ProviderService {
         await this.actor.publish(CAPACITY_TOPIC, W.capacityNews, news, 10_000)
       },
     })
-    // A run's receipt goes into the books as soon as its result is made.
-    this.book.onTransition((rec) => {
-      const ctx = rec.snapshot.context
-      const receipt = ctx.message?.receipt
-      if (
-        receipt !== undefined &&
-        ctx.contractId !== undefined &&
-        (OUTCOMES as readonly string[]).includes(rec.state)
-      )
-        void this.books.resulted(ctx.contractId, receipt).catch((err: unknown) => {
-          this.c.log.warn({ err, contractId: ctx.contractId }, 'receipt not kept in the books')
-        })
-    })
+    // A result's receipt goes into the books; the result is kept until settlement.
+    recordOutcomes({ book: this.book, books: this.books, results: this.results, log: c.log })
     this.modes = new ProviderModes(c, () => this.book.size)
     // The book forgets an ended bid right after telling its listeners: counted once it has.
     this.book.onTransition(() => queueMicrotask(() => this.modes.check()))
@@ -351,6 +345,7 @@ export class ProviderService {
       .on(W.contractSign, contractSignHandler({ ...d, contractDb: this.init.contractDb }))
       .on(W.invoke, invokeHandler({ ...d, contractDb: this.init.contractDb, ...this.init.preferences }))
       .on(W.cancel, cancelHandler(d))
+      .on(W.resultAgain, resultAgainHandler({ results: this.results }))
       .on(W.bidRelease, bidReleaseHandler(d))
       .on(W.settled, settledHandler({ contractDb: this.init.contractDb, books: this.books }))
     this.stopSweeper = every(this.c.clock, this.init.sweepIntervalMs ?? 5000, () => void this.sweep())

@@ -2,7 +2,8 @@
  * The chaos run's checks on money (scripts/chaos.ts), read from the contract-db's operator socket
  * once every job is final: what was credited is in balances or escrow, nothing more or less; every
  * closed contract splits its escrow; none is settled twice; the providers hold what contracts
- * paid; the requester's settlements agree with the contract-db. Spec: specs/chaos.md.
+ * paid; the requester's settlements agree with the contract-db; no contract is left active after
+ * the drain. Spec: specs/chaos.md.
  */
 import { ApiClient } from '../../dms/api/client.js'
 import type { ContractSummary } from '../../dms/contract-db/operator-api.js'
@@ -24,6 +25,24 @@ export interface JobView {
   }>
 }
 
+/** Every contract at the contract-db (its operator socket). */
+export async function contractsAt(contractDbSocket: string): Promise<ContractSummary[]> {
+  const { contracts } = await new ApiClient(contractDbSocket).ok<{ contracts: ContractSummary[] }>(
+    'GET',
+    '/v1/contract-db/contracts',
+  )
+  return contracts
+}
+
+/**
+ * The end assertion: the contracts still `active` once the drain is over (escrow held for no
+ * job). Every one is a problem of the run: with the chaos devnet's short deadlines, even those of
+ * a requester gone for good end within the drain (expired at startBy or claimed past settleBy).
+ */
+export function activeAfterDrain(contracts: ContractSummary[]): string[] {
+  return contracts.filter((c) => c.state === 'active').map((c) => c.contractId)
+}
+
 /**
  * The escrow section of the report, from the contract-db at `contractDbSocket`, and what its
  * active contracts hold (for the problem line).
@@ -37,7 +56,7 @@ export async function checkEscrow(
   // Escrow at the contract-db: what was credited is in balances or escrow, nothing more or less.
   const cdb = new ApiClient(contractDbSocket)
   const { accounts } = await cdb.ok<{ accounts: Account[] }>('GET', '/v1/contract-db/accounts')
-  const { contracts } = await cdb.ok<{ contracts: ContractSummary[] }>('GET', '/v1/contract-db/contracts')
+  const contracts = await contractsAt(contractDbSocket)
   const balances = accounts.reduce((s, a) => s + a.balance, 0)
   const inEscrow = accounts.reduce((s, a) => s + a.escrow, 0)
   const byState: Record<string, number> = {}
@@ -69,7 +88,7 @@ export async function checkEscrow(
     }
   }
   const settledTwice = [...seen].filter(([, n]) => n > 1).map(([id]) => id)
-  const openAfterDrain = contracts.filter((c) => c.state === 'active').map((c) => c.contractId)
+  const openAfterDrain = activeAfterDrain(contracts)
   const conserved =
     balances + inEscrow === credited &&
     activeEscrow === inEscrow &&

@@ -3,7 +3,14 @@
  * escrow it found, the verdict, and the table it prints. Spec: specs/chaos.md.
  */
 
-export type FaultKind = 'kill-provider' | 'restart-requester' | 'restart-contract-db'
+export type FaultKind =
+  | 'kill-provider'
+  | 'restart-requester'
+  | 'restart-contract-db'
+  /** A second requester posts one job and is SIGKILLed in a job state, never to come back. */
+  | 'requester-gone'
+  /** The contract-db SIGKILLs itself after it stored a lock, before it answers the verify. */
+  | 'contract-db-lock-kill'
 
 export interface ChaosOptions {
   seed: number
@@ -38,6 +45,10 @@ export interface FaultRecord {
   /** ms from the restart to its ready line, or the reason it did not come back. */
   recoveredInMs?: number
   error?: string
+  /** requester-gone: the job state it was killed in, and how its contracts ended (contract-db). */
+  gone?: { peer: string; killedIn?: string; contracts?: Array<{ state: string; reason?: string }> }
+  /** contract-db-lock-kill: whether a lock came (and the contract-db died before its answer). */
+  lockHit?: boolean
 }
 
 export interface ChaosReport {
@@ -113,8 +124,15 @@ export function table(r: ChaosReport): string {
         `    ${f.at} ms ${f.kind} ${f.target}`,
         f.error
           ? `DID NOT RECOVER: ${f.error}`
-          : `${f.jobsHit} job(s) hit, down ${f.downMs} ms, ready in ${f.recoveredInMs} ms` +
-              (f.rebid !== undefined ? `; ${f.finishedByTarget} re-attached, ${f.rebid} re-bid` : ''),
+          : f.gone !== undefined
+            ? `killed in ${f.gone.killedIn ?? '?'}, never back; its contracts: ${JSON.stringify(f.gone.contracts ?? [])}`
+            : `${f.jobsHit} job(s) hit, down ${f.downMs} ms, ready in ${f.recoveredInMs} ms` +
+              (f.rebid !== undefined ? `; ${f.finishedByTarget} re-attached, ${f.rebid} re-bid` : '') +
+              (f.lockHit !== undefined
+                ? f.lockHit
+                  ? '; killed between a lock and its reply'
+                  : '; no lock came'
+                : ''),
       ),
     ),
     '  jobs',
@@ -145,7 +163,7 @@ export function table(r: ChaosReport): string {
     ),
     row('    contracts', `${r.escrow.contracts} ${JSON.stringify(r.escrow.byState)}`),
     row('    settled twice', r.escrow.settledTwice.length),
-    row('    active after drain', r.escrow.openAfterDrain.length),
+    row('    active after drain (must be 0)', r.escrow.openAfterDrain.length),
     row('    conserved', r.escrow.conserved ? 'yes' : 'NO'),
     '',
     ...r.warnings.map((w) => `warning: ${w}`),

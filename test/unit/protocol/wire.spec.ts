@@ -235,6 +235,7 @@ describe('dms/protocol (protobuf payload codecs)', () => {
         '/dms/job/log',
         '/dms/job/request',
         '/dms/job/result',
+        '/dms/job/result-again',
         '/dms/job/update',
       ],
     )
