@@ -3,7 +3,7 @@
  * The provider sends it when it begins a run and starts the container only once it is answered.
  * Checked: the contract exists, the sender is its provider, the note is about it and signed by
  * the provider's key. Recorded once on the active contract (a repeated note gets the same answer,
- * also once the contract has closed); past the terms' `startBy` it is refused
+ * also once the contract was settled or claimed, but not once it was terminated or expired); past the terms' `startBy` it is refused
  * START_DEADLINE_PASSED and the contract is expired at once with a full refund, both parties told.
  */
 import type { Logger } from 'pino'
@@ -41,8 +41,10 @@ export function startHandler(d: StartDeps): StartHandler {
       throw refuse(REFUSAL.notParty, `only the provider of contract ${t.contractId} sends its start note`)
     if (!verifyDoc(keyFromString(t.provider.publicKey), DOMAIN.startNote, note, signed!.signature))
       throw refuse(REFUSAL.badSignature, 'start note is not signed by the provider')
-    if (rec.started !== undefined) return ackOf(rec)
     const kept = { state: rec.state, settlement: rec.settlement }
+    // A repeat gets the same answer while the run may go on; once the contract was terminated or
+    // expired it may not (a provider that missed a cancel and restarted would run unpaid).
+    if (rec.started !== undefined && rec.state !== 'terminated' && rec.state !== 'expired') return ackOf(rec)
     const missed = () =>
       refuse(
         START_DEADLINE_PASSED,

@@ -107,4 +107,16 @@ describe('contract-db/handlers/start (the provider start note)', () => {
     })
     assert.equal((await refusal(start(prov.peer, note()))).code, 'CONTRACT_NOT_ACTIVE')
   })
+
+  it('a repeated note is refused once the started contract was terminated (the run may not go on)', async () => {
+    await start(prov.peer, note())
+    await f.book.close(f.records.get(c.terms.contractId)!, {
+      type: 'TERMINATE',
+      by: req.peer,
+      reason: 'REQUESTER_CANCELLED',
+    })
+    const r = await refusal(start(prov.peer, note()))
+    assert.equal(r.code, 'CONTRACT_NOT_ACTIVE')
+    assert.equal((r.data as { state: string }).state, 'terminated')
+  })
 })
