@@ -13,7 +13,7 @@ import type { ActorSystem } from '../../actors/system.js'
 import type { BlobService } from '../blobs/service.js'
 import { blobsHandle, transferBudgetMs, type TransferPace } from '../blobs/transfer.js'
 import { W } from '../protocol/behaviours.js'
-import type { OutputArchive, OutputEntry } from '../protocol/messages.js'
+import type { JobResult, OutputArchive, OutputEntry } from '../protocol/messages.js'
 import { fetchAndCheckOutputs } from './data-plane.js'
 import type { StoredJob } from './job-store.js'
 
@@ -42,6 +42,12 @@ export interface KeptOutputsDeps {
   requestTimeoutMs: number
   /** The slowest transfer accepted (as for a job's outputs in `verifying`). */
   pace: TransferPace
+  /**
+   * Runs `task` alone for archive `sha256`: fetches of the same bytes for two jobs (two
+   * providers, one of them maybe lying) must not interleave, or a failed check could delete a
+   * blob the other fetch has just verified. `KeptOutputs` passes its own; none when absent.
+   */
+  oneAtATime?: <T>(sha256: string, task: () => Promise<T>) => Promise<T>
 }
 
 /** A job's outputs as fetched: the manifest and the archive, now in this node's store. */
@@ -57,12 +63,24 @@ export interface FetchedOutputs {
  */
 export class KeptOutputs {
   private readonly fetching = new Map<string, Promise<FetchedOutputs>>()
+  /** Per archive sha256: the tail of the fetches queued for it (removed once they all ended). */
+  private readonly byArchive = new Map<string, Promise<unknown>>()
   constructor(private readonly d: KeptOutputsDeps) {}
 
   fetch(id: string): Promise<FetchedOutputs> {
     const running = this.fetching.get(id)
     if (running !== undefined) return running
-    const p = fetchKeptOutputs(this.d, id).finally(() => this.fetching.delete(id))
+    const oneAtATime = <T>(sha256: string, task: () => Promise<T>): Promise<T> => {
+      const before = this.byArchive.get(sha256) ?? Promise.resolve()
+      const mine = before.then(task, task)
+      const tail = mine.catch(() => undefined)
+      this.byArchive.set(sha256, tail)
+      void tail.then(() => {
+        if (this.byArchive.get(sha256) === tail) this.byArchive.delete(sha256)
+      })
+      return mine
+    }
+    const p = fetchKeptOutputs({ ...this.d, oneAtATime }, id).finally(() => this.fetching.delete(id))
     this.fetching.set(id, p)
     return p
   }
@@ -88,7 +106,21 @@ export async function fetchKeptOutputs(
   const provider = r.winner?.provider
   if (job.state !== 'completed' || r.result === undefined || provider === undefined)
     throw new OutputsNotReadyError(id, job.state)
-  const archive = r.result.archive
+  const result = r.result
+  const archive = result.archive
+  const run = () => fetchAndCheck(d, id, r, provider, result, signal)
+  return archive === undefined || d.oneAtATime === undefined ? run() : d.oneAtATime(archive.sha256, run)
+}
+
+async function fetchAndCheck(
+  d: KeptOutputsDeps,
+  id: string,
+  r: StoredJob['record'],
+  provider: string,
+  result: JobResult,
+  signal?: AbortSignal,
+): Promise<FetchedOutputs> {
+  const archive = result.archive
   // Checked even when the blob is here (another job's outputs may be the same bytes): the check
   // fetches only what is missing.
   const had = archive === undefined || (await d.blobs.store.has(archive.sha256))
@@ -100,7 +132,7 @@ export async function fetchKeptOutputs(
       actor,
       d.blobs,
       { peer: provider, addrs: r.providerAddrs?.[provider] ?? [] },
-      r.result,
+      result,
       {
         signal,
         timeoutMs: d.requestTimeoutMs,
@@ -113,7 +145,7 @@ export async function fetchKeptOutputs(
       if (!had) await d.blobs.store.delete(archive.sha256).catch(() => undefined)
       throw new OutputsFetchError(id, check.reason)
     }
-    return { jobId: id, files: r.result.outputs, archive: archive ?? null }
+    return { jobId: id, files: result.outputs, archive: archive ?? null }
   } finally {
     d.system.despawn(actor)
   }

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Actor } from '../../../actors/actor.js'
@@ -102,5 +102,40 @@ describe('outputs on demand (kept-outputs)', function () {
       return true
     })
     assert.equal(await blobs.store.has(archive.sha256), true)
+  })
+
+  it('two fetches of one archive at once, one from a lying provider: the verified blob stays', async function () {
+    const written = await tarOf(join(dir, 'c.tar'), [{ path: 'k.txt', content: Buffer.from('kept') }])
+    const bytes = await readFile(written.file)
+    const archive = { sha256: written.sha256, size: written.size }
+    job('honest', 'completed', archive, [{ path: 'k.txt', sha256: sha('kept'), size: 4 }])
+    job('liar', 'completed', archive, [{ path: 'k.txt', sha256: sha('other'), size: 4 }])
+    // The liar's provider holds its first chunk until the honest fetch has been checked.
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const serve = (hold: boolean) =>
+      ({
+        request: async (_to: unknown, _w: unknown, req: { offset: number; length: number }) => {
+          if (hold) await held
+          return { size: bytes.length, data: bytes.subarray(req.offset, req.offset + req.length) }
+        },
+      }) as unknown as Actor
+    const actors = [serve(true), serve(false)]
+    const outputs = new KeptOutputs({
+      system: { spawn: () => actors.shift()!, despawn: () => undefined },
+      blobs,
+      clock: systemClock,
+      get: (id) => Promise.resolve(jobs.get(id)),
+      requestTimeoutMs: 1000,
+      pace: { minBytesPerSecond: 1024, graceMs: 60_000 },
+    })
+    const lying = outputs.fetch('liar')
+    const honest = outputs.fetch('honest')
+    // Let the honest fetch through first where it can; the liar's is released once it settled.
+    void honest.finally(release)
+    setImmediate(release)
+    await assert.rejects(lying, { code: 'OUTPUTS_NOT_FETCHED' })
+    assert.deepEqual((await honest).archive, archive)
+    assert.equal(await blobs.store.has(archive.sha256), true, 'the honest fetch verified it: it must stay')
   })
 })
