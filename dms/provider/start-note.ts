@@ -1,8 +1,9 @@
 /**
  * The provider's start note (specs/contract-db.md, "Start notes"): before a contract's container
  * starts, the provider signs a note that it starts the run and sends it to the contract-db, which
- * records it; the run goes on only once it is recorded. Past the terms' `startBy` the run does not
- * start (START_DEADLINE_PASSED): the contract-db expired the contract with a full refund. A
+ * records it; the run goes on only once it is recorded. A first note past the terms' `startBy` is
+ * refused (START_DEADLINE_PASSED: the contract-db expired the contract with a full refund) and the
+ * run does not start. A
  * contract without `startBy` (dms 0.1, or a requester that sets none) needs no note.
  */
 import type { Clock } from '../../actors/clock.js'
@@ -38,8 +39,9 @@ export function startNoteSender(d: StartNoteDeps) {
   return async (contract: SignedContract, signal: AbortSignal): Promise<void> => {
     const t = contract.terms
     if (t.startBy === undefined) return
-    if (d.clock.now() > t.startBy)
-      throw new StartDeadlinePassedError(t.contractId, t.startBy, 'the run was not started in time')
+    // Sent even when this node's clock is past startBy: the contract-db decides. A note it recorded
+    // before this provider restarted is answered again (the contract is paid for and must run); a
+    // first note that late is refused START_DEADLINE_PASSED.
     const note = signStartNote(d.key, d.peerId(), t.contractId, d.clock.now())
     try {
       await d.client().started(note, { signal })

@@ -1,8 +1,8 @@
 /**
  * The provider's start note (start-note.ts) and the run that waits for it (allocation-run.ts):
  * the note is signed by the provider and sent before the executor runs; a refusal
- * START_DEADLINE_PASSED (or a startBy already passed) ends the run not started, the executor never
- * called; a contract with no startBy (dms 0.1) sends none. The executor is NoopExecutor (named as
+ * START_DEADLINE_PASSED ends the run not started, the executor never called (past startBy the
+ * contract-db still decides: a note recorded before a restart is answered again and the run goes on); a contract with no startBy (dms 0.1) sends none. The executor is NoopExecutor (named as
  * such: no container is needed to count runs), the contract-db a fake client.
  */
 import assert from 'node:assert/strict'
@@ -115,12 +115,22 @@ describe('provider start note', () => {
     assert.equal(refused.executor.runs, 0, 'no container started')
   })
 
-  it('past startBy no note is sent and nothing runs; a contract without startBy needs no note', async () => {
-    const late = runWith(makeContract(req, prov, 'cdb', { now: T0 - 200_000, startBy: T0 - 1 }), () =>
-      Promise.resolve({}),
+  it('past startBy the contract-db decides: a note it recorded before a restart runs, a first one does not; no startBy, no note', async () => {
+    const lateContract = makeContract(req, prov, 'cdb', { now: T0 - 200_000, startBy: T0 - 1 })
+    const recorded = runWith(lateContract, (n) =>
+      Promise.resolve({ contractId: n.note.contractId, startedAt: T0 - 100_000 }),
     )
-    assert.equal((await late.ran).result.status, 'failed')
-    assert.deepEqual([late.notes.length, late.executor.runs], [0, 0])
+    assert.equal(
+      (await recorded.ran).result.status,
+      'completed',
+      'the contract is active and paid for: it runs',
+    )
+    assert.deepEqual([recorded.notes.length, recorded.executor.runs], [1, 1])
+    const first = runWith(lateContract, () =>
+      Promise.reject(new RefusedError('START_DEADLINE_PASSED', 'expired')),
+    )
+    assert.equal((await first.ran).result.status, 'failed')
+    assert.deepEqual([first.notes.length, first.executor.runs], [1, 0])
     const old = runWith(makeContract(req, prov, 'cdb', { now: T0 }), () => Promise.reject(new Error('never')))
     assert.equal((await old.ran).result.status, 'completed')
     assert.deepEqual([old.notes.length, old.executor.runs], [0, 1])
