@@ -1,0 +1,55 @@
+/** Section 2: throughput with the noop executor, 10 nodes in this process and each in its own. */
+import { NoopExecutor } from '../../dms/executor/noop.js'
+import { jobReaches } from '../../test/helpers/network.js'
+import { CONCURRENCY, network, oneJob, results, spec, table, TP_JOBS } from './common.js'
+import { throughputProcesses } from './processes.js'
+
+export interface Throughput {
+  jobs: number
+  seconds: number
+  perSecond: number
+  failed: number
+}
+
+async function throughput(): Promise<Throughput> {
+  const net = await network(9, new NoopExecutor()) // 9 providers + requester = 10 nodes (+ contract-db)
+  try {
+    await oneJob(net)
+    let next = 0
+    let failed = 0
+    const t0 = performance.now()
+    const worker = async () => {
+      while (next < TP_JOBS) {
+        next++
+        const posted = await net.requester.orchestrator!.post(spec)
+        const job = await jobReaches(net.requester, posted.record.id)
+        if (job.state !== 'completed') failed++
+      }
+    }
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker))
+    const seconds = (performance.now() - t0) / 1000
+    return { jobs: TP_JOBS, seconds, perSecond: TP_JOBS / seconds, failed }
+  } finally {
+    await net.stop()
+  }
+}
+
+export async function throughputSection(): Promise<void> {
+  const tp = await throughput()
+  const procs = await throughputProcesses()
+  table(
+    `2. throughput, noop executor, 10 nodes, ${CONCURRENCY} in flight`,
+    ['nodes', 'jobs', 'failed', 'seconds', 'jobs/s (target >= 50)'],
+    [
+      ['in this one process', tp.jobs, tp.failed, tp.seconds.toFixed(1), tp.perSecond.toFixed(1)],
+      [
+        'each in its own process',
+        procs.jobs,
+        procs.failed,
+        procs.seconds.toFixed(1),
+        procs.perSecond.toFixed(1),
+      ],
+    ],
+  )
+  results.throughput = { inProcess: tp, processes: procs }
+}
