@@ -1,10 +1,10 @@
 /**
- * Section 2, second half: throughput with every node in its own process (the contract-db in this
- * process, 9 noop providers in scripts/bench-node.ts, the requester a `dms run` with jobs posted
- * over its REST socket).
+ * Section 2, second half: throughput with every node in its own process (the contract-db a
+ * `dms contract-db run`, 9 noop providers in scripts/bench-node.ts, the requester a `dms run` with
+ * jobs posted over its REST socket), and the CPU time each role spends per job.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -53,36 +53,69 @@ function startProc(args: string[]): Promise<Proc> {
   })
 }
 
+/** CPU time (user + system, ms) a process has used so far, from /proc/<pid>/stat. */
+async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return ((Number(f[11]) + Number(f[12])) * 1000) / TICKS
+}
+const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
+
+/** CPU milliseconds per job of each role over the measured window. */
+export interface CpuPerJob {
+  requester: number
+  providers: number
+  perProvider: number[]
+  contractDb: number
+  /** This process: the REST client posting jobs and following their logs. */
+  client: number
+}
+
+/** With BENCH_PROFILE=<dir>: `--cpu-prof` for the child `name`, into <dir>/<name>/ (written at exit). */
+const profile = (name: string): string[] =>
+  process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.BENCH_PROFILE, name)}`] : []
+
 /**
  * Throughput with every node in its own process, so the nodes share both cores as separate
- * machines would share nothing: the contract-db in this process, 9 noop providers
- * (scripts/bench-node.ts) and the requester (`dms run`, jobs posted over its REST socket).
+ * machines would share nothing: the contract-db (`dms contract-db run`), 9 noop providers
+ * (scripts/bench-node.ts) and the requester (`dms run`, jobs posted over its REST socket). Each
+ * process's CPU time over the measured window is read from /proc, per job.
  */
-export async function throughputProcesses(): Promise<Throughput> {
+export async function throughputProcesses(): Promise<
+  Omit<Throughput, 'cpuMsPerJob'> & { cpuMsPerJob: CpuPerJob }
+> {
   const dir = await mkdtemp(join(tmpdir(), 'dms-bench-procs-'))
   const procs: Proc[] = []
-  const { ContractDbNode } = await import('../../dms/contract-db/node.js')
   const { ApiClient } = await import('../../dms/api/client.js')
-  const cdb = new ContractDbNode(
-    { dataDir: join(dir, 'cdb'), oneHost: true, socket: false },
-    { passphrase: () => Promise.resolve('bench') },
-  )
-  await cdb.start()
   try {
+    await writeFile(join(dir, 'cdb.json'), JSON.stringify({ dataDir: join(dir, 'cdb'), oneHost: true }))
+    const cdb = await startProc([
+      ...profile('contract-db'),
+      'bin/dms.js',
+      'contract-db',
+      'run',
+      '--config',
+      join(dir, 'cdb.json'),
+    ])
+    procs.push(cdb)
+    const operator = new ApiClient(cdb.socket!)
+    const approve = (peer: string) =>
+      operator.ok('PUT', `/v1/contract-db/approved/${encodeURIComponent(peer)}`)
     // Disk for 64 jobs at the default quota (256 MiB) each: the noop executor writes nothing.
     const offer = { cpu: 64, memoryBytes: 64 * 1024 * MiB, diskBytes: 16 * 1024 * MiB, gpus: 0 }
     const prices = { perGiBMemoryHour: 10, perGiBDiskHour: 0, perGpuHour: 0, minJobPrice: 1 }
     const providers = await Promise.all(
       Array.from({ length: 9 }, async (_, i) => {
         const cfg = join(dir, `p${i}.json`)
-        await cdb.service.approve(await peerIdOf(join(dir, `p${i}`)))
+        await approve(await peerIdOf(join(dir, `p${i}`)))
         await writeFile(
           cfg,
           JSON.stringify({
             dataDir: join(dir, `p${i}`),
             oneHost: true,
             api: false,
-            bootstrap: cdb.addrs(),
+            bootstrap: cdb.addrs,
             provider: {
               contractDb: cdb.peerId,
               offer: { ...offer, prices: { ...prices, perCpuHour: 1000 + i } },
@@ -90,6 +123,7 @@ export async function throughputProcesses(): Promise<Throughput> {
           }),
         )
         const p = await startProc([
+          ...profile(`provider-${i}`),
           '--import',
           'tsx',
           '--import',
@@ -107,16 +141,18 @@ export async function throughputProcesses(): Promise<Throughput> {
       JSON.stringify({
         dataDir: join(dir, 'req'),
         oneHost: true,
-        bootstrap: [...cdb.addrs(), ...providers.flatMap((p) => p.addrs)],
-        requester: { contractDb: { peer: cdb.peerId, addrs: cdb.addrs() }, bidWindowMs: 3000, enoughBids: 3 },
+        bootstrap: [...cdb.addrs, ...providers.flatMap((p) => p.addrs)],
+        requester: { contractDb: { peer: cdb.peerId, addrs: cdb.addrs }, bidWindowMs: 3000, enoughBids: 3 },
       }),
     )
+    const reqPeer = await peerIdOf(join(dir, 'req'))
+    await approve(reqPeer)
+    await operator.ok('POST', `/v1/contract-db/accounts/${encodeURIComponent(reqPeer)}/credit`, {
+      amount: 1_000_000_000_000,
+    })
     const prof = process.env.BENCH_PROFILE_REQUESTER
       ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_REQUESTER}`]
-      : []
-    const reqPeer = await peerIdOf(join(dir, 'req'))
-    await cdb.service.approve(reqPeer)
-    await cdb.service.credit(reqPeer, 1_000_000_000_000)
+      : profile('requester')
     const req = await startProc([...prof, 'bin/dms.js', 'run', '--config', reqCfg])
     procs.push(req)
     const api = new ApiClient(req.socket!)
@@ -133,6 +169,9 @@ export async function throughputProcesses(): Promise<Throughput> {
     await runOne()
     let next = 0
     let failed = 0
+    const roles = [cdb, req, ...providers]
+    const before = await Promise.all(roles.map((p) => cpuMs(p.child.pid!)))
+    const client0 = process.cpuUsage()
     const t0 = performance.now()
     const worker = async () => {
       while (next < TP_JOBS) {
@@ -142,11 +181,30 @@ export async function throughputProcesses(): Promise<Throughput> {
     }
     await Promise.all(Array.from({ length: CONCURRENCY }, worker))
     const seconds = (performance.now() - t0) / 1000
-    return { jobs: TP_JOBS, seconds, perSecond: TP_JOBS / seconds, failed }
+    const client = process.cpuUsage(client0)
+    const used = (await Promise.all(roles.map((p) => cpuMs(p.child.pid!)))).map(
+      (ms, i) => (ms - before[i]) / TP_JOBS,
+    )
+    const perProvider = used.slice(2)
+    return {
+      jobs: TP_JOBS,
+      seconds,
+      perSecond: TP_JOBS / seconds,
+      failed,
+      cpuMsPerJob: {
+        contractDb: used[0],
+        requester: used[1],
+        providers: perProvider.reduce((a, b) => a + b, 0),
+        perProvider,
+        client: (client.user + client.system) / 1000 / TP_JOBS,
+      },
+    }
   } finally {
-    for (const p of procs) p.child.kill('SIGTERM')
-    await Promise.all(procs.map((p) => p.exited))
-    await cdb.stop()
+    // The nodes first, then the contract-db they settle with.
+    for (const p of procs.slice(1)) p.child.kill('SIGTERM')
+    await Promise.all(procs.slice(1).map((p) => p.exited))
+    procs[0]?.child.kill('SIGTERM')
+    await procs[0]?.exited
     await rm(dir, { recursive: true, force: true })
   }
 }

@@ -9,6 +9,8 @@ export interface Throughput {
   seconds: number
   perSecond: number
   failed: number
+  /** CPU milliseconds per job (this process: in it, every node). */
+  cpuMsPerJob?: number
 }
 
 async function throughput(): Promise<Throughput> {
@@ -17,6 +19,7 @@ async function throughput(): Promise<Throughput> {
     await oneJob(net)
     let next = 0
     let failed = 0
+    const cpu0 = process.cpuUsage()
     const t0 = performance.now()
     const worker = async () => {
       while (next < TP_JOBS) {
@@ -28,7 +31,9 @@ async function throughput(): Promise<Throughput> {
     }
     await Promise.all(Array.from({ length: CONCURRENCY }, worker))
     const seconds = (performance.now() - t0) / 1000
-    return { jobs: TP_JOBS, seconds, perSecond: TP_JOBS / seconds, failed }
+    const cpu = process.cpuUsage(cpu0)
+    const cpuMsPerJob = (cpu.user + cpu.system) / 1000 / TP_JOBS
+    return { jobs: TP_JOBS, seconds, perSecond: TP_JOBS / seconds, failed, cpuMsPerJob }
   } finally {
     await net.stop()
   }
@@ -49,6 +54,20 @@ export async function throughputSection(): Promise<void> {
         procs.seconds.toFixed(1),
         procs.perSecond.toFixed(1),
       ],
+    ],
+  )
+  const c = procs.cpuMsPerJob
+  const ms = (x: number) => x.toFixed(1)
+  table(
+    '   CPU ms per job by role (each in its own process; independent of the machine load)',
+    ['role', 'CPU ms/job'],
+    [
+      ['requester', ms(c.requester)],
+      ['providers (sum of 9)', ms(c.providers)],
+      ['  per provider (min / max)', `${ms(Math.min(...c.perProvider))} / ${ms(Math.max(...c.perProvider))}`],
+      ['contract-db', ms(c.contractDb)],
+      ['bench REST client', ms(c.client)],
+      ['all in one process (every node)', ms(tp.cpuMsPerJob ?? NaN)],
     ],
   )
   results.throughput = { inProcess: tp, processes: procs }
