@@ -6,7 +6,8 @@
  *   node --import tsx --import ./actors/polyfill.ts scripts/bench-journey.ts [--quick]
  *   env: BENCH_JOBS (latency jobs per setting, default 20), BENCH_THROUGHPUT_JOBS (default 300),
  *        BENCH_CONCURRENCY (default 50), BENCH_SCALE (node counts, default 10,50,100),
- *        BENCH_ONLY (sections, default latency,throughput,scale,memory)
+ *        BENCH_ONLY (sections, default latency,throughput,ops,scale,memory), BENCH_PROFILE (a
+ *        directory: CPU profiles of every process of the throughput run)
  *
  * Every node is real (libp2p on 127.0.0.1, level in a temp dir, sealed keys) and in this one
  * process except the idle-memory node, which is its own `dms run` process. "noop" is the
@@ -23,11 +24,12 @@ import { join } from 'node:path'
 import { QUICK, results, ROOT } from './bench-journey/common.js'
 import { latencySection } from './bench-journey/latency.js'
 import { memorySection } from './bench-journey/memory.js'
+import { opsSection } from './bench-journey/ops.js'
 import { scaleSection } from './bench-journey/scale.js'
 import { throughputSection } from './bench-journey/throughput.js'
 
-/** Sections to run (all by default): latency, throughput, scale, memory. */
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'latency,throughput,scale,memory').split(','))
+/** Sections to run (all by default): latency, throughput, ops, scale, memory. */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'latency,throughput,ops,scale,memory').split(','))
 
 // Bounded: whatever happens, the process ends.
 setTimeout(() => {
@@ -40,6 +42,7 @@ console.log(`bench-journey${QUICK ? ' (quick)' : ''}: ${cpus().length} cores, ${
 
 if (ONLY.has('latency')) await latencySection()
 if (ONLY.has('throughput')) await throughputSection()
+if (ONLY.has('ops')) await opsSection()
 if (ONLY.has('scale')) await scaleSection()
 if (ONLY.has('memory')) await memorySection()
 
