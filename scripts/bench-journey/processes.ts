@@ -83,7 +83,7 @@ const profile = (name: string): string[] =>
  * process's CPU time over the measured window is read from /proc, per job.
  */
 export async function throughputProcesses(): Promise<
-  Omit<Throughput, 'cpuMsPerJob'> & { cpuMsPerJob: CpuPerJob }
+  Omit<Throughput, 'cpuMsPerJob'> & { cpuMsPerJob: CpuPerJob; failures: Record<string, number> }
 > {
   const dir = await mkdtemp(join(tmpdir(), 'dms-bench-procs-'))
   const procs: Proc[] = []
@@ -164,9 +164,16 @@ export async function throughputProcesses(): Promise<
       let text = ''
       await api.raw('GET', `/v1/jobs/${id}/logs?follow=true`, { onData: (c) => void (text += c.toString()) })
       const last = JSON.parse(text.trim().split('\n').at(-1) ?? '{}') as { state?: string }
+      if (last.state === 'completed') return last.state
+      // Why it did not complete, counted by error code.
+      const job = await api.ok<{ error?: { code?: string } }>('GET', `/v1/jobs/${id}`).catch(() => undefined)
+      const why = `${last.state ?? 'unknown'} ${job?.error?.code ?? ''}`.trim()
+      failures[why] = (failures[why] ?? 0) + 1
       return last.state ?? 'unknown'
     }
+    const failures: Record<string, number> = {}
     await runOne()
+    for (const k of Object.keys(failures)) delete failures[k]
     let next = 0
     let failed = 0
     const roles = [cdb, req, ...providers]
@@ -191,6 +198,7 @@ export async function throughputProcesses(): Promise<
       seconds,
       perSecond: TP_JOBS / seconds,
       failed,
+      failures,
       cpuMsPerJob: {
         contractDb: used[0],
         requester: used[1],

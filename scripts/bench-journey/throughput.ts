@@ -56,6 +56,8 @@ export async function throughputSection(): Promise<void> {
       ],
     ],
   )
+  if (procs.failed > 0)
+    console.log(`\n   not completed (each in its own process): ${JSON.stringify(procs.failures)}`)
   const c = procs.cpuMsPerJob
   const ms = (x: number) => x.toFixed(1)
   table(
