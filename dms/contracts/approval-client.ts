@@ -56,6 +56,8 @@ export class ApprovalClient {
   readonly events = new EventEmitter()
   private actor?: Actor
   private cred?: ApprovalCredential
+  /** The credential whose signature was verified last (the same object, never a copy). */
+  private verified?: ApprovalCredential
   private timer?: unknown
   private failures = 0
   private lastError?: { code: string; message: string; at: number }
@@ -179,9 +181,17 @@ export class ApprovalClient {
     )
   }
 
+  /**
+   * Whether `cred` names this node and its contract-db, is signed by it and has not expired. The
+   * signature of the credential held is verified once (it is read on every bid and bid request);
+   * the expiry is checked on every call.
+   */
   private valid(cred: ApprovalCredential): boolean {
-    const now = this.c.clock.now()
-    return checkApproval(cred, { peer: this.c.system.peerId, contractDb: this.contractDb, now }) === undefined
+    const want = { peer: this.c.system.peerId, contractDb: this.contractDb, now: this.c.clock.now() }
+    const signatureChecked = cred === this.verified
+    const ok = checkApproval(cred, want, { signatureChecked }) === undefined
+    if (ok) this.verified = cred
+    return ok
   }
 
   /** Half the remaining lifetime: renewed well before it runs out, however the clocks differ. */

@@ -8,6 +8,7 @@ import type { Clock } from '../../actors/clock.js'
 import type { Message } from '../../actors/system.js'
 import { handleTooLarge } from '../protocol/bounds.js'
 import { checkApproval, type ApprovalProblem } from '../contracts/approval.js'
+import { ApprovalCache } from '../contracts/approval-cache.js'
 import { bidSignatureOk } from '../contracts/checks.js'
 import { bidAskedProblem, bidTotalProblem } from '../contracts/consistency.js'
 import type { BidMessage, Decline } from '../protocol/messages.js'
@@ -71,6 +72,12 @@ export function admissionOf(
   }
 }
 
+/** How a provider's approval credential is checked: `checkApproval`, or an ApprovalCache's `check`. */
+export type ApprovalCheck = (
+  cred: Parameters<typeof checkApproval>[0],
+  want: Parameters<typeof checkApproval>[1],
+) => ApprovalProblem | undefined
+
 /**
  * Why a bid cannot be ranked, or undefined when it can: the one place that decides it. Cheap
  * checks first, signatures last; `ctx` undefined means the job is not bidding.
@@ -78,6 +85,7 @@ export function admissionOf(
 export function bidProblem(
   m: Message<BidMessage>,
   ctx: AdmissionContext | undefined,
+  approvalCheck: ApprovalCheck = checkApproval,
 ): IgnoreReason | undefined {
   if (ctx === undefined) return 'not_bidding'
   const bid = m.payload.bid
@@ -97,7 +105,7 @@ export function bidProblem(
   if (bid.expiresAt <= ctx.now) return 'expired'
   // A finite number past what a Date holds would throw where a time is written (a decline, a quote).
   if (!isTime(bid.earliestStart)) return 'bad_start'
-  const approval = checkApproval(m.payload.approval, {
+  const approval = approvalCheck(m.payload.approval, {
     peer: m.peer,
     contractDb: ctx.contractDb,
     now: ctx.now,
@@ -113,12 +121,13 @@ export function bidProblem(
 export function declineProblem(
   m: Message<Decline>,
   ctx: AdmissionContext | undefined,
+  approvalCheck: ApprovalCheck = checkApproval,
 ): IgnoreReason | undefined {
   if (ctx === undefined) return 'not_bidding'
   const d = m.payload
   if (d.jobId !== ctx.jobId) return 'wrong_job'
   if (d.provider !== m.peer) return 'not_sender'
-  return checkApproval(d.approval, { peer: m.peer, contractDb: ctx.contractDb, now: ctx.now })
+  return approvalCheck(d.approval, { peer: m.peer, contractDb: ctx.contractDb, now: ctx.now })
 }
 
 /**
@@ -131,6 +140,12 @@ export class BidAdmission {
   readonly bidsIgnored: Record<string, number> = {}
   /** Declines not kept, by reason. */
   readonly declinesIgnored: Record<string, number> = {}
+  /**
+   * A provider sends the same credential with every bid for minutes: its signature is verified
+   * once; the sender, the contract-db and the expiry are checked on every bid.
+   */
+  private readonly approvals = new ApprovalCache()
+  private readonly checkApproval: ApprovalCheck = (cred, want) => this.approvals.check(cred, want)
 
   constructor(
     private readonly c: { clock: Pick<Clock, 'now'> },
@@ -143,14 +158,14 @@ export class BidAdmission {
    * kept for ranking (counted), or undefined when it is.
    */
   admitBid(m: Message<BidMessage>, job: JobView | undefined): IgnoreReason | undefined {
-    const why = bidProblem(m, admissionOf(job, this.contractDb, this.c.clock.now()))
+    const why = bidProblem(m, admissionOf(job, this.contractDb, this.c.clock.now()), this.checkApproval)
     if (why !== undefined) this.bidsIgnored[why] = (this.bidsIgnored[why] ?? 0) + 1
     return why
   }
 
   /** Why the decline is not kept (counted), or undefined when it is. */
   admitDecline(m: Message<Decline>, job: JobView | undefined): IgnoreReason | undefined {
-    const why = declineProblem(m, admissionOf(job, this.contractDb, this.c.clock.now()))
+    const why = declineProblem(m, admissionOf(job, this.contractDb, this.c.clock.now()), this.checkApproval)
     if (why !== undefined) this.declinesIgnored[why] = (this.declinesIgnored[why] ?? 0) + 1
     return why
   }

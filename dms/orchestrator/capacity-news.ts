@@ -10,7 +10,7 @@ import type { Logger } from 'pino'
 import type { Clock } from '../../actors/clock.js'
 import type { KeyPair } from '../../actors/identity.js'
 import type { Actor, ActorSystem, Message } from '../../actors/system.js'
-import { checkApproval } from '../contracts/approval.js'
+import { ApprovalCache } from '../contracts/approval-cache.js'
 import { W } from '../protocol/behaviours.js'
 import { CAPACITY_TOPIC, INBOX } from '../protocol/handles.js'
 import type { CapacityNews } from '../protocol/messages.js'
@@ -42,6 +42,8 @@ export class CapacityNewsListener {
   /** News kept (`kept`) and ignored, by reason. */
   readonly counts: Record<string, number> = {}
   private readonly lastFrom = new Map<string, number>()
+  /** A provider's credential is the same on all its news for minutes: its signature is verified once. */
+  private readonly approvals = new ApprovalCache()
   private actor: Actor | undefined
   private readonly choices: Repo<{ subscribed: boolean }>
   private running = false
@@ -101,7 +103,7 @@ export class CapacityNewsListener {
     const why =
       news.provider !== m.peer
         ? 'other_signer'
-        : (checkApproval(news.approval, { peer: m.peer, contractDb: this.d.contractDb, now }) ??
+        : (this.approvals.check(news.approval, { peer: m.peer, contractDb: this.d.contractDb, now }) ??
           (now - (this.lastFrom.get(m.peer) ?? -Infinity) < NEWS_MIN_GAP_MS ? 'rate_limited' : undefined))
     if (why !== undefined) {
       this.count(why)

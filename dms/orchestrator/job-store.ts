@@ -4,14 +4,16 @@
  * write. Spec: specs/state-machines.md ("Persistence").
  *
  * What is stored: the job's state, its record (the machine's context) and, while the job is not
- * final, the machine's persisted snapshot without its context (the context is the record: stored
- * once, which halves every write). A final job is never restored, so it keeps no snapshot.
+ * final, the machine's persisted snapshot without its context and without the copies of it its
+ * steps hold as their input (job-snapshot.ts: the record is stored once). A final job is never
+ * restored, so it keeps no snapshot.
  */
 import type { Logger } from 'pino'
 import type { Actor as XActor } from 'xstate'
 import { SerialQueue } from '../../actors/serial.js'
 import { Repo, type Db } from '../store/db.js'
 import { JobIndex, type JobQuery } from './job-index.js'
+import { storedSnapshot } from './job-snapshot.js'
 import type { createJobMachine } from './job-machine.js'
 import type { LiveUsage } from '../protocol/messages.js'
 import type { JobId, JobRecord, JobState } from './job-record.js'
@@ -120,7 +122,7 @@ export class JobStore {
       const job: StoredJob = {
         state: snap.value,
         record: snap.context,
-        ...(done ? {} : { snapshot: { ...machine.getPersistedSnapshot(), context: undefined } }),
+        ...(done ? {} : { snapshot: storedSnapshot(machine.getPersistedSnapshot(), snap.context) }),
       }
       writes
         .run(async () => {

@@ -28,6 +28,7 @@ import { FINAL_STATES, JobStore, type StoredJob } from './job-store.js'
 import { installFaultKill } from './fault-kill.js'
 import { runQuote, type Quote } from './quote.js'
 import { ProviderRecords, type ProviderRecord } from './provider-records.js'
+import { restoredSnapshot } from './job-snapshot.js'
 import { createRunningJob, type RunningJob } from './running-job.js'
 import type { QueueJobs } from './queues/queue-book.js'
 import { Retention, type PruneReport, type RetentionPolicy } from './retention.js'
@@ -197,7 +198,7 @@ export class Orchestrator {
     for (const job of await this.store.values()) {
       if (FINAL_STATES.includes(job.state) || job.snapshot === undefined) continue
       if (this.running.has(job.record.id)) continue
-      await this.launch(job.record, { snapshot: { ...(job.snapshot as object), context: job.record }, job })
+      await this.launch(job.record, { snapshot: restoredSnapshot(job.snapshot, job.record), job })
       restored++
     }
     if (restored > 0) this.c.log.info({ restored }, 'jobs restored after restart')

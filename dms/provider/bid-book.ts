@@ -16,6 +16,9 @@ import { allocationState, HOLDING, type BidContext, type BidState, type HistoryE
 import type { BidMachine } from './bid-machine.js'
 import { bidRepo, flatState, prunable, type RetentionInit, type StoredBid } from './bid-store.js'
 
+/** The states a reserved bid ends through (released once its reservation is freed). */
+const ENDING_FROM_RESERVED: ReadonlySet<BidState> = new Set(['withdrawn', 'expired'])
+
 export type BidActor = XActor<BidMachine>
 export type BidSnapshot = SnapshotFrom<BidMachine>
 
@@ -218,6 +221,7 @@ export class BidBook {
   private observe(bidId: string, l: Live, snap: BidSnapshot): void {
     const state = flatState(snap.value)
     const ctx = snap.context
+    const prev = l.state
     l.state = state
     if (ctx.contractId !== undefined) this.byContract.set(ctx.contractId, bidId)
     const job = `${l.requester} ${l.jobId}`
@@ -226,6 +230,10 @@ export class BidBook {
     const held = this.holding.get(l.requester) ?? new Set<string>()
     if (HOLDING.has(state)) this.holding.set(l.requester, held.add(bidId))
     else if (held.delete(bidId) && held.size === 0) this.holding.delete(l.requester)
+    // A reserved bid given up or expired is released within one ledger write; its record is
+    // written once, released, not also in between (a crash in between leaves it stored reserved:
+    // restored, it expires at its deadline and is released then, the same end).
+    if (prev === 'reserved' && ENDING_FROM_RESERVED.has(state)) return
     if (l.dirty) return
     l.dirty = true
     // Coalesced: the write stores the newest snapshot at the time it runs.

@@ -151,4 +151,26 @@ describe('orchestrator/bid-admission', () => {
     assert.equal(gate.admitDecline(decline, bidding), 'no_approval')
     assert.deepEqual(gate.declinesIgnored, { no_approval: 1 })
   })
+
+  it("the gate verifies a provider's credential once, and still refuses one altered, forged or not the sender's", () => {
+    const gate = new BidAdmission({ clock: new ManualClock(T0) }, cdb.peer)
+    const bidding = { state: 'bidding' as const, record: jobRecord() }
+    const cred = approvalOf(p)
+    assert.equal(gate.admitBid(bidMsg(good, { approval: cred }), bidding), undefined)
+    // The same signature over other fields (a longer life) is not the credential that was verified.
+    const stretched = { ...cred, expiresAt: cred.expiresAt + 3_600_000 }
+    assert.equal(gate.admitBid(bidMsg(good, { approval: stretched }), bidding), 'approval_forged')
+    assert.equal(
+      gate.admitBid(bidMsg(good, { approval: approvalOf(p, newParty().key) }), bidding),
+      'approval_forged',
+    )
+    // A good credential sent by another peer is still that peer's problem.
+    const other = newParty()
+    const theirs = signedBid(other, 'job-1')
+    assert.equal(
+      gate.admitBid(bidMsg(theirs, { peer: other.peer, approval: cred }), bidding),
+      'approval_other_peer',
+    )
+    assert.equal(gate.admitBid(bidMsg(good, { approval: cred }), bidding), undefined)
+  })
 })

@@ -133,6 +133,17 @@ describe('orchestrator/capacity-news listener', () => {
     })
   })
 
+  it('a credential verified once is still refused when its fields are altered or it expired', () => {
+    const { clock, listener } = setup()
+    const cred = issueApproval(cdb.key, { peer: provider.peer, contractDb: cdb.peer, now: clock.now() })
+    assert.equal(listener.receive(msg(news(clock, { approval: cred }))), undefined)
+    clock.advance(NEWS_MIN_GAP_MS)
+    const stretched = { ...cred, expiresAt: cred.expiresAt + 3_600_000 }
+    assert.equal(listener.receive(msg(news(clock, { approval: stretched }))), 'approval_forged')
+    clock.advance(cred.expiresAt - clock.now())
+    assert.equal(listener.receive(msg(news(clock, { approval: cred }))), 'approval_expired')
+  })
+
   it('an opt-out leaves the topic at once and is kept across a restart; an opt-in listens again', async () => {
     const spawned: string[] = []
     const stopped: string[] = []

@@ -13,6 +13,7 @@ import { ManualClock } from '../../../actors/clock.js'
 import { silentLogger } from '../../../dms/log.js'
 import { createJobMachine, type JobSteps, type Step } from '../../../dms/orchestrator/job-machine.js'
 import { JobStore, type StoredJob } from '../../../dms/orchestrator/job-store.js'
+import { restoredSnapshot } from '../../../dms/orchestrator/job-snapshot.js'
 import { openDb, type Db } from '../../../dms/store/db.js'
 import { jobRecord, signedBid, T0 } from '../../helpers/steps.js'
 import { newParty } from '../../helpers/contracts.js'
@@ -136,5 +137,35 @@ describe('orchestrator/job-store', () => {
     // Its step runs again (xstate restarts the invoked promise).
     await again.release('collectBids', { bids: [] })
     while ((await store.get('job-1'))?.state !== 'failed') await turn()
+  })
+
+  it("stores no copy of the record in its steps' inputs, and a restored step gets the record as its input", async () => {
+    const first = gatedSteps()
+    const p = newParty()
+    const record = jobRecord({ bids: [signedBid(p, 'job-1')] })
+    const m1 = createActor(createJobMachine(first.steps, clock), { input: record })
+    await store.start('job-1', m1, { onDone: () => Promise.resolve() })
+    m1.stop()
+    const raw = (await db.sublevel('jobs').get('job-1')) as string
+    // The bid's signature is in the stored job once: in the record, not again in the step's input.
+    assert.equal(raw.split(record.bids[0].signature).length - 1, 1)
+    const stored = (await store.get('job-1')) as StoredJob
+    let input: unknown
+    const again = gatedSteps()
+    const steps = {
+      ...again.steps,
+      collectBids: (i: unknown, signal: AbortSignal) => {
+        input = i
+        return again.steps.collectBids(i as never, signal)
+      },
+    } as JobSteps
+    const m2 = createActor(createJobMachine(steps, clock), {
+      input: stored.record,
+      snapshot: restoredSnapshot(stored.snapshot, stored.record) as never,
+    })
+    await store.start('job-1', m2, { restored: stored, onDone: () => Promise.resolve() })
+    while (input === undefined) await turn()
+    assert.deepEqual(input, stored.record)
+    m2.stop()
   })
 })

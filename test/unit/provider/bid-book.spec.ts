@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { waitFor } from 'xstate'
 import { ManualClock } from '../../../actors/clock.js'
 import type { HistoryEntry } from '../../../dms/provider/bid-context.js'
-import type { StoredBid } from '../../../dms/provider/bid-store.js'
+import { flatState, type StoredBid } from '../../../dms/provider/bid-store.js'
 import { bidContext, contractFor, Fakes, REQUESTER, testBook } from '../../helpers/provider-fakes.js'
 
 describe('provider/bid-book', () => {
@@ -85,6 +85,45 @@ describe('provider/bid-book', () => {
       ['running'],
       'no second running step',
     )
+    await t.close()
+  })
+
+  it('a reserved bid given up is stored twice (reserved, released); stored reserved, it is released at its expiry after a restart', async () => {
+    // The ledger's release takes a while (a level write): it ends when the test says.
+    let released!: () => void
+    const fakes = new Fakes({
+      lock: () => Promise.resolve(undefined as never),
+      allocate: () => Promise.resolve(undefined as never),
+      release: () => new Promise<boolean>((r) => (released = () => r(true))),
+    })
+    let t = await testBook(clock, fakes, { dir })
+    const stored: string[] = []
+    t.book.onTransition((rec: StoredBid) => stored.push(rec.state))
+    const a = await t.book.create(bidContext(clock.now(), { bidId: 'a', jobId: 'job-a' }))
+    a.send({ type: 'RELEASE', reason: 'given up by its requester' })
+    await waitFor(a, (s) => s.matches('withdrawn'))
+    await t.book.persisted('a')
+    released()
+    await waitFor(a, (s) => s.status === 'done')
+    await t.book.persisted('a')
+    assert.deepEqual(stored, ['reserved', 'released'])
+    assert.deepEqual(
+      (await t.book.get('a'))!.snapshot.context.history.map((h) => h.state),
+      ['reserved', 'withdrawn', 'released'],
+      'the history still has every step',
+    )
+    // A crash between the release and the released record leaves the bid stored reserved.
+    await t.book.create(bidContext(clock.now(), { bidId: 'b', jobId: 'job-b' }))
+    await t.close()
+    const again = new Fakes()
+    t = await testBook(clock, again, { dir })
+    const b = t.book.actor('b')!
+    assert.equal(flatState(b.getSnapshot().value), 'reserved')
+    clock.advance(30_000)
+    await waitFor(b, (s) => s.status === 'done')
+    await t.book.persisted('b')
+    assert.equal((await t.book.get('b'))?.state, 'released')
+    assert.deepEqual(again.calls, ['release b'])
     await t.close()
   })
 
