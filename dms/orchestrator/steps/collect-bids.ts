@@ -8,7 +8,7 @@ import type { ApprovalCredential } from '../../contracts/model.js'
 import { W } from '../../protocol/behaviours.js'
 import { BID_REQUEST_TOPIC, handleOf, INBOX } from '../../protocol/handles.js'
 import { declinedForNow, type BidRequest } from '../../protocol/messages.js'
-import { waitForWindow, type BidWindow } from '../bid-audience.js'
+import { waitForWindow, type BidWindow, type WindowSummary } from '../bid-audience.js'
 import { SamplePlan, sampleOrder } from '../bid-sample.js'
 import { JobFailure, type Patch, type Step } from '../job-machine.js'
 import type { JobRecord } from '../job-record.js'
@@ -115,13 +115,27 @@ async function round(
           exclude,
           next?.kind === 'direct' ? next.peers : undefined,
         )
-        if (next?.kind !== 'direct' || session.bids.length >= config.enoughBids) break
+        if (
+          next?.kind !== 'direct' ||
+          !widen(window.close(clock.now()), session.bids.length, config.enoughBids)
+        )
+          break
       }
     }
     // A "not now" decline (REQUESTER_CAP_REASON) is an answer, but worth asking again.
     const forNow = session.declines.some(declinedForNow)
     if (session.bids.length > 0 || (!window.waitingForSome && !forNow)) break
   }
+}
+
+/**
+ * Whether a sample's closed window calls for the next batch: fewer than `enoughBids` bids, unless
+ * it closed on stragglers with a bid in hand (a broadcast's window goes on with what came by then
+ * too; widening then would only load providers that are slow to answer with more requests).
+ */
+export function widen(closed: WindowSummary, bids: number, enoughBids: number): boolean {
+  if (bids >= enoughBids) return false
+  return !(closed.reason === 'stragglers' && bids > 0)
 }
 
 /**

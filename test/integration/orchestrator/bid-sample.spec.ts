@@ -9,10 +9,12 @@ import { NoopExecutor } from '../../../dms/executor/noop.js'
 import { DEFAULT_BID_SAMPLE, sampleOrder } from '../../../dms/orchestrator/bid-sample.js'
 import { parseJobSpec } from '../../../dms/orchestrator/job-spec.js'
 import type { DmsNode } from '../../../dms/node.js'
+import { BID_REQUEST_TOPIC } from '../../../dms/protocol/handles.js'
 import { jobReaches, startNetwork, TEST_IMAGE, type TestNetwork } from '../../helpers/network.js'
 
 const MiB = 1024 * 1024
 const PROVIDERS = 32
+const LONG = { bidWindowMs: 60_000, bidStragglerMs: 60_000 }
 const spec = parseJobSpec({
   image: TEST_IMAGE,
   command: ['true'],
@@ -45,12 +47,18 @@ describe('integration: the bid sample (32 providers)', function () {
         memoryBytes: 8 * 1024 * MiB,
         perCpuHour: 1000 + i,
       })),
-      { components: { executor: new NoopExecutor() }, requester: { enoughBids: 3 } },
+      {
+        components: { executor: new NoopExecutor() },
+        // Windows close on enough bids or when all asked answered, never on a timer: a loaded
+        // machine's slow answers must not widen the sample (a window closed on stragglers).
+        requester: { enoughBids: 3, ...LONG },
+      },
     )
   })
   after(() => net?.stop())
 
   it('asks only the job sample: at most 8 providers bid, and the job completes', async () => {
+    await net.requester.transport.waitForTopicPeers(BID_REQUEST_TOPIC, PROVIDERS)
     const job = await run(net.requester)
     assert.equal(job.state, 'completed', JSON.stringify(job.record.error))
     const sample = sampleOrder(
@@ -69,7 +77,11 @@ describe('integration: the bid sample (32 providers)', function () {
 
   it('a requester asking everyone on gossip (bidSample 0) gets a bid from every provider', async () => {
     // enoughBids = all of them: the window waits for every answer, so the record shows them all.
-    const everyone = await net.addRequester('requester-everyone', { bidSample: 0, enoughBids: PROVIDERS })
+    const everyone = await net.addRequester('requester-everyone', {
+      bidSample: 0,
+      enoughBids: PROVIDERS,
+      ...LONG,
+    })
     const job = await run(everyone)
     assert.equal(job.state, 'completed', JSON.stringify(job.record.error))
     assert.equal(job.record.bids.length, PROVIDERS)

@@ -1,8 +1,9 @@
 /**
  * The `bidding` step with many subscribers, on a simulated clock: the request goes directly to a
  * per-job sample of them (bid-sample.ts), never on gossip while the sample brings enough bids; it
- * is widened (twice as many, then gossip to everyone) while too few bid; a silent sample holds a
- * window only to its deadline; `bidSample: 0` keeps the old broadcast.
+ * is widened (twice as many, then gossip to everyone) while too few bid, but not when its window
+ * closed on stragglers with a bid in hand; a silent sample holds a window only to its deadline;
+ * `bidSample: 0` keeps the old broadcast.
  */
 import assert from 'node:assert/strict'
 import type { Handle } from '../../../../actors/envelope.js'
@@ -114,6 +115,23 @@ describe('orchestrator/steps/collect-bids: the bid sample', () => {
     const next = f.actor.sent.slice(g).filter((s) => s.behaviour === W.directBidRequest.name)
     assert.equal(next.length, 8)
     assert.ok(next.every((s) => !mute.has(s.to!.peer)))
+  })
+
+  it('a sample window closed on stragglers with a bid in hand goes on with it: no wider ask', async () => {
+    const job = jobRecord()
+    const order = sampleOrder(job.id, all, () => false)
+    // One of the sample bids at once; the other seven are slow (they never answer here).
+    const f = net((peer) => (peer === order[0] ? 'bid' : 'silent'))
+    const done = outcome(collectBidsStep(f.deps)(job, never()), f.clock)
+    await f.clock.advanceAsync(f.deps.audience.stragglerMs)
+    const { value, at } = await done
+    assert.equal(at, T0 + f.deps.audience.stragglerMs, 'closed on stragglers')
+    assert.deepEqual(
+      value?.bids?.map((b) => b.provider),
+      [order[0]],
+    )
+    assert.equal(f.actor.of(W.directBidRequest).length, 8, 'only the sample was asked')
+    assert.equal(f.actor.of(W.bidRequest).length, 0, 'no gossip')
   })
 
   it('bidSample 0: one publish to every subscriber, as before', async () => {
