@@ -22,7 +22,8 @@ export interface SimRow {
  * share `canTake` would bid and a share `silent` never answers (the rest decline). A direct ask
  * costs one request per peer asked; a gossip ask one delivery per subscriber. Every peer asked
  * that is not silent answers (bid or decline), also after its window closed; each bid holds a
- * reservation. A round ends once `enoughBids` bids are in or after the gossip ask.
+ * reservation. A round ends once `enoughBids` bids are in or after the gossip ask (no clock, so
+ * no stragglers rule: the step itself widens less often).
  */
 export function simulate(
   providers: number,
