@@ -2,7 +2,7 @@
  * Who a bid request goes to when many providers are subscribed: a sample of them, widened in
  * rounds while too few bid, so a job's cost does not grow with the network. Pure logic (no
  * timers, no network): the bidding step (steps/collect-bids.ts) and the market simulation
- * (scripts/bench-market.ts) run this same code. Spec: specs/protocol.md, "Bid sample".
+ * (scripts/bench-market-sim.ts) run this same code. Spec: specs/protocol.md, "Bid sample".
  *
  * - The order is fixed per job: peers ranked by sha256(jobId, peerId), the peers known to be
  *   silent (bid-audience.ts) last. A provider cannot move itself or another provider in it: the
@@ -55,11 +55,6 @@ export class SamplePlan {
     sample: number,
   ) {
     this.size = Math.max(0, Math.floor(sample))
-  }
-
-  /** Peers asked directly so far. */
-  get askedDirectly(): number {
-    return this.asked
   }
 
   /** The next ask, or undefined after the gossip one (everyone has been asked). */

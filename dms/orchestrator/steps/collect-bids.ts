@@ -117,6 +117,7 @@ async function round(
         )
         if (
           next?.kind !== 'direct' ||
+          // (close is idempotent: the window closed in `ask`; this is its summary)
           !widen(window.close(clock.now()), session.bids.length, config.enoughBids)
         )
           break
