@@ -154,6 +154,7 @@ export const requesterSchema = typed<OrchestratorInit>()(
     contractDb: obj({ peer: peerId, addrs: strings }),
     bidWindowMs: opt(nonNegInt),
     enoughBids: opt(posInt),
+    bidSample: opt(Type.Integer({ minimum: 0, maximum: 10_000 })),
     resultGraceMs: opt(nonNegInt),
     requestTimeoutMs: opt(posInt),
     settleAttempts: opt(posInt),

@@ -1,6 +1,7 @@
 /** The requester's settings (`requester` in the node config, specs/config.md) and their defaults. */
 import { DEFAULT_TRANSFER_PACE, type TransferPace } from '../blobs/transfer.js'
 import { DEFAULT_START_GRACE_SECONDS } from '../contracts/start.js'
+import { DEFAULT_BID_SAMPLE } from './bid-sample.js'
 import type { RetentionPolicy } from './retention.js'
 import type { StepConfig } from './steps/deps.js'
 
@@ -11,6 +12,12 @@ export interface OrchestratorInit {
   bidWindowMs?: number
   /** Close the window early once this many bids are in. @default 3 */
   enoughBids?: number
+  /**
+   * With more than twice this many providers subscribed, a bid request goes first to this many of
+   * them (a per-job sample, widened while fewer than `enoughBids` bid); 0 publishes every request
+   * to everyone on gossip (specs/protocol.md, "Bid sample"). @default 8
+   */
+  bidSample?: number
   /** Grace after the max duration before a silent provider is given up. @default 30000 */
   resultGraceMs?: number
   /** Per-request timeout for lock, contract, invocation, settlement. @default 10000 */
@@ -70,6 +77,7 @@ export function jobConfigOf(init: OrchestratorInit): JobConfig {
   return {
     bidWindowMs: init.bidWindowMs ?? 3000,
     enoughBids: init.enoughBids ?? 3,
+    bidSample: init.bidSample ?? DEFAULT_BID_SAMPLE,
     resultGraceMs: init.resultGraceMs ?? 30_000,
     requestTimeoutMs: init.requestTimeoutMs ?? 10_000,
     settleAttempts: init.settleAttempts ?? 4,

@@ -40,6 +40,11 @@ export interface TestNetwork {
   contractDb: ContractDbNode
   providers: DmsNode[]
   requester: DmsNode
+  /**
+   * One more requester, connected to every provider, approved and funded like the first one
+   * (e.g. with other `requester` settings, to compare two behaviours on the same providers).
+   */
+  addRequester(name: string, requester?: Partial<NonNullable<NodeConfig['requester']>>): Promise<DmsNode>
   stop(): Promise<void>
 }
 
@@ -105,19 +110,25 @@ export async function startNetwork(
         }),
       )
     }
-    const requester = await startNode('requester', {
-      bootstrap: [...cdb.addrs, ...providers.flatMap((p) => p.addrs())],
-      requester: { contractDb: cdb, bidWindowMs: 3000, ...opts.requester },
-    })
-    for (const n of [...providers, requester]) await approve(contractDb, n)
     const fund = opts.fund ?? 1_000_000
-    if (fund > 0) await contractDb.service.credit(requester.peerId, fund)
-    if (providers.length > 0) await requester.transport.waitForTopicPeers(BID_REQUEST_TOPIC, providers.length)
+    const addRequester = async (name: string, cfg?: Partial<NonNullable<NodeConfig['requester']>>) => {
+      const node = await startNode(name, {
+        bootstrap: [...cdb.addrs, ...providers.flatMap((p) => p.addrs())],
+        requester: { contractDb: cdb, bidWindowMs: 3000, ...cfg },
+      })
+      await approve(contractDb, node)
+      if (fund > 0) await contractDb.service.credit(node.peerId, fund)
+      if (providers.length > 0) await node.transport.waitForTopicPeers(BID_REQUEST_TOPIC, providers.length)
+      return node
+    }
+    for (const n of providers) await approve(contractDb, n)
+    const requester = await addRequester('requester', opts.requester)
     return {
       root,
       contractDb,
       providers,
       requester,
+      addRequester,
       async stop() {
         for (const n of started.reverse()) await n.stop()
         await rm(root, { recursive: true, force: true })

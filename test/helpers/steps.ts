@@ -53,6 +53,8 @@ export class FakeJobActor {
   readonly answers = new Map<string, Answer>()
   /** Called with each broadcast, e.g. to have providers answer a bid request. */
   onPublish: (payload: never) => void = () => undefined
+  /** Called with each direct send, e.g. to have a provider answer a direct bid request. */
+  onSend: (payload: never, to: Handle, behaviour: string) => void = () => undefined
 
   constructor(private readonly clock: ManualClock) {}
 
@@ -82,6 +84,7 @@ export class FakeJobActor {
 
   send<Req>(to: Handle, behaviour: BehaviourDef<Req, unknown>, payload: Req): Promise<void> {
     this.sent.push({ kind: 'send', behaviour: behaviour.name, to, payload, at: this.clock.now() })
+    this.onSend(payload as never, to, behaviour.name)
     return Promise.resolve()
   }
 
@@ -223,6 +226,7 @@ export function jobRecord(over: Partial<JobRecord> = {}): JobRecord {
 export const CONFIG: StepDeps['config'] = {
   bidWindowMs: 3000,
   enoughBids: 3,
+  bidSample: 8,
   publishAttempts: 3,
   requestTimeoutMs: 10_000,
   resultGraceMs: 30_000,

@@ -8,7 +8,8 @@ import type { ApprovalCredential } from '../../contracts/model.js'
 import { W } from '../../protocol/behaviours.js'
 import { BID_REQUEST_TOPIC, handleOf, INBOX } from '../../protocol/handles.js'
 import { declinedForNow, type BidRequest } from '../../protocol/messages.js'
-import { waitForWindow } from '../bid-audience.js'
+import { waitForWindow, type BidWindow, type WindowSummary } from '../bid-audience.js'
+import { SamplePlan, sampleOrder } from '../bid-sample.js'
 import { JobFailure, type Patch, type Step } from '../job-machine.js'
 import type { JobRecord } from '../job-record.js'
 import type { StepDeps } from './deps.js'
@@ -65,8 +66,9 @@ export function collectBidsStep(d: CollectBidsDeps): Step {
 }
 
 /**
- * Bid windows until a usable answer: the request published on gossip (or sent to each of `direct`
- * over the direct stream), then again after a backoff.
+ * Bid windows until a usable answer: the request sent to each of `direct` over the direct
+ * stream, or to a sample of the subscribers widened while too few bid (bid-sample.ts), ending on
+ * gossip; then all of it again after a backoff.
  */
 async function round(
   d: CollectBidsDeps,
@@ -85,43 +87,101 @@ async function round(
       await delay(republishDelayMs(attempt), { clock, signal })
       session.dropDeclines(declinedForNow)
     }
-    const openedAt = clock.now()
-    const deadline = openedAt + config.bidWindowMs
     const exclude = [...job.spec.providers.deny, ...(job.excluded ?? [])]
-    // Who the window may close early for: live subscribers, minus known-silent peers.
-    const window = d.audience.open({
-      jobId: job.id,
-      subscribers: direct ?? d.transport.topicSubscribers(BID_REQUEST_TOPIC),
-      exclude,
-      openedAt,
-      deadline,
-      enoughBids: config.enoughBids,
-    })
-    const req: BidRequest = {
-      jobId: job.id,
-      resources: job.spec.resources,
-      image: job.spec.image,
-      maxDurationSeconds: job.spec.maxDurationSeconds,
-      maxPrice: job.spec.maxPrice,
-      deadline,
-      exclude,
-      // Renewed while this job waited, if need be.
-      approval: d.approval.current() ?? approval,
-      ...(job.spec.network === true ? { network: true } : {}),
-    }
-    if (direct === undefined)
-      await d.actor.publish(BID_REQUEST_TOPIC, W.bidRequest, req, config.bidWindowMs + 5000)
-    else
-      await Promise.allSettled(
-        direct
-          .filter((peer) => !exclude.includes(peer))
-          .map((peer) => d.actor.send(handleOf(peer, INBOX.provider), W.directBidRequest, req)),
+    let window: BidWindow
+    if (direct !== undefined) {
+      window = await ask(
+        d,
+        job,
+        approval,
+        signal,
+        exclude,
+        direct.filter((peer) => !exclude.includes(peer)),
       )
-    await waitForWindow(window, session, clock, signal)
-    const summary = window.close(clock.now())
-    d.log.debug(summary, 'bid window closed')
+    } else {
+      const excluded = new Set(exclude)
+      const order = sampleOrder(
+        job.id,
+        d.transport.topicSubscribers(BID_REQUEST_TOPIC).filter((peer) => !excluded.has(peer)),
+        (peer) => d.audience.isSilent(peer),
+      )
+      const plan = new SamplePlan(order, config.bidSample)
+      for (let next = plan.next(); ; next = plan.next()) {
+        window = await ask(
+          d,
+          job,
+          approval,
+          signal,
+          exclude,
+          next?.kind === 'direct' ? next.peers : undefined,
+        )
+        if (
+          next?.kind !== 'direct' ||
+          // (close is idempotent: the window closed in `ask`; this is its summary)
+          !widen(window.close(clock.now()), session.bids.length, config.enoughBids)
+        )
+          break
+      }
+    }
     // A "not now" decline (REQUESTER_CAP_REASON) is an answer, but worth asking again.
     const forNow = session.declines.some(declinedForNow)
     if (session.bids.length > 0 || (!window.waitingForSome && !forNow)) break
   }
+}
+
+/**
+ * Whether a sample's closed window calls for the next batch: fewer than `enoughBids` bids, unless
+ * it closed on stragglers with a bid in hand (a broadcast's window goes on with what came by then
+ * too; widening then would only load providers that are slow to answer with more requests).
+ */
+export function widen(closed: WindowSummary, bids: number, enoughBids: number): boolean {
+  if (bids >= enoughBids) return false
+  return !(closed.reason === 'stragglers' && bids > 0)
+}
+
+/**
+ * One bid window: the request sent directly to `to`, or published on gossip when `to` is
+ * undefined (its audience is then every live subscriber); resolves once the window closed.
+ */
+async function ask(
+  d: CollectBidsDeps,
+  job: JobRecord,
+  approval: ApprovalCredential,
+  signal: AbortSignal,
+  exclude: string[],
+  to: string[] | undefined,
+): Promise<BidWindow> {
+  const { clock, session, config } = d
+  const openedAt = clock.now()
+  const deadline = openedAt + config.bidWindowMs
+  // Who the window may close early for: the peers asked, minus known-silent peers.
+  const window = d.audience.open({
+    jobId: job.id,
+    subscribers: to ?? d.transport.topicSubscribers(BID_REQUEST_TOPIC),
+    exclude,
+    openedAt,
+    deadline,
+    enoughBids: config.enoughBids,
+  })
+  const req: BidRequest = {
+    jobId: job.id,
+    resources: job.spec.resources,
+    image: job.spec.image,
+    maxDurationSeconds: job.spec.maxDurationSeconds,
+    maxPrice: job.spec.maxPrice,
+    deadline,
+    exclude,
+    // Renewed while this job waited, if need be.
+    approval: d.approval.current() ?? approval,
+    ...(job.spec.network === true ? { network: true } : {}),
+  }
+  if (to === undefined) await d.actor.publish(BID_REQUEST_TOPIC, W.bidRequest, req, config.bidWindowMs + 5000)
+  else
+    await Promise.allSettled(
+      to.map((peer) => d.actor.send(handleOf(peer, INBOX.provider), W.directBidRequest, req)),
+    )
+  await waitForWindow(window, session, clock, signal)
+  const summary = window.close(clock.now())
+  d.log.debug({ ...summary, direct: to?.length }, 'bid window closed')
+  return window
 }

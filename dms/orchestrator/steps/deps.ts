@@ -58,6 +58,8 @@ export interface StepConfig {
   bidWindowMs: number
   /** Close the window early once this many bids are in. */
   enoughBids: number
+  /** Providers asked first, directly, when more than twice as many are subscribed (bid-sample.ts); 0 = everyone on gossip. */
+  bidSample: number
   /** Bid requests published (1 s, 2 s... apart) while some providers stay silent. */
   publishAttempts: number
   /** Per-request timeout for lock, contract, invocation, cancel. */
