@@ -3,8 +3,10 @@
 import { setFlagsFromString } from 'node:v8'
 import { heapFlags } from './heap-flags.js'
 
-// Before anything is loaded: the young generation's size (heap-flags.js; NODE_OPTIONS wins).
-for (const flag of heapFlags(process.env.NODE_OPTIONS, process.execArgv)) setFlagsFromString(flag)
+// Before anything is loaded: the young generation's size of a process that stays up
+// (heap-flags.js; NODE_OPTIONS wins).
+for (const flag of heapFlags(process.env.NODE_OPTIONS, process.execArgv, process.argv.slice(2)))
+  setFlagsFromString(flag)
 
 import('../dist/dms/cli/main.js').catch((err) => {
   if (err && err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('dist/dms/cli/main.js')) {

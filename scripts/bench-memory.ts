@@ -9,13 +9,14 @@
  * Every process runs twice: with the launcher's flags (bin/heap-flags.js), and with
  * NODE_OPTIONS=--max-semi-space-size=16 (V8's default young generation, which the launcher then
  * leaves alone). Then the floor, under the same flags: node alone, a level store alone, a libp2p
- * host as DMS builds it (with and without its NAT parts), libp2p and level together.
+ * host as DMS builds it, both, and both with the other libraries every role loads (fastify,
+ * prom-client, TypeBox, ajv, xstate, pino) imported.
  *
  * A probe preloaded through NODE_OPTIONS (--import, written to the temp dir) reads the figures
  * inside the process when sent SIGUSR2: memoryUsage first, then the scripts, via the inspector.
  *
  * Run: npm run build && node --import tsx scripts/bench-memory.ts [--runs N] [--json out.json]
- *   [--roles provider,requester-only,contract-db] [--idle-ms 5000] [--skip-floor]
+ *   [--roles provider,requester-only,contract-db (none: only the floor)] [--idle-ms 5000] [--skip-floor]
  *   [--modules role] [--files role] [--extra '<node flags>']... [--bin other/bin/dms.js]
  * `--modules provider` prints the files that role loaded by package, `--files` each file;
  * `--extra` adds a run with those flags on node's command line. Writes bench/results/memory-*.json.
@@ -79,7 +80,7 @@ const FLOOR = `
 import { setFlagsFromString } from 'node:v8'
 import { dirname, join } from 'node:path'
 import { heapFlags } from ${JSON.stringify(join(ROOT, 'bin', 'heap-flags.js'))}
-for (const f of heapFlags(process.env.NODE_OPTIONS, process.execArgv)) setFlagsFromString(f)
+for (const f of heapFlags(process.env.NODE_OPTIONS, process.execArgv, ['run'])) setFlagsFromString(f)
 const what = process.argv[2]
 const dist = ${JSON.stringify(join(ROOT, 'dist'))}
 await import(join(dist, 'actors/polyfill.js')) // as the CLI does first
@@ -91,10 +92,16 @@ if (what.includes('level')) {
 if (what.includes('libp2p')) {
   const { createHost } = await import(join(dist, 'dms/network/host.js'))
   const { KeyPair } = await import(join(dist, 'actors/identity.js'))
-  const nat = what.includes('no NAT') ? { nat: { autonat: false, holePunching: false } } : {}
-  const host = await createHost(KeyPair.generate(), { oneHost: true, ...nat })
+  const host = await createHost(KeyPair.generate(), { oneHost: true })
   await host.start()
   keep.push(host)
+}
+// Every role's libraries besides those two, loaded (not used): the REST server, metrics, schemas,
+// state machines, logs.
+if (what.includes('libraries')) {
+  const { createRequire } = await import('node:module')
+  const load = createRequire(${JSON.stringify(join(ROOT, 'package.json'))})
+  for (const m of ['fastify', 'prom-client', '@sinclair/typebox', 'ajv', 'xstate', 'pino']) keep.push(load(m))
 }
 process.stdout.write(JSON.stringify({ event: 'ready', what }) + '\\n')
 setInterval(() => keep.length, 60_000)
@@ -102,6 +109,8 @@ process.on('SIGTERM', () => process.exit(0))
 `
 
 interface Figures {
+  /** From spawn to the ready line. */
+  readyMs: number
   rssMB: number
   heapTotalMB: number
   heapUsedMB: number
@@ -134,7 +143,7 @@ const VARIANTS: Variant[] = [
     nodeOptions: '',
   })),
 ].filter((v, i) => args.only === undefined || args.only.split(',').includes(String(i)))
-const ROLES = args.roles.split(',')
+const ROLES = args.roles.split(',').filter((r) => ['provider', 'requester-only', 'contract-db'].includes(r))
 
 const kB = (smaps: string, field: string) =>
   Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(smaps)?.[1] ?? NaN)
@@ -154,6 +163,7 @@ async function measure(
   const probe = join(dir, 'probe.mjs')
   const out = join(dir, `${name}.out.json`)
   const [cmd, ...rest] = variant.argv
+  const t0 = performance.now()
   const child = spawn(cmd, [...rest, ...dmsArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
@@ -174,6 +184,7 @@ async function measure(
         if (l.includes('"ready"')) resolve(JSON.parse(l) as Record<string, unknown>)
       })
     })
+    const readyMs = performance.now() - t0
     await new Promise((r) => setTimeout(r, IDLE_MS)) // idle on purpose: this is what is measured
     const status = await readFile(`/proc/${child.pid}/status`, 'utf8')
     const rssMB = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024
@@ -195,6 +206,7 @@ async function measure(
     const byPackage: Record<string, number> = {}
     for (const f of files) byPackage[packageOf(f)] = (byPackage[packageOf(f)] ?? 0) + 1
     const figures: Figures = {
+      readyMs,
       rssMB,
       heapTotalMB: o.mem.heapTotal / MiB,
       heapUsedMB: o.mem.heapUsed / MiB,
@@ -267,11 +279,11 @@ const load = () =>
 const loadBefore = load()
 const results: Record<string, Record<string, Figures[]>> = {}
 for (let r = 0; r < RUNS; r++)
-  for (const v of VARIANTS) {
+  for (const v of ROLES.length > 0 ? VARIANTS : []) {
     const figs = await round(v)
     for (const [role, f] of Object.entries(figs)) ((results[v.name] ??= {})[role] ??= []).push(f)
   }
-const FLOORS = ['empty', 'level', 'libp2p', 'libp2p (no NAT parts)', 'libp2p+level']
+const FLOORS = ['empty', 'level', 'libp2p', 'libp2p+level', 'libp2p+level+libraries']
 const floors: Record<string, Figures[]> = {}
 if (!args['skip-floor'])
   for (let r = 0; r < RUNS; r++) {
@@ -300,6 +312,7 @@ const cols = [
   'private dirty',
   'shared clean',
   'JS files (dms + packages)',
+  'ready (ms)',
 ]
 console.log(cols.join(' | '))
 const summary: Record<string, Record<string, Record<string, number>>> = {}
@@ -315,6 +328,7 @@ for (const role of ROLES)
       youngMB: m('youngMB'),
       privateDirtyMB: m('privateDirtyMB'),
       sharedCleanMB: m('sharedCleanMB'),
+      readyMs: m('readyMs'),
       files: m('files'),
       dmsFiles: m('dmsFiles'),
       packageFiles: m('packageFiles'),
@@ -348,6 +362,7 @@ function row(name: string, start: string, m: (k: keyof Figures) => number): void
       m('privateDirtyMB').toFixed(1),
       m('sharedCleanMB').toFixed(1),
       `${m('files')} (${m('dmsFiles')} + ${m('packageFiles')})`,
+      m('readyMs').toFixed(0),
     ].join(' | '),
   )
 }
