@@ -1,5 +1,13 @@
 #!/usr/bin/env node
 // The `dms` command. Runs the compiled CLI (npm run build); see README.md.
+import { setFlagsFromString } from 'node:v8'
+import { heapFlags } from './heap-flags.js'
+
+// Before anything is loaded: the young generation's size of a process that stays up
+// (heap-flags.js; NODE_OPTIONS wins).
+for (const flag of heapFlags(process.env.NODE_OPTIONS, process.execArgv, process.argv.slice(2)))
+  setFlagsFromString(flag)
+
 import('../dist/dms/cli/main.js').catch((err) => {
   if (err && err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('dist/dms/cli/main.js')) {
     console.error('dms: not built yet: run `npm ci && npm run build` in the project folder first')

@@ -3,7 +3,8 @@
  * (dms/config-schema.ts). Spec: specs/config.md. The contract-db is not a role of this node: it
  * runs as its own process (`dms contract-db run`, dms/contract-db/node.ts).
  */
-import { Ajv, type ValidateFunction } from 'ajv'
+import type { ValidateFunction } from 'ajv'
+import { compileOnUse } from './schema.js'
 import { DmsError } from '../actors/errors.js'
 import {
   contractDbConfigSchema,
@@ -33,8 +34,9 @@ export class ConfigError extends DmsError {
   }
 }
 
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true })
-const validate = ajv.compile(nodeConfigSchema)
+// A config is read once at start: a running node lets the compiled checks go (dms/schema.ts).
+const CHECK_OPTIONS = { allErrors: true, strict: true, allowUnionTypes: true }
+const validate = compileOnUse(nodeConfigSchema, CHECK_OPTIONS, 'weak')
 
 /** The most telling of ajv's errors: the deepest path, and not an anyOf/const summary of a union. */
 function mostSpecific<T extends { instancePath: string; keyword: string }>(errors: T[]): T | undefined {
@@ -106,7 +108,7 @@ export function loadNodeConfig(
     at[path[path.length - 1]] = value
     fromEnv.set(`/${path.join('/')}`, o.env)
   }
-  checkSchema(validate, cfg, source, fromEnv)
+  checkSchema(validate(), cfg, source, fromEnv)
   const config = cfg as NodeConfig
   checkScoreThresholds(config, source)
   return config
@@ -158,7 +160,7 @@ function checkSchema(
   )
 }
 
-const validateContractDb = ajv.compile(contractDbConfigSchema)
+const validateContractDb = compileOnUse(contractDbConfigSchema, CHECK_OPTIONS, 'weak')
 
 /**
  * Checks a contract-db config file (`dms contract-db run -c`) against its schema: an unknown field
@@ -168,6 +170,6 @@ const validateContractDb = ajv.compile(contractDbConfigSchema)
 export function loadContractDbConfig(file: unknown, source = 'config'): ContractDbFileConfig {
   if (typeof file !== 'object' || file === null || Array.isArray(file))
     throw new ConfigError('', `${source}: must be a JSON object`)
-  checkSchema(validateContractDb, file, source)
+  checkSchema(validateContractDb(), file, source)
   return file
 }

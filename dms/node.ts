@@ -21,21 +21,18 @@ import {
 import type { NodeConfig } from './config.js'
 import { BlobService } from './blobs/service.js'
 import { ApprovalClient } from './contracts/approval-client.js'
-import { ContractDbClient } from './contracts/client.js'
 import { BlobStore } from './blobs/store.js'
 import { startBlobActor } from './blobs/transfer.js'
-import { DockerExecutor } from './executor/docker/docker-executor.js'
 import type { Executor } from './executor/executor.js'
 import { envPassphrase, type PassphraseSource } from './keys.js'
 import { child, silentLogger } from './log.js'
-import { Orchestrator } from './orchestrator/orchestrator.js'
-import { outputsFetchOf } from './orchestrator/config.js'
-import { QueueBook } from './orchestrator/queues/queue-book.js'
-import { ProviderService } from './provider/provider.js'
-import { WorkflowRunner } from './workflows/runner.js'
-import { ResourceLedger } from './resources/ledger.js'
-import { MachineMeter } from './resources/measure.js'
-import { Onboarding } from './resources/onboarding.js'
+import type { Orchestrator } from './orchestrator/orchestrator.js'
+import type { QueueBook } from './orchestrator/queues/queue-book.js'
+import type { ProviderService } from './provider/provider.js'
+import type { WorkflowRunner } from './workflows/runner.js'
+import type { ResourceLedger } from './resources/ledger.js'
+import type { MachineMeter } from './resources/measure.js'
+import type { Onboarding } from './resources/onboarding.js'
 import type { ProcessFaults } from './process-guard.js'
 
 export interface NodeComponents {
@@ -184,6 +181,16 @@ export class DmsNode {
 
     if (cfg.provider !== undefined) {
       const p = cfg.provider
+      // Each role's code is loaded only by a node that plays it (an idle node's memory:
+      // specs/benchmarks.md, "Idle memory").
+      const [{ ResourceLedger }, { DockerExecutor }, { MachineMeter }, { Onboarding }, { ProviderService }] =
+        await Promise.all([
+          import('./resources/ledger.js'),
+          import('./executor/docker/docker-executor.js'),
+          import('./resources/measure.js'),
+          import('./resources/onboarding.js'),
+          import('./provider/provider.js'),
+        ])
       this.ledger = new ResourceLedger({ db: this.db, clock, log: child(log, 'dms:resources') })
       await this.ledger.start()
       this.lifecycle.onStop(() => this.ledger?.stop(), 'ledger')
@@ -256,6 +263,14 @@ export class DmsNode {
       await feed.scan()
     }
     if (cfg.requester !== undefined) {
+      const [{ Orchestrator }, { outputsFetchOf }, { QueueBook }, { WorkflowRunner }, { ContractDbClient }] =
+        await Promise.all([
+          import('./orchestrator/orchestrator.js'),
+          import('./orchestrator/config.js'),
+          import('./orchestrator/queues/queue-book.js'),
+          import('./workflows/runner.js'),
+          import('./contracts/client.js'),
+        ])
       this.orchestrator = new Orchestrator(
         {
           system: this.system,

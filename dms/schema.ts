@@ -13,6 +13,7 @@ import {
   type TSchema,
   type TUnsafe,
 } from '@sinclair/typebox'
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 
 /** `true` when A and B are the same type (not merely assignable either way). */
 type Same<A, B> = (<G>() => G extends A ? 1 : 2) extends <G>() => G extends B ? 1 : 2 ? true : false
@@ -58,3 +59,45 @@ export const StringMap = <V extends TSchema>(
 /** Exactly `value`, as `{ const: value }` (TypeBox's `Literal` adds the type, saying the same twice). */
 export const Const = <const T extends string | number | boolean>(value: T): TUnsafe<T> =>
   Type.Unsafe<T>({ const: value })
+
+// Schema checks compiled when first needed, not when their module loads. Each compiled ajv check
+// is generated code that costs 1-3 MB of heap; a node that never meets a job spec, a workflow or
+// a given REST route never pays for its check (specs/benchmarks.md, "Idle memory").
+
+/**
+ * `schema`'s check, compiled at the first call. `keep: 'weak'`: held only while in use, for a
+ * check made once per process (the config at start), which a running node then lets go.
+ */
+export function compileOnUse<T = unknown>(
+  schema: object,
+  options: Options,
+  keep: 'strong' | 'weak' = 'strong',
+): () => ValidateFunction<T> {
+  let strong: ValidateFunction<T> | undefined
+  let weak: WeakRef<ValidateFunction<T>> | undefined
+  return () => {
+    const have = strong ?? weak?.deref()
+    if (have !== undefined) return have
+    const v = new Ajv(options).compile<T>(schema)
+    if (keep === 'strong') strong = v
+    else weak = new WeakRef(v)
+    return v
+  }
+}
+
+/** A fastify validator (setValidatorCompiler) whose schema `ajv` compiles at the route's first request. */
+export function validatorOnUse(
+  ajv: Ajv,
+  schema: object,
+): ((data: unknown) => boolean) & { errors?: ErrorObject[] | null } {
+  let check: ValidateFunction | undefined
+  const validator = (data: unknown): boolean => {
+    check ??= ajv.compile(schema)
+    const ok = check(data)
+    // fastify reads a failed check's errors from the function it was given.
+    validator.errors = check.errors
+    return ok
+  }
+  validator.errors = undefined as ErrorObject[] | null | undefined
+  return validator
+}

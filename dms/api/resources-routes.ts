@@ -5,6 +5,7 @@
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Ajv } from 'ajv'
+import { validatorOnUse } from '../schema.js'
 import type { FastifyError, FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { onboardRequestSchema } from '../resources/onboard-request.js'
 import { apiError, validationError } from './errors.js'
@@ -31,7 +32,7 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = (
   { resources }: ResourceRoutesOptions,
 ) => {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
-  app.setValidatorCompiler(({ schema }) => ajv.compile(schema))
+  app.setValidatorCompiler(({ schema }) => validatorOnUse(ajv, schema))
   app.setErrorHandler((err: FastifyError, _req, reply) => {
     const invalid = validationError(err)
     if (invalid !== undefined) return reply.status(400).send(invalid)

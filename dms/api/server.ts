@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto'
 import { chmod, readFile, writeFile } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
 import { Ajv } from 'ajv'
+import { validatorOnUse } from '../schema.js'
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify'
 import type { Logger } from 'pino'
 import { claimSocket, markOwned, releaseSocket } from '../../actors/local-socket.js'
@@ -66,7 +67,10 @@ export function buildApi(
   // never coerced; params and query strings are text, so `?follow=true` may be declared boolean.
   const strict = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true })
   const text = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, coerceTypes: true })
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : text).compile(schema))
+  // Each route's check is compiled at its first request, not at start (dms/schema.ts).
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    validatorOnUse(httpPart === 'body' ? strict : text, schema),
+  )
 
   const dashboard = {
     sessions: opts.sessions ?? new DashboardSessions(),

@@ -5,7 +5,7 @@
  * is not yet connected to (bounded). mDNS (host.ts) stays for LANs. Spec: specs/protocol.md
  * ("Discovery").
  */
-import { kadDHT, removePrivateAddressesMapper, passthroughMapper } from '@libp2p/kad-dht'
+import type { kadDHT } from '@libp2p/kad-dht'
 import { CID } from 'multiformats/cid'
 import * as raw from 'multiformats/codecs/raw'
 import { sha256 } from 'multiformats/hashes/sha2'
@@ -35,8 +35,9 @@ export interface DhtInit {
 /** The DHT protocol of DMS networks (kept apart from the public IPFS DHT). */
 export const DMS_DHT_PROTOCOL = '/dms/kad/1.0.0'
 
-/** The kad-dht service for `init`. */
-export function dhtService(init: DhtInit): ReturnType<typeof kadDHT> {
+/** The kad-dht service for `init` (loaded only by a node whose config sets `network.dht`). */
+export async function dhtService(init: DhtInit): Promise<ReturnType<typeof kadDHT>> {
+  const { kadDHT, removePrivateAddressesMapper, passthroughMapper } = await import('@libp2p/kad-dht')
   return kadDHT({
     protocol: DMS_DHT_PROTOCOL,
     clientMode: init.mode === 'client',

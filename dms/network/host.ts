@@ -4,7 +4,7 @@ import { bootstrap } from '@libp2p/bootstrap'
 import { privateKeyFromRaw } from '@libp2p/crypto/keys'
 import { gossipsub, type GossipSub, type GossipsubOpts } from '@libp2p/gossipsub'
 import { identify } from '@libp2p/identify'
-import { mdns } from '@libp2p/mdns'
+import type { mdns } from '@libp2p/mdns'
 import { ping } from '@libp2p/ping'
 import { tcp } from '@libp2p/tcp'
 import type { KadDHT } from '@libp2p/kad-dht'
@@ -146,6 +146,8 @@ export async function createHost(key: KeyPair, init: HostInit = {}, log?: Logger
   if (boot.length > 0) discovery.push(bootstrap({ list: boot, timeout: 0 }))
   if (init.mdns !== undefined && init.mdns !== false) {
     const m = init.mdns === true ? {} : init.mdns
+    // Loaded only when configured, as the DHT is (an idle node's memory: specs/benchmarks.md).
+    const { mdns } = await import('@libp2p/mdns')
     discovery.push(mdns({ interval: m.intervalMs, serviceTag: m.serviceTag }))
   }
   const nat = natParts(init.relay, init.nat)
@@ -176,7 +178,7 @@ export async function createHost(key: KeyPair, init: HostInit = {}, log?: Logger
         awaitRpcMessageHandler: true,
         ...opts.gossipsub,
       }),
-      ...(init.dht !== undefined ? { dht: dhtService(init.dht) } : {}),
+      ...(init.dht !== undefined ? { dht: await dhtService(init.dht) } : {}),
       ...nat.services,
     },
   })

@@ -6,7 +6,8 @@
 import { DmsError } from '../../actors/errors.js'
 import { inputsProblem, type InputSource } from '../blobs/staging.js'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { Ajv, type ErrorObject } from 'ajv'
+import type { ErrorObject } from 'ajv'
+import { compileOnUse } from '../schema.js'
 import { imageRefProblem, IMAGE_REF_MAX_LENGTH } from '../protocol/image-ref.js'
 import { commandProblem, envProblem, MAX_CPU, MIN_CPU, MIN_MEMORY_BYTES } from '../protocol/run-rules.js'
 import { publicKeyOfPeer } from '../contracts/party.js'
@@ -239,8 +240,8 @@ export class InvalidJobSpecError extends DmsError {
   }
 }
 
-const ajv = new Ajv({ allErrors: false, strict: true })
-const validate = ajv.compile<JobSpecInput>(jobSpecSchema)
+// Compiled at the first spec checked (dms/schema.ts says why).
+const validator = compileOnUse<JobSpecInput>(jobSpecSchema, { allErrors: false, strict: true })
 
 function describe(e: ErrorObject): InvalidJobSpecError {
   const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.')
@@ -259,6 +260,7 @@ function describe(e: ErrorObject): InvalidJobSpecError {
 
 /** Validates a posted spec; throws InvalidJobSpecError naming the field at fault. */
 export function parseJobSpec(input: unknown, now: number = Date.now()): JobSpec {
+  const validate = validator()
   if (!validate(input)) throw describe((validate.errors ?? [])[0])
   const s = input
   const bytes = (field: string, v: number | string | undefined) => {

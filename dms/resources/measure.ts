@@ -6,7 +6,7 @@
 import { readFile, realpath, statfs } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import si from 'systeminformation'
+import type Si from 'systeminformation'
 import { systemClock, type Clock } from '../../actors/clock.js'
 import type { MachineInfo } from './types.js'
 
@@ -18,6 +18,9 @@ export interface MeasureOptions {
   /** Stamps `measuredAt`. @default systemClock */
   clock?: Pick<Clock, 'now'>
 }
+
+/** systeminformation, loaded at the first measurement: a provider idle since its start never needs it. */
+const loadSi = async (): Promise<typeof Si> => (await import('systeminformation')).default
 
 async function attempt<T>(probe: () => Promise<T>): Promise<T | undefined> {
   try {
@@ -69,7 +72,7 @@ async function existingRealPath(p: string): Promise<string> {
   }
 }
 
-async function measureCpu(): Promise<MachineInfo['cpu']> {
+async function measureCpu(si: typeof Si): Promise<MachineInfo['cpu']> {
   const cpu = await attempt(() => si.cpu())
   let speedGHz = cpu?.speed ?? 0
   if (!(speedGHz > 0)) {
@@ -86,7 +89,7 @@ async function measureCpu(): Promise<MachineInfo['cpu']> {
   }
 }
 
-async function measureDisk(dataDir: string): Promise<MachineInfo['disk']> {
+async function measureDisk(si: typeof Si, dataDir: string): Promise<MachineInfo['disk']> {
   const target = await existingRealPath(dataDir)
   const mounts = await attempt(() => si.fsSize())
   const mount = mountFor(mounts ?? [], target)
@@ -102,7 +105,7 @@ async function measureDisk(dataDir: string): Promise<MachineInfo['disk']> {
   }
 }
 
-async function measureGpus(): Promise<MachineInfo['gpus']> {
+async function measureGpus(si: typeof Si): Promise<MachineInfo['gpus']> {
   const graphics = await attempt(() => si.graphics())
   return (graphics?.controllers ?? []).map((c, index) => ({
     index,
@@ -113,7 +116,7 @@ async function measureGpus(): Promise<MachineInfo['gpus']> {
   }))
 }
 
-async function measureOs(): Promise<MachineInfo['os']> {
+async function measureOs(si: typeof Si): Promise<MachineInfo['os']> {
   const info = await attempt(() => si.osInfo())
   return {
     platform: info?.platform || os.platform(),
@@ -135,12 +138,13 @@ async function measureDocker(dockerInfo: MeasureOptions['dockerInfo']): Promise<
 
 /** Measures the machine. Never throws for a missing probe; unknown values read as 0 or ''. */
 export async function measureMachine(opts: MeasureOptions): Promise<MachineInfo> {
+  const si = await loadSi()
   const [cpu, memory, disk, gpus, osInfo, docker] = await Promise.all([
-    measureCpu(),
+    measureCpu(si),
     attempt(() => si.mem()),
-    measureDisk(opts.dataDir),
-    measureGpus(),
-    measureOs(),
+    measureDisk(si, opts.dataDir),
+    measureGpus(si),
+    measureOs(si),
     measureDocker(opts.dockerInfo),
   ])
   return {

@@ -6,7 +6,7 @@
  * naming the field at fault.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { Ajv, type ErrorObject } from 'ajv'
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import { DmsError } from '../../actors/errors.js'
 import { InvalidJobSpecError, jobSpecSchema, parseJobSpec, type JobSpec } from '../orchestrator/job-spec.js'
 import { strictObject as obj } from '../schema.js'
@@ -97,9 +97,16 @@ export class InvalidWorkflowError extends DmsError {
   }
 }
 
-const ajv = new Ajv({ allErrors: false, strict: true })
-ajv.addSchema(jobSpecSchema)
-const validate = ajv.compile<WorkflowInput>(workflowSchema)
+let compiled: ValidateFunction<WorkflowInput> | undefined
+/** The workflow check, compiled at the first workflow checked (dms/schema.ts says why). */
+function validator(): ValidateFunction<WorkflowInput> {
+  if (compiled === undefined) {
+    const ajv = new Ajv({ allErrors: false, strict: true })
+    ajv.addSchema(jobSpecSchema)
+    compiled = ajv.compile<WorkflowInput>(workflowSchema)
+  }
+  return compiled
+}
 
 function describe(e: ErrorObject): InvalidWorkflowError {
   const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.')
@@ -124,6 +131,7 @@ function describe(e: ErrorObject): InvalidWorkflowError {
  * spec problems are prefixed with `tasks.<i>.job`).
  */
 export function parseWorkflow(input: unknown, opts: { maxTasks?: number } = {}): Workflow {
+  const validate = validator()
   if (!validate(input)) throw describe((validate.errors ?? [])[0])
   const maxTasks = opts.maxTasks ?? DEFAULT_MAX_WORKFLOW_TASKS
   if (input.tasks.length > maxTasks)

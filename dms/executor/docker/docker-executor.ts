@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs'
 import { join } from 'node:path'
-import Docker from 'dockerode'
+import type Docker from 'dockerode'
 import { child, type Logger } from '../../log.js'
 import {
   AllocationBusyError,
@@ -22,6 +22,7 @@ import { ALLOCATION_ID, checkImage, containerName, createOptions, validateSpec }
 import { dockerMessage, dockerStatus, engineCall } from './docker-errors.js'
 import type { DockerExecutorComponents, DockerExecutorInit } from './docker-options.js'
 import { hasLocalImage, pullImage } from './engine-images.js'
+import { Dockerode } from './dockerode.js'
 import { guardedModem } from './guarded-modem.js'
 import { captureOutput } from './log-capture.js'
 import { notStarted } from '../outputs.js'
@@ -67,7 +68,9 @@ export class DockerExecutor implements Executor {
 
   constructor(components: DockerExecutorComponents, init: DockerExecutorInit) {
     // A modem that never follows the engine's redirects off the socket (guarded-modem.ts).
-    this.docker = new Docker({ modem: guardedModem({ socketPath: init.socketPath }) } as Docker.DockerOptions)
+    this.docker = new Dockerode({
+      modem: guardedModem({ socketPath: init.socketPath }),
+    } as Docker.DockerOptions)
     this.log = child(components.log, 'dms:executor:docker')
     this.clock = components.clock ?? systemClock
     this.user = init.user ?? '65534:65534'
