@@ -77,3 +77,8 @@ export function outputsSizeProblem(sizes: readonly number[], diskBytes: number):
     ? `outputs total ${total} bytes, more than the job's ${limit} bytes of disk`
     : undefined
 }
+
+/** A pod's members (specs/job-spec.md, "Pods"): how many, and how each is named. */
+export const MIN_POD_MEMBERS = 2
+export const MAX_POD_MEMBERS = 8
+export const POD_MEMBER_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/

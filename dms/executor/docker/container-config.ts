@@ -23,6 +23,10 @@ export interface ContainerSettings {
   outputsDir: string
   /** Cap on the bytes the engine keeps of the container's output (for replay after a restart). */
   maxLogBytes: number
+  /** A pod member: its name (in the container's name and `<prefix>.member` label). */
+  member?: string
+  /** A pod member: the host folder bind-mounted read-write at /pod, shared by the members. */
+  podDir?: string
 }
 
 /** Size of the tmpfs /tmp: RAM-backed and charged to the container's memory, so never above it. */
@@ -78,9 +82,11 @@ export function nanoCpus(cpu: number): number {
   return Math.round(cpu * 1e9)
 }
 
-/** The container's name: `<prefix>-<allocationId>`. */
-export function containerName(labelPrefix: string, spec: ExecutionSpec): string {
-  return `${labelPrefix}-${spec.allocationId}`
+/** The container's name: `<prefix>-<allocationId>`, or `<prefix>-<allocationId>-<member>` in a pod. */
+export function containerName(labelPrefix: string, spec: ExecutionSpec, member?: string): string {
+  return member === undefined
+    ? `${labelPrefix}-${spec.allocationId}`
+    : `${labelPrefix}-${spec.allocationId}-${member}`
 }
 
 /** Labels every container carries, so a restarted node can find its own. */
@@ -88,8 +94,10 @@ export function containerLabels(
   labelPrefix: string,
   spec: ExecutionSpec,
   owner: string,
+  member?: string,
 ): Record<string, string> {
   return {
+    ...(member !== undefined ? { [`${labelPrefix}.member`]: member } : {}),
     [`${labelPrefix}.job`]: spec.jobId,
     [`${labelPrefix}.allocation`]: spec.allocationId,
     [`${labelPrefix}.managed`]: 'true',
@@ -108,12 +116,12 @@ export function createOptions(
   settings: ContainerSettings,
 ): Docker.ContainerCreateOptions {
   return {
-    name: containerName(settings.labelPrefix, spec),
+    name: containerName(settings.labelPrefix, spec, settings.member),
     Image: spec.image,
     Cmd: spec.command,
     Env: Object.entries(spec.env ?? {}).map(([k, v]) => `${k}=${v}`),
     User: settings.user,
-    Labels: containerLabels(settings.labelPrefix, spec, settings.owner),
+    Labels: containerLabels(settings.labelPrefix, spec, settings.owner, settings.member),
     Tty: false,
     OpenStdin: false,
     AttachStdin: false,
@@ -136,6 +144,9 @@ export function createOptions(
         { Type: 'bind', Source: settings.outputsDir, Target: OUTPUTS_TARGET, ReadOnly: false },
         ...(spec.inputsDir !== undefined
           ? [{ Type: 'bind' as const, Source: spec.inputsDir, Target: INPUTS_TARGET, ReadOnly: true }]
+          : []),
+        ...(settings.podDir !== undefined
+          ? [{ Type: 'bind' as const, Source: settings.podDir, Target: '/pod', ReadOnly: false }]
           : []),
       ],
       ...((spec.gpus ?? 0) > 0
