@@ -5,6 +5,7 @@
  * `requesterCap`, `NetworkInit`'s `gossipsub`...), checked against the schema when compiled.
  */
 import { MAX_WORKFLOW_TASKS } from './workflows/document.js'
+import { MAX_START_GRACE_SECONDS } from './contracts/start.js'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import type { MailboxInit } from '../actors/mailbox.js'
 import type { DialKeeperInit } from './network/dial-keeper.js'
@@ -168,6 +169,7 @@ export const requesterSchema = typed<OrchestratorInit>()(
     queueIdleExpirySeconds: opt(posInt),
     retention: opt(obj({ maxAgeDays: opt(posInt), keepLast: opt(nonNegInt) })),
     maxWorkflowTasks: opt(Type.Integer({ minimum: 1, maximum: MAX_WORKFLOW_TASKS })),
+    startGraceSeconds: opt(Type.Integer({ minimum: 1, maximum: MAX_START_GRACE_SECONDS })),
   }),
 )
 
@@ -232,6 +234,10 @@ export const providerSchema = obj({
   defaultDiskBytes: opt(Type.Integer({ minimum: 8 * 1024 * 1024 })),
   /** A requester with more unpaid or claimed jobs here is declined (specs/provider-books.md). @default no limit */
   maxUnpaidJobs: opt(nonNegInt),
+  /** Bid for a later start when a job does not fit now (specs/queueing.md, "Later starts"). @default false */
+  laterBids: opt(Type.Boolean()),
+  /** How far ahead a later start may be, in seconds (at most a day). @default 600 */
+  maxStartAheadSeconds: opt(Type.Integer({ minimum: 1, maximum: 86_400 })),
   /** How often contracts past their settleBy without a settlement are claimed. @default 60000 */
   claimSweepMs: opt(posInt),
   maxDurationSeconds: opt(posInt),
@@ -315,8 +321,27 @@ export const contractDbConfigSchema = obj({
   network: opt(networkSchema),
   /** The operator's REST socket; false disables it. @default '<dataDir>/contract-db.sock' */
   socket: opt(Type.Union([Type.Unsafe<false>({ const: false }), str])),
+  /** The operator's dashboard on a loopback TCP listener (specs/dashboard.md). @default none */
+  web: opt(
+    obj({
+      /** Loopback only. @default '127.0.0.1' */
+      host: opt(StringEnum(['127.0.0.1', '::1'])),
+      /** 0 picks a free port. */
+      port: Type.Integer({ minimum: 0, maximum: 65535 }),
+    }),
+  ),
   /** Lifetime of the approval credentials it issues. @default 600000 */
   approvalTtlMs: opt(posInt),
+  /** The most volunteer contracts one requester may have active. @default 16 */
+  maxActiveVolunteerContracts: opt(posInt),
+  /** Added to the start (or lock) and the max duration for a contract's settleBy. @default 600000 */
+  settleGraceMs: opt(nonNegInt),
+  /** After settleBy, how long its provider may claim before the contract expires. @default 3600000 */
+  claimWindowMs: opt(nonNegInt),
+  /** After a claim, how long its requester may dispute it. @default 86400000 */
+  disputeWindowMs: opt(nonNegInt),
+  /** How often active contracts past their deadlines are expired. @default 60000 */
+  expirySweepMs: opt(posInt),
 })
 
 export type ContractDbFileConfig = Static<typeof contractDbConfigSchema>

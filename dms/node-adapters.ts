@@ -73,6 +73,8 @@ export interface ApiParts {
   /** Stops the node (`dms drain --stop`, once drained). */
   requestStop: () => void
   onboarding?: Onboarding
+  /** The node's database: the provider's allocations are watched there (`GET /v1/events`). */
+  db?: Db
 }
 
 /**
@@ -143,7 +145,7 @@ export const nodeModePort = (p: ProviderService, requestStop: () => void): NodeM
  * The provider's allocations, as stored; a running one with its usage so far and what that time
  * costs at the contract's price (the settlement bills wall time, specs/contract-db.md).
  */
-export const allocationsPort = (p: ProviderService): AllocationsPort => ({
+export const allocationsPort = (p: ProviderService, db?: Db): AllocationsPort => ({
   list: async () => {
     const books = new Map((await p.books.list()).map((e) => [e.contractId, e]))
     return (await p.listAllocations()).map((a) => {
@@ -169,6 +171,16 @@ export const allocationsPort = (p: ProviderService): AllocationsPort => ({
     })
   },
   earnings: () => p.books.summary(),
+  // Allocations are the invoked bids, stored with their bid (as the metrics below watch them).
+  ...(db !== undefined
+    ? {
+        onChange: (fn: (id: string, state: string) => void) =>
+          watchRepo<StoredBid>(db, BIDS_SUBLEVEL, (id, rec) => {
+            if (rec !== undefined && rec.snapshot.context.allocation !== undefined)
+              fn(id, allocationState(rec.state))
+          }),
+      }
+    : {}),
 })
 
 /** How an allocation's contract was paid, from the provider's books. */
@@ -204,6 +216,18 @@ export const peersPort = (host: Host, transport: Libp2pTransport): PeersPort => 
       graylisted: transport.graylisted(p.peerId),
     }))
   },
+  onChange: (fn) => {
+    const on = (connected: boolean) => (evt: CustomEvent<{ toString(): string }>) =>
+      fn(evt.detail.toString(), connected)
+    const up = on(true)
+    const down = on(false)
+    host.addEventListener('peer:connect', up)
+    host.addEventListener('peer:disconnect', down)
+    return () => {
+      host.removeEventListener('peer:connect', up)
+      host.removeEventListener('peer:disconnect', down)
+    }
+  },
 })
 
 export const infoPort = (
@@ -220,7 +244,9 @@ export const infoPort = (
     approval: [...n.approvals.values()].map((a) => a.status()),
     payloadsRefused: n.payloadRefusals,
     ...(n.orchestrator !== undefined ? { bidsIgnored: n.orchestrator.bidsIgnored } : {}),
-    ...(n.provider !== undefined ? { bidRequestsIgnored: n.provider.bidRequestsIgnored } : {}),
+    ...(n.provider !== undefined
+      ? { bidRequestsIgnored: n.provider.bidRequestsIgnored, declines: n.provider.declines }
+      : {}),
     topics: { subscribed: n.transport.subscribedTopics(), known: n.transport.knownTopics() },
     capacity: {
       ...(n.orchestrator !== undefined
@@ -276,7 +302,7 @@ export function apiPorts(n: ApiParts): ApiPorts {
       n.orchestrator !== undefined && n.queues !== undefined ? jobsPort(n.orchestrator, n.queues) : noJobs,
     queues: n.queues !== undefined ? queuesPort(n.queues) : noQueues,
     workflows: n.workflows ?? noWorkflows,
-    allocations: n.provider !== undefined ? allocationsPort(n.provider) : noAllocations,
+    allocations: n.provider !== undefined ? allocationsPort(n.provider, n.db) : noAllocations,
     mode: n.provider !== undefined ? nodeModePort(n.provider, n.requestStop) : noMode,
     resources: n.onboarding ?? noResources,
     blobs: blobsPort(n.blobs),

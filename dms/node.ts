@@ -152,7 +152,14 @@ export class DmsNode {
     // The data plane: content-addressed blobs (job inputs, output archives), served to granted peers.
     const store = new BlobStore({ dir: join(cfg.dataDir, 'blobs') })
     await store.start()
-    this.blobs = new BlobService({ store, db: this.db, log: child(log, 'dms:blobs'), now: () => clock.now() })
+    this.blobs = new BlobService({
+      store,
+      db: this.db,
+      log: child(log, 'dms:blobs'),
+      now: () => clock.now(),
+      // A grantee's release never deletes what a job of this node uses (its inputs, its outputs).
+      inUse: async (sha) => ((await this.orchestrator?.store.index.blobUsers(sha)) ?? 0) > 0,
+    })
     const blobActor = startBlobActor(this.system, this.key, this.blobs)
     this.lifecycle.onStop(() => blobActor.stop(), 'blobs')
 
@@ -227,6 +234,8 @@ export class DmsNode {
           images: { registries: p.docker?.registries },
           defaultDiskBytes: p.defaultDiskBytes,
           maxUnpaidJobs: p.maxUnpaidJobs,
+          laterBids: p.laterBids,
+          maxStartAheadSeconds: p.maxStartAheadSeconds,
           claimSweepMs: p.claimSweepMs,
           preferences: {
             allowedImages: p.allowedImages,
@@ -316,6 +325,7 @@ export class DmsNode {
         workflows: this.workflows,
         provider: this.provider,
         onboarding: this.onboarding,
+        db: this.db,
       })
       this.api = new ApiServer(
         { ports, log: child(log, 'dms:api') },

@@ -1576,6 +1576,207 @@ export namespace ContractProofMessage {
   }
 }
 
+export interface StartNoteRequest {
+  note: Uint8Array<ArrayBuffer>
+}
+
+export namespace StartNoteRequest {
+  let _codec: Codec<StartNoteRequest>
+
+  export const codec = (): Codec<StartNoteRequest> => {
+    if (_codec == null) {
+      _codec = message<StartNoteRequest>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.note != null && obj.note.byteLength > 0)) {
+          w.uint32(10)
+          w.bytes(obj.note)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          note: uint8ArrayAlloc(0)
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.note = reader.bytes()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.note`,
+                value: reader.bytes()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface StartNoteRequestNoteFieldEvent {
+    field: '$.note'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export function encode (obj: Partial<StartNoteRequest>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, StartNoteRequest.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<StartNoteRequest>): StartNoteRequest {
+    return decodeMessage(buf, StartNoteRequest.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<StartNoteRequest>): Generator<StartNoteRequestNoteFieldEvent> {
+    return streamMessage(buf, StartNoteRequest.codec(), opts)
+  }
+}
+
+export interface StartAck {
+  contractId: string
+  startedAt: number
+}
+
+export namespace StartAck {
+  let _codec: Codec<StartAck>
+
+  export const codec = (): Codec<StartAck> => {
+    if (_codec == null) {
+      _codec = message<StartAck>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.contractId != null && obj.contractId !== '')) {
+          w.uint32(10)
+          w.string(obj.contractId)
+        }
+
+        if ((obj.startedAt != null && obj.startedAt !== 0)) {
+          w.uint32(16)
+          w.uint64Number(obj.startedAt)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          contractId: '',
+          startedAt: 0
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.contractId = reader.string()
+              break
+            }
+            case 2: {
+              obj.startedAt = reader.uint64Number()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.contractId`,
+                value: reader.string()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.startedAt`,
+                value: reader.uint64Number()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface StartAckContractIdFieldEvent {
+    field: '$.contractId'
+    value: string
+  }
+
+  export interface StartAckStartedAtFieldEvent {
+    field: '$.startedAt'
+    value: number
+  }
+
+  export function encode (obj: Partial<StartAck>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, StartAck.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<StartAck>): StartAck {
+    return decodeMessage(buf, StartAck.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<StartAck>): Generator<StartAckContractIdFieldEvent | StartAckStartedAtFieldEvent> {
+    return streamMessage(buf, StartAck.codec(), opts)
+  }
+}
+
 export interface Invocation {
   contract: Uint8Array<ArrayBuffer>
   proof: Uint8Array<ArrayBuffer>

@@ -14,6 +14,8 @@ export const JobRequestReplyWire: WireSchema = {}
 export const ContractRequestWire: WireSchema = {}
 export const ContractSignReplyWire: WireSchema = {}
 export const ContractProofMessageWire: WireSchema = {}
+export const StartNoteRequestWire: WireSchema = {}
+export const StartAckWire: WireSchema = {}
 export const InvocationWire: WireSchema = {}
 export const InputFileWire: WireSchema = {}
 export const InputSourceWire: WireSchema = {}
@@ -90,6 +92,13 @@ Object.assign(ContractSignReplyWire, {
 })
 Object.assign(ContractProofMessageWire, {
   1: { wire: 2 },
+})
+Object.assign(StartNoteRequestWire, {
+  1: { wire: 2 },
+})
+Object.assign(StartAckWire, {
+  1: { wire: 2 },
+  2: { wire: 0 },
 })
 Object.assign(InvocationWire, {
   1: { wire: 2 },

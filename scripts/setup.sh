@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up everything DMS needs on this machine, idempotently:
 # Node.js check, npm dependencies, the build, a running Docker engine, and the local test image.
-# On a fresh Debian machine run it as root (it installs docker.io and busybox-static with apt-get).
+# On a fresh Debian machine run it as root (it installs docker.io, busybox-static and chromium
+# with apt-get; chromium is the browser of the dashboard's tests, test/e2e/dashboard.spec.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,5 +38,6 @@ elif [ "$(readlink -f "$(command -v dms)")" != "$(readlink -f bin/dms.js)" ]; th
 fi
 
 bash scripts/docker-bootstrap.sh
+bash scripts/chromium-bootstrap.sh
 bash scripts/build-test-image.sh
 say "ready"

@@ -160,8 +160,9 @@ export async function* ndjson<T>(socketPath: string, path: string, signal?: Abor
 }
 
 /**
- * A GET whose answer is written to `file` as it arrives and hashed on the way (downloads of any
- * size, never held in memory). A non-2xx answer throws ApiClientError (or RouteMissingError).
+ * A GET whose answer is written to `file`, a new file, as it arrives and hashed on the way
+ * (downloads of any size, never held in memory). A non-2xx answer throws ApiClientError (or
+ * RouteMissingError); a file already at `file` (or a symlink) rejects with EEXIST.
  */
 export async function downloadTo(
   socketPath: string,
@@ -180,7 +181,8 @@ export async function downloadTo(
         yield chunk
       }
     },
-    createWriteStream(file),
+    // A new file only: never written through a file or symlink already there (EEXIST).
+    createWriteStream(file, { flags: 'wx' }),
   )
   return { sha256: hash.digest('hex'), size }
 }

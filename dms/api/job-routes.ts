@@ -37,7 +37,15 @@ function summary(j: JobView): NonNullable<JobList['jobs']>[number] {
     provider: j.record.winner?.provider,
     queue: j.record.spec.queue,
     rerunOf: j.record.rerunOf,
+    image: j.record.spec.image,
+    price: priceOf(j.record),
   }
+}
+
+/** Paid to the provider once settled, else the winning bid's total (undefined before a winner). */
+function priceOf(r: JobView['record']): number | undefined {
+  if (r.settlement !== undefined) return r.settlement.paidToProvider
+  return r.bids.find((b) => b.bidId === r.winner?.bidId)?.total
 }
 
 /** `GET /v1/jobs/:id`: the record with its state, its allocation and its usage. */

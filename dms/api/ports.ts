@@ -146,6 +146,8 @@ export interface AllocationsPort {
   list(): Promise<AllocationSummary[]>
   /** The provider's books (specs/provider-books.md). */
   earnings(): Promise<EarningsReply>
+  /** Each stored change of an allocation (its bid id and state); returns the unsubscribe function. */
+  onChange?(fn: (id: string, state: string) => void): () => void
 }
 
 /**
@@ -180,6 +182,8 @@ export interface BlobsPort {
 export interface PeersPort {
   /** One entry per connected peer (addresses of all its connections), any order. */
   list(): Promise<PeerSummary[]>
+  /** Each peer connected or disconnected; returns the unsubscribe function. */
+  onChange?(fn: (peerId: string, connected: boolean) => void): () => void
 }
 
 /**

@@ -167,6 +167,12 @@ export const JobSummary = reply({
   provider: opt(str),
   queue: opt(str),
   rerunOf: opt(str),
+  image: opt(str),
+  price: opt(
+    Type.Integer(
+      described("what it costs so far: paid to the provider once settled, else the winning bid's total"),
+    ),
+  ),
 })
 export const JobListReply = reply({
   jobs: opt(Type.Array(JobSummary)),
@@ -325,6 +331,7 @@ export const InfoReply = reply({
   bidRequestsIgnored: opt(
     StringMap(int, described('provider: bid requests dropped without an answer, by reason')),
   ),
+  declines: opt(StringMap(int, described('provider: bid requests declined, by reason'))),
   topics: opt(
     reply({
       subscribed: opt(Type.Array(str, described('gossip topics this node is subscribed to'))),

@@ -2,14 +2,18 @@
  * The node's REST API (specs/rest-api.md): a Fastify instance built from ports (dms/api/ports.ts),
  * served on a unix socket (mode 0600) and optionally on loopback TCP with a bearer token.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { chmod, readFile, writeFile } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
 import { Ajv } from 'ajv'
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify'
 import type { Logger } from 'pino'
 import { claimSocket, markOwned, releaseSocket } from '../../actors/local-socket.js'
+import { isPage, isPublic, loginPage, securityHeaders } from '../web/pages.js'
+import { cookieNameFor, DashboardSessions } from '../web/sessions.js'
+import { authorised, dashboardRoutes } from './dashboard-routes.js'
 import { dataRoutes } from './data-routes.js'
+import { eventsRoutes } from './events-routes.js'
 import { apiError, STATUS, validationError } from './errors.js'
 import { jobRoutes } from './job-routes.js'
 import { modeRoutes } from './mode-routes.js'
@@ -37,7 +41,15 @@ export interface ApiServerInit {
 export function buildApi(
   ports: ApiPorts,
   c: { log: Logger },
-  opts: { token?: string } = {},
+  opts: {
+    token?: string
+    /** Shared by the socket's and the TCP listener's instances: a code minted on one signs in on the other. */
+    sessions?: DashboardSessions
+    /** `http://host:port` of the TCP listener (the dashboard's address). */
+    origin?: () => string | undefined
+    /** Where the built dashboard lies (default: this package's `dist/dashboard/`). */
+    dashboardDir?: string
+  } = {},
 ): { app: FastifyInstance; openapi: () => object } {
   const app = Fastify({
     logger: false,
@@ -56,20 +68,27 @@ export function buildApi(
   const text = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, coerceTypes: true })
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : text).compile(schema))
 
+  const dashboard = {
+    sessions: opts.sessions ?? new DashboardSessions(),
+    token: opts.token,
+    origin: opts.origin ?? (() => undefined),
+    dir: opts.dashboardDir,
+  }
+  securityHeaders(app)
   if (opts.token !== undefined) {
-    const expected = Buffer.from(`Bearer ${opts.token}`)
+    // A bearer token, or the dashboard's session cookie (specs/dashboard.md, "Sign-in").
     app.addHook('onRequest', async (req, reply) => {
-      const got = Buffer.from(req.headers.authorization ?? '')
-      if (got.length !== expected.length || !timingSafeEqual(got, expected))
-        return reply
-          .status(401)
-          .header('www-authenticate', 'Bearer')
-          .send(
-            apiError(
-              'UNAUTHORIZED',
-              'this listener needs "authorization: Bearer <token>" (see <dataDir>/api-token)',
-            ),
-          )
+      if (authorised(req, dashboard) || isPublic(req.url)) return
+      if (isPage(req.url)) return loginPage(reply, 401)
+      return reply
+        .status(401)
+        .header('www-authenticate', 'Bearer')
+        .send(
+          apiError(
+            'UNAUTHORIZED',
+            'this listener needs "authorization: Bearer <token>" (see <dataDir>/api-token)',
+          ),
+        )
     })
   }
 
@@ -102,6 +121,8 @@ export function buildApi(
   void app.register(modeRoutes, { mode: ports.mode })
   void app.register(topicRoutes, { topics: ports.topics })
   void app.register(workflowRoutes, { workflows: ports.workflows })
+  void app.register(dashboardRoutes, dashboard)
+  void app.register(eventsRoutes, { jobs: ports.jobs, allocations: ports.allocations, peers: ports.peers })
   return { app, openapi }
 }
 
@@ -141,7 +162,9 @@ export class ApiServer {
 
   async start(): Promise<void> {
     if (this.app !== undefined) return
-    const { app } = buildApi(this.c.ports, this.c)
+    const sessions = new DashboardSessions(undefined, () => cookieNameFor(this.tcpAddress))
+    const origin = () => (this.tcpAddress === undefined ? undefined : `http://${this.tcpAddress}`)
+    const { app } = buildApi(this.c.ports, this.c, { sessions, origin })
     await claimSocket(this.init.socketPath)
     await app.listen({ path: this.init.socketPath })
     await chmod(this.init.socketPath, 0o600)
@@ -150,7 +173,7 @@ export class ApiServer {
     const tcp = this.init.tcp
     if (tcp !== undefined) {
       const token = await apiToken(this.init.tokenPath ?? `${this.init.socketPath}.token`, tcp.token)
-      const t = buildApi(this.c.ports, this.c, { token }).app
+      const t = buildApi(this.c.ports, this.c, { token, sessions, origin }).app
       await t.listen({ host: tcp.host ?? '127.0.0.1', port: tcp.port })
       const a = t.server.address() as AddressInfo
       this.tcpAddress = `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`

@@ -5,6 +5,7 @@
  * does not strand a transfer. A fetch pulls only what the local store lacks, in chunks, and the
  * store refuses the blob unless it hashes to its id.
  */
+import { rm } from 'node:fs/promises'
 import type { Logger } from 'pino'
 import { DmsError } from '../../actors/errors.js'
 import { SerialQueue } from '../../actors/serial.js'
@@ -64,6 +65,12 @@ interface Grant {
    * other grant holds it.
    */
   heldFor?: string[]
+  /**
+   * The blob came into the store as a published archive (publishArchive), so its last release may
+   * delete it. Absent: the node held those bytes for its own sake first (an input it fetched, a
+   * blob its user put): a grantee's release never deletes them.
+   */
+  published?: boolean
 }
 
 export class BlobService {
@@ -72,7 +79,14 @@ export class BlobService {
   private readonly grantWrites = new SerialQueue()
 
   constructor(
-    private readonly c: { store: BlobStore; db: Db; log: Logger; now: () => number },
+    private readonly c: {
+      store: BlobStore
+      db: Db
+      log: Logger
+      now: () => number
+      /** Whether a local job uses the blob (its inputs, its fetched outputs): never deleted on a release. */
+      inUse?: (sha256: string) => Promise<boolean>
+    },
     private readonly init: { chunkBytes?: number } = {},
   ) {
     this.grants = new Repo(c.db, 'blob-grants')
@@ -82,31 +96,57 @@ export class BlobService {
     return this.c.store
   }
 
-  /**
-   * Lets `peer` fetch `sha256` from this node. With `heldFor` (a run's output archive, published
-   * for that job), `peer` may later release it for that job (`release`).
-   */
-  async grant(peer: string, sha256: string, opts: { heldFor?: string } = {}): Promise<void> {
+  /** Lets `peer` fetch `sha256` from this node. */
+  async grant(peer: string, sha256: string): Promise<void> {
     checkBlobId(sha256)
-    return this.grantWrites.run(() => this.putGrant(peer, sha256, opts))
+    await this.grantWrites.run(() => this.grants.put(`${sha256}/${peer}`, { sha256, peer, at: this.c.now() }))
   }
 
-  private async putGrant(peer: string, sha256: string, opts: { heldFor?: string }): Promise<void> {
-    const key = `${sha256}/${peer}`
-    const held = opts.heldFor === undefined ? undefined : (await this.grants.get(key))?.heldFor
-    await this.grants.put(key, {
-      sha256,
-      peer,
-      at: this.c.now(),
-      ...(opts.heldFor !== undefined ? { heldFor: [...new Set([...(held ?? []), opts.heldFor])] } : {}),
+  /**
+   * Takes a run's output archive (the file the executor wrote) into the store, unless those bytes
+   * are here already (the file is then dropped), and grants it to `peer` for `jobId`, who may later
+   * release it for that job (`release`). One step under the grants' queue, so a release cannot
+   * delete the blob between the check and the grant.
+   */
+  async publishArchive(
+    peer: string,
+    archive: { file: string; sha256: string; size: number },
+    jobId: string,
+  ): Promise<void> {
+    checkBlobId(archive.sha256)
+    return this.grantWrites.run(async () => {
+      const { sha256 } = archive
+      const key = `${sha256}/${peer}`
+      const prior = await this.grants.get(key)
+      const here = await this.c.store.has(sha256)
+      // Here already (the same bytes, or taken before a restart: the file is gone then): the file
+      // is dropped, not left in the store's scratch folder.
+      if (here) await rm(archive.file, { force: true })
+      else await this.c.store.adopt(archive.file, archive)
+      const published = !here || prior?.published === true || (await this.publishedByAnother(sha256))
+      await this.grants.put(key, {
+        sha256,
+        peer,
+        at: this.c.now(),
+        heldFor: [...new Set([...(prior?.heldFor ?? []), jobId])],
+        ...(published ? { published: true } : {}),
+      })
     })
+  }
+
+  /** Whether a grant of another peer holds `sha256` as a published archive. */
+  private async publishedByAnother(sha256: string): Promise<boolean> {
+    for await (const [key, value] of this.grants.sub.iterator({ gte: `${sha256}/`, lt: `${sha256}0` }))
+      if (key.startsWith(`${sha256}/`) && (JSON.parse(value) as Grant).published === true) return true
+    return false
   }
 
   /**
    * `peer` no longer needs the output archive `sha256` of job `jobId` (`/dms/blob/release`). Once
    * no job of `peer` holds it, its grant is revoked and the blob deleted when no other peer holds
-   * a grant on it. Only an output archive granted for that job is released: a blob this node
-   * shared for its own sake (a job's inputs) is never touched by a grantee. Throws
+   * a grant on it, it came into the store by being published, and no local job uses it. Only an
+   * output archive granted for that job is released: a blob this node shared or held for its own
+   * sake (a job's inputs, an upload) is never deleted by a grantee. Throws
    * BlobNotGrantedError when `peer` holds no such grant.
    */
   async release(peer: string, sha256: string, jobId: string): Promise<{ removed: boolean }> {
@@ -126,6 +166,7 @@ export class BlobService {
     await this.grants.del(key)
     for await (const other of this.grants.sub.keys({ gte: `${sha256}/`, lt: `${sha256}0` }))
       if (other.startsWith(`${sha256}/`)) return { removed: false }
+    if (grant.published !== true || (await this.c.inUse?.(sha256)) === true) return { removed: false }
     await this.c.store.delete(sha256)
     this.c.log.info({ sha256, peer }, 'blob released by its grantee and deleted')
     return { removed: true }

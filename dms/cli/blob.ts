@@ -15,7 +15,7 @@ const SHA256 = /^[0-9a-f]{64}$/
 function problem(err: unknown, what: string): never {
   if (err instanceof ApiClientError || err instanceof RouteMissingError)
     throw new CliError(`${what}: ${err.message}`)
-  if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'EISDIR')
+  if (['ENOENT', 'EISDIR', 'EEXIST'].includes((err as NodeJS.ErrnoException).code ?? ''))
     throw new CliError(`${what}: ${(err as Error).message}`)
   throw err
 }
@@ -52,6 +52,8 @@ export async function blobGetCommand(
   if (existsSync(o.out) && o.force !== true)
     throw new CliError(`${o.out} already exists: give --force to overwrite, or another --out`)
   const part = `${o.out}.part`
+  // One left by a crash goes (a symlink only loses its link); the download then makes a new file.
+  await rm(part, { force: true })
   try {
     const got = await downloadTo(o.socket, route, part).catch((err: unknown) => problem(err, 'blob get'))
     if (got.sha256 !== sha256) throw new CliError(`blob get: the bytes hash to ${got.sha256}, not ${sha256}`)

@@ -74,6 +74,7 @@ export async function runService(opts: { dataDir?: string; config?: string }): P
     peerId: node.peerId,
     addrs: node.addrs(),
     socket: node.socketPath ?? null,
+    tcp: node.webAddress ?? null,
   }
   process.stdout.write(`${JSON.stringify(ready)}\n`)
   log.info(ready, 'contract-db running')

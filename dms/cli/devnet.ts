@@ -2,28 +2,25 @@
  * `dms devnet --providers N`: a local network of separate processes on 127.0.0.1 (a contract-db,
  * N providers, a requester) with approved identities and a funded requester. `dms demo` runs on it.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { createWriteStream } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { peerIdFromPrivateKey } from '@libp2p/peer-id'
-import { privateKeyFromRaw } from '@libp2p/crypto/keys'
 import { ApiClient } from '../api/client.js'
-import { ENV_OVERRIDES, type NodeConfig } from '../config.js'
+import type { NodeConfig } from '../config.js'
 import type { ContractDbConfig } from '../contract-db/node.js'
-import { loadOrCreateKey, PASSPHRASE_ENV } from '../keys.js'
+import { PASSPHRASE_ENV } from '../keys.js'
+import { BIN, childEnv, peerIdOf, startProcess, stopProcess, type DevnetProc } from './devnet-process.js'
 import { CliError, print } from './output.js'
 
+export type { DevnetProc } from './devnet-process.js'
+
+/** A requester's settings in a node config. */
+type RequesterConfig = NonNullable<NodeConfig['requester']>
+
 const run = promisify(execFile)
-// The built CLI, from dist/dms/cli/devnet.js or from the source (scripts run with tsx).
-const BIN = fileURLToPath(
-  new URL(import.meta.url.includes('/dist/') ? '../../../bin/dms.js' : '../../bin/dms.js', import.meta.url),
-)
 const MiB = 1024 * 1024
 /** What each devnet provider asks (micro-tokens); `job run`'s default max price is above it. */
 export const DEVNET_PRICES = {
@@ -32,19 +29,6 @@ export const DEVNET_PRICES = {
   perGiBDiskHour: 0,
   perGpuHour: 0,
   minJobPrice: 1,
-}
-const READY_TIMEOUT_MS = 60_000
-
-export interface DevnetProc {
-  name: string
-  child: ChildProcess
-  peerId: string
-  addrs: string[]
-  socket: string
-  /** `host:port` of the TCP API listener (the requester's), if any. */
-  tcp?: string
-  dataDir: string
-  logPath: string
 }
 
 export interface Devnet {
@@ -63,9 +47,20 @@ export interface Devnet {
   /**
    * Starts the named process again (after it exited or was killed; rejects while it runs) with the
    * same data dir and config, listening on the same TCP port so its peers' addresses stay true. The
-   * `DevnetProc` (in `providers`, `contractDb`, `requester`) is updated in place. `scripts/chaos.ts`.
+   * `DevnetProc` (in `providers`, `contractDb`, `requester`) is updated in place; `env` is added to
+   * this start's environment (a fault point). `scripts/chaos.ts`.
    */
-  restart: (name: string) => Promise<DevnetProc>
+  restart: (name: string, env?: NodeJS.ProcessEnv) => Promise<DevnetProc>
+  /**
+   * Starts one more requester (approved, credited `credit`) with `requester` settings and `env`
+   * added to its environment (a fault point). `scripts/chaos.ts`.
+   */
+  addRequester: (
+    name: string,
+    credit: number,
+    requester?: Partial<RequesterConfig>,
+    env?: NodeJS.ProcessEnv,
+  ) => Promise<DevnetProc>
 }
 
 export interface DevnetInit {
@@ -79,97 +74,12 @@ export interface DevnetInit {
   say?: (line: string) => void
   /** Credited to the requester. @default 100000000 */
   credit?: number
-}
-
-async function peerIdOf(dataDir: string, passphrase: string): Promise<string> {
-  const { key } = await loadOrCreateKey(dataDir, () => Promise.resolve(passphrase))
-  return peerIdFromPrivateKey(privateKeyFromRaw(key.libp2pRaw())).toString()
-}
-
-/** The children's environment: the passphrase, and none of the `DMS_*` config overrides. */
-function childEnv(passphrase: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, [PASSPHRASE_ENV]: passphrase }
-  for (const o of ENV_OVERRIDES) if (o.env !== 'DMS_LOG_LEVEL') delete env[o.env]
-  delete env.DMS_CONTRACT_DB_DIR
-  return env
-}
-
-/** Starts `dms run` (or `command`, e.g. `contract-db run`) and resolves with its ready line. */
-async function startProcess(
-  root: string,
-  name: string,
-  cfg: (NodeConfig | ContractDbConfig) & { dataDir: string },
-  env: NodeJS.ProcessEnv,
-  command = ['run'],
-): Promise<DevnetProc> {
-  const cfgPath = join(root, `${name}.json`)
-  await writeFile(cfgPath, JSON.stringify(cfg, null, 2))
-  const logPath = join(root, `${name}.log`)
-  const child = spawn(process.execPath, [BIN, ...command, '--config', cfgPath], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env,
-    // Its own process group: a terminal's Ctrl-C reaches only the devnet, which stops each child once.
-    detached: true,
-  })
-  child.stderr?.pipe(createWriteStream(logPath))
-  const lines = createInterface({ input: child.stdout })
-  // Bounded: a process that never gets ready is killed (and reported by onExit).
-  let timedOut = false
-  const timer = setTimeout(() => {
-    timedOut = true
-    child.kill('SIGKILL')
-  }, READY_TIMEOUT_MS)
-  return new Promise((resolvePromise, reject) => {
-    const onExit = (code: number | null) =>
-      void readFile(logPath, 'utf8')
-        .catch(() => '')
-        .then((log) =>
-          reject(
-            new CliError(
-              `${name} ${timedOut ? `was not ready within ${READY_TIMEOUT_MS / 1000} s (killed)` : `exited (code ${code}) before it was ready`}:\n${log.split('\n').slice(-15).join('\n')}`,
-            ),
-          ),
-        )
-    child.once('exit', onExit)
-    lines.on('line', (line) => {
-      try {
-        const ready = JSON.parse(line) as {
-          event?: string
-          peerId: string
-          addrs: string[]
-          socket: string
-          tcp?: string | null
-        }
-        if (ready.event !== 'ready') return
-        clearTimeout(timer)
-        child.off('exit', onExit)
-        resolvePromise({
-          name,
-          child,
-          peerId: ready.peerId,
-          addrs: ready.addrs,
-          socket: ready.socket,
-          tcp: ready.tcp ?? undefined,
-          dataDir: cfg.dataDir,
-          logPath,
-        })
-      } catch {
-        /* not the ready line */
-      }
-    })
-  })
-}
-
-/** SIGTERM, then SIGKILL if the process has not exited within `graceMs`; its exit code or signal. */
-async function stopProcess(p: DevnetProc, graceMs = 15_000): Promise<number | string | null> {
-  const status = () => p.child.exitCode ?? p.child.signalCode
-  if (status() !== null) return status()
-  const exited = new Promise((r) => p.child.once('exit', r))
-  p.child.kill('SIGTERM')
-  const timer = setTimeout(() => p.child.kill('SIGKILL'), graceMs)
-  await exited
-  clearTimeout(timer)
-  return status()
+  /** Contract-db deadline settings (short ones for the chaos run). @default the contract-db's */
+  contractDb?: Pick<ContractDbConfig, 'settleGraceMs' | 'claimWindowMs' | 'expirySweepMs'>
+  /** Added to the contract-db's environment at its first start only (a fault point). */
+  contractDbEnv?: NodeJS.ProcessEnv
+  /** How often providers claim contracts past settleBy. @default the provider's */
+  claimSweepMs?: number
 }
 
 const letter = (i: number) => (i < 26 ? String.fromCharCode(97 + i) : `p${i}`)
@@ -196,18 +106,19 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
     name: string,
     cfg: (NodeConfig | ContractDbConfig) & { dataDir: string },
     command = ['run'],
+    extra?: NodeJS.ProcessEnv,
   ) => {
     started.set(name, { cfg, command })
-    return startProcess(root, name, cfg, env, command)
+    return startProcess(root, name, cfg, { ...env, ...extra }, command)
   }
-  const restart = async (name: string) => {
+  const restart = async (name: string, extra?: NodeJS.ProcessEnv) => {
     const p = procs.find((q) => q.name === name)
     const how = started.get(name)
     if (p === undefined || how === undefined) throw new CliError(`no devnet process named ${name}`)
     if (p.child.exitCode === null && p.child.signalCode === null)
       throw new CliError(`${name} is still running (pid ${p.child.pid})`)
     const listen = p.addrs.map((a) => a.replace(/\/p2p\/[^/]+$/, ''))
-    const fresh = await startProcess(root, name, { ...how.cfg, listen }, env, how.command)
+    const fresh = await startProcess(root, name, { ...how.cfg, listen }, { ...env, ...extra }, how.command)
     return Object.assign(p, fresh)
   }
   // The children run in their own process groups: if this process dies, do not leave them behind.
@@ -247,7 +158,12 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
     for (const n of names) ids[n] = await peerIdOf(dirs[n], passphrase)
     const base = { listen: ['/ip4/127.0.0.1/tcp/0'], oneHost: true }
 
-    const cdb = await launch('contract-db', { ...base, dataDir: dirs.cdb }, ['contract-db', 'run'])
+    const cdb = await launch(
+      'contract-db',
+      { ...base, web: { port: 0 }, ...init.contractDb, dataDir: dirs.cdb },
+      ['contract-db', 'run'],
+      init.contractDbEnv,
+    )
     procs.push(cdb)
     const operator = (...args: string[]) =>
       run(process.execPath, [BIN, 'contract-db', ...args, '--data-dir', dirs.cdb], { env }).catch(
@@ -270,8 +186,11 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
         ...base,
         dataDir: dirs[name],
         bootstrap: cdb.addrs,
+        // A TCP listener for its dashboard (`dms dashboard --socket <its socket>`).
+        api: { tcp: { port: 0 } },
         provider: {
           contractDb: cdb.peerId,
+          ...(init.claimSweepMs !== undefined ? { claimSweepMs: init.claimSweepMs } : {}),
           offer: {
             cpu: 1,
             memoryBytes: 512 * MiB,
@@ -286,13 +205,14 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
       providers.push(p)
       say(`  ${name.padEnd(11)}  ${p.peerId}  offers 1 cpu, 512 MiB at ${perCpuHour}/cpu-hour`)
     }
-    const req = await launch('requester', {
+    const requesterCfg = (dataDir: string, more: Partial<RequesterConfig> = {}) => ({
       ...base,
-      dataDir: dirs.req,
+      dataDir,
       bootstrap: providers.flatMap((p) => p.addrs),
       api: { tcp: { port: 0 } },
-      requester: { contractDb: { peer: cdb.peerId, addrs: cdb.addrs }, bidWindowMs: 3000 },
+      requester: { contractDb: { peer: cdb.peerId, addrs: cdb.addrs }, bidWindowMs: 3000, ...more },
     })
+    const req = await launch('requester', requesterCfg(dirs.req))
     procs.push(req)
     const tokenFile = join(dirs.req, 'api-token')
     say(
@@ -317,6 +237,16 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
       operator,
       stop,
       restart,
+      addRequester: async (name, amount, more, extra) => {
+        const dataDir = join(root, name)
+        await mkdir(dataDir, { recursive: true, mode: 0o700 })
+        const peer = await peerIdOf(dataDir, passphrase)
+        await operator('approve', peer)
+        await operator('credit', peer, String(amount))
+        const p = await launch(name, requesterCfg(dataDir, more), ['run'], extra)
+        procs.push(p)
+        return p
+      },
     }
   } catch (err) {
     await stop()
@@ -355,8 +285,8 @@ export async function devnetCommand(opts: {
       `${JSON.stringify({
         event: 'devnet-ready',
         root: net.root,
-        contractDb: view(net.contractDb),
-        providers: net.providers.map(view),
+        contractDb: { ...view(net.contractDb), tcp: net.contractDb.tcp },
+        providers: net.providers.map((p) => ({ ...view(p), tcp: p.tcp })),
         requester: { ...view(net.requester), tcp: net.requester.tcp, tokenFile: net.requester.tokenFile },
       })}\n`,
     )
@@ -365,6 +295,10 @@ export async function devnetCommand(opts: {
       `\nready. Try:\n  dms job run --socket ${net.requester.socket} --wait --image dms-test:1 -- echo hi`,
     )
     print(`  dms peers --socket ${net.requester.socket}`)
+    print(`  dms dashboard --socket ${net.requester.socket}   (a one-time link to the web page)`)
+    print(
+      `  dms contract-db dashboard --data-dir ${net.contractDb.dataDir}   (the contract-db operator's page)`,
+    )
     print('Ctrl-C stops every process.')
   }
   await new Promise<void>((resolveStop) => {

@@ -68,6 +68,13 @@ export function waitingFor(job: JobView): string | undefined {
       `waiting: for a provider with room until ${iso(job.queue.deadline)} ` +
       `(${job.queue.rounds} bid rounds so far; bids again on capacity news, a provider joining, or a backoff)`
     )
+  // A provider that bid for a later start holds the run until its slot (specs/queueing.md).
+  if (job.state !== 'invoking' && job.state !== 'running') return undefined
+  const step = (job.updates ?? []).findLast((u) => u.detail !== 'heartbeat')
+  if (step?.state === 'waiting' && job.winner) {
+    const by = job.contract?.terms.startBy
+    return `waiting for its slot on ${job.winner.provider}${by !== undefined ? ` (starts by ${iso(by)})` : ''}`
+  }
   return undefined
 }
 
@@ -307,6 +314,8 @@ export async function jobOutputsCommand(
   const fetchTo = async (route: string, file: string, sha256: string) => {
     await mkdir(dirname(file), { recursive: true })
     const part = `${file}.part`
+    // One left by a crash goes (a symlink only loses its link); the download then makes a new file.
+    await rm(part, { force: true })
     try {
       const got = await downloadTo(opts.socket, route, part)
       if (got.sha256 !== sha256)

@@ -59,9 +59,18 @@ export function addOutputOptions(program: Command): void {
   program.hook('preAction', (_program, action) => void applyOutputOption(action.opts()))
 }
 
+/**
+ * C1 controls and bidi overrides a peer may put in a string: written as `\uXXXX` escapes, which
+ * JSON and YAML's double-quoted strings (every non-ASCII string in `toYaml`) read back as the same
+ * character, so a terminal never acts on them.
+ */
+const UNSAFE = /[\u0080-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
+export const escapeUnsafe = (text: string): string =>
+  text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+
 /** The data of a result in the chosen machine format: JSON (2-space indent) or YAML. */
 export const printData = (v: unknown): void =>
-  void process.stdout.write(format === 'yaml' ? toYaml(v) : `${JSON.stringify(v, null, 2)}\n`)
+  void process.stdout.write(escapeUnsafe(format === 'yaml' ? toYaml(v) : `${JSON.stringify(v, null, 2)}\n`))
 /** `printData`'s name before `-o yaml` existed, kept for code written against it. */
 export const printJson = printData
 export const fail = (message: string): never => {

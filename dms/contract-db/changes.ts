@@ -3,7 +3,7 @@
  * that moves with it, in one atomic batch (specs/contract-db.md, "States"). Pure: the contract
  * machine plans a change with these, and its `commit` effect writes it.
  */
-import type { Settlement, SignedReceipt, SignedVerification } from '../contracts/model.js'
+import type { Settlement, SignedReceipt, SignedStartNote, SignedVerification } from '../contracts/model.js'
 import {
   claimClosing,
   expireClosing,
@@ -36,7 +36,14 @@ export type CloseFacts =
   | ({ type: 'SETTLE'; by: string } & SettleFacts)
   | ({ type: 'TERMINATE'; by: string; detail?: string } & TerminateFacts)
   | { type: 'CLAIM'; by: string; receipt: SignedReceipt; disputeWindowMs: number; detail?: string }
-  | { type: 'EXPIRE'; by: string }
+  | { type: 'EXPIRE'; by: string; detail?: string }
+
+/** The provider's start note (handlers/start.ts): recorded on the active contract, no money moves. */
+export interface StartFacts {
+  type: 'START'
+  by: string
+  note: SignedStartNote
+}
 
 /** The requester's dispute of a provider's claim: recorded for the operator, no money moves. */
 export interface DisputeFacts {
@@ -84,7 +91,7 @@ export function closeChange(data: ContractData, e: CloseFacts, now: number, sign
     contractDb: t.contractDb,
   }
   const settlement: Settlement = { ...body, signature: sign(body) }
-  const detail = e.type === 'TERMINATE' || e.type === 'CLAIM' ? e.detail : undefined
+  const detail = e.type === 'SETTLE' ? undefined : e.detail
   const claim =
     e.type === 'CLAIM' ? { claim: { receipt: e.receipt, disputeBy: now + e.disputeWindowMs } } : {}
   return {
@@ -98,4 +105,9 @@ export function closeChange(data: ContractData, e: CloseFacts, now: number, sign
 export function disputeChange(data: ContractData, e: DisputeFacts, now: number): Change {
   const record = { ...data, state: 'claimed' as const, dispute: { verification: e.verification, at: now } }
   return { to: 'claimed', record, moves: [] }
+}
+
+/** A start note: the active contract records when it started; nothing moves. */
+export function startChange(data: ContractData, e: StartFacts, now: number): Change {
+  return { to: 'active', record: { ...data, state: 'active', started: { at: now, note: e.note } }, moves: [] }
 }

@@ -8,7 +8,7 @@
 import { createActor, type SnapshotFrom } from 'xstate'
 import type { Clock } from '../../actors/clock.js'
 import { REFUSAL, refuse } from '../contracts/errors.js'
-import type { CloseFacts, DisputeFacts } from './changes.js'
+import type { CloseFacts, DisputeFacts, StartFacts } from './changes.js'
 import {
   createContractMachine,
   dataOf,
@@ -54,7 +54,7 @@ export class ContractBook {
    * Whether the stored contract accepts an event of `type` in its state (the machine decides).
    * No transition of these events has a guard on their payload, so the type alone answers.
    */
-  accepts(rec: ContractRecord, type: CloseFacts['type'] | 'DISPUTE'): boolean {
+  accepts(rec: ContractRecord, type: CloseFacts['type'] | 'DISPUTE' | 'START'): boolean {
     return this.restore(rec).can({ type } as ContractEvent)
   }
 
@@ -63,8 +63,11 @@ export class ContractBook {
     return this.drive(createActor(this.machine, { input, clock: this.c.clock }), { type: 'VERIFY' })
   }
 
-  /** Closes a stored contract (or disputes a claim): resolves with its record as stored. */
-  close(rec: ContractRecord, facts: CloseFacts | DisputeFacts): Promise<ContractRecord> {
+  /**
+   * Closes a stored contract (or disputes a claim, or records a start note): resolves with its
+   * record as stored.
+   */
+  close(rec: ContractRecord, facts: CloseFacts | DisputeFacts | StartFacts): Promise<ContractRecord> {
     const snapshot = this.restore(rec)
     // The input is not used when a snapshot is given; it is the record's, for the types.
     const input = { contract: rec.contract, proof: rec.proof, activatedAt: rec.activatedAt }

@@ -6,6 +6,7 @@
  *   active --SETTLE | TERMINATE | CLAIM | EXPIRE--> settling --(written)--> settled | terminated
  *     | claimed | expired
  *   claimed --DISPUTE (once)--> disputing --(written)--> claimed
+ *   active --START (once)--> starting --(written)--> active (the provider's start note)
  *
  * A transition that moves money plans its `Change` (changes.ts: the record in the state it
  * reaches, and the account moves) and goes to a writing state (tag `writing`), which invokes the
@@ -27,7 +28,9 @@ import {
   closeChange,
   disputeChange,
   lockChange,
+  startChange,
   type DisputeFacts,
+  type StartFacts,
   type Change,
   type CloseFacts,
   type ContractData,
@@ -36,12 +39,12 @@ import {
 import type { ContractRecord, StoredState } from './records.js'
 
 /** The machine's states: the stored ones, and those that last while a change is written. */
-export type ContractState = StoredState | 'proposed' | 'locking' | 'settling' | 'disputing'
+export type ContractState = StoredState | 'proposed' | 'locking' | 'settling' | 'disputing' | 'starting'
 
 /** The tag of the states in which a change is being written. */
 export const WRITING = 'writing'
 
-export type ContractEvent = { type: 'VERIFY' } | CloseFacts | DisputeFacts
+export type ContractEvent = { type: 'VERIFY' } | CloseFacts | DisputeFacts | StartFacts
 
 /** A contract that passed verification, before its escrow is locked. */
 export interface ContractInput {
@@ -101,6 +104,13 @@ export function createContractMachine(effects: ContractEffects, clock: Pick<Cloc
         },
         failure: undefined,
       }),
+      planStart: assign({
+        next: ({ context, event }) => {
+          assertEvent(event, 'START')
+          return startChange(context.data, event, clock.now())
+        },
+        failure: undefined,
+      }),
       adopt: assign({
         data: ({ context }) => dataOf(context.next!.record),
         next: undefined,
@@ -114,6 +124,7 @@ export function createContractMachine(effects: ContractEffects, clock: Pick<Cloc
     guards: {
       reaches: ({ context }, to: StoredState) => context.next?.to === to,
       undisputed: ({ context }) => context.data.dispute === undefined,
+      notStarted: ({ context }) => context.data.started === undefined,
     },
   }).createMachine({
     id: 'contract',
@@ -138,6 +149,17 @@ export function createContractMachine(effects: ContractEffects, clock: Pick<Cloc
           // Past settleBy (checked by the handler): the provider's claim, or the contract-db's expiry.
           CLAIM: { target: 'settling', actions: 'planClose' },
           EXPIRE: { target: 'settling', actions: 'planClose' },
+          // The provider's start note, recorded once (a repeated note is answered by the handler).
+          START: { guard: 'notStarted', target: 'starting', actions: 'planStart' },
+        },
+      },
+      starting: {
+        tags: [WRITING],
+        invoke: {
+          src: 'commit',
+          input: ({ context }) => context.next!,
+          onDone: { target: 'active', actions: 'adopt' },
+          onError: { target: 'active', actions: 'failed' },
         },
       },
       settling: {

@@ -1,9 +1,10 @@
 /**
- * A contract's deadlines (specs/contract-db.md, "Deadlines"): `settleBy` = the lock + the max
- * duration + a grace for starting, fetching outputs and settling; from then on its provider may
+ * A contract's deadlines (specs/contract-db.md, "Deadlines"): `settleBy` = the lock (or the
+ * terms' `startBy`, when later) + the max duration + a grace for starting, fetching outputs and settling; from then on its provider may
  * claim its pay on its receipt; at `settleBy` + the claim window a contract still `active` is
  * expired by the contract-db with a full refund, so no escrow stays locked for ever. A claim can
- * be disputed by the requester until `disputeBy` = the claim + the dispute window.
+ * be disputed by the requester until `disputeBy` = the claim + the dispute window. A contract
+ * whose terms carry `startBy` and that has no start note by then expires at `startBy`.
  */
 import type { ContractTerms } from '../contracts/model.js'
 import type { ContractRecord } from './records.js'
@@ -15,24 +16,46 @@ export interface DeadlineConfig {
   claimWindowMs: number
   /** After a claim, how long its requester may dispute it. @default 24 hours */
   disputeWindowMs: number
+  /** The latest `startBy` a contract may carry, after its verification. @default 7 days */
+  maxStartDelayMs: number
 }
 
 export const DEADLINES: DeadlineConfig = {
   settleGraceMs: 10 * 60_000,
   claimWindowMs: 60 * 60_000,
   disputeWindowMs: 24 * 60 * 60_000,
+  maxStartDelayMs: 7 * 24 * 60 * 60_000,
 }
 
+/**
+ * settleBy: a run may start as late as the terms' `startBy` (or at the lock, without one) and
+ * last the max duration, then the grace; so `startBy <= settleBy` always holds.
+ */
 export function settleByFor(
   t: ContractTerms,
   activatedAt: number,
   c: Pick<DeadlineConfig, 'settleGraceMs'>,
 ): number {
-  return activatedAt + t.maxDurationSeconds * 1000 + c.settleGraceMs
+  return Math.max(activatedAt, t.startBy ?? activatedAt) + t.maxDurationSeconds * 1000 + c.settleGraceMs
 }
 
-/** The record's deadlines (a record of dms 0.1 has none stored: derived from its lock). */
-export function deadlinesOf(rec: ContractRecord, c: DeadlineConfig): { settleBy: number; expiresAt: number } {
+/**
+ * The record's deadlines (a record of dms 0.1 has none stored: derived from its lock), and when
+ * the contract-db expires it while active: just after `startBy` if it was not started by then,
+ * else at `settleBy` + the claim window.
+ */
+export function deadlinesOf(
+  rec: ContractRecord,
+  c: DeadlineConfig,
+): { settleBy: number; expiresAt: number; startBy?: number; notStartedBy?: number } {
   const settleBy = rec.settleBy ?? settleByFor(rec.contract.terms, rec.activatedAt, c)
-  return { settleBy, expiresAt: settleBy + c.claimWindowMs }
+  const startBy = rec.contract.terms.startBy
+  const notStartedBy = startBy !== undefined && rec.started === undefined ? startBy : undefined
+  return {
+    settleBy,
+    // A note at startBy itself is in time: expired from the next millisecond.
+    expiresAt: Math.min(settleBy + c.claimWindowMs, (notStartedBy ?? Number.MAX_SAFE_INTEGER - 1) + 1),
+    ...(startBy !== undefined ? { startBy } : {}),
+    ...(notStartedBy !== undefined ? { notStartedBy } : {}),
+  }
 }

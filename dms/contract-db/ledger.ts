@@ -95,16 +95,22 @@ export class Accounts {
     return applyMoves(current, moves).map((acc) => this.repo.putOp(acc.peer, acc))
   }
 
-  /** Adds `amount` (> 0) to the peer's balance: the only way money enters the ledger. */
-  async credit(peer: string, amount: Amount): Promise<Account> {
+  /**
+   * The write that adds `amount` (> 0) to the peer's balance: the only way money enters the
+   * ledger. The caller puts it in one batch with the credited total (conservation.ts).
+   */
+  async creditOp(peer: string, amount: Amount) {
     if (!isAmount(amount) || amount === 0) throw new InvalidAmountError('a credit (> 0)', amount)
     if (publicKeyOfPeer(peer) === undefined)
       throw refuse(REFUSAL.badPeerId, `${peer} is not an Ed25519 peer id`)
     const acc = await this.get(peer)
     const next = { ...acc, balance: acc.balance + amount }
     if (!isAmount(next.balance)) throw new InvalidAmountError('the resulting balance', next.balance)
-    await this.repo.put(peer, next)
+    return { account: next, op: this.repo.putOp(peer, next) }
+  }
+
+  /** Logs a credit once written. */
+  credited(peer: string, amount: Amount): void {
     this.log.info({ peer, amount }, 'account credited')
-    return next
   }
 }

@@ -14,6 +14,7 @@ import { envPassphrase, type PassphraseSource } from '../keys.js'
 import { child, silentLogger } from '../log.js'
 import { OperatorApi, type OperatorPorts } from './operator-api.js'
 import { ContractDbService } from './service.js'
+import { OperatorWeb } from './web.js'
 
 /** Configuration of a contract-db process (`dms contract-db run`). Spec: specs/config.md. */
 export interface ContractDbConfig {
@@ -29,6 +30,11 @@ export interface ContractDbConfig {
   network?: NetworkConfig
   /** The operator's REST socket (mode 0600); false disables it. @default '<dataDir>/contract-db.sock' */
   socket?: string | false
+  /**
+   * The operator's dashboard on a loopback TCP listener (specs/dashboard.md); `dms contract-db
+   * dashboard` prints a sign-in link. @default none
+   */
+  web?: { host?: '127.0.0.1' | '::1'; port: number }
   /** Lifetime of the approval credentials it issues (specs/contract-db.md). @default 600000 */
   approvalTtlMs?: number
   /** The most volunteer contracts one requester may have active (specs/contract-db.md). @default 16 */
@@ -39,6 +45,8 @@ export interface ContractDbConfig {
   claimWindowMs?: number
   /** @default 86400000 */
   disputeWindowMs?: number
+  /** How often active contracts past their deadlines are expired. @default 60000 */
+  expirySweepMs?: number
 }
 
 export { CONTRACT_DB_SOCKET }
@@ -56,6 +64,7 @@ export class ContractDbNode {
   system!: ActorSystem
   service!: ContractDbService
   api?: OperatorApi
+  web?: OperatorWeb
   private readonly lifecycle: Lifecycle
   readonly clock: Clock
   readonly log: Logger
@@ -88,6 +97,11 @@ export class ContractDbNode {
     return this.api?.socketPath
   }
 
+  /** `host:port` of the operator's dashboard, when it has one. */
+  get webAddress(): string | undefined {
+    return this.web?.address
+  }
+
   /** Starts the shared peer parts, the service and the operator API; a failed start stops what it started. */
   start(): Promise<void> {
     return this.lifecycle.start(() => this.startParts())
@@ -114,6 +128,7 @@ export class ContractDbNode {
       {
         approvalTtlMs: cfg.approvalTtlMs,
         maxActiveVolunteerContracts: cfg.maxActiveVolunteerContracts,
+        ...(cfg.expirySweepMs !== undefined ? { expirySweepMs: cfg.expirySweepMs } : {}),
         deadlines: {
           ...(cfg.settleGraceMs !== undefined ? { settleGraceMs: cfg.settleGraceMs } : {}),
           ...(cfg.claimWindowMs !== undefined ? { claimWindowMs: cfg.claimWindowMs } : {}),
@@ -121,8 +136,22 @@ export class ContractDbNode {
         },
       },
     )
+    await this.service.openBooks()
     this.service.start()
     this.lifecycle.onStop(() => this.service.stop(), 'service')
+    if (cfg.web !== undefined) {
+      const svc = this.service
+      this.web = new OperatorWeb(
+        {
+          ...this.operatorPorts(child(log, 'dms:contract-db:web')),
+          conservation: () => svc.conservation(),
+          onChange: (fn) => svc.onChange(fn),
+        },
+        cfg.web,
+      )
+      await this.web.start()
+      this.lifecycle.onStop(() => this.web?.stop(), 'web')
+    }
     if (cfg.socket !== false) {
       this.api = new OperatorApi(this.operatorPorts(child(log, 'dms:contract-db:api')), {
         socketPath: cfg.socket ?? join(cfg.dataDir, CONTRACT_DB_SOCKET),
@@ -149,6 +178,14 @@ export class ContractDbNode {
       contracts: { list: () => svc.listContracts(), get: (id) => svc.contract(id) },
       identity: { peerId: () => this.peerId, addrs: () => this.addrs() },
       metrics: { rejections: () => this.system.rejections },
+      dashboard: {
+        link: () => {
+          const origin = this.web?.origin
+          if (this.web === undefined || origin === undefined) return undefined
+          const { code, expiresAt } = this.web.sessions.mintCode()
+          return { url: `${origin}/dashboard/login?code=${code}`, expiresAt }
+        },
+      },
       log,
     }
   }

@@ -39,12 +39,18 @@ export interface MetricsPort {
   rejections(): Readonly<Record<string, number>>
 }
 
+/** One-time login links to the operator's dashboard (web.ts); undefined: it has no listener. */
+export interface DashboardPort {
+  link(): { url: string; expiresAt: number } | undefined
+}
+
 export interface OperatorPorts {
   approvals: ApprovalsPort
   accounts: AccountsPort
   contracts: ContractsPort
   identity: IdentityPort
   metrics: MetricsPort
+  dashboard?: DashboardPort
   log: Logger
 }
 
@@ -117,7 +123,7 @@ export class OperatorApi {
   }
 
   private routes(app: FastifyInstance): void {
-    const { approvals, accounts, contracts, identity, metrics, log } = this.ports
+    const { approvals, accounts, contracts, identity, metrics, dashboard, log } = this.ports
     app.setErrorHandler((err: { statusCode?: number; code?: string; message: string }, _req, reply) => {
       if (err instanceof RefusedError || err instanceof InvalidAmountError)
         return reply.status(400).send(apiError(err.code, err.message))
@@ -143,6 +149,21 @@ export class OperatorApi {
         contracts: byState,
         rejections: metrics.rejections(),
       }
+    })
+
+    // A one-time link to the dashboard (specs/dashboard.md): the socket's mode is the access control.
+    app.post('/v1/dashboard/login', async (_req, reply) => {
+      const link = dashboard?.link()
+      if (link === undefined)
+        return reply
+          .status(409)
+          .send(
+            apiError(
+              'DASHBOARD_OFF',
+              'the dashboard is served on a TCP listener: set web (e.g. {"port": 0}) in the contract-db config',
+            ),
+          )
+      return link
     })
 
     app.get('/v1/contract-db/approved', async () => ({ approved: await approvals.list() }))

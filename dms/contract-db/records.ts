@@ -8,6 +8,7 @@ import type {
   Settlement,
   SignedContract,
   SignedReceipt,
+  SignedStartNote,
   SignedVerification,
 } from '../contracts/model.js'
 import type { Amount } from '../contracts/money.js'
@@ -17,6 +18,8 @@ export const SUBLEVEL = {
   approved: 'cdb-approved',
   accounts: 'cdb-accounts',
   contracts: 'cdb-contracts',
+  /** Totals of the books: `credited` (conservation.ts). */
+  books: 'cdb-books',
 } as const
 
 export interface Account {
@@ -52,6 +55,11 @@ export interface ContractRecord {
    * (`deadlinesOf`, deadlines.ts). Absent from records of dms 0.1: derived from `activatedAt`.
    */
   settleBy?: number
+  /**
+   * The provider's start note (handlers/start.ts): when the contract-db recorded it, and the note.
+   * A contract with a `startBy` and no start by then expires (deadlines.ts). Absent until started.
+   */
+  started?: { at: number; note: SignedStartNote }
   settlement?: Settlement
   /** A provider's claim (state `claimed`): the receipt it was paid on, and until when it can be disputed. */
   claim?: { receipt: SignedReceipt; disputeBy: number }

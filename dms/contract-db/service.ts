@@ -20,6 +20,8 @@ import {
   type ContractProof,
   type Settlement,
   type SignedContract,
+  type SignedStartNote,
+  type StartAck,
 } from '../contracts/model.js'
 import type { Amount } from '../contracts/money.js'
 import { W } from '../protocol/behaviours.js'
@@ -32,10 +34,13 @@ import { ContractBook } from './contract-book.js'
 import { approvalHandler, type ApprovalHandler } from './handlers/approval.js'
 import type { ClosableContracts } from './handlers/closable.js'
 import { settleHandler, type SettleHandler } from './handlers/settle.js'
+import { startHandler, type StartHandler } from './handlers/start.js'
 import { terminateHandler, type TerminateHandler } from './handlers/terminate.js'
 import { verifyHandler, type VerifyHandler } from './handlers/verify.js'
+import { afterLockFault } from './fault-kill.js'
 import { DEADLINES, deadlinesOf, type DeadlineConfig } from './deadlines.js'
 import { Accounts } from './ledger.js'
+import { conservationOf, CreditedBook, type Conservation } from './conservation.js'
 import { VolunteerCount } from './volunteers.js'
 import { SUBLEVEL, type Account, type ApprovedEntity, type ContractRecord } from './records.js'
 
@@ -52,6 +57,9 @@ export interface ContractDbInit {
 
 export const MAX_ACTIVE_VOLUNTEER_CONTRACTS = 16
 
+/** What a write changed (the operator's page reloads on each). */
+export type BooksChange = 'contract' | 'account' | 'approval'
+
 export interface ContractDbComponents {
   system: ActorSystem
   key: KeyPair
@@ -66,6 +74,8 @@ export class ContractDbService {
   private readonly queue = new SerialQueue()
   private readonly approvals: Approvals
   private readonly accounts: Accounts
+  private readonly creditedBook: CreditedBook
+  private readonly listeners = new Set<(what: BooksChange) => void>()
   private readonly contracts: Repo<ContractRecord>
   private readonly book: ContractBook
   private readonly volunteers: VolunteerCount
@@ -76,6 +86,7 @@ export class ContractDbService {
     verify: VerifyHandler
     settle: SettleHandler
     terminate: TerminateHandler
+    start: StartHandler
     approval: ApprovalHandler
   }
 
@@ -89,6 +100,7 @@ export class ContractDbService {
     this.approvals = new Approvals(new Repo(db, SUBLEVEL.approved), { clock, log })
     this.accounts = new Accounts(new Repo(db, SUBLEVEL.accounts), log)
     this.contracts = new Repo(db, SUBLEVEL.contracts)
+    this.creditedBook = new CreditedBook(new Repo(db, SUBLEVEL.books), () => clock.now())
     this.volunteers = new VolunteerCount(() => this.contracts.values())
     this.book = new ContractBook({
       clock,
@@ -104,6 +116,7 @@ export class ContractDbService {
       close: (rec, facts) => this.book.close(rec, facts),
     }
     const self = system.peerId
+    const afterLock = afterLockFault()
     this.handlers = {
       verify: verifyHandler({
         self,
@@ -113,7 +126,12 @@ export class ContractDbService {
         accounts: this.accounts,
         contracts: {
           get: (id) => this.contracts.get(id),
-          propose: (input) => this.book.propose(input),
+          // Fault injection for the chaos run (fault-kill.ts): unset, nothing.
+          propose: (input) =>
+            this.book.propose(input).then((rec) => {
+              if (rec.state === 'active') afterLock()
+              return rec
+            }),
           activeVolunteers: (peer) => this.volunteers.of(peer),
         },
         maxActiveVolunteers: init.maxActiveVolunteerContracts ?? MAX_ACTIVE_VOLUNTEER_CONTRACTS,
@@ -122,6 +140,7 @@ export class ContractDbService {
       }),
       settle: settleHandler({ contracts, log, clock, deadlines: this.deadlines }),
       terminate: terminateHandler({ contracts, log, clock, deadlines: this.deadlines }),
+      start: startHandler({ contracts, log, clock, self }),
       approval: approvalHandler({ self, key, clock, approvals: this.approvals, ttlMs: init.approvalTtlMs }),
     }
   }
@@ -137,6 +156,7 @@ export class ContractDbService {
       .on(W.contractVerify, (m) => this.verify(m.peer, m.payload.contract))
       .on(W.settle, (m) => this.settle(m.peer, m.payload))
       .on(W.terminate, (m) => this.terminate(m.peer, m.payload))
+      .on(W.contractStarted, (m) => this.started(m.peer, m.payload.note))
       .on(W.approval, (m) => this.approvalFor(m.peer))
       // A peer's own account, read only (a requester checks a workflow's escrow plan against it).
       .on(W.balance, async (m) => {
@@ -155,17 +175,22 @@ export class ContractDbService {
 
   /**
    * Expires every active contract past `settleBy` + the claim window (nobody settled, terminated
-   * or claimed it): the whole escrow returns to its requester, and both parties are told.
-   * Resolves with the expired records. Runs every `expirySweepMs` while started.
+   * or claimed it), or past its `startBy` with no start note: the whole escrow returns to its
+   * requester, and both parties are told. Resolves with the expired records. Runs every
+   * `expirySweepMs` while started.
    */
   expireDue(): Promise<ContractRecord[]> {
     return this.serial(async () => {
       const now = this.components.clock.now()
       const expired: ContractRecord[] = []
       for (const rec of await this.contracts.values()) {
-        if (rec.state !== 'active' || deadlinesOf(rec, this.deadlines).expiresAt > now) continue
+        if (rec.state !== 'active') continue
+        const due = deadlinesOf(rec, this.deadlines)
+        if (due.expiresAt > now) continue
+        const notStarted = due.notStartedBy !== undefined && due.notStartedBy < now
+        const detail = notStarted ? 'not started by startBy' : undefined
         try {
-          expired.push(await this.book.close(rec, { type: 'EXPIRE', by: this.peerId }))
+          expired.push(await this.book.close(rec, { type: 'EXPIRE', by: this.peerId, detail }))
         } catch (err) {
           this.components.log.warn({ err, contractId: rec.contract.terms.contractId }, 'contract not expired')
         }
@@ -209,6 +234,11 @@ export class ContractDbService {
     return this.serial(() => this.handlers.terminate(submitter, req))
   }
 
+  /** Records the provider's start note of an active contract (idempotent); refused past startBy. */
+  started(submitter: string, note: SignedStartNote | undefined): Promise<StartAck> {
+    return this.serial(() => this.handlers.start(submitter, note))
+  }
+
   /** A short-lived signed approval credential for an approved peer (reads only: not queued). */
   approvalFor(peer: string): Promise<ApprovalCredential> {
     return this.handlers.approval(peer)
@@ -217,12 +247,20 @@ export class ContractDbService {
   // ---- the operator: approvals, accounts, contracts ----
 
   approve(peer: string): Promise<ApprovedEntity> {
-    return this.serial(() => this.approvals.approve(peer))
+    return this.serial(async () => {
+      const e = await this.approvals.approve(peer)
+      this.changed('approval')
+      return e
+    })
   }
 
   /** Removes an approval. New contracts naming the peer are refused; active ones still close. */
   revoke(peer: string): Promise<boolean> {
-    return this.serial(() => this.approvals.revoke(peer))
+    return this.serial(async () => {
+      const revoked = await this.approvals.revoke(peer)
+      if (revoked) this.changed('approval')
+      return revoked
+    })
   }
 
   isApproved(peer: string): Promise<boolean> {
@@ -233,9 +271,56 @@ export class ContractDbService {
     return this.approvals.list()
   }
 
-  /** Adds test tokens to a peer's balance (operator only: there is no network route for it). */
+  /**
+   * Adds test tokens to a peer's balance (operator only: there is no network route for it), and
+   * to the credited total, in one batch.
+   */
   credit(peer: string, amount: Amount): Promise<Account> {
-    return this.serial(() => this.accounts.credit(peer, amount))
+    return this.serial(async () => {
+      const { account, op } = await this.accounts.creditOp(peer, amount)
+      const { total } = await this.creditedBook.current(() => this.accounts.list())
+      await this.components.db.batch([op, this.creditedBook.putOp(CreditedBook.plus(total, amount))] as never)
+      this.accounts.credited(peer, amount)
+      this.changed('account')
+      return account
+    })
+  }
+
+  /**
+   * Opens the books: a database without a credited total (new, or from before it) gets one from
+   * what its accounts hold (conservation.ts). Run once at start, before the service serves.
+   */
+  openBooks(): Promise<void> {
+    return this.serial(async () => {
+      const { total, fresh } = await this.creditedBook.current(() => this.accounts.list())
+      if (!fresh) return
+      await this.components.db.batch([this.creditedBook.putOp(total)] as never)
+      this.components.log.info({ credited: total.credited }, 'credited total initialised from the accounts')
+    })
+  }
+
+  /** The conservation check: credited == balances + escrow, read between two writes. */
+  conservation(): Promise<Conservation> {
+    return this.serial(async () => {
+      const { total } = await this.creditedBook.current(() => this.accounts.list())
+      return conservationOf(total, await this.accounts.list())
+    })
+  }
+
+  /** Tells `fn` of each write (a contract, an account, an approval); returns the unsubscribe. */
+  onChange(fn: (what: BooksChange) => void): () => void {
+    this.listeners.add(fn)
+    return () => this.listeners.delete(fn)
+  }
+
+  private changed(what: BooksChange): void {
+    for (const fn of this.listeners) {
+      try {
+        fn(what)
+      } catch (err) {
+        this.components.log.warn({ err }, 'change listener failed')
+      }
+    }
   }
 
   account(peer: string): Promise<Account> {
@@ -262,6 +347,7 @@ export class ContractDbService {
     const ops = [this.contracts.putOp(id, change.record), ...(await this.accounts.opsFor(change.moves))]
     await this.components.db.batch(ops as never)
     this.volunteers.written(change)
+    this.changed('contract')
   }
 
   /** Best effort: the party that did not close the contract also gets the signed settlement. */

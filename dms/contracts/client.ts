@@ -23,6 +23,8 @@ import {
   type ContractTerms,
   type Settlement,
   type SignedContract,
+  type SignedStartNote,
+  type StartAck,
 } from './model.js'
 
 /** What the client needs of an actor: typed requests (an `Actor` is one). */
@@ -138,6 +140,22 @@ export class ContractDbClient {
   /** Closes a contract without a normal settlement (TERMINATION reasons); see `close`. */
   terminate(req: TerminateRequest, terms: SettlementTerms, opts: CallOptions = {}): Promise<Settlement> {
     return this.close(W.terminate, req, terms, opts)
+  }
+
+  /**
+   * The provider's start note of a contract's run (specs/contract-db.md, "Start notes"): resolves
+   * once the contract-db recorded it. Sent again (with backoff) while the contract-db is
+   * unreachable or silent: a repeated note gets the same answer. Refused START_DEADLINE_PASSED
+   * past the contract's `startBy` (the contract is expired then).
+   */
+  async started(note: SignedStartNote, opts: CallOptions = {}): Promise<StartAck> {
+    const ack = await retry(
+      () => this.c.actor.request(this.handle(), W.contractStarted, { note }, this.request(opts)),
+      this.retrying(['UNREACHABLE', 'REQUEST_TIMEOUT'], opts.signal),
+    )
+    if (ack.contractId !== note.note.contractId)
+      throw new DmsError('BAD_START_ACK', 'the contract-db acknowledged the start of another contract')
+    return ack
   }
 
   /**

@@ -8,6 +8,7 @@ import type { Resources } from '../resources/types.js'
 import { hashDoc } from './canonical.js'
 import type { ContractTerms, Bid } from './model.js'
 import { escrowFor, InvalidAmountError, isAmount } from './money.js'
+import { startByProblem } from './start.js'
 
 /** What a bid request asked for, which its bids (and their contracts) must repeat exactly. */
 export interface Asked {
@@ -50,7 +51,9 @@ export function bidTotalProblem(bid: Bid): string | undefined {
 /**
  * Why contract terms `t` do not agree with the provider's bid `bid`: the same bid, job, provider,
  * image, resources, price and max duration, and an escrow equal to the bid's total, which is
- * itself price × max duration, at least the minimum job price. Undefined when they agree.
+ * itself price × max duration, at least the minimum job price; a `startBy`, when there is one,
+ * after the time the run can start and at most MAX_START_GRACE_SECONDS later (start.ts).
+ * Undefined when they agree.
  */
 export function termsBidProblem(t: ContractTerms, bid: Bid): string | undefined {
   if (bid.provider !== t.provider?.peer) return 'the bid was made by another provider'
@@ -69,5 +72,5 @@ export function termsBidProblem(t: ContractTerms, bid: Bid): string | undefined 
   if (typeof total === 'string') return total
   if (bid.total !== total) return `the bid's total ${bid.total} is not price × max duration (${total})`
   if (t.escrow !== total) return `escrow ${String(t.escrow)} must equal price × max duration (${total})`
-  return undefined
+  return startByProblem(t, bid)
 }

@@ -60,6 +60,13 @@ export interface ContractTerms {
   createdAt: number
   /** The contract must be verified before this time. */
   expiresAt: number
+  /**
+   * The run must be started by then (the provider's start note at the contract-db, start.ts):
+   * a contract not started by `startBy` expires with a full refund. Set by the requester to
+   * max(createdAt, bid.earliestStart) + its start grace. Absent from contracts of dms 0.1 and of
+   * requesters that set none: those have no start deadline.
+   */
+  startBy?: number
 }
 
 export interface SignedContract {
@@ -172,6 +179,29 @@ export interface Settlement {
 }
 
 /**
+ * The provider's statement that it started the run of a contract (specs/contract-db.md, "Start
+ * notes"), signed by the provider and sent to the contract-db before the container starts.
+ */
+export interface StartNote {
+  contractId: ContractId
+  /** The provider's peer id. */
+  provider: string
+  /** When the provider began the run (its clock). */
+  at: number
+}
+
+export interface SignedStartNote {
+  note: StartNote
+  signature: string
+}
+
+/** The contract-db's answer to a start note: the time it recorded the start at. */
+export interface StartAck {
+  contractId: ContractId
+  startedAt: number
+}
+
+/**
  * The contract-db's short-lived statement that `peer` is approved (specs/contract-db.md,
  * "Approval credentials"). Requesters attach theirs to bid requests and providers to bids and
  * declines; a receiver checks it offline against the contract-db it trusts (`checkApproval`).
@@ -208,4 +238,5 @@ export const DOMAIN = {
   verification: 'dms/verification/v1',
   approval: 'dms/approval/v1',
   blobGrant: 'dms/blob-grant/v1',
+  startNote: 'dms/start-note/v1',
 } as const

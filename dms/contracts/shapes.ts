@@ -14,6 +14,7 @@ import {
   type Settlement,
   type SignedContract,
   type SignedReceipt,
+  type SignedStartNote,
   type SignedVerification,
   type Bid,
 } from './model.js'
@@ -60,6 +61,7 @@ const SIGNED_CONTRACT = S.obj({
     bid: BID,
     createdAt: S.num,
     expiresAt: S.num,
+    startBy: S.opt(S.num),
   }),
   requesterSignature: sig,
   providerSignature: S.opt(sig),
@@ -116,6 +118,11 @@ const SETTLEMENT = S.obj({
   signature: sig,
 })
 
+const SIGNED_START_NOTE = S.obj({
+  note: S.obj({ contractId: id, provider: peer, at: S.num }),
+  signature: sig,
+})
+
 const APPROVAL = S.obj({ peer, contractDb: peer, issuedAt: S.num, expiresAt: S.num, signature: sig })
 
 const BLOB_GRANT = S.obj({ sha256: hash, owner: peer, grantee: peer, expiresAt: S.num, signature: sig })
@@ -127,4 +134,5 @@ export const asSignedReceipt = guard<SignedReceipt>(SIGNED_RECEIPT, 'receipt')
 export const asSettlement = guard<Settlement>(SETTLEMENT, 'settlement')
 export const asBid = guard<Bid>(BID, 'bid')
 export const asSignedVerification = guard<SignedVerification>(SIGNED_VERIFICATION, 'verification')
+export const asSignedStartNote = guard<SignedStartNote>(SIGNED_START_NOTE, 'start note')
 export const asApproval = guard<ApprovalCredential>(APPROVAL, 'approval')

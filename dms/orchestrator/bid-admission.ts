@@ -13,7 +13,7 @@ import { bidAskedProblem, bidTotalProblem } from '../contracts/consistency.js'
 import type { BidMessage, Decline } from '../protocol/messages.js'
 import type { JobRecord, JobState } from './job-record.js'
 import type { JobSpec } from './job-spec.js'
-import { latestStartOf, startTooLate } from './start-window.js'
+import { isTime, latestStartOf, startTooLate } from './start-window.js'
 
 export type IgnoreReason =
   | ApprovalProblem
@@ -29,6 +29,7 @@ export type IgnoreReason =
   | 'not_allowed'
   | 'excluded'
   | 'starts_too_late'
+  | 'bad_start'
 
 export interface AdmissionContext {
   jobId: string
@@ -94,6 +95,8 @@ export function bidProblem(
   if (bidTotalProblem(bid) !== undefined) return 'bad_total'
   if (bid.total > spec.maxPrice) return 'over_price'
   if (bid.expiresAt <= ctx.now) return 'expired'
+  // A finite number past what a Date holds would throw where a time is written (a decline, a quote).
+  if (!isTime(bid.earliestStart)) return 'bad_start'
   const approval = checkApproval(m.payload.approval, {
     peer: m.peer,
     contractDb: ctx.contractDb,

@@ -1,5 +1,6 @@
 /** The requester's settings (`requester` in the node config, specs/config.md) and their defaults. */
 import { DEFAULT_TRANSFER_PACE, type TransferPace } from '../blobs/transfer.js'
+import { DEFAULT_START_GRACE_SECONDS } from '../contracts/start.js'
 import type { RetentionPolicy } from './retention.js'
 import type { StepConfig } from './steps/deps.js'
 
@@ -54,6 +55,12 @@ export interface OrchestratorInit {
   retention?: RetentionPolicy
   /** Most tasks in one workflow (specs/workflow.md). @default 32 */
   maxWorkflowTasks?: number
+  /**
+   * Seconds a contract's provider has to start its run, counted from max(the draft, the bid's
+   * earliestStart): the contract's `startBy`; not started by then, the contract-db expires it with
+   * a full refund (specs/contract-db.md, "Start notes"). 1-3600. @default 120
+   */
+  startGraceSeconds?: number
 }
 
 /** The settings of a job's steps and its contract-db client, defaults applied. */
@@ -74,6 +81,7 @@ export function jobConfigOf(init: OrchestratorInit): JobConfig {
     },
     queueRetryMinMs: init.queueRetryMinMs ?? 1000,
     queueRetryMaxMs: init.queueRetryMaxMs ?? 30_000,
+    startGraceSeconds: init.startGraceSeconds ?? DEFAULT_START_GRACE_SECONDS,
   }
 }
 

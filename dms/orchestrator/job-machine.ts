@@ -15,12 +15,12 @@ import { codeOf, DmsError } from '../../actors/errors.js'
 import type { JobError, JobRecord, JobState } from './job-record.js'
 import {
   fresh,
+  noBidsError,
   outcomeKind,
   policyAllows,
   QUEUE_DECLINES_KEPT,
   queueDeadlineOf,
   queueDeclinesOf,
-  queueTimeoutError,
   startsLater,
 } from './job-rules.js'
 import { rankBids } from './select.js'
@@ -201,33 +201,7 @@ export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
         const n = Math.max(0, (context.attempts?.length ?? 1) - 1)
         return { retryAt: clock.now() + Math.min(base * 2 ** n, 3_600_000) }
       }),
-      noBids: assign(({ context }) => {
-        // A job that waited in `queued` and whose last round, at its deadline, found nothing.
-        if (context.queue !== undefined && (context.spec.queueTimeoutSeconds ?? 0) > 0)
-          return { error: queueTimeoutError(context) }
-        const refusals = context.refusals ?? []
-        const contracting = refusals.some((r) => r.step === 'contract')
-        const told = refusals.map((r) => `${r.provider.slice(-8)}: ${r.code}: ${r.message}`).join(' | ')
-        return {
-          error: {
-            code:
-              context.bids.length === 0
-                ? 'NO_BIDS'
-                : contracting
-                  ? 'CONTRACT_REFUSED'
-                  : 'NO_PROVIDER_ACCEPTED',
-            message:
-              context.bids.length === 0
-                ? context.declines.length === 0
-                  ? `no provider answered the bid request (${context.providersConnected ?? 0} providers connected)`
-                  : `no provider bid: ${context.declines.map((d) => `${d.provider.slice(-8)}: ${d.reasons.join('; ')}`).join(' | ')}`
-                : contracting
-                  ? `no bid could be contracted: ${told}`
-                  : 'every bidding provider declined the job request',
-            declines: context.declines,
-          },
-        }
-      }),
+      noBids: assign(({ context }) => ({ error: noBidsError(context) })),
       // No usable bid in this round: keep each provider's latest decline (and refused job request)
       // for the QUEUE_TIMEOUT failure, and start the next round clean.
       enqueue: assign(({ context }) => {
@@ -283,6 +257,7 @@ export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
       contractRefused: ({ event }) =>
         (event as unknown as { error: unknown }).error instanceof ContractRefusal,
       outcomeFailed: ({ event }) => (event as unknown as { output: Patch }).output.error !== undefined,
+      cancelAsked: ({ context }) => context.cancelRequestedAt !== undefined,
       hasCandidate: ({ context }) => context.bids.some((b) => !context.tried.includes(b.bidId)),
       // terminatesOnFailure (steps/terminate.ts) throws a JobFailure once the contract was terminated
       // for provider fault.
@@ -335,11 +310,18 @@ export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
       },
       contracting: {
         entry: stamp('contracting'),
+        // A cancel waits for the contract step (the contract-db may have locked the escrow, its
+        // answer on the way), then cancels with the proof in hand: no escrow is left locked.
+        on: { CANCEL: { actions: assign({ cancelRequestedAt: () => clock.now() }) } },
         invoke: {
           src: 'closeContract',
           input: ({ context }) => context,
-          onDone: { target: 'invoking', actions: 'merge' },
+          onDone: [
+            { guard: 'cancelAsked', target: 'cancelling', actions: 'merge' },
+            { target: 'invoking', actions: 'merge' },
+          ],
           onError: [
+            { guard: 'cancelAsked', target: 'cancelling' },
             {
               guard: 'contractRefused',
               target: 'selecting',

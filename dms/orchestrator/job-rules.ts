@@ -76,3 +76,25 @@ export const policyAllows = (
     job.cancelRequestedAt === undefined
   )
 }
+
+/** Why a job found no usable bid: QUEUE_TIMEOUT after queueing, else NO_BIDS, CONTRACT_REFUSED or NO_PROVIDER_ACCEPTED. */
+export function noBidsError(context: JobRecord): JobError {
+  // A job that waited in `queued` and whose last round, at its deadline, found nothing.
+  if (context.queue !== undefined && (context.spec.queueTimeoutSeconds ?? 0) > 0)
+    return queueTimeoutError(context)
+  const refusals = context.refusals ?? []
+  const contracting = refusals.some((r) => r.step === 'contract')
+  const told = refusals.map((r) => `${r.provider.slice(-8)}: ${r.code}: ${r.message}`).join(' | ')
+  return {
+    code: context.bids.length === 0 ? 'NO_BIDS' : contracting ? 'CONTRACT_REFUSED' : 'NO_PROVIDER_ACCEPTED',
+    message:
+      context.bids.length === 0
+        ? context.declines.length === 0
+          ? `no provider answered the bid request (${context.providersConnected ?? 0} providers connected)`
+          : `no provider bid: ${context.declines.map((d) => `${d.provider.slice(-8)}: ${d.reasons.join('; ')}`).join(' | ')}`
+        : contracting
+          ? `no bid could be contracted: ${told}`
+          : 'every bidding provider declined the job request',
+    declines: context.declines,
+  }
+}

@@ -13,7 +13,7 @@ import { publicKeyOfPeer } from '../contracts/party.js'
 import { parseBytes, UnitError } from '../resources/units.js'
 import type { Resources } from '../resources/types.js'
 import { StringEnum, StringMap, strictObject as obj } from '../schema.js'
-import { parseStartBy, type StartBy } from './start-by.js'
+import { MAX_START_WITHIN_SECONDS, parseStartBy, type StartBy } from './start-by.js'
 
 /** A queue id (`POST /v1/queues` answers one). */
 export const QUEUE_ID_PATTERN = '^[A-Za-z0-9-]{1,64}$'
@@ -284,6 +284,13 @@ export function parseJobSpec(input: unknown, now: number = Date.now()): JobSpec 
   if (typeof startBy === 'string') throw new InvalidJobSpecError('startBy', startBy)
   if (startBy !== undefined && 'at' in startBy && startBy.at < (startAt ?? now))
     throw new InvalidJobSpecError('startBy', startAt === undefined ? 'is in the past' : 'is before startAt')
+  // As a time, bounded as the duration is.
+  if (
+    startBy !== undefined &&
+    'at' in startBy &&
+    startBy.at > (startAt ?? now) + MAX_START_WITHIN_SECONDS * 1000
+  )
+    throw new InvalidJobSpecError('startBy', 'must be at most 7 days after the job starts')
   return {
     name: s.name,
     image: s.image,

@@ -25,6 +25,7 @@ import type { JobId, JobRecord } from './job-record.js'
 import type { JobSpec } from './job-spec.js'
 import { decodeCursor, type JobQuery } from './job-index.js'
 import { FINAL_STATES, JobStore, type StoredJob } from './job-store.js'
+import { installFaultKill } from './fault-kill.js'
 import { runQuote, type Quote } from './quote.js'
 import { ProviderRecords, type ProviderRecord } from './provider-records.js'
 import { createRunningJob, type RunningJob } from './running-job.js'
@@ -116,6 +117,7 @@ export class Orchestrator {
     private readonly init: OrchestratorInit,
   ) {
     this.store = new JobStore(c)
+    installFaultKill(this.store) // fault injection for the restore tests: unset, nothing
     this.jobs = this.store.repo
     this.retention = new Retention({ ...c, store: this.store }, (id) => this.running.has(id))
     this.records = new ProviderRecords(c.db)

@@ -28,6 +28,12 @@ export function latestStartOf(job: JobRecord): number | undefined {
   return undefined
 }
 
+/** The largest time a Date holds, ms either side of the epoch. */
+const MAX_DATE_MS = 8.64e15
+
+/** Whether `t` is a time: whole milliseconds a Date can hold (a peer's `earliestStart`). */
+export const isTime = (t: number): boolean => Number.isSafeInteger(t) && Math.abs(t) <= MAX_DATE_MS
+
 /** Why `bid` starts too late for a job whose latest start is `latest` (at `now`), or undefined. */
 export function startTooLate(
   bid: Pick<Bid, 'earliestStart'>,
@@ -36,7 +42,7 @@ export function startTooLate(
 ): string | undefined {
   const limit = latest ?? now
   if (bid.earliestStart <= limit + START_SLACK_MS) return undefined
-  const iso = (t: number) => new Date(t).toISOString()
+  const iso = (t: number) => (isTime(t) ? new Date(t).toISOString() : String(t))
   return latest === undefined
     ? `starts at ${iso(bid.earliestStart)}, later than now: the job may not wait (give it a startBy or a queueTimeout)`
     : `starts at ${iso(bid.earliestStart)}, after the job's latest start ${iso(latest)} (startBy)`

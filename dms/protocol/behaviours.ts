@@ -12,7 +12,7 @@ import {
   type BehaviourDef,
   type PayloadCodec,
 } from '../../actors/codec.js'
-import type { ApprovalCredential, ContractProof, Settlement } from '../contracts/model.js'
+import type { ApprovalCredential, ContractProof, Settlement, StartAck } from '../contracts/model.js'
 import type { Chunk, ChunkRequest } from '../blobs/service.js'
 import { PAYLOAD_CODECS as C, refusalOf, type PayloadRefusal } from './codecs.js'
 import type {
@@ -38,7 +38,9 @@ import type {
   JobRequestReply,
   JobResult,
   JobUpdate,
+  ResultRequest,
   SettleRequest,
+  StartNoteRequest,
   TerminateRequest,
 } from './messages.js'
 
@@ -69,6 +71,14 @@ export const W = {
     request: C.contractRequest,
     reply: C.contractProof,
   }),
+  /**
+   * Provider -> contract-db: the signed start note of a contract's run, answered once recorded;
+   * the container starts only after the answer (specs/contract-db.md, "Start notes").
+   */
+  contractStarted: defineBehaviour<StartNoteRequest, StartAck>('/dms/contract/started', {
+    request: C.startNoteRequest,
+    reply: C.startAck,
+  }),
   /** Requester -> provider: run the contracted job. */
   invoke: defineBehaviour<Invocation, InvocationReply>('/dms/job/invoke', {
     request: C.invocation,
@@ -78,6 +88,14 @@ export const W = {
   update: defineBehaviour<JobUpdate>('/dms/job/update', { request: C.jobUpdate }),
   /** Allocation -> the job's inbox: the signed receipt and the outputs' manifest. */
   result: defineBehaviour<JobResult>('/dms/job/result', { request: C.jobResult }),
+  /**
+   * The contract's requester -> provider: the result once more (a requester restarted after the
+   * result reached it but before it stored it); the provider keeps it until settlement.
+   */
+  resultAgain: defineBehaviour<ResultRequest, JobResult>('/dms/job/result-again', {
+    request: C.jobCancel,
+    reply: C.jobResult,
+  }),
   /** A party -> contract-db: settle on the receipt and the requester's verification. */
   settle: defineBehaviour<SettleRequest, Settlement>('/dms/contract/settle', {
     request: C.settleRequest,

@@ -19,6 +19,7 @@ import {
   type Settlement,
   type SignedContract,
   type SignedReceipt,
+  type StartAck,
   type TerminationReason,
 } from '../contracts/model.js'
 import {
@@ -29,6 +30,7 @@ import {
   asSettlement,
   asSignedContract,
   asSignedReceipt,
+  asSignedStartNote,
   asSignedVerification,
 } from '../contracts/shapes.js'
 import type { Resources } from '../resources/types.js'
@@ -56,6 +58,7 @@ import type {
   JobResult,
   JobUpdate,
   SettleRequest,
+  StartNoteRequest,
   TerminateRequest,
 } from './messages.js'
 import { WIRE_SHAPES } from './shapes.js'
@@ -198,6 +201,20 @@ const contractProof = proto<ContractProof, P.ContractProofMessage>(
   PW.ContractProofMessageWire,
   (v) => ({ proof: docToBytes(v) }),
   (w) => docFromBytes(w.proof, asContractProof),
+)
+const startNoteRequest = proto<StartNoteRequest, P.StartNoteRequest>(
+  P.StartNoteRequest,
+  'StartNoteRequest',
+  PW.StartNoteRequestWire,
+  (v) => ({ note: docToBytes(v.note) }),
+  (w) => ({ note: docFromBytes(w.note, asSignedStartNote) }),
+)
+const startAck = proto<StartAck, P.StartAck>(
+  P.StartAck,
+  'StartAck',
+  PW.StartAckWire,
+  (v) => v,
+  (w) => ({ contractId: w.contractId, startedAt: w.startedAt }),
 )
 const invocation = proto<Invocation, P.Invocation>(
   P.Invocation,
@@ -368,6 +385,8 @@ const jobCancelReply = proto<JobCancelReply, P.JobCancelReply>(
 /** The codec of each payload (behaviours.ts pairs them with behaviour names). */
 export const PAYLOAD_CODECS = {
   bidRequest,
+  startNoteRequest,
+  startAck,
   bid,
   decline,
   approvalRequest,

@@ -9,6 +9,7 @@ import type {
   ContractProof,
   SignedContract,
   SignedReceipt,
+  SignedStartNote,
   SignedVerification,
   TerminationReason,
 } from '../contracts/model.js'
@@ -213,6 +214,16 @@ export interface JobCancelReply {
 }
 
 /**
+ * `/dms/job/result-again`, the contract's requester -> provider inbox: the result of this
+ * contract's run once more (same fields and codec as JobCancel). Reply: the JobResult, as first
+ * sent; refused NO_RESULT when none is kept, NOT_YOUR_JOB to anyone else.
+ */
+export interface ResultRequest {
+  jobId: string
+  contractId: string
+}
+
+/**
  * `/dms/job/bid-release`: the requester locked another provider's bid for this job. The loser
  * frees the resources it reserved for the bid at once instead of at the bid's expiry. Best effort.
  */
@@ -232,4 +243,9 @@ export interface CapacityNews {
   at: number
   /** The provider's approval credential: news from unapproved providers is ignored. */
   approval?: ApprovalCredential
+}
+
+/** `/dms/contract/started`: the provider's signed start note (specs/contract-db.md, "Start notes"). */
+export interface StartNoteRequest {
+  note: SignedStartNote
 }

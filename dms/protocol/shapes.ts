@@ -68,6 +68,8 @@ export const WIRE_SHAPES = {
   ContractRequest: S.obj({ contract }),
   ContractSignReply: S.obj({ providerSignature: S.str(L.signature) }),
   ContractProofMessage: S.obj({ proof: doc }),
+  StartNoteRequest: S.obj({ note: doc }),
+  StartAck: S.obj({ contractId: id, startedAt: S.num }),
   Invocation: S.obj({
     contract,
     proof: doc,

@@ -17,6 +17,7 @@ import { fetchSourcedInputs } from '../blobs/sourced.js'
 import { stageInputs } from '../blobs/staging.js'
 import { blobsHandle, fetchBlobs, LogForwarder } from '../blobs/transfer.js'
 import { peerMessage } from '../executor/errors.js'
+import type { SignedContract } from '../contracts/model.js'
 import type { ExecutionResult, ExecutionSpec, Executor, RunOptions } from '../executor/executor.js'
 import { notStarted } from '../executor/outputs.js'
 import { W } from '../protocol/behaviours.js'
@@ -35,6 +36,17 @@ export interface AllocationRunDeps {
   actorFor(allocationId: string): Actor
   /** Where the run's usage so far is kept for heartbeats and the allocations view. */
   usage?: LiveUsageBoard
+  /**
+   * Tells the contract-db the contract's run starts (its signed start note) and resolves once it
+   * is recorded; rejects (START_DEADLINE_PASSED past the terms' startBy) when the run must not
+   * start. Without it (tests of the machine alone) no note is sent.
+   */
+  startNote?(contract: SignedContract, signal: AbortSignal): Promise<void>
+  /**
+   * Whether containers may use the network (`provider.allowNetwork`), checked again at the run: an
+   * allocation invoked while it was allowed and restored with it off runs without. @default false
+   */
+  allowNetwork?: boolean
 }
 
 /** Where an allocation's inputs are staged (removed once it has run). */
@@ -86,7 +98,7 @@ async function run(
     diskBytes: a.diskBytes || t.resources.diskBytes,
     gpus: t.resources.gpus,
     timeoutSeconds: t.maxDurationSeconds,
-    network: a.network === true,
+    network: a.network === true && d.allowNetwork === true,
   }
   const forwarder = new LogForwarder((l) => actor.send(input.requester, W.log, l), d.clock, {
     jobId: t.jobId,
@@ -109,7 +121,12 @@ async function run(
     },
   }
   const fresh = async () => {
+    // The start note's round trip runs while the inputs are staged; the container starts only
+    // once the contract-db recorded it (specs/contract-db.md, "Start notes").
+    const noted = d.startNote?.(a.contract, signal) ?? Promise.resolve()
+    noted.catch(() => {}) // awaited below; not unhandled while the inputs are staged
     const dir = await stage(d, input, signal, send)
+    await noted
     return d.executor.run({ ...spec, inputsDir: dir }, options)
   }
   try {

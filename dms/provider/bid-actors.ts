@@ -11,19 +11,21 @@ import type { KeyPair } from '../../actors/identity.js'
 import { exponential, retry } from '../../actors/retry.js'
 import type { Actor } from '../../actors/system.js'
 import type { BlobService } from '../blobs/service.js'
+import type { SignedContract } from '../contracts/model.js'
 import type { Executor } from '../executor/executor.js'
 import { W } from '../protocol/behaviours.js'
 import { HEARTBEAT, type JobUpdate } from '../protocol/messages.js'
 import type { Handle } from '../../actors/envelope.js'
 import { clip } from './publish.js'
 import type { ResourceLedger } from '../resources/ledger.js'
+import { waitForSlot, type SlotInput } from './later-bid.js'
 import { executeActor } from './allocation-run.js'
 import type { LiveUsageBoard } from './live-usage.js'
 import type { BidMachine, DeadlineInput, DeliverInput, HeartbeatInput, LedgerInput } from './bid-machine.js'
 import { publishActor } from './publish.js'
 
 export interface BidActorDeps {
-  ledger: Pick<ResourceLedger, 'lock' | 'allocate' | 'release'>
+  ledger: Pick<ResourceLedger, 'lock' | 'allocate' | 'release' | 'canStart' | 'onFreed'>
   executor: Executor
   blobs: BlobService
   /** Signs receipts (the node key). */
@@ -40,6 +42,10 @@ export interface BidActorDeps {
   sendUpdate(allocationId: string, to: Handle, update: JobUpdate): Promise<void>
   /** Whether the provider is stopping: a result that cannot be delivered is not retried then. */
   stopping(): boolean
+  /** The run's start note to the contract-db, acknowledged before the container starts. */
+  startNote?(contract: SignedContract, signal: AbortSignal): Promise<void>
+  /** Whether containers may use the network (allocation-run.ts). @default false */
+  allowNetwork?: boolean
 }
 
 export interface BidActorInit {
@@ -57,6 +63,7 @@ export const deadlineActor = (clock: Clock) =>
 export const heartbeatActor = (d: Pick<BidActorDeps, 'clock' | 'actorFor' | 'usage'>, ms: number) =>
   fromCallback<EventObject, HeartbeatInput>(({ input }) =>
     every(d.clock, ms, () => {
+      if (input.allocationId === '') return
       // While it runs, each heartbeat carries the usage so far (specs/protocol.md, "Live usage").
       const usage = d.usage?.get(input.allocationId)
       const update: JobUpdate = {
@@ -126,6 +133,7 @@ export function provideBidActors(machine: BidMachine, d: BidActorDeps, init: Bid
       heartbeat: heartbeatActor(d, init.heartbeatMs ?? 2000),
       publish: publishActor(d),
       deliver: deliverActor(d),
+      slot: fromPromise<void, SlotInput>(({ input, signal }) => waitForSlot(d, input, signal)),
     },
   })
 }

@@ -90,6 +90,7 @@ export type BidState =
   | 'locked'
   | 'contracted'
   | 'allocating'
+  | 'waiting'
   | 'provisioning'
   | 'running'
   | 'publishing'
@@ -127,6 +128,7 @@ export const HOLDING: ReadonlySet<BidState> = new Set(['reserved', 'locking', 'l
 /** States of an invoked bid whose result has not been delivered yet. */
 export const RUNNING: ReadonlySet<BidState> = new Set([
   'allocating',
+  'waiting',
   'provisioning',
   'running',
   'publishing',
@@ -143,6 +145,7 @@ export function allocationState(state: BidState): string {
 
 /** The states an allocation reports to its requester (`/dms/job/update`) and lists in its history. */
 export const ALLOCATION_STATES: ReadonlySet<string> = new Set([
+  'waiting',
   'provisioning',
   'running',
   'publishing',

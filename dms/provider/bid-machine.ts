@@ -26,6 +26,7 @@ import type {
   PublishInput,
   PublishOutput,
 } from './bid-context.js'
+import type { SlotInput } from './later-bid.js'
 import {
   deadline,
   ending,
@@ -89,12 +90,15 @@ export function createBidMachine(clock: Pick<Clock, 'now'>, timing: BidTiming) {
       heartbeat: fromCallback<EventObject, HeartbeatInput>(() => undefined),
       publish: fromPromise<PublishOutput, PublishInput>(missing('publish')),
       deliver: fromPromise<void, DeliverInput>(missing('deliver')),
+      slot: fromPromise<void, SlotInput>(missing('slot')),
     },
     guards: {
       resumeIs: ({ context }, state: BidState) => context.resume === state,
       outcomeIs: ({ event }, status: string) =>
         (event as unknown as { output: PublishOutput }).output.result.status === status,
       settled: ({ context }) => context.freed === true && context.delivered === true,
+      // The ledger may not start the entry now (a slot for later, or an overrun before it).
+      notYet: ({ event }) => codeOf((event as { error?: unknown }).error) === 'INSUFFICIENT_RESOURCES',
     },
     actions: {
       stamp: assign(({ context, event }, p: { state: BidState; detail?: DetailFrom }) => {
@@ -168,6 +172,12 @@ export function createBidMachine(clock: Pick<Clock, 'now'>, timing: BidTiming) {
         allocation: undefined,
       })),
       staged: assign({ staged: true }),
+      // Leaving `waiting`: provisioning gets its whole budget from now, and the run starts afresh
+      // (nothing ran before, even if the machine was restored in `waiting`).
+      unwait: assign(({ context }) => ({
+        allocation: { ...context.allocation!, provisionBy: clock.now() + timing.provisionTimeoutMs },
+        restoredIn: undefined,
+      })),
       // Provisioning ran out of its budget: the allocation fails, saying where it stood.
       provisionTimedOut: assign(({ context }) => ({
         run: notStarted(
@@ -268,8 +278,32 @@ export function createBidMachine(clock: Pick<Clock, 'now'>, timing: BidTiming) {
             allocationId: context.allocation?.allocationId,
           }),
           onDone: { target: 'active', actions: 'allocated' },
-          onError: { target: 'expired', actions: 'refused' },
+          onError: [
+            { guard: 'notYet', target: 'waiting' },
+            { target: 'expired', actions: 'refused' },
+          ],
         },
+        on: { CANCEL: { target: 'cancelled', actions: 'cancelBeforeRun' } },
+      },
+      // Invoked before its slot could start (specs/state-machines.md): allocates as soon as the
+      // ledger lets it, telling the requester it is alive meanwhile; past startBy it expires.
+      waiting: {
+        entry: stamp('waiting'),
+        invoke: [
+          {
+            id: 'slot',
+            src: 'slot',
+            input: ({ context }) => ({
+              bidId: context.bid.bidId,
+              at: context.bid.earliestStart,
+              startBy: context.allocation!.contract.terms.startBy,
+              contractId: context.allocation!.contract.terms.contractId,
+            }),
+            onDone: { target: 'allocating', actions: 'unwait' },
+            onError: { target: 'expired', actions: 'refused' },
+          },
+          heartbeat('waiting'),
+        ],
         on: { CANCEL: { target: 'cancelled', actions: 'cancelBeforeRun' } },
       },
       // The run, from staging its inputs to the end of its container: one `execute` actor.

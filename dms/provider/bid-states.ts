@@ -19,6 +19,7 @@ export const RESUMABLE: readonly BidState[] = [
   'locked',
   'contracted',
   'allocating',
+  'waiting',
   'provisioning',
   'running',
   'publishing',
@@ -46,7 +47,8 @@ export const heartbeat = (state: BidState) => ({
   id: 'heartbeat',
   src: 'heartbeat' as const,
   input: ({ context }: { context: BidContext }): HeartbeatInput => ({
-    allocationId: context.allocation!.allocationId,
+    // '' (no heartbeat) for an outcome reached without an allocation (cancelled before the run).
+    allocationId: context.allocation?.allocationId ?? '',
     jobId: context.bid.jobId,
     requester: context.requester,
     state,
@@ -59,10 +61,12 @@ export const release = {
 }
 // An ending after an invocation: the ledger entry is released and the result delivered (the
 // outcome's update first, then the result), both at once (a requester that cannot be reached
-// does not hold the resources), then `released`.
+// does not hold the resources), then `released`. Heartbeats go on until the result is delivered,
+// so a requester restarted meanwhile keeps hearing from its provider between delivery attempts.
 export const outcome = (state: BidState) => ({
   entry: stamp(state, 'result'),
   invoke: [
+    heartbeat(state),
     { ...release, onDone: { actions: 'freed' as const }, onError: { actions: 'freed' as const } },
     {
       id: 'deliver',

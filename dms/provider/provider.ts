@@ -31,78 +31,29 @@ import { RUNNING } from './bid-context.js'
 import { LiveUsageBoard } from './live-usage.js'
 import { ProviderModes, type ModeView } from './node-mode.js'
 import { createBidMachine } from './bid-machine.js'
-import { OUTCOMES } from './bid-states.js'
 import { ProviderBooks, type BookEntry } from './books.js'
-import type { RetentionInit } from './bid-store.js'
-import type { Comparator } from './capability.js'
 import { CapacityAnnouncer } from './capacity-news.js'
 import { bidReleaseHandler } from './handlers/bid-release.js'
 import { BidRequestGate } from './bid-request-gate.js'
 import { bidRequestHandler, type BidRequestCounters } from './handlers/bid-request.js'
 import { cancelHandler } from './handlers/cancel.js'
+import { resultAgainHandler } from './handlers/result-again.js'
+import { KeptResults } from './kept-results.js'
+import { recordOutcomes } from './outcomes.js'
 import { contractSignHandler } from './handlers/contract-sign.js'
 import { invokeHandler } from './handlers/invoke.js'
 import { jobRequestHandler } from './handlers/job-request.js'
 import { settledHandler } from './handlers/settled.js'
-import { ImageCheck, type ImageCheckInit } from './images.js'
+import { startNoteSender } from './start-note.js'
+import { slotsOf } from './later-bid.js'
+import { ImageCheck } from './images.js'
 import { migrateV01 } from './migrate-v01.js'
-import type { PeerRateLimitInit } from './rate-limit.js'
-import type { RequesterCap } from './requester-cap.js'
+import type { ProviderInit } from './provider-init.js'
 import { allocationOf, bidRecordOf, type AllocationRecord, type BidRecord } from './views.js'
 
 export type { AllocationRecord, BidRecord } from './views.js'
 export type { RequesterCap } from './requester-cap.js'
-
-export interface ProviderInit extends RetentionInit {
-  /** Peer id of the contract-db whose proofs this provider accepts. */
-  contractDb: string
-  /** How long a bid (and its reservation) stays valid. @default 30000 */
-  bidTtlMs?: number
-  /** How long a lock waits (from the lock) for its contract's invocation. @default 60000 */
-  lockTtlMs?: number
-  /**
-   * How long a lock waits for its contract (`/dms/contract/sign`), which a requester sends right
-   * after the lock: a lock without one is released then, so locks cannot be piled up for free.
-   * @default 15000
-   */
-  contractWindowMs?: number
-  /**
-   * The budget of an allocation's provisioning, from its invocation: fetching and staging its
-   * inputs, pulling its image, creating its container. Past it the allocation fails (its
-   * receipt says so) and its resources are released. @default 300000
-   */
-  provisionTimeoutMs?: number
-  /** How often expired reservations and overdue locks are released, and ended bids pruned. @default 5000 */
-  sweepIntervalMs?: number
-  /** The accept policy (specs/job-spec.md, "Provider policy"). */
-  preferences?: Pick<
-    Comparator,
-    | 'allowedImages'
-    | 'allowNetwork'
-    | 'maxDurationSeconds'
-    | 'minPrice'
-    | 'allowRequesters'
-    | 'denyRequesters'
-    | 'maxConcurrentJobs'
-  >
-  /** How often a running allocation sends a heartbeat update. @default 2000 */
-  heartbeatMs?: number
-  /** What one requester may hold here in bids not yet invoked. */
-  requesterCap?: RequesterCap
-  /** Bid requests answered per peer: a token bucket. @default { perSecond: 100, burst: 200 } */
-  bidRequestRate?: PeerRateLimitInit
-  /** Registries used and the image look-up cache (`ImageCheck`). */
-  images?: ImageCheckInit
-  /**
-   * The disk quota of a job that gives none, capped at the free disk of the offer (disk-grant.ts).
-   * @default 268435456 (256 MiB)
-   */
-  defaultDiskBytes?: number
-  /** A requester with more unpaid or claimed jobs here is declined (books.ts). @default no limit */
-  maxUnpaidJobs?: number
-  /** How often contracts past their settleBy without a settlement are claimed. @default 60000 */
-  claimSweepMs?: number
-}
+export type { ProviderInit } from './provider-init.js'
 
 export interface ProviderComponents {
   system: ActorSystem
@@ -154,6 +105,8 @@ export class ProviderService {
   private readonly book: BidBook
   /** What this provider was paid, claimed and is owed (books.ts). */
   readonly books: ProviderBooks
+  /** Results kept until settlement, asked for again by restarted requesters (kept-results.ts). */
+  readonly results: KeptResults
   private stopClaims?: () => void
   private readonly allocationActors: AllocationActors
   private readonly counts: BidRequestCounters = { declines: {}, ignored: {} }
@@ -191,11 +144,14 @@ export class ProviderService {
         actorFor: (id) => this.allocationActors.get(id),
         sendUpdate: (id, to, update) => this.allocationActors.send(id, to, update),
         stopping: () => this.stopping,
+        startNote: startNoteSender({ ...c, peerId: () => this.peerId, client: () => this.cdbClient() }),
+        allowNetwork: init.preferences?.allowNetwork,
       },
       { heartbeatMs: init.heartbeatMs },
     )
     this.book = new BidBook({ db: c.db, clock: c.clock, log: c.log, machine }, init)
     this.book.onTransition((rec, added) => this.allocationActors.report(rec, added))
+    this.results = new KeptResults(c.db, c.clock)
     this.books = new ProviderBooks({
       db: c.db,
       clock: c.clock,
@@ -211,32 +167,26 @@ export class ProviderService {
         await this.actor.publish(CAPACITY_TOPIC, W.capacityNews, news, 10_000)
       },
     })
-    // A run's receipt goes into the books as soon as its result is made.
-    this.book.onTransition((rec) => {
-      const ctx = rec.snapshot.context
-      const receipt = ctx.message?.receipt
-      if (
-        receipt !== undefined &&
-        ctx.contractId !== undefined &&
-        (OUTCOMES as readonly string[]).includes(rec.state)
-      )
-        void this.books.resulted(ctx.contractId, receipt).catch((err: unknown) => {
-          this.c.log.warn({ err, contractId: ctx.contractId }, 'receipt not kept in the books')
-        })
-    })
+    // A result's receipt goes into the books; the result is kept until settlement.
+    recordOutcomes({ book: this.book, books: this.books, results: this.results, log: c.log })
     this.modes = new ProviderModes(c, () => this.book.size)
     // The book forgets an ended bid right after telling its listeners: counted once it has.
     this.book.onTransition(() => queueMicrotask(() => this.modes.check()))
   }
 
+  /** The contract-db client over the provider's actor (`attempts` tries per request). */
+  private cdbClient(attempts?: number): ContractDbClient {
+    if (this.actor === undefined) throw new Error('provider stopped')
+    return new ContractDbClient(
+      { actor: this.actor, clock: this.c.clock },
+      { contractDb: { peer: this.init.contractDb, addrs: [] }, attempts },
+    )
+  }
+
   /** The claim of a contract whose requester stayed silent past settleBy (specs/contract-db.md, "Claims"). */
   private claim(e: BookEntry & { receipt: SignedReceipt }): Promise<Settlement> {
     if (this.actor === undefined) return Promise.reject(new Error('provider stopped'))
-    const client = new ContractDbClient(
-      { actor: this.actor, clock: this.c.clock },
-      { contractDb: { peer: this.init.contractDb, addrs: [] }, attempts: 1 },
-    )
-    return client.terminate(
+    return this.cdbClient(1).terminate(
       { contractId: e.contractId, reason: TERMINATION.requesterSilent, receipt: e.receipt },
       { contractId: e.contractId, escrow: e.escrow },
     )
@@ -324,6 +274,7 @@ export class ProviderService {
         requesterCap: this.init.requesterCap,
         defaultDiskBytes: this.init.defaultDiskBytes,
         maxUnpaidJobs: this.init.maxUnpaidJobs,
+        slots: slotsOf({ ...this.init, provisionTimeoutMs: this.provisionTimeoutMs }),
       },
       this.counts,
     )
@@ -337,6 +288,7 @@ export class ProviderService {
       .on(W.contractSign, contractSignHandler({ ...d, contractDb: this.init.contractDb }))
       .on(W.invoke, invokeHandler({ ...d, contractDb: this.init.contractDb, ...this.init.preferences }))
       .on(W.cancel, cancelHandler(d))
+      .on(W.resultAgain, resultAgainHandler({ results: this.results }))
       .on(W.bidRelease, bidReleaseHandler(d))
       .on(W.settled, settledHandler({ contractDb: this.init.contractDb, books: this.books }))
     this.stopSweeper = every(this.c.clock, this.init.sweepIntervalMs ?? 5000, () => void this.sweep())

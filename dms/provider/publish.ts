@@ -97,9 +97,8 @@ async function outputsOf(
     if (outputs.length > 0) throw new Error('the executor listed outputs without their archive')
     return { outputs }
   }
-  // Taken before a restart already: the file is gone, the blob is there.
-  if (!(await d.blobs.store.has(archive.sha256))) await d.blobs.store.adopt(archive.file, archive)
-  // Deleted once the requester releases it (a workflow task's archive, specs/workflow.md).
-  await d.blobs.grant(peer, archive.sha256, { heldFor: jobId })
+  // Deleted once the requester releases it (a workflow task's archive, specs/workflow.md), unless
+  // those bytes were here for another reason. Taken before a restart already: the blob is there.
+  await d.blobs.publishArchive(peer, archive, jobId)
   return { outputs, archive: { sha256: archive.sha256, size: archive.size } }
 }

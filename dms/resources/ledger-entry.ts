@@ -3,7 +3,7 @@
  * on what a caller gives for one. Spec: specs/resources.md.
  */
 import { InvalidEntryError, InvalidResourcesError, type Committed } from './errors.js'
-import { add, resourcesProblem, sum } from './math.js'
+import { add, normalize, resourcesProblem, sum } from './math.js'
 import type { Resources } from './types.js'
 
 export type LedgerEntryState = 'reserved' | 'locked' | 'allocated'
@@ -22,6 +22,45 @@ export interface LedgerEntry {
    */
   expiresAt?: number
   createdAt: number
+  /**
+   * A slot for later (ms epoch): the entry holds its resources from then on (ledger-slots.ts).
+   * Absent: from its creation. Allocating it earlier moves it to the allocation's time.
+   */
+  start?: number
+  /**
+   * The allocation deadline (ms epoch): after it the plan no longer counts the entry at future
+   * instants. Absent (entries stored before slots too): it counts until released.
+   */
+  until?: number
+}
+
+/** Where a new entry sits in time (ledger-slots.ts). */
+export interface Slot {
+  start?: number
+  until?: number
+}
+
+/**
+ * A new entry created at `now`, in `slot` (a start not after now is no slot: it holds at once).
+ * @throws InvalidEntryError for a start or until that is no time, or an until not after the start
+ */
+export function newEntry(
+  id: string,
+  jobId: string,
+  resources: Resources,
+  state: LedgerEntryState,
+  slot: Slot,
+  now: number,
+): LedgerEntry {
+  if (slot.start !== undefined) checkTime(slot.start, 'start')
+  if (slot.until !== undefined) checkTime(slot.until, 'until')
+  const from = Math.max(slot.start ?? now, now)
+  if (slot.until !== undefined && slot.until <= from)
+    throw new InvalidEntryError(`until must be after the start, got ${slot.until} <= ${from}`)
+  const e: LedgerEntry = { id, jobId, resources: normalize(resources), state, createdAt: now }
+  if (slot.start !== undefined && slot.start > now) e.start = slot.start
+  if (slot.until !== undefined) e.until = slot.until
+  return e
 }
 
 export function isExpired(e: LedgerEntry, now: number): boolean {

@@ -3,7 +3,8 @@
  *
  * An entry moves reserved -> locked -> allocated and leaves by `release`. A reservation holds
  * resources while a bid is open and lapses at its `expiresAt`; locks and allocations stay until
- * released (they survive restarts). The sum of all live entries never exceeds the offer:
+ * released (they survive restarts). An entry may hold a slot for later (`start`, `until`:
+ * ledger-slots.ts); the plan never exceeds the offer at any instant, nor what is allocated now:
  *
  * - every mutation runs alone (a promise-chain mutex) and checks fit against the state left by
  *   the previous one;
@@ -23,7 +24,6 @@ import { Repo, type Db } from '../store/db.js'
 import {
   EntryExistsError,
   EntryNotFoundError,
-  InsufficientResourcesError,
   InvalidTransitionError,
   LedgerNotStartedError,
   NoOfferError,
@@ -40,12 +40,15 @@ import {
   commitmentOf,
   copy,
   isExpired,
+  newEntry,
   type LedgerEntry,
+  type Slot,
 } from './ledger-entry.js'
-import { fits, floorZero, normalize, sub } from './math.js'
+import { checkFits, checkStartsNow, earliestSlot, offerHolds, startsNow } from './ledger-slots.js'
+import { floorZero, normalize, sub } from './math.js'
 import { ZERO, type Offer, type Resources } from './types.js'
 
-export type { LedgerEntry, LedgerEntryState } from './ledger-entry.js'
+export type { LedgerEntry, LedgerEntryState, Slot } from './ledger-entry.js'
 
 export interface ResourceSummary {
   /** The offered resources (all zero before an offer is set). */
@@ -157,8 +160,7 @@ export class ResourceLedger {
   /** Live entries (expired reservations left out), oldest first. */
   entries(): LedgerEntry[] {
     const now = this.clock.now()
-    return [...this.byId.values()]
-      .filter((e) => !isExpired(e, now))
+    return this.live(now)
       .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
       .map(copy)
   }
@@ -196,9 +198,8 @@ export class ResourceLedger {
   async setOffer(offer: Offer): Promise<void> {
     checkResources(offer.resources, 'the offer')
     return this.mutate('setOffer', (now) => {
-      const committed = this.committed(now)
-      if (!fits(committed.total, offer.resources))
-        throw new OfferBelowCommittedError(normalize(offer.resources), committed)
+      if (!offerHolds(this.live(now), offer.resources, now))
+        throw new OfferBelowCommittedError(normalize(offer.resources), this.committed(now))
       const next: Offer = { ...offer, resources: normalize(offer.resources), prices: { ...offer.prices } }
       if (offer.gpuIndices !== undefined) next.gpuIndices = [...offer.gpuIndices]
       return { change: { offer: next }, result: undefined }
@@ -221,24 +222,24 @@ export class ResourceLedger {
   }
 
   /**
-   * Holds `resources` for `jobId` until `expiresAt` (ms epoch).
+   * Holds `resources` for `jobId` until `expiresAt` (ms epoch), at once or in `slot`.
    * @throws InsufficientResourcesError, EntryExistsError, NoOfferError, OfferWithdrawnError, ReservationExpiredError (expiresAt not in the future)
    */
-  async reserve(id: string, jobId: string, resources: Resources, expiresAt: number): Promise<LedgerEntry> {
+  async reserve(
+    id: string,
+    jobId: string,
+    resources: Resources,
+    expiresAt: number,
+    slot: Slot = {},
+  ): Promise<LedgerEntry> {
     checkId(id, 'id')
     checkId(jobId, 'jobId')
     checkResources(resources, `reservation ${id}`)
     checkTime(expiresAt, 'expiresAt')
     return this.mutate('reserve', (now) => {
       if (expiresAt <= now) throw new ReservationExpiredError(id, expiresAt, now)
-      const entry: LedgerEntry = {
-        id,
-        jobId,
-        resources: normalize(resources),
-        state: 'reserved',
-        expiresAt,
-        createdAt: now,
-      }
+      const entry = newEntry(id, jobId, resources, 'reserved', slot, now)
+      entry.expiresAt = expiresAt
       this.checkNewEntry(entry, now)
       return { change: { put: [entry] }, result: entry }
     })
@@ -273,20 +274,14 @@ export class ResourceLedger {
     id: string,
     jobId: string,
     resources: Resources,
-    opts: { expiresAt?: number } = {},
+    opts: { expiresAt?: number } & Slot = {},
   ): Promise<LedgerEntry> {
     checkId(id, 'id')
     checkId(jobId, 'jobId')
     checkResources(resources, `lock ${id}`)
     if (opts.expiresAt !== undefined) checkTime(opts.expiresAt, 'expiresAt')
     return this.mutate('lockDirect', (now) => {
-      const entry: LedgerEntry = {
-        id,
-        jobId,
-        resources: normalize(resources),
-        state: 'locked',
-        createdAt: now,
-      }
+      const entry = newEntry(id, jobId, resources, 'locked', opts, now)
       if (opts.expiresAt !== undefined) entry.expiresAt = opts.expiresAt
       this.checkNewEntry(entry, now)
       return { change: { put: [entry] }, result: entry }
@@ -294,8 +289,9 @@ export class ResourceLedger {
   }
 
   /**
-   * Marks a lock as allocated (the workload runs). Allocating an allocation is a no-op.
-   * @throws EntryNotFoundError, InvalidTransitionError (still only reserved)
+   * Marks a lock as allocated (the workload runs), if it may start now (`canStart`); a slot
+   * allocated early starts now. Allocating an allocation is a no-op.
+   * @throws EntryNotFoundError, InvalidTransitionError (still only reserved), InsufficientResourcesError (not now)
    */
   async allocate(id: string, allocationId?: string): Promise<LedgerEntry> {
     checkId(id, 'id')
@@ -304,8 +300,10 @@ export class ResourceLedger {
       if (e === undefined || isExpired(e, now)) throw new EntryNotFoundError(id)
       if (e.state === 'reserved') throw new InvalidTransitionError(id, e.state, 'allocated', 'locked')
       if (e.state === 'allocated') return { change: {}, result: copy(e) }
+      checkStartsNow(this.live(now), e, this.offer?.resources ?? ZERO, now)
       const next: LedgerEntry = { ...copy(e), state: 'allocated', ...(allocationId ? { allocationId } : {}) }
       delete next.expiresAt
+      if (next.start !== undefined && next.start > now) next.start = now
       return { change: { put: [next] }, result: next }
     })
   }
@@ -328,14 +326,35 @@ export class ResourceLedger {
     }))
   }
 
+  /** Whether entry `id` may be allocated now (ledger-slots.ts `startsNow`); false if there is none. */
+  canStart(id: string): boolean {
+    const now = this.clock.now()
+    const e = this.byId.get(id)
+    if (e === undefined || isExpired(e, now) || this.offer === undefined) return false
+    return startsNow(this.live(now), e, this.offer.resources, now)
+  }
+
+  /**
+   * The earliest start within `maxAheadMs` from now at which `resources` held for `durationMs`
+   * fit (now if they fit at once); undefined if none, or if no new entry may be made.
+   */
+  slotFor(resources: Resources, durationMs: number, maxAheadMs: number): number | undefined {
+    if (this.offer === undefined || this.offer.withdrawnAt !== undefined) return undefined
+    const now = this.clock.now()
+    return earliestSlot(this.live(now), this.offer.resources, now, { resources, durationMs, maxAheadMs })
+  }
+
+  private live(now: number): LedgerEntry[] {
+    return [...this.byId.values()].filter((e) => !isExpired(e, now))
+  }
+
   private checkNewEntry(entry: LedgerEntry, now: number): void {
     const existing = this.byId.get(entry.id)
     if (existing !== undefined && !isExpired(existing, now))
       throw new EntryExistsError(entry.id, existing.state)
     if (this.offer === undefined) throw new NoOfferError()
     if (this.offer.withdrawnAt !== undefined) throw new OfferWithdrawnError(this.offer.withdrawnAt)
-    const free = floorZero(sub(this.offer.resources, this.committed(now).total))
-    if (!fits(entry.resources, free)) throw new InsufficientResourcesError(entry.resources, free)
+    checkFits(this.live(now), entry, this.offer.resources, now)
   }
 
   private committed(now: number): Committed {

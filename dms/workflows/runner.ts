@@ -192,7 +192,8 @@ export class WorkflowRunner {
   async outputs(id: WorkflowId, task: string): Promise<TaskOutputs & { task: string }> {
     const stored = await this.repo.get(id)
     if (stored === undefined) throw new WorkflowNotFoundError(id)
-    const row = stored.record.tasks[task] as WorkflowRecord['tasks'][string] | undefined
+    // Own names only: `constructor` fits the route's pattern and every object inherits it.
+    const row = Object.hasOwn(stored.record.tasks, task) ? stored.record.tasks[task] : undefined
     if (row === undefined) throw new TaskNotFoundError(id, task)
     if (row.jobId === undefined || row.state !== 'completed')
       throw new DmsError(

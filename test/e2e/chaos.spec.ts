@@ -1,8 +1,9 @@
 /**
  * The short chaos run (scripts/chaos.ts --short): a devnet of real processes (2 providers, the
  * Docker executor) takes 8 jobs while a provider, the requester and the contract-db are each
- * SIGKILLed and started again. Jobs may fail with a reason; none may be lost, and escrow must be
- * conserved at the contract-db.
+ * SIGKILLed and started again, the contract-db is killed once more between a lock and its reply,
+ * and a second requester is killed in a job state for good. Jobs may fail with a reason; none may
+ * be lost, escrow must be conserved at the contract-db, and no contract may stay active.
  */
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
@@ -23,13 +24,25 @@ describe('chaos (short: SIGKILL a provider, the requester and the contract-db un
     const summary = table(report)
     // Each fault happened and its process came back.
     assert.deepEqual(report.faults.map((f) => f.kind).sort(), [
+      'contract-db-lock-kill',
       'kill-provider',
+      'requester-gone',
       'restart-contract-db',
       'restart-requester',
     ])
     for (const f of report.faults) assert.equal(f.error, undefined, summary)
+    const back = report.faults.filter((f) => f.kind !== 'requester-gone')
     assert.ok(
-      report.faults.every((f) => (f.recoveredInMs ?? -1) >= 0),
+      back.every((f) => (f.recoveredInMs ?? -1) >= 0),
+      summary,
+    )
+    // The contract-db died between a lock and its reply (its fault point), and came back.
+    assert.equal(report.faults.find((f) => f.kind === 'contract-db-lock-kill')?.lockHit, true, summary)
+    // The gone requester died at its fault point, and its contract ended without it.
+    const gone = report.faults.find((f) => f.kind === 'requester-gone')?.gone
+    assert.ok(gone?.killedIn === 'invoking' || gone?.killedIn === 'running', summary)
+    assert.ok(
+      gone.contracts?.every((c) => c.state !== 'active'),
       summary,
     )
     // Every job posted was taken and ended: completed, failed with a reason, or cancelled.
@@ -44,6 +57,7 @@ describe('chaos (short: SIGKILL a provider, the requester and the contract-db un
     assert.equal(report.escrow.paidToProviders, report.escrow.providerBalances, summary)
     assert.deepEqual(report.escrow.settledTwice, [], summary)
     assert.deepEqual(report.escrow.badSplits, [], summary)
+    assert.deepEqual(report.escrow.openAfterDrain, [], `a contract left active:\n${summary}`)
     assert.ok(report.escrow.conserved, summary)
     assert.ok(report.ok, summary)
   })

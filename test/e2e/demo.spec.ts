@@ -31,7 +31,8 @@ describe('dms demo (separate processes, built CLI)', function () {
     assert.match(stdout, /contract-db {2}12D3KooW\w+ {2}\(dms contract-db run\) approved 3 peers/)
     assert.match(stdout, /contract-db settlement signature valid/)
     assert.match(stdout, /balance of requester: \d+ \(in escrow 0\)/)
-    assert.match(stdout, /[0-9a-f-]{36} {2}settled +escrow \d+ {2}paid \d+ refunded \d+/)
+    assert.match(stdout, /^CONTRACT +STATE +ESCROW +PAID +REFUNDED +REASON$/m)
+    assert.match(stdout, /^[0-9a-f]{64} +settled +\d+ +\d+ +\d+ +-$/m)
     assert.match(stdout, /job [0-9a-f-]+: completed\n/)
     // Then a two-task workflow: the second task read what the first wrote.
     assert.match(stdout, /stdout of double: 21 doubled is 42/)

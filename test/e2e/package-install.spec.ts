@@ -69,8 +69,10 @@ describe('the packed dms installed with npm i -g, outside the repo', function ()
     )
     assert.ok(files.includes('dist/dms/cli/main.js'), 'dist/ is packed')
     assert.ok(files.includes('bin/dms.js'))
+    for (const f of ['app.js', 'app.css', 'index.html'])
+      assert.ok(files.includes(`dist/dashboard/${f}`), `the dashboard's ${f} is packed`)
     const stray = files.filter((f) =>
-      /^(test|scripts|\.ci|node_modules)\/|^(tsconfig|eslint|\.mocharc|\.prettier)/.test(f),
+      /^(test|scripts|dashboard|\.ci|node_modules)\/|^(tsconfig|eslint|\.mocharc|\.prettier)/.test(f),
     )
     assert.deepEqual(stray, [])
   })
@@ -99,5 +101,19 @@ describe('the packed dms installed with npm i -g, outside the repo', function ()
     const job = await exec(cmd, args, { cwd: dir, env, timeout: 120_000 })
     assert.equal(job.stdout, 'hi\n', 'stdout carries only the job’s output')
     assert.match(job.stderr, /completed/)
+
+    // The installed package serves the dashboard from its own files: sign in, page, script.
+    const socket = args[args.indexOf('--socket') + 1]
+    const link = await exec(cmd, ['dashboard', '--json', '--socket', socket], { cwd: dir, env })
+    const url = new URL((JSON.parse(link.stdout) as { url: string }).url)
+    const signIn = await fetch(url, { redirect: 'manual' })
+    assert.equal(signIn.status, 303)
+    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0]
+    const page = await fetch(new URL('/dashboard/', url), { headers: { cookie } })
+    assert.equal(page.status, 200)
+    assert.match(await page.text(), /\/dashboard\/assets\/app\.js/)
+    const script = await fetch(new URL('/dashboard/assets/app.js', url))
+    assert.equal(script.status, 200)
+    assert.ok((await script.text()).length > 1000)
   })
 })

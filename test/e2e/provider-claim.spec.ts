@@ -27,7 +27,7 @@ describe('provider claims when its requester is gone for good', function () {
   it('is paid on its receipt past settleBy, and its books show the claim', async () => {
     net = await startNetwork(
       [{ cpu: 1, memoryBytes: 512 * MiB, perCpuHour: 36_000, policy: { claimSweepMs: 200 } }],
-      { contractDb: { settleGraceMs: 1000 }, requester: { bidWindowMs: 1500 } },
+      { contractDb: { settleGraceMs: 1000 }, requester: { bidWindowMs: 1500, startGraceSeconds: 3 } },
     )
     const provider = net.providers[0].provider!
     const posted = await net.requester.orchestrator!.post(

@@ -40,6 +40,8 @@ export interface ContractOpts {
   /** @default now + 60 000 */
   expiresAt?: number
   jobId?: string
+  /** The terms' start deadline (ms since the epoch). @default none */
+  startBy?: number
 }
 
 /** A contract signed by both parties, embedding the provider's signed bid. */
@@ -87,6 +89,7 @@ export function makeContract(
     bid,
     createdAt: now,
     expiresAt: o.expiresAt ?? now + 60_000,
+    ...(o.startBy !== undefined ? { startBy: o.startBy } : {}),
   }
   return sign(terms, requester, provider)
 }

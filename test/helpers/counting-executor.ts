@@ -3,7 +3,7 @@
  * `holdMs` of real time each, counting how many run at once. Named as such; the nodes, libp2p,
  * level and the contract-db around it are real.
  */
-import type { ExecutionResult } from '../../dms/executor/executor.js'
+import type { ExecutionResult, ExecutionSpec, RunOptions } from '../../dms/executor/executor.js'
 import { hashOutputs } from '../../dms/protocol/outputs.js'
 import { TestExecutor } from './test-executor.js'
 
@@ -17,17 +17,24 @@ export class CountingExecutor extends TestExecutor {
     super('counting')
   }
 
-  override async run(): Promise<ExecutionResult> {
+  override async run(_spec: ExecutionSpec, options: RunOptions = {}): Promise<ExecutionResult> {
     this.runs++
     this.running++
     this.maxRunning = Math.max(this.maxRunning, this.running)
+    options.onEvent?.({ type: 'started' })
+    // A cancel (the signal) stops the run at once, as the Docker executor stops its container.
+    const aborted = new Promise<'aborted'>((r) => {
+      if (options.signal?.aborted === true) r('aborted')
+      options.signal?.addEventListener('abort', () => r('aborted'), { once: true })
+    })
+    let end: void | 'aborted'
     try {
-      await (this.gate ?? new Promise<void>((r) => setTimeout(r, this.holdMs)))
+      end = await Promise.race([this.gate ?? new Promise<void>((r) => setTimeout(r, this.holdMs)), aborted])
     } finally {
       this.running--
     }
     return {
-      status: 'completed',
+      status: end === 'aborted' ? 'cancelled' : 'completed',
       exitCode: 0,
       stdout: 'ok\n',
       stderr: '',

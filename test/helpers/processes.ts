@@ -30,14 +30,18 @@ export async function peerIdOfDataDir(dataDir: string): Promise<string> {
   return peerIdFromPrivateKey(privateKeyFromRaw(key.libp2pRaw())).toString()
 }
 
-export function startDms(configPath: string, logLevel = 'info'): Promise<DmsProcess> {
+export function startDms(
+  configPath: string,
+  logLevel = 'info',
+  env: Record<string, string> = {},
+): Promise<DmsProcess> {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', join(ROOT, 'dms/cli/main.ts'), 'run', '--config', configPath],
     {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, DMS_LOG_LEVEL: logLevel, DMS_PASSPHRASE: 'test passphrase' },
+      env: { ...process.env, DMS_LOG_LEVEL: logLevel, DMS_PASSPHRASE: 'test passphrase', ...env },
     },
   )
   let tail = ''

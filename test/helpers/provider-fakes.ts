@@ -26,6 +26,7 @@ import {
   type PublishInput,
   type PublishOutput,
 } from '../../dms/provider/bid-machine.js'
+import { waitForSlot, type SlotInput } from '../../dms/provider/later-bid.js'
 import type { RetentionInit } from '../../dms/provider/bid-store.js'
 import { hashOutputs } from '../../dms/protocol/outputs.js'
 import type { ResourceLedger } from '../../dms/resources/ledger.js'
@@ -124,8 +125,27 @@ export class Fakes {
   readonly calls: string[] = []
   readonly runs = new Map<string, HeldRun>()
   readonly delivered: DeliverInput[] = []
+  /** Heartbeats started (`+state`) and stopped (`-state`), in order. */
+  readonly heartbeats: string[] = []
+  /** When set, deliveries wait for it (a requester that cannot be reached yet). */
+  holdDelivery?: Promise<void>
   /** Codes the next ledger operations of that kind fail with. */
   readonly failNext: Partial<Record<'lock' | 'allocate', string>> = {}
+  /** The ledger a waiting allocation asks (`canStart`) and hears releases from (`free()`). */
+  readonly slots = {
+    open: false,
+    listeners: new Set<() => void>(),
+    canStart: (): boolean => this.slots.open,
+    onFreed: (fn: () => void) => {
+      this.slots.listeners.add(fn)
+      return () => this.slots.listeners.delete(fn)
+    },
+    /** Lets the waiting entry start, as a release in the ledger would. */
+    free: (): void => {
+      this.slots.open = true
+      for (const fn of [...this.slots.listeners]) fn()
+    },
+  }
 
   private ledger(op: 'lock' | 'allocate' | 'release') {
     return fromPromise<unknown, LedgerInput>(({ input }) => {
@@ -170,7 +190,10 @@ export class Fakes {
           )
           this.runs.set(input.allocation.allocationId, run)
         }),
-        heartbeat: fromCallback<EventObject, HeartbeatInput>(() => undefined),
+        heartbeat: fromCallback<EventObject, HeartbeatInput>(({ input }) => {
+          this.heartbeats.push(`+${input.state}`)
+          return () => this.heartbeats.push(`-${input.state}`)
+        }),
         publish: fromPromise<PublishOutput, PublishInput>(({ input }) => {
           this.calls.push(`publish ${input.run.status}`)
           const { status, exitCode, reason, outputsHash } = input.run
@@ -179,10 +202,14 @@ export class Fakes {
             result: { status, exitCode, ...(reason !== undefined ? { reason } : {}), outputsHash },
           })
         }),
-        deliver: fromPromise<void, DeliverInput>(({ input }) => {
+        deliver: fromPromise<void, DeliverInput>(async ({ input }) => {
+          await this.holdDelivery
           if (input.message !== undefined) this.delivered.push(input)
-          return Promise.resolve()
         }),
+        // The real wait, over the fake ledger above and the test's clock.
+        slot: fromPromise<void, SlotInput>(({ input, signal }) =>
+          waitForSlot({ ledger: this.slots, clock }, input, signal),
+        ),
       },
     })
   }

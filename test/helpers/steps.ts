@@ -230,6 +230,7 @@ export const CONFIG: StepDeps['config'] = {
   outputsPace: { minBytesPerSecond: 256 * 1024, graceMs: 30_000 },
   queueRetryMinMs: 1000,
   queueRetryMaxMs: 30_000,
+  startGraceSeconds: 120,
 }
 
 /** Everything a step may use, as fakes on one ManualClock; `over` replaces any part. */

@@ -1,7 +1,7 @@
-/** `dms contract-db run|approve|revoke|credit|balance|approved|contracts|disputes` (specs/contract-db.md). */
+/** `dms contract-db run|approve|revoke|credit|balance|approved|contracts|disputes|dashboard` (specs/contract-db.md). */
 import type { Command } from 'commander'
 import { homedir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { CONTRACT_DB_SOCKET } from '../../contract-db/paths.js'
 import type { Where } from '../contract-db.js'
 import type { RegisterCommand } from './types.js'
@@ -13,7 +13,7 @@ export const registerContractDb: RegisterCommand = (program) => {
   const cdb = program
     .command('contract-db')
     .description(
-      'the contract-db verifier service: run it, approve entities, credit test tokens, show balances',
+      'the contract-db verifier service: run it, approve entities, credit test tokens, show balances, open its dashboard',
     )
   const where = (c: Command) =>
     c
@@ -27,7 +27,7 @@ export const registerContractDb: RegisterCommand = (program) => {
     .option('--data-dir <dir>', 'data directory (overrides the config file; env DMS_CONTRACT_DB_DIR)')
     .option(
       '-c, --config <file>',
-      'config JSON: { dataDir, listen, bootstrap, oneHost, socket, approvalTtlMs, maxActiveVolunteerContracts, settleGraceMs, claimWindowMs, disputeWindowMs } (specs/config.md)',
+      'config JSON: { dataDir, listen, bootstrap, oneHost, socket, web, approvalTtlMs, maxActiveVolunteerContracts, settleGraceMs, claimWindowMs, disputeWindowMs, expirySweepMs } (specs/config.md)',
     )
     .action(async (o: { dataDir?: string; config?: string }) => (await cdbCli()).runService(o))
 
@@ -70,4 +70,23 @@ export const registerContractDb: RegisterCommand = (program) => {
       .command('disputes')
       .description("claims their requesters disputed: the claim's receipt and the requester's verification"),
   ).action(async (o: Where) => (await cdbCli()).disputesCommand(o))
+
+  where(
+    cdb
+      .command('dashboard')
+      .description(
+        "print a one-time login link to the operator's web dashboard (served on its TCP listener, web in the config)",
+      )
+      .option('--open', 'also open the link with xdg-open'),
+  ).action(async (o: Where & { open?: boolean }) => {
+    const socket = resolve(o.socket ?? join(o.dataDir, CONTRACT_DB_SOCKET))
+    await (
+      await import('../dashboard.js')
+    ).dashboardCommand({
+      socket,
+      open: o.open,
+      json: o.json,
+      notRunning: `no contract-db answers on ${socket}: start it with 'dms contract-db run --data-dir ${resolve(o.dataDir)}'`,
+    })
+  })
 }

@@ -6,6 +6,7 @@
 import { registerBlob } from './blob.js'
 import { registerCompletion } from './completion.js'
 import { registerContractDb } from './contract-db.js'
+import { registerDashboard } from './dashboard.js'
 import { registerDemo } from './demo.js'
 import { registerDevnet } from './devnet.js'
 import { registerEarnings } from './earnings.js'
@@ -27,6 +28,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerInit,
   registerRun,
   registerPeers,
+  registerDashboard,
   registerTopics,
   registerSwarmKey,
   registerWorkflow,

@@ -15,16 +15,16 @@ import {
   type Settlement,
   type SignedReceipt,
 } from '../../contracts/model.js'
-import type { CloseFacts, DisputeFacts } from '../changes.js'
+import type { CloseFacts, DisputeFacts, StartFacts } from '../changes.js'
 import type { ContractRecord } from '../records.js'
 
 /** The contracts as the closing handlers need them. */
 export interface ClosableContracts {
   get(id: string): Promise<ContractRecord | undefined>
   /** Whether the contract's machine accepts an event of `type` in its state. */
-  accepts(rec: ContractRecord, type: CloseFacts['type'] | 'DISPUTE'): boolean
-  /** Sends the closing event (or a dispute); resolves with the record once stored. */
-  close(rec: ContractRecord, facts: CloseFacts | DisputeFacts): Promise<ContractRecord>
+  accepts(rec: ContractRecord, type: CloseFacts['type'] | 'DISPUTE' | 'START'): boolean
+  /** Sends the closing event (or a dispute, or a start note); resolves with the record once stored. */
+  close(rec: ContractRecord, facts: CloseFacts | DisputeFacts | StartFacts): Promise<ContractRecord>
 }
 
 export interface Closable {

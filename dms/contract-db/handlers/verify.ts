@@ -13,7 +13,8 @@ import { DOMAIN, type ContractProof, type SignedContract } from '../../contracts
 import { contractIdMatches } from '../../contracts/contract-id.js'
 import { partyIsConsistent } from '../../contracts/party.js'
 import type { ContractInput } from '../contract-machine.js'
-import { settleByFor, type DeadlineConfig } from '../deadlines.js'
+import { START_DEADLINE_PASSED } from '../../contracts/start.js'
+import { DEADLINES, settleByFor, type DeadlineConfig } from '../deadlines.js'
 import type { Account, ContractRecord } from '../records.js'
 
 export interface VerifyDeps {
@@ -32,8 +33,8 @@ export interface VerifyDeps {
   }
   /** The most volunteer contracts one requester may have active. */
   maxActiveVolunteers: number
-  /** For the contract's settleBy. */
-  deadlines: Pick<DeadlineConfig, 'settleGraceMs'>
+  /** For the contract's settleBy, and the latest startBy it accepts. */
+  deadlines: Pick<DeadlineConfig, 'settleGraceMs'> & Partial<Pick<DeadlineConfig, 'maxStartDelayMs'>>
   log: Logger
 }
 
@@ -88,6 +89,15 @@ export function verifyHandler(d: VerifyDeps): VerifyHandler {
       throw refuse(REFUSAL.expired, `contract expired at ${new Date(t.expiresAt).toISOString()}`)
     const badTerms = checkBidTerms(t)
     if (badTerms !== undefined) throw refuse(REFUSAL.badTerms, badTerms)
+    // The start deadline (if any; consistency.ts bounded it against the bid): still ahead, and not
+    // further than this contract-db holds escrow for. settleBy is counted from it (deadlines.ts).
+    if (t.startBy !== undefined && t.startBy <= now)
+      throw refuse(START_DEADLINE_PASSED, `startBy ${new Date(t.startBy).toISOString()} has passed`, {
+        startBy: t.startBy,
+      })
+    const maxStartDelayMs = d.deadlines.maxStartDelayMs ?? DEADLINES.maxStartDelayMs
+    if (t.startBy !== undefined && t.startBy > now + maxStartDelayMs)
+      throw refuse(REFUSAL.badTerms, `startBy may be at most ${maxStartDelayMs / 1000} s after verification`)
 
     // A volunteer contract locks nothing, so it costs its requester a slot instead.
     if (t.escrow === 0 && (await d.contracts.activeVolunteers(t.requester.peer)) >= d.maxActiveVolunteers)

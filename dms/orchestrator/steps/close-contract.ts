@@ -19,6 +19,7 @@ import {
   type Bid,
 } from '../../contracts/model.js'
 import { partyOf } from '../../contracts/party.js'
+import { startByFor } from '../../contracts/start.js'
 import { W } from '../../protocol/behaviours.js'
 import { publicKeyOf } from '../../protocol/handles.js'
 import type { ContractSignReply } from '../../protocol/messages.js'
@@ -74,6 +75,9 @@ export function closeContractStep(d: CloseContractDeps): Step {
       bid,
       createdAt: now,
       expiresAt: now + TERMS_TTL_MS,
+      // Not started by then, the contract-db expires it with a full refund; counted from the bid's
+      // earliestStart when the provider bid for a later start (start.ts).
+      startBy: startByFor(now, bid, d.config.startGraceSeconds),
     }
     // The contract-db checks the terms against the embedded bid the same way (consistency.ts):
     // drafted terms it would refuse are not sent to either party.

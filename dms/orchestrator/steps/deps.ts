@@ -72,6 +72,8 @@ export interface StepConfig {
   queueRetryMinMs: number
   /** Longest such wait. */
   queueRetryMaxMs: number
+  /** A contract's startBy = max(its draft, the bid's earliestStart) + this (specs/contract-db.md). */
+  startGraceSeconds: number
 }
 
 /**

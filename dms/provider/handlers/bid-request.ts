@@ -27,13 +27,15 @@ import type { BidRequestGate } from '../bid-request-gate.js'
 import { overCap, type RequesterCap } from '../requester-cap.js'
 import { checkBidRequest } from '../validate.js'
 import type { ProviderBooks } from '../books.js'
+import { fits } from '../../resources/math.js'
+import { holdMs, laterStart, type LaterBids, type SlotTiming } from '../later-bid.js'
 
 /** How often an unavailable container engine is checked again (on the next bid request). */
 const ENGINE_RECHECK_MS = 15_000
 
 export interface BidRequestDeps {
   key: KeyPair
-  ledger: Pick<ResourceLedger, 'getOffer' | 'free' | 'entries' | 'reserve'>
+  ledger: Pick<ResourceLedger, 'getOffer' | 'free' | 'entries' | 'reserve' | 'slotFor'>
   machine?: { get(): Promise<MachineInfo>; refresh(): Promise<MachineInfo> }
   book: Pick<BidBook, 'openBid' | 'holdings' | 'create' | 'actor'>
   clock: Clock
@@ -63,6 +65,8 @@ export interface BidRequestInit {
   defaultDiskBytes?: number
   /** A requester with more unpaid (or claimed) jobs here is declined. @default no limit */
   maxUnpaidJobs?: number
+  /** The allocation deadline of each reservation, and bids for a later start (later-bid.ts). */
+  slots?: SlotTiming & { later?: LaterBids }
 }
 
 /** Declines sent by kind (`declineKind`: never a name a peer chose), requests dropped by reason. */
@@ -148,8 +152,13 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     const free = d.ledger.free()
     // What the ledger holds: the job's resources, with the default disk quota if it gave none.
     const held = grantedResources(req.resources, free, init.defaultDiskBytes)
+    const slots = init.slots ?? { lockTtlMs: 60_000, provisionTimeoutMs: 300_000 }
+    // Not room now: perhaps a later start, judged against the whole offer (later-bid.ts).
+    const later = fits(held, free)
+      ? undefined
+      : laterStart(d.ledger, held, req.maxDurationSeconds, now, slots)
     const decision = acceptJob(
-      compareCapability(held, free),
+      compareCapability(held, later === undefined ? free : offer.resources),
       {
         ...init.preferences,
         hasImage:
@@ -172,7 +181,8 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     const bidId = randomUUID()
     const expiresAt = now + (init.bidTtlMs ?? 30_000)
     try {
-      await d.ledger.reserve(bidId, req.jobId, held, expiresAt)
+      const until = (later ?? now) + holdMs(req.maxDurationSeconds, slots)
+      await d.ledger.reserve(bidId, req.jobId, held, expiresAt, { start: later, until })
     } catch (err) {
       return decline(actor, msg, [(err as Error).message], own)
     }
@@ -186,8 +196,8 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
       pricePerHour: perHour,
       minJobPrice: offer.prices.minJobPrice,
       total,
-      earliestStart: now,
-      expectedFinish: now + req.maxDurationSeconds * 1000,
+      earliestStart: later ?? now,
+      expectedFinish: (later ?? now) + req.maxDurationSeconds * 1000,
       expiresAt,
       resourcesReserved: true,
     }

@@ -5,7 +5,9 @@
  * side").
  */
 import { randomUUID } from 'node:crypto'
+import type { Clock } from '../../../actors/clock.js'
 import { RefusedError } from '../../../actors/errors.js'
+import { START_DEADLINE_PASSED } from '../../contracts/start.js'
 import type { ProviderBooks } from '../books.js'
 import type { Message } from '../../../actors/system.js'
 import { hashDoc, verifyDoc } from '../../contracts/canonical.js'
@@ -25,6 +27,8 @@ export interface InvokeDeps {
   books?: Pick<ProviderBooks, 'invoked'>
   /** Whether containers may use the network (`provider.allowNetwork`, of its preferences). @default false */
   allowNetwork?: boolean
+  /** An invocation past the terms' startBy is refused (start-note.ts). */
+  clock?: Pick<Clock, 'now'>
 }
 
 /** Whether the bid's requester cancelled its contract before this invocation. */
@@ -69,6 +73,11 @@ export function invokeHandler(d: InvokeDeps) {
     if ((rec.state !== 'contracted' && !cancelled) || contractHash !== hashDoc(t))
       throw new RefusedError('NOT_CONTRACTED', 'no contract signed by this provider matches the invocation')
     checkedProof(d, inv, contractHash, undefined)
+    if (t.startBy !== undefined && d.clock !== undefined && d.clock.now() > t.startBy)
+      throw new RefusedError(
+        START_DEADLINE_PASSED,
+        `the contract had to start by ${new Date(t.startBy).toISOString()}: the contract-db expires it`,
+      )
     const runIssue = invocationProblem(inv, t.resources.diskBytes)
     if (runIssue !== undefined) throw new RefusedError('BAD_INVOCATION', runIssue)
     // The bid request may not have said: the invocation is what the container gets.
@@ -91,7 +100,8 @@ export function invokeHandler(d: InvokeDeps) {
       },
     })
     const snap = await d.book.settle(actor, (s) => !s.matches('allocating'))
-    if (!snap.matches('active')) {
+    // Invoked before its slot can start: it waits for it (bid-machine.ts, `waiting`).
+    if (!snap.matches('active') && !snap.matches('waiting')) {
       if (snap.context.allocation === undefined)
         throw new RefusedError('CANCELLED', 'the requester cancelled this contract')
       const refusal = snap.context.refusal ?? { code: 'INTERNAL', message: 'the allocation failed' }

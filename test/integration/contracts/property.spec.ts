@@ -1,7 +1,7 @@
 /**
- * Property test of the contract-db: random sequences of credit / verify / settle / terminate (and
- * restarts), run in concurrent batches with duplicates, forgeries, strangers and expired
- * contracts. After every batch:
+ * Property test of the contract-db: random sequences of credit / verify / settle / terminate /
+ * claim / start note / expiry (and restarts), run in concurrent batches with duplicates, forgeries,
+ * strangers, expired contracts and contracts with a start deadline. After every batch:
  *  - the total of all balances plus escrow equals everything ever credited (money is conserved);
  *  - each account's escrow is exactly the escrow of its active contracts; nothing is negative;
  *  - no contract closed (settled or terminated) more than once, and its stored settlement is the
@@ -18,6 +18,7 @@ import { ManualClock } from '../../../actors/clock.js'
 import { signDoc } from '../../../dms/contracts/canonical.js'
 import { DOMAIN, type Settlement, type SignedContract } from '../../../dms/contracts/model.js'
 import { ContractDbService } from '../../../dms/contract-db/service.js'
+import { signStartNote } from '../../../dms/contracts/start.js'
 import { silentLogger } from '../../../dms/log.js'
 import { openDb, type Db } from '../../../dms/store/db.js'
 import { makeContract, makeReceipt, makeSettle, newParty, type Who } from '../../helpers/contracts.js'
@@ -26,6 +27,7 @@ import { startPeer, type TestPeer } from '../../helpers/peers.js'
 const BASE_SEED = Number(process.env.DMS_PROPERTY_SEED ?? 20_261_121)
 const RUNS = Number(process.env.DMS_PROPERTY_RUNS ?? 30)
 const BATCHES = 40
+const START0 = { started: 0, notStarted: 0 }
 
 /** mulberry32: a small, well-mixed 32-bit PRNG. */
 function rng(seed: number) {
@@ -51,6 +53,8 @@ interface Known {
   prov: Who
   /** Verified (escrow locked) in an earlier batch. */
   accepted: boolean
+  /** Claimed by its provider in an earlier batch (its requester disputes more often). */
+  claimed?: boolean
 }
 
 type Op = {
@@ -76,7 +80,7 @@ describe('contract-db property: money is conserved and no contract closes twice'
   })
 
   it(`holds over ${RUNS} seeded runs of ${BATCHES} concurrent batches`, async () => {
-    let stats = { ops: 0, ok: 0, refused: 0, closes: 0, claimed: 0, expired: 0, disputed: 0 }
+    let stats = { ops: 0, ok: 0, refused: 0, closes: 0, claimed: 0, expired: 0, disputed: 0, ...START0 }
     for (let i = 0; i < RUNS; i++) {
       const seed = BASE_SEED + i
       try {
@@ -89,6 +93,8 @@ describe('contract-db property: money is conserved and no contract closes twice'
           claimed: stats.claimed + s.claimed,
           expired: stats.expired + s.expired,
           disputed: stats.disputed + s.disputed,
+          started: stats.started + s.started,
+          notStarted: stats.notStarted + s.notStarted,
         }
       } catch (err) {
         throw new Error(
@@ -102,9 +108,14 @@ describe('contract-db property: money is conserved and no contract closes twice'
       stats.ok > RUNS * 20 && stats.refused > RUNS * 10 && stats.closes > RUNS * 5,
       JSON.stringify(stats),
     )
-    // ...and the deadlines: claims, disputes of them, and expiry.
+    // ...and the deadlines: claims, disputes of them, expiry, start notes and expiry at startBy.
     assert.ok(
-      RUNS < 10 || (stats.claimed > 0 && stats.expired > 0 && stats.disputed > 0),
+      RUNS < 10 ||
+        (stats.claimed > 0 &&
+          stats.expired > 0 &&
+          stats.disputed > 0 &&
+          stats.started > 0 &&
+          stats.notStarted > 0),
       JSON.stringify(stats),
     )
   })
@@ -129,7 +140,7 @@ describe('contract-db property: money is conserved and no contract closes twice'
     let credited = 0
     const known: Known[] = []
     const closes = new Map<string, Settlement[]>()
-    const stats = { ops: 0, ok: 0, refused: 0, closes: 0, claimed: 0, expired: 0, disputed: 0 }
+    const stats = { ops: 0, ok: 0, refused: 0, closes: 0, claimed: 0, expired: 0, disputed: 0, ...START0 }
 
     const genOp = (): Op => {
       const roll = r.next()
@@ -158,6 +169,8 @@ describe('contract-db property: money is conserved and no contract closes twice'
           maxDurationSeconds: r.int(1, 60),
           minJobPrice: r.pick([0, 0, 5]),
           expiresAt: expired ? clock.now() - 1 : clock.now() + 60_000,
+          // Some carry a start deadline: no start note by then, the contract expires.
+          ...(r.chance(0.3) ? { startBy: clock.now() + r.int(1, 60) * 1000 } : {}),
         })
         if (forged) c.requesterSignature = signDoc(prov.key, DOMAIN.contract, c.terms)
         known.push({ c, req, prov, accepted: false })
@@ -178,7 +191,9 @@ describe('contract-db property: money is conserved and no contract closes twice'
           run: () => svc.verify(req.peer, c),
         }
       }
-      const k = r.pick(known)
+      // Claimed contracts are few among many: picked more often, so their disputes are exercised.
+      const claimed = known.filter((x) => x.claimed === true)
+      const k = claimed.length > 0 && r.chance(0.1) ? r.pick(claimed) : r.pick(known)
       const id = k.c.terms.contractId
       if (roll < 0.6) {
         // A replayed submission of an earlier contract.
@@ -195,6 +210,7 @@ describe('contract-db property: money is conserved and no contract closes twice'
                 'BAD_SIGNATURE',
                 'CONTRACT_EXPIRED',
                 'CONTRACT_EXISTS',
+                'START_DEADLINE_PASSED',
               ],
           contractId: id,
           run: () => svc.verify(k.req.peer, k.c),
@@ -219,7 +235,7 @@ describe('contract-db property: money is conserved and no contract closes twice'
           wallSeconds: r.int(0, 150_000) / 1000,
           status: r.pick(['completed', 'failed', 'timed_out', 'cancelled'] as const),
           exitCode: r.pick([0, 1, 137, -1]),
-          verified: r.chance(0.85),
+          verified: r.chance(k.claimed === true ? 0.5 : 0.85),
         })
         if (forged) req.receipt = makeReceipt(k.c, k.req) // not the provider's signature
         const allowed = forged ? base.map((c) => (c === 'ok' ? 'BAD_SIGNATURE' : c)) : base
@@ -249,7 +265,22 @@ describe('contract-db property: money is conserved and no contract closes twice'
           run: () => svc.terminate(who.peer, { contractId: id, reason: 'REQUESTER_SILENT', receipt }),
         }
       }
-      if (roll < 0.93) {
+      if (roll < 0.92) {
+        // The provider's start note (anyone else's is refused); past startBy it expires the contract.
+        const note = signStartNote(who.key, who.peer, id, clock.now())
+        const allowed = k.accepted
+          ? who === k.prov
+            ? ['ok', 'START_DEADLINE_PASSED', 'CONTRACT_NOT_ACTIVE']
+            : ['NOT_A_PARTY']
+          : ['UNKNOWN_CONTRACT', 'NOT_A_PARTY', 'ok', 'START_DEADLINE_PASSED', 'CONTRACT_NOT_ACTIVE']
+        return {
+          label: `start note by ${third ? 'stranger' : who === k.req ? 'requester' : 'provider'}`,
+          allowed,
+          contractId: id,
+          run: () => svc.started(who.peer, note),
+        }
+      }
+      if (roll < 0.945) {
         return {
           label: 'expire due',
           allowed: ['ok'],
@@ -310,6 +341,12 @@ describe('contract-db property: money is conserved and no contract closes twice'
           op.allowed.includes(outcome),
           `${op.label}: got ${outcome}, allowed ${op.allowed.join('|')}\n${trace.slice(-12).join('\n')}`,
         )
+        // A late start note expires the contract: its refusal carries the settlement.
+        const kept = (res as { reason?: { data?: { settlement?: Settlement } } }).reason?.data?.settlement
+        if (outcome === 'START_DEADLINE_PASSED' && kept !== undefined) {
+          closes.set(op.contractId!, [...(closes.get(op.contractId!) ?? []), kept])
+          stats.closes++
+        }
         if (outcome === 'ok' && op.closes) {
           const list = closes.get(op.contractId!) ?? []
           list.push(res.status === 'fulfilled' ? (res.value as Settlement) : (undefined as never))
@@ -318,14 +355,19 @@ describe('contract-db property: money is conserved and no contract closes twice'
         }
       }
       // What was verified in this batch is known to be accepted from now on.
-      for (const k of known)
-        if (!k.accepted && (await svc.contract(k.c.terms.contractId)) !== undefined) k.accepted = true
+      for (const k of known) {
+        const rec = await svc.contract(k.c.terms.contractId)
+        if (rec !== undefined) k.accepted = true
+        if (rec?.state === 'claimed') k.claimed = true
+      }
       await checkInvariants(svc, credited, closes, trace)
     }
     for (const rec of await svc.listContracts()) {
       if (rec.state === 'claimed') stats.claimed++
       if (rec.state === 'expired') stats.expired++
       if (rec.dispute !== undefined) stats.disputed++
+      if (rec.started !== undefined) stats.started++
+      if (rec.state === 'expired' && rec.detail === 'not started by startBy') stats.notStarted++
     }
     svc.stop()
     await db.close()
@@ -375,4 +417,7 @@ async function checkInvariants(
     total += a.balance + a.escrow
   }
   assert.equal(total, credited, `balances + escrow = everything credited${where}`)
+  // The contract-db's own check agrees: its stored credited total is the test's count.
+  const check = await svc.conservation()
+  assert.deepEqual([check.ok, check.credited], [true, credited], `the conservation check${where}`)
 }

@@ -17,6 +17,7 @@ import { ContractDbService } from '../../../dms/contract-db/service.js'
 import { silentLogger } from '../../../dms/log.js'
 import { W } from '../../../dms/protocol/behaviours.js'
 import { INBOX } from '../../../dms/protocol/handles.js'
+import { signStartNote } from '../../../dms/contracts/start.js'
 import { openDb, type Db } from '../../../dms/store/db.js'
 import {
   makeContract,
@@ -103,6 +104,38 @@ describe('contract-db service', function () {
       assert.equal((await svc.contract(settled.terms.contractId))?.state, 'settled')
       assert.deepEqual(await svc.account(req.peer), { peer: req.peer, balance: 1000, escrow: 0 })
       svc.stop()
+    })
+
+    it('expires a contract with no start note by its startBy (full refund); a started one runs on', async () => {
+      const startBy = clock.now() + 120_000
+      const idle = contract({ pricePerHour: 3600, maxDurationSeconds: 60, startBy })
+      const started = contract({ pricePerHour: 3600, maxDurationSeconds: 60, startBy })
+      await svc.verify(req.peer, idle)
+      const proof = await svc.verify(req.peer, started)
+      assert.equal(proof.settleBy, startBy + 60_000 + DEADLINES.settleGraceMs, 'settleBy counts from startBy')
+      const ack = await svc.started(
+        prov.peer,
+        signStartNote(prov.key, prov.peer, started.terms.contractId, 1),
+      )
+      assert.equal(ack.startedAt, clock.now())
+      clock.advance(120_000)
+      assert.deepEqual(await svc.expireDue(), [], 'not before startBy has passed')
+      clock.advance(1)
+      const expired = await svc.expireDue()
+      assert.deepEqual(
+        expired.map((r) => [
+          r.contract.terms.contractId,
+          r.state,
+          r.detail,
+          r.settlement?.refundedToRequester,
+        ]),
+        [[idle.terms.contractId, 'expired', 'not started by startBy', 60]],
+      )
+      assert.equal((await svc.contract(started.terms.contractId))?.state, 'active')
+      assert.deepEqual(await svc.account(req.peer), { peer: req.peer, balance: 940, escrow: 60 })
+      // Its provider learns it on its start note: refused, nothing started.
+      const late = signStartNote(prov.key, prov.peer, idle.terms.contractId, clock.now())
+      assert.equal((await refusal(svc.started(prov.peer, late))).code, 'START_DEADLINE_PASSED')
     })
   })
 

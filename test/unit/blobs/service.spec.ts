@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BlobService, type Chunk, type ChunkRequest } from '../../../dms/blobs/service.js'
@@ -49,12 +49,19 @@ describe('BlobService (grants, chunked fetch of what is missing) and input stagi
   })
 
   it('an output archive is deleted once every job it was published for is released and no other grant holds it', async function () {
-    const archive = await a.store.put(Buffer.from('an output archive'))
+    const bytes = 'an output archive'
+    const archive = sha(bytes)
     const input = await a.store.put(Buffer.from('an input the node shares'))
     // The same bytes were two jobs' outputs for one requester, and one job's for another.
-    await a.grant('requester', archive, { heldFor: 'job-1' })
-    await a.grant('requester', archive, { heldFor: 'job-2' })
-    await a.grant('other', archive, { heldFor: 'job-3' })
+    for (const [peer, job] of [
+      ['requester', 'job-1'],
+      ['requester', 'job-2'],
+      ['other', 'job-3'],
+    ]) {
+      const file = join(a.store.tmpDir, `${job}.tar`)
+      await writeFile(file, bytes)
+      await a.publishArchive(peer, { file, sha256: archive, size: bytes.length }, job)
+    }
     await a.grant('provider', input)
     await assert.rejects(a.release('stranger', archive, 'job-1'), { code: 'BLOB_NOT_GRANTED' })
     await assert.rejects(a.release('other', archive, 'job-1'), { code: 'BLOB_NOT_GRANTED' })

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
 import { Command } from 'commander'
-import { addOutputOptions, applyOutputOption, printData } from '../../../dms/cli/output.js'
+import { addOutputOptions, applyOutputOption, escapeUnsafe, printData } from '../../../dms/cli/output.js'
 import { printRows } from '../../../dms/cli/table.js'
 import { toYaml } from '../../../dms/cli/yaml.js'
 
@@ -129,5 +129,17 @@ describe('CLI output formats (issue 20)', () => {
     assert.ok(!program.commands.find((c) => c.name() === 'plain')!.options.some((o) => o.long === '--output'))
     await program.parseAsync(['node', 'dms', 'list', '-o', 'yaml'])
     assert.equal(seen, true, 'yaml is machine output')
+  })
+
+  it('writes C1 controls and bidi overrides from peers as escapes that JSON and YAML read back unchanged', () => {
+    const data = { name: 'evil\u009b2J\u202egnp.exe', ['k\u0085']: ['\u2066x\u2069'] }
+    applyOutputOption({ output: 'json' })
+    const json = stdoutOf(() => printData(data))
+    applyOutputOption({ output: 'yaml' })
+    const yml = stdoutOf(() => printData(data))
+    for (const text of [json, yml]) assert.doesNotMatch(text, /[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/)
+    assert.deepEqual(JSON.parse(json), data)
+    assert.deepEqual(yaml.load(yml), data)
+    assert.equal(escapeUnsafe('plain é ✓'), 'plain é ✓', 'other text unchanged')
   })
 })

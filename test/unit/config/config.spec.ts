@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { ConfigError, loadNodeConfig } from '../../../dms/config.js'
+import { ConfigError, loadContractDbConfig, loadNodeConfig } from '../../../dms/config.js'
 
 const CDB = '12D3KooWJQrvaMvVy9RQ6bN3CXC7V2ju9SCjisqSYshAjur2e6f4'
 
@@ -172,5 +172,20 @@ describe('node config: schema and DMS_* overrides', () => {
     const file = { dataDir: 'd' }
     loadNodeConfig(file, { DMS_LOG_LEVEL: 'debug' })
     assert.deepEqual(file, { dataDir: 'd' })
+  })
+})
+
+describe('contract-db config file', () => {
+  it('takes the deadline settings specs/config.md lists (they were refused as unknown fields)', () => {
+    const file = {
+      dataDir: 'd',
+      maxActiveVolunteerContracts: 4,
+      settleGraceMs: 2000,
+      claimWindowMs: 5000,
+      disputeWindowMs: 60_000,
+      expirySweepMs: 1000,
+    }
+    assert.deepEqual(loadContractDbConfig(file), file)
+    assert.throws(() => loadContractDbConfig({ expirySweepMs: 0 }), /expirySweepMs/)
   })
 })

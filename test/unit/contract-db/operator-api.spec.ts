@@ -72,6 +72,12 @@ describe('contract-db/operator-api (from ports)', () => {
     await rm(dir, { recursive: true, force: true })
   })
 
+  it('without a web listener there is no dashboard link: DASHBOARD_OFF', async () => {
+    const r = await client.call<{ error: { code: string } }>('POST', '/v1/dashboard/login')
+    assert.equal(r.status, 409)
+    assert.equal(r.body.error.code, 'DASHBOARD_OFF')
+  })
+
   it('listens on a socket only its owner may use', async () => {
     assert.equal((await stat(api.socketPath)).mode & 0o777, 0o600)
   })

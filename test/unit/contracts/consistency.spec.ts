@@ -38,6 +38,15 @@ describe('dms/contracts/consistency', () => {
       [{ escrow: c.terms.escrow + 1 }, /escrow \d+ must equal price × max duration/],
     ]
     for (const [over, why] of cases) assert.match(termsBidProblem({ ...c.terms, ...over }, bid) ?? '', why)
+    // startBy: optional (dms 0.1), else after max(createdAt, earliestStart) and at most an hour later.
+    const base = Math.max(c.terms.createdAt, bid.earliestStart)
+    assert.equal(termsBidProblem({ ...c.terms, startBy: base + 3600_000 }, bid), undefined)
+    for (const [startBy, why] of [
+      [base, /startBy must be after/],
+      [base + 3600_001, /at most 3600 s/],
+      [base + 0.5, /whole number/],
+    ] as const)
+      assert.match(termsBidProblem({ ...c.terms, startBy }, bid) ?? '', why)
     const inflated: Bid = { ...bid, total: bid.total + 5 }
     assert.match(termsBidProblem({ ...c.terms, escrow: inflated.total }, inflated) ?? '', /bid's total/)
   })
@@ -104,7 +113,7 @@ describe('dms/contracts/consistency', () => {
             return Promise.resolve({ contractId: contract.terms.contractId } as ContractProof)
           },
         },
-        config: { requestTimeoutMs: 1000 } as never,
+        config: { requestTimeoutMs: 1000, startGraceSeconds: 120 } as never,
       })
       return { result: run(job, new AbortController().signal), sent, released }
     }
@@ -128,6 +137,15 @@ describe('dms/contracts/consistency', () => {
       assert.deepEqual(sent, ['/dms/contract/sign', 'verify'])
       assert.equal(termsBidProblem(contract!.terms, bid), undefined)
       assert.equal(proof?.contractId, contract?.terms.contractId)
+    })
+
+    it('startBy is the start grace after the bid earliestStart, a later one too (a busy provider)', async () => {
+      for (const earliestStart of [bid.earliestStart, bid.earliestStart + 600_000]) {
+        const later = { ...bid, earliestStart }
+        const { contract } = await step(later).result
+        assert.equal(contract!.terms.startBy, Math.max(contract!.terms.createdAt, earliestStart) + 120_000)
+        assert.equal(termsBidProblem(contract!.terms, later), undefined)
+      }
     })
   })
 })

@@ -16,6 +16,7 @@ import {
   type AdmissionContext,
 } from '../../../dms/orchestrator/bid-admission.js'
 import type { JobState } from '../../../dms/orchestrator/job-record.js'
+import { startTooLate } from '../../../dms/orchestrator/start-window.js'
 import { handleOf, INBOX } from '../../../dms/protocol/handles.js'
 import type { BidMessage, Decline } from '../../../dms/protocol/messages.js'
 import { newParty, type Who } from '../../helpers/contracts.js'
@@ -88,6 +89,19 @@ describe('orchestrator/bid-admission', () => {
     assert.equal(latest({ queueTimeoutSeconds: 300, startBy: { withinSeconds: 60 } }), T0 + 60_000)
     assert.equal(latest({ startAt: T0 + 1000, startBy: { withinSeconds: 60 } }), T0 + 61_000)
     assert.equal(latest({ startBy: { at: T0 + 7000 } }), T0 + 7000)
+  })
+
+  it('a bid whose earliestStart is no time (finite, but past what a Date holds) is bad_start, before any reason is written', () => {
+    for (const start of [1e20, -1e20, T0 + 0.5]) {
+      const bid = signedBid(p, 'job-1', { start })
+      // A later start would be declined with a reason naming the time: it must not throw.
+      assert.equal(bidProblem(bidMsg(bid), ctx()), 'bad_start', String(start))
+      assert.equal(bidProblem(bidMsg(bid), ctx({ latestStart: T0 })), 'bad_start', String(start))
+    }
+    assert.equal(
+      startTooLate({ earliestStart: 1e20 }, undefined, T0)?.startsWith('starts at 100000000000000000000,'),
+      true,
+    )
   })
 
   it('a bid or decline is checked only while the job is bidding', () => {

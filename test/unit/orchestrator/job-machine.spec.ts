@@ -422,6 +422,38 @@ describe('orchestrator/job-machine', () => {
     assert.deepEqual(snap.context.settlement, settlement)
   })
 
+  it('CANCEL while contracting waits for the contract (escrow may be locked), then cancels it with its proof', async () => {
+    const clock = new FakeClock()
+    let reply!: (p: Patch) => void
+    let signal: AbortSignal | undefined
+    let started!: () => void
+    const contracting = new Promise<void>((r) => (started = r))
+    const { steps, calls } = stubSteps(clock, {
+      // The contract-db locked the escrow; its proof is on the way.
+      closeContract: (_job, s) => {
+        signal = s
+        started()
+        return new Promise<Patch>((r) => (reply = r))
+      },
+    })
+    const actor = createActor(createJobMachine(steps, clock), { input: record() })
+    actor.start()
+    await contracting
+    actor.send({ type: 'CANCEL' })
+    assert.equal(signal?.aborted, false, 'the contract step is not abandoned')
+    assert.equal(actor.getSnapshot().value, 'contracting')
+    reply({ proof: { contractId: 'c-1' } as never })
+    const snap = await waitFor(actor, (s) => s.status === 'done', { timeout: 2000 })
+    assert.equal(snap.value, 'cancelled')
+    assert.deepEqual(
+      snap.context.history.slice(-3).map((h) => h.state),
+      ['contracting', 'cancelling', 'cancelled'],
+    )
+    const cancel = calls.find((c) => c.step === 'cancel')
+    assert.equal(cancel?.job.proof?.contractId, 'c-1', 'the cancel step has the proof: it terminates')
+    assert.equal(calls.filter((c) => c.step === 'invoke').length, 0, 'never invoked')
+  })
+
   it('CANCEL while verifying abandons the output check and ends cancelled with the cancel settlement', async () => {
     const clock = new FakeClock()
     let signal: AbortSignal | undefined

@@ -257,6 +257,20 @@ describe('orchestrator/job-spec parseJobSpec', () => {
         parseJobSpec({ ...valid(), startAt: '2026-11-22T18:00:00Z', startBy: '2026-11-22T17:00:00Z' }, now),
       (e: unknown) => e instanceof InvalidJobSpecError && /startBy: is before startAt/.test(e.message),
     )
+    // As a time, bounded like the duration: at most 7 days after the job's start.
+    assert.deepEqual(at('2026-11-29T12:00:00Z'), { at: now + 7 * 86_400_000 })
+    for (const [startBy, startAt] of [
+      ['2026-11-29T12:00:01Z', undefined],
+      ['9999-12-31T23:59:59Z', undefined],
+      ['2026-12-02T18:00:01Z', '2026-11-25T18:00:00Z'],
+    ])
+      assert.throws(
+        () => parseJobSpec({ ...valid(), startBy, ...(startAt !== undefined ? { startAt } : {}) }, now),
+        (e: unknown) =>
+          e instanceof InvalidJobSpecError &&
+          /startBy: must be at most 7 days after the job starts/.test(e.message),
+        startBy,
+      )
   })
 
   it('providers.direct: Ed25519 peer ids, at most 32, duplicates dropped; gossipFallback defaults to false', () => {

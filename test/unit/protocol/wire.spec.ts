@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { KeyPair, keyToString } from '../../../actors/identity.js'
 import { issueApproval } from '../../../dms/contracts/approval.js'
 import { signDoc, verifyDoc } from '../../../dms/contracts/canonical.js'
+import { signStartNote } from '../../../dms/contracts/start.js'
 import {
   DOMAIN,
   type ContractTerms,
@@ -164,6 +165,8 @@ const samples: Array<[string, unknown]> = [
     },
   ],
   [W.settle.name, { contractId: 'c-1', receipt, verification }],
+  [W.contractStarted.name, { note: signStartNote(provider, 'p-1', 'c-1', 1_700_000_001_500) }],
+  [`${W.contractStarted.name}#reply`, { contractId: 'c-1', startedAt: 1_700_000_001_600 }],
   [W.terminate.name, { contractId: 'c-1', reason: 'PROVIDER_FAULT', detail: 'provider silent' }],
   [W.terminate.name, { contractId: 'c-1', reason: 'REQUESTER_CANCELLED', receipt }],
   [`${W.terminate.name}#reply`, { ...settlement, outcome: 'terminated', reason: 'PROVIDER_FAULT' }],
@@ -219,6 +222,7 @@ describe('dms/protocol (protobuf payload codecs)', () => {
         '/dms/contract/settle',
         '/dms/contract/settled',
         '/dms/contract/sign',
+        '/dms/contract/started',
         '/dms/contract/terminate',
         '/dms/contract/verify',
         '/dms/job/bid',
@@ -231,6 +235,7 @@ describe('dms/protocol (protobuf payload codecs)', () => {
         '/dms/job/log',
         '/dms/job/request',
         '/dms/job/result',
+        '/dms/job/result-again',
         '/dms/job/update',
       ],
     )

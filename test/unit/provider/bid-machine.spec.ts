@@ -84,6 +84,21 @@ describe('provider/bid-machine', () => {
     assert.equal(actor.getSnapshot().context.result?.status, 'completed')
   })
 
+  it('heartbeats go on after the run until its result is delivered (a restarting requester hears them)', async () => {
+    start(bidContext(clock.now()))
+    const run = await toRun()
+    run.started()
+    await reaches('running')
+    let deliver!: () => void
+    fakes.holdDelivery = new Promise<void>((r) => (deliver = r))
+    run.finish(completedRun())
+    await reaches('completed')
+    assert.equal(fakes.heartbeats.at(-1), '+completed', 'still heartbeating while the result is undelivered')
+    deliver()
+    await waitFor(actor, (s) => s.status === 'done')
+    assert.equal(fakes.heartbeats.at(-1), '-completed', 'stopped once delivered')
+  })
+
   it('releases a reservation at the bid expiry, a lock at its deadlines', async () => {
     const now = clock.now()
     start(bidContext(now))
@@ -192,6 +207,74 @@ describe('provider/bid-machine', () => {
     await clock.advanceAsync(300_000)
     await waitFor(actor, (s) => s.status === 'done')
     assert.match(actor.getSnapshot().context.result!.reason!, /: the container did not start$/)
+  })
+
+  it('invoked before its slot, waits (alive, no provisioning deadline) and allocates once the ledger lets it', async () => {
+    start(bidContext(clock.now()))
+    actor.send({ type: 'LOCK' })
+    await reaches('locked')
+    actor.send({ type: 'SIGN', contractId: 'contract-1', contractHash: 'h' })
+    fakes.failNext.allocate = 'INSUFFICIENT_RESOURCES'
+    const contract = contractFor(actor.getSnapshot().context.bid)
+    const startBy = clock.now() + 900_000
+    actor.send({
+      type: 'INVOKE',
+      allocation: {
+        allocationId: 'alloc-1',
+        contract: { ...contract, terms: { ...contract.terms, startBy } },
+        command: ['sh'],
+        env: {},
+        inputs: [],
+      },
+    })
+    await reaches('waiting')
+    // Longer than the provisioning budget: waiting is not provisioning.
+    await clock.advanceAsync(400_000)
+    assert.equal(state(), 'waiting')
+    // Restored after a restart, it waits again, without a second step in its history.
+    const stored = actor.getSnapshot().context
+    actor.stop()
+    start({ ...stored, resume: 'waiting' })
+    assert.equal(state(), 'waiting')
+    fakes.slots.free()
+    await reaches('provisioning')
+    assert.equal(
+      actor.getSnapshot().context.allocation?.provisionBy,
+      clock.now() + 300_000,
+      'provisioning gets its whole budget when it leaves waiting',
+    )
+    assert.deepEqual(states(), ['reserved', 'locked', 'contracted', 'waiting', 'provisioning'])
+    assert.deepEqual(fakes.calls.slice(-3), ['allocate bid-1', 'allocate bid-1', 'execute alloc-1'])
+  })
+
+  it('a waiting allocation whose startBy passes expires, saying so, and is released', async () => {
+    start(bidContext(clock.now()))
+    actor.send({ type: 'LOCK' })
+    await reaches('locked')
+    actor.send({ type: 'SIGN', contractId: 'contract-1', contractHash: 'h' })
+    fakes.failNext.allocate = 'INSUFFICIENT_RESOURCES'
+    const contract = contractFor(actor.getSnapshot().context.bid)
+    actor.send({
+      type: 'INVOKE',
+      allocation: {
+        allocationId: 'alloc-1',
+        contract: { ...contract, terms: { ...contract.terms, startBy: clock.now() + 60_000 } },
+        command: ['sh'],
+        env: {},
+        inputs: [],
+      },
+    })
+    await reaches('waiting')
+    await clock.advanceAsync(59_999)
+    assert.equal(state(), 'waiting')
+    await clock.advanceAsync(1)
+    await waitFor(actor, (s) => s.status === 'done')
+    assert.deepEqual(states().slice(-3), ['waiting', 'expired', 'released'])
+    assert.match(
+      actor.getSnapshot().context.ending ?? '',
+      /^START_DEADLINE_PASSED: .*its slot did not come in time/,
+    )
+    assert.equal(fakes.calls.at(-1), 'release bid-1')
   })
 
   it('restored, a machine goes back to its state with its deadlines, without a second step in its history', async () => {

@@ -1,7 +1,8 @@
 /**
  * The shape of the code, checked: no import cycles among the sources (actors/, proto/, dms/; type
  * imports count too: two files that import each other cannot be read or moved apart), and the
- * directions `cli, api -> dms/* -> actors -> proto`. Tests and scripts are leaves: they may
+ * directions `cli, api -> dms/* -> actors -> proto` (dms/web/, shared by the REST API and the
+ * contract-db's dashboard, imports only actors/). Tests and scripts are leaves: they may
  * import anything, and no source imports them.
  *
  * A small scanner of relative imports, not a lint plugin: eslint-plugin-import's no-cycle is slow
@@ -88,7 +89,9 @@ function directionProblem({ from, to }: Edge): string | undefined {
   if (b === 'dms/cli' && a !== 'dms/cli') return 'nothing imports the CLI'
   if (b === 'dms/api' && a !== 'dms/api' && a !== 'dms/cli' && !ROOTS.has(from))
     return 'only the CLI and the composition root import the REST API'
-  if (a === 'dms/api' && b !== 'dms/api' && b !== 'actors' && !API_SHAPES.has(to))
+  if (a === 'dms/web' && b !== 'dms/web' && b !== 'actors')
+    return "dms/web/ (what the node's and the contract-db's web faces share) imports only actors/"
+  if (a === 'dms/api' && b !== 'dms/api' && b !== 'actors' && b !== 'dms/web' && !API_SHAPES.has(to))
     return 'the REST API reaches the node only through its ports (dms/api/ports.ts)'
   if (ROOTS.has(to) && !ROOTS.has(from) && a !== 'dms/cli')
     return 'a part never takes a whole node (its composition root): pass it small ports'

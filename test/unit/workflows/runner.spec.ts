@@ -275,6 +275,9 @@ describe('workflow runner (real level, faked jobs port)', () => {
     await when(id, started(id, 'A'))
     await assert.rejects(runner.outputs('nope', 'A'), { code: 'WORKFLOW_NOT_FOUND' })
     await assert.rejects(runner.outputs(id, 'Z'), { code: 'TASK_NOT_FOUND', statusCode: 404 })
+    // Names the route's pattern lets through that an object inherits: no such task either.
+    for (const inherited of ['constructor', 'toString', 'hasOwnProperty'])
+      await assert.rejects(runner.outputs(id, inherited), { code: 'TASK_NOT_FOUND', statusCode: 404 })
     await assert.rejects(runner.outputs(id, 'A'), { code: 'OUTPUTS_NOT_READY' })
     await assert.rejects(runner.outputs(id, 'B'), { code: 'OUTPUTS_NOT_READY' })
     assert.deepEqual(fake.fetched, [])

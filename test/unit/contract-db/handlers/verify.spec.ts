@@ -85,6 +85,21 @@ describe('contract-db/handlers/verify', () => {
     assert.deepEqual(proposed, [{ contract: c, proof, activatedAt: T0 + 5000, settleBy: body.settleBy }])
   })
 
+  it("counts settleBy from the terms' startBy, and refuses a startBy passed or too far ahead", async () => {
+    const c = contract({ startBy: T0 + 120_000 })
+    clock.advance(5000)
+    const proof = await verify(req.peer, c)
+    // The run may start as late as startBy and last its max duration: settleBy >= startBy.
+    assert.equal(proof.settleBy, T0 + 120_000 + 60_000 + 600_000)
+    const passed = contract({ startBy: T0 + 6000 })
+    clock.advance(1000) // now = startBy
+    assert.equal((await refusal(verify(req.peer, passed))).code, 'START_DEADLINE_PASSED')
+    // The bid's earliestStart is now; a startBy an hour and more after it is out of bounds (consistency.ts).
+    const far = contract({ startBy: clock.now() + 3600_000 + 1 })
+    assert.match((await refusal(verify(req.peer, far))).message, /startBy may be at most 3600 s/)
+    assert.equal(proposed.length, 1)
+  })
+
   it('refuses, in order and with its code, each contract that fails a check; proposes none', async () => {
     const c = contract()
     const cases: Array<[string, string, SignedContract | undefined, string, RegExp]> = [

@@ -7,7 +7,9 @@ import assert from 'node:assert/strict'
 import { every } from '../../../../actors/clock.js'
 import { JobFailure } from '../../../../dms/orchestrator/job-machine.js'
 import { awaitResultStep } from '../../../../dms/orchestrator/steps/await-result.js'
+import { W } from '../../../../dms/protocol/behaviours.js'
 import { HEARTBEAT, type JobResult, type JobUpdate } from '../../../../dms/protocol/messages.js'
+import { makeContract, makeReceipt, newParty } from '../../../helpers/contracts.js'
 import { CONFIG, jobRecord, never, outcome, stepDeps, T0 } from '../../../helpers/steps.js'
 
 const update = (state: string, detail?: string): JobUpdate => ({
@@ -81,6 +83,52 @@ describe('orchestrator/steps/await-result', () => {
     const { error, at } = await done
     assert.equal((error as JobFailure).code, 'PROVIDER_SILENT')
     assert.equal(at, T0 + 5000)
+  })
+
+  describe('a silent provider is asked for its result again before it is dropped', () => {
+    const provider = newParty()
+    const contract = makeContract(newParty(), provider, newParty().peer, { jobId: 'job-1' })
+    const kept = { ...result, receipt: makeReceipt(contract, provider) }
+    // Restored in `running` after the result reached the killed process: nothing comes any more.
+    const restored = () =>
+      jobRecord({
+        history: [{ state: 'running', at: T0 - 1000 }],
+        winner: { bidId: contract.terms.bidId, provider: provider.peer, why: 'only bid' },
+        contract,
+      })
+
+    it('the result the provider kept ends the wait, asked once at the liveness timeout', async () => {
+      const f = stepDeps()
+      f.actor.answer(W.resultAgain, () => kept)
+      const done = outcome(awaitResultStep(f.deps)(restored(), never()), f.clock)
+      await f.clock.advanceAsync(CONFIG.livenessTimeoutMs)
+      const { value, error, at } = await done
+      assert.equal(error, undefined)
+      assert.equal(value?.result, kept)
+      assert.equal(at, T0 + CONFIG.livenessTimeoutMs)
+      const asked = f.actor.of(W.resultAgain)
+      assert.equal(asked.length, 1)
+      assert.deepEqual(asked[0].payload, { jobId: 'job-1', contractId: contract.terms.contractId })
+      assert.equal(asked[0].to?.peer, provider.peer)
+    })
+
+    it('refused (NO_RESULT) or of another contract: PROVIDER_SILENT as before', async () => {
+      for (const answer of [
+        () => Promise.reject(new Error('NO_RESULT')),
+        () => ({
+          ...kept,
+          receipt: makeReceipt(makeContract(newParty(), provider, newParty().peer), provider),
+        }),
+      ]) {
+        const f = stepDeps()
+        f.actor.answer(W.resultAgain, answer)
+        const done = outcome(awaitResultStep(f.deps)(restored(), never()), f.clock)
+        await f.clock.advanceAsync(CONFIG.livenessTimeoutMs)
+        const { error } = await done
+        assert.equal((error as JobFailure).code, 'PROVIDER_SILENT')
+        assert.equal(f.actor.of(W.resultAgain).length, 1)
+      }
+    })
   })
 
   it('a cancel ends the wait with the abort reason, leaving no timer armed', async () => {

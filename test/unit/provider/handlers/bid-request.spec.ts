@@ -88,6 +88,36 @@ describe('provider/handlers/bid-request', () => {
     await h.bid('job-5', 0.25)
   })
 
+  it('busy: bids its earliest slot and reserves it with laterBids, declines without', async () => {
+    const now = h.clock.now()
+    const runs = { cpu: 0.75, memoryBytes: 0, diskBytes: 0, gpus: 0 }
+    await h.ledger.lockDirect('run', 'job-0', runs, { until: now + 60_000 })
+    await h.ledger.allocate('run')
+    await h.bidRequest()(h.msg(h.request('job-1', 0.5)))
+    assert.match((h.sent.at(-1)!.payload as { reasons: string[] }).reasons[0], /^not enough cpu/)
+
+    const later = { enabled: true, maxStartAheadMs: 600_000 }
+    const slots = { lockTtlMs: 60_000, provisionTimeoutMs: 300_000, later }
+    await h.bidRequest({ slots })(h.msg(h.request('job-2', 0.5)))
+    const [bid] = h.bids()
+    assert.equal(bid.earliestStart, now + 60_000, 'when the running allocation ends')
+    assert.equal(bid.expectedFinish, now + 60_000 + 60_000)
+    const entry = h.ledger.entries().find((e) => e.id === bid.bidId)!
+    assert.equal(entry.start, now + 60_000)
+    assert.equal(
+      entry.until,
+      now + 60_000 + 60_000 + 300_000 + 60_000 + 60_000,
+      'lock, provision, run, publish',
+    )
+    assert.equal(h.ledger.canStart(bid.bidId), false)
+
+    // Further ahead than maxStartAhead: declined.
+    await h.bidRequest({ slots: { ...slots, later: { ...later, maxStartAheadMs: 30_000 } } })(
+      h.msg(h.request('job-3', 0.5)),
+    )
+    assert.match((h.sent.at(-1)!.payload as { reasons: string[] }).reasons[0], /^not enough cpu/)
+  })
+
   it('a bid that cannot be delivered releases its reservation', async () => {
     h.failSends = new Error('unreachable')
     await h.bidRequest()(h.msg(h.request('job-1', 0.5)))

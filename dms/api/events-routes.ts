@@ -1,0 +1,103 @@
+/**
+ * `GET /v1/events`: the node's change feeds as server-sent events, for the dashboard
+ * (specs/dashboard.md, "Live updates"): `job` (a stored change of a job: `{ id, state }`),
+ * `log` (a piece of a running job's output: `{ jobId, stream, data }`), `allocation` (a stored
+ * change of a provider's allocation: `{ id, state }`) and `peer` (`{ peerId, connected }`). A bounded number of
+ * streams at once (the one over it gets `503 TOO_MANY_STREAMS`); a comment line every 20 s keeps
+ * idle connections open. Nothing is polled: each event comes from the job store's own feed.
+ */
+import type { FastifyInstance } from 'fastify'
+import { apiError } from './errors.js'
+import type { AllocationsPort, JobsPort, PeersPort } from './ports.js'
+
+/** Streams open at once, per listener. */
+export const MAX_EVENT_STREAMS = 8
+const KEEPALIVE_MS = 20_000
+
+export interface EventsOptions {
+  jobs: JobsPort
+  allocations: AllocationsPort
+  peers: PeersPort
+  max?: number
+}
+
+/** Subscribes, or a no-op when the node has no such feed (no requester role). */
+function feed(subscribe: () => () => void): () => void {
+  try {
+    return subscribe()
+  } catch {
+    return () => {}
+  }
+}
+
+export function eventsRoutes(app: FastifyInstance, o: EventsOptions): Promise<void> {
+  const max = o.max ?? MAX_EVENT_STREAMS
+  let open = 0
+  // Open streams end when the server closes (else closing would wait for the browsers).
+  const streams = new Set<{ end: () => void }>()
+  app.addHook('preClose', (done) => {
+    for (const s of streams) s.end()
+    done()
+  })
+  app.get(
+    '/v1/events',
+    {
+      config: {
+        doc: {
+          summary:
+            "server-sent events from the node's change feeds: job (id, state) and log (jobId, stream, data)",
+          responses: {
+            200: { description: 'text/event-stream', contentType: 'text/event-stream' },
+            503: { description: `TOO_MANY_STREAMS: ${max} streams are open already` },
+          },
+        },
+      },
+    },
+    async (req, rep) => {
+      if (open >= max)
+        return rep
+          .status(503)
+          .send(apiError('TOO_MANY_STREAMS', `${max} event streams are open already: close one first`))
+      open++
+      // The headers the onSend hooks would set, written by hand: the stream bypasses them.
+      const headers = rep.getHeaders() as Record<string, string>
+      rep.hijack()
+      const res = rep.raw
+      res.writeHead(200, {
+        ...headers,
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+      })
+      const send = (event: string, data: unknown) =>
+        res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+      res.write(': dms events\n\n')
+      const offJob = feed(() => o.jobs.onChange((j) => send('job', { id: j.record.id, state: j.state })))
+      const offLog = feed(() =>
+        o.jobs.onLog((jobId, l) => send('log', { jobId, stream: l.stream, data: l.data })),
+      )
+      const offAllocation = feed(
+        () => o.allocations.onChange?.((id, state) => send('allocation', { id, state })) ?? (() => {}),
+      )
+      const offPeer = feed(
+        () => o.peers.onChange?.((peerId, connected) => send('peer', { peerId, connected })) ?? (() => {}),
+      )
+      const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS).unref()
+      let closed = false
+      const stream = { end: () => res.end() }
+      streams.add(stream)
+      req.raw.once('close', () => {
+        if (closed) return
+        closed = true
+        open--
+        streams.delete(stream)
+        clearInterval(keepalive)
+        offJob()
+        offLog()
+        offAllocation()
+        offPeer()
+      })
+    },
+  )
+  return Promise.resolve()
+}

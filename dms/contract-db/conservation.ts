@@ -1,0 +1,95 @@
+/**
+ * The conservation check (specs/contract-db.md, "Conservation"): everything credited from outside
+ * equals what the accounts hold, balances plus escrow. Contracts only move money between accounts
+ * (ledger.ts), so the two differ only if the books are broken.
+ *
+ * The credited total is stored (sublevel `cdb-books`, key `credited`) and written in the same
+ * batch as each credit. A database from before it had none: at its first start the total is
+ * initialised from the balances and escrow it holds (`initialisedAt`), and conservation is checked
+ * from then on.
+ */
+import type { Amount } from '../contracts/money.js'
+import type { Repo } from '../store/db.js'
+import type { Account } from './records.js'
+
+/** The stored total of what entered the ledger from outside (operator credits). */
+export interface CreditedTotal {
+  /** Micro-tokens credited, all accounts together. */
+  credited: Amount
+  /** When the total was first written (the database's first start with it). */
+  initialisedAt: number
+  /** What it started from: 0 for a new database, the accounts' holdings for an older one. */
+  initialisedWith: Amount
+}
+
+/** The check, as the operator's page shows it. */
+export interface Conservation {
+  credited: Amount
+  balances: Amount
+  escrow: Amount
+  /** balances + escrow − credited: 0 when the books add up. */
+  difference: number
+  ok: boolean
+  /** Checked since (the total's `initialisedAt`). */
+  since: number
+  initialisedWith: Amount
+  accounts: number
+}
+
+const KEY = 'credited'
+
+/** What the accounts hold, balances and escrow summed. */
+export function holdings(accounts: readonly Account[]): { balances: number; escrow: number } {
+  let balances = 0
+  let escrow = 0
+  for (const a of accounts) {
+    balances += a.balance
+    escrow += a.escrow
+  }
+  return { balances, escrow }
+}
+
+/** The check of `accounts` against `total`. */
+export function conservationOf(total: CreditedTotal, accounts: readonly Account[]): Conservation {
+  const { balances, escrow } = holdings(accounts)
+  const difference = balances + escrow - total.credited
+  return {
+    credited: total.credited,
+    balances,
+    escrow,
+    difference,
+    ok: difference === 0,
+    since: total.initialisedAt,
+    initialisedWith: total.initialisedWith,
+    accounts: accounts.length,
+  }
+}
+
+/** The credited total. Callers serialise its reads and writes with the accounts' (the service's queue). */
+export class CreditedBook {
+  constructor(
+    private readonly repo: Repo<CreditedTotal>,
+    private readonly now: () => number,
+  ) {}
+
+  /**
+   * The stored total, or (none stored: a new database, or one from before the total) a first one
+   * from what the accounts hold now, with `fresh` set: the caller writes it (`putOp`).
+   */
+  async current(accounts: () => Promise<Account[]>): Promise<{ total: CreditedTotal; fresh: boolean }> {
+    const stored = await this.repo.get(KEY)
+    if (stored !== undefined) return { total: stored, fresh: false }
+    const { balances, escrow } = holdings(await accounts())
+    const held = balances + escrow
+    return { total: { credited: held, initialisedAt: this.now(), initialisedWith: held }, fresh: true }
+  }
+
+  /** The total after a credit of `amount`. */
+  static plus(total: CreditedTotal, amount: Amount): CreditedTotal {
+    return { ...total, credited: total.credited + amount }
+  }
+
+  putOp(total: CreditedTotal) {
+    return this.repo.putOp(KEY, total)
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * What the node's and the contract-db's dashboards share (specs/dashboard.md): the security
+ * headers of every answer, the login page, and the sign-in, sign-out, page and asset routes. The
+ * page files are built into `dist/dashboard/` by `npm run build` and served from memory.
+ */
+import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Type } from '@sinclair/typebox'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { DashboardSessions } from './sessions.js'
+
+/** Content-Security-Policy of every answer: own scripts, styles and connections only, no framing. */
+export const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+/** The types of the files a page may load, by extension. */
+const TYPES: Record<string, string> = {
+  js: 'application/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+}
+
+/** `dist/dashboard/` of this package (from `dms/web/` in the sources or `dist/dms/web/` built). */
+export function dashboardDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir)
+  return join(dir, 'dist', 'dashboard')
+}
+
+/** What anyone may fetch without signing in: the sign-in route and the pages' static code. */
+export const isPublic = (url: string) =>
+  url.startsWith('/dashboard/login') || /^\/dashboard\/assets\/[a-z-]+\.(js|css)$/.test(url)
+
+/** Whether a URL is one of the dashboard's pages (a stranger gets the login page there). */
+export const isPage = (url: string) => url === '/dashboard' || url.startsWith('/dashboard/')
+
+/** Security headers on every answer (the JSON routes too: nothing here may be framed or sniffed). */
+export function securityHeaders(app: FastifyInstance): void {
+  // On request, not on send: a hijacked answer (an event stream) writes these too.
+  app.addHook('onRequest', async (_req, rep) => {
+    void rep
+      .header('content-security-policy', CSP)
+      .header('x-frame-options', 'DENY')
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'no-referrer')
+      .header('cache-control', 'no-store')
+  })
+}
+
+/** The page shown to anyone not signed in: how to get a login link (`command`), and no data. */
+export function loginPage(
+  rep: FastifyReply,
+  status: number,
+  problem?: string,
+  command = 'dms dashboard',
+): FastifyReply {
+  const note = problem === undefined ? '' : `<p class="error">${problem}</p>`
+  return rep
+    .status(status)
+    .type('text/html; charset=utf-8')
+    .send(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" ` +
+        `content="width=device-width,initial-scale=1"><title>DMS dashboard: sign in</title>` +
+        `<link rel="stylesheet" href="/dashboard/assets/app.css"></head><body><main class="login" id="login">` +
+        `<h1>DMS dashboard</h1>${note}<p>Not signed in. On this machine, run</p><pre>${command}</pre>` +
+        `<p>and open the one-time link it prints (or run <code>${command} --open</code>).</p></main></body></html>`,
+    )
+}
+
+export interface PageOptions {
+  sessions: DashboardSessions
+  /** The page's HTML file in `dir` (`index.html`: the node's; `operator.html`: the contract-db's). */
+  page: string
+  /** The files it may load from `/dashboard/assets/` (names in `dir`). */
+  assets: readonly string[]
+  /** The command that prints a login link, named on the login page. */
+  command: string
+  /** Where the built page lies. @default dashboardDir() */
+  dir?: string
+}
+
+const doc = (summary: string, responses: Record<number, { description: string }>) => ({
+  doc: { summary, responses },
+})
+
+/** The sign-in (a one-time code for a session cookie), sign-out, the page and its assets. */
+export function pageRoutes(app: FastifyInstance, o: PageOptions): void {
+  const dir = o.dir ?? dashboardDir()
+  const cache = new Map<string, Buffer>()
+  const asset = async (name: string): Promise<Buffer | undefined> => {
+    const hit = cache.get(name)
+    if (hit !== undefined) return hit
+    try {
+      const data = await readFile(join(dir, name))
+      cache.set(name, data)
+      return data
+    } catch {
+      return undefined
+    }
+  }
+
+  app.get<{ Querystring: { code?: string } }>(
+    '/dashboard/login',
+    {
+      schema: {
+        querystring: Type.Object(
+          { code: Type.Optional(Type.String({ maxLength: 200 })) },
+          { additionalProperties: false },
+        ),
+      },
+      config: doc('exchanges a one-time login code for a session cookie, then shows the dashboard', {
+        303: { description: 'signed in: to /dashboard/' },
+        401: { description: 'the login page (code unknown, used or lapsed)' },
+      }),
+    },
+    async (req, rep) => {
+      const s = req.query.code === undefined ? undefined : o.sessions.redeem(req.query.code)
+      if (s === undefined)
+        return loginPage(rep, 401, 'That login link is not valid (used, lapsed or mistyped).', o.command)
+      return rep
+        .header(
+          'set-cookie',
+          `${o.sessions.cookieName()}=${s.session}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${s.maxAgeSeconds}`,
+        )
+        .redirect('/dashboard/', 303)
+    },
+  )
+
+  app.post(
+    '/dashboard/logout',
+    { config: doc('ends the session', { 303: { description: 'to the login page' } }) },
+    async (req, rep) => {
+      o.sessions.end(req.headers.cookie)
+      return rep
+        .header('set-cookie', `${o.sessions.cookieName()}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`)
+        .redirect('/dashboard/login', 303)
+    },
+  )
+
+  const page = async (_req: FastifyRequest, rep: FastifyReply) => {
+    const html = await asset(o.page)
+    if (html === undefined) return notBuilt(rep)
+    return rep.type('text/html; charset=utf-8').send(html)
+  }
+  const pageDoc = doc('the dashboard page (signed in)', { 200: { description: 'text/html' } })
+  app.get('/dashboard', { config: pageDoc }, async (_req, rep) => rep.redirect('/dashboard/', 302))
+  app.get('/dashboard/', { config: pageDoc }, page)
+
+  app.get<{ Params: { name: string } }>(
+    '/dashboard/assets/:name',
+    {
+      schema: { params: Type.Object({ name: Type.String({ maxLength: 32 }) }) },
+      config: doc("the dashboard's script and style (public: code, no data)", {
+        200: { description: 'application/javascript or text/css' },
+        404: { description: 'NOT_FOUND' },
+      }),
+    },
+    async (req, rep) => {
+      const name = req.params.name
+      const type = o.assets.includes(name) ? TYPES[name.split('.').pop() ?? ''] : undefined
+      if (type === undefined) return rep.status(404).send(webError('NOT_FOUND', 'no such asset'))
+      const data = await asset(name)
+      if (data === undefined) return notBuilt(rep)
+      return rep.type(type).send(data)
+    },
+  )
+}
+
+/** The JSON error shape of both APIs (`{ error: { code, message } }`). */
+export const webError = (code: string, message: string) => ({ error: { code, message } })
+
+function notBuilt(rep: FastifyReply): FastifyReply {
+  return rep
+    .status(503)
+    .send(webError('DASHBOARD_NOT_BUILT', 'the dashboard is not built here: run `npm run build`'))
+}

@@ -1,0 +1,103 @@
+/**
+ * Results kept until settlement (kept-results.ts) on a real level database and a manual clock,
+ * and `/dms/job/result-again` over them: only the contract's requester gets its result back; a
+ * contract with none kept (never kept, or dropped at its settlement) is refused NO_RESULT; the
+ * store is bounded by count and age.
+ */
+import assert from 'node:assert/strict'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ManualClock } from '../../../actors/clock.js'
+import type { Message } from '../../../actors/system.js'
+import { resultAgainHandler } from '../../../dms/provider/handlers/result-again.js'
+import { KeptResults } from '../../../dms/provider/kept-results.js'
+import type { JobResult, ResultRequest } from '../../../dms/protocol/messages.js'
+import { openDb, type Db } from '../../../dms/store/db.js'
+import { makeContract, makeReceipt, newParty, type Who } from '../../helpers/contracts.js'
+
+const T0 = 1_800_000_000_000
+
+describe('provider/kept-results and /dms/job/result-again', () => {
+  const req = newParty()
+  const prov = newParty()
+  const stranger = newParty()
+  let dir: string
+  let db: Db
+  let clock: ManualClock
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'dms-kept-'))
+    db = await openDb(join(dir, 'db'))
+    clock = new ManualClock(T0)
+  })
+  afterEach(async () => {
+    await db.close()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  const resultOf = (jobId: string) => {
+    const contract = makeContract(req, prov, newParty().peer, { jobId })
+    const result: JobResult = {
+      jobId,
+      receipt: makeReceipt(contract, prov),
+      stdout: 'out\n',
+      stderr: '',
+      truncated: false,
+      outputs: [],
+    }
+    return { contractId: contract.terms.contractId, result }
+  }
+  const ask = (payload: ResultRequest, who: Who): Message<ResultRequest> =>
+    ({
+      behaviour: '/dms/job/result-again',
+      payload,
+      peer: who.peer,
+      via: 'direct',
+    }) as unknown as Message<ResultRequest>
+
+  it("gives the contract's requester its result again; anyone else is refused NOT_YOUR_JOB", async () => {
+    const kept = new KeptResults(db, clock)
+    const handle = resultAgainHandler({ results: kept })
+    const { contractId, result } = resultOf('job-1')
+    await kept.keep(contractId, req.peer, result)
+    assert.deepEqual(await handle(ask({ jobId: 'job-1', contractId }, req)), result)
+    await assert.rejects(handle(ask({ jobId: 'job-1', contractId }, stranger)), { code: 'NOT_YOUR_JOB' })
+    await assert.rejects(handle(ask({ jobId: 'job-2', contractId }, req)), { code: 'NO_RESULT' })
+    await assert.rejects(handle(ask({ jobId: 'job-1', contractId: 'c'.repeat(64) }, req)), {
+      code: 'NO_RESULT',
+    })
+  })
+
+  it('a settled contract’s result is dropped and not kept again by a later transition', async () => {
+    const kept = new KeptResults(db, clock)
+    const handle = resultAgainHandler({ results: kept })
+    const { contractId, result } = resultOf('job-1')
+    await kept.keep(contractId, req.peer, result)
+    await kept.drop(contractId)
+    await kept.keep(contractId, req.peer, result)
+    assert.equal(await kept.size(), 0)
+    await assert.rejects(handle(ask({ jobId: 'job-1', contractId }, req)), { code: 'NO_RESULT' })
+  })
+
+  it('bounded: the oldest beyond maxKept and any older than maxAgeMs go when one is kept', async () => {
+    const kept = new KeptResults(db, clock, { maxKept: 3, maxAgeMs: 60_000 })
+    const ids: string[] = []
+    for (let i = 0; i < 4; i++) {
+      const { contractId, result } = resultOf(`job-${i}`)
+      ids.push(contractId)
+      await kept.keep(contractId, req.peer, result)
+      clock.advance(1000)
+    }
+    assert.equal(await kept.size(), 3)
+    assert.equal(await kept.get(ids[0]), undefined, 'the oldest went first')
+    clock.advance(60_000)
+    const last = resultOf('job-9')
+    await kept.keep(last.contractId, req.peer, last.result)
+    assert.deepEqual(
+      (await Promise.all([...ids, last.contractId].map((id) => kept.get(id)))).map((k) => k?.jobId),
+      [undefined, undefined, undefined, undefined, 'job-9'],
+      'older than a minute: dropped',
+    )
+  })
+})
