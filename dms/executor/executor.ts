@@ -48,7 +48,7 @@ export interface ExecutionSpec {
 
 /** One container of a pod. */
 export interface PodMember {
-  /** 1-32 of a-z 0-9 _ - (starting with a letter or digit); unique in the pod. */
+  /** 1-64 of A-Z a-z 0-9 _ . - (starting with a letter or digit; a task name); unique in the pod. */
   name: string
   image: string
   command: string[]

@@ -50,7 +50,7 @@ describe('pods in the executor', function () {
     })
 
     it('names the member and field of a bad member', function () {
-      assert.throws(() => validatePod(pod([m('a'), m('A')])), { field: 'members[1].name' })
+      assert.throws(() => validatePod(pod([m('a'), m('-a')])), { field: 'members[1].name' })
       assert.throws(() => validatePod(pod([m('a'), m('.pod')])), { field: 'members[1].name' })
       assert.throws(() => validatePod(pod([m('a'), m('a')])), { field: 'members[1].name' })
       assert.throws(() => validatePod(pod([m('a', { image: 'bad image' }), m('b')])), {
