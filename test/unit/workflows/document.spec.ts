@@ -75,7 +75,7 @@ describe('workflow document', () => {
       'tasks.0.runAfter',
       /cycle A -> C -> B -> A|cycle/,
     )
-    refused({ tasks: [{ name: 'A', job: job(), pod: 'x' }] }, 'tasks.0.pod', /unknown field/)
+    refused({ tasks: [{ name: 'A', job: job(), pods: 'x' }] }, 'tasks.0.pods', /unknown field/)
   })
 
   it('refuses a file the upstream declares it does not write, and a path that cannot be an output', () => {
