@@ -203,6 +203,11 @@ export const WorkflowTaskParams = strictObject({
 /** One task's outputs, fetched to the requester: then served by `/v1/jobs/<jobId>/outputs...`. */
 export const TaskOutputsReply = reply({
   task: opt(str),
+  pod: opt(
+    Type.String(
+      described("the task's pod: its job is the pod's, and `files` are the task's, under `<task>/`"),
+    ),
+  ),
   jobId: opt(Type.String(described("the task's job: its outputs routes serve the files"))),
   files: opt(Type.Array(reply({ path: opt(str), sha256: opt(str), size: opt(int) }))),
   archive: opt(Type.Union([reply({ sha256: opt(str), size: opt(int) }), Type.Null()])),

@@ -278,15 +278,25 @@ export function outputTarget(dir: string, path: string): string {
   return target
 }
 
+/**
+ * `subtree`: only the files under `<subtree>/` (a pod member's, specs/workflow.md "Pods"), written
+ * without that prefix, and no outputs.tar (the archive is the whole pod's).
+ */
 export async function jobOutputsCommand(
   id: string,
-  opts: { socket: string; json?: boolean; out?: string; force?: boolean },
+  opts: { socket: string; json?: boolean; out?: string; force?: boolean; subtree?: string },
 ): Promise<void> {
   id = await resolveJobId(opts.socket, id)
   const base = `/v1/jobs/${encodeURIComponent(id)}/outputs`
-  const view = await new ApiClient(opts.socket)
+  const all = await new ApiClient(opts.socket)
     .ok<OutputsView>('GET', base)
     .catch((err: unknown) => apiProblem(err))
+  const prefix = opts.subtree === undefined ? '' : `${opts.subtree}/`
+  const view: OutputsView =
+    opts.subtree === undefined
+      ? all
+      : { files: all.files.filter((f) => f.path.startsWith(prefix)), archive: null }
+  const own = (path: string) => path.slice(prefix.length)
   if (opts.out === undefined) {
     if (opts.json) return printData(view)
     if (view.files.length === 0) print('no output files')
@@ -303,7 +313,7 @@ export async function jobOutputsCommand(
     return
   }
   // Nothing is overwritten unless asked: checked for every file before the first is fetched.
-  const targets = [...view.files.map((f) => f.path), ...(view.archive ? ['outputs.tar'] : [])]
+  const targets = [...view.files.map((f) => own(f.path)), ...(view.archive ? ['outputs.tar'] : [])]
   const existing = targets.map((p) => outputTarget(opts.out as string, p)).filter((f) => existsSync(f))
   if (existing.length > 0 && opts.force !== true)
     throw new CliError(
@@ -328,7 +338,7 @@ export async function jobOutputsCommand(
   }
   try {
     for (const f of view.files) {
-      const file = outputTarget(opts.out, f.path)
+      const file = outputTarget(opts.out, own(f.path))
       const route = `${base}/${f.path.split('/').map(encodeURIComponent).join('/')}`
       written.push({ path: f.path, file, size: await fetchTo(route, file, f.sha256) })
     }

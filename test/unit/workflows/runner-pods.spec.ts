@@ -5,6 +5,7 @@
  * posts the pod's job once.
  */
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,6 +15,11 @@ import { openDb, type Db } from '../../../dms/store/db.js'
 import { jobIdOf, podJobIdOf } from '../../../dms/workflows/machine.js'
 import { WorkflowRunner, type StoredWorkflow } from '../../../dms/workflows/runner.js'
 import { FakeJobs } from './fake-jobs.js'
+
+/** A workflow as main stored it (before pods): A started (bidding), B waiting for A's a.txt. */
+const MAIN_RECORD = JSON.parse(
+  readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', 'workflows', 'main-running.json'), 'utf8'),
+) as StoredWorkflow
 
 const job = (cpu = 0.5) => ({
   image: 'dms-test:1',
@@ -213,5 +219,22 @@ describe('workflow runner: pods (real level, faked jobs port)', () => {
       fake.released.sort(),
       [jobIdOf(id, 'up'), podJobIdOf(id, 'p'), jobIdOf(id, 'down')].sort(),
     )
+  })
+
+  it('a workflow stored by main (before pods) keeps loading: restored, it finds its job and completes', async () => {
+    runner.stop()
+    const id = MAIN_RECORD.record.id
+    await runner.repo.put(id, MAIN_RECORD)
+    // The job main posted for A, under the id it derived (the derivation is unchanged).
+    assert.equal(MAIN_RECORD.record.tasks.A.jobId, jobIdOf(id, 'A'))
+    await fake.post(MAIN_RECORD.record.workflow.tasks[0].job, jobIdOf(id, 'A'))
+    runner = make()
+    assert.equal(await runner.start(), 1)
+    fake.set(jobIdOf(id, 'A'), 'completed', undefined, result([file('a.txt', 'a')]))
+    await when(id, (w) => w.record.tasks.B.state === 'started' && fake.jobs.has(jobIdOf(id, 'B')))
+    assert.equal(fake.jobs.get(jobIdOf(id, 'B'))!.spec.inputs?.[0].source?.entry, 'a.txt')
+    fake.set(jobIdOf(id, 'B'), 'completed')
+    await when(id, (w) => w.state === 'completed')
+    assert.equal(fake.postCount.get(jobIdOf(id, 'A')), 1)
   })
 })
