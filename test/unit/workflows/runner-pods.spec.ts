@@ -38,13 +38,20 @@ const result = (files: Array<{ path: string; sha256: string; size: number }>) =>
     providerAddrs: { '12D3KooWup': ['/ip4/127.0.0.1/tcp/1'] },
   }) as never
 
-/** up -> pod p {a, b (network)} -> down (reads a's x.txt). */
+/** up -> pod p {a, b (network)} -> down (reads a's x.txt, and all of b's outputs under bb/). */
 const doc = {
   tasks: [
     { name: 'up', job: job() },
     { name: 'a', job: job(0.25), pod: 'p', runAfter: ['up'] },
     { name: 'b', job: { ...job(1), network: true, env: { K: 'v' } }, pod: 'p' },
-    { name: 'down', job: job(), from: [{ fromTask: 'a', path: 'x.txt' }] },
+    {
+      name: 'down',
+      job: job(),
+      from: [
+        { fromTask: 'a', path: 'x.txt' },
+        { fromTask: 'b', as: 'bb' },
+      ],
+    },
   ],
 }
 
@@ -124,7 +131,7 @@ describe('workflow runner: pods (real level, faked jobs port)', () => {
     assert.equal(spec.maxDurationSeconds, 60)
     assert.equal(spec.name, 'p')
     assert.equal(spec.network, undefined, 'network is per member')
-    assert.equal(spec.outputsStay, true, "down reads a's outputs from the provider")
+    assert.equal(spec.outputsStay, true, "down reads a's and b's outputs from the provider")
   })
 
   it("each task's row follows the pod's job; a dependant of a task reads its subtree of the pod's archive", async () => {
@@ -138,8 +145,11 @@ describe('workflow runner: pods (real level, faked jobs port)', () => {
     const down = fake.jobs.get(jobIdOf(id, 'down'))!.spec
     assert.deepEqual(
       down.inputs?.map((f) => [f.path, f.sha256, f.source?.entry]),
-      [['x.txt', 'a'.repeat(64), 'a/x.txt']],
-      "a's x.txt, not b's",
+      [
+        ['x.txt', 'a'.repeat(64), 'a/x.txt'],
+        ['bb/x.txt', 'b'.repeat(64), 'b/x.txt'],
+      ],
+      "a's x.txt, not b's; b's whole subtree, without its prefix",
     )
     fake.set(jobIdOf(id, 'down'), 'completed')
     const done = await when(id, (w) => w.state === 'completed')
