@@ -6,10 +6,10 @@
  */
 import type { JobError } from '../orchestrator/job-record.js'
 import type { InputSpec, JobSpec } from '../orchestrator/job-spec.js'
-import { podTotals, type PodMemberSpec } from '../orchestrator/job-spec-members.js'
+import { podTotals } from '../orchestrator/job-spec-members.js'
 import { sum } from '../contracts/money.js'
 import type { WorkflowTask } from './document.js'
-import { podInputs } from './pods.js'
+import { memberOf, podInputs } from './pods.js'
 import type { WorkflowRecord } from './record.js'
 
 /** Each job of a workflow (started or ended) and its tasks, in document order. */
@@ -34,15 +34,7 @@ export function podJobSpec(
   members: ReadonlyArray<{ task: WorkflowTask; inputs: InputSpec[] }>,
 ): JobSpec {
   const first = members[0].task.job
-  const specs: PodMemberSpec[] = members.map(({ task: t }) => ({
-    name: t.name,
-    image: t.job.image,
-    command: t.job.command,
-    env: t.job.env,
-    ...(t.job.network === true ? { network: true } : {}),
-    cpu: t.job.resources.cpu,
-    memoryBytes: t.job.resources.memoryBytes,
-  }))
+  const specs = members.map(({ task }) => memberOf(task))
   const inputs = podInputs(members.map((m) => m.inputs))
   const { network: _network, inputs: _inputs, ...jobLevel } = first
   return {

@@ -8,6 +8,7 @@ import type { InputSpec, JobSpec } from '../orchestrator/job-spec.js'
 import { MAX_POD_MEMBERS, MIN_POD_MEMBERS } from '../protocol/run-rules.js'
 import { InvalidWorkflowError } from './errors.js'
 import { findCycle } from './graph.js'
+import { parseMembers, postedMember, type PodMemberSpec } from '../orchestrator/job-spec-members.js'
 
 /** What the pod rules read of a parsed task. */
 export interface PodTask {
@@ -107,6 +108,18 @@ export function checkPods(tasks: readonly PodTask[]): void {
       )
       t.from.forEach((f, j) => land(f.as, `from ${f.fromTask}\0${f.path ?? ''}`, `tasks.${i}.from.${j}.as`))
     }
+    // The pod's job takes its members by the job spec's own rules (their sums bounded).
+    const members = parseMembers(
+      idx.map((i) => postedMember(memberOf(tasks[i]))),
+      (_field, v) => Number(v),
+    )
+    if (!Array.isArray(members)) {
+      const k = /^members\.(\d+)\./.exec(members.field)?.[1]
+      throw new InvalidWorkflowError(
+        k === undefined ? `tasks.${idx[0]}.pod` : `tasks.${idx[Number(k)]}.job`,
+        `pod ${pod}: ${members.field}: ${members.problem}`,
+      )
+    }
   }
   // Pods run as one: a path out of a pod and back into it is a cycle no task order can break.
   const units = unitsGraph(tasks)
@@ -117,6 +130,19 @@ export function checkPods(tasks: readonly PodTask[]): void {
       `tasks.${tasks.findIndex((t) => t.pod === pod)}.pod`,
       `pod ${pod} would wait for itself: ${cycle.join(' -> ')}`,
     )
+  }
+}
+
+/** A task as its pod's member: its container and its share of the pod's cpu and memory. */
+export function memberOf(t: Pick<PodTask, 'name' | 'job'>): PodMemberSpec {
+  return {
+    name: t.name,
+    image: t.job.image,
+    command: t.job.command,
+    env: t.job.env,
+    ...(t.job.network === true ? { network: true } : {}),
+    cpu: t.job.resources.cpu,
+    memoryBytes: t.job.resources.memoryBytes,
   }
 }
 

@@ -88,7 +88,7 @@ describe('workflow document: pods', () => {
     )
   })
 
-  it('refuses tasks that cannot be one job: a task with members, a GPU, job-level fields that differ', () => {
+  it('refuses tasks that cannot be one job: a task with members, a GPU, job-level fields that differ, sums too big', () => {
     const members = [
       { name: 'm1', image: 'dms-test:1', command: ['true'], cpu: 0.5, memory: '64MiB' },
       { name: 'm2', image: 'dms-test:1', command: ['true'], cpu: 0.5, memory: '64MiB' },
@@ -126,6 +126,15 @@ describe('workflow document: pods', () => {
         `tasks.1.job.${field}`,
         new RegExp(`pod p run as one job: ${field} must be the same as a's`),
       )
+    // The pod's job is checked by the job spec's own rules: its sums are bounded.
+    refused(
+      [
+        { name: 'a', job: job({ resources: { cpu: 1000, memory: '64MiB' } }), pod: 'p' },
+        { name: 'b', job: job({ resources: { cpu: 100, memory: '64MiB' } }), pod: 'p' },
+      ],
+      'tasks.0.pod',
+      /pod p: members: cpu adds up to 1100, more than 1024/,
+    )
     // A default and the same value given explicitly agree.
     parseWorkflow({
       tasks: [
