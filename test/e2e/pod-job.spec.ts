@@ -6,12 +6,14 @@
  * providers' reasons.
  */
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
+import { promisify } from 'node:util'
 import { ApiClient } from '../../dms/api/client.js'
 import { parseJobSpec } from '../../dms/orchestrator/job-spec.js'
 import { jobReaches, startNetwork, TEST_IMAGE, type TestNetwork } from '../helpers/network.js'
 
 const MiB = 1024 * 1024
+const execFileP = promisify(execFile)
 
 const member = (name: string, script: string, more: Record<string, unknown> = {}) => ({
   name,
@@ -96,6 +98,18 @@ describe('pod jobs (real network, real Docker)', function () {
       ],
     )
     await assert.rejects(api.ok('GET', `/v1/jobs/${id}/logs?member=c`), { code: 'MEMBER_NOT_FOUND' })
+    // The CLI: one member's logs, and a line per member in the status.
+    const dms = (...args: string[]) =>
+      execFileP(process.execPath, ['bin/dms.js', ...args, '--socket', net.requester.socketPath!], {
+        timeout: 30_000,
+      })
+    const [logsB, status] = await Promise.all([
+      dms('job', 'logs', id, '--member', 'b'),
+      dms('job', 'status', id),
+    ])
+    assert.deepEqual([logsB.stdout, logsB.stderr], ['b read shared\n', 'oops\n'])
+    assert.match(status.stdout, new RegExp(`^member a: ${TEST_IMAGE}  completed, exit code 0$`, 'm'))
+    assert.match(status.stdout, new RegExp(`^member b: ${TEST_IMAGE}  completed, exit code 0$`, 'm'))
 
     // The contract-db holds ONE contract for the pod, and it settled.
     const contracts = (await net.contractDb.service.listContracts()).filter(
