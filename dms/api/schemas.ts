@@ -117,8 +117,19 @@ export type QueueIdParams = Static<typeof QueueIdParams>
 const flag = opt(StringEnum(['true', 'false', '1', '0']))
 export const isSet = (v: string | undefined): boolean => v === 'true' || v === '1'
 
-/** `GET /v1/jobs/:id/logs?follow=true`. */
-export const LogsQuery = strictObject({ follow: flag })
+/** `GET /v1/jobs/:id/logs?follow=true&member=b`. */
+export const LogsQuery = strictObject({
+  follow: flag,
+  member: opt(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      // A pod member's name (specs/job-spec.md, "Pods"; dms/protocol/run-rules.ts).
+      pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$',
+      description: "a pod's member: only its output",
+    }),
+  ),
+})
 export type LogsQuery = Static<typeof LogsQuery>
 
 /** `GET /v1/blobs/:sha256`. */

@@ -49,7 +49,8 @@ export function validateSpec(spec: ExecutionSpec): void {
   // The same rules as the requester's API and the provider's (dms/protocol/): the image goes
   // into engine URLs, so nothing but a reference may reach them.
   checkImage(spec.image)
-  const cmd = commandProblem(spec.command)
+  // A pod's own command is not run (each member's is, checked by validatePod): it may be empty.
+  const cmd = spec.members === undefined ? commandProblem(spec.command) : undefined
   if (cmd !== undefined) throw new InvalidSpecError('command', `argument ${cmd.index} ${cmd.problem}`)
   const cpu = cpuProblem(spec.cpu)
   if (cpu !== undefined) throw new InvalidSpecError('cpu', cpu)

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { createOptions } from '../../../dms/executor/docker/container-config.js'
+import { createOptions, validateSpec } from '../../../dms/executor/docker/container-config.js'
 import { memberSpec, validatePod } from '../../../dms/executor/docker/pod-config.js'
 import { causeOf, memberResults, podUsage, type MemberEnd } from '../../../dms/executor/docker/pod-result.js'
 import type { Ended } from '../../../dms/executor/docker/supervise.js'
@@ -41,6 +41,15 @@ describe('pods in the executor', function () {
   describe('validatePod', function () {
     it('accepts 2..8 uniquely named members whose shares add up to the pod', function () {
       assert.equal(validatePod(pod([m('a'), m('b', { cpu: 0.25 })])).length, 2)
+      // Member names are task names (specs/job-spec.md, "Pods").
+      assert.equal(validatePod(pod([m('Stage.1'), m('x'.repeat(64))])).length, 2)
+    })
+
+    it("takes a pod without a command of its own (the provider's, from a pod job): only the members' run", function () {
+      assert.doesNotThrow(() => validateSpec(pod([m('a'), m('b')], { command: [] })))
+      assert.throws(() => validateSpec({ ...pod([m('a'), m('b')]), command: [], members: undefined }), {
+        field: 'command',
+      })
     })
 
     it('refuses a member count out of 2..8', function () {
