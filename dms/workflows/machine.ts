@@ -18,8 +18,8 @@ import {
 } from './record.js'
 
 export type WorkflowEvent =
-  /** A unit's job changed state: its tasks (one, or a pod's) hear it at once. */
-  | { type: 'JOB'; tasks: string[]; jobState: string; error?: JobError }
+  /** A unit's job changed state: its tasks (one, or a pod's) hear it at once, each with its error. */
+  | { type: 'JOB'; tasks: string[]; jobState: string; errors?: Array<JobError | undefined> }
   /** A unit could not be posted (its inputs could not be prepared...). */
   | { type: 'START_FAILED'; tasks: string[]; error: JobError }
   | { type: 'CANCEL' }
@@ -139,7 +139,7 @@ export function createWorkflowMachine(clock: Pick<Clock, 'now'>) {
               rows = { ...rows, [task]: { ...row, jobState: event.jobState } }
               continue
             }
-            rows = end({ ...context, tasks: rows }, task, final, event.error)
+            rows = end({ ...context, tasks: rows }, task, final, event.errors?.[event.tasks.indexOf(task)])
             rows[task] = { ...rows[task], jobState: event.jobState }
           }
           return rows

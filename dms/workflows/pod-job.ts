@@ -5,6 +5,7 @@
  * that job: the outputs under `<task>/` of the pod's archive.
  */
 import type { JobError } from '../orchestrator/job-record.js'
+import type { JobResult } from '../protocol/messages.js'
 import type { InputSpec, JobSpec } from '../orchestrator/job-spec.js'
 import { podTotals } from '../orchestrator/job-spec-members.js'
 import { sum } from '../contracts/money.js'
@@ -54,9 +55,20 @@ export function podJobSpec(
   }
 }
 
-/** What a task's row reads of its job: a task alone, the job's error; a pod's task, its pod's. */
-export function taskError(job: { record: { error?: JobError } }): JobError | undefined {
-  return job.record.error
+/**
+ * A task's error from its job: a task alone, the job's; a pod's task whose job failed, the job's
+ * code with how this task's own container ended first (the result's `members`), since one member
+ * failing stops the others.
+ */
+export function taskError(
+  job: { record: { error?: JobError; result?: Pick<JobResult, 'members'> } },
+  task: string,
+): JobError | undefined {
+  const error = job.record.error
+  const own = job.record.result?.members?.find((m) => m.name === task)
+  if (error === undefined || own === undefined) return error
+  const how = `${task}: ${own.status}, exit code ${own.exitCode}${own.reason !== undefined ? ` (${own.reason})` : ''}`
+  return { ...error, message: `${how}; the pod's job: ${error.message}` }
 }
 
 /** A task's files in its job's outputs: a pod's task, those under `<task>/`; else all. */

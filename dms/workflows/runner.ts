@@ -323,7 +323,7 @@ export class WorkflowRunner {
 
   /** A unit's job changed: its tasks (one, or a pod's) hear it in one event. */
   private sendJob(actor: WorkflowActor, tasks: string[], job: WorkflowJob): void {
-    actor.send({ type: 'JOB', tasks, jobState: job.state, error: taskError(job) })
+    actor.send({ type: 'JOB', tasks, jobState: job.state, errors: tasks.map((t) => taskError(job, t)) })
   }
 
   private onJob(job: WorkflowJob): void {

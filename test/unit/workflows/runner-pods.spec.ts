@@ -186,6 +186,34 @@ describe('workflow runner: pods (real level, faked jobs port)', () => {
     assert.equal(fake.jobs.has(jobIdOf(id, 'down')), false)
   })
 
+  it("a pod whose run failed: each task's error says how its own container ended", async () => {
+    const id = await toPod()
+    const members = [
+      { name: 'a', status: 'failed', exitCode: 3, stdout: '', stderr: '', truncated: false },
+      {
+        name: 'b',
+        status: 'cancelled',
+        exitCode: 137,
+        reason: 'stopped: a failed',
+        stdout: '',
+        stderr: '',
+        truncated: false,
+      },
+    ]
+    fake.set(podJobIdOf(id, 'p'), 'failed', { code: 'RUN_FAILED', message: 'run failed (exit code 3)' }, {
+      result: { outputs: [], members },
+    } as never)
+    const done = await when(id, (w) => w.state === 'failed')
+    assert.deepEqual(done.record.tasks.a.error, {
+      code: 'RUN_FAILED',
+      message: "a: failed, exit code 3; the pod's job: run failed (exit code 3)",
+    })
+    assert.deepEqual(done.record.tasks.b.error, {
+      code: 'RUN_FAILED',
+      message: "b: cancelled, exit code 137 (stopped: a failed); the pod's job: run failed (exit code 3)",
+    })
+  })
+
   it('an upstream of one task that fails fails the whole pod UPSTREAM_FAILED; its job is never posted', async () => {
     const { record } = await runner.post(doc)
     const id = record.id
