@@ -6,12 +6,16 @@
  * its tasks with the providers' reasons.
  */
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
+import { readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { jobIdOf, podJobIdOf } from '../../dms/workflows/machine.js'
 import type { StoredWorkflow } from '../../dms/workflows/runner.js'
 import { startNetwork, TEST_IMAGE, type TestNetwork } from '../helpers/network.js'
 
 const MiB = 1024 * 1024
+const execFileP = promisify(execFile)
 const job = (script: string, cpu = 0.5) => ({
   image: TEST_IMAGE,
   command: ['sh', '-c', script],
@@ -55,6 +59,8 @@ describe('workflow pods (real network, real Docker)', function () {
 
   it("a pod of two shares /pod on one provider under one contract; a task downstream reads each member's outputs", async () => {
     const posted = await net.requester.workflows!.post({
+      // The pod's archive stays at its provider after the end, for the fetch below.
+      keepOutputs: true,
       tasks: [
         {
           name: 'a',
@@ -116,6 +122,18 @@ describe('workflow pods (real network, real Docker)', function () {
     assert.equal(podTerms.resources.cpu, 1)
     assert.equal(podTerms.resources.memoryBytes, 128 * MiB)
     assert.equal((await net.contractDb.service.account(net.requester.peerId)).escrow, 0)
+
+    // b's outputs on demand, with the built CLI: its subtree of the pod's archive, written without
+    // the `b/` prefix, and nothing of a's.
+    const out = join(net.root, 'b-outputs')
+    const cli = await execFileP(
+      process.execPath,
+      ['bin/dms.js', 'workflow', 'outputs', id, 'b', '--out', out, '--socket', net.requester.socketPath!],
+      { timeout: 30_000 },
+    )
+    assert.match(cli.stdout, /\/b-outputs\/o\.txt +14$/m)
+    assert.equal(await readFile(join(out, 'o.txt'), 'utf8'), 'b read from-a\n')
+    assert.deepEqual(await readdir(out), ['o.txt'])
   })
 
   it("a pod too big for every provider fails each of its tasks with the providers' reasons", async () => {
