@@ -71,7 +71,7 @@ export function taskError(
   return { ...error, message: `${how}; the pod's job: ${error.message}` }
 }
 
-/** A task's files in its job's outputs: a pod's task, those under `<task>/`; else all. */
-export function taskFiles<F extends { path: string }>(files: F[], task: string, inPod: boolean): F[] {
-  return inPod ? files.filter((f) => f.path.startsWith(`${task}/`)) : files
+/** A pod's task's files in its pod's outputs: those under `<task>/`. */
+export function taskFiles<F extends { path: string }>(files: F[], task: string): F[] {
+  return files.filter((f) => f.path.startsWith(`${task}/`))
 }

@@ -205,7 +205,7 @@ export class WorkflowRunner {
     // A pod's task: its subtree of the pod's archive (`<task>/...`, paths as the job's routes serve them).
     const pod = stored.record.workflow.tasks.find((t) => t.name === task)?.pod
     if (pod === undefined) return { task, ...fetched }
-    return { task, pod, ...fetched, files: taskFiles(fetched.files, task, true) }
+    return { task, pod, ...fetched, files: taskFiles(fetched.files, task) }
   }
 
   private launch(record: WorkflowRecord, snapshot?: unknown): Promise<StoredWorkflow> {
