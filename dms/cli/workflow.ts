@@ -1,10 +1,10 @@
-/** `dms workflow run|status|list|cancel`: workflows over the REST API (specs/workflow.md). */
+/** `dms workflow run|status|list|cancel|logs|outputs`: workflows over the REST API (specs/workflow.md). */
 import { readFile } from 'node:fs/promises'
 import { ApiClient, ApiClientError, RouteMissingError } from '../api/client.js'
 import type { TaskRow, WorkflowRecord } from '../workflows/record.js'
 import { CliError, isWide, print, printData, printSafe, terminalSafe } from './output.js'
 import { printTable } from './table.js'
-import { jobOutputsCommand } from './job.js'
+import { jobLogsCommand, jobOutputsCommand } from './job.js'
 
 export type WorkflowView = WorkflowRecord & { state: string }
 const FINAL = new Set(['completed', 'failed', 'cancelled'])
@@ -136,6 +136,23 @@ export async function workflowCancelCommand(
     .catch((err: unknown) => apiProblem(err))
   if (opts.json) printData(r)
   else print(`${r.id} ${r.state}`)
+}
+
+/**
+ * One task's logs: its job's, as `dms job logs` prints them; a pod's task, its own member's of the
+ * pod's job (`--member`).
+ */
+export async function workflowLogsCommand(
+  id: string,
+  task: string,
+  opts: { socket: string; json?: boolean; follow?: boolean },
+): Promise<void> {
+  const wf = await get(new ApiClient(opts.socket), id)
+  const t = wf.workflow.tasks.find((x) => x.name === task)
+  if (t === undefined) throw new CliError(`workflow ${id} has no task ${task}`)
+  const jobId = wf.tasks[task]?.jobId
+  if (jobId === undefined) throw new CliError(`task ${task} is ${wf.tasks[task]?.state}: it has no job yet`)
+  return jobLogsCommand(jobId, { ...opts, ...(t.pod !== undefined ? { member: task } : {}) })
 }
 
 /**

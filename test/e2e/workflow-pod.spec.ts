@@ -65,7 +65,9 @@ describe('workflow pods (real network, real Docker)', function () {
         {
           name: 'a',
           pod: 'p',
-          job: job('echo -n from-a > /pod/.x && mv /pod/.x /pod/x && echo -n a-out > /outputs/o.txt'),
+          job: job(
+            'echo a-log; echo -n from-a > /pod/.x && mv /pod/.x /pod/x && echo -n a-out > /outputs/o.txt',
+          ),
           outputs: ['o.txt'],
         },
         {
@@ -134,6 +136,14 @@ describe('workflow pods (real network, real Docker)', function () {
     assert.match(cli.stdout, /\/b-outputs\/o\.txt +14$/m)
     assert.equal(await readFile(join(out, 'o.txt'), 'utf8'), 'b read from-a\n')
     assert.deepEqual(await readdir(out), ['o.txt'])
+
+    // a's logs: its own container's, out of the pod's job.
+    const logs = await execFileP(
+      process.execPath,
+      ['bin/dms.js', 'workflow', 'logs', id, 'a', '--socket', net.requester.socketPath!],
+      { timeout: 30_000 },
+    )
+    assert.equal(logs.stdout, 'a-log\n')
   })
 
   it("a pod too big for every provider fails each of its tasks with the providers' reasons", async () => {

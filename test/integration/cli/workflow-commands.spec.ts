@@ -235,5 +235,8 @@ describe('dms workflow commands (built CLI, real API and runner)', function () {
     )
     assert.match(outputs.stdout, /^2 +abababababababab… {2}right\/x\.txt$/m)
     assert.doesNotMatch(outputs.stdout, /left\/x\.txt/)
+    const ghost = await dms('workflow', 'logs', id, 'ghost', '--socket', sock)
+    assert.equal(ghost.code, 1)
+    assert.match(ghost.stderr, /workflow [0-9a-f-]{36} has no task ghost/)
   })
 })
