@@ -268,15 +268,31 @@ export async function jobLogsCommand(
     .ok<Logs & { members?: Array<Logs & { name: string }> }>('GET', path)
     .catch((err: unknown) => apiProblem(err))
   if (opts.json) return printData(logs)
-  // A pod without --member: each member's output under a header, in the spec's order.
-  const parts = logs.members ?? [{ ...logs, name: undefined }]
+  const parts = logs.members ?? [logs]
   if (parts.every((p) => p.stdout === '' && p.stderr === '')) await neverRan(opts.socket, id)
-  for (const p of parts) {
-    if (p.name !== undefined) process.stdout.write(`==> member ${p.name} <==\n`)
-    process.stdout.write(p.stdout)
-    process.stderr.write(p.stderr)
-  }
+  writeOutput(logs)
   if (logs.truncated) process.stderr.write('dms: (logs truncated by the provider)\n')
+}
+
+/**
+ * A job's output to stdout and stderr; a pod's member by member, each under a
+ * `==> member <name> <==` line (in the spec's order).
+ */
+export function writeOutput(out: {
+  stdout?: string
+  stderr?: string
+  members?: ReadonlyArray<{ name: string; stdout: string; stderr: string }>
+}): void {
+  if (out.members === undefined || out.members.length === 0) {
+    process.stdout.write(out.stdout ?? '')
+    process.stderr.write(out.stderr ?? '')
+    return
+  }
+  for (const m of out.members) {
+    process.stdout.write(`==> member ${m.name} <==\n`)
+    process.stdout.write(m.stdout)
+    process.stderr.write(m.stderr)
+  }
 }
 
 /** Fails with why a job has no logs when it never started running (no bids, refused, cancelled). */

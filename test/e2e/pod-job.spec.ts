@@ -103,10 +103,12 @@ describe('pod jobs (real network, real Docker)', function () {
       execFileP(process.execPath, ['bin/dms.js', ...args, '--socket', net.requester.socketPath!], {
         timeout: 30_000,
       })
-    const [logsB, status] = await Promise.all([
+    const [logsB, logsAll, status] = await Promise.all([
       dms('job', 'logs', id, '--member', 'b'),
+      dms('job', 'logs', id),
       dms('job', 'status', id),
     ])
+    assert.equal(logsAll.stdout, '==> member a <==\na writes\n==> member b <==\nb read shared\n')
     assert.deepEqual([logsB.stdout, logsB.stderr], ['b read shared\n', 'oops\n'])
     assert.match(status.stdout, new RegExp(`^member a: ${TEST_IMAGE}  completed, exit code 0$`, 'm'))
     assert.match(status.stdout, new RegExp(`^member b: ${TEST_IMAGE}  completed, exit code 0$`, 'm'))
