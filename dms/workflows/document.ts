@@ -149,6 +149,12 @@ export function parseWorkflow(input: unknown, opts: { maxTasks?: number } = {}):
         throw new InvalidWorkflowError(`tasks.${i}.job.${err.field}`, err.message.replace(/^[^:]*: /, ''))
       throw err
     }
+    // A pod is a job (job-spec.md, "Pods"); the workflow runner does not run one as a task yet.
+    if (job.members !== undefined)
+      throw new InvalidWorkflowError(
+        `tasks.${i}.job.members`,
+        'a workflow task is one container (no pods yet)',
+      )
     const after: string[] = []
     ;(t.runAfter ?? []).forEach((r, j) => {
       known(`tasks.${i}.runAfter.${j}`, r, t.name)
