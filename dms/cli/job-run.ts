@@ -9,10 +9,10 @@ import { ApiClient } from '../api/client.js'
 import { specOfDocument } from '../orchestrator/job-spec-posted.js'
 import { putBlob } from './blob.js'
 import { parseCpu, parseWholeNumber, UnitError } from '../resources/units.js'
-import { apiProblem, follow, LOGS_FROM, streamLogs, writeOutput, type JobView } from './job.js'
+import { apiProblem, follow, LOGS_FROM, streamLogs, type JobView } from './job.js'
 import { DEFAULT_MAX_PRICE } from './flags.js'
 export { DEFAULT_MAX_PRICE }
-import { CliError, print, printData, terminalSafe } from './output.js'
+import { CliError, print, printData, terminalSafe, writeOutput } from './output.js'
 
 export interface JobRunOptions {
   socket: string

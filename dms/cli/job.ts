@@ -5,7 +5,7 @@ import { ApiClient, ApiClientError, downloadTo, ndjson, RouteMissingError } from
 import type { JobRecord } from '../orchestrator/job-record.js'
 import { parseWholeNumber, UnitError } from '../resources/units.js'
 import { resolveJobId } from './job-id.js'
-import { CliError, isWide, print, printData, printSafe } from './output.js'
+import { CliError, isWide, print, printData, printSafe, writeOutput } from './output.js'
 import { printRows, printTable } from './table.js'
 
 export type JobView = JobRecord & { state: string }
@@ -272,27 +272,6 @@ export async function jobLogsCommand(
   if (parts.every((p) => p.stdout === '' && p.stderr === '')) await neverRan(opts.socket, id)
   writeOutput(logs)
   if (logs.truncated) process.stderr.write('dms: (logs truncated by the provider)\n')
-}
-
-/**
- * A job's output to stdout and stderr; a pod's member by member, each under a
- * `==> member <name> <==` line (in the spec's order).
- */
-export function writeOutput(out: {
-  stdout?: string
-  stderr?: string
-  members?: ReadonlyArray<{ name: string; stdout: string; stderr: string }>
-}): void {
-  if (out.members === undefined || out.members.length === 0) {
-    process.stdout.write(out.stdout ?? '')
-    process.stderr.write(out.stderr ?? '')
-    return
-  }
-  for (const m of out.members) {
-    process.stdout.write(`==> member ${m.name} <==\n`)
-    process.stdout.write(m.stdout)
-    process.stderr.write(m.stderr)
-  }
 }
 
 /** Fails with why a job has no logs when it never started running (no bids, refused, cancelled). */
