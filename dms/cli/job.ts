@@ -5,7 +5,7 @@ import { ApiClient, ApiClientError, downloadTo, ndjson, RouteMissingError } from
 import type { JobRecord } from '../orchestrator/job-record.js'
 import { parseWholeNumber, UnitError } from '../resources/units.js'
 import { resolveJobId } from './job-id.js'
-import { CliError, isWide, print, printData, printSafe } from './output.js'
+import { CliError, isWide, print, printData, printSafe, writeOutput } from './output.js'
 import { printRows, printTable } from './table.js'
 
 export type JobView = JobRecord & { state: string }
@@ -268,14 +268,9 @@ export async function jobLogsCommand(
     .ok<Logs & { members?: Array<Logs & { name: string }> }>('GET', path)
     .catch((err: unknown) => apiProblem(err))
   if (opts.json) return printData(logs)
-  // A pod without --member: each member's output under a header, in the spec's order.
-  const parts = logs.members ?? [{ ...logs, name: undefined }]
+  const parts = logs.members ?? [logs]
   if (parts.every((p) => p.stdout === '' && p.stderr === '')) await neverRan(opts.socket, id)
-  for (const p of parts) {
-    if (p.name !== undefined) process.stdout.write(`==> member ${p.name} <==\n`)
-    process.stdout.write(p.stdout)
-    process.stderr.write(p.stderr)
-  }
+  writeOutput(logs)
   if (logs.truncated) process.stderr.write('dms: (logs truncated by the provider)\n')
 }
 

@@ -60,8 +60,8 @@ export interface PodMemberSpec {
   memoryBytes: number
 }
 
-/** Why a member field is refused: the field path and the problem (InvalidJobSpecError's). */
-export interface MemberProblem {
+/** Why a field is refused: its path and the problem (an InvalidJobSpecError to be). */
+export interface FieldProblem {
   field: string
   problem: string
 }
@@ -73,7 +73,7 @@ export interface MemberProblem {
 export function parseMembers(
   members: readonly PodMemberInput[],
   bytes: (field: string, v: number | string) => number,
-): PodMemberSpec[] | MemberProblem {
+): PodMemberSpec[] | FieldProblem {
   const seen = new Set<string>()
   const out: PodMemberSpec[] = []
   for (const [i, m] of members.entries()) {

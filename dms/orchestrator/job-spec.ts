@@ -7,13 +7,14 @@ import { DmsError } from '../../actors/errors.js'
 import { inputsProblem, type InputSource } from '../blobs/staging.js'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Ajv, type ErrorObject } from 'ajv'
-import { imageRefProblem, IMAGE_REF_MAX_LENGTH } from '../protocol/image-ref.js'
-import { commandProblem, envProblem, MAX_CPU, MIN_CPU, MIN_MEMORY_BYTES } from '../protocol/run-rules.js'
+import { IMAGE_REF_MAX_LENGTH } from '../protocol/image-ref.js'
+import { MAX_CPU, MIN_CPU } from '../protocol/run-rules.js'
 import { publicKeyOfPeer } from '../contracts/party.js'
 import { parseBytes, UnitError } from '../resources/units.js'
 import type { Resources } from '../resources/types.js'
 import { StringEnum, StringMap, strictObject as obj } from '../schema.js'
-import { parseMembers, podMembersSchema, podTotals, type PodMemberSpec } from './job-spec-members.js'
+import { podMembersSchema, type PodMemberSpec } from './job-spec-members.js'
+import { parseContainerRun, parsePodRun } from './job-spec-run.js'
 import { MAX_START_WITHIN_SECONDS, parseStartBy, type StartBy } from './start-by.js'
 
 /** A queue id (`POST /v1/queues` answers one). */
@@ -293,7 +294,8 @@ export function parseJobSpec(input: unknown, now: number = Date.now()): JobSpec 
       throw err
     }
   }
-  const run = s.members !== undefined ? parsePod(s, bytes) : parseContainer(s, bytes)
+  const run = s.members !== undefined ? parsePodRun(s, bytes) : parseContainerRun(s, bytes)
+  if ('problem' in run) throw new InvalidJobSpecError(run.field, run.problem)
   const startAt = s.startAt === undefined ? undefined : parseStartAt(s.startAt, now)
   const startBy = s.startBy === undefined ? undefined : parseStartBy(s.startBy)
   if (typeof startBy === 'string') throw new InvalidJobSpecError('startBy', startBy)
@@ -333,61 +335,6 @@ export function parseJobSpec(input: unknown, now: number = Date.now()): JobSpec 
         }
       : {}),
     ...(s.queue !== undefined ? { queue: s.queue } : {}),
-  }
-}
-
-type Bytes = (field: string, v: number | string | undefined) => number
-type Run = Pick<JobSpec, 'image' | 'command' | 'env' | 'resources' | 'network' | 'members'>
-
-/** One container. What the executor would refuse is refused here, by the same rules, before anything is contracted. */
-function parseContainer(s: JobSpecInput, bytes: Bytes): Run {
-  if (s.image === undefined) throw new InvalidJobSpecError('image', 'is required')
-  if (s.command === undefined) throw new InvalidJobSpecError('command', 'is required')
-  if (s.resources === undefined) throw new InvalidJobSpecError('resources', 'is required')
-  if (s.resources.cpu === undefined) throw new InvalidJobSpecError('resources.cpu', 'is required')
-  if (s.resources.memory === undefined) throw new InvalidJobSpecError('resources.memory', 'is required')
-  const image = imageRefProblem(s.image)
-  if (image !== undefined) throw new InvalidJobSpecError('image', image)
-  const cmd = commandProblem(s.command)
-  if (cmd !== undefined) throw new InvalidJobSpecError(`command.${cmd.index}`, cmd.problem)
-  const env = envProblem(s.env ?? {})
-  if (env !== undefined) throw new InvalidJobSpecError(`env.${env.name}`, env.problem)
-  const memoryBytes = bytes('resources.memory', s.resources.memory)
-  if (memoryBytes < MIN_MEMORY_BYTES)
-    throw new InvalidJobSpecError('resources.memory', 'must be at least 6MiB')
-  return {
-    image: s.image,
-    command: s.command,
-    env: s.env ?? {},
-    resources: {
-      cpu: s.resources.cpu,
-      memoryBytes,
-      diskBytes: bytes('resources.disk', s.resources.disk),
-      gpus: s.resources.gpu ?? 0,
-    },
-    ...(s.network === true ? { network: true } : {}),
-  }
-}
-
-/** A pod: its members, never a container of its own; its resources are the members' sums. */
-function parsePod(s: JobSpecInput, bytes: Bytes): Run {
-  for (const field of ['image', 'command', 'env', 'network'] as const) {
-    if (s[field] !== undefined)
-      throw new InvalidJobSpecError(field, 'must not be given with members: each member has its own')
-  }
-  for (const field of ['cpu', 'memory'] as const) {
-    if (s.resources?.[field] !== undefined)
-      throw new InvalidJobSpecError(`resources.${field}`, 'must not be given with members: it is their sum')
-  }
-  if ((s.resources?.gpu ?? 0) !== 0) throw new InvalidJobSpecError('resources.gpu', 'must be 0 in a pod')
-  const members = parseMembers(s.members ?? [], bytes)
-  if (!Array.isArray(members)) throw new InvalidJobSpecError(members.field, members.problem)
-  return {
-    image: members[0].image,
-    command: [],
-    env: {},
-    members,
-    resources: { ...podTotals(members), diskBytes: bytes('resources.disk', s.resources?.disk), gpus: 0 },
   }
 }
 

@@ -151,6 +151,12 @@ export function parseWorkflow(input: unknown, opts: { maxTasks?: number } = {}):
         throw new InvalidWorkflowError(`tasks.${i}.job.${err.field}`, err.message.replace(/^[^:]*: /, ''))
       throw err
     }
+    // A task is one container: tasks run together as a pod through `pod`, each keeping its own row.
+    if (job.members !== undefined)
+      throw new InvalidWorkflowError(
+        `tasks.${i}.job.members`,
+        'a workflow task is one container: give tasks the same `pod` to run them together',
+      )
     const after: string[] = []
     ;(t.runAfter ?? []).forEach((r, j) => {
       known(`tasks.${i}.runAfter.${j}`, r, t.name)

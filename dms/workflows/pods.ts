@@ -84,8 +84,6 @@ export function checkPods(tasks: readonly PodTask[]): void {
           `tasks.${i}.runAfter.${ra}`,
           `${t.after[ra]} and ${t.name} are both in pod ${pod}: they run together, not one after the other`,
         )
-      if ('members' in t.job && t.job.members !== undefined)
-        throw new InvalidWorkflowError(`tasks.${i}.job.members`, `a task of pod ${pod} is one container`)
       if (t.job.resources.gpus > 0)
         throw new InvalidWorkflowError(`tasks.${i}.job.resources.gpu`, `a pod's members take no GPU`)
       for (const [key, field] of JOB_LEVEL)

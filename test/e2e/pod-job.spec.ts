@@ -103,10 +103,12 @@ describe('pod jobs (real network, real Docker)', function () {
       execFileP(process.execPath, ['bin/dms.js', ...args, '--socket', net.requester.socketPath!], {
         timeout: 30_000,
       })
-    const [logsB, status] = await Promise.all([
+    const [logsB, logsAll, status] = await Promise.all([
       dms('job', 'logs', id, '--member', 'b'),
+      dms('job', 'logs', id),
       dms('job', 'status', id),
     ])
+    assert.equal(logsAll.stdout, '==> member a <==\na writes\n==> member b <==\nb read shared\n')
     assert.deepEqual([logsB.stdout, logsB.stderr], ['b read shared\n', 'oops\n'])
     assert.match(status.stdout, new RegExp(`^member a: ${TEST_IMAGE}  completed, exit code 0$`, 'm'))
     assert.match(status.stdout, new RegExp(`^member b: ${TEST_IMAGE}  completed, exit code 0$`, 'm'))
@@ -139,6 +141,33 @@ describe('pod jobs (real network, real Docker)', function () {
     assert.deepEqual(out('off'), ['lo'])
     const declined = done.record.declines?.find((d) => d.provider === net.providers[0].peerId)
     assert.deepEqual(declined?.reasons, ['network not allowed here: member on asks for network access'])
+  })
+
+  it('a failing member fails the pod: the other is stopped, the result names the member, the time used is paid', async () => {
+    const posted = await net.requester.orchestrator!.post(
+      pod([member('ok', 'echo waiting; sleep 30'), member('bad', 'echo broken >&2; exit 3')]),
+    )
+    const done = await jobReaches(net.requester, posted.record.id)
+    assert.equal(done.state, 'failed')
+    assert.equal(done.record.error?.code, 'RUN_FAILED')
+    const r = done.record.result!
+    assert.deepEqual(
+      [r.receipt.receipt.status, r.receipt.receipt.exitCode, r.receipt.receipt.reason],
+      ['failed', 3, 'member bad: exit code 3'],
+    )
+    assert.deepEqual(
+      r.members?.map((m) => [m.name, m.status, m.stderr]),
+      [
+        ['ok', 'cancelled', ''],
+        ['bad', 'failed', 'broken\n'],
+      ],
+    )
+    assert.ok(done.record.settlement, 'settled: the time used is paid')
+  })
+
+  it('quotes a pod: both providers bid for its summed resources, nothing locked', async () => {
+    const quote = await net.requester.orchestrator!.quote(pod([member('a', 'true'), member('b', 'true')]))
+    assert.equal(quote.bids.length, 2, JSON.stringify(quote.declines))
   })
 
   it("a pod too big for every provider ends NO_BIDS with the providers' reasons", async () => {

@@ -101,6 +101,27 @@ describe('workflow document', () => {
     )
   })
 
+  it("refuses a task whose job is a pod (members), and names a bad member's field", () => {
+    const member = (name: string) => ({
+      name,
+      image: 'dms-test:1',
+      command: ['true'],
+      cpu: 0.5,
+      memory: '32MiB',
+    })
+    const pod = { members: [member('a'), member('b')], maxDuration: 60, maxPrice: 100 }
+    refused(
+      { tasks: [{ name: 'A', job: pod }] },
+      'tasks.0.job.members',
+      /one container: give tasks the same `pod` to run them together/,
+    )
+    refused(
+      { tasks: [{ name: 'A', job: { ...pod, members: [member('a'), { ...member('b'), image: 'a//b' }] } }] },
+      'tasks.0.job.members.1.image',
+      /./,
+    )
+  })
+
   it('refuses two inputs on one path, a bad job spec by its field, and more tasks than allowed', () => {
     refused(
       {

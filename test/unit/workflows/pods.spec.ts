@@ -100,7 +100,7 @@ describe('workflow document: pods', () => {
         { name: 'b', job: { ...noContainer, resources: {}, members }, pod: 'p' },
       ],
       'tasks.1.job.members',
-      /a task of pod p is one container/,
+      /a workflow task is one container/,
     )
     refused(
       [

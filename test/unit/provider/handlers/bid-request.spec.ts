@@ -81,6 +81,27 @@ describe('provider/handlers/bid-request', () => {
     assert.equal(h.sent.length, sent)
   })
 
+  it("judges every member's image of a pod: a bad one is declined alone, a missing one named", async () => {
+    const pod = (jobId: string, second: string) => ({
+      ...h.request(jobId, 0.4),
+      members: [
+        { name: 'a', image: 'dms-test:1' },
+        { name: 'b', image: second },
+      ],
+    })
+    const images = {
+      refusal: (image: string) =>
+        image.includes('//') ? `invalid image: ${image} has an empty component` : undefined,
+      canRun: (image: string) => Promise.resolve(image !== 'missing:1'),
+    }
+    const reasons = () => (h.sent.at(-1)!.payload as { reasons: string[] }).reasons
+    await h.bidRequest({ images })(h.msg(pod('pod-1', 'a//b')))
+    assert.deepEqual(reasons(), ['invalid image: a//b has an empty component'])
+    await h.bidRequest({ images })(h.msg(pod('pod-2', 'missing:1')))
+    assert.deepEqual(reasons(), ['image missing:1 is not available on this provider'])
+    assert.deepEqual(h.ledger.entries(), [], 'nothing reserved')
+  })
+
   it('declines a requester over its cap of the offer ("not now")', async () => {
     await h.bid('job-1', 0.4)
     await h.bidRequest()(h.msg(h.request('job-2', 0.4)))

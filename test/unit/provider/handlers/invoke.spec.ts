@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { waitFor } from 'xstate'
 import { Harness } from '../../../helpers/provider-harness.js'
 import { invokeHandler } from '../../../../dms/provider/handlers/invoke.js'
+import { allocationOf } from '../../../../dms/provider/views.js'
 import { contracted, handlers } from './flow.js'
 
 const MiB = 1024 * 1024
@@ -108,5 +109,8 @@ describe('provider/handlers/invoke', () => {
     const good = [invokedMember('a'), invokedMember('b')]
     const { allocationId } = await handlers(h).invoke(h.msg(pods(good)))
     assert.deepEqual(h.fakes.runs.get(allocationId)!.input.allocation.members, good)
+    // The provider's allocations view lists them.
+    const view = allocationOf((await h.book.get(contract.terms.bidId))!)
+    assert.deepEqual([view?.command, view?.members], [[], good])
   })
 })
