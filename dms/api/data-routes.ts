@@ -234,7 +234,6 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (base: FastifyI
   return Promise.resolve()
 }
 
-/** A job's output so far: live while it runs here, then the copy in its result. */
 /**
  * A job's output: the result's once it came, else the live output so far. A pod's is listed member
  * by member, or with `member` that member's alone.

@@ -47,18 +47,21 @@ describe('pod jobs (real network, real Docker)', function () {
   })
   after(async () => net?.stop())
 
-  it('two members on one provider under one settled contract: b reads what a wrote in /pod, logs by member', async () => {
+  it('two members on one provider under one settled contract: b reads what a wrote in /pod, both see the inputs, logs by member', async () => {
     const posted = await net.requester.orchestrator!.post(
-      pod([
-        member(
-          'a',
-          'echo a writes; echo -n shared > /pod/x.tmp && mv /pod/x.tmp /pod/x; echo a-out > /outputs/a.txt',
-        ),
-        member(
-          'b',
-          'until [ -f /pod/x ]; do sleep 0.1; done; echo "b read $(cat /pod/x)"; echo oops >&2; cat /pod/x > /outputs/got',
-        ),
-      ]),
+      pod(
+        [
+          member(
+            'a',
+            'echo "a writes $(cat /inputs/in.txt)"; echo -n shared > /pod/x.tmp && mv /pod/x.tmp /pod/x; echo a-out > /outputs/a.txt',
+          ),
+          member(
+            'b',
+            'until [ -f /pod/x ]; do sleep 0.1; done; echo "b read $(cat /pod/x)"; echo oops >&2; cat /pod/x > /outputs/got; cat /inputs/in.txt > /outputs/in-copy',
+          ),
+        ],
+        { inputs: [{ path: 'in.txt', content: 'given' }] },
+      ),
     )
     const id = posted.record.id
     const done = await jobReaches(net.requester, id)
@@ -74,7 +77,7 @@ describe('pod jobs (real network, real Docker)', function () {
     // One archive, each member's files under its name.
     assert.deepEqual(
       r.outputs.map((o) => o.path),
-      ['a/a.txt', 'b/got'],
+      ['a/a.txt', 'b/got', 'b/in-copy'],
     )
     assert.equal(done.record.verification?.outputsHashOk, true)
     // The terms: the members' summed resources, the first member's image.
@@ -87,13 +90,13 @@ describe('pod jobs (real network, real Docker)', function () {
     // Each member's logs, filtered by member.
     const a = await api.ok<Logs>('GET', `/v1/jobs/${id}/logs?member=a`)
     const b = await api.ok<Logs>('GET', `/v1/jobs/${id}/logs?member=b`)
-    assert.deepEqual([a.stdout, a.stderr], ['a writes\n', ''])
+    assert.deepEqual([a.stdout, a.stderr], ['a writes given\n', ''])
     assert.deepEqual([b.stdout, b.stderr], ['b read shared\n', 'oops\n'])
     const all = await api.ok<Logs & { members: Array<Logs & { name: string }> }>('GET', `/v1/jobs/${id}/logs`)
     assert.deepEqual(
       all.members.map((m) => [m.name, m.stdout]),
       [
-        ['a', 'a writes\n'],
+        ['a', 'a writes given\n'],
         ['b', 'b read shared\n'],
       ],
     )
@@ -108,7 +111,7 @@ describe('pod jobs (real network, real Docker)', function () {
       dms('job', 'logs', id),
       dms('job', 'status', id),
     ])
-    assert.equal(logsAll.stdout, '==> member a <==\na writes\n==> member b <==\nb read shared\n')
+    assert.equal(logsAll.stdout, '==> member a <==\na writes given\n==> member b <==\nb read shared\n')
     assert.deepEqual([logsB.stdout, logsB.stderr], ['b read shared\n', 'oops\n'])
     assert.match(status.stdout, new RegExp(`^member a: ${TEST_IMAGE}  completed, exit code 0$`, 'm'))
     assert.match(status.stdout, new RegExp(`^member b: ${TEST_IMAGE}  completed, exit code 0$`, 'm'))

@@ -23,7 +23,10 @@ export function validatePod(spec: ExecutionSpec): PodMember[] {
   let memoryBytes = 0
   members.forEach((m, i) => {
     if (typeof m.name !== 'string' || !POD_MEMBER_NAME.test(m.name)) {
-      throw new InvalidSpecError(`members[${i}].name`, 'must be 1-64 of A-Z a-z 0-9 _ . - (starting with a letter or digit)')
+      throw new InvalidSpecError(
+        `members[${i}].name`,
+        'must be 1-64 of A-Z a-z 0-9 _ . - (starting with a letter or digit)',
+      )
     }
     if (seen.has(m.name)) throw new InvalidSpecError(`members[${i}].name`, `repeats "${m.name}"`)
     seen.add(m.name)

@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict'
 import type { BidRequest, Invocation, InvokedMember } from '../../../dms/protocol/messages.js'
 import { acceptJob, compareCapability } from '../../../dms/provider/capability.js'
+import { LIMITS } from '../../../dms/protocol/bounds.js'
 import { podInvocationProblem } from '../../../dms/provider/pod-invocation.js'
+import { memberOutcomes } from '../../../dms/provider/publish.js'
 import { checkBidRequest } from '../../../dms/provider/validate.js'
 
 const MiB = 1024 * 1024
@@ -144,5 +146,32 @@ describe('provider: pods', () => {
       podInvocationProblem(inv(), request(), { ...terms, image: 'tool:2' }, true) ?? '',
       /image is not the first member's/,
     )
+  })
+
+  it("cuts each member's output in the result to its share, so a pod's result is no larger than a container's", () => {
+    const usage = { wallSeconds: 1, cpuSeconds: 1, peakMemoryBytes: 1 }
+    const big = 'x'.repeat(200_000)
+    const out = memberOutcomes(
+      ['a', 'b', 'c'].map((name) => ({
+        name,
+        status: 'completed' as const,
+        exitCode: 0,
+        stdout: big,
+        stderr: name === 'c' ? 'small' : '',
+        truncated: false,
+        usage,
+      })),
+    )
+    const share = Math.floor(LIMITS.log / 3)
+    assert.deepEqual(
+      out.map((m) => [m.name, m.stdout.length, m.stderr, m.truncated]),
+      [
+        ['a', share, '', true],
+        ['b', share, '', true],
+        ['c', share, 'small', true],
+      ],
+    )
+    assert.ok(out.reduce((n, m) => n + m.stdout.length, 0) <= LIMITS.log)
+    assert.equal('usage' in out[0], false)
   })
 })
