@@ -3,7 +3,7 @@
  * two tasks run as one job on one provider under one contract, the second reading a file the first
  * wrote in /pod; a task downstream reads each member's own output (its `<task>/` subtree of the
  * pod's archive, handed on provider to provider). A pod too big for every provider fails each of
- * its tasks with the providers' reasons.
+ * its tasks with the providers' reasons; a cancel mid-run cancels the pod's one job.
  */
 import assert from 'node:assert/strict'
 import { execFile, execFileSync } from 'node:child_process'
@@ -161,5 +161,39 @@ describe('workflow pods (real network, real Docker)', function () {
       assert.match(wf.record.tasks[t].error?.message ?? '', /not enough cpu: need 3 cores/, t)
     }
     assert.equal(wf.record.tasks.after.error?.code, 'UPSTREAM_FAILED')
+  })
+
+  it("cancelled mid-run: the pod's one job is cancelled, both tasks end cancelled, the time used is paid", async () => {
+    const posted = await net.requester.workflows!.post({
+      tasks: [
+        { name: 'x', pod: 'long', job: job('sleep 60') },
+        { name: 'y', pod: 'long', job: job('sleep 60') },
+        { name: 'z', job: job('true'), runAfter: ['y'] },
+      ],
+    })
+    const id = posted.record.id
+    const podId = podJobIdOf(id, 'long')
+    await new Promise<void>((resolve) => {
+      const off = net.requester.orchestrator!.onUpdate((jobId, u) => {
+        if (jobId === podId && u.state === 'running') {
+          off()
+          resolve()
+        }
+      })
+    })
+    await net.requester.workflows!.cancel(id)
+    const wf = await workflowEnds(net, id)
+    assert.equal(wf.state, 'cancelled')
+    assert.deepEqual(
+      ['x', 'y', 'z'].map((t) => wf.record.tasks[t].state),
+      ['cancelled', 'cancelled', 'cancelled'],
+    )
+    const pod = (await net.requester.orchestrator!.get(podId))!
+    assert.equal(pod.state, 'cancelled')
+    const s = pod.record.settlement!
+    assert.equal(s.outcome, 'terminated')
+    assert.ok(s.paidToProvider > 0 && s.refundedToRequester > 0, `paid ${s.paidToProvider}`)
+    assert.equal(await net.requester.orchestrator!.get(jobIdOf(id, 'z')), undefined)
+    assert.equal((await net.contractDb.service.account(net.requester.peerId)).escrow, 0)
   })
 })
