@@ -41,6 +41,8 @@ export interface LogEvent {
   jobId: string
   stream: 'stdout' | 'stderr'
   data: string
+  /** A pod member's output names it. */
+  member?: string
 }
 export interface Events {
   job: JobEvent

@@ -103,7 +103,7 @@ export const jobsPort = (o: Orchestrator, queues: QueueBook): JobsPort => ({
   get: (id) => o.get(id),
   prune: (policy) => o.prune(policy),
   cancel: (id) => o.cancel(id),
-  liveLogs: (id) => o.liveLogs(id),
+  liveLogs: (id, member) => o.liveLogs(id, member),
   onLog: (fn) => o.onLog(fn),
   onChange: (fn) => o.onChange(fn),
 })

@@ -173,6 +173,7 @@ export interface BidRequest {
   exclude: string[]
   approval?: Uint8Array<ArrayBuffer>
   network?: boolean
+  members: BidMember[]
 }
 
 export namespace BidRequest {
@@ -232,6 +233,13 @@ export namespace BidRequest {
           w.bool(obj.network)
         }
 
+        if (obj.members != null && obj.members.length > 0) {
+          for (const value of obj.members) {
+            w.uint32(82)
+            BidMember.codec().encode(value, w)
+          }
+        }
+
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
@@ -242,7 +250,8 @@ export namespace BidRequest {
           maxDurationSeconds: 0,
           maxPrice: 0,
           deadline: 0,
-          exclude: []
+          exclude: [],
+          members: []
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -293,6 +302,16 @@ export namespace BidRequest {
               obj.network = reader.bool()
               break
             }
+            case 10: {
+              if (opts.limits?.members != null && obj.members.length === opts.limits.members) {
+                throw new MaxLengthError('Decode error - repeated field "members" had too many elements')
+              }
+
+              obj.members.push(BidMember.codec().decode(reader, reader.uint32(), {
+                limits: opts.limits?.members$
+              }))
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -303,7 +322,8 @@ export namespace BidRequest {
         return obj
       }, function * (reader, length, prefix, opts = {}) {
         const obj = {
-          exclude: 0
+          exclude: 0,
+          members: 0
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -383,6 +403,24 @@ export namespace BidRequest {
               }
               break
             }
+            case 10: {
+              if (opts.limits?.members != null && obj.members === opts.limits.members) {
+                throw new MaxLengthError('Streaming decode error - repeated field "members" had too many elements')
+              }
+
+              for (const evt of BidMember.codec().stream(reader, reader.uint32(), `${prefix}.members[]`, {
+                limits: opts.limits?.members$
+              })) {
+                yield {
+                  ...evt,
+                  index: obj.members
+                }
+              }
+
+              obj.members++
+
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -456,6 +494,24 @@ export namespace BidRequest {
     value: boolean
   }
 
+  export interface BidRequestMembersNameFieldEvent {
+    field: '$.members[].name'
+    value: string
+    index: number
+  }
+
+  export interface BidRequestMembersImageFieldEvent {
+    field: '$.members[].image'
+    value: string
+    index: number
+  }
+
+  export interface BidRequestMembersNetworkFieldEvent {
+    field: '$.members[].network'
+    value: boolean
+    index: number
+  }
+
   export function encode (obj: Partial<BidRequest>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, BidRequest.codec())
   }
@@ -464,8 +520,142 @@ export namespace BidRequest {
     return decodeMessage(buf, BidRequest.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BidRequest>): Generator<BidRequestJobIdFieldEvent | BidRequestResourcesCpuFieldEvent | BidRequestResourcesMemoryBytesFieldEvent | BidRequestResourcesDiskBytesFieldEvent | BidRequestResourcesGpusFieldEvent | BidRequestImageFieldEvent | BidRequestMaxDurationSecondsFieldEvent | BidRequestMaxPriceFieldEvent | BidRequestDeadlineFieldEvent | BidRequestExcludeFieldEvent | BidRequestApprovalFieldEvent | BidRequestNetworkFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BidRequest>): Generator<BidRequestJobIdFieldEvent | BidRequestResourcesCpuFieldEvent | BidRequestResourcesMemoryBytesFieldEvent | BidRequestResourcesDiskBytesFieldEvent | BidRequestResourcesGpusFieldEvent | BidRequestImageFieldEvent | BidRequestMaxDurationSecondsFieldEvent | BidRequestMaxPriceFieldEvent | BidRequestDeadlineFieldEvent | BidRequestExcludeFieldEvent | BidRequestApprovalFieldEvent | BidRequestNetworkFieldEvent | BidRequestMembersNameFieldEvent | BidRequestMembersImageFieldEvent | BidRequestMembersNetworkFieldEvent> {
     return streamMessage(buf, BidRequest.codec(), opts)
+  }
+}
+
+export interface BidMember {
+  name: string
+  image: string
+  network?: boolean
+}
+
+export namespace BidMember {
+  let _codec: Codec<BidMember>
+
+  export const codec = (): Codec<BidMember> => {
+    if (_codec == null) {
+      _codec = message<BidMember>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.name != null && obj.name !== '')) {
+          w.uint32(10)
+          w.string(obj.name)
+        }
+
+        if ((obj.image != null && obj.image !== '')) {
+          w.uint32(18)
+          w.string(obj.image)
+        }
+
+        if (obj.network != null) {
+          w.uint32(24)
+          w.bool(obj.network)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          name: '',
+          image: ''
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.name = reader.string()
+              break
+            }
+            case 2: {
+              obj.image = reader.string()
+              break
+            }
+            case 3: {
+              obj.network = reader.bool()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.name`,
+                value: reader.string()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.image`,
+                value: reader.string()
+              }
+              break
+            }
+            case 3: {
+              yield {
+                field: `${prefix}.network`,
+                value: reader.bool()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface BidMemberNameFieldEvent {
+    field: '$.name'
+    value: string
+  }
+
+  export interface BidMemberImageFieldEvent {
+    field: '$.image'
+    value: string
+  }
+
+  export interface BidMemberNetworkFieldEvent {
+    field: '$.network'
+    value: boolean
+  }
+
+  export function encode (obj: Partial<BidMember>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, BidMember.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BidMember>): BidMember {
+    return decodeMessage(buf, BidMember.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BidMember>): Generator<BidMemberNameFieldEvent | BidMemberImageFieldEvent | BidMemberNetworkFieldEvent> {
+    return streamMessage(buf, BidMember.codec(), opts)
   }
 }
 
@@ -1784,6 +1974,7 @@ export interface Invocation {
   env: Map<string, string>
   inputs: InputFile[]
   network?: boolean
+  members: InvokedMember[]
 }
 
 export namespace Invocation {
@@ -1944,6 +2135,13 @@ export namespace Invocation {
           w.bool(obj.network)
         }
 
+        if (obj.members != null && obj.members.length > 0) {
+          for (const value of obj.members) {
+            w.uint32(58)
+            InvokedMember.codec().encode(value, w)
+          }
+        }
+
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
@@ -1953,7 +2151,8 @@ export namespace Invocation {
           proof: uint8ArrayAlloc(0),
           command: [],
           env: new Map<string, string>(),
-          inputs: []
+          inputs: [],
+          members: []
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -2005,6 +2204,16 @@ export namespace Invocation {
               obj.network = reader.bool()
               break
             }
+            case 7: {
+              if (opts.limits?.members != null && obj.members.length === opts.limits.members) {
+                throw new MaxLengthError('Decode error - repeated field "members" had too many elements')
+              }
+
+              obj.members.push(InvokedMember.codec().decode(reader, reader.uint32(), {
+                limits: opts.limits?.members$
+              }))
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -2017,7 +2226,8 @@ export namespace Invocation {
         const obj = {
           command: 0,
           env: 0,
-          inputs: 0
+          inputs: 0,
+          members: 0
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -2093,6 +2303,24 @@ export namespace Invocation {
                 field: `${prefix}.network`,
                 value: reader.bool()
               }
+              break
+            }
+            case 7: {
+              if (opts.limits?.members != null && obj.members === opts.limits.members) {
+                throw new MaxLengthError('Streaming decode error - repeated field "members" had too many elements')
+              }
+
+              for (const evt of InvokedMember.codec().stream(reader, reader.uint32(), `${prefix}.members[]`, {
+                limits: opts.limits?.members$
+              })) {
+                yield {
+                  ...evt,
+                  index: obj.members
+                }
+              }
+
+              obj.members++
+
               break
             }
             default: {
@@ -2188,6 +2416,49 @@ export namespace Invocation {
     value: boolean
   }
 
+  export interface InvocationMembersNameFieldEvent {
+    field: '$.members[].name'
+    value: string
+    index: number
+  }
+
+  export interface InvocationMembersImageFieldEvent {
+    field: '$.members[].image'
+    value: string
+    index: number
+  }
+
+  export interface InvocationMembersNetworkFieldEvent {
+    field: '$.members[].network'
+    value: boolean
+    index: number
+  }
+
+  export interface InvocationMembersCommandFieldEvent {
+    field: '$.members[].command[]'
+    index: number
+    value: string
+  }
+
+  export interface InvocationMembersEnvFieldEvent {
+    field: '$.members[].env{}'
+    key: string
+    value: string
+    index: number
+  }
+
+  export interface InvocationMembersCpuFieldEvent {
+    field: '$.members[].cpu'
+    value: number
+    index: number
+  }
+
+  export interface InvocationMembersMemoryBytesFieldEvent {
+    field: '$.members[].memoryBytes'
+    value: number
+    index: number
+  }
+
   export function encode (obj: Partial<Invocation>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, Invocation.codec())
   }
@@ -2196,8 +2467,386 @@ export namespace Invocation {
     return decodeMessage(buf, Invocation.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Invocation>): Generator<InvocationContractFieldEvent | InvocationProofFieldEvent | InvocationCommandFieldEvent | InvocationEnvFieldEvent | InvocationInputsPathFieldEvent | InvocationInputsSha256FieldEvent | InvocationInputsSizeFieldEvent | InvocationInputsSourcePeerFieldEvent | InvocationInputsSourceAddrsFieldEvent | InvocationInputsSourceArchiveFieldEvent | InvocationInputsSourceArchiveSizeFieldEvent | InvocationInputsSourceEntryFieldEvent | InvocationInputsSourceGrantFieldEvent | InvocationNetworkFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Invocation>): Generator<InvocationContractFieldEvent | InvocationProofFieldEvent | InvocationCommandFieldEvent | InvocationEnvFieldEvent | InvocationInputsPathFieldEvent | InvocationInputsSha256FieldEvent | InvocationInputsSizeFieldEvent | InvocationInputsSourcePeerFieldEvent | InvocationInputsSourceAddrsFieldEvent | InvocationInputsSourceArchiveFieldEvent | InvocationInputsSourceArchiveSizeFieldEvent | InvocationInputsSourceEntryFieldEvent | InvocationInputsSourceGrantFieldEvent | InvocationNetworkFieldEvent | InvocationMembersNameFieldEvent | InvocationMembersImageFieldEvent | InvocationMembersNetworkFieldEvent | InvocationMembersCommandFieldEvent | InvocationMembersEnvFieldEvent | InvocationMembersCpuFieldEvent | InvocationMembersMemoryBytesFieldEvent> {
     return streamMessage(buf, Invocation.codec(), opts)
+  }
+}
+
+export interface InvokedMember {
+  name: string
+  image: string
+  network?: boolean
+  command: string[]
+  env: Map<string, string>
+  cpu: number
+  memoryBytes: number
+}
+
+export namespace InvokedMember {
+  export interface InvokedMember$envEntry {
+    key: string
+    value: string
+  }
+
+  export namespace InvokedMember$envEntry {
+    let _codec: Codec<InvokedMember$envEntry>
+
+    export const codec = (): Codec<InvokedMember$envEntry> => {
+      if (_codec == null) {
+        _codec = message<InvokedMember$envEntry>((obj, w, opts = {}) => {
+          if (opts.lengthDelimited !== false) {
+            w.fork()
+          }
+
+          if ((obj.key != null && obj.key !== '')) {
+            w.uint32(10)
+            w.string(obj.key)
+          }
+
+          if ((obj.value != null && obj.value !== '')) {
+            w.uint32(18)
+            w.string(obj.value)
+          }
+
+          if (opts.lengthDelimited !== false) {
+            w.ldelim()
+          }
+        }, (reader, length, opts = {}) => {
+          const obj: any = {
+            key: '',
+            value: ''
+          }
+
+          const end = length == null ? reader.len : reader.pos + length
+
+          while (reader.pos < end) {
+            const tag = reader.uint32()
+
+            switch (tag >>> 3) {
+              case 1: {
+                obj.key = reader.string()
+                break
+              }
+              case 2: {
+                obj.value = reader.string()
+                break
+              }
+              default: {
+                reader.skipType(tag & 7)
+                break
+              }
+            }
+          }
+
+          return obj
+        }, function * (reader, length, prefix, opts = {}) {
+          const end = length == null ? reader.len : reader.pos + length
+
+          while (reader.pos < end) {
+            const tag = reader.uint32()
+
+            switch (tag >>> 3) {
+              case 1: {
+                yield {
+                  field: `${prefix}.key`,
+                  value: reader.string()
+                }
+                break
+              }
+              case 2: {
+                yield {
+                  field: `${prefix}.value`,
+                  value: reader.string()
+                }
+                break
+              }
+              default: {
+                reader.skipType(tag & 7)
+                break
+              }
+            }
+          }
+        })
+      }
+
+      return _codec
+    }
+
+    export interface InvokedMember$envEntryKeyFieldEvent {
+      field: '$.key'
+      value: string
+    }
+
+    export interface InvokedMember$envEntryValueFieldEvent {
+      field: '$.value'
+      value: string
+    }
+
+    export function encode (obj: Partial<InvokedMember$envEntry>): Uint8Array<ArrayBuffer> {
+      return encodeMessage(obj, InvokedMember$envEntry.codec())
+    }
+
+    export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<InvokedMember$envEntry>): InvokedMember$envEntry {
+      return decodeMessage(buf, InvokedMember$envEntry.codec(), opts)
+    }
+
+    export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<InvokedMember$envEntry>): Generator<InvokedMember$envEntryKeyFieldEvent | InvokedMember$envEntryValueFieldEvent> {
+      return streamMessage(buf, InvokedMember$envEntry.codec(), opts)
+    }
+  }
+
+  let _codec: Codec<InvokedMember>
+
+  export const codec = (): Codec<InvokedMember> => {
+    if (_codec == null) {
+      _codec = message<InvokedMember>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.name != null && obj.name !== '')) {
+          w.uint32(10)
+          w.string(obj.name)
+        }
+
+        if ((obj.image != null && obj.image !== '')) {
+          w.uint32(18)
+          w.string(obj.image)
+        }
+
+        if (obj.network != null) {
+          w.uint32(24)
+          w.bool(obj.network)
+        }
+
+        if (obj.command != null && obj.command.length > 0) {
+          for (const value of obj.command) {
+            w.uint32(34)
+            w.string(value)
+          }
+        }
+
+        if (obj.env != null && obj.env.size > 0) {
+          for (const [key, value] of obj.env.entries()) {
+            w.uint32(42)
+            InvokedMember.InvokedMember$envEntry.codec().encode({ key, value }, w)
+          }
+        }
+
+        if ((obj.cpu != null && obj.cpu !== 0)) {
+          w.uint32(49)
+          w.double(obj.cpu)
+        }
+
+        if ((obj.memoryBytes != null && obj.memoryBytes !== 0)) {
+          w.uint32(56)
+          w.uint64Number(obj.memoryBytes)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          name: '',
+          image: '',
+          command: [],
+          env: new Map<string, string>(),
+          cpu: 0,
+          memoryBytes: 0
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.name = reader.string()
+              break
+            }
+            case 2: {
+              obj.image = reader.string()
+              break
+            }
+            case 3: {
+              obj.network = reader.bool()
+              break
+            }
+            case 4: {
+              if (opts.limits?.command != null && obj.command.length === opts.limits.command) {
+                throw new MaxLengthError('Decode error - repeated field "command" had too many elements')
+              }
+
+              obj.command.push(reader.string())
+              break
+            }
+            case 5: {
+              if (opts.limits?.env != null && obj.env.size === opts.limits.env) {
+                throw new MaxSizeError('Decode error - map field "env" had too many elements')
+              }
+
+              const entry = InvokedMember.InvokedMember$envEntry.codec().decode(reader, reader.uint32(), {
+                limits: {
+                  value: opts.limits?.env$value
+                }
+              })
+              obj.env.set(entry.key, entry.value)
+              break
+            }
+            case 6: {
+              obj.cpu = reader.double()
+              break
+            }
+            case 7: {
+              obj.memoryBytes = reader.uint64Number()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const obj = {
+          command: 0,
+          env: 0
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.name`,
+                value: reader.string()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.image`,
+                value: reader.string()
+              }
+              break
+            }
+            case 3: {
+              yield {
+                field: `${prefix}.network`,
+                value: reader.bool()
+              }
+              break
+            }
+            case 4: {
+              if (opts.limits?.command != null && obj.command === opts.limits.command) {
+                throw new MaxLengthError('Streaming decode error - repeated field "command" had too many elements')
+              }
+
+              yield {
+                field: `${prefix}.command[]`,
+                index: obj.command,
+                value: reader.string()
+              }
+
+              obj.command++
+
+              break
+            }
+            case 5: {
+              if (opts.limits?.env != null && obj.env === opts.limits.env) {
+                throw new MaxLengthError('Decode error - map field "env" had too many elements')
+              }
+
+              yield * InvokedMember.InvokedMember$envEntry.codec().stream(reader, reader.uint32(), `${prefix}.env{}`, {
+                limits: {
+                  value: opts.limits?.env$value
+                }
+              })
+
+              obj.env++
+
+              break
+            }
+            case 6: {
+              yield {
+                field: `${prefix}.cpu`,
+                value: reader.double()
+              }
+              break
+            }
+            case 7: {
+              yield {
+                field: `${prefix}.memoryBytes`,
+                value: reader.uint64Number()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface InvokedMemberNameFieldEvent {
+    field: '$.name'
+    value: string
+  }
+
+  export interface InvokedMemberImageFieldEvent {
+    field: '$.image'
+    value: string
+  }
+
+  export interface InvokedMemberNetworkFieldEvent {
+    field: '$.network'
+    value: boolean
+  }
+
+  export interface InvokedMemberCommandFieldEvent {
+    field: '$.command[]'
+    index: number
+    value: string
+  }
+
+  export interface InvokedMemberEnvFieldEvent {
+    field: '$.env{}'
+    key: string
+    value: string
+  }
+
+  export interface InvokedMemberCpuFieldEvent {
+    field: '$.cpu'
+    value: number
+  }
+
+  export interface InvokedMemberMemoryBytesFieldEvent {
+    field: '$.memoryBytes'
+    value: number
+  }
+
+  export function encode (obj: Partial<InvokedMember>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, InvokedMember.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<InvokedMember>): InvokedMember {
+    return decodeMessage(buf, InvokedMember.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<InvokedMember>): Generator<InvokedMemberNameFieldEvent | InvokedMemberImageFieldEvent | InvokedMemberNetworkFieldEvent | InvokedMemberCommandFieldEvent | InvokedMemberEnvFieldEvent | InvokedMemberCpuFieldEvent | InvokedMemberMemoryBytesFieldEvent> {
+    return streamMessage(buf, InvokedMember.codec(), opts)
   }
 }
 
@@ -3330,6 +3979,7 @@ export interface JobResult {
   truncated: boolean
   outputs: OutputFile[]
   archive?: OutputArchive
+  members: MemberOutcome[]
 }
 
 export namespace JobResult {
@@ -3379,6 +4029,13 @@ export namespace JobResult {
           OutputArchive.codec().encode(obj.archive, w)
         }
 
+        if (obj.members != null && obj.members.length > 0) {
+          for (const value of obj.members) {
+            w.uint32(66)
+            MemberOutcome.codec().encode(value, w)
+          }
+        }
+
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
@@ -3389,7 +4046,8 @@ export namespace JobResult {
           stdout: '',
           stderr: '',
           truncated: false,
-          outputs: []
+          outputs: [],
+          members: []
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -3434,6 +4092,16 @@ export namespace JobResult {
               })
               break
             }
+            case 8: {
+              if (opts.limits?.members != null && obj.members.length === opts.limits.members) {
+                throw new MaxLengthError('Decode error - repeated field "members" had too many elements')
+              }
+
+              obj.members.push(MemberOutcome.codec().decode(reader, reader.uint32(), {
+                limits: opts.limits?.members$
+              }))
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -3444,7 +4112,8 @@ export namespace JobResult {
         return obj
       }, function * (reader, length, prefix, opts = {}) {
         const obj = {
-          outputs: 0
+          outputs: 0,
+          members: 0
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -3513,6 +4182,24 @@ export namespace JobResult {
 
               break
             }
+            case 8: {
+              if (opts.limits?.members != null && obj.members === opts.limits.members) {
+                throw new MaxLengthError('Streaming decode error - repeated field "members" had too many elements')
+              }
+
+              for (const evt of MemberOutcome.codec().stream(reader, reader.uint32(), `${prefix}.members[]`, {
+                limits: opts.limits?.members$
+              })) {
+                yield {
+                  ...evt,
+                  index: obj.members
+                }
+              }
+
+              obj.members++
+
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -3578,6 +4265,48 @@ export namespace JobResult {
     value: number
   }
 
+  export interface JobResultMembersNameFieldEvent {
+    field: '$.members[].name'
+    value: string
+    index: number
+  }
+
+  export interface JobResultMembersStatusFieldEvent {
+    field: '$.members[].status'
+    value: string
+    index: number
+  }
+
+  export interface JobResultMembersExitCodeFieldEvent {
+    field: '$.members[].exitCode'
+    value: number
+    index: number
+  }
+
+  export interface JobResultMembersReasonFieldEvent {
+    field: '$.members[].reason'
+    value: string
+    index: number
+  }
+
+  export interface JobResultMembersStdoutFieldEvent {
+    field: '$.members[].stdout'
+    value: string
+    index: number
+  }
+
+  export interface JobResultMembersStderrFieldEvent {
+    field: '$.members[].stderr'
+    value: string
+    index: number
+  }
+
+  export interface JobResultMembersTruncatedFieldEvent {
+    field: '$.members[].truncated'
+    value: boolean
+    index: number
+  }
+
   export function encode (obj: Partial<JobResult>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, JobResult.codec())
   }
@@ -3586,8 +4315,234 @@ export namespace JobResult {
     return decodeMessage(buf, JobResult.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobResult>): Generator<JobResultJobIdFieldEvent | JobResultReceiptFieldEvent | JobResultStdoutFieldEvent | JobResultStderrFieldEvent | JobResultTruncatedFieldEvent | JobResultOutputsPathFieldEvent | JobResultOutputsSha256FieldEvent | JobResultOutputsSizeFieldEvent | JobResultArchiveSha256FieldEvent | JobResultArchiveSizeFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobResult>): Generator<JobResultJobIdFieldEvent | JobResultReceiptFieldEvent | JobResultStdoutFieldEvent | JobResultStderrFieldEvent | JobResultTruncatedFieldEvent | JobResultOutputsPathFieldEvent | JobResultOutputsSha256FieldEvent | JobResultOutputsSizeFieldEvent | JobResultArchiveSha256FieldEvent | JobResultArchiveSizeFieldEvent | JobResultMembersNameFieldEvent | JobResultMembersStatusFieldEvent | JobResultMembersExitCodeFieldEvent | JobResultMembersReasonFieldEvent | JobResultMembersStdoutFieldEvent | JobResultMembersStderrFieldEvent | JobResultMembersTruncatedFieldEvent> {
     return streamMessage(buf, JobResult.codec(), opts)
+  }
+}
+
+export interface MemberOutcome {
+  name: string
+  status: string
+  exitCode: number
+  reason?: string
+  stdout: string
+  stderr: string
+  truncated: boolean
+}
+
+export namespace MemberOutcome {
+  let _codec: Codec<MemberOutcome>
+
+  export const codec = (): Codec<MemberOutcome> => {
+    if (_codec == null) {
+      _codec = message<MemberOutcome>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.name != null && obj.name !== '')) {
+          w.uint32(10)
+          w.string(obj.name)
+        }
+
+        if ((obj.status != null && obj.status !== '')) {
+          w.uint32(18)
+          w.string(obj.status)
+        }
+
+        if ((obj.exitCode != null && obj.exitCode !== 0)) {
+          w.uint32(24)
+          w.sint32(obj.exitCode)
+        }
+
+        if (obj.reason != null) {
+          w.uint32(34)
+          w.string(obj.reason)
+        }
+
+        if ((obj.stdout != null && obj.stdout !== '')) {
+          w.uint32(42)
+          w.string(obj.stdout)
+        }
+
+        if ((obj.stderr != null && obj.stderr !== '')) {
+          w.uint32(50)
+          w.string(obj.stderr)
+        }
+
+        if ((obj.truncated != null && obj.truncated !== false)) {
+          w.uint32(56)
+          w.bool(obj.truncated)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          name: '',
+          status: '',
+          exitCode: 0,
+          stdout: '',
+          stderr: '',
+          truncated: false
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.name = reader.string()
+              break
+            }
+            case 2: {
+              obj.status = reader.string()
+              break
+            }
+            case 3: {
+              obj.exitCode = reader.sint32()
+              break
+            }
+            case 4: {
+              obj.reason = reader.string()
+              break
+            }
+            case 5: {
+              obj.stdout = reader.string()
+              break
+            }
+            case 6: {
+              obj.stderr = reader.string()
+              break
+            }
+            case 7: {
+              obj.truncated = reader.bool()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.name`,
+                value: reader.string()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.status`,
+                value: reader.string()
+              }
+              break
+            }
+            case 3: {
+              yield {
+                field: `${prefix}.exitCode`,
+                value: reader.sint32()
+              }
+              break
+            }
+            case 4: {
+              yield {
+                field: `${prefix}.reason`,
+                value: reader.string()
+              }
+              break
+            }
+            case 5: {
+              yield {
+                field: `${prefix}.stdout`,
+                value: reader.string()
+              }
+              break
+            }
+            case 6: {
+              yield {
+                field: `${prefix}.stderr`,
+                value: reader.string()
+              }
+              break
+            }
+            case 7: {
+              yield {
+                field: `${prefix}.truncated`,
+                value: reader.bool()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface MemberOutcomeNameFieldEvent {
+    field: '$.name'
+    value: string
+  }
+
+  export interface MemberOutcomeStatusFieldEvent {
+    field: '$.status'
+    value: string
+  }
+
+  export interface MemberOutcomeExitCodeFieldEvent {
+    field: '$.exitCode'
+    value: number
+  }
+
+  export interface MemberOutcomeReasonFieldEvent {
+    field: '$.reason'
+    value: string
+  }
+
+  export interface MemberOutcomeStdoutFieldEvent {
+    field: '$.stdout'
+    value: string
+  }
+
+  export interface MemberOutcomeStderrFieldEvent {
+    field: '$.stderr'
+    value: string
+  }
+
+  export interface MemberOutcomeTruncatedFieldEvent {
+    field: '$.truncated'
+    value: boolean
+  }
+
+  export function encode (obj: Partial<MemberOutcome>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, MemberOutcome.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<MemberOutcome>): MemberOutcome {
+    return decodeMessage(buf, MemberOutcome.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<MemberOutcome>): Generator<MemberOutcomeNameFieldEvent | MemberOutcomeStatusFieldEvent | MemberOutcomeExitCodeFieldEvent | MemberOutcomeReasonFieldEvent | MemberOutcomeStdoutFieldEvent | MemberOutcomeStderrFieldEvent | MemberOutcomeTruncatedFieldEvent> {
+    return streamMessage(buf, MemberOutcome.codec(), opts)
   }
 }
 
@@ -4067,6 +5022,7 @@ export interface JobLog {
   stream: string
   seq: number
   data: string
+  member?: string
 }
 
 export namespace JobLog {
@@ -4102,6 +5058,11 @@ export namespace JobLog {
         if ((obj.data != null && obj.data !== '')) {
           w.uint32(42)
           w.string(obj.data)
+        }
+
+        if (obj.member != null) {
+          w.uint32(50)
+          w.string(obj.member)
         }
 
         if (opts.lengthDelimited !== false) {
@@ -4140,6 +5101,10 @@ export namespace JobLog {
             }
             case 5: {
               obj.data = reader.string()
+              break
+            }
+            case 6: {
+              obj.member = reader.string()
               break
             }
             default: {
@@ -4192,6 +5157,13 @@ export namespace JobLog {
               }
               break
             }
+            case 6: {
+              yield {
+                field: `${prefix}.member`,
+                value: reader.string()
+              }
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -4229,6 +5201,11 @@ export namespace JobLog {
     value: string
   }
 
+  export interface JobLogMemberFieldEvent {
+    field: '$.member'
+    value: string
+  }
+
   export function encode (obj: Partial<JobLog>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, JobLog.codec())
   }
@@ -4237,7 +5214,7 @@ export namespace JobLog {
     return decodeMessage(buf, JobLog.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobLog>): Generator<JobLogJobIdFieldEvent | JobLogAllocationIdFieldEvent | JobLogStreamFieldEvent | JobLogSeqFieldEvent | JobLogDataFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobLog>): Generator<JobLogJobIdFieldEvent | JobLogAllocationIdFieldEvent | JobLogStreamFieldEvent | JobLogSeqFieldEvent | JobLogDataFieldEvent | JobLogMemberFieldEvent> {
     return streamMessage(buf, JobLog.codec(), opts)
   }
 }

@@ -3,6 +3,7 @@ import type { WireSchema } from './wire-schema.js'
 
 export const ResourcesWire: WireSchema = {}
 export const BidRequestWire: WireSchema = {}
+export const BidMemberWire: WireSchema = {}
 export const BidWire: WireSchema = {}
 export const DeclineWire: WireSchema = {}
 export const ApprovalRequestWire: WireSchema = {}
@@ -17,6 +18,7 @@ export const ContractProofMessageWire: WireSchema = {}
 export const StartNoteRequestWire: WireSchema = {}
 export const StartAckWire: WireSchema = {}
 export const InvocationWire: WireSchema = {}
+export const InvokedMemberWire: WireSchema = {}
 export const InputFileWire: WireSchema = {}
 export const InputSourceWire: WireSchema = {}
 export const InvocationReplyWire: WireSchema = {}
@@ -25,6 +27,7 @@ export const LiveUsageWire: WireSchema = {}
 export const OutputFileWire: WireSchema = {}
 export const OutputArchiveWire: WireSchema = {}
 export const JobResultWire: WireSchema = {}
+export const MemberOutcomeWire: WireSchema = {}
 export const BlobChunkRequestWire: WireSchema = {}
 export const BlobChunkWire: WireSchema = {}
 export const BlobReleaseWire: WireSchema = {}
@@ -54,6 +57,12 @@ Object.assign(BidRequestWire, {
   7: { wire: 2 },
   8: { wire: 2 },
   9: { wire: 0 },
+  10: { wire: 2, message: BidMemberWire },
+})
+Object.assign(BidMemberWire, {
+  1: { wire: 2 },
+  2: { wire: 2 },
+  3: { wire: 0 },
 })
 Object.assign(BidWire, {
   1: { wire: 2 },
@@ -107,6 +116,16 @@ Object.assign(InvocationWire, {
   4: { wire: 2, message: { 1: { wire: 2 }, 2: { wire: 2 } } },
   5: { wire: 2, message: InputFileWire },
   6: { wire: 0 },
+  7: { wire: 2, message: InvokedMemberWire },
+})
+Object.assign(InvokedMemberWire, {
+  1: { wire: 2 },
+  2: { wire: 2 },
+  3: { wire: 0 },
+  4: { wire: 2 },
+  5: { wire: 2, message: { 1: { wire: 2 }, 2: { wire: 2 } } },
+  6: { wire: 1 },
+  7: { wire: 0 },
 })
 Object.assign(InputFileWire, {
   1: { wire: 2 },
@@ -156,6 +175,16 @@ Object.assign(JobResultWire, {
   5: { wire: 0 },
   6: { wire: 2, message: OutputFileWire },
   7: { wire: 2, message: OutputArchiveWire },
+  8: { wire: 2, message: MemberOutcomeWire },
+})
+Object.assign(MemberOutcomeWire, {
+  1: { wire: 2 },
+  2: { wire: 2 },
+  3: { wire: 0 },
+  4: { wire: 2 },
+  5: { wire: 2 },
+  6: { wire: 2 },
+  7: { wire: 0 },
 })
 Object.assign(BlobChunkRequestWire, {
   1: { wire: 2 },
@@ -180,6 +209,7 @@ Object.assign(JobLogWire, {
   3: { wire: 2 },
   4: { wire: 0 },
   5: { wire: 2 },
+  6: { wire: 2 },
 })
 Object.assign(SettleRequestWire, {
   1: { wire: 2 },

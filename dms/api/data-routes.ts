@@ -3,7 +3,8 @@
  *
  *   PUT  /v1/blobs                       upload an input blob (raw body) -> { sha256, size }
  *   GET  /v1/blobs/:sha256               a blob's bytes (an uploaded input, a fetched archive)
- *   GET  /v1/jobs/:id/logs[?follow=true] a job's output (JSON), or NDJSON live until it ends
+ *   GET  /v1/jobs/:id/logs[?follow=true][&member=m] a job's output (JSON), or NDJSON live until it
+ *                                        ends; a pod's member by member, or one member's
  *   GET  /v1/jobs/:id/outputs            the outputs' manifest and archive id
  *   GET  /v1/jobs/:id/outputs.tar        the archive (deterministic tar)
  *   GET  /v1/jobs/:id/outputs/<path>     one output file's bytes
@@ -112,19 +113,25 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (base: FastifyI
       config: doc(
         "a job's stdout and stderr; with follow=true an NDJSON stream of live output ending with the job's state",
         {
-          200: { description: '{ stdout, stderr, truncated }, or application/x-ndjson lines' },
-          404: { description: 'JOB_NOT_FOUND' },
+          200: {
+            description:
+              "{ stdout, stderr, truncated } (a pod's: members: [{ name, stdout, stderr, truncated }]), or application/x-ndjson lines ({ stream, data, member? })",
+          },
+          400: { description: 'INVALID_REQUEST: member given for a job that is not a pod' },
+          404: { description: 'JOB_NOT_FOUND; MEMBER_NOT_FOUND: the pod has no such member' },
         },
       ),
     },
     async (req, reply) => {
       const id = req.params.id
-      if (!isSet(req.query.follow)) return logsOf(jobs, await jobOf(id))
+      const member = req.query.member
+      if (!isSet(req.query.follow)) return logsOf(jobs, checkMember(await jobOf(id), member), member)
       // Subscribe first, then read: nothing that arrives in between is lost.
       const out = new PassThrough()
       const line = (v: unknown) => out.write(`${JSON.stringify(v)}\n`)
       const offLog = jobs.onLog((jobId, l: JobLog) => {
-        if (jobId === id) line({ stream: l.stream, data: l.data })
+        if (jobId !== id || (member !== undefined && l.member !== member)) return
+        line({ stream: l.stream, data: l.data, ...(l.member !== undefined ? { member: l.member } : {}) })
       })
       let ended = false
       const end = (state: string) => {
@@ -144,15 +151,18 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (base: FastifyI
       })
       let job: JobView
       try {
-        job = await jobOf(id)
+        job = checkMember(await jobOf(id), member)
       } catch (err) {
         offLog()
         offChange()
         throw err
       }
-      const sofar = logsOf(jobs, job)
-      if (sofar.stdout !== '') line({ stream: 'stdout', data: sofar.stdout })
-      if (sofar.stderr !== '') line({ stream: 'stderr', data: sofar.stderr })
+      const sofar = logsOf(jobs, job, member)
+      for (const part of sofar.members ?? [{ ...sofar, name: member }]) {
+        const of = part.name !== undefined ? { member: part.name } : {}
+        if (part.stdout !== '') line({ stream: 'stdout', data: part.stdout, ...of })
+        if (part.stderr !== '') line({ stream: 'stderr', data: part.stderr, ...of })
+      }
       if (FINAL.has(job.state)) end(job.state)
       return reply.type('application/x-ndjson').send(out)
     },
@@ -224,9 +234,36 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (base: FastifyI
   return Promise.resolve()
 }
 
-/** A job's output so far: live while it runs here, then the copy in its result. */
-function logsOf(jobs: JobsPort, job: JobView): JobLogs {
+/**
+ * A job's output: the result's once it came, else the live output so far. A pod's is listed member
+ * by member, or with `member` that member's alone.
+ */
+function logsOf(jobs: JobsPort, job: JobView, member?: string): JobLogs {
+  const names = job.record.spec.members?.map((m) => m.name)
+  if (names !== undefined && member === undefined) {
+    const members = names.map((name) => ({ name, ...logsOf(jobs, job, name) }))
+    return { stdout: '', stderr: '', truncated: members.some((m) => m.truncated), members }
+  }
   const r = job.record.result
-  if (r !== undefined) return { stdout: r.stdout, stderr: r.stderr, truncated: r.truncated }
-  return jobs.liveLogs(job.record.id) ?? { stdout: '', stderr: '', truncated: false }
+  if (r !== undefined) {
+    if (member === undefined) return { stdout: r.stdout, stderr: r.stderr, truncated: r.truncated }
+    const m = r.members?.find((x) => x.name === member)
+    return { stdout: m?.stdout ?? '', stderr: m?.stderr ?? '', truncated: m?.truncated ?? false }
+  }
+  return jobs.liveLogs(job.record.id, member) ?? { stdout: '', stderr: '', truncated: false }
+}
+
+/** The job, once `member` (if given) is one of its pod's members: 400 for a job that is no pod, 404 for a name it lacks. */
+function checkMember(job: JobView, member: string | undefined): JobView {
+  if (member === undefined) return job
+  const names = job.record.spec.members?.map((m) => m.name)
+  if (names === undefined)
+    throw new RouteError(400, 'INVALID_REQUEST', `member: job ${job.record.id} is not a pod`)
+  if (!names.includes(member))
+    throw new RouteError(
+      404,
+      'MEMBER_NOT_FOUND',
+      `job ${job.record.id} has no member ${member} (${names.join(', ')})`,
+    )
+  return job
 }

@@ -1,7 +1,7 @@
 /**
  * `GET /v1/events`: the node's change feeds as server-sent events, for the dashboard
  * (specs/dashboard.md, "Live updates"): `job` (a stored change of a job: `{ id, state }`),
- * `log` (a piece of a running job's output: `{ jobId, stream, data }`), `allocation` (a stored
+ * `log` (a piece of a running job's output: `{ jobId, stream, data, member? }`, `member` a pod's), `allocation` (a stored
  * change of a provider's allocation: `{ id, state }`) and `peer` (`{ peerId, connected }`). A bounded number of
  * streams at once (the one over it gets `503 TOO_MANY_STREAMS`); a comment line every 20 s keeps
  * idle connections open. Nothing is polled: each event comes from the job store's own feed.
@@ -45,7 +45,7 @@ export function eventsRoutes(app: FastifyInstance, o: EventsOptions): Promise<vo
       config: {
         doc: {
           summary:
-            "server-sent events from the node's change feeds: job (id, state) and log (jobId, stream, data)",
+            "server-sent events from the node's change feeds: job (id, state) and log (jobId, stream, data, member of a pod)",
           responses: {
             200: { description: 'text/event-stream', contentType: 'text/event-stream' },
             503: { description: `TOO_MANY_STREAMS: ${max} streams are open already` },
@@ -74,7 +74,14 @@ export function eventsRoutes(app: FastifyInstance, o: EventsOptions): Promise<vo
       res.write(': dms events\n\n')
       const offJob = feed(() => o.jobs.onChange((j) => send('job', { id: j.record.id, state: j.state })))
       const offLog = feed(() =>
-        o.jobs.onLog((jobId, l) => send('log', { jobId, stream: l.stream, data: l.data })),
+        o.jobs.onLog((jobId, l) =>
+          send('log', {
+            jobId,
+            stream: l.stream,
+            data: l.data,
+            ...(l.member !== undefined ? { member: l.member } : {}),
+          }),
+        ),
       )
       const offAllocation = feed(
         () => o.allocations.onChange?.((id, state) => send('allocation', { id, state })) ?? (() => {}),

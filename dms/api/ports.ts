@@ -37,6 +37,8 @@ export interface JobLogs {
   stdout: string
   stderr: string
   truncated: boolean
+  /** A pod's output, member by member (then `stdout` and `stderr` are empty). */
+  members?: Array<{ name: string; stdout: string; stderr: string; truncated: boolean }>
 }
 
 /**
@@ -71,7 +73,8 @@ export interface JobsPort {
   /** Asks the job to stop; resolves with its state once the cancel is taken. */
   cancel(id: string): Promise<JobView>
   /** The live output of a job running here, else undefined. */
-  liveLogs(id: string): JobLogs | undefined
+  /** The output so far of a running job (with `member`: that pod member's). */
+  liveLogs(id: string, member?: string): JobLogs | undefined
   /** Each piece of live output, as it arrives; returns the unsubscribe function. */
   onLog(fn: (jobId: string, log: JobLog) => void): () => void
   /** Each stored change of any job; returns the unsubscribe function. */

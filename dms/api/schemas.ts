@@ -117,8 +117,19 @@ export type QueueIdParams = Static<typeof QueueIdParams>
 const flag = opt(StringEnum(['true', 'false', '1', '0']))
 export const isSet = (v: string | undefined): boolean => v === 'true' || v === '1'
 
-/** `GET /v1/jobs/:id/logs?follow=true`. */
-export const LogsQuery = strictObject({ follow: flag })
+/** `GET /v1/jobs/:id/logs?follow=true&member=b`. */
+export const LogsQuery = strictObject({
+  follow: flag,
+  member: opt(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      // A pod member's name (specs/job-spec.md, "Pods"; dms/protocol/run-rules.ts).
+      pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$',
+      description: "a pod's member: only its output",
+    }),
+  ),
+})
 export type LogsQuery = Static<typeof LogsQuery>
 
 /** `GET /v1/blobs/:sha256`. */
@@ -203,6 +214,11 @@ export const WorkflowTaskParams = strictObject({
 /** One task's outputs, fetched to the requester: then served by `/v1/jobs/<jobId>/outputs...`. */
 export const TaskOutputsReply = reply({
   task: opt(str),
+  pod: opt(
+    Type.String(
+      described("the task's pod: its job is the pod's, and `files` are the task's, under `<task>/`"),
+    ),
+  ),
   jobId: opt(Type.String(described("the task's job: its outputs routes serve the files"))),
   files: opt(Type.Array(reply({ path: opt(str), sha256: opt(str), size: opt(int) }))),
   archive: opt(Type.Union([reply({ sha256: opt(str), size: opt(int) }), Type.Null()])),

@@ -145,7 +145,7 @@ export const workflowRoutes: FastifyPluginAsync<WorkflowRoutesOptions> = (
         doc: {
           summary: "fetch one task's outputs to this node, even those left at its provider",
           description:
-            'A task whose outputs were handed on to other tasks left them at its provider: they are fetched now and checked file by file against the manifest the provider signed (the receipt\'s outputsHash). Then `GET /v1/jobs/<jobId>/outputs...` serves them. Archives released after the workflow ended are gone: 502 OUTPUTS_NOT_FETCHED (specs/workflow.md, "Outputs on demand").',
+            "A task whose outputs were handed on to other tasks left them at its provider: they are fetched now and checked file by file against the manifest the provider signed (the receipt's outputsHash). Then `GET /v1/jobs/<jobId>/outputs...` serves them. A task of a pod: `jobId` is the pod's job and `files` are the task's own, under `<task>/` (with `pod`). Archives released after the workflow ended are gone: 502 OUTPUTS_NOT_FETCHED (specs/workflow.md, \"Outputs on demand\").",
           responses: {
             200: { description: "the task's job, manifest and archive", schema: TaskOutputsReply },
             404: { description: 'WORKFLOW_NOT_FOUND, TASK_NOT_FOUND' },

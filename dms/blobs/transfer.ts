@@ -118,8 +118,9 @@ export async function fetchBlobs(
  */
 export class LogForwarder {
   private seq = 0
-  private readonly pending: Record<'stdout' | 'stderr', string> = { stdout: '', stderr: '' }
-  private readonly sent: Record<'stdout' | 'stderr', number> = { stdout: 0, stderr: 0 }
+  /** Pending and sent text per stream, and per member of a pod (keyed `member\0stream`). */
+  private readonly pending = new Map<string, string>()
+  private readonly sent = new Map<string, number>()
   private timer: unknown
 
   constructor(
@@ -129,23 +130,27 @@ export class LogForwarder {
     private readonly opts: { flushMs?: number; batchBytes?: number; maxBytes?: number } = {},
   ) {}
 
-  push(stream: 'stdout' | 'stderr', chunk: string): void {
-    const room = (this.opts.maxBytes ?? 256 * 1024) - this.sent[stream] - this.pending[stream].length
+  push(stream: 'stdout' | 'stderr', chunk: string, member?: string): void {
+    const key = `${member ?? ''}\0${stream}`
+    const pending = this.pending.get(key) ?? ''
+    const room = (this.opts.maxBytes ?? 256 * 1024) - (this.sent.get(key) ?? 0) - pending.length
     if (room <= 0) return
-    this.pending[stream] += chunk.length > room ? chunk.slice(0, room) : chunk
-    if (this.pending[stream].length >= (this.opts.batchBytes ?? 64 * 1024)) this.flush()
+    const next = pending + (chunk.length > room ? chunk.slice(0, room) : chunk)
+    this.pending.set(key, next)
+    if (next.length >= (this.opts.batchBytes ?? 64 * 1024)) this.flush()
     else this.timer ??= this.clock.setTimeout(() => this.flush(), this.opts.flushMs ?? 100)
   }
 
   flush(): void {
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer)
     this.timer = undefined
-    for (const stream of ['stdout', 'stderr'] as const) {
-      const data = this.pending[stream]
+    for (const [key, data] of this.pending) {
       if (data === '') continue
-      this.pending[stream] = ''
-      this.sent[stream] += data.length
-      void this.send({ ...this.ids, stream, seq: this.seq++, data }).catch(() => {})
+      this.pending.set(key, '')
+      this.sent.set(key, (this.sent.get(key) ?? 0) + data.length)
+      const [member, stream] = key.split('\0') as [string, 'stdout' | 'stderr']
+      const log: JobLog = { ...this.ids, stream, seq: this.seq++, data, ...(member !== '' ? { member } : {}) }
+      void this.send(log).catch(() => {})
     }
   }
 }

@@ -12,7 +12,7 @@ import { parseCpu, parseWholeNumber, UnitError } from '../resources/units.js'
 import { apiProblem, follow, LOGS_FROM, streamLogs, type JobView } from './job.js'
 import { DEFAULT_MAX_PRICE } from './flags.js'
 export { DEFAULT_MAX_PRICE }
-import { CliError, print, printData, terminalSafe } from './output.js'
+import { CliError, print, printData, terminalSafe, writeOutput } from './output.js'
 
 export interface JobRunOptions {
   socket: string
@@ -211,10 +211,8 @@ export async function jobRunCommand(command: string[], opts: JobRunOptions): Pro
   const streamed = logs !== undefined && (await logs) !== undefined
   if (opts.json) printData(job)
   else {
-    if (job.result && !streamed) {
-      process.stdout.write(job.result.stdout ?? '')
-      process.stderr.write(job.result.stderr ?? '')
-    }
+    // A pod's output member by member (specs/job-spec.md, "Pods").
+    if (job.result && !streamed) writeOutput(job.result)
     if (opts.follow && !streamed && logs !== undefined)
       say('(this daemon has no live logs route: the output above is the final result)')
     if (job.error) say(terminalSafe(`${job.state}: ${job.error.code}: ${job.error.message}`))

@@ -5,7 +5,7 @@ import { ApiClient, ApiClientError, downloadTo, ndjson, RouteMissingError } from
 import type { JobRecord } from '../orchestrator/job-record.js'
 import { parseWholeNumber, UnitError } from '../resources/units.js'
 import { resolveJobId } from './job-id.js'
-import { CliError, isWide, print, printData, printSafe } from './output.js'
+import { CliError, isWide, print, printData, printSafe, writeOutput } from './output.js'
 import { printRows, printTable } from './table.js'
 
 export type JobView = JobRecord & { state: string }
@@ -42,14 +42,19 @@ export const LOGS_FROM = new Set(['running', 'verifying', 'settling', 'completed
 export async function streamLogs(
   socket: string,
   id: string,
-  out: { stdout: (s: string) => void; stderr: (s: string) => void },
+  out: { stdout: (s: string, member?: string) => void; stderr: (s: string, member?: string) => void },
+  member?: string,
 ): Promise<string | undefined> {
-  type Line = { stream?: 'stdout' | 'stderr'; data?: string; end?: boolean; state?: string }
+  type Line = { stream?: 'stdout' | 'stderr'; data?: string; end?: boolean; state?: string; member?: string }
+  const only = member !== undefined ? `&member=${encodeURIComponent(member)}` : ''
   try {
-    for await (const line of ndjson<Line>(socket, `/v1/jobs/${encodeURIComponent(id)}/logs?follow=true`)) {
+    for await (const line of ndjson<Line>(
+      socket,
+      `/v1/jobs/${encodeURIComponent(id)}/logs?follow=true${only}`,
+    )) {
       if (line.end === true) return line.state
-      if (line.stream === 'stderr') out.stderr(line.data ?? '')
-      else if (line.stream === 'stdout') out.stdout(line.data ?? '')
+      if (line.stream === 'stderr') out.stderr(line.data ?? '', line.member)
+      else if (line.stream === 'stdout') out.stdout(line.data ?? '', line.member)
     }
   } catch (err) {
     if (err instanceof RouteMissingError) return undefined
@@ -124,6 +129,17 @@ export async function jobStatusCommand(id: string, opts: { socket: string; json?
     printSafe(
       `result: ${job.result.receipt.receipt.status}, exit code ${job.result.receipt.receipt.exitCode}`,
     )
+  // A pod: one line per member, its result once it came (specs/job-spec.md, "Pods").
+  for (const m of job.spec.members ?? []) {
+    const r = job.result?.members?.find((x) => x.name === m.name)
+    printSafe(
+      `member ${m.name}: ${m.image}${m.network === true ? ', network' : ''}${
+        r !== undefined
+          ? `  ${r.status}, exit code ${r.exitCode}${r.reason !== undefined ? ` (${r.reason})` : ''}`
+          : ''
+      }`,
+    )
+  }
   if (job.settlement)
     printSafe(
       `settled: paid ${job.settlement.paidToProvider}, refunded ${job.settlement.refundedToRequester}`,
@@ -226,27 +242,35 @@ export async function jobRerunCommand(id: string, opts: { socket: string; json?:
 
 export async function jobLogsCommand(
   id: string,
-  opts: { socket: string; json?: boolean; follow?: boolean },
+  opts: { socket: string; json?: boolean; follow?: boolean; member?: string },
 ): Promise<void> {
   id = await resolveJobId(opts.socket, id)
-  const path = `/v1/jobs/${encodeURIComponent(id)}/logs`
+  const member = opts.member
+  const path = `/v1/jobs/${encodeURIComponent(id)}/logs${member !== undefined ? `?member=${encodeURIComponent(member)}` : ''}`
   if (opts.follow) {
     const lines: unknown[] = []
-    const state = await streamLogs(opts.socket, id, {
-      stdout: (d) => void (opts.json ? lines.push({ stream: 'stdout', data: d }) : process.stdout.write(d)),
-      stderr: (d) => void (opts.json ? lines.push({ stream: 'stderr', data: d }) : process.stderr.write(d)),
-    }).catch((err: unknown) => apiProblem(err))
+    const line = (stream: 'stdout' | 'stderr', data: string, of?: string) =>
+      void (opts.json
+        ? lines.push({ stream, data, ...(of !== undefined ? { member: of } : {}) })
+        : process[stream].write(data))
+    const state = await streamLogs(
+      opts.socket,
+      id,
+      { stdout: (d, of) => line('stdout', d, of), stderr: (d, of) => line('stderr', d, of) },
+      member,
+    ).catch((err: unknown) => apiProblem(err))
     if (state === undefined) throw new CliError(new RouteMissingError(opts.socket, `GET ${path}`).message)
     if (opts.json) printData({ lines, state })
     return
   }
+  type Logs = { stdout: string; stderr: string; truncated: boolean }
   const logs = await new ApiClient(opts.socket)
-    .ok<{ stdout: string; stderr: string; truncated: boolean }>('GET', path)
+    .ok<Logs & { members?: Array<Logs & { name: string }> }>('GET', path)
     .catch((err: unknown) => apiProblem(err))
   if (opts.json) return printData(logs)
-  if (logs.stdout === '' && logs.stderr === '') await neverRan(opts.socket, id)
-  process.stdout.write(logs.stdout)
-  process.stderr.write(logs.stderr)
+  const parts = logs.members ?? [logs]
+  if (parts.every((p) => p.stdout === '' && p.stderr === '')) await neverRan(opts.socket, id)
+  writeOutput(logs)
   if (logs.truncated) process.stderr.write('dms: (logs truncated by the provider)\n')
 }
 
@@ -278,15 +302,25 @@ export function outputTarget(dir: string, path: string): string {
   return target
 }
 
+/**
+ * `subtree`: only the files under `<subtree>/` (a pod member's, specs/workflow.md "Pods"), written
+ * without that prefix, and no outputs.tar (the archive is the whole pod's).
+ */
 export async function jobOutputsCommand(
   id: string,
-  opts: { socket: string; json?: boolean; out?: string; force?: boolean },
+  opts: { socket: string; json?: boolean; out?: string; force?: boolean; subtree?: string },
 ): Promise<void> {
   id = await resolveJobId(opts.socket, id)
   const base = `/v1/jobs/${encodeURIComponent(id)}/outputs`
-  const view = await new ApiClient(opts.socket)
+  const all = await new ApiClient(opts.socket)
     .ok<OutputsView>('GET', base)
     .catch((err: unknown) => apiProblem(err))
+  const prefix = opts.subtree === undefined ? '' : `${opts.subtree}/`
+  const view: OutputsView =
+    opts.subtree === undefined
+      ? all
+      : { files: all.files.filter((f) => f.path.startsWith(prefix)), archive: null }
+  const own = (path: string) => path.slice(prefix.length)
   if (opts.out === undefined) {
     if (opts.json) return printData(view)
     if (view.files.length === 0) print('no output files')
@@ -303,7 +337,7 @@ export async function jobOutputsCommand(
     return
   }
   // Nothing is overwritten unless asked: checked for every file before the first is fetched.
-  const targets = [...view.files.map((f) => f.path), ...(view.archive ? ['outputs.tar'] : [])]
+  const targets = [...view.files.map((f) => own(f.path)), ...(view.archive ? ['outputs.tar'] : [])]
   const existing = targets.map((p) => outputTarget(opts.out as string, p)).filter((f) => existsSync(f))
   if (existing.length > 0 && opts.force !== true)
     throw new CliError(
@@ -328,7 +362,7 @@ export async function jobOutputsCommand(
   }
   try {
     for (const f of view.files) {
-      const file = outputTarget(opts.out, f.path)
+      const file = outputTarget(opts.out, own(f.path))
       const route = `${base}/${f.path.split('/').map(encodeURIComponent).join('/')}`
       written.push({ path: f.path, file, size: await fetchTo(route, file, f.sha256) })
     }

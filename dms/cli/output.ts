@@ -91,3 +91,24 @@ export function cliLogger<T>(make: () => T): T {
 
 /** `print` for a line that holds text from elsewhere (see `terminalSafe`). */
 export const printSafe = (s: string): void => print(terminalSafe(s))
+
+/**
+ * A job's output to stdout and stderr; a pod's member by member, each under a
+ * `==> member <name> <==` line (in the spec's order).
+ */
+export function writeOutput(out: {
+  stdout?: string
+  stderr?: string
+  members?: ReadonlyArray<{ name: string; stdout: string; stderr: string }>
+}): void {
+  if (out.members === undefined || out.members.length === 0) {
+    process.stdout.write(out.stdout ?? '')
+    process.stderr.write(out.stderr ?? '')
+    return
+  }
+  for (const m of out.members) {
+    process.stdout.write(`==> member ${m.name} <==\n`)
+    process.stdout.write(m.stdout)
+    process.stderr.write(m.stderr)
+  }
+}

@@ -1,10 +1,10 @@
-/** `dms workflow run|status|list|cancel`: workflows over the REST API (specs/workflow.md). */
+/** `dms workflow run|status|list|cancel|logs|outputs`: workflows over the REST API (specs/workflow.md). */
 import { readFile } from 'node:fs/promises'
 import { ApiClient, ApiClientError, RouteMissingError } from '../api/client.js'
 import type { TaskRow, WorkflowRecord } from '../workflows/record.js'
 import { CliError, isWide, print, printData, printSafe, terminalSafe } from './output.js'
 import { printTable } from './table.js'
-import { jobOutputsCommand } from './job.js'
+import { jobLogsCommand, jobOutputsCommand } from './job.js'
 
 export type WorkflowView = WorkflowRecord & { state: string }
 const FINAL = new Set(['completed', 'failed', 'cancelled'])
@@ -20,17 +20,23 @@ const get = (api: ApiClient, id: string) =>
     .ok<WorkflowView>('GET', `/v1/workflows/${encodeURIComponent(id)}`)
     .catch((err: unknown) => apiProblem(err))
 
-/** One line per task: name, state, its job's state, job id, error. */
+/**
+ * One line per task: name, state, its job's state, job id, error; with a `pod` column when the
+ * workflow has pods (a pod's tasks share its one job).
+ */
 export function taskTable(wf: WorkflowView): string[] {
-  const names = wf.workflow.tasks.map((t) => t.name)
-  const w = Math.max(4, ...names.map((n) => n.length))
+  const tasks = wf.workflow.tasks
+  const w = Math.max(4, ...tasks.map((t) => t.name.length))
+  const pods = tasks.some((t) => t.pod !== undefined)
+  const pw = Math.max(3, ...tasks.map((t) => t.pod?.length ?? 1))
+  const pod = (p: string) => (pods ? `${p.padEnd(pw)}  ` : '')
   return [
-    `${'task'.padEnd(w)}  ${'state'.padEnd(9)}  ${'job state'.padEnd(11)}  job`,
-    ...names.map((n) => {
-      const r: TaskRow = wf.tasks[n]
+    `${'task'.padEnd(w)}  ${pod('pod')}${'state'.padEnd(9)}  ${'job state'.padEnd(11)}  job`,
+    ...tasks.map((t) => {
+      const r: TaskRow = wf.tasks[t.name]
       const err = r.error !== undefined ? `  ${r.error.code}: ${r.error.message}` : ''
       return terminalSafe(
-        `${n.padEnd(w)}  ${r.state.padEnd(9)}  ${(r.jobState ?? '-').padEnd(11)}  ${r.jobId ?? '-'}${err}`,
+        `${t.name.padEnd(w)}  ${pod(t.pod ?? '-')}${r.state.padEnd(9)}  ${(r.jobState ?? '-').padEnd(11)}  ${r.jobId ?? '-'}${err}`,
       )
     }),
   ]
@@ -133,6 +139,23 @@ export async function workflowCancelCommand(
 }
 
 /**
+ * One task's logs: its job's, as `dms job logs` prints them; a pod's task, its own member's of the
+ * pod's job (`--member`).
+ */
+export async function workflowLogsCommand(
+  id: string,
+  task: string,
+  opts: { socket: string; json?: boolean; follow?: boolean },
+): Promise<void> {
+  const wf = await get(new ApiClient(opts.socket), id)
+  const t = wf.workflow.tasks.find((x) => x.name === task)
+  if (t === undefined) throw new CliError(`workflow ${id} has no task ${task}`)
+  const jobId = wf.tasks[task]?.jobId
+  if (jobId === undefined) throw new CliError(`task ${task} is ${wf.tasks[task]?.state}: it has no job yet`)
+  return jobLogsCommand(jobId, { ...opts, ...(t.pod !== undefined ? { member: task } : {}) })
+}
+
+/**
  * Fetches one task's outputs to the requester node (even those left at its provider for the tasks
  * downstream, checked against the provider's signed manifest), then lists them, or with --out
  * downloads each file from the node as `dms job outputs --out` does (each sha256 checked).
@@ -142,13 +165,22 @@ export async function workflowOutputsCommand(
   task: string,
   opts: { socket: string; json?: boolean; out?: string; force?: boolean },
 ): Promise<void> {
-  type Fetched = { task: string; jobId: string; files: Array<{ path: string; sha256: string; size: number }> }
+  type Fetched = {
+    task: string
+    pod?: string
+    jobId: string
+    files: Array<{ path: string; sha256: string; size: number }>
+  }
   const r = await new ApiClient(opts.socket)
     .ok<Fetched>('POST', `/v1/workflows/${encodeURIComponent(id)}/tasks/${encodeURIComponent(task)}/outputs`)
     .catch((err: unknown) => apiProblem(err))
-  if (opts.out !== undefined) return jobOutputsCommand(r.jobId, opts)
+  // A pod's task: its files are under `<task>/` of the pod's archive, written without that prefix.
+  if (opts.out !== undefined)
+    return jobOutputsCommand(r.jobId, { ...opts, ...(r.pod !== undefined ? { subtree: r.task } : {}) })
   if (opts.json) return printData(r)
-  printSafe(`task ${r.task}: job ${r.jobId}, ${r.files.length} output files fetched to this node`)
+  printSafe(
+    `task ${r.task}: job ${r.jobId}${r.pod !== undefined ? ` (pod ${r.pod}: its files under ${r.task}/)` : ''}, ${r.files.length} output files fetched to this node`,
+  )
   printTable(
     ['SIZE', 'SHA256', 'PATH'],
     r.files.map((f) => [f.size, isWide() ? f.sha256 : `${f.sha256.slice(0, 16)}…`, f.path]),

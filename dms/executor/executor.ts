@@ -37,6 +37,40 @@ export interface ExecutionSpec {
   gpus?: number
   /** Host folder mounted read-only at /inputs (the job's staged input blobs). */
   inputsDir?: string
+  /**
+   * A pod (specs/executor.md, "Pods"): 2..8 containers run together instead of one. Then the
+   * top-level `image`, `command`, `env` and `network` are not run, `cpu` and `memoryBytes` must be
+   * the members' sums, and `timeoutSeconds`, `diskBytes`, `pidsLimit` and `inputsDir` apply to
+   * every member (the disk quota is one, shared). `gpus` must be 0.
+   */
+  members?: PodMember[]
+}
+
+/** One container of a pod. */
+export interface PodMember {
+  /** 1-64 of A-Z a-z 0-9 _ . - (starting with a letter or digit; a task name); unique in the pod. */
+  name: string
+  image: string
+  command: string[]
+  env?: Record<string, string>
+  /** Whether this member may use the network. @default false */
+  network?: boolean
+  /** This member's share of the pod's CPU cores. */
+  cpu: number
+  /** This member's share of the pod's memory, in bytes. */
+  memoryBytes: number
+}
+
+/** How one member of a pod ended. */
+export interface MemberResult {
+  name: string
+  status: ExecutionStatus
+  exitCode: number
+  reason?: string
+  stdout: string
+  stderr: string
+  truncated: boolean
+  usage: ResourceUsage
 }
 
 /** One output file collected from the container's /outputs. Its bytes are in the run's archive. */
@@ -87,18 +121,29 @@ export interface ExecutionResult {
   /** Entries under /outputs that were left out (unreadable or unnamed), with why. */
   outputsSkipped?: OutputsSkipped
   usage: ResourceUsage
+  /**
+   * A pod's members, in the spec's order. Then `outputs` hold each member's files under
+   * `<member>/`, `stdout`/`stderr` are empty (each member has its own), and `exitCode` and
+   * `reason` are those of the first member (in order) that did not complete.
+   */
+  members?: MemberResult[]
 }
 
 /** Progress of one execution, for job updates. */
 export type ExecutionEvent =
   | { type: 'pulling'; status: string; progress?: string }
-  | { type: 'created'; containerId: string }
-  | { type: 'reattached'; containerId: string; running: boolean }
-  | { type: 'started' }
-  | { type: 'log'; stream: 'stdout' | 'stderr'; chunk: string }
-  | { type: 'exited'; exitCode: number }
+  | ({ type: 'created'; containerId: string } & OfMember)
+  | ({ type: 'reattached'; containerId: string; running: boolean } & OfMember)
+  | ({ type: 'started' } & OfMember)
+  | ({ type: 'log'; stream: 'stdout' | 'stderr'; chunk: string } & OfMember)
+  | ({ type: 'exited'; exitCode: number } & OfMember)
   /** A resource sample while the container runs: totals so far (cpu seconds, memory peak). */
-  | { type: 'usage'; cpuSeconds: number; memoryBytes: number }
+  | ({ type: 'usage'; cpuSeconds: number; memoryBytes: number } & OfMember)
+
+/** A pod's container events name their member; a single container's never do. */
+export interface OfMember {
+  member?: string
+}
 
 export interface RunOptions {
   signal?: AbortSignal
@@ -111,6 +156,8 @@ export interface ManagedContainer {
   jobId: JobId
   containerId: string
   running: boolean
+  /** The pod member this container runs, when it is one. */
+  member?: string
 }
 
 export interface ExecutorInfo {

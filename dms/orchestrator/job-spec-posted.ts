@@ -4,6 +4,7 @@
  * `parseJobSpec(postedSpecOf(s))` gives `s` again (apart from inputs' sizes, which the node adds).
  */
 import type { JobSpec, JobSpecInput } from './job-spec.js'
+import { postedMember } from './job-spec-members.js'
 
 export function postedSpecOf(s: JobSpec): JobSpecInput {
   const { allow, deny, direct, gossipFallback } = s.providers
@@ -14,15 +15,24 @@ export function postedSpecOf(s: JobSpec): JobSpecInput {
   }
   return {
     ...(s.name !== undefined ? { name: s.name } : {}),
-    image: s.image,
-    command: s.command,
-    ...(Object.keys(s.env).length > 0 ? { env: s.env } : {}),
-    resources: {
-      cpu: s.resources.cpu,
-      memory: s.resources.memoryBytes,
-      ...(s.resources.diskBytes > 0 ? { disk: s.resources.diskBytes } : {}),
-      ...(s.resources.gpus > 0 ? { gpu: s.resources.gpus } : {}),
-    },
+    // A pod has only its members (and its disk); a container has its own fields.
+    ...(s.members !== undefined
+      ? {
+          members: s.members.map(postedMember),
+          ...(s.resources.diskBytes > 0 ? { resources: { disk: s.resources.diskBytes } } : {}),
+        }
+      : {
+          image: s.image,
+          command: s.command,
+          ...(Object.keys(s.env).length > 0 ? { env: s.env } : {}),
+          resources: {
+            cpu: s.resources.cpu,
+            memory: s.resources.memoryBytes,
+            ...(s.resources.diskBytes > 0 ? { disk: s.resources.diskBytes } : {}),
+            ...(s.resources.gpus > 0 ? { gpu: s.resources.gpus } : {}),
+          },
+          ...(s.network === true ? { network: true } : {}),
+        }),
     maxDuration: s.maxDurationSeconds,
     maxPrice: s.maxPrice,
     // Stored inputs are blobs on the node that posted them (a hand-off's `source` is a workflow's).

@@ -8,12 +8,14 @@ import { inputsProblem, type InputSource } from '../blobs/staging.js'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import type { ErrorObject } from 'ajv'
 import { compileOnUse } from '../schema.js'
-import { imageRefProblem, IMAGE_REF_MAX_LENGTH } from '../protocol/image-ref.js'
-import { commandProblem, envProblem, MAX_CPU, MIN_CPU, MIN_MEMORY_BYTES } from '../protocol/run-rules.js'
+import { IMAGE_REF_MAX_LENGTH } from '../protocol/image-ref.js'
+import { MAX_CPU, MIN_CPU } from '../protocol/run-rules.js'
 import { publicKeyOfPeer } from '../contracts/party.js'
 import { parseBytes, UnitError } from '../resources/units.js'
 import type { Resources } from '../resources/types.js'
 import { StringEnum, StringMap, strictObject as obj } from '../schema.js'
+import { podMembersSchema, type PodMemberSpec } from './job-spec-members.js'
+import { parseContainerRun, parsePodRun } from './job-spec-run.js'
 import { MAX_START_WITHIN_SECONDS, parseStartBy, type StartBy } from './start-by.js'
 
 /** A queue id (`POST /v1/queues` answers one). */
@@ -42,19 +44,36 @@ export const jobSpecSchema = obj(
         pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
       }),
     ),
-    image: Type.String({
-      minLength: 1,
-      maxLength: IMAGE_REF_MAX_LENGTH,
-      description: '[registry[:port]/]name[:tag][@digest] (specs/job-spec.md, "Image references")',
-    }),
-    command: Type.Array(Type.String({ maxLength: 65536 }), { minItems: 1, maxItems: 256 }),
+    image: opt(
+      Type.String({
+        minLength: 1,
+        maxLength: IMAGE_REF_MAX_LENGTH,
+        description:
+          '[registry[:port]/]name[:tag][@digest] (specs/job-spec.md, "Image references"); required without members',
+      }),
+    ),
+    command: opt(
+      Type.Array(Type.String({ maxLength: 65536 }), {
+        minItems: 1,
+        maxItems: 256,
+        description: 'argv; required without members',
+      }),
+    ),
     env: opt(StringMap(Type.String({ maxLength: 65536 }), { maxProperties: 256 })),
-    resources: obj({
-      cpu: Type.Number({ minimum: MIN_CPU, maximum: MAX_CPU }),
-      memory: size,
-      disk: opt(size),
-      gpu: opt(Type.Integer({ minimum: 0, maximum: 64 })),
-    }),
+    members: opt(podMembersSchema),
+    resources: opt(
+      obj(
+        {
+          cpu: opt(
+            Type.Number({ minimum: MIN_CPU, maximum: MAX_CPU, description: 'required without members' }),
+          ),
+          memory: opt({ ...size, description: 'required without members' }),
+          disk: opt(size),
+          gpu: opt(Type.Integer({ minimum: 0, maximum: 64 })),
+        },
+        { description: "required without members; with them, only disk (the pod's one quota)" },
+      ),
+    ),
     maxDuration: Type.Integer({ minimum: 1, maximum: 604800, description: 'seconds' }),
     maxPrice: Type.Integer({
       minimum: 0,
@@ -170,6 +189,12 @@ export interface JobSpec {
   image: string
   command: string[]
   env: Record<string, string>
+  /**
+   * A pod (specs/job-spec.md, "Pods"): 2..8 containers run together. Then `image` is the first
+   * member's (the contract's terms name one image), `command` is empty, `env` is `{}`, `network`
+   * is absent (each member has its own) and `resources` are the members' sums (and the disk).
+   */
+  members?: PodMemberSpec[]
   resources: Resources
   maxDurationSeconds: number
   maxPrice: number
@@ -271,16 +296,8 @@ export function parseJobSpec(input: unknown, now: number = Date.now()): JobSpec 
       throw err
     }
   }
-  // What the executor would refuse is refused here, by the same rules, before anything is contracted.
-  const image = imageRefProblem(s.image)
-  if (image !== undefined) throw new InvalidJobSpecError('image', image)
-  const cmd = commandProblem(s.command)
-  if (cmd !== undefined) throw new InvalidJobSpecError(`command.${cmd.index}`, cmd.problem)
-  const env = envProblem(s.env ?? {})
-  if (env !== undefined) throw new InvalidJobSpecError(`env.${env.name}`, env.problem)
-  const memoryBytes = bytes('resources.memory', s.resources.memory)
-  if (memoryBytes < MIN_MEMORY_BYTES)
-    throw new InvalidJobSpecError('resources.memory', 'must be at least 6MiB')
+  const run = s.members !== undefined ? parsePodRun(s, bytes) : parseContainerRun(s, bytes)
+  if ('problem' in run) throw new InvalidJobSpecError(run.field, run.problem)
   const startAt = s.startAt === undefined ? undefined : parseStartAt(s.startAt, now)
   const startBy = s.startBy === undefined ? undefined : parseStartBy(s.startBy)
   if (typeof startBy === 'string') throw new InvalidJobSpecError('startBy', startBy)
@@ -295,20 +312,11 @@ export function parseJobSpec(input: unknown, now: number = Date.now()): JobSpec 
     throw new InvalidJobSpecError('startBy', 'must be at most 7 days after the job starts')
   return {
     name: s.name,
-    image: s.image,
-    command: s.command,
-    env: s.env ?? {},
-    resources: {
-      cpu: s.resources.cpu,
-      memoryBytes,
-      diskBytes: bytes('resources.disk', s.resources.disk),
-      gpus: s.resources.gpu ?? 0,
-    },
+    ...run,
     maxDurationSeconds: s.maxDuration,
     maxPrice: s.maxPrice,
     ...(s.inputs !== undefined ? { inputs: parseInputs(s.inputs) } : {}),
     retries: s.retries ?? DEFAULT_RETRIES,
-    ...(s.network === true ? { network: true } : {}),
     providers: {
       allow: s.providers?.allow ?? [],
       deny: s.providers?.deny ?? [],

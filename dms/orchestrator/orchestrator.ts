@@ -180,8 +180,8 @@ export class Orchestrator {
   }
 
   /** The live output received so far of a running job (undefined when it is not running here). */
-  liveLogs(id: JobId): { stdout: string; stderr: string; truncated: boolean } | undefined {
-    return this.running.get(id)?.session.logs()
+  liveLogs(id: JobId, member?: string): { stdout: string; stderr: string; truncated: boolean } | undefined {
+    return this.running.get(id)?.session.logs(member)
   }
 
   /**

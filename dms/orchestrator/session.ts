@@ -17,7 +17,9 @@ export class JobSession {
   readonly updates: JobUpdate[] = []
   readonly providerAddrs = new Map<string, string[]>()
   result?: JobResult
-  private readonly live = { stdout: '', stderr: '' }
+  /** Live output by member ('' for a single container); LIVE_LOG_CAP per stream over all of them. */
+  private readonly live = new Map<string, { stdout: string; stderr: string }>()
+  private readonly liveTotal = { stdout: 0, stderr: 0 }
   private liveTruncated = false
   private nextLogSeq = 0
   /** When the provider was last heard from (update or heartbeat), clock ms; 0 = not yet. */
@@ -59,13 +61,21 @@ export class JobSession {
   addLog(l: JobLog): void {
     if (l.seq < this.nextLogSeq) return
     this.nextLogSeq = l.seq + 1
-    const room = LIVE_LOG_CAP - this.live[l.stream].length
+    const room = LIVE_LOG_CAP - this.liveTotal[l.stream]
     if (l.data.length > room) this.liveTruncated = true
-    if (room > 0) this.live[l.stream] += l.data.slice(0, room)
+    if (room <= 0) return
+    const key = l.member ?? ''
+    const kept = this.live.get(key) ?? { stdout: '', stderr: '' }
+    const piece = l.data.slice(0, room)
+    kept[l.stream] += piece
+    this.liveTotal[l.stream] += piece.length
+    this.live.set(key, kept)
   }
 
-  logs(): { stdout: string; stderr: string; truncated: boolean } {
-    return { ...this.live, truncated: this.liveTruncated }
+  /** The output so far: the single container's, or with `member` that pod member's. */
+  logs(member?: string): { stdout: string; stderr: string; truncated: boolean } {
+    const kept = this.live.get(member ?? '') ?? { stdout: '', stderr: '' }
+    return { ...kept, truncated: this.liveTruncated }
   }
 
   /** The usage so far its provider last reported (heartbeats), with when it came; not stored. */
@@ -79,8 +89,9 @@ export class JobSession {
     this.updates.length = 0
     this.result = undefined
     this.lastSeen = 0
-    this.live.stdout = ''
-    this.live.stderr = ''
+    this.live.clear()
+    this.liveTotal.stdout = 0
+    this.liveTotal.stderr = 0
     this.liveTruncated = false
     this.nextLogSeq = 0
   }

@@ -47,6 +47,8 @@ export const LIMITS = {
   addr: 1024,
   /** Multiaddrs given for one peer (an input's source provider). */
   addrs: 32,
+  /** Members of a pod in a bid request, an invocation or a result (job spec: 2..8). */
+  podMembers: 8,
   /** Progress updates kept per job (heartbeats are not kept). */
   updates: 100,
 } as const

@@ -56,6 +56,7 @@ import type {
   JobRequest,
   JobRequestReply,
   JobResult,
+  MemberOutcome,
   JobUpdate,
   SettleRequest,
   StartNoteRequest,
@@ -114,15 +115,22 @@ const approvalTo = (a: ApprovalCredential | undefined) => (a === undefined ? {} 
 const approvalFrom = (b: Uint8Array | undefined) =>
   b === undefined ? {} : { approval: docFromBytes(b, asApproval) }
 
+/** A pod member's network flag: only `true` is said (absent: none). */
+const netOf = (network: boolean | undefined) => (network === true ? { network: true } : {})
+/** A repeated field decodes to [] when absent: a pod's members are absent for one container. */
+const podOf = <T>(members: T[] | undefined) =>
+  members !== undefined && members.length > 0 ? { members } : {}
+
 const bidRequest = proto<BidRequest, P.BidRequest>(
   P.BidRequest,
   'BidRequest',
   PW.BidRequestWire,
   ({ approval, ...v }) => ({ ...v, ...approvalTo(approval) }),
-  ({ approval, ...w }) => ({
+  ({ approval, members, ...w }) => ({
     ...w,
     resources: resources(need(w.resources, 'resources')),
     ...approvalFrom(approval),
+    ...podOf(members.map((m) => ({ name: m.name, image: m.image, ...netOf(m.network) }))),
   }),
 )
 const bid = proto<BidMessage, P.Bid>(
@@ -229,6 +237,7 @@ const invocation = proto<Invocation, P.Invocation>(
       source === undefined ? f : { ...f, source: { ...source, grant: docToBytes(source.grant) } },
     ),
     ...(v.network === true ? { network: true } : {}),
+    members: (v.members ?? []).map((m) => ({ ...m, env: new Map(Object.entries(m.env ?? {})) })),
   }),
   (w) => ({
     contract: docFromBytes(w.contract, asSignedContract),
@@ -241,6 +250,17 @@ const invocation = proto<Invocation, P.Invocation>(
         : { ...f, source: { ...source, grant: docFromBytes(source.grant, asBlobGrant) } },
     ),
     ...(w.network === true ? { network: true } : {}),
+    ...podOf(
+      w.members.map((m) => ({
+        name: m.name,
+        image: m.image,
+        ...netOf(m.network),
+        command: m.command,
+        env: Object.fromEntries(m.env),
+        cpu: m.cpu,
+        memoryBytes: m.memoryBytes,
+      })),
+    ),
   }),
 )
 const invocationReply = proto<InvocationReply, P.InvocationReply>(
@@ -263,11 +283,13 @@ const jobResult = proto<JobResult, P.JobResult>(
   PW.JobResultWire,
   (v) => ({ ...v, receipt: docToBytes(v.receipt) }),
   (w) => {
-    const { archive, ...rest } = w
+    const { archive, members, ...rest } = w
     return {
       ...rest,
       receipt: docFromBytes<SignedReceipt>(w.receipt, asSignedReceipt),
       ...(archive !== undefined ? { archive } : {}),
+      // The status was checked against its four values by the shape (shapes.ts).
+      ...podOf(members.map((m) => ({ ...m, status: m.status as MemberOutcome['status'] }))),
     }
   },
 )
@@ -306,7 +328,8 @@ const jobLog = proto<JobLog, P.JobLog>(
   (v) => v,
   (w) => {
     if (w.stream !== 'stdout' && w.stream !== 'stderr') throw new Error('stream must be stdout or stderr')
-    return { ...w, stream: w.stream }
+    const { member, ...rest } = w
+    return { ...rest, stream: w.stream, ...(member !== undefined ? { member } : {}) }
   },
 )
 const settleRequest = proto<SettleRequest, P.SettleRequest>(

@@ -31,6 +31,19 @@ export interface BidRequest {
   approval?: ApprovalCredential
   /** The job's container wants the network: only providers that allow it bid. Absent: no network. */
   network?: boolean
+  /**
+   * A pod (specs/job-spec.md, "Pods"): its 2..8 containers, so a provider can decline one it
+   * cannot run. Then `image` is the first member's, `resources` the members' sums, `network` absent.
+   */
+  members?: BidMember[]
+}
+
+/** A pod member as a bid request names it: what a provider judges before bidding. */
+export interface BidMember {
+  name: string
+  image: string
+  /** This member wants the network. Absent: none. */
+  network?: boolean
 }
 
 /**
@@ -101,6 +114,19 @@ export interface Invocation {
   inputs: InputFile[]
   /** The container may use the network; refused by a provider that does not allow it. Absent: none. */
   network?: boolean
+  /**
+   * A pod: each member's container (then `command` and `env` are empty and `network` absent). The
+   * provider checks them against the bid request it bid on and the contract's terms.
+   */
+  members?: InvokedMember[]
+}
+
+/** A pod member as invoked: its container and its share of the contract's resources. */
+export interface InvokedMember extends BidMember {
+  command: string[]
+  env: Record<string, string>
+  cpu: number
+  memoryBytes: number
 }
 export interface InvocationReply {
   allocationId: string
@@ -142,6 +168,22 @@ export interface JobResult {
   outputs: OutputEntry[]
   /** The tar of the outputs (a blob the requester fetches from the provider); absent when none. */
   archive?: OutputArchive
+  /**
+   * A pod: how each member ended, in the spec's order (then `stdout` and `stderr` are empty and
+   * the outputs hold each member's files under `<member>/`).
+   */
+  members?: MemberOutcome[]
+}
+
+/** One pod member's end: as the executor's MemberResult, without its usage. */
+export interface MemberOutcome {
+  name: string
+  status: 'completed' | 'failed' | 'timed_out' | 'cancelled'
+  exitCode: number
+  reason?: string
+  stdout: string
+  stderr: string
+  truncated: boolean
 }
 
 /** One output file as listed in a result (its content is in the archive). */
@@ -163,6 +205,8 @@ export interface JobLog {
   /** 0, 1, 2… per allocation: the requester drops repeats and notices gaps. */
   seq: number
   data: string
+  /** A pod member's output names the member (absent for a single container). */
+  member?: string
 }
 
 export interface SettleRequest {

@@ -77,3 +77,14 @@ export function outputsSizeProblem(sizes: readonly number[], diskBytes: number):
     ? `outputs total ${total} bytes, more than the job's ${limit} bytes of disk`
     : undefined
 }
+
+/** A pod's members (specs/job-spec.md, "Pods"): how many, and how each is named. */
+export const MIN_POD_MEMBERS = 2
+export const MAX_POD_MEMBERS = 8
+/**
+ * A member's name: a workflow task's name grammar (a member is a task of a pod), 1-64 of
+ * A-Z a-z 0-9 _ . - starting with a letter or digit. It names the member's folder in the archive
+ * (`<member>/`) and its container, so it never starts with a dot and holds no `/`.
+ */
+export const POD_MEMBER_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$'
+export const POD_MEMBER_NAME = new RegExp(POD_MEMBER_NAME_PATTERN)

@@ -39,6 +39,11 @@ const inputFile = S.obj({
   ),
 })
 
+/** A pod member of a bid request (its name is a task name: 64). */
+const bidMember = { name: S.str(L.name), image: S.str(L.image), network: S.opt(S.bool) }
+/** A pod's member count is bounded at decode (2..8 are checked by the provider). */
+const members = (item: Shape) => S.arr(item, L.podMembers)
+
 /** Each protobuf message of proto/dms.proto, by name. */
 export const WIRE_SHAPES = {
   BidRequest: S.obj({
@@ -51,6 +56,7 @@ export const WIRE_SHAPES = {
     exclude: S.arr(peer, L.exclude),
     approval: S.opt(doc),
     network: S.opt(S.bool),
+    members: members(S.obj(bidMember)),
   }),
   Bid: S.obj({ bid: doc, approval: S.opt(doc) }),
   Decline: S.obj({
@@ -77,6 +83,15 @@ export const WIRE_SHAPES = {
     env: S.map(S.str(L.arg), L.envEntries, L.envKey),
     inputs: S.arr(inputFile, L.inputs),
     network: S.opt(S.bool),
+    members: members(
+      S.obj({
+        ...bidMember,
+        command: S.arr(S.str(L.arg), L.commandArgs),
+        env: S.map(S.str(L.arg), L.envEntries, L.envKey),
+        cpu: S.num,
+        memoryBytes: S.num,
+      }),
+    ),
   }),
   InvocationReply: S.obj({ allocationId: id }),
   JobUpdate: S.obj({
@@ -96,12 +111,30 @@ export const WIRE_SHAPES = {
     truncated: S.bool,
     outputs: S.arr(file, L.outputs),
     archive: S.opt(S.obj({ sha256: hash, size: S.num })),
+    members: members(
+      S.obj({
+        name: S.str(L.name),
+        status: S.oneOf('completed', 'failed', 'timed_out', 'cancelled'),
+        exitCode: S.num,
+        reason: S.opt(S.str(L.text)),
+        stdout: S.str(L.log),
+        stderr: S.str(L.log),
+        truncated: S.bool,
+      }),
+    ),
   }),
   BlobChunkRequest: S.obj({ sha256: hash, offset: S.num, length: S.num, grant: S.opt(doc) }),
   BlobChunk: S.obj({ size: S.num, data: S.bytes(L.chunk) }),
   BlobRelease: S.obj({ sha256: hash, jobId: id }),
   BlobReleaseReply: S.obj({ removed: S.bool }),
-  JobLog: S.obj({ jobId: id, allocationId: id, stream: S.str(L.name), seq: S.num, data: S.str(L.log) }),
+  JobLog: S.obj({
+    jobId: id,
+    allocationId: id,
+    stream: S.str(L.name),
+    seq: S.num,
+    data: S.str(L.log),
+    member: S.opt(S.str(L.name)),
+  }),
   SettleRequest: S.obj({ contractId: id, receipt: doc, verification: doc }),
   SettlementMessage: S.obj({ settlement: doc }),
   TerminateRequest: S.obj({

@@ -99,6 +99,20 @@ async function run(
     gpus: t.resources.gpus,
     timeoutSeconds: t.maxDurationSeconds,
     network: a.network === true && d.allowNetwork === true,
+    // A pod (executor.md, "Pods"): each member its own container; network checked again here.
+    ...(a.members !== undefined
+      ? {
+          members: a.members.map((m) => ({
+            name: m.name,
+            image: m.image,
+            command: m.command,
+            env: m.env,
+            network: m.network === true && d.allowNetwork === true,
+            cpu: m.cpu,
+            memoryBytes: m.memoryBytes,
+          })),
+        }
+      : {}),
   }
   const forwarder = new LogForwarder((l) => actor.send(input.requester, W.log, l), d.clock, {
     jobId: t.jobId,
@@ -109,7 +123,7 @@ async function run(
     signal,
     onEvent: (e) => {
       if (e.type === 'log') {
-        forwarder.push(e.stream, e.chunk)
+        forwarder.push(e.stream, e.chunk, e.member)
         d.usage?.log(a.allocationId, Buffer.byteLength(e.chunk))
       }
       if (e.type === 'usage') d.usage?.sample(a.allocationId, e)

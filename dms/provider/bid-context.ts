@@ -7,7 +7,7 @@ import type { Handle } from '../../actors/envelope.js'
 import type { InputFile } from '../blobs/staging.js'
 import type { Bid, SignedContract } from '../contracts/model.js'
 import type { ExecutionResult } from '../executor/executor.js'
-import type { BidRequest, JobResult, JobUpdate } from '../protocol/messages.js'
+import type { BidRequest, InvokedMember, JobResult, JobUpdate } from '../protocol/messages.js'
 import type { Resources } from '../resources/types.js'
 
 /** What an invocation asked for, kept from `/dms/job/invoke` to the end of the run. */
@@ -20,6 +20,8 @@ export interface Allocation {
   inputs: InputFile[]
   /** The container may use the network (the provider allows it). Absent: no network. */
   network?: boolean
+  /** A pod: its members' containers, as invoked and checked (pod-invocation.ts). Absent: one container. */
+  members?: InvokedMember[]
   /** The disk quota on /outputs: what the ledger holds (the job's disk, or the default quota). */
   diskBytes: number
   invokedAt: number

@@ -29,6 +29,10 @@ export function compareCapability(required: Resources, available: Resources): Ca
 /** Why a job asking for the network is declined (and its invocation refused) where it is not allowed. */
 export const NETWORK_REFUSED = 'network not allowed here: the job asks for network access'
 
+/** Why a pod member asking for the network is declined (and its invocation refused). */
+export const memberNetworkRefused = (member: string): string =>
+  `network not allowed here: member ${member} asks for network access`
+
 /** The provider's preferences, applied after the capability comparison. */
 export interface Comparator {
   /** Image patterns this provider runs (`*` wildcard). @default ['*'] */
@@ -37,6 +41,10 @@ export interface Comparator {
   allowNetwork?: boolean
   /** The job asks for the network. */
   network?: boolean
+  /** A pod's members that ask for the network (each is a reason where it is not allowed). */
+  networkMembers?: string[]
+  /** A pod's other images (after the first, `image`), each judged as the first is. */
+  moreImages?: Array<{ image: string; hasImage: boolean }>
   /** Longest job accepted, seconds. @default 86400 */
   maxDurationSeconds?: number
   /** Whether the engine has the image (no registry assumed). */
@@ -86,8 +94,11 @@ export function acceptJob(
   const reasons = [...c.reasons]
   if (p.excluded) reasons.push('excluded by the requester')
   if (p.network === true && p.allowNetwork !== true) reasons.push(NETWORK_REFUSED)
-  if (!imageAllowed(p.allowedImages, image)) reasons.push(`image ${image} is not allowed here`)
-  else if (!p.hasImage) reasons.push(`image ${image} is not available on this provider`)
+  if (p.allowNetwork !== true) for (const m of p.networkMembers ?? []) reasons.push(memberNetworkRefused(m))
+  for (const one of [{ image, hasImage: p.hasImage }, ...(p.moreImages ?? [])]) {
+    if (!imageAllowed(p.allowedImages, one.image)) reasons.push(`image ${one.image} is not allowed here`)
+    else if (!one.hasImage) reasons.push(`image ${one.image} is not available on this provider`)
+  }
   const maxDur = p.maxDurationSeconds ?? 86_400
   if (durationSeconds > maxDur)
     reasons.push(`max duration ${durationSeconds}s exceeds this provider's limit ${maxDur}s`)

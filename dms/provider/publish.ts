@@ -12,9 +12,9 @@ import type { KeyPair } from '../../actors/identity.js'
 import type { BlobService } from '../blobs/service.js'
 import { signDoc } from '../contracts/canonical.js'
 import { DOMAIN, type Receipt } from '../contracts/model.js'
-import type { ExecutionResult } from '../executor/executor.js'
+import type { ExecutionResult, MemberResult } from '../executor/executor.js'
 import { LIMITS } from '../protocol/bounds.js'
-import type { JobResult, OutputArchive, OutputEntry } from '../protocol/messages.js'
+import type { JobResult, MemberOutcome, OutputArchive, OutputEntry } from '../protocol/messages.js'
 import { hashOutputs } from '../protocol/outputs.js'
 import type { PublishInput, PublishOutput } from './bid-machine.js'
 
@@ -72,6 +72,7 @@ async function publish(d: PublishDeps, input: PublishInput): Promise<PublishOutp
     truncated: result.truncated,
     outputs: published.outputs,
     ...(published.archive !== undefined ? { archive: published.archive } : {}),
+    ...(result.members !== undefined ? { members: memberOutcomes(result.members) } : {}),
   }
   return {
     message,
@@ -82,6 +83,24 @@ async function publish(d: PublishDeps, input: PublishInput): Promise<PublishOutp
       outputsHash: result.outputsHash,
     },
   }
+}
+
+/**
+ * A pod's members as the result reports them. Each member's output is cut to its share of one
+ * result's (LIMITS.log per stream, split between the members), so a pod's result is no larger than
+ * a container's: the whole output came live, per member (`/dms/job/log`).
+ */
+export function memberOutcomes(members: readonly MemberResult[]): MemberOutcome[] {
+  const share = Math.floor(LIMITS.log / Math.max(1, members.length))
+  return members.map((m) => ({
+    name: m.name,
+    status: m.status,
+    exitCode: m.exitCode,
+    ...(m.reason !== undefined ? { reason: clip(m.reason) } : {}),
+    stdout: m.stdout.slice(0, share),
+    stderr: m.stderr.slice(0, share),
+    truncated: m.truncated || m.stdout.length > share || m.stderr.length > share,
+  }))
 }
 
 /** The outputs' manifest, and their archive taken into the blob store and granted to `peer`. */

@@ -1,8 +1,16 @@
 import { inputsProblem } from '../blobs/staging.js'
 import { SHA256_HEX } from '../blobs/store.js'
-import type { BidRequest, Invocation } from '../protocol/messages.js'
+import type { BidMember, BidRequest, Invocation } from '../protocol/messages.js'
 import { IMAGE_REF_MAX_LENGTH } from '../protocol/image-ref.js'
-import { commandProblem, cpuProblem, envProblem, inputsSizeProblem } from '../protocol/run-rules.js'
+import {
+  commandProblem,
+  cpuProblem,
+  envProblem,
+  inputsSizeProblem,
+  MAX_POD_MEMBERS,
+  MIN_POD_MEMBERS,
+  POD_MEMBER_NAME,
+} from '../protocol/run-rules.js'
 import { resourcesProblem } from '../resources/math.js'
 
 const isInt = (v: unknown, min = 0) => typeof v === 'number' && Number.isSafeInteger(v) && v >= min
@@ -25,6 +33,31 @@ export function checkBidRequest(r: unknown): string | undefined {
   if (!isInt(q.maxPrice)) return 'maxPrice'
   if (!isInt(q.deadline)) return 'deadline'
   if (!Array.isArray(q.exclude) || !q.exclude.every((p) => typeof p === 'string')) return 'exclude'
+  if (q.members !== undefined) return podRequestProblem(q as BidRequest)
+  return undefined
+}
+
+/**
+ * Why a pod's bid request is unusable: 2..8 members, named by the task-name grammar, each once,
+ * with a bounded image; the first member's image is the request's (the contract's terms name it),
+ * and the pod as a whole asks for no network (each member says for itself).
+ */
+function podRequestProblem(q: BidRequest): string | undefined {
+  const members: unknown = q.members
+  if (!Array.isArray(members) || members.length < MIN_POD_MEMBERS || members.length > MAX_POD_MEMBERS)
+    return 'members'
+  const names = new Set<string>()
+  for (const [i, m] of (members as BidMember[]).entries()) {
+    if (typeof m !== 'object' || m === null) return `members[${i}]`
+    if (typeof m.name !== 'string' || !POD_MEMBER_NAME.test(m.name) || names.has(m.name))
+      return `members[${i}].name`
+    names.add(m.name)
+    if (typeof m.image !== 'string' || m.image.length === 0 || m.image.length > IMAGE_REF_MAX_LENGTH)
+      return `members[${i}].image`
+    if (m.network !== undefined && typeof m.network !== 'boolean') return `members[${i}].network`
+  }
+  if ((members as BidMember[])[0].image !== q.image) return 'image'
+  if (q.network !== undefined) return 'network'
   return undefined
 }
 
@@ -34,12 +67,16 @@ export function checkBidRequest(r: unknown): string | undefined {
  */
 export function invocationProblem(inv: Invocation, diskBytes: number): string | undefined {
   if (!Array.isArray(inv.command)) return 'command must be a non-empty list of strings'
-  const cmd = commandProblem(inv.command)
-  if (cmd !== undefined) return `command[${cmd.index}] ${cmd.problem}`
-  const env: unknown = inv.env ?? {}
-  if (typeof env !== 'object' || env === null || Array.isArray(env)) return 'env must be an object of strings'
-  const bad = envProblem(env as Record<string, unknown>)
-  if (bad !== undefined) return `env ${JSON.stringify(bad.name.slice(0, 64))} ${bad.problem}`
+  // A pod's members carry the commands and env (pod-invocation.ts checks them).
+  if (inv.members === undefined) {
+    const cmd = commandProblem(inv.command)
+    if (cmd !== undefined) return `command[${cmd.index}] ${cmd.problem}`
+    const env: unknown = inv.env ?? {}
+    if (typeof env !== 'object' || env === null || Array.isArray(env))
+      return 'env must be an object of strings'
+    const bad = envProblem(env as Record<string, unknown>)
+    if (bad !== undefined) return `env ${JSON.stringify(bad.name.slice(0, 64))} ${bad.problem}`
+  }
   const inputs = inv.inputs ?? []
   if (!Array.isArray(inputs)) return 'inputs must be a list'
   const notBlob = inputs.findIndex(

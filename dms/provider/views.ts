@@ -7,7 +7,7 @@
 import type { Handle } from '../../actors/envelope.js'
 import type { InputFile } from '../blobs/staging.js'
 import type { Bid, SignedContract } from '../contracts/model.js'
-import type { BidRequest } from '../protocol/messages.js'
+import type { BidRequest, InvokedMember } from '../protocol/messages.js'
 import {
   ALLOCATION_STATES,
   allocationState,
@@ -37,6 +37,8 @@ export interface AllocationRecord {
   requester: Handle
   command: string[]
   env: Record<string, string>
+  /** A pod's members (then `command` and `env` are empty). */
+  members?: InvokedMember[]
   inputs: InputFile[]
   /** The disk quota on /outputs (the job's disk, or the provider's default). */
   diskBytes: number
@@ -72,6 +74,7 @@ export function allocationOf(rec: StoredBid): AllocationRecord | undefined {
     requester: ctx.requester,
     command: a.command,
     env: a.env,
+    ...(a.members !== undefined ? { members: a.members } : {}),
     inputs: a.inputs,
     diskBytes: a.diskBytes,
     state: allocationState(rec.state),

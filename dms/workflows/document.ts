@@ -7,9 +7,11 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
-import { DmsError } from '../../actors/errors.js'
 import { InvalidJobSpecError, jobSpecSchema, parseJobSpec, type JobSpec } from '../orchestrator/job-spec.js'
 import { strictObject as obj } from '../schema.js'
+import { InvalidWorkflowError } from './errors.js'
+import { findCycle } from './graph.js'
+import { checkPods } from './pods.js'
 
 /** Default of the requester's `maxWorkflowTasks`. */
 export const DEFAULT_MAX_WORKFLOW_TASKS = 32
@@ -56,6 +58,11 @@ export const workflowSchema = obj(
             description: 'the files the task writes under /outputs; when given, references are checked',
           }),
         ),
+        pod: Type.Optional({
+          ...name,
+          description:
+            'tasks with the same pod name (2 to 8) run together as one job on one provider, sharing /pod (specs/workflow.md, "Pods")',
+        }),
       }),
       { minItems: 1, maxItems: MAX_WORKFLOW_TASKS },
     ),
@@ -79,6 +86,8 @@ export interface WorkflowTask {
   after: string[]
   from: FromTask[]
   outputs?: string[]
+  /** The pod the task runs in with the other tasks of that name (pods.ts). */
+  pod?: string
 }
 
 export interface Workflow {
@@ -88,14 +97,7 @@ export interface Workflow {
   tasks: WorkflowTask[]
 }
 
-export class InvalidWorkflowError extends DmsError {
-  constructor(
-    readonly field: string,
-    problem: string,
-  ) {
-    super('INVALID_WORKFLOW', `${field || 'workflow'}: ${problem}`)
-  }
-}
+export { InvalidWorkflowError, findCycle }
 
 let compiled: ValidateFunction<WorkflowInput> | undefined
 /** The workflow check, compiled at the first workflow checked (dms/schema.ts says why). */
@@ -157,6 +159,12 @@ export function parseWorkflow(input: unknown, opts: { maxTasks?: number } = {}):
         throw new InvalidWorkflowError(`tasks.${i}.job.${err.field}`, err.message.replace(/^[^:]*: /, ''))
       throw err
     }
+    // A task is one container: tasks run together as a pod through `pod`, each keeping its own row.
+    if (job.members !== undefined)
+      throw new InvalidWorkflowError(
+        `tasks.${i}.job.members`,
+        'a workflow task is one container: give tasks the same `pod` to run them together',
+      )
     const after: string[] = []
     ;(t.runAfter ?? []).forEach((r, j) => {
       known(`tasks.${i}.runAfter.${j}`, r, t.name)
@@ -171,7 +179,14 @@ export function parseWorkflow(input: unknown, opts: { maxTasks?: number } = {}):
         as: f.as ?? f.path ?? f.fromTask,
       }
     })
-    return { name: t.name, job, after, from, ...(t.outputs !== undefined ? { outputs: t.outputs } : {}) }
+    return {
+      name: t.name,
+      job,
+      after,
+      from,
+      ...(t.outputs !== undefined ? { outputs: t.outputs } : {}),
+      ...(t.pod !== undefined ? { pod: t.pod } : {}),
+    }
   })
   // A reference to a file its upstream declares it does not write can never be met.
   tasks.forEach((t, i) =>
@@ -196,34 +211,10 @@ export function parseWorkflow(input: unknown, opts: { maxTasks?: number } = {}):
   const cycle = findCycle(tasks)
   if (cycle !== undefined)
     throw new InvalidWorkflowError(`tasks.${index.get(cycle[0])}.runAfter`, `cycle ${cycle.join(' -> ')}`)
+  checkPods(tasks)
   return {
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.keepOutputs === true ? { keepOutputs: true } : {}),
     tasks,
   }
-}
-
-/** The first cycle found (its names, first repeated at the end), or undefined. */
-export function findCycle(tasks: ReadonlyArray<{ name: string; after: string[] }>): string[] | undefined {
-  const byName = new Map(tasks.map((t) => [t.name, t]))
-  const state = new Map<string, 'open' | 'done'>()
-  const path: string[] = []
-  const visit = (n: string): string[] | undefined => {
-    if (state.get(n) === 'done') return undefined
-    if (state.get(n) === 'open') return [...path.slice(path.indexOf(n)), n]
-    state.set(n, 'open')
-    path.push(n)
-    for (const up of byName.get(n)?.after ?? []) {
-      const found = visit(up)
-      if (found !== undefined) return found
-    }
-    path.pop()
-    state.set(n, 'done')
-    return undefined
-  }
-  for (const t of tasks) {
-    const found = visit(t.name)
-    if (found !== undefined) return found.reverse()
-  }
-  return undefined
 }

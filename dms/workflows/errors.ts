@@ -1,6 +1,16 @@
 /** The workflows' errors, each with a stable `code` (specs/workflow.md, specs/rest-api.md). */
 import { DmsError } from '../../actors/errors.js'
 
+/** A workflow document refused: `field` is the path of the field at fault (specs/workflow.md). */
+export class InvalidWorkflowError extends DmsError {
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
+    super('INVALID_WORKFLOW', `${field || 'workflow'}: ${problem}`)
+  }
+}
+
 export class WorkflowNotFoundError extends DmsError {
   constructor(id: string) {
     super('WORKFLOW_NOT_FOUND', `no workflow ${id}`)

@@ -23,11 +23,16 @@ export type UpstreamJob = Pick<JobRecord, 'result' | 'winner' | 'providerAddrs'>
 
 /**
  * The inputs `from` takes from its completed upstream: one file at `as`, or every file of the
- * archive under `as/`. Throws HandoffError naming what is missing.
+ * archive under `as/`. An upstream that ran in a pod (`member`: its task name) wrote its outputs
+ * under `<member>/` of its pod's one archive: only that subtree is its, and paths are read in it.
+ * Throws HandoffError naming what is missing.
  */
-export function handOff(from: FromTask, up: UpstreamJob | undefined): InputSpec[] {
-  const manifest = up?.result?.outputs ?? []
-  const wanted = from.path === undefined ? manifest : manifest.filter((m) => m.path === from.path)
+export function handOff(from: FromTask, up: UpstreamJob | undefined, member?: string): InputSpec[] {
+  const prefix = member === undefined ? '' : `${member}/`
+  const manifest = (up?.result?.outputs ?? [])
+    .filter((m) => m.path.startsWith(prefix))
+    .map((m) => ({ ...m, own: m.path.slice(prefix.length) }))
+  const wanted = from.path === undefined ? manifest : manifest.filter((m) => m.own === from.path)
   if (from.path !== undefined && wanted.length === 0)
     throw new HandoffError(`${from.fromTask} did not write ${from.path}`)
   if (wanted.length === 0) return []
@@ -37,7 +42,7 @@ export function handOff(from: FromTask, up: UpstreamJob | undefined): InputSpec[
     throw new HandoffError(`${from.fromTask} left no output archive at a provider`)
   const addrs = up?.providerAddrs?.[provider] ?? []
   return wanted.map((m) => ({
-    path: from.path !== undefined ? from.as : `${from.as}/${m.path}`,
+    path: from.path !== undefined ? from.as : `${from.as}/${m.own}`,
     sha256: m.sha256,
     size: m.size,
     source: { peer: provider, addrs, archive: archive.sha256, archiveSize: archive.size, entry: m.path },

@@ -18,10 +18,10 @@ import {
 } from './record.js'
 
 export type WorkflowEvent =
-  /** A task's job changed state (`final` when it will not change again). */
-  | { type: 'JOB'; task: string; jobState: string; error?: JobError }
-  /** A task could not be posted (its inputs could not be prepared...). */
-  | { type: 'START_FAILED'; task: string; error: JobError }
+  /** A unit's job changed state: its tasks (one, or a pod's) hear it at once, each with its error. */
+  | { type: 'JOB'; tasks: string[]; jobState: string; errors?: Array<JobError | undefined> }
+  /** A unit could not be posted (its inputs could not be prepared...). */
+  | { type: 'START_FAILED'; tasks: string[]; error: JobError }
   | { type: 'CANCEL' }
 
 /**
@@ -29,7 +29,24 @@ export type WorkflowEvent =
  * posting a task again after a restart finds the job it already posted instead of running it twice.
  */
 export function jobIdOf(workflowId: WorkflowId, task: string): string {
-  const h = createHash('sha256').update(`${workflowId}\0${task}`).digest('hex')
+  return uuidOf(`${workflowId}\0${task}`)
+}
+
+/**
+ * A pod's one job id (specs/workflow.md, "Pods"), derived as a task's is; a task name has no NUL,
+ * so it never meets a task's.
+ */
+export function podJobIdOf(workflowId: WorkflowId, pod: string): string {
+  return uuidOf(`${workflowId}\0\0pod\0${pod}`)
+}
+
+/** The job id of the unit `task` runs in: its pod's, or its own. */
+export function unitJobIdOf(workflowId: WorkflowId, task: { name: string; pod?: string }): string {
+  return task.pod === undefined ? jobIdOf(workflowId, task.name) : podJobIdOf(workflowId, task.pod)
+}
+
+function uuidOf(key: string): string {
+  const h = createHash('sha256').update(key).digest('hex')
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`
 }
 
@@ -41,17 +58,27 @@ const JOB_FINAL: Record<string, TaskRow['state']> = {
 
 const isFinal = (r: TaskRow) => FINAL_TASK_STATES.includes(r.state)
 
-/** Every task downstream of `name`, transitively. */
+/**
+ * Every task downstream of `name`, transitively, with the tasks of each one's pod: a pod starts as
+ * one, so a task of it that can never start keeps its pod mates from starting. (`name`'s own pod
+ * mates started with it and end with its pod's job.)
+ */
 function dependants(rec: WorkflowRecord, name: string): string[] {
   const out = new Set<string>()
-  const walk = (n: string) => {
-    for (const t of rec.workflow.tasks)
-      if (t.after.includes(n) && !out.has(t.name)) {
+  const tasks = rec.workflow.tasks
+  const walk = (n: string, mates: boolean) => {
+    const pod = mates ? tasks.find((t) => t.name === n)?.pod : undefined
+    for (const t of tasks)
+      if (
+        t.name !== name &&
+        !out.has(t.name) &&
+        (t.after.includes(n) || (pod !== undefined && t.pod === pod))
+      ) {
         out.add(t.name)
-        walk(t.name)
+        walk(t.name, true)
       }
   }
-  walk(name)
+  walk(name, false)
   return [...out]
 }
 
@@ -86,31 +113,48 @@ export function createWorkflowMachine(clock: Pick<Clock, 'now'>) {
       startReady: assign({
         tasks: ({ context }) => {
           const rows = { ...context.tasks }
-          for (const t of context.workflow.tasks)
-            if (rows[t.name].state === 'waiting' && t.after.every((u) => rows[u].state === 'completed'))
-              rows[t.name] = { state: 'started', jobId: jobIdOf(context.id, t.name), startedAt: clock.now() }
+          const tasks = context.workflow.tasks
+          for (const t of tasks) {
+            // A pod starts as one: every task of it waiting, and all their upstreams completed.
+            const unit = t.pod === undefined ? [t] : tasks.filter((m) => m.pod === t.pod)
+            const ready = unit.every(
+              (m) => rows[m.name].state === 'waiting' && m.after.every((u) => rows[u].state === 'completed'),
+            )
+            if (ready)
+              for (const m of unit)
+                rows[m.name] = { state: 'started', jobId: unitJobIdOf(context.id, m), startedAt: clock.now() }
+          }
           return rows
         },
       }),
       onJob: assign({
         tasks: ({ context, event }) => {
           if (event.type !== 'JOB') return context.tasks
-          const row = context.tasks[event.task]
-          if (row === undefined || isFinal(row)) return context.tasks
-          const final = JOB_FINAL[event.jobState]
-          if (final === undefined)
-            return { ...context.tasks, [event.task]: { ...row, jobState: event.jobState } }
-          const rows = end(context, event.task, final, event.error)
-          rows[event.task] = { ...rows[event.task], jobState: event.jobState }
+          let rows = context.tasks
+          for (const task of event.tasks) {
+            const row = rows[task]
+            if (row === undefined || isFinal(row)) continue
+            const final = JOB_FINAL[event.jobState]
+            if (final === undefined) {
+              rows = { ...rows, [task]: { ...row, jobState: event.jobState } }
+              continue
+            }
+            rows = end({ ...context, tasks: rows }, task, final, event.errors?.[event.tasks.indexOf(task)])
+            rows[task] = { ...rows[task], jobState: event.jobState }
+          }
           return rows
         },
       }),
       onStartFailed: assign({
         tasks: ({ context, event }) => {
           if (event.type !== 'START_FAILED') return context.tasks
-          const row = context.tasks[event.task]
-          if (row === undefined || isFinal(row)) return context.tasks
-          return end(context, event.task, 'failed', event.error)
+          let rows = context.tasks
+          for (const task of event.tasks) {
+            const row = rows[task]
+            if (row === undefined || isFinal(row)) continue
+            rows = end({ ...context, tasks: rows }, task, 'failed', event.error)
+          }
+          return rows
         },
       }),
       /** Cancelling: tasks not started never will be. */

@@ -29,6 +29,7 @@ import {
   WorkflowNotFoundError,
 } from './errors.js'
 import { createWorkflowMachine } from './machine.js'
+import { podJobSpec, taskError, taskFiles, unitsByJob } from './pod-job.js'
 import { FINAL_WORKFLOW_STATES, type WorkflowId, type WorkflowRecord, type WorkflowState } from './record.js'
 
 /** A job as the workflows see it. */
@@ -99,8 +100,8 @@ export class WorkflowRunner {
   readonly repo: Repo<StoredWorkflow>
   private readonly machine: ReturnType<typeof createWorkflowMachine>
   private readonly running = new Map<WorkflowId, WorkflowActor>()
-  /** Job id -> its workflow and task, for the tasks of running workflows. */
-  private readonly byJob = new Map<string, { wf: WorkflowId; task: string }>()
+  /** Job id -> its workflow and tasks (one, or a pod's), for the tasks of running workflows. */
+  private readonly byJob = new Map<string, { wf: WorkflowId; tasks: string[] }>()
   /** Job ids posted (or found posted) by this process, and those it asked to cancel. */
   private readonly posted = new Set<string>()
   private readonly cancelSent = new Set<string>()
@@ -189,7 +190,7 @@ export class WorkflowRunner {
    * tasks downstream (specs/workflow.md, "Outputs on demand"): the archive is checked against the
    * manifest its provider signed, then the job's outputs routes serve it.
    */
-  async outputs(id: WorkflowId, task: string): Promise<TaskOutputs & { task: string }> {
+  async outputs(id: WorkflowId, task: string): Promise<TaskOutputs & { task: string; pod?: string }> {
     const stored = await this.repo.get(id)
     if (stored === undefined) throw new WorkflowNotFoundError(id)
     // Own names only: `constructor` fits the route's pattern and every object inherits it.
@@ -200,7 +201,11 @@ export class WorkflowRunner {
         'OUTPUTS_NOT_READY',
         `task ${task} is ${row.state}: only a completed task's outputs can be fetched`,
       )
-    return { task, ...(await this.c.jobs.outputs(row.jobId)) }
+    const fetched = await this.c.jobs.outputs(row.jobId)
+    // A pod's task: its subtree of the pod's archive (`<task>/...`, paths as the job's routes serve them).
+    const pod = stored.record.workflow.tasks.find((t) => t.name === task)?.pod
+    if (pod === undefined) return { task, ...fetched }
+    return { task, pod, ...fetched, files: taskFiles(fetched.files, task) }
   }
 
   private launch(record: WorkflowRecord, snapshot?: unknown): Promise<StoredWorkflow> {
@@ -210,8 +215,7 @@ export class WorkflowRunner {
       ...(snapshot !== undefined ? { snapshot: snapshot as never } : {}),
     })
     this.running.set(id, actor)
-    for (const [task, row] of Object.entries(record.tasks))
-      if (row.jobId !== undefined) this.byJob.set(row.jobId, { wf: id, task })
+    for (const [jobId, tasks] of unitsByJob(record)) this.byJob.set(jobId, { wf: id, tasks })
     const writes = new SerialQueue()
     let resolveStored!: (wf: StoredWorkflow) => void
     const stored = new Promise<StoredWorkflow>((r) => (resolveStored = r))
@@ -242,78 +246,90 @@ export class WorkflowRunner {
     return stored
   }
 
-  /** Posts every started task not yet posted; in `cancelling`, cancels every live task. */
+  /**
+   * Posts every started unit (a task, or a pod's tasks) not yet posted; in `cancelling`, cancels
+   * every live one (a pod's job once).
+   */
   private reconcile(id: WorkflowId, wf: StoredWorkflow): void {
     const actor = this.running.get(id)
     if (actor === undefined) return
-    for (const [task, row] of Object.entries(wf.record.tasks)) {
-      if (row.state !== 'started' || row.jobId === undefined) continue
-      const jobId = row.jobId
-      this.byJob.set(jobId, { wf: id, task })
+    for (const [jobId, tasks] of unitsByJob(wf.record)) {
+      if (tasks.every((t) => wf.record.tasks[t].state !== 'started')) continue
+      this.byJob.set(jobId, { wf: id, tasks })
       if (wf.state === 'cancelling') {
         if (this.cancelSent.has(jobId)) continue
         this.cancelSent.add(jobId)
         // Not found and not being posted: it never will be. Already ended: its end is the news.
         this.c.jobs.cancel(jobId).catch(async (err: unknown) => {
           if (codeOf(err) === 'JOB_NOT_FOUND' && !this.posted.has(jobId))
-            actor.send({ type: 'JOB', task, jobState: 'cancelled' })
+            actor.send({ type: 'JOB', tasks, jobState: 'cancelled' })
           const job = codeOf(err) === 'JOB_ENDED' ? await this.c.jobs.get(jobId) : undefined
-          if (job !== undefined)
-            actor.send({ type: 'JOB', task, jobState: job.state, error: job.record.error })
+          if (job !== undefined) this.sendJob(actor, tasks, job)
         })
         continue
       }
       if (this.posted.has(jobId)) continue
       this.posted.add(jobId)
-      this.startTask(actor, wf.record, task, jobId).catch((err: unknown) =>
+      this.startUnit(actor, wf.record, tasks, jobId).catch((err: unknown) =>
         actor.send({
           type: 'START_FAILED',
-          task,
+          tasks,
           error: { code: codeOf(err), message: (err as Error).message },
         }),
       )
     }
   }
 
-  /** Posts a task's job with its hand-off inputs, or catches up with the job posted before a restart. */
-  private async startTask(
+  /**
+   * Posts a unit's job with its hand-off inputs (a pod's tasks merged into one job's members), or
+   * catches up with the job posted before a restart.
+   */
+  private async startUnit(
     actor: WorkflowActor,
     rec: WorkflowRecord,
-    task: string,
+    names: string[],
     jobId: string,
   ): Promise<void> {
     const existing = await this.c.jobs.get(jobId)
-    if (existing !== undefined) {
-      actor.send({ type: 'JOB', task, jobState: existing.state, error: existing.record.error })
-      return
-    }
-    const t = rec.workflow.tasks.find((x) => x.name === task)
-    if (t === undefined) throw new DmsError('UNKNOWN_TASK', `no task ${task}`)
-    const inputs = [...(t.job.inputs ?? [])]
-    for (const from of t.from) {
-      const upId = rec.tasks[from.fromTask]?.jobId
-      const up = upId === undefined ? undefined : await this.c.jobs.get(upId)
-      inputs.push(...handOff(from, up?.record))
+    if (existing !== undefined) return this.sendJob(actor, names, existing)
+    const tasks = names.map((n) => {
+      const t = rec.workflow.tasks.find((x) => x.name === n)
+      if (t === undefined) throw new DmsError('UNKNOWN_TASK', `no task ${n}`)
+      return t
+    })
+    const members = []
+    for (const t of tasks) {
+      const inputs = [...(t.job.inputs ?? [])]
+      for (const from of t.from) {
+        const upId = rec.tasks[from.fromTask]?.jobId
+        const up = upId === undefined ? undefined : await this.c.jobs.get(upId)
+        const upTask = rec.workflow.tasks.find((x) => x.name === from.fromTask)
+        // A pod's task wrote its outputs under `<task>/` of its pod's archive.
+        inputs.push(...handOff(from, up?.record, upTask?.pod !== undefined ? from.fromTask : undefined))
+      }
+      members.push({ task: t, inputs })
     }
     // A task whose outputs are handed on keeps them at its provider, where its dependants fetch them.
-    const handedOn = rec.workflow.tasks.some((d) => d.from.some((f) => f.fromTask === task))
-    const spec: JobSpec = {
-      ...t.job,
-      ...(inputs.length > 0 ? { inputs } : {}),
-      ...(handedOn ? { outputsStay: true } : {}),
-    }
-    const job = await this.c.jobs.post(spec, jobId)
+    const handedOn = rec.workflow.tasks.some((d) => d.from.some((f) => names.includes(f.fromTask)))
+    const spec: JobSpec =
+      tasks[0].pod === undefined
+        ? { ...tasks[0].job, ...(members[0].inputs.length > 0 ? { inputs: members[0].inputs } : {}) }
+        : podJobSpec(tasks[0].pod, members)
+    const job = await this.c.jobs.post(handedOn ? { ...spec, outputsStay: true } : spec, jobId)
     // Cancelled while it was being posted: the cancel found no job, so it is sent now.
     if (actor.getSnapshot().value === 'cancelling') await this.c.jobs.cancel(jobId).catch(() => undefined)
-    actor.send({ type: 'JOB', task, jobState: job.state, error: job.record.error })
+    this.sendJob(actor, names, job)
+  }
+
+  /** A unit's job changed: its tasks (one, or a pod's) hear it in one event. */
+  private sendJob(actor: WorkflowActor, tasks: string[], job: WorkflowJob): void {
+    actor.send({ type: 'JOB', tasks, jobState: job.state, errors: tasks.map((t) => taskError(job, t)) })
   }
 
   private onJob(job: WorkflowJob): void {
     const owner = this.byJob.get(job.record.id)
-    if (owner === undefined) return
-    this.running
-      .get(owner.wf)
-      ?.send({ type: 'JOB', task: owner.task, jobState: job.state, error: job.record.error })
+    const actor = owner === undefined ? undefined : this.running.get(owner.wf)
+    if (owner !== undefined && actor !== undefined) this.sendJob(actor, owner.tasks, job)
   }
 
   /**
@@ -326,14 +342,13 @@ export class WorkflowRunner {
     const id = wf.record.id
     const keep = wf.record.workflow.keepOutputs === true
     let all = true
-    for (const [task, row] of Object.entries(keep ? {} : wf.record.tasks)) {
-      if (row.jobId === undefined) continue
+    for (const [jobId, tasks] of keep ? [] : unitsByJob(wf.record)) {
       try {
-        await this.c.jobs.release(row.jobId)
+        await this.c.jobs.release(jobId)
       } catch (err) {
         all = false
         this.c.log.warn(
-          { err, workflowId: id, task },
+          { err, workflowId: id, task: tasks.join(',') },
           'output archive not released: tried again at the next start',
         )
       }

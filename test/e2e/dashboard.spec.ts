@@ -183,6 +183,29 @@ describe('dashboard in chromium against a devnet', function () {
     await list.close()
   })
 
+  it("shows a pod job's logs member by member", async function () {
+    const page = await context.newPage()
+    await page.goto(await loginLink())
+    const member = (name: string) => ({
+      name,
+      image: IMAGE,
+      command: ['sh', '-c', `echo from ${name}`],
+      cpu: 0.25,
+      memory: '32MiB',
+    })
+    const posted = await page.request.post(`${origin}/v1/jobs`, {
+      data: { name: 'a pod', members: [member('a'), member('b')], maxDuration: 60, maxPrice: 100_000 },
+    })
+    assert.equal(posted.status(), 201, await posted.text())
+    const { id } = (await posted.json()) as { id: string }
+    await page.goto(`${origin}/dashboard/#/jobs/${id}`)
+    await page.waitForSelector('#job[data-state="completed"]', WAIT)
+    await page.locator('#logs', { hasText: '==> member a <==' }).waitFor(WAIT)
+    assert.equal(await page.textContent('#logs'), '==> member a <==\nfrom a\n==> member b <==\nfrom b\n')
+    await shot(page, 'job-pod')
+    await page.close()
+  })
+
   it('cancels a running job from its page, after its first output streamed in live', async function () {
     const page = await context.newPage()
     await page.goto(`${origin}/dashboard/#/new`)

@@ -1,8 +1,8 @@
 /**
  * A workflow survives its requester's SIGKILL (the requester in its own process, the provider
  * in-process with the real Docker executor): restarted, the workflow machine is restored from its
- * last stored transition, its running task's job is restored too, and the workflow completes with
- * every task run exactly once.
+ * last stored transition, its running job (a pod's, two tasks in one job) is restored too, and the
+ * workflow completes with every job run exactly once.
  */
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
@@ -35,7 +35,7 @@ describe('workflow restore (requester SIGKILLed, real Docker)', function () {
     await rm(root, { recursive: true, force: true })
   })
 
-  it('killed while its first task runs: restarted, the workflow completes and no task runs twice', async () => {
+  it('killed while its first job (a pod) runs: restarted, the workflow completes and no job runs twice', async () => {
     // The provider's real Docker executor, watched: every container start is recorded.
     const runs: ExecutionSpec[] = []
     const started: Array<(spec: ExecutionSpec) => void> = []
@@ -78,15 +78,20 @@ describe('workflow restore (requester SIGKILLed, real Docker)', function () {
     const job = (script: string) => ({
       image: TEST_IMAGE,
       command: ['sh', '-c', script],
-      resources: { cpu: 1, memory: '64MiB' },
+      resources: { cpu: 0.5, memory: '64MiB' },
       maxDuration: 60,
       maxPrice: 100_000,
     })
     const first = new Promise<ExecutionSpec>((resolve) => started.push(resolve))
     const posted = await new ApiClient(requester.socket!).ok<{ id: string }>('POST', '/v1/workflows', {
       tasks: [
-        // Waits for a file the test writes once the requester is back.
-        { name: 'first', job: job('until [ -f /outputs/go ]; do sleep 0.1; done; echo -n 41 > /outputs/n') },
+        // A pod of two: first waits for a file the test writes in /pod once the requester is back.
+        {
+          name: 'first',
+          pod: 'p',
+          job: job('until [ -f /pod/go ]; do sleep 0.1; done; echo -n 41 > /outputs/n'),
+        },
+        { name: 'mate', pod: 'p', job: job('echo -n 1 > /outputs/m') },
         {
           name: 'second',
           job: job('echo $(( $(cat /inputs/n) + 1 ))'),
@@ -102,7 +107,8 @@ describe('workflow restore (requester SIGKILLed, real Docker)', function () {
     requester = await startDms(configPath)
     procs.push(requester)
     const finished = requester.logLine((l) => l.msg === 'workflow finished' && l.workflowId === posted.id)
-    await writeFile(join(workDir, spec.allocationId, 'outputs', 'go'), '')
+    // The pod's shared folder on the provider's disk (dms/executor/docker/work-dirs.ts).
+    await writeFile(join(workDir, spec.allocationId, 'outputs', '.pod', 'go'), '')
     const line = await finished
     assert.equal(line.state, 'completed')
 
@@ -110,12 +116,18 @@ describe('workflow restore (requester SIGKILLed, real Docker)', function () {
     const wf = await api.ok<WorkflowView>('GET', `/v1/workflows/${posted.id}`)
     assert.deepEqual(
       Object.values(wf.tasks).map((t) => t.state),
-      ['completed', 'completed'],
+      ['completed', 'completed', 'completed'],
     )
+    assert.equal(wf.tasks.first.jobId, wf.tasks.mate.jobId, "the pod's tasks share its job")
     const second = await api.ok<{ result?: { stdout: string } }>('GET', `/v1/jobs/${wf.tasks.second.jobId}`)
     assert.equal(second.result?.stdout, '42\n')
-    // Two containers in all, one per task: nothing was posted or run again after the restart.
-    assert.equal(runs.length, 2, JSON.stringify(runs.map((r) => r.allocationId)))
+    // Two runs in all (the pod's two containers, second's one): nothing was posted or run again.
+    assert.equal(
+      new Set(runs.map((r) => r.allocationId)).size,
+      2,
+      JSON.stringify(runs.map((r) => r.allocationId)),
+    )
+    assert.equal(runs.length, 3)
     const jobs = await api.ok<{ jobs: Array<{ id: string }> }>('GET', '/v1/jobs')
     assert.equal(jobs.jobs.length, 2)
   })

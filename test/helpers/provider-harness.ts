@@ -103,7 +103,14 @@ export class Harness {
   }
 
   /** The bid-request handler as the provider runs it. */
-  bidRequest(init: Partial<BidRequestInit> & { bidRequestRate?: PeerRateLimitInit } = {}) {
+  bidRequest(
+    init: Partial<BidRequestInit> & {
+      bidRequestRate?: PeerRateLimitInit
+      /** The image check (default: every image is fine and runnable). */
+      images?: { refusal: (image: string) => string | undefined; canRun: (image: string) => Promise<boolean> }
+    } = {},
+  ) {
+    const { images, ...rest } = init
     const handle = bidRequestHandler(
       {
         key: this.provider.key,
@@ -114,13 +121,13 @@ export class Harness {
         approval: { current: () => this.approval(this.provider) },
         peerId: () => this.provider.peer,
         events: this.events,
-        images: { refusal: () => undefined, canRun: () => Promise.resolve(true) },
+        images: images ?? { refusal: () => undefined, canRun: () => Promise.resolve(true) },
         gate: new BidRequestGate(
           { clock: this.clock, log: silentLogger, events: this.events, ignored: this.counts.ignored },
-          { contractDb: this.contractDb.peer, bidRequestRate: init.bidRequestRate },
+          { contractDb: this.contractDb.peer, bidRequestRate: rest.bidRequestRate },
         ),
       },
-      { contractDb: this.contractDb.peer, ...init },
+      { contractDb: this.contractDb.peer, ...rest },
       this.counts,
     )
     return (msg: Message<BidRequest>) => handle(this.actor, msg)

@@ -126,9 +126,10 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
     .description("print a job's stdout and stderr")
     .argument('<id>', 'job id')
     .option('--follow', 'stream the logs until the job ends')
+    .option('--member <name>', "a pod's member: only its output")
     .option('--json', 'print JSON')
     .option(...socketOpt)
-    .action(async (id: string, o: { socket: string; json?: boolean; follow?: boolean }) =>
+    .action(async (id: string, o: { socket: string; json?: boolean; follow?: boolean; member?: string }) =>
       (await jobs()).jobLogsCommand(id, o),
     )
   job

@@ -1,4 +1,4 @@
-/** `dms workflow run|list|status|cancel|outputs`. */
+/** `dms workflow run|list|status|cancel|logs|outputs`. */
 import type { WorkflowRunOptions } from '../workflow.js'
 import type { RegisterCommand } from './types.js'
 
@@ -40,6 +40,17 @@ export const registerWorkflow: RegisterCommand = (program, { socketOpt }) => {
     .option(...socketOpt)
     .action(async (id: string, o: { socket: string; json?: boolean }) =>
       (await wf()).workflowCancelCommand(id, o),
+    )
+  workflow
+    .command('logs')
+    .description("print one task's logs (a pod's task: its own container's, from the pod's job)")
+    .argument('<id>', 'workflow id')
+    .argument('<task>', 'task name')
+    .option('--follow', 'stream the logs until the job ends')
+    .option('--json', 'print JSON')
+    .option(...socketOpt)
+    .action(async (id: string, task: string, o: { socket: string; json?: boolean; follow?: boolean }) =>
+      (await wf()).workflowLogsCommand(id, task, o),
     )
   workflow
     .command('outputs')

@@ -48,11 +48,15 @@ interface Found {
 
 const SLASH = Buffer.from('/')
 
-/** Collects the regular files under `dir` into the tar file `archiveFile` (created; must not exist). */
+/**
+ * Collects the regular files under `dir` into the tar file `archiveFile` (created; must not exist).
+ * `ignore`: a name at the top of `dir` left out unseen (a pod's shared scratch folder).
+ */
 export async function collectOutputs(
   dir: string,
   archiveFile: string,
   limits: CollectLimits,
+  ignore?: string,
 ): Promise<Collected> {
   const tally = new SkipTally()
   const done = (c: Omit<Collected, 'skipped'>): Collected => {
@@ -61,7 +65,7 @@ export async function collectOutputs(
   }
   let found: Found[]
   try {
-    const walked = await walk(Buffer.from(dir), limits, tally)
+    const walked = await walk(Buffer.from(dir), limits, tally, ignore)
     if (typeof walked === 'string') return done({ files: [], refused: walked })
     found = walked
   } catch (err) {
@@ -116,7 +120,13 @@ export async function collectOutputs(
  * tree cannot exhaust the stack; folders are read one entry at a time, so a huge one cannot
  * exhaust memory before the entry limit stops it.
  */
-async function walk(root: Buffer, limits: CollectLimits, tally: SkipTally): Promise<Found[] | string> {
+async function walk(
+  root: Buffer,
+  limits: CollectLimits,
+  tally: SkipTally,
+  ignore: string | undefined,
+): Promise<Found[] | string> {
+  const ignored = ignore === undefined ? undefined : Buffer.from(ignore)
   const maxEntries = limits.maxEntries ?? 10 * limits.maxFiles
   const found: Found[] = []
   let entries = 0
@@ -138,6 +148,7 @@ async function walk(root: Buffer, limits: CollectLimits, tally: SkipTally): Prom
       for await (const entry of folder) {
         if (++entries > maxEntries) return `outputs hold more than ${maxEntries} entries`
         const name = entry.name as unknown as Buffer
+        if (rel.length === 0 && ignored !== undefined && name.equals(ignored)) continue
         const path = rel.length === 0 ? name : Buffer.concat([rel, SLASH, name])
         if (!isUtf8(name)) tally.add('with a name that is not UTF-8', path)
         else if (entry.isDirectory()) pending.push(path)

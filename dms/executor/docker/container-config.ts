@@ -23,6 +23,10 @@ export interface ContainerSettings {
   outputsDir: string
   /** Cap on the bytes the engine keeps of the container's output (for replay after a restart). */
   maxLogBytes: number
+  /** A pod member: its name (in the container's name and `<prefix>.member` label). */
+  member?: string
+  /** A pod member: the host folder bind-mounted read-write at /pod, shared by the members. */
+  podDir?: string
 }
 
 /** Size of the tmpfs /tmp: RAM-backed and charged to the container's memory, so never above it. */
@@ -45,7 +49,8 @@ export function validateSpec(spec: ExecutionSpec): void {
   // The same rules as the requester's API and the provider's (dms/protocol/): the image goes
   // into engine URLs, so nothing but a reference may reach them.
   checkImage(spec.image)
-  const cmd = commandProblem(spec.command)
+  // A pod's own command is not run (each member's is, checked by validatePod): it may be empty.
+  const cmd = spec.members === undefined ? commandProblem(spec.command) : undefined
   if (cmd !== undefined) throw new InvalidSpecError('command', `argument ${cmd.index} ${cmd.problem}`)
   const cpu = cpuProblem(spec.cpu)
   if (cpu !== undefined) throw new InvalidSpecError('cpu', cpu)
@@ -78,9 +83,11 @@ export function nanoCpus(cpu: number): number {
   return Math.round(cpu * 1e9)
 }
 
-/** The container's name: `<prefix>-<allocationId>`. */
-export function containerName(labelPrefix: string, spec: ExecutionSpec): string {
-  return `${labelPrefix}-${spec.allocationId}`
+/** The container's name: `<prefix>-<allocationId>`, or `<prefix>-<allocationId>-<member>` in a pod. */
+export function containerName(labelPrefix: string, spec: ExecutionSpec, member?: string): string {
+  return member === undefined
+    ? `${labelPrefix}-${spec.allocationId}`
+    : `${labelPrefix}-${spec.allocationId}-${member}`
 }
 
 /** Labels every container carries, so a restarted node can find its own. */
@@ -88,8 +95,10 @@ export function containerLabels(
   labelPrefix: string,
   spec: ExecutionSpec,
   owner: string,
+  member?: string,
 ): Record<string, string> {
   return {
+    ...(member !== undefined ? { [`${labelPrefix}.member`]: member } : {}),
     [`${labelPrefix}.job`]: spec.jobId,
     [`${labelPrefix}.allocation`]: spec.allocationId,
     [`${labelPrefix}.managed`]: 'true',
@@ -108,12 +117,12 @@ export function createOptions(
   settings: ContainerSettings,
 ): Docker.ContainerCreateOptions {
   return {
-    name: containerName(settings.labelPrefix, spec),
+    name: containerName(settings.labelPrefix, spec, settings.member),
     Image: spec.image,
     Cmd: spec.command,
     Env: Object.entries(spec.env ?? {}).map(([k, v]) => `${k}=${v}`),
     User: settings.user,
-    Labels: containerLabels(settings.labelPrefix, spec, settings.owner),
+    Labels: containerLabels(settings.labelPrefix, spec, settings.owner, settings.member),
     Tty: false,
     OpenStdin: false,
     AttachStdin: false,
@@ -136,6 +145,9 @@ export function createOptions(
         { Type: 'bind', Source: settings.outputsDir, Target: OUTPUTS_TARGET, ReadOnly: false },
         ...(spec.inputsDir !== undefined
           ? [{ Type: 'bind' as const, Source: spec.inputsDir, Target: INPUTS_TARGET, ReadOnly: true }]
+          : []),
+        ...(settings.podDir !== undefined
+          ? [{ Type: 'bind' as const, Source: settings.podDir, Target: '/pod', ReadOnly: false }]
           : []),
       ],
       ...((spec.gpus ?? 0) > 0

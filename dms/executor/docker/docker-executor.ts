@@ -24,13 +24,14 @@ import type { DockerExecutorComponents, DockerExecutorInit } from './docker-opti
 import { hasLocalImage, pullImage } from './engine-images.js'
 import { Dockerode } from './dockerode.js'
 import { guardedModem } from './guarded-modem.js'
-import { captureOutput } from './log-capture.js'
 import { notStarted } from '../outputs.js'
-import { parseDockerTime, wallSeconds, type StopReason } from './outcome.js'
+import { parseDockerTime } from './outcome.js'
 import { runResult } from './run-result.js'
 import { WorkDirs } from './work-dirs.js'
-import { StatsSampler } from './stats-sampler.js'
-import { delay, systemClock, type Clock } from '../../../actors/clock.js'
+import { supervise, type OutputStream } from './supervise.js'
+import { validatePod } from './pod-config.js'
+import { podContainers, reattachPod, runPod, type PodDeps } from './pod-run.js'
+import { systemClock, type Clock } from '../../../actors/clock.js'
 
 export type { DockerExecutorComponents, DockerExecutorInit } from './docker-options.js'
 
@@ -41,9 +42,6 @@ function safeEmit(options: RunOptions, event: ExecutionEvent, log: Logger): void
     log.warn({ err }, 'onEvent listener threw')
   }
 }
-
-/** How long to wait for the output stream to drain once the container has exited. */
-const STREAM_DRAIN_MS = 2000
 
 /**
  * Runs each allocation in its own hardened Docker container (see `createOptions`) and always
@@ -119,15 +117,23 @@ export class DockerExecutor implements Executor {
 
   async run(spec: ExecutionSpec, options: RunOptions = {}): Promise<ExecutionResult> {
     validateSpec(spec)
+    const members = spec.members !== undefined ? validatePod(spec) : undefined
     return this.exclusively(spec.allocationId, async () => {
-      await this.ensureImage(spec.image, (e) => safeEmit(options, e, this.log))
+      const emit = (e: ExecutionEvent): void => safeEmit(options, e, this.log)
+      if (members !== undefined) {
+        for (const image of new Set(members.map((m) => m.image))) await this.ensureImage(image, emit)
+        return await runPod(this.podDeps(spec, options), spec, members, options)
+      }
+      await this.ensureImage(spec.image, emit)
       return await this.runInWorkDir(spec, options)
     })
   }
 
   async reattach(spec: ExecutionSpec, options: RunOptions = {}): Promise<ExecutionResult> {
     validateSpec(spec)
+    const members = spec.members !== undefined ? validatePod(spec) : undefined
     return this.exclusively(spec.allocationId, async () => {
+      if (members !== undefined) return await reattachPod(this.podDeps(spec, options), spec, members, options)
       const log = this.log.child({ jobId: spec.jobId, allocationId: spec.allocationId })
       const container = this.docker.getContainer(containerName(this.labelPrefix, spec))
       let inspected: Docker.ContainerInspectInfo
@@ -181,16 +187,43 @@ export class DockerExecutor implements Executor {
       jobId: c.Labels[`${p}.job`] ?? '',
       containerId: c.Id,
       running: c.State === 'running',
+      ...(c.Labels[`${p}.member`] !== undefined ? { member: c.Labels[`${p}.member`] } : {}),
     }))
   }
 
   async removeAllocation(allocationId: AllocationId): Promise<void> {
     if (!ALLOCATION_ID.test(allocationId)) throw new InvalidSpecError('allocationId', 'is not a valid id')
     await this.exclusively(allocationId, async () => {
+      const log = this.log.child({ allocationId })
+      // A pod's members first (found by their labels), then the single container and the folder.
+      const members = await podContainers(this.podDeps(undefined, {}), allocationId)
+      await Promise.all([...members.values()].map((c) => this.remove(c, log)))
       const container = this.docker.getContainer(`${this.labelPrefix}-${allocationId}`)
-      await this.cleanup(allocationId, container, this.log.child({ allocationId }))
+      await this.cleanup(allocationId, container, log)
       await fs.rm(this.dirs.archiveOf(allocationId), { force: true })
     })
+  }
+
+  /** What a pod's run needs of this executor. */
+  private podDeps(spec: ExecutionSpec | undefined, options: RunOptions): PodDeps {
+    const log =
+      spec === undefined ? this.log : this.log.child({ jobId: spec.jobId, allocationId: spec.allocationId })
+    return {
+      docker: this.docker,
+      log,
+      clock: this.clock,
+      dirs: this.dirs,
+      settings: {
+        user: this.user,
+        labelPrefix: this.labelPrefix,
+        owner: this.owner,
+        maxLogBytes: this.maxLogBytes,
+      },
+      statsIntervalMs: this.statsIntervalMs,
+      limits: { maxBytes: this.maxOutputBytes, maxFiles: this.maxOutputFiles },
+      emit: (e) => safeEmit(options, e, log),
+      engine: (call) => this.engine(call),
+    }
   }
 
   /** One operation at a time per allocation in this process. */
@@ -269,8 +302,8 @@ export class DockerExecutor implements Executor {
   }
 
   /**
-   * Watches a started container to its end: output into capped captures, the timeout (counted from
-   * `startedAt`), cancellation, usage samples; then classifies the exit and collects /outputs.
+   * Watches a started container to its end (supervise.ts), then classifies the exit and collects
+   * /outputs.
    */
   private async supervise(
     container: Docker.Container,
@@ -278,93 +311,35 @@ export class DockerExecutor implements Executor {
     outputsDir: string,
     options: RunOptions,
     log: Logger,
-    stream: NodeJS.ReadableStream & Partial<{ destroy: () => void }>,
+    stream: OutputStream,
     startedAt: number,
   ): Promise<ExecutionResult> {
-    const emit = (event: ExecutionEvent): void => safeEmit(options, event, log)
-    const { stdout, stderr } = captureOutput(stream, this.maxLogBytes, emit, () =>
-      log.info(
-        { maxLogBytes: this.maxLogBytes },
-        'output truncated: stdout and stderr over the cap, no longer read',
-      ),
-    )
-    const drained = new Promise<void>((resolve) => {
-      stream.once('end', resolve)
-      stream.once('close', resolve)
-      stream.once('error', () => resolve())
+    const ended = await supervise(container, {
+      clock: this.clock,
+      log,
+      maxLogBytes: this.maxLogBytes,
+      statsIntervalMs: this.statsIntervalMs,
+      timeoutSeconds: spec.timeoutSeconds,
+      startedAt,
+      stream,
+      emit: (event) => safeEmit(options, event, log),
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+    }).ended
+    const archiveFile = await this.dirs.freshArchive(spec.allocationId)
+    const result = await runResult({
+      ...ended,
+      timeoutSeconds: spec.timeoutSeconds,
+      outputsDir,
+      archiveFile,
+      quotaBytes: this.dirs.quotaOf(spec),
+      limits: { maxBytes: this.maxOutputBytes, maxFiles: this.maxOutputFiles },
     })
-
-    let requested: StopReason | undefined
-    let killed: Promise<boolean> = Promise.resolve(false)
-    const stop = (reason: StopReason): void => {
-      if (requested !== undefined) return
-      requested = reason
-      killed = this.kill(container, log)
-    }
-    const onAbort = (): void => stop('cancelled')
-    options.signal?.addEventListener('abort', onAbort, { once: true })
-    const sampler = new StatsSampler(container, log, this.statsIntervalMs, this.clock, (u) =>
-      emit({ type: 'usage', cpuSeconds: u.cpuSeconds, memoryBytes: u.peakMemoryBytes }),
+    const { status, exitCode, reason, usage } = result
+    log.info(
+      { status, exitCode, reason, wallSeconds: usage.wallSeconds, skipped: result.outputsSkipped },
+      'run finished',
     )
-    const timer = this.clock.setTimeout(
-      () => stop('timed_out'),
-      startedAt + spec.timeoutSeconds * 1000 - this.clock.now(),
-    )
-    try {
-      if (options.signal?.aborted === true) stop('cancelled')
-      sampler.start()
-      const { StatusCode: exitCode } = (await container.wait()) as { StatusCode: number }
-      const measuredWall = (this.clock.now() - startedAt) / 1000
-      this.clock.clearTimeout(timer)
-      const sampled = sampler.stop()
-      const drainWait = new AbortController()
-      await Promise.race([drained, delay(STREAM_DRAIN_MS, { clock: this.clock, signal: drainWait.signal })])
-      drainWait.abort()
-      stdout.flushText()
-      stderr.flushText()
-      const wasKilled = await killed
-      // The run happened whatever the engine says next: without its record, our own clock counts.
-      const state: Partial<Docker.ContainerInspectInfo['State']> = await container
-        .inspect()
-        .then((i) => i.State)
-        .catch((err: unknown) => {
-          log.warn({ err: dockerMessage(err) }, 'could not inspect the exited container')
-          return {}
-        })
-      emit({ type: 'exited', exitCode })
-
-      const archiveFile = await this.dirs.freshArchive(spec.allocationId)
-      const result = await runResult({
-        exitCode,
-        stopRequested: requested,
-        killed: wasKilled,
-        oomKilled: state.OOMKilled === true,
-        timeoutSeconds: spec.timeoutSeconds,
-        usage: {
-          wallSeconds: wallSeconds(state, measuredWall),
-          cpuSeconds: sampled.cpuSeconds,
-          peakMemoryBytes: sampled.peakMemoryBytes,
-        },
-        stdout: stdout.text(),
-        stderr: stderr.text(),
-        truncated: stdout.truncated || stderr.truncated,
-        outputsDir,
-        archiveFile,
-        quotaBytes: this.dirs.quotaOf(spec),
-        limits: { maxBytes: this.maxOutputBytes, maxFiles: this.maxOutputFiles },
-      })
-      const { status, reason, usage } = result
-      log.info(
-        { status, exitCode, reason, wallSeconds: usage.wallSeconds, skipped: result.outputsSkipped },
-        'run finished',
-      )
-      return result
-    } finally {
-      this.clock.clearTimeout(timer)
-      sampler.stop()
-      options.signal?.removeEventListener('abort', onAbort)
-      stream.destroy?.()
-    }
+    return result
   }
 
   private async create(spec: ExecutionSpec, outputsDir: string): Promise<Docker.Container> {
@@ -386,17 +361,6 @@ export class DockerExecutor implements Executor {
         )
       }
       throw err
-    }
-  }
-
-  /** SIGKILL; false when the container was no longer running. */
-  private async kill(container: Docker.Container, log: Logger): Promise<boolean> {
-    try {
-      await container.kill({ signal: 'SIGKILL' })
-      return true
-    } catch (err) {
-      log.debug({ err: dockerMessage(err) }, 'kill: container not running')
-      return false
     }
   }
 

@@ -1,7 +1,7 @@
 import type { ExecutionStatus } from '../executor.js'
 
-/** Why this process stopped the container, if it did. */
-export type StopReason = 'timed_out' | 'cancelled'
+/** Why this process stopped the container, if it did ('pod': another member of its pod failed). */
+export type StopReason = 'timed_out' | 'cancelled' | 'pod'
 
 export interface ExitFacts {
   /** Set when a timeout or an abort asked for the container to be killed. */
@@ -21,8 +21,11 @@ export interface ExitFacts {
  */
 export function classifyExit(facts: ExitFacts): { status: ExecutionStatus; reason?: string } {
   if (facts.stopRequested !== undefined && facts.killed) {
-    return facts.stopRequested === 'timed_out'
-      ? { status: 'timed_out', reason: `timed out after ${facts.timeoutSeconds}s` }
+    if (facts.stopRequested === 'timed_out') {
+      return { status: 'timed_out', reason: `timed out after ${facts.timeoutSeconds}s` }
+    }
+    return facts.stopRequested === 'pod'
+      ? { status: 'cancelled', reason: 'stopped: another member of the pod did not complete' }
       : { status: 'cancelled', reason: 'cancelled' }
   }
   if (facts.oomKilled) return { status: 'failed', reason: 'memory limit exceeded' }

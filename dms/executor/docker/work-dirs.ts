@@ -20,6 +20,16 @@ export interface WorkDirsInit {
   diskQuota: boolean
 }
 
+/** The host folders of a pod's allocation. */
+export interface PodDirs {
+  /** The quota mount; collected as the one archive (`<member>/...`). */
+  outputs: string
+  /** Bind-mounted at /pod in every member. */
+  pod: string
+  /** Each member's /outputs, by member name. */
+  members: Map<string, string>
+}
+
 export class WorkDirs {
   constructor(private readonly init: WorkDirsInit) {}
 
@@ -66,16 +76,42 @@ export class WorkDirs {
     await fs.mkdir(dirs.outputs)
     const quota = this.quotaOf(spec)
     if (quota !== undefined) await mountQuota(dirs.outputs, dirs.disk, quota)
+    await this.giveToWorkload(dirs.outputs)
+    return dirs.outputs
+  }
+
+  /**
+   * A pod's folders, all inside the one quota mount: `outputs/<member>` (each member's /outputs)
+   * and `outputs/.pod` (the shared /pod; member names never start with a dot).
+   */
+  async preparePod(spec: ExecutionSpec, members: readonly string[]): Promise<PodDirs> {
+    const outputs = await this.prepareOutputs(spec)
+    const pod = this.scratchOf(spec.allocationId)
+    const memberDirs = new Map<string, string>()
+    for (const dir of [pod, ...members.map((m) => join(outputs, m))]) {
+      await fs.mkdir(dir)
+      await this.giveToWorkload(dir)
+    }
+    for (const m of members) memberDirs.set(m, join(outputs, m))
+    return { outputs, pod, members: memberDirs }
+  }
+
+  /** The pod's shared folder (inside its outputs, removed before they are collected). */
+  scratchOf(allocationId: AllocationId): string {
+    return join(this.outputsOf(allocationId), '.pod')
+  }
+
+  /** Lets the workload's user write `dir`. */
+  private async giveToWorkload(dir: string): Promise<void> {
     const ids = /^(\d+)(?::(\d+))?$/.exec(this.init.user)
     if (process.getuid?.() === 0 && ids !== null) {
       const uid = Number(ids[1])
-      await fs.chown(dirs.outputs, uid, ids[2] !== undefined ? Number(ids[2]) : uid)
-      await fs.chmod(dirs.outputs, 0o755)
+      await fs.chown(dir, uid, ids[2] !== undefined ? Number(ids[2]) : uid)
+      await fs.chmod(dir, 0o755)
     } else {
       // Not root, or a user name we cannot resolve on the host: let anyone write.
-      await fs.chmod(dirs.outputs, 0o777)
+      await fs.chmod(dir, 0o777)
     }
-    return dirs.outputs
   }
 
   /** Where to write the allocation's archive, with a stale one (a crash before it was taken) gone. */

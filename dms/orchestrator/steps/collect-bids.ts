@@ -174,6 +174,16 @@ async function ask(
     // Renewed while this job waited, if need be.
     approval: d.approval.current() ?? approval,
     ...(job.spec.network === true ? { network: true } : {}),
+    // A pod: what each provider judges before bidding (its images, who wants the network).
+    ...(job.spec.members !== undefined
+      ? {
+          members: job.spec.members.map((m) => ({
+            name: m.name,
+            image: m.image,
+            ...(m.network === true ? { network: true } : {}),
+          })),
+        }
+      : {}),
   }
   if (to === undefined) await d.actor.publish(BID_REQUEST_TOPIC, W.bidRequest, req, config.bidWindowMs + 5000)
   else

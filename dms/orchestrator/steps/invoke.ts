@@ -26,6 +26,20 @@ export function invokeStep(d: InvokeDeps): Step {
         env: job.spec.env,
         inputs,
         ...(job.spec.network === true ? { network: true } : {}),
+        // A pod: each member's container and share (the provider checks them against its bid).
+        ...(job.spec.members !== undefined
+          ? {
+              members: job.spec.members.map((m) => ({
+                name: m.name,
+                image: m.image,
+                ...(m.network === true ? { network: true } : {}),
+                command: m.command,
+                env: m.env,
+                cpu: m.cpu,
+                memoryBytes: m.memoryBytes,
+              })),
+            }
+          : {}),
       },
       { timeoutMs: d.config.requestTimeoutMs, signal },
     )

@@ -40,6 +40,24 @@ export function usageProblem(job: JobRecord, receipt: Receipt | undefined, now: 
   return `the receipt claims ${wall} s of wall time, the run took at most ${observedMs / 1000} s`
 }
 
+/**
+ * Why a result's `members` do not fit the job, or undefined: a pod's result lists every member of
+ * its spec, in order, and says `completed` for the pod only when each member completed; one
+ * container's result lists none.
+ */
+export function membersProblem(
+  spec: ReadonlyArray<{ name: string }> | undefined,
+  r: Pick<JobResult, 'members' | 'receipt'>,
+): string | undefined {
+  const got = r.members
+  if (spec === undefined) return got === undefined ? undefined : 'it lists pod members for one container'
+  if (got === undefined || got.length !== spec.length || got.some((m, i) => m.name !== spec[i].name))
+    return `its members are not the pod's (${spec.map((m) => m.name).join(', ')})`
+  if (r.receipt.receipt.status === 'completed' && got.some((m) => m.status !== 'completed'))
+    return 'it says completed while a member did not complete'
+  return undefined
+}
+
 export function verifyStep(d: VerifyDeps): Step {
   return async (job, signal) => {
     const r = job.result as JobResult
@@ -59,6 +77,9 @@ export function verifyStep(d: VerifyDeps): Step {
       (receiptSignatureOk ? undefined : 'it is not signed by the provider')
     if (malformed !== undefined)
       throw new JobFailure('BAD_RECEIPT', `the provider's receipt is malformed: ${malformed}`)
+    const members = membersProblem(job.spec.members, r)
+    if (members !== undefined)
+      throw new JobFailure('BAD_RECEIPT', `the provider's result is malformed: ${members}`)
     const usage = usageProblem(job, r.receipt?.receipt, d.clock.now())
     if (usage !== undefined) d.log.warn({ jobId: job.id, problem: usage }, 'receipt usage did not verify')
     // The outputs are fetched (one archive, in chunks) and checked file by file, by a deadline

@@ -107,6 +107,10 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     return m.docker.available ? undefined : `docker unavailable: ${m.docker.error ?? 'unknown reason'}`
   }
 
+  /** A pod's images other than the request's own (its first member's), each once. */
+  const podImages = (req: BidRequest): string[] =>
+    [...new Set((req.members ?? []).map((m) => m.image))].filter((image) => image !== req.image)
+
   return async (actor: Actor, msg: Message<BidRequest>): Promise<void> => {
     const problem = checkBidRequest(msg.payload)
     if (problem !== undefined) return ignore('malformed', msg, problem)
@@ -135,7 +139,10 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     const refusal =
       offer.withdrawnAt !== undefined
         ? 'offboarded'
-        : (d.mode?.refusal() ?? d.images.refusal(req.image) ?? (await engineProblem()))
+        : (d.mode?.refusal() ??
+          d.images.refusal(req.image) ??
+          podImages(req).reduce<string | undefined>((r, image) => r ?? d.images.refusal(image), undefined) ??
+          (await engineProblem()))
     if (refusal !== undefined) return decline(actor, msg, [refusal], own)
     const unpaid = init.maxUnpaidJobs === undefined ? 0 : ((await d.books?.unpaidOf(msg.peer)) ?? 0)
     if (init.maxUnpaidJobs !== undefined && unpaid > init.maxUnpaidJobs)
@@ -167,6 +174,18 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
         maxPrice: req.maxPrice,
         excluded: req.exclude.includes(d.peerId()),
         network: req.network === true,
+        ...(req.members !== undefined
+          ? {
+              networkMembers: req.members.filter((m) => m.network === true).map((m) => m.name),
+              moreImages: await Promise.all(
+                podImages(req).map(async (image) => ({
+                  image,
+                  hasImage:
+                    imageAllowed(init.preferences?.allowedImages, image) && (await d.images.canRun(image)),
+                })),
+              ),
+            }
+          : {}),
         requester: msg.peer,
         activeJobs: d.ledger.entries().filter((e) => e.state !== 'reserved').length,
       },

@@ -16,6 +16,7 @@ import { publicKeyOfPeer } from '../../contracts/party.js'
 import type { Invocation, InvocationReply } from '../../protocol/messages.js'
 import type { StoredBid } from '../bid-store.js'
 import { NETWORK_REFUSED } from '../capability.js'
+import { podInvocationProblem } from '../pod-invocation.js'
 import { invocationProblem } from '../validate.js'
 import { liveIn, mine, type BidLookup } from './common.js'
 
@@ -78,7 +79,9 @@ export function invokeHandler(d: InvokeDeps) {
         START_DEADLINE_PASSED,
         `the contract had to start by ${new Date(t.startBy).toISOString()}: the contract-db expires it`,
       )
-    const runIssue = invocationProblem(inv, t.resources.diskBytes)
+    const runIssue =
+      invocationProblem(inv, t.resources.diskBytes) ??
+      podInvocationProblem(inv, rec.snapshot.context.request, t, d.allowNetwork === true)
     if (runIssue !== undefined) throw new RefusedError('BAD_INVOCATION', runIssue)
     // The bid request may not have said: the invocation is what the container gets.
     if (inv.network === true && d.allowNetwork !== true)
@@ -97,6 +100,7 @@ export function invokeHandler(d: InvokeDeps) {
         env: inv.env ?? {},
         inputs: inv.inputs ?? [],
         ...(inv.network === true ? { network: true } : {}),
+        ...(inv.members !== undefined ? { members: inv.members } : {}),
       },
     })
     const snap = await d.book.settle(actor, (s) => !s.matches('allocating'))

@@ -33,10 +33,16 @@ async function dms(...args: string[]): Promise<{ code: number; stdout: string; s
 /** Stand-in jobs: a job whose command is `sleep` runs until cancelled; any other completes at once. */
 class StandInJobs implements WorkflowJobs {
   private readonly jobs = new Map<string, WorkflowJob>()
+  private readonly members = new Map<string, string[]>()
   private readonly fns = new Set<(j: WorkflowJob) => void>()
-  post(spec: { command: string[] }, id: string) {
+  post(spec: { command: string[]; members?: Array<{ name: string }> }, id: string) {
     const job: WorkflowJob = { state: 'running', record: { id } }
     this.jobs.set(id, job)
+    if (spec.members !== undefined)
+      this.members.set(
+        id,
+        spec.members.map((m) => m.name),
+      )
     if (spec.command[0] !== 'sleep') setImmediate(() => this.set(id, 'completed'))
     return Promise.resolve(job)
   }
@@ -54,7 +60,12 @@ class StandInJobs implements WorkflowJobs {
   outputs(id: string) {
     return Promise.resolve({
       jobId: id,
-      files: [{ path: 'x.txt', sha256: 'ab'.repeat(32), size: 2 }],
+      // A pod's job: each member's x.txt under `<member>/`.
+      files: (this.members.get(id) ?? ['']).map((m) => ({
+        path: m === '' ? 'x.txt' : `${m}/x.txt`,
+        sha256: 'ab'.repeat(32),
+        size: 2,
+      })),
       archive: null,
     })
   }
@@ -192,5 +203,40 @@ describe('dms workflow commands (built CLI, real API and runner)', function () {
     assert.match(waited.stderr, new RegExp(`workflow ${id} cancelled`))
     assert.match(waited.stdout, /^slow +cancelled +cancelled/m)
     assert.match(waited.stdout, /^next +cancelled +- +-$/m)
+  })
+
+  it("status shows each pod's tasks with their pod; a pod task's outputs are its subtree", async () => {
+    const file = join(dir, 'pod.json')
+    await writeFile(
+      file,
+      JSON.stringify({
+        tasks: [
+          { name: 'left', job: job('true'), pod: 'pair' },
+          { name: 'right', job: job('true'), pod: 'pair' },
+          { name: 'after', job: job('true'), runAfter: ['left'] },
+        ],
+      }),
+    )
+    const run = await dms('workflow', 'run', '-f', file, '--wait', '--socket', sock)
+    assert.equal(run.code, 0, run.stderr)
+    const id = /^workflow ([0-9a-f-]{36})$/m.exec(run.stdout)?.[1] as string
+    const status = await dms('workflow', 'status', id, '--socket', sock)
+    assert.match(status.stdout, /^task +pod +state +job state +job$/m)
+    const podJob = /^left +pair +completed +completed +([0-9a-f-]{36})$/m.exec(status.stdout)?.[1]
+    assert.ok(podJob, status.stdout)
+    assert.match(status.stdout, new RegExp(`^right +pair +completed +completed +${podJob}$`, 'm'))
+    assert.match(status.stdout, /^after +- +completed +completed +[0-9a-f-]{36}$/m)
+    assert.doesNotMatch(status.stdout, new RegExp(`^after .*${podJob}`, 'm'))
+    const outputs = await dms('workflow', 'outputs', id, 'right', '--socket', sock)
+    assert.equal(outputs.code, 0, outputs.stderr)
+    assert.match(
+      outputs.stdout,
+      new RegExp(`^task right: job ${podJob} \\(pod pair: its files under right/\\), 1 output files`, 'm'),
+    )
+    assert.match(outputs.stdout, /^2 +abababababababab… {2}right\/x\.txt$/m)
+    assert.doesNotMatch(outputs.stdout, /left\/x\.txt/)
+    const ghost = await dms('workflow', 'logs', id, 'ghost', '--socket', sock)
+    assert.equal(ghost.code, 1)
+    assert.match(ghost.stderr, /workflow [0-9a-f-]{36} has no task ghost/)
   })
 })

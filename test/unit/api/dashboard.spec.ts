@@ -192,6 +192,10 @@ describe('dashboard: sign-in, headers and the event stream', () => {
     for (const fn of feeds.logs)
       fn('j1', { jobId: 'j1', allocationId: 'a', stream: 'stdout', seq: 0, data: 'hi\n' })
     await until('event: log\ndata: {"jobId":"j1","stream":"stdout","data":"hi\\n"}\n\n')
+    // A pod member's piece names it.
+    for (const fn of feeds.logs)
+      fn('j1', { jobId: 'j1', allocationId: 'a', stream: 'stderr', seq: 1, data: 'x', member: 'b' })
+    await until('event: log\ndata: {"jobId":"j1","stream":"stderr","data":"x","member":"b"}\n\n')
     for (const fn of feeds.allocations) fn('b1', 'running')
     await until('event: allocation\ndata: {"id":"b1","state":"running"}\n\n')
     for (const fn of feeds.peers) fn('P', false)

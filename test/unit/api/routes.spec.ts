@@ -72,7 +72,7 @@ class FakeJobs implements JobsPort {
     if (job.state === 'completed') return Promise.reject(new DmsError('JOB_ENDED', `job ${id} is completed`))
     return Promise.resolve({ ...job, state: 'cancelling' })
   }
-  liveLogs = (id: string) => this.live[id]
+  liveLogs = (id: string, member?: string) => this.live[member === undefined ? id : `${id}/${member}`]
   onLog(fn: (id: string, l: JobLog) => void) {
     this.logs.add(fn)
     return () => this.logs.delete(fn)
@@ -206,6 +206,99 @@ describe('REST routes over their ports', () => {
         ],
       )
       assert.equal(jobs.listeners, 0, 'the route unsubscribed when the job ended')
+    } finally {
+      await app.close()
+    }
+  })
+
+  it("logs of a pod: member by member, one member's with ?member= (live or from the result), follow filtered by member", async () => {
+    const jobs = new FakeJobs()
+    const app = api({ jobs })
+    const members = [{ name: 'a' }, { name: 'b' }]
+    jobs.jobs.set('p', { state: 'running', record: record('p', 1, { spec: { members } } as never) })
+    jobs.jobs.set('one', { state: 'running', record: record('one', 1) })
+    jobs.live['p/a'] = { stdout: 'a so far', stderr: '', truncated: false }
+    const get = (url: string) => app.inject({ method: 'GET', url })
+    assert.deepEqual((await get('/v1/jobs/p/logs?member=a')).json(), {
+      stdout: 'a so far',
+      stderr: '',
+      truncated: false,
+    })
+    assert.deepEqual((await get('/v1/jobs/p/logs')).json(), {
+      stdout: '',
+      stderr: '',
+      truncated: false,
+      members: [
+        { name: 'a', stdout: 'a so far', stderr: '', truncated: false },
+        { name: 'b', stdout: '', stderr: '', truncated: false },
+      ],
+    })
+    const unknown = await get('/v1/jobs/p/logs?member=c')
+    assert.deepEqual(
+      [unknown.statusCode, unknown.json<{ error: { code: string } }>().error.code],
+      [404, 'MEMBER_NOT_FOUND'],
+    )
+    const notPod = await get('/v1/jobs/one/logs?member=a')
+    assert.equal(notPod.statusCode, 400)
+    assert.match(notPod.json<{ error: { message: string } }>().error.message, /is not a pod/)
+    assert.equal((await get('/v1/jobs/p/logs?member=..')).statusCode, 400, 'a name outside the grammar')
+    // Once the result came: each member's from it.
+    const result = {
+      stdout: '',
+      stderr: '',
+      truncated: false,
+      members: [{ name: 'b', stdout: 'b done', stderr: 'e', truncated: true }],
+    }
+    jobs.jobs.set('p', { state: 'completed', record: record('p', 1, { spec: { members }, result } as never) })
+    assert.deepEqual((await get('/v1/jobs/p/logs?member=b')).json(), {
+      stdout: 'b done',
+      stderr: 'e',
+      truncated: true,
+    })
+
+    jobs.jobs.set('p', { state: 'running', record: record('p', 1, { spec: { members } } as never) })
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    try {
+      const res = await fetch(
+        `http://127.0.0.1:${(app.server.address() as { port: number }).port}/v1/jobs/p/logs?follow=true&member=a`,
+      )
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader()
+      let text = ''
+      const until = async (line: string) => {
+        while (!text.includes(line)) text += new TextDecoder().decode((await reader.read()).value)
+      }
+      await until('so far')
+      jobs.emitLog('p', {
+        jobId: 'p',
+        allocationId: 'x',
+        seq: 0,
+        stream: 'stdout',
+        data: 'b live',
+        member: 'b',
+      })
+      jobs.emitLog('p', {
+        jobId: 'p',
+        allocationId: 'x',
+        seq: 1,
+        stream: 'stdout',
+        data: 'a live',
+        member: 'a',
+      })
+      await until('a live')
+      jobs.emitChange({ state: 'completed', record: record('p', 1) })
+      for (let r = await reader.read(); !r.done; r = await reader.read())
+        text += new TextDecoder().decode(r.value)
+      assert.deepEqual(
+        text
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as unknown),
+        [
+          { stream: 'stdout', data: 'a so far', member: 'a' },
+          { stream: 'stdout', data: 'a live', member: 'a' },
+          { end: true, state: 'completed' },
+        ],
+      )
     } finally {
       await app.close()
     }

@@ -29,6 +29,7 @@ describe('provider/allocation-run: the network of a run', function () {
   async function specOf(
     allowNetwork: boolean | undefined,
     restoredIn?: 'provisioning',
+    members?: unknown[],
   ): Promise<ExecutionSpec> {
     let ran!: (spec: ExecutionSpec) => void
     const seen = new Promise<ExecutionSpec>((resolve) => (ran = resolve))
@@ -63,7 +64,7 @@ describe('provider/allocation-run: the network of a run', function () {
         command: ['true'],
         env: {},
         inputs: [],
-        network: true,
+        ...(members === undefined ? { network: true } : { command: [], members }),
         diskBytes: 0,
         invokedAt: 1,
         provisionBy: 60_000,
@@ -87,5 +88,29 @@ describe('provider/allocation-run: the network of a run', function () {
   it('runs without it once the provider no longer allows it (restored after a restart)', async function () {
     assert.equal((await specOf(false, 'provisioning')).network, false)
     assert.equal((await specOf(undefined, 'provisioning')).network, false)
+  })
+
+  it("a pod's members: each its own container and share, network only where asked and allowed", async function () {
+    const member = (name: string, network?: boolean) => ({
+      name,
+      image: 'dms-test:1',
+      command: ['sh', '-c', name],
+      env: { M: name },
+      ...(network !== undefined ? { network } : {}),
+      cpu: 0.5,
+      memoryBytes: 32 * 1024 * 1024,
+    })
+    const members = [member('a', true), member('b')]
+    const allowed = await specOf(true, undefined, members)
+    assert.deepEqual(allowed.members, [
+      { ...member('a'), network: true },
+      { ...member('b'), network: false },
+    ])
+    assert.deepEqual([allowed.command, allowed.network], [[], false])
+    const restored = await specOf(false, 'provisioning', members)
+    assert.deepEqual(
+      restored.members?.map((m) => m.network),
+      [false, false],
+    )
   })
 })

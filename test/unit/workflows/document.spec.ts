@@ -75,7 +75,7 @@ describe('workflow document', () => {
       'tasks.0.runAfter',
       /cycle A -> C -> B -> A|cycle/,
     )
-    refused({ tasks: [{ name: 'A', job: job(), pod: 'x' }] }, 'tasks.0.pod', /unknown field/)
+    refused({ tasks: [{ name: 'A', job: job(), pods: 'x' }] }, 'tasks.0.pods', /unknown field/)
   })
 
   it('refuses a file the upstream declares it does not write, and a path that cannot be an output', () => {
@@ -98,6 +98,27 @@ describe('workflow document', () => {
       },
       'tasks.1.from.0.path',
       /must match pattern/,
+    )
+  })
+
+  it("refuses a task whose job is a pod (members), and names a bad member's field", () => {
+    const member = (name: string) => ({
+      name,
+      image: 'dms-test:1',
+      command: ['true'],
+      cpu: 0.5,
+      memory: '32MiB',
+    })
+    const pod = { members: [member('a'), member('b')], maxDuration: 60, maxPrice: 100 }
+    refused(
+      { tasks: [{ name: 'A', job: pod }] },
+      'tasks.0.job.members',
+      /one container: give tasks the same `pod` to run them together/,
+    )
+    refused(
+      { tasks: [{ name: 'A', job: { ...pod, members: [member('a'), { ...member('b'), image: 'a//b' }] } }] },
+      'tasks.0.job.members.1.image',
+      /./,
     )
   })
 

@@ -9,70 +9,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BlobStore } from '../../../dms/blobs/store.js'
 import { silentLogger } from '../../../dms/log.js'
-import type { JobSpec } from '../../../dms/orchestrator/job-spec.js'
 import { openDb, type Db } from '../../../dms/store/db.js'
 import { jobIdOf } from '../../../dms/workflows/machine.js'
-import {
-  WorkflowRunner,
-  type StoredWorkflow,
-  type WorkflowJob,
-  type WorkflowJobs,
-} from '../../../dms/workflows/runner.js'
-
-/** A fake of the orchestrator's jobs port: jobs change state only when the test says. */
-class FakeJobs implements WorkflowJobs {
-  readonly jobs = new Map<string, WorkflowJob & { spec: JobSpec }>()
-  readonly postCount = new Map<string, number>()
-  readonly cancelled: string[] = []
-  private readonly fns = new Set<(j: WorkflowJob) => void>()
-  post(spec: JobSpec, id: string) {
-    this.postCount.set(id, (this.postCount.get(id) ?? 0) + 1)
-    const existing = this.jobs.get(id)
-    if (existing !== undefined) return Promise.resolve(existing)
-    const job = { state: 'bidding', record: { id }, spec }
-    this.jobs.set(id, job)
-    this.fns.forEach((f) => f(job))
-    return Promise.resolve(job)
-  }
-  get(id: string) {
-    return Promise.resolve(this.jobs.get(id))
-  }
-  cancel(id: string) {
-    this.cancelled.push(id)
-    setImmediate(() => this.set(id, 'cancelled'))
-    return Promise.resolve()
-  }
-  onChange(fn: (j: WorkflowJob) => void) {
-    this.fns.add(fn)
-    return () => this.fns.delete(fn)
-  }
-  readonly fetched: string[] = []
-  outputs(id: string) {
-    this.fetched.push(id)
-    return Promise.resolve({ jobId: id, files: [], archive: null })
-  }
-  readonly released: string[] = []
-  /** Set to make the next release fail (a provider that does not answer). */
-  releaseFails = false
-  readonly refused: string[] = []
-  /** Called after each release asked, answered or not. */
-  onRelease = () => {}
-  release(id: string) {
-    setImmediate(() => this.onRelease())
-    if (this.releaseFails) {
-      this.refused.push(id)
-      return Promise.reject(new Error('no answer'))
-    }
-    this.released.push(id)
-    return Promise.resolve(true)
-  }
-  set(id: string, state: string, error?: { code: string; message: string }) {
-    const job = this.jobs.get(id)!
-    job.state = state
-    if (error !== undefined) job.record = { ...job.record, error }
-    this.fns.forEach((f) => f(job))
-  }
-}
+import { WorkflowRunner, type StoredWorkflow } from '../../../dms/workflows/runner.js'
+import { FakeJobs } from './fake-jobs.js'
 
 const job = {
   image: 'dms-test:1',

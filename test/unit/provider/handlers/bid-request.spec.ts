@@ -53,6 +53,55 @@ describe('provider/handlers/bid-request', () => {
     assert.deepEqual(h.ledger.entries(), [])
   })
 
+  it('bids for a pod it can run, and declines one whose member wants the network here, naming the member', async () => {
+    const pod = (jobId: string, network?: boolean) => ({
+      ...h.request(jobId, 0.4),
+      members: [
+        { name: 'a', image: 'dms-test:1' },
+        { name: 'b', image: 'dms-test:1', ...(network === true ? { network } : {}) },
+      ],
+    })
+    await h.bidRequest()(h.msg(pod('pod-1')))
+    assert.equal(h.bids().find((b) => b.jobId === 'pod-1')?.image, 'dms-test:1')
+    assert.deepEqual(
+      h.book.openBid('pod-1', h.requester.peer) !== undefined,
+      true,
+      'the bid is kept with the request it answered',
+    )
+    await h.bidRequest()(h.msg(pod('pod-2', true)))
+    const decline = h.sent.at(-1)!
+    assert.equal(decline.behaviour, '/dms/job/decline')
+    assert.deepEqual((decline.payload as { reasons: string[] }).reasons, [
+      'network not allowed here: member b asks for network access',
+    ])
+    assert.equal(h.counts.declines['network not allowed'], 1)
+    // A malformed pod (one member) is not even declined: ignored at the door.
+    const sent = h.sent.length
+    await h.bidRequest()(h.msg({ ...pod('pod-3'), members: [{ name: 'a', image: 'dms-test:1' }] }))
+    assert.equal(h.sent.length, sent)
+  })
+
+  it("judges every member's image of a pod: a bad one is declined alone, a missing one named", async () => {
+    const pod = (jobId: string, second: string) => ({
+      ...h.request(jobId, 0.4),
+      members: [
+        { name: 'a', image: 'dms-test:1' },
+        { name: 'b', image: second },
+      ],
+    })
+    const images = {
+      refusal: (image: string) =>
+        image.includes('//') ? `invalid image: ${image} has an empty component` : undefined,
+      canRun: (image: string) => Promise.resolve(image !== 'missing:1'),
+    }
+    const reasons = () => (h.sent.at(-1)!.payload as { reasons: string[] }).reasons
+    await h.bidRequest({ images })(h.msg(pod('pod-1', 'a//b')))
+    assert.deepEqual(reasons(), ['invalid image: a//b has an empty component'])
+    await h.bidRequest({ images })(h.msg(pod('pod-2', 'missing:1')))
+    assert.deepEqual(reasons(), ['image missing:1 is not available on this provider'])
+    assert.deepEqual(h.ledger.entries(), [], 'nothing reserved')
+  })
+
   it('declines a requester over its cap of the offer ("not now")', async () => {
     await h.bid('job-1', 0.4)
     await h.bidRequest()(h.msg(h.request('job-2', 0.4)))

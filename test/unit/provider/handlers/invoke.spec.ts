@@ -3,7 +3,34 @@ import assert from 'node:assert/strict'
 import { waitFor } from 'xstate'
 import { Harness } from '../../../helpers/provider-harness.js'
 import { invokeHandler } from '../../../../dms/provider/handlers/invoke.js'
+import { allocationOf } from '../../../../dms/provider/views.js'
 import { contracted, handlers } from './flow.js'
+
+const MiB = 1024 * 1024
+const pod = [
+  { name: 'a', image: 'dms-test:1' },
+  { name: 'b', image: 'dms-test:1' },
+]
+const invokedMember = (name: string, more: Record<string, unknown> = {}) => ({
+  name,
+  image: 'dms-test:1',
+  command: ['sh', '-c', `echo ${name}`],
+  env: {},
+  cpu: 0.25,
+  memoryBytes: 32 * MiB,
+  ...more,
+})
+
+/** A pod's bid (0.5 cores, 64 MiB: two members' shares) locked and contracted. */
+async function podContracted(h: Harness) {
+  const { lock, sign } = handlers(h)
+  await h.bidRequest()(h.msg({ ...h.request('pod-1', 0.5), members: pod }, h.requester, 'job/pod-1'))
+  const bid = h.bids().find((b) => b.jobId === 'pod-1')!
+  await lock(h.msg({ jobId: bid.jobId, bidId: bid.bidId }))
+  const contract = h.contract(bid)
+  contract.providerSignature = (await sign(h.msg({ contract }))).providerSignature
+  return contract
+}
 
 describe('provider/handlers/invoke', () => {
   let h: Harness
@@ -63,5 +90,27 @@ describe('provider/handlers/invoke', () => {
     await waitFor(actor, (s) => s.status === 'done')
     assert.deepEqual(h.ledger.entries(), [], 'released at the cancel')
     await assert.rejects(handlers(h).invoke(h.msg(h.invocation(contract))), { code: 'CANCELLED' })
+  })
+
+  it('runs a pod as bid on, and refuses a forged invocation whose members differ from the bid request', async () => {
+    const contract = await podContracted(h)
+    const pods = (members: unknown[]) => h.invocation(contract, { command: [], members } as never)
+    const refused = async (members: unknown[], message: RegExp) =>
+      assert.rejects(handlers(h).invoke(h.msg(pods(members))), { code: 'BAD_INVOCATION', message })
+    await refused([invokedMember('a'), invokedMember('b', { image: 'evil:1' })], /members\[1\]\.image/)
+    await refused([invokedMember('a'), invokedMember('x')], /members\[1\]\.name/)
+    await refused([invokedMember('a'), invokedMember('b', { cpu: 1 })], /do not add up/)
+    await refused([invokedMember('a'), invokedMember('b', { network: true })], /members\[1\]\.network/)
+    await assert.rejects(handlers(h).invoke(h.msg(h.invocation(contract))), {
+      code: 'BAD_INVOCATION',
+      message: /named 2 members/,
+    })
+    assert.equal(h.ledger.entries()[0].state, 'locked', 'nothing allocated')
+    const good = [invokedMember('a'), invokedMember('b')]
+    const { allocationId } = await handlers(h).invoke(h.msg(pods(good)))
+    assert.deepEqual(h.fakes.runs.get(allocationId)!.input.allocation.members, good)
+    // The provider's allocations view lists them.
+    const view = allocationOf((await h.book.get(contract.terms.bidId))!)
+    assert.deepEqual([view?.command, view?.members], [[], good])
   })
 })

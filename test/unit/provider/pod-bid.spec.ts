@@ -1,0 +1,177 @@
+/**
+ * A pod at the provider (specs/job-spec.md, "Pods"): its bid request is bounded before anything is
+ * looked at, it is declined with the usual reasons for any member (image, network), and its
+ * invocation must match what was bid on and what the contract says.
+ */
+import assert from 'node:assert/strict'
+import type { BidRequest, Invocation, InvokedMember } from '../../../dms/protocol/messages.js'
+import { acceptJob, compareCapability } from '../../../dms/provider/capability.js'
+import { LIMITS } from '../../../dms/protocol/bounds.js'
+import { podInvocationProblem } from '../../../dms/provider/pod-invocation.js'
+import { memberOutcomes } from '../../../dms/provider/publish.js'
+import { checkBidRequest } from '../../../dms/provider/validate.js'
+
+const MiB = 1024 * 1024
+const request = (over: Partial<BidRequest> = {}): BidRequest => ({
+  jobId: 'j1',
+  resources: { cpu: 1, memoryBytes: 128 * MiB, diskBytes: 0, gpus: 0 },
+  image: 'dms-test:1',
+  maxDurationSeconds: 60,
+  maxPrice: 1000,
+  deadline: 1,
+  exclude: [],
+  members: [
+    { name: 'a', image: 'dms-test:1' },
+    { name: 'b', image: 'tool:2', network: true },
+  ],
+  ...over,
+})
+const member = (name: string, more: Partial<InvokedMember> = {}): InvokedMember => ({
+  name,
+  image: 'dms-test:1',
+  command: ['sh', '-c', 'true'],
+  env: {},
+  cpu: 0.5,
+  memoryBytes: 64 * MiB,
+  ...more,
+})
+const members = () => [member('a'), member('b', { image: 'tool:2', network: true })]
+const inv = (over: Partial<Invocation> = {}): Invocation =>
+  ({ command: [], env: {}, inputs: [], members: members(), ...over }) as Invocation
+const terms = { image: 'dms-test:1', resources: { cpu: 1, memoryBytes: 128 * MiB, diskBytes: 0, gpus: 0 } }
+
+describe('provider: pods', () => {
+  it('takes a well-formed pod bid request and names what is wrong in another', () => {
+    assert.equal(checkBidRequest(request()), undefined)
+    const m = request().members!
+    assert.equal(checkBidRequest(request({ members: [m[0]] })), 'members')
+    assert.equal(checkBidRequest(request({ members: Array(9).fill(m[0]) })), 'members')
+    assert.equal(checkBidRequest(request({ members: [m[0], { ...m[1], name: 'a' }] })), 'members[1].name')
+    assert.equal(checkBidRequest(request({ members: [m[0], { ...m[1], name: '.x' }] })), 'members[1].name')
+    assert.equal(checkBidRequest(request({ members: [m[0], { ...m[1], image: '' }] })), 'members[1].image')
+    assert.equal(
+      checkBidRequest(request({ members: [m[0], { ...m[1], image: 'x'.repeat(513) }] })),
+      'members[1].image',
+    )
+    assert.equal(
+      checkBidRequest(request({ members: [m[0], { ...m[1], network: 'yes' as unknown as boolean }] })),
+      'members[1].network',
+    )
+    // The terms name the first member's image; the pod has no network of its own.
+    assert.equal(checkBidRequest(request({ image: 'tool:2' })), 'image')
+    assert.equal(checkBidRequest(request({ network: true })), 'network')
+  })
+
+  it("declines a pod for any member's image or network, with the usual reasons", () => {
+    const fits = compareCapability(request().resources, {
+      cpu: 2,
+      memoryBytes: 512 * MiB,
+      diskBytes: 0,
+      gpus: 0,
+    })
+    const decide = (allowNetwork: boolean, hasTool: boolean) =>
+      acceptJob(
+        fits,
+        {
+          allowedImages: ['dms-test:*', 'tool:*'],
+          allowNetwork,
+          hasImage: true,
+          networkMembers: ['b'],
+          moreImages: [{ image: 'tool:2', hasImage: hasTool }],
+          price: 1,
+          maxPrice: 10,
+          excluded: false,
+        },
+        'dms-test:1',
+        60,
+      )
+    assert.deepEqual(decide(true, true), { accept: true, reasons: [] })
+    assert.deepEqual(decide(false, false).reasons, [
+      'network not allowed here: member b asks for network access',
+      'image tool:2 is not available on this provider',
+    ])
+    const notAllowed = acceptJob(
+      fits,
+      {
+        allowedImages: ['dms-test:*'],
+        hasImage: true,
+        moreImages: [{ image: 'tool:2', hasImage: true }],
+        price: 1,
+        maxPrice: 10,
+        excluded: false,
+      },
+      'dms-test:1',
+      60,
+    )
+    assert.deepEqual(notAllowed.reasons, ['image tool:2 is not allowed here'])
+  })
+
+  it('takes the invocation of the pod it bid on: same members, shares that add up to the terms', () => {
+    assert.equal(podInvocationProblem(inv(), request(), terms, true), undefined)
+    // One container bid on, one invoked: no members either side.
+    assert.equal(
+      podInvocationProblem(inv({ members: undefined }), request({ members: undefined }), terms, true),
+      undefined,
+    )
+  })
+
+  it('refuses a forged invocation whose members differ from the bid request or the terms', () => {
+    const refused = (i: Invocation, allow = true, r = request()) => podInvocationProblem(i, r, terms, allow)
+    const [a, b] = members()
+    assert.match(
+      refused(inv({ members: [a, { ...b, name: 'c' }] })) ?? '',
+      /members\[1\]\.name is not the bid request's "b"/,
+    )
+    assert.match(refused(inv({ members: [a, { ...b, image: 'evil:1' }] })) ?? '', /members\[1\]\.image/)
+    assert.match(refused(inv({ members: [{ ...a, network: true }, b] })) ?? '', /members\[0\]\.network/)
+    assert.match(refused(inv({ members: [a] })) ?? '', /named 2 members/)
+    assert.match(refused(inv({ members: [a, b, member('c')] })) ?? '', /named 2 members/)
+    assert.match(
+      refused(inv({ members: [{ ...a, cpu: 1.5 }, b] })) ?? '',
+      /do not add up to the contract's 1/,
+    )
+    assert.match(refused(inv({ members: [a, { ...b, memoryBytes: 512 * MiB }] })) ?? '', /do not add up/)
+    assert.match(
+      refused(inv({ members: [a, { ...b, command: [] }] })) ?? '',
+      /members\[1\]\.command\[0\] is empty/,
+    )
+    assert.match(
+      refused(inv({ members: [a, { ...b, env: { 'A=B': 'x' } }] })) ?? '',
+      /members\[1\]\.env "A=B"/,
+    )
+    assert.match(refused(inv({ command: ['sh'] })) ?? '', /no command, env or network of its own/)
+    assert.equal(refused(inv(), false), 'network not allowed here: member b asks for network access')
+    assert.match(refused(inv(), true, request({ members: undefined })) ?? '', /was for one container/)
+    assert.match(
+      podInvocationProblem(inv(), request(), { ...terms, image: 'tool:2' }, true) ?? '',
+      /image is not the first member's/,
+    )
+  })
+
+  it("cuts each member's output in the result to its share, so a pod's result is no larger than a container's", () => {
+    const usage = { wallSeconds: 1, cpuSeconds: 1, peakMemoryBytes: 1 }
+    const big = 'x'.repeat(200_000)
+    const out = memberOutcomes(
+      ['a', 'b', 'c'].map((name) => ({
+        name,
+        status: 'completed' as const,
+        exitCode: 0,
+        stdout: big,
+        stderr: name === 'c' ? 'small' : '',
+        truncated: false,
+        usage,
+      })),
+    )
+    const share = Math.floor(LIMITS.log / 3)
+    assert.deepEqual(
+      out.map((m) => [m.name, m.stdout.length, m.stderr, m.truncated]),
+      [
+        ['a', share, '', true],
+        ['b', share, '', true],
+        ['c', share, 'small', true],
+      ],
+    )
+    assert.ok(out.reduce((n, m) => n + m.stdout.length, 0) <= LIMITS.log)
+    assert.equal('usage' in out[0], false)
+  })
+})
