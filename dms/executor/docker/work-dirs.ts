@@ -60,10 +60,19 @@ export class WorkDirs {
     }
   }
 
-  /** Creates /outputs, mounts the quota on it, and lets the workload's user write it. */
-  async prepareOutputs(spec: ExecutionSpec): Promise<string> {
+  /** Creates the (empty) folder that is /outputs: enough for the engine to create the container. */
+  async makeOutputs(allocationId: AllocationId): Promise<string> {
+    const { outputs } = this.dirsOf(allocationId)
+    await fs.mkdir(outputs)
+    return outputs
+  }
+
+  /**
+   * Mounts the quota on /outputs (made by `makeOutputs`) and lets the workload's user write it.
+   * Must be done before the container starts (the engine binds the folder at start, not at create).
+   */
+  async limitOutputs(spec: ExecutionSpec): Promise<void> {
     const dirs = this.dirsOf(spec.allocationId)
-    await fs.mkdir(dirs.outputs)
     const quota = this.quotaOf(spec)
     if (quota !== undefined) await mountQuota(dirs.outputs, dirs.disk, quota)
     const ids = /^(\d+)(?::(\d+))?$/.exec(this.init.user)
@@ -75,7 +84,6 @@ export class WorkDirs {
       // Not root, or a user name we cannot resolve on the host: let anyone write.
       await fs.chmod(dirs.outputs, 0o777)
     }
-    return dirs.outputs
   }
 
   /** Where to write the allocation's archive, with a stale one (a crash before it was taken) gone. */
