@@ -148,6 +148,13 @@ export interface OfMember {
 export interface RunOptions {
   signal?: AbortSignal
   onEvent?: (event: ExecutionEvent) => void
+  /**
+   * The workload starts only once this settles (the provider's start note, recorded by the
+   * contract-db). What is cheap and undoable (the work folder, the disk quota, the container
+   * created and attached) is done while it is pending; if it rejects, all that is undone, nothing
+   * has started, and `run` rejects with its error.
+   */
+  startAfter?: Promise<unknown>
 }
 
 /** A container this executor created (found by its labels), e.g. one left by an earlier process. */

@@ -16,7 +16,7 @@ import type {
 import { hashOutputs } from '../protocol/outputs.js'
 
 export class NoopExecutor implements Executor {
-  /** Runs so far (for assertions). */
+  /** Runs started so far (for assertions): a run whose `startAfter` rejected is not counted. */
   runs = 0
 
   info(): Promise<ExecutorInfo> {
@@ -33,11 +33,12 @@ export class NoopExecutor implements Executor {
   canRun(): Promise<boolean> {
     return Promise.resolve(true)
   }
-  run(_spec: ExecutionSpec, options: RunOptions = {}): Promise<ExecutionResult> {
+  async run(_spec: ExecutionSpec, options: RunOptions = {}): Promise<ExecutionResult> {
+    if (options.startAfter !== undefined) await options.startAfter
     this.runs++
     options.onEvent?.({ type: 'started' })
     options.onEvent?.({ type: 'exited', exitCode: 0 })
-    return Promise.resolve({
+    return {
       status: 'completed',
       exitCode: 0,
       stdout: '',
@@ -46,7 +47,7 @@ export class NoopExecutor implements Executor {
       outputs: [],
       outputsHash: hashOutputs([]),
       usage: { wallSeconds: 0, cpuSeconds: 0, peakMemoryBytes: 0 },
-    })
+    }
   }
   listManaged(): Promise<ManagedContainer[]> {
     return Promise.resolve([])

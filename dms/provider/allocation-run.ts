@@ -135,13 +135,13 @@ async function run(
     },
   }
   const fresh = async () => {
-    // The start note's round trip runs while the inputs are staged; the container starts only
-    // once the contract-db recorded it (specs/contract-db.md, "Start notes").
-    const noted = d.startNote?.(a.contract, signal) ?? Promise.resolve()
-    noted.catch(() => {}) // awaited below; not unhandled while the inputs are staged
+    // The start note's round trip runs while the inputs are staged and the executor prepares the
+    // container (work folder, disk quota, create); the container starts only once the
+    // contract-db recorded the note (specs/contract-db.md, "Start notes").
+    const noted = d.startNote?.(a.contract, signal)
+    noted?.catch(() => {}) // awaited by the executor; not unhandled while the inputs are staged
     const dir = await stage(d, input, signal, send)
-    await noted
-    return d.executor.run({ ...spec, inputsDir: dir }, options)
+    return d.executor.run({ ...spec, inputsDir: dir }, { ...options, startAfter: noted })
   }
   try {
     const restored = input.restoredIn

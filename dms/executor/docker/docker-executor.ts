@@ -118,6 +118,7 @@ export class DockerExecutor implements Executor {
   async run(spec: ExecutionSpec, options: RunOptions = {}): Promise<ExecutionResult> {
     validateSpec(spec)
     const members = spec.members !== undefined ? validatePod(spec) : undefined
+    options.startAfter?.catch(() => {}) // awaited before the start; not unhandled if we fail sooner
     return this.exclusively(spec.allocationId, async () => {
       const emit = (e: ExecutionEvent): void => safeEmit(options, e, this.log)
       if (members !== undefined) {
@@ -252,8 +253,15 @@ export class DockerExecutor implements Executor {
     await this.dirs.claim(spec.allocationId)
     let container: Docker.Container | undefined
     try {
-      const outputs = await this.dirs.prepareOutputs(spec)
-      container = await this.create(spec, outputs)
+      const outputs = await this.dirs.makeOutputs(spec.allocationId)
+      // The engine creates the container while the quota is mounted: it binds /outputs at start.
+      const [created, limited] = await Promise.allSettled([
+        this.create(spec, outputs),
+        this.dirs.limitOutputs(spec),
+      ])
+      if (created.status === 'rejected') throw created.reason
+      container = created.value
+      if (limited.status === 'rejected') throw limited.reason
       return await this.runContainer(container, spec, outputs, options, log)
     } finally {
       await this.cleanup(spec.allocationId, container, log)
@@ -284,6 +292,13 @@ export class DockerExecutor implements Executor {
       stdout: true,
       stderr: true,
     })) as NodeJS.ReadableStream & Partial<{ destroy: () => void }>
+    // Created and attached while the start note is on its way: started only once it is recorded.
+    try {
+      await options.startAfter
+    } catch (err) {
+      stream.destroy?.()
+      throw err // the container and the quota go in runInWorkDir's cleanup
+    }
     if (options.signal?.aborted === true) {
       stream.destroy?.()
       return notStarted('cancelled', -1, 'cancelled before start')

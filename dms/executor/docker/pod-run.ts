@@ -64,6 +64,9 @@ export async function runPod(
       const stream = (await container.attach({ stream: true, stdout: true, stderr: true })) as OutputStream
       attached.push({ member, container, stream })
     }
+    // Created and attached while the start note is on its way: started only once it is recorded
+    // (a refusal rejects `run`; the containers and folders go in the cleanup below).
+    if (options.startAfter !== undefined) await options.startAfter
     if (aborted()) return notStarted('cancelled', -1, 'cancelled before start')
     for (const a of attached) {
       try {

@@ -70,14 +70,22 @@ export class WorkDirs {
     }
   }
 
-  /** Creates /outputs, mounts the quota on it, and lets the workload's user write it. */
-  async prepareOutputs(spec: ExecutionSpec): Promise<string> {
+  /** Creates the (empty) folder that is /outputs: enough for the engine to create the container. */
+  async makeOutputs(allocationId: AllocationId): Promise<string> {
+    const { outputs } = this.dirsOf(allocationId)
+    await fs.mkdir(outputs)
+    return outputs
+  }
+
+  /**
+   * Mounts the quota on /outputs (made by `makeOutputs`) and lets the workload's user write it.
+   * Must be done before the container starts (the engine binds the folder at start, not at create).
+   */
+  async limitOutputs(spec: ExecutionSpec): Promise<void> {
     const dirs = this.dirsOf(spec.allocationId)
-    await fs.mkdir(dirs.outputs)
     const quota = this.quotaOf(spec)
     if (quota !== undefined) await mountQuota(dirs.outputs, dirs.disk, quota)
     await this.giveToWorkload(dirs.outputs)
-    return dirs.outputs
   }
 
   /**
@@ -85,7 +93,9 @@ export class WorkDirs {
    * and `outputs/.pod` (the shared /pod; member names never start with a dot).
    */
   async preparePod(spec: ExecutionSpec, members: readonly string[]): Promise<PodDirs> {
-    const outputs = await this.prepareOutputs(spec)
+    // The quota is mounted before the members' folders are made in it (a mount would hide them).
+    const outputs = await this.makeOutputs(spec.allocationId)
+    await this.limitOutputs(spec)
     const pod = this.scratchOf(spec.allocationId)
     const memberDirs = new Map<string, string>()
     for (const dir of [pod, ...members.map((m) => join(outputs, m))]) {
