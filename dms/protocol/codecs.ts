@@ -5,13 +5,9 @@
  * payload = a message in proto/dms.proto (`npm run proto`), its type in messages.ts, its shape in
  * shapes.ts and a codec here. Spec: specs/protocol.md ("Behaviours", "Bounds").
  */
-import type { PayloadCodec } from '../../actors/codec.js'
-import { checkWire, WireFormatError } from '../../actors/wire.js'
 import * as P from '../../proto/dms.js'
 import * as PW from '../../proto/dms.wire.js'
-import type { WireSchema } from '../../proto/wire-schema.js'
 import type { Chunk, ChunkRequest } from '../blobs/service.js'
-import { canonicalJson } from '../contracts/canonical.js'
 import {
   TERMINATION,
   type ApprovalCredential,
@@ -33,8 +29,17 @@ import {
   asSignedStartNote,
   asSignedVerification,
 } from '../contracts/shapes.js'
-import type { Resources } from '../resources/types.js'
-import { checkShape, DocumentShapeError } from './bounds.js'
+import {
+  approvalFrom,
+  approvalTo,
+  docFromBytes,
+  docToBytes,
+  need,
+  netOf,
+  podOf,
+  proto,
+  resources,
+} from './codec-kit.js'
 import type {
   ApprovalRequest,
   BalanceReply,
@@ -62,64 +67,6 @@ import type {
   StartNoteRequest,
   TerminateRequest,
 } from './messages.js'
-import { WIRE_SHAPES } from './shapes.js'
-
-interface ProtoMessage<W> {
-  encode(obj: Partial<W>): Uint8Array
-  decode(buf: Uint8Array): W
-}
-
-/**
- * A codec from a generated protobuf message: its wire-type schema is checked strictly before
- * protons decodes, and the decoded message against its bounded shape (shapes.ts) before
- * it is mapped to the payload type (which parses and shape-checks any signed document in it).
- */
-function proto<T, W>(
-  msg: ProtoMessage<W>,
-  name: keyof typeof WIRE_SHAPES,
-  schema: WireSchema,
-  toWire: (v: T) => Partial<W>,
-  fromWire: (w: W) => T,
-): PayloadCodec<T> {
-  const shape = WIRE_SHAPES[name]
-  return {
-    encode: (v) => msg.encode(toWire(v)),
-    decode: (b) => {
-      checkWire(b, schema)
-      const w = msg.decode(b)
-      checkShape(w, shape, name)
-      return fromWire(w)
-    },
-  }
-}
-
-const enc = new TextEncoder()
-const dec = new TextDecoder('utf-8', { fatal: true })
-/** A signed document on the wire: its canonical JSON, the bytes its signature covers. */
-const docToBytes = (doc: unknown): Uint8Array<ArrayBuffer> => enc.encode(canonicalJson(doc))
-const docFromBytes = <T>(bytes: Uint8Array, as: (v: unknown) => T): T => as(JSON.parse(dec.decode(bytes)))
-
-function need<T>(v: T | undefined, what: string): T {
-  if (v === undefined) throw new Error(`${what} is missing`)
-  return v
-}
-const resources = (r: P.Resources): Resources => ({
-  cpu: r.cpu,
-  memoryBytes: r.memoryBytes,
-  diskBytes: r.diskBytes,
-  gpus: r.gpus,
-})
-
-/** An optional approval credential: canonical JSON bytes on the wire. */
-const approvalTo = (a: ApprovalCredential | undefined) => (a === undefined ? {} : { approval: docToBytes(a) })
-const approvalFrom = (b: Uint8Array | undefined) =>
-  b === undefined ? {} : { approval: docFromBytes(b, asApproval) }
-
-/** A pod member's network flag: only `true` is said (absent: none). */
-const netOf = (network: boolean | undefined) => (network === true ? { network: true } : {})
-/** A repeated field decodes to [] when absent: a pod's members are absent for one container. */
-const podOf = <T>(members: T[] | undefined) =>
-  members !== undefined && members.length > 0 ? { members } : {}
 
 const bidRequest = proto<BidRequest, P.BidRequest>(
   P.BidRequest,
@@ -439,12 +386,4 @@ export const PAYLOAD_CODECS = {
   jobCancelReply,
 } as const
 
-/** Why a payload was refused at decode: the label of `dms_payloads_refused_total`. */
-export type PayloadRefusal = 'too_long' | 'bad_shape' | 'bad_wire' | 'bad_json' | 'bad_payload'
-
-export function refusalOf(err: unknown): PayloadRefusal {
-  if (err instanceof DocumentShapeError) return err.reason
-  if (err instanceof WireFormatError) return 'bad_wire'
-  if (err instanceof SyntaxError || err instanceof TypeError) return 'bad_json'
-  return 'bad_payload'
-}
+export { refusalOf, type PayloadRefusal } from './codec-kit.js'
