@@ -101,9 +101,16 @@ describe('a requester SIGKILLed in each job state restores idempotently', functi
     }
     // Every job completes: one killed after its result came in but before it stored it asks its
     // provider for the result again (`/dms/job/result-again`), kept there until settlement.
+    const why = await Promise.all(
+      [...jobs].map(async ([state, id]) => [
+        state,
+        (await api.ok<{ error?: unknown }>('GET', `/v1/jobs/${id}`)).error,
+      ]),
+    )
     assert.deepEqual(
       [...ends],
       STATES.map((s) => [s, 'completed']),
+      JSON.stringify(why),
     )
 
     const ids = new Set(jobs.values())
