@@ -4,9 +4,8 @@
  * (no update or heartbeat), or when no result came by the max duration plus a grace. Both
  * deadlines are absolute, counted from the record's `running` stamp and the last arrival, so a
  * job restored after a restart re-arms them where they were. Before a silent provider is dropped,
- * it is asked for its result once (`/dms/job/result-again`), and a job restored in `running` asks
- * at once: a requester restarted after the result reached it but before it stored it (or while
- * the provider was trying to deliver it) gets it back from the provider, which keeps it until
+ * it is asked for its result once (`/dms/job/result-again`): a requester restarted after the
+ * result reached it but before it stored it gets it back from the provider, which keeps it until
  * settlement. Spec: specs/state-machines.md.
  */
 import { W } from '../../protocol/behaviours.js'
@@ -49,15 +48,8 @@ export function awaitResultStep(d: AwaitResultDeps): Step {
     )
     const deadline = runningSince + job.spec.maxDurationSeconds * 1000 + d.config.resultGraceMs
     const liveness = d.config.livenessTimeoutMs
-    // A job restored in `running` (nothing heard of it in this process: no bid, no update): its
-    // result may have come while this node was down, so it is asked for at once, not only after
-    // a liveness timeout. No answer: the wait below goes on as for any job.
-    if (session.bids.length === 0 && session.lastSeen === 0 && session.result === undefined) {
-      const again = await askAgain(d, job, signal)
-      if (again !== undefined) session.setResult(again)
-    }
     let seen = clock.now()
-    while (session.result === undefined) {
+    for (;;) {
       const before = session.lastSeen
       const wait = Math.min(deadline, seen + liveness) - clock.now()
       await session.until(() => session.result !== undefined || session.lastSeen !== before, wait, signal)
