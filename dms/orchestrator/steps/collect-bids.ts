@@ -3,6 +3,7 @@
  * publish again (1 s, 2 s... later) while nothing usable came, and hand the round to `selecting`
  * with each bidder's reliability. Spec: specs/protocol.md ("Bid window", "Approval").
  */
+import { memberAsked } from '../job-spec-members.js'
 import { delay, timeoutSignal } from '../../../actors/clock.js'
 import type { ApprovalCredential } from '../../contracts/model.js'
 import { W } from '../../protocol/behaviours.js'
@@ -177,11 +178,7 @@ async function ask(
     // A pod: what each provider judges before bidding (its images, who wants the network).
     ...(job.spec.members !== undefined
       ? {
-          members: job.spec.members.map((m) => ({
-            name: m.name,
-            image: m.image,
-            ...(m.network === true ? { network: true } : {}),
-          })),
+          members: job.spec.members.map(memberAsked),
         }
       : {}),
   }

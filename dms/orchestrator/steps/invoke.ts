@@ -4,6 +4,7 @@
  * signed contract and the contract-db's proof; the provider answers with its allocation id.
  * Spec: specs/protocol.md ("Invocation"), specs/data-plane.md.
  */
+import { memberAsked } from '../job-spec-members.js'
 import type { ContractProof, SignedContract } from '../../contracts/model.js'
 import { W } from '../../protocol/behaviours.js'
 import type { JobInput } from '../data-plane.js'
@@ -30,9 +31,7 @@ export function invokeStep(d: InvokeDeps): Step {
         ...(job.spec.members !== undefined
           ? {
               members: job.spec.members.map((m) => ({
-                name: m.name,
-                image: m.image,
-                ...(m.network === true ? { network: true } : {}),
+                ...memberAsked(m),
                 command: m.command,
                 env: m.env,
                 cpu: m.cpu,
