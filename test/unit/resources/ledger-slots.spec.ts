@@ -1,58 +1,25 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, rm } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
-import { silentLogger } from '../../../dms/log.js'
 import { InsufficientResourcesError, InvalidEntryError } from '../../../dms/resources/errors.js'
-import { ResourceLedger, type LedgerEntry } from '../../../dms/resources/ledger.js'
+import type { LedgerEntry, ResourceLedger } from '../../../dms/resources/ledger.js'
 import { instantsOfInterest, planAt } from '../../../dms/resources/ledger-slots.js'
 import { fits, sum } from '../../../dms/resources/math.js'
-import type { Offer, Resources } from '../../../dms/resources/types.js'
-import { openDb, Repo, type Db } from '../../../dms/store/db.js'
+import type { Resources } from '../../../dms/resources/types.js'
+import { Repo, type Db } from '../../../dms/store/db.js'
+import {
+  closeLedger,
+  offerOf,
+  openLedger,
+  prng,
+  rejection,
+  T0,
+  type FakeClock,
+} from '../../helpers/ledger.js'
 
-const T0 = 1_700_000_000_000
 const S = 1000
 const MIN = 60 * S
 
 function cpu(n: number): Resources {
   return { cpu: n, memoryBytes: 0, diskBytes: 0, gpus: 0 }
-}
-
-function offerOf(resources: Resources): Offer {
-  return {
-    resources,
-    prices: { perCpuHour: 100, perGiBMemoryHour: 10, perGiBDiskHour: 1, perGpuHour: 1000, minJobPrice: 5 },
-    onboardedAt: T0,
-  }
-}
-
-class FakeClock {
-  t = T0
-  now(): number {
-    return this.t
-  }
-}
-
-async function rejection(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p
-  } catch (err) {
-    assert.ok(err instanceof Error)
-    return err
-  }
-  assert.fail('expected a rejection')
-}
-
-/** Deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 describe('resources/ledger slots (bids for a later start)', () => {
@@ -62,18 +29,10 @@ describe('resources/ledger slots (bids for a later start)', () => {
   let ledger: ResourceLedger
 
   beforeEach(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'dms-slots-'))
-    db = await openDb(dir)
-    clock = new FakeClock()
-    ledger = new ResourceLedger({ db, clock, log: silentLogger })
-    await ledger.start()
+    ;({ dir, db, clock, ledger } = await openLedger('dms-slots-'))
   })
 
-  afterEach(async () => {
-    await ledger.stop()
-    await db.close()
-    await rm(dir, { recursive: true, force: true })
-  })
+  afterEach(() => closeLedger({ dir, db, ledger }))
 
   /** A running allocation of `n` cores until `until`. */
   async function running(id: string, n: number, until: number): Promise<void> {

@@ -1,7 +1,4 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, rm } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 import { pino } from 'pino'
 import { silentLogger } from '../../../dms/log.js'
 import {
@@ -17,53 +14,23 @@ import {
 } from '../../../dms/resources/errors.js'
 import { ResourceLedger, type LedgerEntry } from '../../../dms/resources/ledger.js'
 import { add, fits, sum } from '../../../dms/resources/math.js'
-import { ZERO, type Offer, type Resources } from '../../../dms/resources/types.js'
+import { ZERO, type Resources } from '../../../dms/resources/types.js'
 import { openDb, Repo, type Db } from '../../../dms/store/db.js'
+import {
+  closeLedger,
+  offerOf,
+  openLedger,
+  prng,
+  rejection,
+  T0,
+  type FakeClock,
+} from '../../helpers/ledger.js'
 
 const GiB = 1024 ** 3
 const MiB = 1024 ** 2
-const T0 = 1_700_000_000_000
 
 function res(cpu: number, memoryGiB: number, diskGiB = 0, gpus = 0): Resources {
   return { cpu, memoryBytes: memoryGiB * GiB, diskBytes: diskGiB * GiB, gpus }
-}
-
-function offerOf(resources: Resources): Offer {
-  return {
-    resources,
-    prices: { perCpuHour: 100, perGiBMemoryHour: 10, perGiBDiskHour: 1, perGpuHour: 1000, minJobPrice: 5 },
-    onboardedAt: T0,
-  }
-}
-
-class FakeClock {
-  t = T0
-  now(): number {
-    return this.t
-  }
-}
-
-/** Resolves to the error `p` rejected with; fails if it resolved. */
-async function rejection(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p
-  } catch (err) {
-    assert.ok(err instanceof Error)
-    return err
-  }
-  assert.fail('expected a rejection')
-}
-
-/** Deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 describe('resources/ResourceLedger', () => {
@@ -79,17 +46,10 @@ describe('resources/ResourceLedger', () => {
   }
 
   beforeEach(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'dms-ledger-'))
-    db = await openDb(dir)
-    clock = new FakeClock()
-    ledger = await newLedger()
+    ;({ dir, db, clock, ledger } = await openLedger('dms-ledger-'))
   })
 
-  afterEach(async () => {
-    await ledger.stop()
-    await db.close()
-    await rm(dir, { recursive: true, force: true })
-  })
+  afterEach(() => closeLedger({ dir, db, ledger }))
 
   it('offers nothing before an offer is set', async () => {
     assert.deepEqual(ledger.free(), ZERO)

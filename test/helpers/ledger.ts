@@ -1,0 +1,79 @@
+/**
+ * What the resource ledger's specs share (test/unit/resources/ledger*.spec.ts): a real ledger on
+ * a level database in a temp dir, a clock the test sets by hand, an offer, a seeded PRNG.
+ */
+import assert from 'node:assert/strict'
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { silentLogger } from '../../dms/log.js'
+import { ResourceLedger } from '../../dms/resources/ledger.js'
+import type { Offer, Resources } from '../../dms/resources/types.js'
+import { openDb, type Db } from '../../dms/store/db.js'
+
+/** The time every ledger spec starts at (ms epoch). */
+export const T0 = 1_700_000_000_000
+
+/** An offer of `resources` at fixed prices, onboarded at T0. */
+export function offerOf(resources: Resources): Offer {
+  return {
+    resources,
+    prices: { perCpuHour: 100, perGiBMemoryHour: 10, perGiBDiskHour: 1, perGpuHour: 1000, minJobPrice: 5 },
+    onboardedAt: T0,
+  }
+}
+
+/** A clock the test moves by setting `t`. */
+export class FakeClock {
+  t = T0
+  now(): number {
+    return this.t
+  }
+}
+
+/** Resolves to the error `p` rejected with; fails if it resolved. */
+export async function rejection(p: Promise<unknown>): Promise<Error & { code?: string }> {
+  try {
+    await p
+  } catch (err) {
+    assert.ok(err instanceof Error)
+    return err
+  }
+  assert.fail('expected a rejection')
+}
+
+/** Deterministic PRNG (mulberry32). */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+export interface LedgerFixture {
+  dir: string
+  db: Db
+  clock: FakeClock
+  ledger: ResourceLedger
+}
+
+/** A started ledger on a fresh database in a temp dir named `prefix...`, its clock at T0. */
+export async function openLedger(prefix: string): Promise<LedgerFixture> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix))
+  const db = await openDb(dir)
+  const clock = new FakeClock()
+  const ledger = new ResourceLedger({ db, clock, log: silentLogger })
+  await ledger.start()
+  return { dir, db, clock, ledger }
+}
+
+/** Stops the ledger, closes its database and removes its dir. */
+export async function closeLedger({ dir, db, ledger }: Omit<LedgerFixture, 'clock'>): Promise<void> {
+  await ledger.stop()
+  await db.close()
+  await rm(dir, { recursive: true, force: true })
+}
