@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { get, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,6 +17,7 @@ import type { ApiPorts, JobView } from '../../../dms/api/ports.js'
 import { buildApi } from '../../../dms/api/server.js'
 import { silentLogger } from '../../../dms/log.js'
 import type { JobLog } from '../../../dms/protocol/messages.js'
+import { closed, openStream, readUntil } from '../../helpers/event-stream.js'
 
 const TOKEN = 't'.repeat(40)
 const bearer = { authorization: `Bearer ${TOKEN}` }
@@ -168,23 +168,12 @@ describe('dashboard: sign-in, headers and the event stream', () => {
   it('streams job and log events, at most MAX_EVENT_STREAMS at once, and unsubscribes on close', async () => {
     await app.listen({ host: '127.0.0.1', port: 0 })
     const { port } = app.server.address() as AddressInfo
-    const open = () =>
-      new Promise<IncomingMessage>((resolve, reject) =>
-        get({ host: '127.0.0.1', port, path: '/v1/events', headers: bearer }, resolve).on('error', reject),
-      )
+    const open = () => openStream('127.0.0.1', port, '/v1/events', bearer)
     const first = await open()
     assert.equal(first.statusCode, 200)
     assert.match(String(first.headers['content-type']), /^text\/event-stream/)
     assert.equal(first.headers['content-security-policy'], CSP)
-    first.setEncoding('utf8')
-    let got = ''
-    const until = (text: string) =>
-      new Promise<void>((resolve) => {
-        const check = () => got.includes(text) && (first.off('data', on), resolve())
-        const on = (c: string) => ((got += c), check())
-        first.on('data', on)
-        check()
-      })
+    const until = readUntil(first)
     await until(': dms events')
     assert.equal(feeds.changes.size, 1)
     for (const fn of feeds.changes) fn({ state: 'running', record: { id: 'j1' } } as JobView)
@@ -209,11 +198,6 @@ describe('dashboard: sign-in, headers and the event stream', () => {
     assert.equal(feeds.changes.size, MAX_EVENT_STREAMS)
 
     // Closing streams frees their slots and their subscriptions.
-    const closed = (r: IncomingMessage) =>
-      new Promise<void>((resolve) => {
-        r.socket.once('close', () => resolve())
-        r.destroy()
-      })
     await Promise.all([first, ...more].map(closed))
     while (feeds.changes.size > 0) await new Promise((r) => setImmediate(r))
     assert.equal(feeds.logs.size + feeds.allocations.size + feeds.peers.size, 0)

@@ -7,7 +7,6 @@
  */
 import assert from 'node:assert/strict'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { get, type IncomingMessage } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ApiClient } from '../../../dms/api/client.js'
@@ -19,6 +18,7 @@ import { OperatorWeb, type Overview } from '../../../dms/contract-db/web.js'
 import { silentLogger } from '../../../dms/log.js'
 import { CSP } from '../../../dms/web/pages.js'
 import { makeContract, newParty } from '../../helpers/contracts.js'
+import { closed, openStream, readUntil } from '../../helpers/event-stream.js'
 
 describe('contract-db/web: the operator dashboard listener (from ports)', () => {
   let dir: string
@@ -167,23 +167,12 @@ describe('contract-db/web: the operator dashboard listener (from ports)', () => 
   it('a books event after each change; streams bounded, unsubscribed on close and ended by stop', async () => {
     const cookie = await signIn()
     const { hostname, port } = new URL(web.origin ?? '')
-    const open = () =>
-      new Promise<IncomingMessage>((resolve, reject) =>
-        get({ host: hostname, port, path: '/v1/events', headers: { cookie } }, resolve).on('error', reject),
-      )
+    const open = () => openStream(hostname, port, '/v1/events', { cookie })
     const first = await open()
     assert.equal(first.statusCode, 200)
     assert.match(String(first.headers['content-type']), /^text\/event-stream/)
     assert.equal(first.headers['content-security-policy'], CSP)
-    first.setEncoding('utf8')
-    let got = ''
-    const until = (text: string) =>
-      new Promise<void>((resolve) => {
-        const check = () => got.includes(text) && (first.off('data', on), resolve())
-        const on = (c: string) => ((got += c), check())
-        first.on('data', on)
-        check()
-      })
+    const until = readUntil(first)
     await until(': dms contract-db events')
     assert.equal(listeners.size, 1)
     for (const fn of listeners) fn('contract')
@@ -194,10 +183,7 @@ describe('contract-db/web: the operator dashboard listener (from ports)', () => 
     const over = await open()
     assert.equal(over.statusCode, 503)
     over.resume()
-    await new Promise<void>((resolve) => {
-      second.socket.once('close', () => resolve())
-      second.destroy()
-    })
+    await closed(second)
     while (listeners.size > 1) await new Promise((r) => setImmediate(r))
     // Stopping the listener ends a stream still open.
     const ended = new Promise<void>((resolve) => first.once('end', resolve).resume())
