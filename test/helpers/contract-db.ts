@@ -3,6 +3,7 @@
  * (a fake `commit` that keeps records and accounts in maps, and can be made to fail), with the
  * notices it sends and the changes it wrote recorded. The machine and the book are the real ones.
  */
+import assert from 'node:assert/strict'
 import { ManualClock } from '../../actors/clock.js'
 import type { Change } from '../../dms/contract-db/changes.js'
 import { ContractBook } from '../../dms/contract-db/contract-book.js'
@@ -10,6 +11,7 @@ import type { ClosableContracts } from '../../dms/contract-db/handlers/closable.
 import { applyMoves } from '../../dms/contract-db/ledger.js'
 import type { Account, ContractRecord } from '../../dms/contract-db/records.js'
 import { hashDoc } from '../../dms/contracts/canonical.js'
+import type { SignedContract } from '../../dms/contracts/model.js'
 
 export interface FakeContracts {
   clock: ManualClock
@@ -62,4 +64,43 @@ export function fakeContracts(clock = new ManualClock()): FakeContracts {
     close: (rec, facts) => fake.book.close(rec, facts),
   }
   return fake
+}
+
+/**
+ * Puts `c` on `f`'s book as active since now, with `escrowLocked` held (and `settleBy` when
+ * given): what the verify handler would have proposed, its proof unsigned (the closing handlers
+ * never read the signature).
+ */
+export function proposeActive(
+  f: FakeContracts,
+  c: SignedContract,
+  opts: { escrowLocked: number; settleBy?: number },
+): Promise<ContractRecord> {
+  const now = f.clock.now()
+  const proof = {
+    contractId: c.terms.contractId,
+    termsHash: '',
+    escrowLocked: opts.escrowLocked,
+    issuedAt: now,
+    contractDb: c.terms.contractDb,
+    signature: '',
+  }
+  return f.book.propose({
+    contract: c,
+    proof,
+    activatedAt: now,
+    ...(opts.settleBy === undefined ? {} : { settleBy: opts.settleBy }),
+  })
+}
+
+/** What a handler refused with (its code, message and data); fails if `p` resolved. */
+export async function refusal(
+  p: Promise<unknown>,
+): Promise<{ code: string; message: string; data?: unknown }> {
+  try {
+    await p
+  } catch (err) {
+    return err as { code: string; message: string; data?: unknown }
+  }
+  assert.fail('expected a refusal')
 }

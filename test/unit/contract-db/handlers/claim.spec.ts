@@ -10,21 +10,12 @@ import { settleHandler, type SettleHandler } from '../../../../dms/contract-db/h
 import { terminateHandler, type TerminateHandler } from '../../../../dms/contract-db/handlers/terminate.js'
 import type { SignedContract } from '../../../../dms/contracts/model.js'
 import { silentLogger } from '../../../../dms/log.js'
-import { fakeContracts, type FakeContracts } from '../../../helpers/contract-db.js'
+import { fakeContracts, proposeActive, refusal, type FakeContracts } from '../../../helpers/contract-db.js'
 import { makeContract, makeReceipt, makeVerification, newParty } from '../../../helpers/contracts.js'
 
 const T0 = 1_800_000_000_000
 // max duration 60 s + the 10 min grace
 const SETTLE_BY = T0 + 60_000 + DEADLINES.settleGraceMs
-
-async function refusal(p: Promise<unknown>): Promise<{ code: string; message: string; data?: unknown }> {
-  try {
-    await p
-  } catch (err) {
-    return err as { code: string; message: string; data?: unknown }
-  }
-  assert.fail('expected a refusal')
-}
 
 describe('contract-db/handlers/claim (terminate REQUESTER_SILENT, and disputes)', () => {
   const req = newParty()
@@ -41,15 +32,7 @@ describe('contract-db/handlers/claim (terminate REQUESTER_SILENT, and disputes)'
     terminate = terminateHandler(deps)
     settle = settleHandler(deps)
     c = makeContract(req, prov, 'cdb', { now: T0, pricePerHour: 3600, maxDurationSeconds: 60 })
-    const proof = {
-      contractId: c.terms.contractId,
-      termsHash: '',
-      escrowLocked: 60,
-      issuedAt: T0,
-      contractDb: 'cdb',
-      signature: '',
-    }
-    await f.book.propose({ contract: c, proof, activatedAt: T0, settleBy: SETTLE_BY })
+    await proposeActive(f, c, { escrowLocked: 60, settleBy: SETTLE_BY })
   })
   const claim = (by = prov.peer, receipt = makeReceipt(c, prov, { wallSeconds: 10 })) =>
     terminate(by, { contractId: c.terms.contractId, reason: 'REQUESTER_SILENT', receipt })

@@ -11,7 +11,7 @@ import type { ContractRecord } from '../../../../dms/contract-db/records.js'
 import { hashDoc, signDoc } from '../../../../dms/contracts/canonical.js'
 import { DOMAIN, type SignedContract } from '../../../../dms/contracts/model.js'
 import { silentLogger } from '../../../../dms/log.js'
-import { fakeContracts, type FakeContracts } from '../../../helpers/contract-db.js'
+import { fakeContracts, proposeActive, refusal, type FakeContracts } from '../../../helpers/contract-db.js'
 import {
   makeContract,
   makeReceipt,
@@ -21,15 +21,6 @@ import {
 } from '../../../helpers/contracts.js'
 
 const T0 = 1_800_000_000_000
-
-async function refusal(p: Promise<unknown>): Promise<{ code: string; message: string; data?: unknown }> {
-  try {
-    await p
-  } catch (err) {
-    return err as { code: string; message: string; data?: unknown }
-  }
-  assert.fail('expected a refusal')
-}
 
 describe('contract-db/handlers/settle', () => {
   const req = newParty()
@@ -44,15 +35,7 @@ describe('contract-db/handlers/settle', () => {
     f.accounts.set(req.peer, { peer: req.peer, balance: 100, escrow: 0 })
     settle = settleHandler({ contracts: f.closable, log: silentLogger, clock: f.clock, deadlines: DEADLINES })
     c = makeContract(req, prov, 'cdb', { now: T0, pricePerHour: 3600, maxDurationSeconds: 60 })
-    const proof = {
-      contractId: c.terms.contractId,
-      termsHash: '',
-      escrowLocked: 60,
-      issuedAt: T0,
-      contractDb: 'cdb',
-      signature: '',
-    }
-    active = await f.book.propose({ contract: c, proof, activatedAt: T0 })
+    active = await proposeActive(f, c, { escrowLocked: 60 })
   })
 
   it('settles on the receipt and the verification, from either party, and answers the settlement', async () => {

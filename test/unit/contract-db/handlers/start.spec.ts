@@ -10,20 +10,11 @@ import { startHandler, type StartHandler } from '../../../../dms/contract-db/han
 import type { SignedContract } from '../../../../dms/contracts/model.js'
 import { signStartNote } from '../../../../dms/contracts/start.js'
 import { silentLogger } from '../../../../dms/log.js'
-import { fakeContracts, type FakeContracts } from '../../../helpers/contract-db.js'
+import { fakeContracts, proposeActive, refusal, type FakeContracts } from '../../../helpers/contract-db.js'
 import { makeContract, newParty } from '../../../helpers/contracts.js'
 
 const T0 = 1_800_000_000_000
 const START_BY = T0 + 120_000
-
-async function refusal(p: Promise<unknown>): Promise<{ code: string; data?: unknown }> {
-  try {
-    await p
-  } catch (err) {
-    return err as { code: string; data?: unknown }
-  }
-  assert.fail('expected a refusal')
-}
 
 describe('contract-db/handlers/start (the provider start note)', () => {
   const req = newParty()
@@ -42,15 +33,7 @@ describe('contract-db/handlers/start (the provider start note)', () => {
       maxDurationSeconds: 60,
       startBy: START_BY,
     })
-    const proof = {
-      contractId: c.terms.contractId,
-      termsHash: '',
-      escrowLocked: 60,
-      issuedAt: T0,
-      contractDb: 'cdb',
-      signature: '',
-    }
-    await f.book.propose({ contract: c, proof, activatedAt: T0 })
+    await proposeActive(f, c, { escrowLocked: 60 })
   })
   const note = (at = f.clock.now(), who = prov) => signStartNote(who.key, who.peer, c.terms.contractId, at)
 

@@ -9,19 +9,10 @@ import { DEADLINES } from '../../../../dms/contract-db/deadlines.js'
 import { terminateHandler, type TerminateHandler } from '../../../../dms/contract-db/handlers/terminate.js'
 import type { SignedContract } from '../../../../dms/contracts/model.js'
 import { silentLogger } from '../../../../dms/log.js'
-import { fakeContracts, type FakeContracts } from '../../../helpers/contract-db.js'
+import { fakeContracts, proposeActive, refusal, type FakeContracts } from '../../../helpers/contract-db.js'
 import { makeContract, makeReceipt, newParty } from '../../../helpers/contracts.js'
 
 const T0 = 1_800_000_000_000
-
-async function refusal(p: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await p
-  } catch (err) {
-    return err as { code: string; message: string }
-  }
-  assert.fail('expected a refusal')
-}
 
 describe('contract-db/handlers/terminate', () => {
   const req = newParty()
@@ -40,15 +31,7 @@ describe('contract-db/handlers/terminate', () => {
       deadlines: DEADLINES,
     })
     c = makeContract(req, prov, 'cdb', { now: T0, pricePerHour: 3600, maxDurationSeconds: 60 })
-    const proof = {
-      contractId: c.terms.contractId,
-      termsHash: '',
-      escrowLocked: 60,
-      issuedAt: T0,
-      contractDb: 'cdb',
-      signature: '',
-    }
-    await f.book.propose({ contract: c, proof, activatedAt: T0 })
+    await proposeActive(f, c, { escrowLocked: 60 })
   })
   const id = () => c.terms.contractId
 

@@ -11,19 +11,11 @@ import type { Account, ContractRecord } from '../../../../dms/contract-db/record
 import { hashDoc, signDoc } from '../../../../dms/contracts/canonical.js'
 import { DOMAIN, type SignedContract } from '../../../../dms/contracts/model.js'
 import { silentLogger } from '../../../../dms/log.js'
+import { refusal } from '../../../helpers/contract-db.js'
 import { makeContract, newParty, sign } from '../../../helpers/contracts.js'
 
 const T0 = 1_800_000_000_000
 const cdb = newParty().peer
-
-async function refusal(p: Promise<unknown>): Promise<{ code: string; message: string; data?: unknown }> {
-  try {
-    await p
-  } catch (err) {
-    return err as { code: string; message: string; data?: unknown }
-  }
-  assert.fail('expected a refusal')
-}
 
 describe('contract-db/handlers/verify', () => {
   const req = newParty()
