@@ -1,6 +1,6 @@
 /**
  * What the resource ledger's specs share (test/unit/resources/ledger*.spec.ts): a real ledger on
- * a level database in a temp dir, a clock the test sets by hand, an offer, a seeded PRNG.
+ * a level database in a temp dir, a clock the test sets by hand, an offer.
  */
 import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -40,18 +40,6 @@ export async function rejection(p: Promise<unknown>): Promise<Error & { code?: s
     return err
   }
   assert.fail('expected a rejection')
-}
-
-/** Deterministic PRNG (mulberry32). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 export interface LedgerFixture {

@@ -23,22 +23,16 @@ import { silentLogger } from '../../../dms/log.js'
 import { openDb, type Db } from '../../../dms/store/db.js'
 import { makeContract, makeReceipt, makeSettle, newParty, type Who } from '../../helpers/contracts.js'
 import { startPeer, type TestPeer } from '../../helpers/peers.js'
+import { prng } from '../../helpers/prng.js'
 
 const BASE_SEED = Number(process.env.DMS_PROPERTY_SEED ?? 20_261_121)
 const RUNS = Number(process.env.DMS_PROPERTY_RUNS ?? 30)
 const BATCHES = 40
 const START0 = { started: 0, notStarted: 0 }
 
-/** mulberry32: a small, well-mixed 32-bit PRNG. */
+/** A seeded PRNG (mulberry32) with the draws the schedule needs. */
 function rng(seed: number) {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const next = prng(seed)
   return {
     next,
     int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),

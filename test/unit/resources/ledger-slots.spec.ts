@@ -5,15 +5,8 @@ import { instantsOfInterest, planAt } from '../../../dms/resources/ledger-slots.
 import { fits, sum } from '../../../dms/resources/math.js'
 import type { Resources } from '../../../dms/resources/types.js'
 import { Repo, type Db } from '../../../dms/store/db.js'
-import {
-  closeLedger,
-  offerOf,
-  openLedger,
-  prng,
-  rejection,
-  T0,
-  type FakeClock,
-} from '../../helpers/ledger.js'
+import { closeLedger, offerOf, openLedger, rejection, T0, type FakeClock } from '../../helpers/ledger.js'
+import { prng } from '../../helpers/prng.js'
 
 const S = 1000
 const MIN = 60 * S

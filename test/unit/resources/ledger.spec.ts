@@ -16,15 +16,8 @@ import { ResourceLedger, type LedgerEntry } from '../../../dms/resources/ledger.
 import { add, fits, sum } from '../../../dms/resources/math.js'
 import { ZERO, type Resources } from '../../../dms/resources/types.js'
 import { openDb, Repo, type Db } from '../../../dms/store/db.js'
-import {
-  closeLedger,
-  offerOf,
-  openLedger,
-  prng,
-  rejection,
-  T0,
-  type FakeClock,
-} from '../../helpers/ledger.js'
+import { closeLedger, offerOf, openLedger, rejection, T0, type FakeClock } from '../../helpers/ledger.js'
+import { prng } from '../../helpers/prng.js'
 
 const GiB = 1024 ** 3
 const MiB = 1024 ** 2
