@@ -158,5 +158,8 @@ describe('a requester SIGKILLed in each job state restores idempotently', functi
       STATES.length,
       'one book entry per job',
     )
+    // Nothing left delivering on the provider: each result was delivered or fetched again (which
+    // counts as delivered) before its job settled, so every allocation is released.
+    assert.deepEqual(net.providers[0].provider!.allocationStates(), { released: STATES.length })
   })
 })
