@@ -3,7 +3,7 @@
  * bid book on a real level database (fake runs, ManualClock): the result is kept for
  * `/dms/job/result-again` and its receipt booked before it is sent, also when it is delivered at
  * once and the bid is released before its outcome record is ever written (writes are coalesced:
- * dms 0.2 kept it from the stored transitions, and missed it then).
+ * the stored transitions may never show the outcome state with its result).
  */
 import assert from 'node:assert/strict'
 import { EventEmitter } from 'node:events'
