@@ -14,7 +14,7 @@ import type { BlobService } from '../blobs/service.js'
 import type { SignedContract } from '../contracts/model.js'
 import type { Executor } from '../executor/executor.js'
 import { W } from '../protocol/behaviours.js'
-import { HEARTBEAT, type JobUpdate } from '../protocol/messages.js'
+import { HEARTBEAT, type JobResult, type JobUpdate } from '../protocol/messages.js'
 import type { Handle } from '../../actors/envelope.js'
 import { clip } from './publish.js'
 import type { ResourceLedger } from '../resources/ledger.js'
@@ -42,6 +42,11 @@ export interface BidActorDeps {
   sendUpdate(allocationId: string, to: Handle, update: JobUpdate): Promise<void>
   /** Whether the provider is stopping: a result that cannot be delivered is not retried then. */
   stopping(): boolean
+  /**
+   * Keeps a result until its contract settles, for `/dms/job/result-again`, and books its
+   * receipt (outcomes.ts); done before the result is sent. Not given: nothing is kept.
+   */
+  keepResult?(contractId: string, requester: string, message: JobResult): Promise<void>
   /** The run's start note to the contract-db, acknowledged before the container starts. */
   startNote?(contract: SignedContract, signal: AbortSignal): Promise<void>
   /** Whether containers may use the network (allocation-run.ts). @default false */
@@ -83,14 +88,19 @@ export const heartbeatActor = (d: Pick<BidActorDeps, 'clock' | 'actorFor' | 'usa
 
 /**
  * Delivers the result, retrying with backoff (1, 2, 4... s, about a minute in all) while the
- * requester is unreachable (it may be restarting), unless the provider is stopping.
+ * requester is unreachable (it may be restarting), unless the provider is stopping. The result is
+ * kept first (`keepResult`), so a requester killed right after it arrived can ask for it again.
  */
 export const deliverActor = (
-  d: Pick<BidActorDeps, 'clock' | 'log' | 'actorFor' | 'stopping' | 'sendUpdate'>,
+  d: Pick<BidActorDeps, 'clock' | 'log' | 'actorFor' | 'stopping' | 'sendUpdate' | 'keepResult'>,
 ) =>
   fromPromise<void, DeliverInput>(async ({ input, signal }) => {
-    const { message, allocationId } = input
+    const { message, allocationId, contractId } = input
     if (allocationId === undefined) return
+    if (message !== undefined && contractId !== undefined && d.keepResult !== undefined)
+      await d.keepResult(contractId, input.requester.peer, message).catch((err: unknown) => {
+        d.log.warn({ err, contractId }, 'result not kept')
+      })
     if (input.update !== undefined)
       await d.sendUpdate(allocationId, input.requester, {
         ...input.update,

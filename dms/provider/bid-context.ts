@@ -123,6 +123,8 @@ export type BidEvent =
   | { type: 'AFRESH'; detail: string }
   /** From the run: it ended (or could not be attempted), with the executor's result. */
   | { type: 'RAN'; result: ExecutionResult }
+  /** `/dms/job/result-again` answered: the requester has the result, so delivering it stops. */
+  | { type: 'FETCHED' }
 
 /** States in which a bid holds a reservation, a lock or a contract not yet invoked. */
 export const HOLDING: ReadonlySet<BidState> = new Set(['reserved', 'locking', 'locked', 'contracted'])
@@ -223,4 +225,6 @@ export interface DeliverInput {
   update?: JobUpdate
   /** Nothing to deliver when the bid ended without a run. */
   message?: JobResult
+  /** The contract the result is for: it is kept (and booked) under it before it is sent. */
+  contractId?: string
 }

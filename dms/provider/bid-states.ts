@@ -78,6 +78,7 @@ export const outcome = (state: BidState) => ({
           allocationId: a?.allocationId,
           requester: context.requester,
           message: context.message,
+          contractId: context.contractId,
           ...(a !== undefined && last !== undefined
             ? {
                 update: {
@@ -95,6 +96,8 @@ export const outcome = (state: BidState) => ({
       onError: { actions: 'delivered' as const },
     },
   ],
+  // The requester fetched the result itself (`/dms/job/result-again`): it is delivered.
+  on: { FETCHED: { actions: 'delivered' as const } },
   always: { guard: 'settled' as const, target: 'released' as const },
 })
 // An ending without a run: the ledger entry is released, then `released`.

@@ -1,36 +1,36 @@
 /**
  * What the provider records when a run's result is made: its receipt goes into the books
- * (books.ts), and the result is kept (before it is sent) until its contract is settled, for a
- * requester that asks for it again (kept-results.ts); a settlement kept in the books drops it.
+ * (books.ts), and the result is kept until its contract is settled, for a requester that asks for
+ * it again (kept-results.ts); a settlement kept in the books drops it. Both are done by the
+ * delivery, before the result is sent (bid-actors.ts `deliverActor`), not from the stored
+ * transitions: those are coalesced, and a result delivered at once is `released` before its
+ * outcome state is ever written.
  */
 import type { Logger } from 'pino'
-import type { BidBook } from './bid-book.js'
-import { OUTCOMES } from './bid-states.js'
+import type { JobResult } from '../protocol/messages.js'
 import type { BookEntry, ProviderBooks } from './books.js'
 import type { KeptResults } from './kept-results.js'
 
-export function recordOutcomes(d: {
-  book: Pick<BidBook, 'onTransition'>
+export interface OutcomeDeps {
   books: Pick<ProviderBooks, 'resulted' | 'events'>
   results: Pick<KeptResults, 'keep' | 'drop'>
   log: Logger
-}): void {
-  d.book.onTransition((rec) => {
-    const ctx = rec.snapshot.context
-    const message = ctx.message
-    const contractId = ctx.contractId
-    if (
-      message === undefined ||
-      contractId === undefined ||
-      !(OUTCOMES as readonly string[]).includes(rec.state)
-    )
-      return
-    void d.books.resulted(contractId, message.receipt).catch((err: unknown) => {
-      d.log.warn({ err, contractId }, 'receipt not kept in the books')
-    })
-    void d.results.keep(contractId, ctx.requester.peer, message).catch((err: unknown) => {
-      d.log.warn({ err, contractId }, 'result not kept')
-    })
+}
+
+/** Books the receipt of `message` and keeps it for `requester` (each best effort, logged). */
+export async function keepOutcome(
+  d: OutcomeDeps,
+  contractId: string,
+  requester: string,
+  message: JobResult,
+): Promise<void> {
+  await d.books.resulted(contractId, message.receipt).catch((err: unknown) => {
+    d.log.warn({ err, contractId }, 'receipt not kept in the books')
   })
+  await d.results.keep(contractId, requester, message)
+}
+
+/** Drops the kept result of each contract whose settlement the books keep. */
+export function dropSettledResults(d: OutcomeDeps): void {
   d.books.events.on('settled', (e: BookEntry) => void d.results.drop(e.contractId).catch(() => {}))
 }

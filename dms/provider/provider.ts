@@ -39,7 +39,7 @@ import { bidRequestHandler, type BidRequestCounters } from './handlers/bid-reque
 import { cancelHandler } from './handlers/cancel.js'
 import { resultAgainHandler } from './handlers/result-again.js'
 import { KeptResults } from './kept-results.js'
-import { recordOutcomes } from './outcomes.js'
+import { dropSettledResults, keepOutcome } from './outcomes.js'
 import { contractSignHandler } from './handlers/contract-sign.js'
 import { invokeHandler } from './handlers/invoke.js'
 import { jobRequestHandler } from './handlers/job-request.js'
@@ -144,6 +144,8 @@ export class ProviderService {
         actorFor: (id) => this.allocationActors.get(id),
         sendUpdate: (id, to, update) => this.allocationActors.send(id, to, update),
         stopping: () => this.stopping,
+        keepResult: (id, peer, m) =>
+          keepOutcome({ books: this.books, results: this.results, log: c.log }, id, peer, m),
         startNote: startNoteSender({ ...c, peerId: () => this.peerId, client: () => this.cdbClient() }),
         allowNetwork: init.preferences?.allowNetwork,
       },
@@ -167,8 +169,8 @@ export class ProviderService {
         await this.actor.publish(CAPACITY_TOPIC, W.capacityNews, news, 10_000)
       },
     })
-    // A result's receipt goes into the books; the result is kept until settlement.
-    recordOutcomes({ book: this.book, books: this.books, results: this.results, log: c.log })
+    // A result is kept (and its receipt booked) before it is delivered, until its settlement.
+    dropSettledResults({ books: this.books, results: this.results, log: c.log })
     this.modes = new ProviderModes(c, () => this.book.size)
     // The book forgets an ended bid right after telling its listeners: counted once it has.
     this.book.onTransition(() => queueMicrotask(() => this.modes.check()))
@@ -288,7 +290,7 @@ export class ProviderService {
       .on(W.contractSign, contractSignHandler({ ...d, contractDb: this.init.contractDb }))
       .on(W.invoke, invokeHandler({ ...d, contractDb: this.init.contractDb, ...this.init.preferences }))
       .on(W.cancel, cancelHandler(d))
-      .on(W.resultAgain, resultAgainHandler({ results: this.results }))
+      .on(W.resultAgain, resultAgainHandler({ ...d, results: this.results }))
       .on(W.bidRelease, bidReleaseHandler(d))
       .on(W.settled, settledHandler({ contractDb: this.init.contractDb, books: this.books }))
     this.stopSweeper = every(this.c.clock, this.init.sweepIntervalMs ?? 5000, () => void this.sweep())

@@ -3,10 +3,11 @@
  * dropped (PROVIDER_SILENT, a provider fault) when it is silent longer than the liveness timeout
  * (no update or heartbeat), or when no result came by the max duration plus a grace. Both
  * deadlines are absolute, counted from the record's `running` stamp and the last arrival, so a
- * job restored after a restart re-arms them where they were. Before a silent provider is dropped,
- * it is asked for its result once (`/dms/job/result-again`): a requester restarted after the
- * result reached it but before it stored it gets it back from the provider, which keeps it until
- * settlement. Spec: specs/state-machines.md.
+ * job restored after a restart re-arms them where they were. Before a provider is dropped at
+ * either deadline, it is asked for its result once (`/dms/job/result-again`): a requester
+ * restarted after the result reached it but before it stored it (or down longer than the job's
+ * result deadline) gets it back from the provider, which keeps it until settlement. Spec:
+ * specs/state-machines.md.
  */
 import { W } from '../../protocol/behaviours.js'
 import type { JobResult } from '../../protocol/messages.js'
@@ -58,18 +59,19 @@ export function awaitResultStep(d: AwaitResultDeps): Step {
         seen = session.lastSeen
         continue
       }
-      if (clock.now() >= deadline)
-        throw new JobFailure(
-          'PROVIDER_SILENT',
-          `no result from the provider within ${Math.round((deadline - runningSince) / 1000)}s`,
-        )
-      if (clock.now() - seen >= liveness) {
+      const late = clock.now() >= deadline
+      if (late || clock.now() - seen >= liveness) {
         const again = await askAgain(d, job, signal)
         if (again !== undefined) {
           session.setResult(again)
           break
         }
-        throw new JobFailure('PROVIDER_SILENT', `provider silent for ${liveness} ms (no heartbeat)`)
+        throw new JobFailure(
+          'PROVIDER_SILENT',
+          late
+            ? `no result from the provider within ${Math.round((deadline - runningSince) / 1000)}s`
+            : `provider silent for ${liveness} ms (no heartbeat)`,
+        )
       }
     }
     return { result: session.result, updates: [...session.updates], lastSeenAt: session.lastSeen }

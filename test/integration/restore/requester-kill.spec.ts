@@ -48,11 +48,8 @@ describe('a requester SIGKILLed in each job state restores idempotently', functi
       requester: {
         contractDb: { peer: net.contractDb.peerId, addrs: net.contractDb.addrs() },
         bidWindowMs: 800,
-        // The `running` job gets its result by asking its provider again when the liveness runs
-        // out; with the default 6 s that ask sometimes failed right after the restart and the job
-        // was failed over (an open bug: on a loaded machine it fails even at 15 s). This test is
-        // about restoring, so it asks late, once the restarted node is settled.
-        livenessTimeoutMs: 30_000,
+        // The default liveness (6 s): the `running` job, whose result reached the killed process
+        // or came while it was down, asks its provider for it again once that runs out.
       },
     }
     configPath = join(net.root, 'requester.json')
@@ -161,5 +158,8 @@ describe('a requester SIGKILLed in each job state restores idempotently', functi
       STATES.length,
       'one book entry per job',
     )
+    // Nothing left delivering on the provider: each result was delivered or fetched again (which
+    // counts as delivered) before its job settled, so every allocation is released.
+    assert.deepEqual(net.providers[0].provider!.allocationStates(), { released: STATES.length })
   })
 })

@@ -99,6 +99,23 @@ describe('provider/bid-machine', () => {
     assert.equal(fakes.heartbeats.at(-1), '-completed', 'stopped once delivered')
   })
 
+  it('a result its requester fetched again (/dms/job/result-again) counts as delivered: delivery stops, released', async () => {
+    start(bidContext(clock.now()))
+    const run = await toRun()
+    run.started()
+    await reaches('running')
+    // The requester is down: the delivery keeps retrying (held here for ever).
+    fakes.holdDelivery = new Promise<void>(() => {})
+    run.finish(completedRun())
+    await reaches('completed')
+    await clock.advanceAsync(0)
+    assert.equal(fakes.heartbeats.at(-1), '+completed')
+    actor.send({ type: 'FETCHED' })
+    await waitFor(actor, (s) => s.status === 'done')
+    assert.deepEqual(states().slice(-2), ['completed', 'released'])
+    assert.equal(fakes.heartbeats.at(-1), '-completed', 'no more heartbeats either')
+  })
+
   it('releases a reservation at the bid expiry, a lock at its deadlines', async () => {
     const now = clock.now()
     start(bidContext(now))

@@ -1,8 +1,8 @@
 /**
  * Results kept until settlement (kept-results.ts) on a real level database and a manual clock,
  * and `/dms/job/result-again` over them: only the contract's requester gets its result back; a
- * contract with none kept (never kept, or dropped at its settlement) is refused NO_RESULT; the
- * store is bounded by count and age.
+ * contract with none kept (never kept, or dropped at its settlement) is refused NO_RESULT; an
+ * answered ask counts as the result's delivery; the store is bounded by count and age.
  */
 import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -58,7 +58,15 @@ describe('provider/kept-results and /dms/job/result-again', () => {
 
   it("gives the contract's requester its result again; anyone else is refused NOT_YOUR_JOB", async () => {
     const kept = new KeptResults(db, clock)
-    const handle = resultAgainHandler({ results: kept })
+    const fetched: string[] = []
+    const book = {
+      byContractId: (id: string) => ({
+        bidId: 'bid-1',
+        requester: req.peer,
+        live: { send: (e: { type: string }) => void fetched.push(`${e.type} ${id}`) } as never,
+      }),
+    }
+    const handle = resultAgainHandler({ results: kept, book })
     const { contractId, result } = resultOf('job-1')
     await kept.keep(contractId, req.peer, result)
     assert.deepEqual(await handle(ask({ jobId: 'job-1', contractId }, req)), result)
@@ -67,6 +75,8 @@ describe('provider/kept-results and /dms/job/result-again', () => {
     await assert.rejects(handle(ask({ jobId: 'job-1', contractId: 'c'.repeat(64) }, req)), {
       code: 'NO_RESULT',
     })
+    // Only the answered ask counts as a delivery (its allocation stops delivering).
+    assert.deepEqual(fetched, [`FETCHED ${contractId}`])
   })
 
   it('a settled contract’s result is dropped and not kept again by a later transition', async () => {

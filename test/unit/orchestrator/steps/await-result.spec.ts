@@ -112,6 +112,20 @@ describe('orchestrator/steps/await-result', () => {
       assert.equal(asked[0].to?.peer, provider.peer)
     })
 
+    it('restored past its result deadline (the requester was down longer): asked once, then ends the wait', async () => {
+      const f = stepDeps()
+      f.actor.answer(W.resultAgain, () => kept)
+      // Running since 100 s: past the 60 s max duration plus the 30 s grace at restore.
+      const late = jobRecord({ ...restored(), history: [{ state: 'running', at: T0 - 100_000 }] })
+      const done = outcome(awaitResultStep(f.deps)(late, never()), f.clock)
+      await f.clock.advanceAsync(0)
+      const { value, error, at } = await done
+      assert.equal(error, undefined)
+      assert.equal(value?.result, kept)
+      assert.equal(at, T0, 'at once, not after a liveness timeout')
+      assert.equal(f.actor.of(W.resultAgain).length, 1)
+    })
+
     it('refused (NO_RESULT) or of another contract: PROVIDER_SILENT as before', async () => {
       for (const answer of [
         () => Promise.reject(new Error('NO_RESULT')),
