@@ -18,6 +18,7 @@ import type {
   ManagedContainer,
   RunOptions,
 } from '../executor.js'
+import { tightenCpu } from './cpu-limit.js'
 import { ALLOCATION_ID, checkImage, containerName, createOptions, validateSpec } from './container-config.js'
 import { dockerMessage, dockerStatus, engineCall } from './docker-errors.js'
 import type { DockerExecutorComponents, DockerExecutorInit } from './docker-options.js'
@@ -159,6 +160,8 @@ export class DockerExecutor implements Executor {
           stderr: true,
         })) as unknown as NodeJS.ReadableStream & Partial<{ destroy: () => void }>
         const startedAt = parseDockerTime(state.StartedAt) ?? this.clock.now()
+        // Started by a process that may have stopped before it set the running CPU period.
+        if (state.Running) await tightenCpu(container, spec.cpu, log)
         log.info({ running: state.Running }, 're-attached to the container')
         return await this.supervise(
           container,
@@ -311,9 +314,11 @@ export class DockerExecutor implements Executor {
       return notStarted('failed', 127, `cannot start: ${dockerMessage(err)}`)
     }
     const startedAt = this.clock.now()
+    const tightened = tightenCpu(container, spec.cpu, log) // the 100 ms period (cpu-limit.ts)
     safeEmit(options, { type: 'started' }, log)
     log.debug({ containerId: container.id }, 'container started')
-    return this.supervise(container, spec, outputsDir, options, log, stream, startedAt)
+    const result = this.supervise(container, spec, outputsDir, options, log, stream, startedAt)
+    return await result.finally(() => tightened) // never rejects; settled before the removal
   }
 
   /**
