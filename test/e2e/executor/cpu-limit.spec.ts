@@ -103,6 +103,23 @@ describe('DockerExecutor: the CPU limit at the start (real Docker)', function ()
     assert.equal(host.NanoCpus ?? 0, 0)
   })
 
+  it('a pod: each member starts with its share over a long period, then gets the 100 ms period', async function () {
+    const script = `${LIMITS}\nfirst=$(limits)\nuntil limits | grep -q "/100000 "; do sleep 0.02; done\necho "$first then $(limits)"`
+    const member = (name: string) => ({
+      name,
+      image: IMAGE,
+      command: ['sh', '-c', script],
+      cpu: 0.1,
+      memoryBytes: 16 * MiB,
+    })
+    const s = spec([], { cpu: 0.2, memoryBytes: 32 * MiB, members: [member('a'), member('b')] })
+    const result = await ex.run(s)
+    assert.equal(result.status, 'completed', JSON.stringify(result.members))
+    for (const m of result.members ?? [])
+      assert.equal(m.stdout, `50000/500000 ${16 * MiB} 64 then 10000/100000 ${16 * MiB} 64\n`, m.name)
+    assert.equal(result.members?.length, 2)
+  })
+
   it('a share of 0.5 core or more is created with the 100 ms period and left alone', async function () {
     const s = spec(['sh', '-c', `${LIMITS}\nlimits`], { cpu: 0.5 })
     const result = await ex.run(s)
