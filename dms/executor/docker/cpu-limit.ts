@@ -53,6 +53,15 @@ export function startCpuLimit(cpu: number): CpuLimit {
 }
 
 /**
+ * Whether a container found at re-attach still has a start period: its earlier process stopped
+ * before `tightenCpu`. One created before this limit (with `NanoCpus`) is left as it is.
+ */
+export function stillStarting(host: Docker.HostConfig, running: boolean): boolean {
+  const period = host.CpuPeriod ?? 0
+  return running && !host.NanoCpus && period > 0 && period !== RUNNING_PERIOD_US
+}
+
+/**
  * Right after the start: sets the running limit when the container was created with a longer
  * period. Never throws: should the engine refuse, the start limit (the same share) stays.
  */

@@ -18,7 +18,7 @@ import type {
   ManagedContainer,
   RunOptions,
 } from '../executor.js'
-import { tightenCpu } from './cpu-limit.js'
+import { stillStarting, tightenCpu } from './cpu-limit.js'
 import { ALLOCATION_ID, checkImage, containerName, createOptions, validateSpec } from './container-config.js'
 import { dockerMessage, dockerStatus, engineCall } from './docker-errors.js'
 import type { DockerExecutorComponents, DockerExecutorInit } from './docker-options.js'
@@ -160,8 +160,7 @@ export class DockerExecutor implements Executor {
           stderr: true,
         })) as unknown as NodeJS.ReadableStream & Partial<{ destroy: () => void }>
         const startedAt = parseDockerTime(state.StartedAt) ?? this.clock.now()
-        // Started by a process that may have stopped before it set the running CPU period.
-        if (state.Running) await tightenCpu(container, spec.cpu, log)
+        if (stillStarting(inspected.HostConfig, state.Running)) await tightenCpu(container, spec.cpu, log)
         log.info({ running: state.Running }, 're-attached to the container')
         return await this.supervise(
           container,

@@ -15,7 +15,7 @@ import { createOptions, type ContainerSettings } from './container-config.js'
 import { dockerMessage, dockerStatus } from './docker-errors.js'
 import { classifyExit, parseDockerTime } from './outcome.js'
 import { memberSpec } from './pod-config.js'
-import { tightenCpu } from './cpu-limit.js'
+import { stillStarting, tightenCpu } from './cpu-limit.js'
 import { podResult, type MemberEnd } from './pod-result.js'
 import { supervise, type OutputStream, type Supervised } from './supervise.js'
 import type { WorkDirs } from './work-dirs.js'
@@ -141,6 +141,8 @@ export async function reattachPod(
         stdout: true,
         stderr: true,
       })) as unknown as OutputStream
+      if (stillStarting(info.HostConfig, info.State.Running))
+        await tightenCpu(container, member.cpu, deps.log)
       const startedAt = parseDockerTime(info.State.StartedAt) ?? deps.clock.now()
       watched.push({ member, container, stream, startedAt })
     }

@@ -6,6 +6,7 @@ import {
   runningCpuLimit,
   START_BURST_US,
   startCpuLimit,
+  stillStarting,
   tightenCpu,
 } from '../../../dms/executor/docker/cpu-limit.js'
 import { silentLogger } from '../../../dms/log.js'
@@ -56,5 +57,12 @@ describe('executor CPU limit (cpu-limit.ts)', function () {
   it('never throws: a container already gone, or an engine that refuses, keeps the start limit', async function () {
     await tightenCpu(mockContainer({ statusCode: 404 }).container, 0.1, silentLogger)
     await tightenCpu(mockContainer({ statusCode: 500 }).container, 0.1, silentLogger)
+  })
+
+  it('at re-attach, tightens only a running container that still has a start period', function () {
+    assert.equal(stillStarting({ CpuPeriod: 500_000, CpuQuota: 50_000 }, true), true)
+    assert.equal(stillStarting({ CpuPeriod: 500_000, CpuQuota: 50_000 }, false), false, 'not running')
+    assert.equal(stillStarting({ CpuPeriod: 100_000, CpuQuota: 10_000 }, true), false, 'tightened')
+    assert.equal(stillStarting({ NanoCpus: 100_000_000, CpuPeriod: 0 }, true), false, 'created by dms before')
   })
 })
