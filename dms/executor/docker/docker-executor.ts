@@ -242,10 +242,9 @@ export class DockerExecutor implements Executor {
     }
   }
 
-  /** Makes sure the image is local: pulls it (reporting progress) when pulling is on. */
+  /** Pulls a missing image when pulling is on; else the create's 404 says it is missing (no look-up). */
   private async ensureImage(image: string, emit: (e: ExecutionEvent) => void): Promise<void> {
-    if (await this.hasImage(image)) return
-    if (!this.pullImages) throw new ImageNotFoundError(image)
+    if (!this.pullImages || (await this.hasImage(image))) return
     await pullImage(this.docker, image, emit, (call) => this.engine(call))
   }
 
