@@ -4,7 +4,8 @@ import { promisify } from 'node:util'
 import { NoopExecutor } from '../../dms/executor/noop.js'
 import type { Executor } from '../../dms/executor/executor.js'
 import { TEST_IMAGE } from '../../test/helpers/network.js'
-import { f0, JOBS, network, oneJob, pct, results, table, type Timed } from './common.js'
+import { startCpuLimit } from '../../dms/executor/docker/cpu-limit.js'
+import { f0, JOB_BODY, JOBS, network, oneJob, pct, results, table, type Timed } from './common.js'
 
 const execFile = promisify(execFileCb)
 
@@ -38,13 +39,27 @@ async function rawDockerRun(limits: string[]): Promise<number> {
   return ms
 }
 
-/** Raw starts, interleaved: without limits, and under the job's 0.1 CPU and 16 MiB. */
+/**
+ * The job's limits as the executor starts its container: 0.1 CPU over the start period
+ * (dms/executor/docker/cpu-limit.ts), 16 MiB.
+ */
+const start = startCpuLimit(JOB_BODY.resources.cpu)
+const LIMITS = [
+  '--cpu-period',
+  String(start.CpuPeriod),
+  '--cpu-quota',
+  String(start.CpuQuota),
+  '--memory',
+  '16m',
+]
+
+/** Raw starts, interleaved: without limits, and under the job's limits as the executor sets them. */
 async function rawDockerStart(n: number): Promise<{ plain: number[]; limited: number[] }> {
   const plain: number[] = []
   const limited: number[] = []
   for (let i = 0; i < n; i++) {
     plain.push(await rawDockerRun([]))
-    limited.push(await rawDockerRun(['--cpus', '0.1', '--memory', '16m']))
+    limited.push(await rawDockerRun(LIMITS))
   }
   return { plain, limited }
 }
@@ -89,7 +104,7 @@ export async function latencySection(): Promise<void> {
       ['post -> container running', f0(toRunning)],
       ['raw docker run -d (same image)', f0(rawP50)],
       ['overhead (target <= 75)', f0(toRunning - rawP50)],
-      ['raw docker run -d --cpus 0.1 --memory 16m', f0(limitedP50)],
+      [`raw docker run -d ${LIMITS.join(' ')}`, f0(limitedP50)],
       ['overhead against it', f0(toRunning - limitedP50)],
     ],
   )

@@ -3,6 +3,7 @@ import type { ExecutionSpec } from '../executor.js'
 import { InvalidSpecError } from '../errors.js'
 import { imageRefProblem } from '../../protocol/image-ref.js'
 import { commandProblem, cpuProblem, envProblem, MIN_MEMORY_BYTES } from '../../protocol/run-rules.js'
+import { startCpuLimit } from './cpu-limit.js'
 
 /** Where the container sees its output folder. */
 export const OUTPUTS_TARGET = '/outputs'
@@ -73,16 +74,6 @@ export function validateSpec(spec: ExecutionSpec): void {
   if (env !== undefined) throw new InvalidSpecError('env', `${JSON.stringify(env.name)}: ${env.problem}`)
 }
 
-/**
- * The CPU quota in nano-cores. Never 0, which the engine reads as "no limit": a share below
- * MIN_CPU is refused (validateSpec) rather than rounded away.
- */
-export function nanoCpus(cpu: number): number {
-  const problem = cpuProblem(cpu)
-  if (problem !== undefined) throw new InvalidSpecError('cpu', problem)
-  return Math.round(cpu * 1e9)
-}
-
 /** The container's name: `<prefix>-<allocationId>`, or `<prefix>-<allocationId>-<member>` in a pod. */
 export function containerName(labelPrefix: string, spec: ExecutionSpec, member?: string): string {
   return member === undefined
@@ -137,7 +128,8 @@ export function createOptions(
       // A private IPC namespace without /dev/shm: otherwise the engine mounts a writable 64 MiB
       // tmpfs there, outside the read-only root, /tmp's size and the memory the job asked for.
       IpcMode: 'none',
-      NanoCpus: nanoCpus(spec.cpu),
+      // The job's share over a period long enough for the start; 100 ms once started (cpu-limit.ts).
+      ...startCpuLimit(spec.cpu),
       Memory: spec.memoryBytes,
       MemorySwap: spec.memoryBytes,
       PidsLimit: spec.pidsLimit ?? 256,

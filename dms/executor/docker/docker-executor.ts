@@ -18,6 +18,7 @@ import type {
   ManagedContainer,
   RunOptions,
 } from '../executor.js'
+import { stillStarting, tightenCpu } from './cpu-limit.js'
 import { ALLOCATION_ID, checkImage, containerName, createOptions, validateSpec } from './container-config.js'
 import { dockerMessage, dockerStatus, engineCall } from './docker-errors.js'
 import type { DockerExecutorComponents, DockerExecutorInit } from './docker-options.js'
@@ -159,6 +160,7 @@ export class DockerExecutor implements Executor {
           stderr: true,
         })) as unknown as NodeJS.ReadableStream & Partial<{ destroy: () => void }>
         const startedAt = parseDockerTime(state.StartedAt) ?? this.clock.now()
+        if (stillStarting(inspected.HostConfig, state.Running)) await tightenCpu(container, spec.cpu, log)
         log.info({ running: state.Running }, 're-attached to the container')
         return await this.supervise(
           container,
@@ -240,10 +242,9 @@ export class DockerExecutor implements Executor {
     }
   }
 
-  /** Makes sure the image is local: pulls it (reporting progress) when pulling is on. */
+  /** Pulls a missing image when pulling is on; else the create's 404 says it is missing (no look-up). */
   private async ensureImage(image: string, emit: (e: ExecutionEvent) => void): Promise<void> {
-    if (await this.hasImage(image)) return
-    if (!this.pullImages) throw new ImageNotFoundError(image)
+    if (!this.pullImages || (await this.hasImage(image))) return
     await pullImage(this.docker, image, emit, (call) => this.engine(call))
   }
 
@@ -311,9 +312,11 @@ export class DockerExecutor implements Executor {
       return notStarted('failed', 127, `cannot start: ${dockerMessage(err)}`)
     }
     const startedAt = this.clock.now()
+    const tightened = tightenCpu(container, spec.cpu, log) // the 100 ms period (cpu-limit.ts)
     safeEmit(options, { type: 'started' }, log)
     log.debug({ containerId: container.id }, 'container started')
-    return this.supervise(container, spec, outputsDir, options, log, stream, startedAt)
+    const result = this.supervise(container, spec, outputsDir, options, log, stream, startedAt)
+    return await result.finally(() => tightened) // never rejects; settled before the removal
   }
 
   /**

@@ -15,6 +15,7 @@ import { createOptions, type ContainerSettings } from './container-config.js'
 import { dockerMessage, dockerStatus } from './docker-errors.js'
 import { classifyExit, parseDockerTime } from './outcome.js'
 import { memberSpec } from './pod-config.js'
+import { stillStarting, tightenCpu } from './cpu-limit.js'
 import { podResult, type MemberEnd } from './pod-result.js'
 import { supervise, type OutputStream, type Supervised } from './supervise.js'
 import type { WorkDirs } from './work-dirs.js'
@@ -51,6 +52,7 @@ export async function runPod(
   await deps.dirs.claim(spec.allocationId)
   const containers: Docker.Container[] = []
   const attached: Attached[] = []
+  const tightened: Array<Promise<void>> = [] // each member's running CPU period (cpu-limit.ts)
   try {
     const dirs = await deps.dirs.preparePod(
       spec,
@@ -75,6 +77,7 @@ export async function runPod(
         deps.log.info({ err: dockerMessage(err), member: a.member.name }, 'pod member did not start')
         return notStarted('failed', 127, `member ${a.member.name} cannot start: ${dockerMessage(err)}`)
       }
+      tightened.push(tightenCpu(a.container, a.member.cpu, deps.log))
       deps.emit({ type: 'started', member: a.member.name })
     }
     const startedAt = deps.clock.now()
@@ -87,6 +90,7 @@ export async function runPod(
     return await finish(deps, spec, ends)
   } finally {
     for (const a of attached) a.stream.destroy?.()
+    await Promise.all(tightened) // never reject; settled before the containers go
     // A member started before another failed to start is killed here with the rest.
     await removeAll(containers, deps.log)
     await deps.dirs.release(spec.allocationId, deps.log)
@@ -137,6 +141,8 @@ export async function reattachPod(
         stdout: true,
         stderr: true,
       })) as unknown as OutputStream
+      if (stillStarting(info.HostConfig, info.State.Running))
+        await tightenCpu(container, member.cpu, deps.log)
       const startedAt = parseDockerTime(info.State.StartedAt) ?? deps.clock.now()
       watched.push({ member, container, stream, startedAt })
     }

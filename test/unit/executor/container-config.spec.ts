@@ -60,11 +60,13 @@ describe('container-config', function () {
     validateSpec({ ...base, diskBytes: 64 * MiB, gpus: 1 })
   })
 
-  it('mounts no /dev/shm (a private IPC namespace) and never gives the engine NanoCpus 0', function () {
+  it('mounts no /dev/shm (a private IPC namespace) and never gives the engine a CPU quota of 0', function () {
     const host = createOptions(base, settings).HostConfig
     assert.equal(host?.IpcMode, 'none')
-    assert.equal(host?.NanoCpus, 500_000_000)
-    assert.equal(createOptions({ ...base, cpu: 0.01 }, settings).HostConfig?.NanoCpus, 10_000_000)
+    assert.equal(host?.NanoCpus, undefined, 'a quota per period instead (cpu-limit.ts)')
+    assert.deepEqual([host?.CpuQuota, host?.CpuPeriod], [50_000, 100_000])
+    const smallest = createOptions({ ...base, cpu: 0.01 }, settings).HostConfig
+    assert.deepEqual([smallest?.CpuQuota, smallest?.CpuPeriod], [10_000, 1_000_000])
     for (const cpu of [1e-10, 0.009, 0, -1, Number.NaN])
       assert.throws(
         () => createOptions({ ...base, cpu }, settings),
