@@ -13,16 +13,44 @@
  * - dockerode: loaded through createRequire after the stand-ins for its ssh and BuildKit parts
  *   (dms/executor/docker/dockerode.ts), which must land in Node's module cache first;
  * - systeminformation: loaded at the first measurement only, and it reads its own platform files.
+ *
+ * Replaced by stand-ins that fail if called: noise's WebAssembly ciphers
+ * (@chainsafe/as-chacha20poly1305, @chainsafe/as-sha256), 1.2-1.5 MB of RSS once loaded, which
+ * DMS's cipher suite never calls (dms/network/noise-crypto.ts).
  */
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { build } from 'esbuild'
+import { build, type Plugin } from 'esbuild'
 
 const root = join(import.meta.dirname, '..')
 const out = join(root, 'dist', 'cli')
 
 /** Packages run from node_modules, not bundled (see above). */
 const EXTERNAL = ['classic-level', 'dockerode', 'systeminformation']
+
+/** What noise's crypto/index.js imports of them; calling any of it fails. */
+const WASM_STAND_IN = `
+class NoiseWasmLeftOut extends Error {
+  name = 'NoiseWasmLeftOut'
+  code = 'NOISE_WASM_LEFT_OUT'
+}
+const left = () => {
+  throw new NoiseWasmLeftOut('noise WebAssembly cipher left out of the dms bundle: dms/network/noise-crypto.ts')
+}
+export const newInstance = () => undefined
+export class ChaCha20Poly1305 { seal() { left() } open() { left() } }
+export const digest = left
+`
+const wasmStandIns: Plugin = {
+  name: 'noise-wasm-stand-ins',
+  setup(b) {
+    b.onResolve({ filter: /^@chainsafe\/as-(chacha20poly1305|sha256)$/ }, (a) => ({
+      path: a.path,
+      namespace: 'stand-in',
+    }))
+    b.onLoad({ filter: /.*/, namespace: 'stand-in' }, () => ({ contents: WASM_STAND_IN, loader: 'js' }))
+  },
+}
 
 await rm(out, { recursive: true, force: true })
 await build({
@@ -40,6 +68,7 @@ await build({
   sourcemap: 'linked',
   legalComments: 'none',
   external: EXTERNAL,
+  plugins: [wasmStandIns],
   // CommonJS packages in the bundle call require() for Node's built-ins and the packages above.
   banner: {
     js: "import { createRequire as __dmsRequire } from 'node:module'; const require = __dmsRequire(import.meta.url);",
