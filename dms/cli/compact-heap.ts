@@ -4,8 +4,9 @@
  *
  * Starting leaves garbage in V8's old space (the config checks, the schemas and codecs built,
  * the modules' top-level code), spread over pages that also hold live objects. A plain full GC
- * frees the objects but keeps those pages; only a compacting one moves the live objects together
- * and gives the emptied pages back to the system. V8's memory reducer does that by itself, but
+ * frees the objects but moves only nearly empty pages, so it keeps these; a compacting one moves
+ * the live objects together and gives the emptied pages back to the system (measured on a
+ * provider: no RSS back from a plain one). V8's memory reducer does that by itself, but
  * only some 10-30 s after the allocation rate has dropped; this does it at once: about 6 MB of a
  * provider's RSS, for one pause of 40-100 ms CPU at start (specs/benchmarks.md, "Idle memory").
  *
