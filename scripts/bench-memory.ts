@@ -10,14 +10,15 @@
  * NODE_OPTIONS=--max-semi-space-size=16 (V8's default young generation, which the launcher then
  * leaves alone). Then the floor, under the same flags: node alone, a level store alone, a libp2p
  * host as DMS builds it, both, and both with the other libraries every role loads (fastify,
- * prom-client, TypeBox, ajv, xstate, pino) imported.
+ * prom-client, TypeBox, ajv, xstate, pino) imported; the floor loads tsc's separate files (dist/),
+ * not the bundle bin/dms.js runs (dist/cli/).
  *
  * A probe preloaded through NODE_OPTIONS (--import, written to the temp dir) reads the figures
  * inside the process when sent SIGUSR2: memoryUsage first, then the scripts, via the inspector.
  *
  * Run: npm run build && node --import tsx scripts/bench-memory.ts [--runs N] [--json out.json]
  *   [--roles provider,requester-only,contract-db (none: only the floor)] [--idle-ms 5000] [--skip-floor]
- *   [--modules role] [--files role] [--extra '<node flags>']... [--bin other/bin/dms.js]
+ *   [--modules role] [--files role] [--extra=<node flags>]... [--bin other/bin/dms.js]
  * `--modules provider` prints the files that role loaded by package, `--files` each file;
  * `--extra` adds a run with those flags on node's command line. Writes bench/results/memory-*.json.
  */

@@ -3,6 +3,7 @@
  * (approve, revoke, credit, balance, contracts) over its local socket. Spec: specs/contract-db.md.
  */
 import { readFile } from 'node:fs/promises'
+import { compactHeap } from './compact-heap.js'
 import { cliPassphrase } from './passphrase.js'
 import { startProblem } from './start-problem.js'
 import { homedir } from 'node:os'
@@ -78,6 +79,7 @@ export async function runService(opts: { dataDir?: string; config?: string }): P
   }
   process.stdout.write(`${JSON.stringify(ready)}\n`)
   log.info(ready, 'contract-db running')
+  compactHeap() // the start's garbage given back before the service idles (compact-heap.ts)
   await new Promise<void>((done) => {
     let stopping = false
     const onSignal = (sig: string) => {

@@ -3,9 +3,9 @@
  * a config file, ready once it prints its ready line; stopped with SIGTERM, then SIGKILL.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { createWriteStream } from 'node:fs'
+import { createWriteStream, existsSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
@@ -15,10 +15,14 @@ import type { ContractDbConfig } from '../contract-db/node.js'
 import { loadOrCreateKey, PASSPHRASE_ENV } from '../keys.js'
 import { CliError } from './output.js'
 
-// The built CLI, from dist/dms/cli/devnet.js or from the source (scripts run with tsx).
-export const BIN = fileURLToPath(
-  new URL(import.meta.url.includes('/dist/') ? '../../../bin/dms.js' : '../../bin/dms.js', import.meta.url),
-)
+// The `dms` launcher of this package, found from this file wherever it runs: the bundle
+// (dist/cli/), tsc's output (dist/dms/cli/) or the source (scripts run with tsx).
+export const BIN = packageBin(dirname(fileURLToPath(import.meta.url)))
+
+function packageBin(dir: string): string {
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir)
+  return join(dir, 'bin', 'dms.js')
+}
 const READY_TIMEOUT_MS = 60_000
 
 export interface DevnetProc {

@@ -6,6 +6,7 @@ import { createLogger } from '../log.js'
 import { DmsNode } from '../node.js'
 import { ProcessGuard } from '../process-guard.js'
 import { CliError, cliLogger, print, printData } from './output.js'
+import { compactHeap } from './compact-heap.js'
 import { cliPassphrase } from './passphrase.js'
 import { keyProblem, startProblem } from './start-problem.js'
 
@@ -149,6 +150,7 @@ export async function runCommand(opts: {
     { peerId: node.peerId, addrs: node.addrs(), socket: node.socketPath, tcp: node.apiTcpAddress },
     'dms node running',
   )
+  compactHeap() // the start's garbage given back before the node idles (compact-heap.ts)
   if (signalled !== undefined) stop(signalled)
   await stopped
   // Everything is closed; libp2p can leave timers (dial backoff, ~2 s) that would delay the exit.

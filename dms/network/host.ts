@@ -11,6 +11,7 @@ import type { KadDHT } from '@libp2p/kad-dht'
 import { createLibp2p, type Libp2p } from 'libp2p'
 import type { Logger } from 'pino'
 import type { KeyPair } from '../../actors/identity.js'
+import { noiseCrypto } from './noise-crypto.js'
 import { dhtService, type DhtInit } from './discovery.js'
 import { scoreOptions, type GossipScoreSettings } from './gossip-score.js'
 import { natParts, type NatInit, type RelayInit } from './nat.js'
@@ -161,7 +162,7 @@ export async function createHost(key: KeyPair, init: HostInit = {}, log?: Logger
     },
     transports: [tcp(), ...(nat.transports as [])],
     ...(init.pnet !== undefined ? { connectionProtector: protector(readSwarmKey(init.pnet.keyFile)) } : {}),
-    connectionEncrypters: [noise()],
+    connectionEncrypters: [noise({ crypto: noiseCrypto })], // node:crypto only (noise-crypto.ts)
     streamMuxers: [yamux()],
     peerDiscovery: discovery,
     connectionManager: opts.connectionManager,

@@ -24,7 +24,7 @@ describe('the packed dms installed with npm i -g, outside the repo', function ()
   let devnet: ChildProcess | undefined
 
   before(async function () {
-    assert.ok(existsSync(join(REPO, 'dist/dms/cli/main.js')), 'the CLI is not built: run `npm run build`')
+    assert.ok(existsSync(join(REPO, 'dist/cli/main.js')), 'the CLI is not built: run `npm run build`')
     dir = await mkdtemp(join(tmpdir(), 'dms-install-'))
     // The suite has just built dist/: pack it as is (prepack would rebuild it).
     const packed = await exec('npm', ['pack', '--ignore-scripts', '--pack-destination', dir, '--json'], {
@@ -67,7 +67,8 @@ describe('the packed dms installed with npm i -g, outside the repo', function ()
     const files = (JSON.parse(stdout) as Array<{ files: Array<{ path: string }> }>)[0].files.map(
       (f) => f.path,
     )
-    assert.ok(files.includes('dist/dms/cli/main.js'), 'dist/ is packed')
+    assert.ok(files.includes('dist/cli/main.js'), 'the bundle bin/dms.js runs is packed')
+    assert.ok(!files.some((f) => f.startsWith('dist/dms/')), 'not the unbundled build, which nothing runs')
     assert.ok(files.includes('bin/dms.js'))
     for (const f of ['app.js', 'app.css', 'index.html'])
       assert.ok(files.includes(`dist/dashboard/${f}`), `the dashboard's ${f} is packed`)
