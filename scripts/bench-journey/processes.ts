@@ -151,7 +151,15 @@ export async function throughputProcesses(): Promise<
         dataDir: join(dir, 'req'),
         oneHost: true,
         bootstrap: [...cdb.addrs, ...providers.flatMap((p) => p.addrs)],
-        requester: { contractDb: { peer: cdb.peerId, addrs: cdb.addrs }, bidWindowMs: 3000, enoughBids: 3 },
+        requester: {
+          contractDb: { peer: cdb.peerId, addrs: cdb.addrs },
+          bidWindowMs: 3000,
+          enoughBids: 3,
+          // BENCH_BID_SAMPLE=n: ask n of the 9 providers per job (protocol.md, "Bid sample").
+          ...(process.env.BENCH_BID_SAMPLE !== undefined
+            ? { bidSample: Number(process.env.BENCH_BID_SAMPLE) }
+            : {}),
+        },
       }),
     )
     const reqPeer = await peerIdOf(join(dir, 'req'))
