@@ -19,7 +19,7 @@ interface WindowState {
   recvWindowCapacity: number
 }
 
-type Proto = { sendWindowUpdate(this: WindowState): void }
+type Proto = { sendWindowUpdate: (this: WindowState) => void }
 
 const INSTALLED = Symbol.for('dms.yamux.halfWindowUpdates')
 

@@ -80,7 +80,8 @@ describe('yamux window updates at half a window (dms/network/yamux-window.ts)', 
         if (sizes.length === 3) all()
       })
       const client = b.system.spawn('client', KeyPair.generate())
-      for (let i = 0; i < 3; i++) await client.send(server.handle, '/test/big', { pad: 'y'.repeat(1024 * KiB) })
+      for (let i = 0; i < 3; i++)
+        await client.send(server.handle, '/test/big', { pad: 'y'.repeat(1024 * KiB) })
       await done
       assert.deepEqual(sizes, [1024 * KiB, 1024 * KiB, 1024 * KiB])
     })
