@@ -22,14 +22,28 @@ export interface EnvelopeInit {
 }
 
 function signingBytes(env: Envelope): Uint8Array {
-  const body = Envelope.encode({ ...env, signature: new Uint8Array(0) })
+  return withDomain(Envelope.encode({ ...env, signature: new Uint8Array(0) }))
+}
+
+function withDomain(body: Uint8Array): Uint8Array {
   const out = new Uint8Array(DOMAIN.length + body.length)
   out.set(DOMAIN, 0)
   out.set(body, DOMAIN.length)
   return out
 }
 
-/** Builds and signs an envelope; returns the wire bytes. */
+/**
+ * `signature` (field 12, length-delimited, 64 bytes) as protobuf writes it: the last field of
+ * an envelope, so the wire bytes are the unsigned encoding followed by these 66 bytes.
+ */
+const SIGNATURE_FIELD = Uint8Array.of((12 << 3) | 2, 64)
+const SIGNATURE_TAIL = SIGNATURE_FIELD.length + 64
+
+/**
+ * Builds and signs an envelope; returns the wire bytes: the unsigned encoding (what is signed,
+ * after the domain) with the signature field appended, the same bytes as encoding the signed
+ * envelope, encoded once.
+ */
 export function sealEnvelope(key: KeyPair, init: EnvelopeInit): Uint8Array {
   const env: Envelope = {
     version: ENVELOPE_VERSION,
@@ -45,14 +59,36 @@ export function sealEnvelope(key: KeyPair, init: EnvelopeInit): Uint8Array {
     payload: init.payload as Uint8Array<ArrayBuffer>,
     signature: new Uint8Array(0),
   }
-  env.signature = key.sign(signingBytes(env)) as Uint8Array<ArrayBuffer>
-  return Envelope.encode(env)
+  const body = Envelope.encode(env)
+  const signature = key.sign(withDomain(body))
+  if (signature.length !== 64) throw new Error(`an Ed25519 signature is 64 bytes, got ${signature.length}`)
+  const out = new Uint8Array(body.length + SIGNATURE_TAIL)
+  out.set(body, 0)
+  out.set(SIGNATURE_FIELD, body.length)
+  out.set(signature, body.length + SIGNATURE_FIELD.length)
+  return out
 }
 
-/** true when the envelope's signature is valid for its sender key. */
-export function verifyEnvelope(env: Envelope): boolean {
+/**
+ * true when the envelope's signature is valid for its sender key. Given `wire`, the bytes `env`
+ * was decoded from (decodeEnvelope(wire): the check is then of those bytes, so never pass others),
+ * and they end with its signature field (as every sealed envelope does), the bytes before it are
+ * what was signed: checked as they came, without encoding the envelope again. Otherwise the
+ * envelope is encoded again without its signature, as the signer did.
+ */
+export function verifyEnvelope(env: Envelope, wire?: Uint8Array): boolean {
   if (env.sender === undefined) return false
-  return verifySignature(env.sender.publicKey, signingBytes(env), env.signature)
+  const signed = wire !== undefined ? signedPart(wire, env.signature) : undefined
+  return verifySignature(env.sender.publicKey, signed ?? signingBytes(env), env.signature)
+}
+
+/** DOMAIN || the bytes before the signature field, when `wire` ends with `signature` as its last field. */
+function signedPart(wire: Uint8Array, signature: Uint8Array): Uint8Array | undefined {
+  if (signature.length !== 64 || wire.length < SIGNATURE_TAIL) return undefined
+  const at = wire.length - SIGNATURE_TAIL
+  if (wire[at] !== SIGNATURE_FIELD[0] || wire[at + 1] !== SIGNATURE_FIELD[1]) return undefined
+  if (!Buffer.from(wire.buffer, wire.byteOffset + at + 2, 64).equals(signature)) return undefined
+  return withDomain(wire.subarray(0, at))
 }
 
 /** proto/envelope.proto as wire types, generated (proto/envelope.wire.ts, `npm run proto`). */

@@ -19,23 +19,32 @@ const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex')
  * measured on the 2-core test machines). The same key gives a node its libp2p peer id.
  */
 export class KeyPair {
+  private seedBytes: Uint8Array | undefined
+
   private constructor(
-    readonly seed: Uint8Array,
+    seed: Uint8Array | undefined,
     readonly publicKey: PublicKeyBytes,
     private readonly privateObj: KeyObject,
-  ) {}
+  ) {
+    this.seedBytes = seed
+  }
+
+  /** The 32-byte private seed (read from the key object the first time it is asked for). */
+  get seed(): Uint8Array {
+    if (this.seedBytes === undefined) {
+      const der = this.privateObj.export({ format: 'der', type: 'pkcs8' })
+      this.seedBytes = Uint8Array.from(der.subarray(der.length - 32))
+    }
+    return this.seedBytes
+  }
 
   static generate(): KeyPair {
     // Uses the generated key objects as they are: every job and allocation actor generates one,
-    // and rebuilding them from the seed (as fromSeed must) doubled the cost.
+    // and rebuilding them from the seed (as fromSeed must) doubled the cost. Those actors only
+    // sign, so the seed is exported only if asked for (a node key, when it is sealed).
     const { privateKey, publicKey } = generateKeyPairSync('ed25519')
-    const der = privateKey.export({ format: 'der', type: 'pkcs8' })
     const spki = publicKey.export({ format: 'der', type: 'spki' })
-    return new KeyPair(
-      Uint8Array.from(der.subarray(der.length - 32)),
-      new Uint8Array(spki.subarray(spki.length - 32)),
-      privateKey,
-    )
+    return new KeyPair(undefined, new Uint8Array(spki.subarray(spki.length - 32)), privateKey)
   }
 
   static fromSeed(seed: Uint8Array): KeyPair {

@@ -333,7 +333,8 @@ export class ActorSystem implements ActorHost {
       return this.reject('malformed', { from, err: (err as Error).message })
     }
     if (env.version !== 1) return this.reject('bad_version', { from })
-    if (env.sender === undefined || !verifyEnvelope(env)) return this.reject('bad_signature', { from })
+    if (env.sender === undefined || !verifyEnvelope(env, frame.bytes))
+      return this.reject('bad_signature', { from })
     if (env.sender.peer !== from) return this.reject('wrong_peer', { from, claimed: env.sender.peer })
     // A reply may only be asked for on the requester's own node: otherwise anyone could make this
     // node send signed replies (and connections) to a third party.

@@ -7,7 +7,8 @@
  *   env: BENCH_JOBS (latency jobs per setting, default 20), BENCH_THROUGHPUT_JOBS (default 300),
  *        BENCH_CONCURRENCY (default 50), BENCH_SCALE (node counts, default 10,50,100),
  *        BENCH_ONLY (sections, default latency,throughput,ops,scale,memory), BENCH_PROFILE (a
- *        directory: CPU profiles of every process of the throughput run)
+ *        directory: CPU profiles of every process of the throughput run), BENCH_BID_SAMPLE (the
+ *        requester's `bidSample` in the throughput run with each node in its own process)
  *
  * Every node is real (libp2p on 127.0.0.1, level in a temp dir, sealed keys) and in this one
  * process except the idle-memory node, which is its own `dms run` process. "noop" is the

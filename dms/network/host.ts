@@ -17,6 +17,7 @@ import { scoreOptions, type GossipScoreSettings } from './gossip-score.js'
 import { natParts, type NatInit, type RelayInit } from './nat.js'
 import { protector, readSwarmKey } from './pnet.js'
 import { userAgent } from './peer-info.js'
+import { halfWindowUpdates } from './yamux-window.js'
 
 export type Host = Libp2p<{
   pubsub: GossipSub
@@ -152,6 +153,7 @@ export async function createHost(key: KeyPair, init: HostInit = {}, log?: Logger
     discovery.push(mdns({ interval: m.intervalMs, serviceTag: m.serviceTag }))
   }
   const nat = natParts(init.relay, init.nat)
+  halfWindowUpdates()
   const node = await createLibp2p({
     privateKey,
     start: false,

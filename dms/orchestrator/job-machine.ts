@@ -84,9 +84,18 @@ const toJobError = (err: unknown): JobError => {
 
 export { QUEUE_DECLINES_KEPT, queueDeadlineOf, queueDeclinesOf, queueTimeoutError } from './job-rules.js'
 
+/** A job machine running `steps`; for tests and diagrams (a running requester uses jobMachineFor). */
 export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
+  return buildJobMachine(() => steps, clock)
+}
+
+/**
+ * The machine over the steps `stepsOf` gives for the xstate actor system of the job running it
+ * (one set of steps per job: shared-job-machine.ts builds the machine once for every job).
+ */
+export function buildJobMachine(stepsOf: (system: object) => JobSteps, clock: Pick<Clock, 'now'>) {
   const step = (name: Exclude<keyof JobSteps, 'backoff'>) =>
-    fromPromise<Patch, JobRecord>(({ input, signal }) => steps[name](input, signal))
+    fromPromise<Patch, JobRecord>(({ input, signal, system }) => stepsOf(system)[name](input, signal))
   const stamp = (state: JobState) => ({ type: 'stamp' as const, params: { state } })
   // Typed loosely on purpose: xstate's per-src inference does not follow a helper like this one;
   // the machine is covered by test/unit/orchestrator/job-machine.spec.ts.
@@ -127,9 +136,10 @@ export function createJobMachine(steps: JobSteps, clock: Pick<Clock, 'now'>) {
       verify: step('verify'),
       settle: step('settle'),
       cancel: step('cancel'),
-      backoff: fromPromise<Patch, JobRecord>(({ input, signal }) =>
-        steps.backoff !== undefined ? steps.backoff(input, signal) : Promise.resolve({}),
-      ),
+      backoff: fromPromise<Patch, JobRecord>(({ input, signal, system }) => {
+        const steps = stepsOf(system)
+        return steps.backoff !== undefined ? steps.backoff(input, signal) : Promise.resolve({})
+      }),
     },
     actions: {
       merge: assign(({ event }) => (event as unknown as { output: Patch }).output),

@@ -19,6 +19,18 @@ interface Persisted {
   [k: string]: unknown
 }
 
+/**
+ * xstate's persisted snapshot of `actor` now (`snap`, its current snapshot), made without its
+ * context: the context is stored beside it, and xstate's own `getPersistedSnapshot` walks every
+ * object of it (looking for actor references) on every transition only for it to be dropped.
+ */
+export function persistedWithoutContext<S extends { context: unknown }>(
+  actor: { logic: { getPersistedSnapshot(s: S): unknown } },
+  snap: S,
+): unknown {
+  return actor.logic.getPersistedSnapshot({ ...snap, context: {} })
+}
+
 /** What is stored of `persisted` (xstate's persisted snapshot) whose live context is `context`. */
 export function storedSnapshot(persisted: unknown, context: unknown): unknown {
   const p = persisted as Persisted

@@ -13,7 +13,7 @@ import type { Actor as XActor } from 'xstate'
 import { SerialQueue } from '../../actors/serial.js'
 import { Repo, type Db } from '../store/db.js'
 import { JobIndex, type JobQuery } from './job-index.js'
-import { storedSnapshot } from './job-snapshot.js'
+import { persistedWithoutContext, storedSnapshot } from './job-snapshot.js'
 import type { createJobMachine } from './job-machine.js'
 import type { LiveUsage } from '../protocol/messages.js'
 import type { JobId, JobRecord, JobState } from './job-record.js'
@@ -122,7 +122,7 @@ export class JobStore {
       const job: StoredJob = {
         state: snap.value,
         record: snap.context,
-        ...(done ? {} : { snapshot: storedSnapshot(machine.getPersistedSnapshot(), snap.context) }),
+        ...(done ? {} : { snapshot: storedSnapshot(persistedWithoutContext(machine, snap), snap.context) }),
       }
       writes
         .run(async () => {

@@ -1,7 +1,7 @@
 /**
  * One job running here, built from the requester's shared parts: its session (what arrives for
  * it), its own actor (job-inbox.ts), a contract-db client sending as that actor, its steps over
- * those (steps/) and its machine (job-machine.ts), created but not started (job-store.ts starts
+ * those (steps/) and its machine (job-machine.ts, one per clock: shared-job-machine.ts), created but not started (job-store.ts starts
  * it with every transition persisted).
  */
 import type { Logger } from 'pino'
@@ -16,7 +16,7 @@ import type { BidAdmission } from './bid-admission.js'
 import type { BidAudience } from './bid-audience.js'
 import { jobBlobsOf } from './data-plane.js'
 import { spawnJobActor } from './job-inbox.js'
-import { createJobMachine } from './job-machine.js'
+import { bindJobSteps, jobMachineFor } from './shared-job-machine.js'
 import type { JobId, JobRecord } from './job-record.js'
 import type { JobMachineActor } from './job-store.js'
 import { JobSession } from './session.js'
@@ -88,10 +88,11 @@ export function createRunningJob(record: JobRecord, snapshot: unknown, p: JobPar
     peerId: p.system.peerId,
     config: p.config,
   })
-  const machine: JobMachineActor = createActor(createJobMachine(steps, clock), {
+  const machine: JobMachineActor = createActor(jobMachineFor(clock), {
     clock,
     input: record,
     ...(snapshot !== undefined ? { snapshot: snapshot as Snapshot<unknown> } : {}),
   })
+  bindJobSteps(machine, steps)
   return { machine, session, actor }
 }

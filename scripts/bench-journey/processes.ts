@@ -70,7 +70,16 @@ export interface CpuPerJob {
   contractDb: number
   /** This process: the REST client posting jobs and following their logs. */
   client: number
+  /**
+   * The same without what each process burns idle (gossip heartbeats, pings, timers) over the
+   * run's wall time, measured for IDLE_MS before it: on a loaded machine the run is slower, so
+   * more idle time falls on each job; this part does not depend on that.
+   */
+  minusIdle: { requester: number; providers: number; contractDb: number }
 }
+
+/** How long each process's idle CPU is measured before the run. */
+const IDLE_MS = 3000
 
 /** With BENCH_PROFILE=<dir>: `--cpu-prof` for the child `name`, into <dir>/<name>/ (written at exit). */
 const profile = (name: string): string[] =>
@@ -142,7 +151,15 @@ export async function throughputProcesses(): Promise<
         dataDir: join(dir, 'req'),
         oneHost: true,
         bootstrap: [...cdb.addrs, ...providers.flatMap((p) => p.addrs)],
-        requester: { contractDb: { peer: cdb.peerId, addrs: cdb.addrs }, bidWindowMs: 3000, enoughBids: 3 },
+        requester: {
+          contractDb: { peer: cdb.peerId, addrs: cdb.addrs },
+          bidWindowMs: 3000,
+          enoughBids: 3,
+          // BENCH_BID_SAMPLE=n: ask n of the 9 providers per job (protocol.md, "Bid sample").
+          ...(process.env.BENCH_BID_SAMPLE !== undefined
+            ? { bidSample: Number(process.env.BENCH_BID_SAMPLE) }
+            : {}),
+        },
       }),
     )
     const reqPeer = await peerIdOf(join(dir, 'req'))
@@ -177,6 +194,12 @@ export async function throughputProcesses(): Promise<
     let next = 0
     let failed = 0
     const roles = [cdb, req, ...providers]
+    const idle0 = await Promise.all(roles.map((p) => cpuMs(p.child.pid!)))
+    const idleT0 = performance.now()
+    await new Promise((r) => setTimeout(r, IDLE_MS))
+    const idleRate = (await Promise.all(roles.map((p) => cpuMs(p.child.pid!)))).map(
+      (ms, i) => (ms - idle0[i]) / (performance.now() - idleT0),
+    )
     const before = await Promise.all(roles.map((p) => cpuMs(p.child.pid!)))
     const client0 = process.cpuUsage()
     const t0 = performance.now()
@@ -193,6 +216,8 @@ export async function throughputProcesses(): Promise<
       (ms, i) => (ms - before[i]) / TP_JOBS,
     )
     const perProvider = used.slice(2)
+    const busy = used.map((ms, i) => ms - (idleRate[i] * seconds * 1000) / TP_JOBS)
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0)
     return {
       jobs: TP_JOBS,
       seconds,
@@ -205,6 +230,7 @@ export async function throughputProcesses(): Promise<
         providers: perProvider.reduce((a, b) => a + b, 0),
         perProvider,
         client: (client.user + client.system) / 1000 / TP_JOBS,
+        minusIdle: { contractDb: busy[0], requester: busy[1], providers: sum(busy.slice(2)) },
       },
     }
   } finally {

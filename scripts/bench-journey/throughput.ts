@@ -65,9 +65,12 @@ export async function throughputSection(): Promise<void> {
     ['role', 'CPU ms/job'],
     [
       ['requester', ms(c.requester)],
+      ['  minus what it burns idle over the run', ms(c.minusIdle.requester)],
       ['providers (sum of 9)', ms(c.providers)],
+      ['  minus what they burn idle over the run', ms(c.minusIdle.providers)],
       ['  per provider (min / max)', `${ms(Math.min(...c.perProvider))} / ${ms(Math.max(...c.perProvider))}`],
       ['contract-db', ms(c.contractDb)],
+      ['  minus what it burns idle over the run', ms(c.minusIdle.contractDb)],
       ['bench REST client', ms(c.client)],
       ['all in one process (every node)', ms(tp.cpuMsPerJob ?? NaN)],
     ],

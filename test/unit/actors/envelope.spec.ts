@@ -90,6 +90,39 @@ describe('actors/envelope', () => {
     assert.deepEqual(Buffer.from(env.signature), Buffer.from(key.sign(concat(DOMAIN, unsignedBody(env)))))
   })
 
+  describe('sealed once, checked on the bytes as they came', () => {
+    it('seal gives the same bytes as encoding the signed envelope (one encode, wire unchanged)', () => {
+      for (const i of [init(), init({ to: undefined, topic: 't', replyTo: undefined })]) {
+        const wire = sealEnvelope(key, i)
+        assert.deepEqual(Buffer.from(Envelope.encode(decodeEnvelope(wire))), Buffer.from(wire))
+      }
+    })
+
+    it('verifies with its wire bytes, and no byte of them can change without failing', () => {
+      const wire = sealEnvelope(key, init())
+      assert.equal(verifyEnvelope(decodeEnvelope(wire), wire), true)
+      for (let i = 0; i < wire.length; i++) {
+        const bad = flip(wire, i)
+        let env: Envelope
+        try {
+          env = decodeEnvelope(bad)
+        } catch {
+          continue // refused before the signature
+        }
+        assert.equal(verifyEnvelope(env, bad), false, `wire byte ${i}`)
+      }
+    })
+
+    it('bytes whose last field is not the signature: checked on the envelope encoded again', () => {
+      const env = decodeEnvelope(sealEnvelope(key, init()))
+      // The same fields, the signature first: valid protobuf, signed as the canonical encoding.
+      const sigFirst = concat(Uint8Array.of(0x62, 0x40, ...env.signature), unsignedBody(env))
+      const decoded = decodeEnvelope(sigFirst)
+      assert.equal(verifyEnvelope(decoded, sigFirst), true)
+      assert.equal(verifyEnvelope({ ...decoded, toInbox: 'svd' }, sigFirst), false)
+    })
+  })
+
   describe('tampering breaks verification', () => {
     const fresh = () => decodeEnvelope(sealEnvelope(key, init()))
 
