@@ -14,29 +14,15 @@ import { decodeEnvelope, sealEnvelope, verifyEnvelope, type Envelope, type Handl
 import { RemoteError, RequestTimeoutError, UnreachableError } from './errors.js'
 import type { KeyPair } from './identity.js'
 import type { MailboxInit } from './mailbox.js'
+import { systemConfig, type ActorSystemInit, type SystemConfig } from './system-config.js'
 import { ReplayCache } from './replay.js'
+import { ClosedInboxes } from './closed-inboxes.js'
 import { IGNORED, type LateReason, type RejectReason, type TopicAdmission } from './receive-rules.js'
 import type { FrameVerdict, InboundFrame, Transport, TransportRefusal } from './transport.js'
 
 export { Actor, type Behaviour, type Message, type RequestOptions, type SendOptions }
 export type { LateReason, RejectReason, TopicAdmission } from './receive-rules.js'
-
-export interface ActorSystemInit {
-  /** Largest accepted frame. @default 4 MiB */
-  maxFrameBytes?: number
-  /** Longest envelope lifetime accepted; bounds the replay cache. @default 300000 */
-  maxTtlMs?: number
-  /** How far in the future issued-at may be. @default 30000 */
-  clockSkewMs?: number
-  /** Lifetime given to outgoing envelopes. @default 60000 */
-  defaultTtlMs?: number
-  /** (sender, nonce) pairs remembered. @default 100000 */
-  replayCacheSize?: number
-  /** Closed inboxes remembered (for `late` accounting), each for maxTtlMs. @default 10000 */
-  closedInboxMemory?: number
-  /** Default mailbox of spawned actors. @default { capacity: 1024, overflow: 'drop-newest' } */
-  mailbox?: MailboxInit
-}
+export type { ActorSystemInit } from './system-config.js'
 
 export interface ActorSystemComponents {
   transport: Transport
@@ -84,26 +70,19 @@ export class ActorSystem implements ActorHost {
   private readonly topics = new Map<string, Set<Actor>>()
   private readonly pending = new Map<string, PendingReply>()
   /** inbox -> until when a message for it counts as late rather than misaddressed. */
-  private readonly closed = new Map<string, number>()
+  private readonly closed: ClosedInboxes
   private readonly replay: ReplayCache
   private readonly admissions = new Map<string, TopicAdmission>()
   readonly codecs: CodecRegistry
-  private readonly cfg: Required<Omit<ActorSystemInit, 'mailbox'>> & { mailbox: MailboxInit }
+  private readonly cfg: SystemConfig
 
   constructor(
     readonly components: ActorSystemComponents,
     init: ActorSystemInit = {},
   ) {
-    this.cfg = {
-      maxFrameBytes: init.maxFrameBytes ?? 4 * 1024 * 1024,
-      maxTtlMs: init.maxTtlMs ?? 300_000,
-      clockSkewMs: init.clockSkewMs ?? 30_000,
-      defaultTtlMs: init.defaultTtlMs ?? 60_000,
-      replayCacheSize: init.replayCacheSize ?? 100_000,
-      closedInboxMemory: init.closedInboxMemory ?? 10_000,
-      mailbox: init.mailbox ?? {},
-    }
+    this.cfg = systemConfig(init)
     this.replay = new ReplayCache(this.cfg.replayCacheSize)
+    this.closed = new ClosedInboxes(this.cfg.closedInboxMemory, this.cfg.maxTtlMs)
     this.codecs = components.codecs ?? new CodecRegistry()
     components.transport.onFrame({
       frame: (f) => this.receive(f),
@@ -148,7 +127,7 @@ export class ActorSystem implements ActorHost {
     if (inbox.startsWith(REPLY_INBOX)) throw new Error(`inbox names starting ${REPLY_INBOX} are reserved`)
     const actor = new Actor(this, inbox, key, mailbox)
     this.actors.set(inbox, actor)
-    this.closed.delete(inbox)
+    this.closed.forget(inbox)
     return actor
   }
 
@@ -297,19 +276,7 @@ export class ActorSystem implements ActorHost {
   }
 
   private remember(inbox: string): void {
-    const now = this.components.clock.now()
-    // Every entry lives maxTtlMs, so insertion order is expiry order: trim from the oldest, O(1).
-    for (const [k, until] of this.closed) {
-      if (until > now && this.closed.size < this.cfg.closedInboxMemory) break
-      this.closed.delete(k)
-    }
-    this.closed.delete(inbox)
-    this.closed.set(inbox, now + this.cfg.maxTtlMs)
-  }
-
-  private recentlyClosed(inbox: string, now: number): boolean {
-    const until = this.closed.get(inbox)
-    return until !== undefined && until > now
+    this.closed.remember(inbox, this.components.clock.now())
   }
 
   /** The receive pipeline (specs/protocol.md "Receive pipeline"). Never throws. */
@@ -358,7 +325,7 @@ export class ActorSystem implements ActorHost {
       if (env.toInbox.startsWith(REPLY_INBOX)) {
         pending = this.pending.get(env.toInbox)
         if (pending === undefined) {
-          if (!this.recentlyClosed(env.toInbox, now)) return this.reject('unexpected_reply', { from })
+          if (!this.closed.recentlyClosed(env.toInbox, now)) return this.reject('unexpected_reply', { from })
           lateReason = 'reply_after_timeout'
         } else if (pending.expectKey !== undefined && pending.expectKey !== b64(env.sender.publicKey))
           return this.reject('unexpected_reply', { from, reason: 'reply from another key' })
@@ -370,7 +337,7 @@ export class ActorSystem implements ActorHost {
       } else {
         const actor = this.actors.get(env.toInbox)
         if (actor !== undefined) targets = [actor]
-        else if (this.recentlyClosed(env.toInbox, now)) lateReason = 'inbox_closed'
+        else if (this.closed.recentlyClosed(env.toInbox, now)) lateReason = 'inbox_closed'
         else return this.reject('no_inbox', { from, inbox: env.toInbox })
       }
     }

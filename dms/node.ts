@@ -11,13 +11,8 @@ import type { Db } from './store/db.js'
 import { startPeerBase } from './peer-base.js'
 import type { NodeMetrics } from './api/metrics/node-metrics.js'
 import { ApiServer } from './api/server.js'
-import {
-  apiPorts,
-  nodeMetrics,
-  providerMetrics,
-  requesterMetrics,
-  workflowJobsPort,
-} from './node-adapters.js'
+import { apiPorts, workflowJobsPort } from './node-adapters.js'
+import { nodeMetrics, providerMetrics, requesterMetrics } from './node-metrics.js'
 import type { NodeConfig } from './config.js'
 import { BlobService } from './blobs/service.js'
 import { ApprovalClient } from './contracts/approval-client.js'
@@ -33,6 +28,7 @@ import type { WorkflowRunner } from './workflows/runner.js'
 import type { ResourceLedger } from './resources/ledger.js'
 import type { MachineMeter } from './resources/measure.js'
 import type { Onboarding } from './resources/onboarding.js'
+import { applyConfigOffer } from './resources/config-offer.js'
 import type { ProcessFaults } from './process-guard.js'
 
 export interface NodeComponents {
@@ -216,7 +212,7 @@ export class DmsNode {
         )
       this.meter = new MachineMeter({ dockerInfo: () => executor.info(), clock }, { dataDir: cfg.dataDir })
       this.onboarding = new Onboarding({ ledger: this.ledger, meter: this.meter, clock })
-      await this.applyConfigOffer(this.ledger, p.offer)
+      await applyConfigOffer(this.ledger, p.offer, { clock: this.clock, log: this.log })
       this.provider = new ProviderService(
         {
           system: this.system,
@@ -353,32 +349,6 @@ export class DmsNode {
       await this.api.start()
       this.lifecycle.onStop(() => this.api?.stop(), 'api')
     }
-  }
-
-  /**
-   * The offer is state: once onboarded (`dms onboard`, or an earlier start), the stored offer wins
-   * and the config's `provider.offer` is ignored. The config's offer applies only when nothing was
-   * ever onboarded (specs/config.md, "Offer precedence").
-   */
-  private async applyConfigOffer(
-    ledger: ResourceLedger,
-    offer: NonNullable<NodeConfig['provider']>['offer'],
-  ): Promise<void> {
-    const stored = ledger.getOffer()
-    if (offer === undefined) {
-      if (stored === undefined) this.log.warn("provider not onboarded: run 'dms onboard' to offer resources")
-      return
-    }
-    if (stored !== undefined) {
-      this.log.info(
-        { stored: stored.resources, withdrawn: stored.withdrawnAt !== undefined },
-        'using the onboarded offer from the database; provider.offer in the config is ignored',
-      )
-      return
-    }
-    const { prices, ...resources } = offer
-    const now = this.clock.now()
-    await ledger.setOffer({ resources, prices, onboardedAt: now, updatedAt: now })
   }
 
   /**

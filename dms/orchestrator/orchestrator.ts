@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import { every, type Clock } from '../../actors/clock.js'
 import { DmsError } from '../../actors/errors.js'
+import { BadCursorError, JobEndedError, JobLiveError, JobNotFoundError } from './job-errors.js'
 import type { KeyPair } from '../../actors/identity.js'
 import type { ActorSystem } from '../../actors/system.js'
 import type { Transport } from '../../actors/transport.js'
@@ -35,6 +36,7 @@ import { Retention, type PruneReport, type RetentionPolicy } from './retention.j
 import type { Approvals } from './steps/deps.js'
 
 export { FINAL_STATES, type OrchestratorInit, type StoredJob }
+export { BadCursorError, JobEndedError, JobLiveError, JobNotFoundError }
 
 export interface OrchestratorComponents {
   system: ActorSystem
@@ -54,33 +56,6 @@ export interface OrchestratorComponents {
 
 /** How often `requester.retention` is applied while the node runs. */
 const PRUNE_EVERY_MS = 3_600_000
-
-export class JobNotFoundError extends DmsError {
-  constructor(id: string) {
-    super('JOB_NOT_FOUND', `no job ${id}`)
-  }
-}
-export class JobEndedError extends DmsError {
-  constructor(id: string, state: string) {
-    super('JOB_ENDED', `job ${id} already ended: ${state}`)
-  }
-}
-
-/** A rerun asked of a job that has not ended. */
-export class JobLiveError extends DmsError {
-  readonly statusCode = 409
-  constructor(id: string, state: string) {
-    super('JOB_LIVE', `job ${id} is ${state}: only an ended job can be rerun (or cancel it first)`)
-  }
-}
-
-export class BadCursorError extends DmsError {
-  readonly statusCode = 400
-  readonly field = 'querystring/cursor'
-  constructor() {
-    super('INVALID_REQUEST', 'querystring/cursor: not a cursor this node gave (use `next` of a page)')
-  }
-}
 
 export class Orchestrator {
   /** Every job, stored on each transition of its machine; change listeners. */

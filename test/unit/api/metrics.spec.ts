@@ -9,7 +9,7 @@ import { detachedPorts } from '../../../dms/api/null-ports.js'
 import type { JobView } from '../../../dms/api/ports.js'
 import { buildApi } from '../../../dms/api/server.js'
 import { silentLogger } from '../../../dms/log.js'
-import { requesterMetrics } from '../../../dms/node-adapters.js'
+import { requesterMetrics } from '../../../dms/node-metrics.js'
 import type { JobRecord } from '../../../dms/orchestrator/job-record.js'
 import type { Orchestrator } from '../../../dms/orchestrator/orchestrator.js'
 

@@ -23,9 +23,14 @@ const KNOWN: Record<string, string> = {}
 
 /**
  * The composition roots: they build every part, faces included (dms/node-adapters.ts holds the
- * node's adapters from its parts to the REST API's ports).
+ * node's adapters from its parts to the REST API's ports, dms/node-metrics.ts its metrics feeds).
  */
-const ROOTS = new Set(['dms/node.ts', 'dms/node-adapters.ts', 'dms/contract-db/node.ts'])
+const ROOTS = new Set([
+  'dms/node.ts',
+  'dms/node-adapters.ts',
+  'dms/node-metrics.ts',
+  'dms/contract-db/node.ts',
+])
 
 interface Edge {
   from: string
