@@ -26,6 +26,9 @@ const INSTALLED = Symbol.for('dms.yamux.halfWindowUpdates')
 /** Whether a window update would be sent now: always for flags and pauses, else at half a window. */
 export function windowUpdateDue(s: WindowState): boolean {
   if (s.state !== StreamState.Established) return true
+  // Fields this version of the library does not have (an upgrade renamed them): never hold an
+  // update back on a guess, or the sender would stall once the window is spent.
+  if (typeof s.recvWindow !== 'number' || typeof s.recvWindowCapacity !== 'number') return true
   return s.recvWindow - s.recvWindowCapacity >= s.recvWindow / 2
 }
 
@@ -34,6 +37,8 @@ export function halfWindowUpdates(proto: object = YamuxStream.prototype): void {
   const p = proto as Proto & { [INSTALLED]?: true }
   if (p[INSTALLED] === true) return
   const original = p.sendWindowUpdate
+  // A library without this method (an upgrade renamed it) keeps its own rule.
+  if (typeof original !== 'function') return
   p.sendWindowUpdate = function (this: WindowState) {
     if (windowUpdateDue(this)) original.call(this)
   }

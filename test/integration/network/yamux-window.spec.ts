@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { StreamState } from '@chainsafe/libp2p-yamux/stream'
 import { KeyPair } from '../../../actors/identity.js'
 import { ACTOR_PROTOCOL } from '../../../dms/network/transport.js'
-import { windowUpdateDue } from '../../../dms/network/yamux-window.js'
+import { halfWindowUpdates, windowUpdateDue } from '../../../dms/network/yamux-window.js'
 import { startPeer, type TestPeer } from '../../helpers/peers.js'
 
 /** Yamux frame type of a window update (the yamux spec: data 0, window update 1). */
@@ -26,6 +26,15 @@ describe('yamux window updates at half a window (dms/network/yamux-window.ts)', 
     it('always lets handshake flags and paused streams through', () => {
       for (const state of [StreamState.Init, StreamState.SYNReceived, StreamState.Paused])
         assert.equal(windowUpdateDue({ ...est(0), state }), true)
+    })
+    it('a stream without the window fields (a renamed library field) is never held back', () => {
+      const renamed = { state: StreamState.Established } as unknown as Parameters<typeof windowUpdateDue>[0]
+      assert.equal(windowUpdateDue(renamed), true)
+    })
+    it('a library without sendWindowUpdate is left with its own rule', () => {
+      const proto = {}
+      halfWindowUpdates(proto)
+      assert.equal('sendWindowUpdate' in proto, false)
     })
   })
 
