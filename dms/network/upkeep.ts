@@ -48,24 +48,57 @@ function dialer(host: Host, log: Logger | undefined, pnet: boolean) {
   }
 }
 
+/** How long after its relayed connection closed a direct one still counts as its upgrade. */
+const UPGRADE_WINDOW_MS = 30_000
+/** At most this many peers' relayed connections are remembered for it. */
+const MAX_RELAYED_REMEMBERED = 1000
+
 /**
  * Logs each relayed connection, and its upgrade when a direct one opens beside it (DCUtR), so an
- * operator sees how a NATed peer is reached. Returns the unsubscribe function.
+ * operator sees how a NATed peer is reached. The side that did not start the hole punch may see
+ * the relayed connection closed (by the other side, once its direct dial succeeded) before its
+ * own direct one is reported open: a relayed connection closed within UPGRADE_WINDOW_MS still
+ * counts. Returns the unsubscribe function.
  */
-function logConnectionTypes(host: Host, log: Logger | undefined): () => void {
+export function logConnectionTypes(
+  host: Host,
+  clock: Pick<Clock, 'now'>,
+  log: Logger | undefined,
+): () => void {
+  /** Peers whose relayed connection closed, and when (clock ms); bounded, oldest out first. */
+  const relayedClosed = new Map<string, number>()
   const opened = (e: CustomEvent<Connection>) => {
     const conn = e.detail
     const peer = conn.remotePeer.toString()
-    if (connectionType(conn) === 'relayed')
+    if (connectionType(conn) === 'relayed') {
       log?.info(
         { peer, addr: conn.remoteAddr.toString(), direction: conn.direction },
         'relayed connection opened',
       )
-    else if (host.getConnections(conn.remotePeer).some((c) => c !== conn && connectionType(c) === 'relayed'))
+      return
+    }
+    const closedAt = relayedClosed.get(peer)
+    relayedClosed.delete(peer)
+    const beside = host
+      .getConnections(conn.remotePeer)
+      .some((c) => c !== conn && connectionType(c) === 'relayed')
+    if (beside || (closedAt !== undefined && clock.now() - closedAt <= UPGRADE_WINDOW_MS))
       log?.info({ peer, addr: conn.remoteAddr.toString() }, 'relayed connection upgraded to direct')
   }
+  const closed = (e: CustomEvent<Connection>) => {
+    const conn = e.detail
+    if (connectionType(conn) !== 'relayed') return
+    const peer = conn.remotePeer.toString()
+    relayedClosed.delete(peer)
+    relayedClosed.set(peer, clock.now())
+    if (relayedClosed.size > MAX_RELAYED_REMEMBERED) relayedClosed.delete(relayedClosed.keys().next().value!)
+  }
   host.addEventListener('connection:open', opened)
-  return () => host.removeEventListener('connection:open', opened)
+  host.addEventListener('connection:close', closed)
+  return () => {
+    host.removeEventListener('connection:open', opened)
+    host.removeEventListener('connection:close', closed)
+  }
 }
 
 /** Starts the keeper (and the rendezvous with the DHT) on a started host. */
@@ -99,7 +132,7 @@ export function startUpkeep(host: Host, c: { clock: Clock; log?: Logger }, init:
     },
   )
   keeper.start()
-  const offConnections = logConnectionTypes(host, c.log)
+  const offConnections = logConnectionTypes(host, c.clock, c.log)
   let rendezvous: Rendezvous | undefined
   const dht = host.services.dht
   if (init.dht !== undefined && dht !== undefined) {
