@@ -44,6 +44,8 @@ export class JobStore {
   /** The listing indexes, written in the same batch as each record (job-index.ts). */
   readonly index: JobIndex
   private readonly listeners = new Set<(job: StoredJob) => void>()
+  /** The write queue of each job running here (its transitions, stored one at a time). */
+  private readonly writing = new Map<JobId, SerialQueue>()
 
   constructor(private readonly c: JobStoreComponents) {
     this.repo = new Repo(c.db, 'jobs')
@@ -86,6 +88,15 @@ export class JobStore {
     await this.c.db.batch([this.repo.delOp(job.record.id), ...this.index.ops(job, undefined)])
   }
 
+  /**
+   * Resolves once every transition job `id` made so far is stored (at once for a job not running
+   * here). A step waits on it before a message whose effect a restore must find: see
+   * steps/close-contract.ts.
+   */
+  written(id: JobId): Promise<void> {
+    return this.writing.get(id)?.idle() ?? Promise.resolve()
+  }
+
   /** Calls `fn` with every persisted change of any job, after its write; returns the unsubscribe. */
   onChange(fn: (job: StoredJob) => void): () => void {
     this.listeners.add(fn)
@@ -117,6 +128,7 @@ export class JobStore {
     let resolveStored!: (j: StoredJob) => void
     const stored = new Promise<StoredJob>((r) => (resolveStored = r))
     const writes = new SerialQueue()
+    this.writing.set(id, writes)
     machine.subscribe((snap) => {
       const done = snap.status === 'done'
       const job: StoredJob = {
@@ -133,7 +145,10 @@ export class JobStore {
             first = false
             resolveStored(job)
           }
-          if (done) await opts.onDone()
+          if (done) {
+            this.writing.delete(id)
+            await opts.onDone()
+          }
         })
         .catch((err: unknown) => this.c.log.error({ err, jobId: id }, 'job not persisted'))
     })

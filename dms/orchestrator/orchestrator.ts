@@ -356,6 +356,7 @@ export class Orchestrator {
     const job = createRunningJob(record, snapshot, {
       ...this.parts(),
       contractDb: this.init.contractDb,
+      written: (jobId) => this.store.written(jobId),
       onUpdate: (jobId, u) => this.updateListeners.forEach((fn) => fn(jobId, u)),
       onLog: (jobId, l) => this.logListeners.forEach((fn) => fn(jobId, l)),
     })

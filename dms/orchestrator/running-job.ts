@@ -38,6 +38,8 @@ export interface JobParts {
   /** This requester's reliability record of a provider (provider-records.ts). */
   reliability: StepDeps['reliability']
   contractDb: { peer: string; addrs: string[] }
+  /** Resolves once every transition of job `id` so far is stored (job-store.ts `written`). */
+  written?: (id: JobId) => Promise<void>
   config: JobConfig
   onUpdate: (jobId: JobId, update: JobUpdate) => void
   onLog: (jobId: JobId, log: JobLog) => void
@@ -87,6 +89,7 @@ export function createRunningJob(record: JobRecord, snapshot: unknown, p: JobPar
     key: p.key,
     peerId: p.system.peerId,
     config: p.config,
+    ...(p.written !== undefined ? { written: () => p.written!(id) } : {}),
   })
   const machine: JobMachineActor = createActor(jobMachineFor(clock), {
     clock,

@@ -1,11 +1,12 @@
 /**
- * The results this provider made, kept until their contract is settled (sublevel
- * `provider-results`, keyed by contract id): a requester restarted after a result reached it but
- * before it stored it asks for it again (`/dms/job/result-again`, handlers/result-again.ts). A
- * result is kept from the moment it is made (before it is sent), dropped when the contract-db's
- * settlement or termination of its contract is kept in the books, and bounded: the oldest beyond
- * `maxKept`, and any older than `maxAgeMs`, are dropped when a new one is kept. Spec:
- * specs/protocol.md ("Results asked again").
+ * The results this provider made, kept for a requester that asks for one again
+ * (`/dms/job/result-again`, handlers/result-again.ts): one restarted after a result reached it but
+ * before it stored it. A result is kept from the moment it is made (before it is sent), and kept
+ * `settledKeepMs` more once the contract-db's settlement or termination of its contract is in the
+ * books: a requester killed after it settled, but before it stored that, is restored in `running`
+ * and asks again. Bounded: the oldest beyond `maxKept`, any older than `maxAgeMs`, and any settled
+ * longer than `settledKeepMs` ago are dropped when one is kept or settled (sublevel
+ * `provider-results`, keyed by contract id). Spec: specs/protocol.md ("Results asked again").
  */
 import type { Clock } from '../../actors/clock.js'
 import type { JobResult } from '../protocol/messages.js'
@@ -21,20 +22,25 @@ export interface KeptResult {
   result: JobResult
   /** When it was kept (clock ms). */
   at: number
+  /** When its contract's settlement (or termination) was kept in the books (clock ms). */
+  settledAt?: number
 }
 
 export interface KeptResultsInit {
   /** At most this many are kept (the oldest go first). @default 1000 */
   maxKept?: number
-  /** Kept at most this long unsettled. @default 86400000 (a day) */
+  /** Kept at most this long in all. @default 86400000 (a day) */
   maxAgeMs?: number
+  /** Kept this long after its contract is settled. @default 3600000 (an hour) */
+  settledKeepMs?: number
 }
 
 export class KeptResults {
   private readonly repo: Repo<KeptResult>
   private readonly maxKept: number
   private readonly maxAgeMs: number
-  /** Contracts whose result was dropped at settlement: not kept again by a later transition. */
+  private readonly settledKeepMs: number
+  /** Contracts settled here whose result was dropped: not kept again by a later transition. */
   private readonly dropped = new Set<string>()
 
   constructor(
@@ -45,6 +51,7 @@ export class KeptResults {
     this.repo = new Repo<KeptResult>(db, RESULTS_SUBLEVEL)
     this.maxKept = init.maxKept ?? 1000
     this.maxAgeMs = init.maxAgeMs ?? 86_400_000
+    this.settledKeepMs = init.settledKeepMs ?? 3_600_000
   }
 
   /** Keeps the result of `contractId` for `requester` (again: the first copy stays), then prunes. */
@@ -52,21 +59,43 @@ export class KeptResults {
     if (this.dropped.has(contractId) || (await this.repo.get(contractId)) !== undefined) return
     const now = this.clock.now()
     await this.repo.put(contractId, { contractId, jobId: result.jobId, requester, result, at: now })
-    const all = (await this.repo.values()).sort((a, b) => a.at - b.at)
-    const over = Math.max(0, all.length - this.maxKept)
-    for (const [i, k] of all.entries())
-      if (i < over || k.at <= now - this.maxAgeMs) await this.repo.del(k.contractId)
+    await this.prune(now)
   }
 
   get(contractId: string): Promise<KeptResult | undefined> {
     return this.repo.get(contractId)
   }
 
-  /** Forgets the result of a settled (or terminated) contract. */
-  drop(contractId: string): Promise<void> {
+  /**
+   * The contract is settled (or terminated): its result is kept `settledKeepMs` more, then goes
+   * at a later prune; one never kept here is not kept by a later transition either.
+   */
+  async settled(contractId: string): Promise<void> {
+    const kept = await this.repo.get(contractId)
+    const now = this.clock.now()
+    if (kept === undefined) this.forget(contractId)
+    else if (kept.settledAt === undefined) await this.repo.put(contractId, { ...kept, settledAt: now })
+    await this.prune(now)
+  }
+
+  /** Drops the oldest beyond maxKept, any older than maxAgeMs and any settled too long ago. */
+  private async prune(now: number): Promise<void> {
+    const all = (await this.repo.values()).sort((a, b) => a.at - b.at)
+    const over = Math.max(0, all.length - this.maxKept)
+    for (const [i, k] of all.entries()) {
+      const gone =
+        i < over ||
+        k.at <= now - this.maxAgeMs ||
+        (k.settledAt !== undefined && k.settledAt <= now - this.settledKeepMs)
+      if (!gone) continue
+      if (k.settledAt !== undefined) this.forget(k.contractId)
+      await this.repo.del(k.contractId)
+    }
+  }
+
+  private forget(contractId: string): void {
     this.dropped.add(contractId)
     if (this.dropped.size > this.maxKept) this.dropped.delete(this.dropped.values().next().value!)
-    return this.repo.del(contractId)
   }
 
   async size(): Promise<number> {

@@ -1,7 +1,7 @@
 /**
  * What the provider records when a run's result is made: its receipt goes into the books
- * (books.ts), and the result is kept until its contract is settled, for a requester that asks for
- * it again (kept-results.ts); a settlement kept in the books drops it. Both are done by the
+ * (books.ts), and the result is kept for a requester that asks for it again (kept-results.ts),
+ * until an hour after the settlement of its contract is kept in the books. Both are done by the
  * delivery, before the result is sent (bid-actors.ts `deliverActor`), not from the stored
  * transitions: those are coalesced, and a result delivered at once is `released` before its
  * outcome state is ever written.
@@ -13,7 +13,7 @@ import type { KeptResults } from './kept-results.js'
 
 export interface OutcomeDeps {
   books: Pick<ProviderBooks, 'resulted' | 'events'>
-  results: Pick<KeptResults, 'keep' | 'drop'>
+  results: Pick<KeptResults, 'keep' | 'settled'>
   log: Logger
 }
 
@@ -30,7 +30,7 @@ export async function keepOutcome(
   await d.results.keep(contractId, requester, message)
 }
 
-/** Drops the kept result of each contract whose settlement the books keep. */
-export function dropSettledResults(d: OutcomeDeps): void {
-  d.books.events.on('settled', (e: BookEntry) => void d.results.drop(e.contractId).catch(() => {}))
+/** Tells the kept results of each contract whose settlement the books keep (kept a while more). */
+export function settleKeptResults(d: OutcomeDeps): void {
+  d.books.events.on('settled', (e: BookEntry) => void d.results.settled(e.contractId).catch(() => {}))
 }

@@ -39,7 +39,7 @@ import { bidRequestHandler, type BidRequestCounters } from './handlers/bid-reque
 import { cancelHandler } from './handlers/cancel.js'
 import { resultAgainHandler } from './handlers/result-again.js'
 import { KeptResults } from './kept-results.js'
-import { dropSettledResults, keepOutcome } from './outcomes.js'
+import { settleKeptResults, keepOutcome } from './outcomes.js'
 import { contractSignHandler } from './handlers/contract-sign.js'
 import { invokeHandler } from './handlers/invoke.js'
 import { jobRequestHandler } from './handlers/job-request.js'
@@ -170,7 +170,7 @@ export class ProviderService {
       },
     })
     // A result is kept (and its receipt booked) before it is delivered, until its settlement.
-    dropSettledResults({ books: this.books, results: this.results, log: c.log })
+    settleKeptResults({ books: this.books, results: this.results, log: c.log })
     this.modes = new ProviderModes(c, () => this.book.size)
     // The book forgets an ended bid right after telling its listeners: counted once it has.
     this.book.onTransition(() => queueMicrotask(() => this.modes.check()))

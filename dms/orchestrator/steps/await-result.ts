@@ -16,7 +16,8 @@ import { JobFailure, type Step } from '../job-machine.js'
 import type { StepDeps } from './deps.js'
 import { winnerHandle } from './providers.js'
 
-export type AwaitResultDeps = Pick<StepDeps, 'clock' | 'session' | 'config' | 'actor'>
+export type AwaitResultDeps = Pick<StepDeps, 'clock' | 'session' | 'config' | 'actor'> &
+  Partial<Pick<StepDeps, 'log'>>
 
 /** The result asked of the winner again; undefined when it has none for us or cannot be reached. */
 async function askAgain(
@@ -33,7 +34,13 @@ async function askAgain(
       { jobId: job.id, contractId: contract.terms.contractId },
       { timeoutMs: d.config.requestTimeoutMs, signal },
     )
-    .catch(() => undefined)
+    .catch((err: unknown) => {
+      d.log?.warn(
+        { jobId: job.id, err: err instanceof Error ? err.message : String(err) },
+        'the result asked of the provider again did not come',
+      )
+      return undefined
+    })
   signal.throwIfAborted()
   return r?.jobId === job.id && r.receipt.receipt.contractId === contract.terms.contractId ? r : undefined
 }

@@ -29,7 +29,7 @@ import { releaseBid, releaseLosers, winnerHandle } from './providers.js'
 
 export type CloseContractDeps = Pick<
   StepDeps,
-  'actor' | 'session' | 'key' | 'clock' | 'peerId' | 'config'
+  'actor' | 'session' | 'key' | 'clock' | 'peerId' | 'config' | 'written'
 > & {
   /** Verifies the contract and checks the proof (retrying while the contract-db is unreachable). */
   contractDb: Pick<StepDeps['contractDb'], 'peer' | 'verify'>
@@ -88,6 +88,11 @@ export function closeContractStep(d: CloseContractDeps): Step {
       terms,
       requesterSignature: signDoc(d.key, DOMAIN.contract, terms),
     }
+    // The job is stored in `contracting` (with the stamp the terms are drafted from) before the
+    // terms leave: a requester killed after sending them is restored here, not earlier, so it
+    // drafts the same terms again instead of bidding anew while this contract goes on.
+    await d.written?.()
+    signal.throwIfAborted()
     let signed: ContractSignReply
     try {
       signed = await d.actor.request(

@@ -96,6 +96,11 @@ export interface StepDeps {
    * when the provider was last heard from, and the result. The steps read it and wait on it.
    */
   session: JobSession
+  /**
+   * Resolves once every transition of the job so far is stored. Not given (tests of one step): at
+   * once.
+   */
+  written?: () => Promise<void>
   /** The contract-db client, sending as the job's actor. */
   contractDb: Pick<ContractDbClient, 'peer' | 'verify' | 'settle' | 'terminate'>
   /** The job's side of the data plane: input grants, output fetch and check. */

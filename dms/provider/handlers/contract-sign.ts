@@ -40,8 +40,11 @@ export function contractSignHandler(d: ContractSignDeps) {
       hashDoc(t.bid) !== hashDoc(bid) ||
       termsBidProblem(t, bid) !== undefined
     if (mismatch) throw new RefusedError('TERMS_MISMATCH', 'contract terms do not match the bid')
-    // The same terms again (a requester restored in `contracting`): the same countersignature.
-    if (rec.snapshot.context.contractHash === hashDoc(t) && liveIn(d.book, rec, 'contracted') !== undefined)
+    // The same terms again (a requester restored in `contracting`, whose answer was lost with it):
+    // the same countersignature, in whatever state the bid has reached since (invoked, run, even
+    // released). A requester killed after the contract went on stores `contracting` last, and
+    // redrafts the very terms this provider signed; signing them again commits to nothing new.
+    if (rec.snapshot.context.contractHash === hashDoc(t))
       return { providerSignature: signDoc(d.key, DOMAIN.contract, t) }
     const actor = liveIn(d.book, rec, 'locked')
     if (actor === undefined) throw new RefusedError('BID_NOT_LOCKED', `bid is ${described(d.book, rec)}`)

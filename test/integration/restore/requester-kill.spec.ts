@@ -48,12 +48,6 @@ describe('a requester SIGKILLed in each job state restores idempotently', functi
       requester: {
         contractDb: { peer: net.contractDb.peerId, addrs: net.contractDb.addrs() },
         bidWindowMs: 800,
-        // The `running` job gets its result by asking its provider again when the liveness runs
-        // out. A provider that released a result before storing it was one cause of that ask
-        // failing right after a restart (fixed); with the default 6 s it still failed once in a
-        // fresh-clone CI run (an open bug). This test is about restoring, so it asks late, once
-        // the restarted node is settled.
-        livenessTimeoutMs: 30_000,
       },
     }
     configPath = join(net.root, 'requester.json')

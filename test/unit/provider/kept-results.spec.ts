@@ -1,7 +1,7 @@
 /**
  * Results kept until settlement (kept-results.ts) on a real level database and a manual clock,
  * and `/dms/job/result-again` over them: only the contract's requester gets its result back; a
- * contract with none kept (never kept, or dropped at its settlement) is refused NO_RESULT; an
+ * contract with none kept (never kept, or dropped an hour after its settlement) is refused NO_RESULT; an
  * answered ask counts as the result's delivery; the store is bounded by count and age.
  */
 import assert from 'node:assert/strict'
@@ -79,15 +79,27 @@ describe('provider/kept-results and /dms/job/result-again', () => {
     assert.deepEqual(fetched, [`FETCHED ${contractId}`])
   })
 
-  it('a settled contract’s result is dropped and not kept again by a later transition', async () => {
+  it('a settled contract’s result is kept an hour more, then dropped and not kept again', async () => {
     const kept = new KeptResults(db, clock)
     const handle = resultAgainHandler({ results: kept })
     const { contractId, result } = resultOf('job-1')
     await kept.keep(contractId, req.peer, result)
-    await kept.drop(contractId)
+    await kept.settled(contractId)
+    // A requester killed after it settled, restored in `running`, still gets its result.
+    clock.advance(3_599_000)
+    assert.deepEqual(await handle(ask({ jobId: 'job-1', contractId }, req)), result)
+    clock.advance(1000)
+    const other = resultOf('job-2')
+    await kept.keep(other.contractId, req.peer, other.result)
+    assert.equal(await kept.get(contractId), undefined, 'settled an hour ago: dropped')
     await kept.keep(contractId, req.peer, result)
-    assert.equal(await kept.size(), 0)
+    assert.equal(await kept.get(contractId), undefined, 'not kept again by a later transition')
     await assert.rejects(handle(ask({ jobId: 'job-1', contractId }, req)), { code: 'NO_RESULT' })
+    // Settled before it was ever kept here: not kept by a later transition either.
+    const late = resultOf('job-3')
+    await kept.settled(late.contractId)
+    await kept.keep(late.contractId, req.peer, late.result)
+    assert.equal(await kept.size(), 1)
   })
 
   it('bounded: the oldest beyond maxKept and any older than maxAgeMs go when one is kept', async () => {

@@ -111,6 +111,20 @@ describe('orchestrator/steps/close-contract', () => {
     )
   })
 
+  it('sends the terms only once the job is stored in contracting (a restore then finds them)', async () => {
+    const { f, job } = setup()
+    countersign(f.actor, byPeer)
+    let stored!: () => void
+    const written = new Promise<void>((r) => (stored = r))
+    const step = closeContractStep({ ...f.deps, written: () => written })(job, never())
+    await new Promise((r) => setImmediate(r))
+    assert.equal(f.actor.of(W.contractSign).length, 0, 'nothing sent while the write is pending')
+    stored()
+    const { contract } = await step
+    assert.equal(f.actor.of(W.contractSign).length, 1)
+    assert.ok(contract?.providerSignature !== undefined)
+  })
+
   it('the provider refuses or is silent: a ContractRefusal (next bid), the bid given up', async () => {
     for (const err of [
       new RemoteError('RESERVATION_EXPIRED', 'no reservation'),

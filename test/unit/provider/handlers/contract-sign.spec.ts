@@ -5,6 +5,7 @@ import { DOMAIN } from '../../../../dms/contracts/model.js'
 import { contractSignHandler } from '../../../../dms/provider/handlers/contract-sign.js'
 import { jobRequestHandler } from '../../../../dms/provider/handlers/job-request.js'
 import { Harness } from '../../../helpers/provider-harness.js'
+import { contracted, handlers } from './flow.js'
 
 describe('provider/handlers/contract-sign', () => {
   let h: Harness
@@ -53,5 +54,17 @@ describe('provider/handlers/contract-sign', () => {
     const forged = { ...h.contract(bid), requesterSignature: h.contract(bid, h.stranger).requesterSignature }
     await assert.rejects(sign(h.msg({ contract: forged })), { code: 'BAD_SIGNATURE' })
     assert.equal((await h.book.get(bid.bidId))?.state, 'locked', 'still waiting for its contract')
+  })
+
+  it('countersigns the same terms again once the bid has gone on (invoked, run), and no others', async () => {
+    const { bid, contract } = await contracted(h)
+    const { providerSignature } = await sign(h.msg({ contract }))
+    await handlers(h).invoke(h.msg(h.invocation(contract)))
+    assert.notEqual((await h.book.get(bid.bidId))?.state, 'contracted')
+    // A requester killed after its contract went on, restored in `contracting`, drafts the same terms.
+    assert.deepEqual(await sign(h.msg({ contract })), { providerSignature })
+    const other = { ...contract, terms: { ...contract.terms, createdAt: contract.terms.createdAt + 1 } }
+    await assert.rejects(sign(h.msg({ contract: other })), { code: 'BID_NOT_LOCKED' })
+    await assert.rejects(sign(h.msg({ contract }, h.stranger)), { code: 'NOT_YOUR_BID' })
   })
 })
