@@ -88,6 +88,30 @@ describe('provider/handlers/contract-sign', () => {
     assert.ok(!foldedWrites.includes('locked'))
   })
 
+  it('folded, then the provider restarted: the bid is restored contracted; the same terms get the same countersignature', async () => {
+    const bid = await h.bid()
+    const contract = h.contract(bid)
+    const { providerSignature } = await sign(h.msg({ contract }))
+    await h.restart()
+    const signAgain = contractSignHandler({
+      book: h.book,
+      key: h.provider.key,
+      peerId: () => h.provider.peer,
+      contractDb: h.contractDb.peer,
+    })
+    assert.equal((await h.book.get(bid.bidId))?.state, 'contracted')
+    assert.equal(h.ledger.entries().find((e) => e.id === bid.bidId)?.state, 'locked')
+    // A requester restored in `contracting` sends the same terms: the same countersignature.
+    assert.deepEqual(await signAgain(h.msg({ contract })), { providerSignature })
+    const other = { ...contract, terms: { ...contract.terms, createdAt: contract.terms.createdAt + 1 } }
+    other.requesterSignature = signDoc(h.requester.key, DOMAIN.contract, other.terms)
+    await assert.rejects(signAgain(h.msg({ contract: other })), { code: 'BID_NOT_OPEN' })
+    // Not invoked, it is released at the invocation deadline counted from the lock.
+    await h.clock.advanceAsync(60_000)
+    await waitFor(h.book.actor(bid.bidId)!, (s) => s.status === 'done')
+    assert.deepEqual(h.ledger.entries(), [])
+  })
+
   it('folded: a lock the ledger refuses is refused as the job request refuses it, and the bid ends', async () => {
     const bid = await h.bid()
     const actor = h.book.actor(bid.bidId)!
