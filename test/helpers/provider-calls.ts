@@ -25,11 +25,8 @@ export function watchProviderCalls(
 ): ProviderCalls {
   const counts = new Map<string, number>()
   const locked = new Set<string>()
-  const on = Actor.prototype.on as (
-    this: Actor,
-    b: string | BehaviourDef<unknown, unknown>,
-    fn: Behaviour,
-  ) => Actor
+  type On = (this: Actor, b: string | BehaviourDef<unknown, unknown>, fn: Behaviour) => Actor
+  const on = (Object.getOwnPropertyDescriptor(Actor.prototype, 'on') as { value: On }).value
   const patched = function (this: Actor, b: string | BehaviourDef<unknown, unknown>, fn: Behaviour): Actor {
     if (this.inbox !== INBOX.provider) return on.call(this, b, fn)
     const name = typeof b === 'string' ? b : b.name
@@ -47,11 +44,11 @@ export function watchProviderCalls(
     }
     return on.call(this, b, wrapped)
   }
-  Actor.prototype.on = patched as typeof Actor.prototype.on
+  Object.defineProperty(Actor.prototype, 'on', { value: patched, configurable: true, writable: true })
   return {
     count: (peer, b) => counts.get(`${peer} ${typeof b === 'string' ? b : b.name}`) ?? 0,
     stop: () => {
-      Actor.prototype.on = on as typeof Actor.prototype.on
+      Object.defineProperty(Actor.prototype, 'on', { value: on, configurable: true, writable: true })
     },
   }
 }
