@@ -79,13 +79,8 @@ describe('provider/handlers/contract-sign', () => {
     const twoStepWrites = writes(twoStep.bidId)
     await lock(twoStep)
     await sign(h.msg({ contract: h.contract(twoStep) }, h.requester, 'job/job-two-step'))
-    assert.equal(
-      twoStepWrites.filter((s) => s !== 'locking').length -
-        foldedWrites.filter((s) => s !== 'locking').length,
-      1,
-      `folded ${foldedWrites.join()}, two steps ${twoStepWrites.join()}`,
-    )
-    assert.ok(!foldedWrites.includes('locked'))
+    assert.deepEqual(twoStepWrites, ['locked', 'contracted'])
+    assert.deepEqual(foldedWrites, ['contracted'], 'one stored record for the lock and the contract')
   })
 
   it('folded, then the provider restarted: the bid is restored contracted; the same terms get the same countersignature', async () => {
