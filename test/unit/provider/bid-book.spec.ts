@@ -142,10 +142,11 @@ describe('provider/bid-book', () => {
 
     const again = new Fakes()
     t = await testBook(clock, again, { dir })
-    assert.equal(flatState(t.book.actor('bid-1')!.getSnapshot().value), 'reserved')
+    const restored = t.book.actor('bid-1')!
+    assert.equal(flatState(restored.getSnapshot().value), 'reserved')
     // Its expiry releases it, and with it whatever the ledger had locked for it.
     await clock.advanceAsync(30_000)
-    await waitFor(t.book.actor('bid-1')!, (s) => s.status === 'done')
+    await waitFor(restored, (s) => s.status === 'done')
     assert.deepEqual(again.calls, ['release bid-1'])
     await t.close()
   })

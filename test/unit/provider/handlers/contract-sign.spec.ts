@@ -102,8 +102,9 @@ describe('provider/handlers/contract-sign', () => {
     other.requesterSignature = signDoc(h.requester.key, DOMAIN.contract, other.terms)
     await assert.rejects(signAgain(h.msg({ contract: other })), { code: 'BID_NOT_OPEN' })
     // Not invoked, it is released at the invocation deadline counted from the lock.
+    const restored = h.book.actor(bid.bidId)!
     await h.clock.advanceAsync(60_000)
-    await waitFor(h.book.actor(bid.bidId)!, (s) => s.status === 'done')
+    await waitFor(restored, (s) => s.status === 'done')
     assert.deepEqual(h.ledger.entries(), [])
   })
 
