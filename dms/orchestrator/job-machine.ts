@@ -3,10 +3,11 @@
  * [scheduled ->] bidding -> selecting -> contracting -> invoking -> running -> verifying ->
  * settling -> completed, with failed. The contract's terms lock the reserved bid (the lock folded
  * into the contract); a provider that wants the lock first (an older version) sends the job
- * through requesting (the job request) and back to contracting. A declined job request, or a
- * contract refused before the contract-db locked anything, returns to selecting for the next bid. A job with a
- * `startAt` waits in `scheduled`; a round with no usable bid goes to `queued` (bidding again when
- * capacity news or a backoff wakes it) while the job's queue deadline lasts, else fails.
+ * through requesting (the job request) and back to contracting. A refused lock, or a contract
+ * refused before the contract-db locked anything, returns to selecting for the next bid. A job
+ * with a `startAt` waits in `scheduled`; a round with no usable bid goes to `queued` (bidding
+ * again when capacity news or a backoff wakes it) while the job's queue deadline lasts, else
+ * fails.
  * The machine is pure and drives the job: every side effect is a step (an invoked promise actor
  * taking an AbortSignal), one file each in steps/ (built per job by steps/index.ts), so tests can
  * swap them.
