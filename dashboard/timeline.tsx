@@ -5,7 +5,6 @@ import { time, type JobView } from './types.js'
 const MAIN = [
   'bidding',
   'selecting',
-  'requesting',
   'contracting',
   'invoking',
   'running',
@@ -13,7 +12,8 @@ const MAIN = [
   'settling',
   'completed',
 ] as const
-const SIDE = ['scheduled', 'queued', 'retrying', 'cancelling', 'cancelled', 'failed'] as const
+// `requesting`: the job request, only for a provider that wants the lock before the contract.
+const SIDE = ['scheduled', 'queued', 'requesting', 'retrying', 'cancelling', 'cancelled', 'failed'] as const
 
 export function Timeline({ job }: { job: JobView }) {
   const h = job.record.history

@@ -1,17 +1,21 @@
 /**
  * The requester's job machine (xstate v5). Spec: specs/state-machines.md.
- * [scheduled ->] bidding -> selecting -> requesting -> contracting -> invoking -> running ->
- * verifying -> settling -> completed, with failed. A declined job request, or a contract refused
- * before the contract-db locked anything, returns to selecting for the next bid. A job with a
- * `startAt` waits in `scheduled`; a round with no usable bid goes to `queued` (bidding again when
- * capacity news or a backoff wakes it) while the job's queue deadline lasts, else fails.
+ * [scheduled ->] bidding -> selecting -> contracting -> invoking -> running -> verifying ->
+ * settling -> completed, with failed. The contract's terms lock the reserved bid (the lock folded
+ * into the contract); a provider that wants the lock first (an older version) sends the job
+ * through requesting (the job request) and back to contracting. A refused lock, or a contract
+ * refused before the contract-db locked anything, returns to selecting for the next bid. A job
+ * with a `startAt` waits in `scheduled`; a round with no usable bid goes to `queued` (bidding
+ * again when capacity news or a backoff wakes it) while the job's queue deadline lasts, else
+ * fails.
  * The machine is pure and drives the job: every side effect is a step (an invoked promise actor
  * taking an AbortSignal), one file each in steps/ (built per job by steps/index.ts), so tests can
  * swap them.
  */
 import { assign, fromPromise, setup } from 'xstate'
 import type { Clock } from '../../actors/clock.js'
-import { codeOf, DmsError } from '../../actors/errors.js'
+import { codeOf } from '../../actors/errors.js'
+import { ContractRefusal, JobFailure, LockFirst } from './job-failures.js'
 import type { JobError, JobRecord, JobState } from './job-record.js'
 import {
   fresh,
@@ -46,32 +50,7 @@ export interface JobSteps {
   backoff?: Step
 }
 
-/** An error a step throws to fail the job with a stable reason code. */
-export class JobFailure extends DmsError {
-  /** Merged into the record with the error (e.g. the settlement of a terminated contract). */
-  patch?: Patch
-  constructor(
-    code: string,
-    message: string,
-    readonly extra: Partial<JobError> = {},
-  ) {
-    super(code, message)
-  }
-}
-
-/**
- * The winning bid could not be contracted and nothing is locked at the contract-db (the provider
- * refused to countersign, or the contract-db refused the contract): the next bid is tried.
- */
-export class ContractRefusal extends JobFailure {
-  constructor(
-    code: string,
-    message: string,
-    readonly bid: { provider: string; bidId: string },
-  ) {
-    super(code, message)
-  }
-}
+export { ContractRefusal, JobFailure, LockFirst } from './job-failures.js'
 
 const toJobError = (err: unknown): JobError => {
   const e = err as { message?: unknown; extra?: Partial<JobError> }
@@ -238,12 +217,14 @@ export function buildJobMachine(stepsOf: (system: object) => JobSteps, clock: Pi
       markTried: assign(({ context }) => ({ tried: [...context.tried, context.winner?.bidId ?? ''] })),
       // Why the winner's job request or contract was refused, kept for the failure message.
       refused: assign(({ context, event }, params: { step: 'lock' | 'contract' }) => {
-        const err = toJobError((event as unknown as { error: unknown }).error)
+        const error = (event as unknown as { error: unknown }).error
+        const err = toJobError(error)
         return {
           refusals: [
             ...(context.refusals ?? []),
             {
-              step: params.step,
+              // The folded lock's refusals are the lock's (ContractRefusal.step).
+              step: error instanceof ContractRefusal ? error.step : params.step,
               provider: context.winner?.provider ?? '',
               bidId: context.winner?.bidId ?? '',
               code: err.code,
@@ -263,6 +244,8 @@ export function buildJobMachine(stepsOf: (system: object) => JobSteps, clock: Pi
         (context.spec.queueTimeoutSeconds ?? 0) > 0 &&
         !(context.refusals ?? []).some((r) => r.step === 'contract') &&
         clock.now() < queueDeadlineOf(context),
+      // The provider wants its bid locked first: the job request, then the terms again.
+      lockFirst: ({ event }) => (event as unknown as { error: unknown }).error instanceof LockFirst,
       // Nothing is locked at the contract-db: the job can go on with its next bid.
       contractRefused: ({ event }) =>
         (event as unknown as { error: unknown }).error instanceof ContractRefusal,
@@ -301,7 +284,7 @@ export function buildJobMachine(stepsOf: (system: object) => JobSteps, clock: Pi
       selecting: {
         entry: stamp('selecting'),
         always: [
-          { guard: 'hasCandidate', target: 'requesting', actions: 'choose' },
+          { guard: 'hasCandidate', target: 'contracting', actions: 'choose' },
           { guard: 'mayQueue', target: 'queued', actions: 'enqueue' },
           { target: 'failed', actions: 'noBids' },
         ],
@@ -332,6 +315,7 @@ export function buildJobMachine(stepsOf: (system: object) => JobSteps, clock: Pi
           ],
           onError: [
             { guard: 'cancelAsked', target: 'cancelling' },
+            { guard: 'lockFirst', target: 'requesting' },
             {
               guard: 'contractRefused',
               target: 'selecting',

@@ -234,6 +234,10 @@ export class BidBook {
     // written once, released, not also in between (a crash in between leaves it stored reserved:
     // restored, it expires at its deadline and is released then, the same end).
     if (prev === 'reserved' && ENDING_FROM_RESERVED.has(state)) return
+    // `locking` lasts one ledger write and adds nothing to the history: the state it ends in
+    // (locked, or contracted for a folded lock) is written instead. A crash during it leaves the
+    // bid stored reserved: restored, it expires unlocked and its ledger entry is released.
+    if (state === 'locking') return
     if (l.dirty) return
     l.dirty = true
     // Coalesced: the write stores the newest snapshot at the time it runs.

@@ -63,6 +63,11 @@ export interface BidContext {
   /** hashDoc of the countersigned terms, and their contract id (the cancel index). */
   contractHash?: string
   contractId?: string
+  /**
+   * The countersigned terms of a `/dms/contract/sign` that came for the reserved bid (the lock
+   * folded into the contract): taken as the contract once the lock is made.
+   */
+  signing?: ContractSigned
   allocation?: Allocation
   /** The executor's result, from the end of the run until it is published. */
   run?: ExecutionResult
@@ -104,11 +109,20 @@ export type BidState =
   | 'withdrawn'
   | 'released'
 
+/** The contract a bid's terms make: its id and the hash of the countersigned terms. */
+export interface ContractSigned {
+  contractId: string
+  contractHash: string
+}
+
 export type BidEvent =
-  /** `/dms/job/request`: lock the reservation. */
-  | { type: 'LOCK' }
+  /**
+   * `/dms/job/request`: lock the reservation. With `sign`, `/dms/contract/sign` for the reserved
+   * bid: lock it, then take the contract (the machine's LOCK then SIGN in one step).
+   */
+  | { type: 'LOCK'; sign?: ContractSigned }
   /** `/dms/contract/sign`: the terms were checked and countersigned. */
-  | { type: 'SIGN'; contractId: string; contractHash: string }
+  | ({ type: 'SIGN' } & ContractSigned)
   /** `/dms/job/invoke`: the proof was checked; allocate and run. */
   | { type: 'INVOKE'; allocation: Omit<Allocation, 'invokedAt' | 'provisionBy' | 'diskBytes'> }
   /** `/dms/job/cancel` from the contract's requester, or the provider stopping. */

@@ -99,6 +99,9 @@ export function createBidMachine(clock: Pick<Clock, 'now'>, timing: BidTiming) {
       settled: ({ context }) => context.freed === true && context.delivered === true,
       // The ledger may not start the entry now (a slot for later, or an overrun before it).
       notYet: ({ event }) => codeOf((event as { error?: unknown }).error) === 'INSUFFICIENT_RESOURCES',
+      // The lock came with the contract's terms (folded). Restored mid-lock, it is a plain lock:
+      // the requester got no countersignature, so the lock waits only the contract window.
+      folded: ({ context }) => context.signing !== undefined && context.restoredIn !== 'locking',
     },
     actions: {
       stamp: assign(({ context, event }, p: { state: BidState; detail?: DetailFrom }) => {
@@ -146,6 +149,9 @@ export function createBidMachine(clock: Pick<Clock, 'now'>, timing: BidTiming) {
         const e = event as Extract<BidEvent, { type: 'SIGN' }>
         return { contractId: e.contractId, contractHash: e.contractHash }
       }),
+      holdSign: assign(({ event }) => ({ signing: (event as Extract<BidEvent, { type: 'LOCK' }>).sign })),
+      signHeld: assign(({ context }) => ({ ...context.signing!, signing: undefined })),
+      dropSign: assign({ signing: undefined }),
       invoke: assign(({ event }) => {
         const e = event as Extract<BidEvent, { type: 'INVOKE' }>
         const now = clock.now()
@@ -231,7 +237,7 @@ export function createBidMachine(clock: Pick<Clock, 'now'>, timing: BidTiming) {
         entry: stamp('reserved'),
         invoke: deadline('bidExpiry', (c) => c.bid.expiresAt, 'the bid expired unlocked'),
         on: {
-          LOCK: { target: 'locking', actions: 'lockDeadlines' },
+          LOCK: { target: 'locking', actions: ['lockDeadlines', 'holdSign'] },
           RELEASE: { target: 'withdrawn', actions: 'endWith' },
         },
       },
@@ -240,8 +246,12 @@ export function createBidMachine(clock: Pick<Clock, 'now'>, timing: BidTiming) {
           id: 'lock',
           src: 'lock',
           input: ({ context }) => ({ bidId: context.bid.bidId, until: context.invokeBy }),
-          onDone: 'locked',
-          onError: { target: 'expired', actions: 'refused' },
+          // Folded: locked and contracted in one step (one stored snapshot), the history says both.
+          onDone: [
+            { guard: 'folded', target: 'contracted', actions: [stamp('locked'), 'signHeld'] },
+            { target: 'locked', actions: 'dropSign' },
+          ],
+          onError: { target: 'expired', actions: ['refused', 'dropSign'] },
         },
       },
       locked: {

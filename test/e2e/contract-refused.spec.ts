@@ -51,7 +51,7 @@ describe('a contract the contract-db refuses', function () {
     // The refusal sent the job back to its next bid; there was none.
     assert.deepEqual(
       job.record.history.map((h) => h.state),
-      ['bidding', 'selecting', 'requesting', 'contracting', 'selecting', 'failed'],
+      ['bidding', 'selecting', 'contracting', 'selecting', 'failed'],
     )
     assert.deepEqual(
       job.record.refusals?.map((r) => [r.step, r.code, r.provider]),

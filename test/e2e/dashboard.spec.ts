@@ -153,7 +153,6 @@ describe('dashboard in chromium against a devnet', function () {
     assert.deepEqual(await page.locator('#timeline tbody td:first-child').allTextContents(), [
       'bidding',
       'selecting',
-      'requesting',
       'contracting',
       'invoking',
       'running',
@@ -161,7 +160,7 @@ describe('dashboard in chromium against a devnet', function () {
       'settling',
       'completed',
     ])
-    assert.equal(await page.locator('#timeline .diagram li.seen').count(), 9)
+    assert.equal(await page.locator('#timeline .diagram li.seen').count(), 8)
     // Logs, checks, outputs and settlement.
     await page.locator('#logs', { hasText: 'hello from the dashboard' }).waitFor(WAIT)
     assert.match((await page.textContent('#receipt-check')) ?? '', /checked/)

@@ -191,17 +191,7 @@ describe('failover (separate processes, SIGKILL, real Docker)', function () {
     await rm(root, { recursive: true, force: true })
     assert.deepEqual(
       job.history.map((h) => h.state),
-      [
-        'bidding',
-        'selecting',
-        'requesting',
-        'contracting',
-        'invoking',
-        'running',
-        'verifying',
-        'settling',
-        'completed',
-      ],
+      ['bidding', 'selecting', 'contracting', 'invoking', 'running', 'verifying', 'settling', 'completed'],
     )
   })
 })

@@ -131,6 +131,8 @@ export class Fakes {
   holdDelivery?: Promise<void>
   /** Codes the next ledger operations of that kind fail with. */
   readonly failNext: Partial<Record<'lock' | 'allocate', string>> = {}
+  /** When set, locks never finish (a provider stopped mid-lock). */
+  holdLocks = false
   /** The ledger a waiting allocation asks (`canStart`) and hears releases from (`free()`). */
   readonly slots = {
     open: false,
@@ -150,6 +152,7 @@ export class Fakes {
   private ledger(op: 'lock' | 'allocate' | 'release') {
     return fromPromise<unknown, LedgerInput>(({ input }) => {
       this.calls.push(`${op} ${input.bidId}${input.until !== undefined ? ` until ${input.until}` : ''}`)
+      if (op === 'lock' && this.holdLocks) return new Promise<never>(() => undefined)
       const code = op === 'release' ? undefined : this.failNext[op]
       if (code !== undefined) {
         delete this.failNext[op as 'lock' | 'allocate']

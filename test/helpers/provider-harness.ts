@@ -63,6 +63,7 @@ export class Harness {
   private db!: Db
   private dir!: string
   private closeBook!: () => Promise<void>
+  private timing: BidTiming = TIMING
 
   /** A ledger offering 1 cpu, 1 GiB memory and 2 GiB disk, and the book over it. */
   async start(opts: { timing?: BidTiming } = {}): Promise<this> {
@@ -75,15 +76,25 @@ export class Harness {
       prices: { perCpuHour: 1000, perGiBMemoryHour: 10, perGiBDiskHour: 0, perGpuHour: 0, minJobPrice: 1 },
       onboardedAt: this.clock.now(),
     })
+    this.timing = opts.timing ?? TIMING
+    await this.startBook()
+    return this
+  }
+
+  /** A provider restart: the bid book and the ledger stopped, then restored from the database. */
+  async restart(): Promise<void> {
+    await this.closeBook()
+    await this.ledger.stop()
+    this.ledger = new ResourceLedger({ db: this.db, clock: this.clock, log: silentLogger })
+    await this.ledger.start()
+    await this.startBook()
+  }
+
+  private async startBook(): Promise<void> {
     this.fakes = new Fakes(this.ledger)
-    const t = await testBook(this.clock, this.fakes, {
-      db: this.db,
-      dir: this.dir,
-      timing: opts.timing ?? TIMING,
-    })
+    const t = await testBook(this.clock, this.fakes, { db: this.db, dir: this.dir, timing: this.timing })
     this.book = t.book
     this.closeBook = () => t.close()
-    return this
   }
 
   async close(): Promise<void> {

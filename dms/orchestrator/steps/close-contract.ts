@@ -1,9 +1,11 @@
 /**
- * The `contracting` step: draft the terms from the winning bid, have the provider countersign,
- * have the contract-db verify them and lock the escrow, and check its proof. A refusal before the
+ * The `contracting` step: draft the terms from the winning bid, have the provider countersign
+ * (which locks the bid if it is still only reserved: the lock folded into the contract), have the
+ * contract-db verify them and lock the escrow, and check its proof. A refusal before the
  * contract-db locked anything sends the job back to its next bid (`ContractRefusal`); an outcome
- * that may have locked escrow fails the job. Spec: specs/protocol.md ("Contract closure",
- * "Contracting fallback").
+ * that may have locked escrow fails the job; a provider that wants the lock first (`LockFirst`)
+ * gets the job request, then the terms again. Spec: specs/protocol.md ("Contract closure", "The
+ * lock folded into the contract", "Contracting fallback").
  */
 import { codeOf } from '../../../actors/errors.js'
 import { keyToString } from '../../../actors/identity.js'
@@ -23,7 +25,8 @@ import { startByFor } from '../../contracts/start.js'
 import { W } from '../../protocol/behaviours.js'
 import { publicKeyOf } from '../../protocol/handles.js'
 import type { ContractSignReply } from '../../protocol/messages.js'
-import { ContractRefusal, JobFailure, type Step } from '../job-machine.js'
+import { ContractRefusal, JobFailure, LockFirst, type Step } from '../job-machine.js'
+import type { JobRecord } from '../job-record.js'
 import type { StepDeps } from './deps.js'
 import { releaseBid, releaseLosers, winnerHandle } from './providers.js'
 
@@ -45,14 +48,28 @@ export const TERMS_TTL_MS = 60_000
  */
 const NO_FALLBACK = ['REQUEST_TIMEOUT', 'UNREACHABLE', 'CONTRACT_EXISTS', 'INTERNAL']
 
+/**
+ * The provider's refusals of terms for a reserved bid that are the lock's own (what a job request
+ * would have been refused with), and silence: the bid was not taken, as a refused job request.
+ */
+const LOCK_REFUSALS = [
+  'UNKNOWN_BID',
+  'NOT_YOUR_BID',
+  'BID_NOT_OPEN',
+  'LOCK_FAILED',
+  'REQUEST_TIMEOUT',
+  'UNREACHABLE',
+]
+
 export function closeContractStep(d: CloseContractDeps): Step {
   return async (job, signal) => {
     const bid = job.bids.find((b) => b.bidId === job.winner?.bidId) as Bid
     // Nothing is locked at the contract-db yet: give the bid up and fall back to the next one.
-    const refused = (code: string, message: string): ContractRefusal => {
+    const refused = (code: string, message: string, step?: 'lock'): ContractRefusal => {
       releaseBid(d, job, bid)
-      return new ContractRefusal(code, message, { provider: bid.provider, bidId: bid.bidId })
+      return new ContractRefusal(code, message, { provider: bid.provider, bidId: bid.bidId }, step)
     }
+    const folded = !lockedFirst(job)
     // Drafted at the time the job entered `contracting` (stored with the job), so a requester
     // restored in this state drafts the very same terms and contract id: the provider countersigns
     // them again and the contract-db's verify is idempotent, so nothing is locked twice.
@@ -103,8 +120,13 @@ export function closeContractStep(d: CloseContractDeps): Step {
       )
     } catch (err) {
       signal.throwIfAborted()
+      // A provider without the folded lock (an older version): lock the bid first, then sign.
+      const code = codeOf(err)
+      if (code === 'BID_NOT_LOCKED' && folded)
+        throw new LockFirst(`provider asks for the lock first: ${(err as Error).message}`)
       // Refused, silent or unreachable: the contract-db has not seen this contract.
-      throw refused(codeOf(err), `provider did not countersign: ${(err as Error).message}`)
+      const message = `provider did not countersign: ${(err as Error).message}`
+      throw refused(code, message, folded && LOCK_REFUSALS.includes(code) ? 'lock' : undefined)
     }
     if (!verifyDoc(publicKeyOf(bid.provider), DOMAIN.contract, terms, signed.providerSignature))
       throw refused('BAD_PROVIDER_SIGNATURE', 'provider countersignature is invalid')
@@ -127,4 +149,10 @@ export function closeContractStep(d: CloseContractDeps): Step {
     releaseLosers(d, job)
     return { contract, proof }
   }
+}
+
+/** Whether the job came to this `contracting` from `requesting` (its bid locked by a job request). */
+function lockedFirst(job: JobRecord): boolean {
+  const i = job.history.findLastIndex((h) => h.state === 'contracting')
+  return i > 0 && job.history[i - 1].state === 'requesting'
 }

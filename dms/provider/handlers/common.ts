@@ -1,7 +1,7 @@
 /** What the provider's handlers share: finding the bid a message is about, for its own requester. */
 import { RefusedError } from '../../../actors/errors.js'
-import { bidRecordState } from '../bid-context.js'
-import type { BidActor, BidBook } from '../bid-book.js'
+import { bidRecordState, type ContractSigned } from '../bid-context.js'
+import type { BidActor, BidBook, BidSnapshot } from '../bid-book.js'
 import type { StoredBid } from '../bid-store.js'
 import { flatState } from '../bid-store.js'
 
@@ -32,4 +32,19 @@ export function described(book: BidLookup, rec: StoredBid): string {
   return snap === undefined
     ? bidRecordState(rec.state, rec.snapshot.context)
     : bidRecordState(flatState(snap.value), snap.context)
+}
+
+/**
+ * Locks a reserved bid (`LOCK`, with the contract's terms when the lock is folded into the
+ * contract) and waits for the ledger's answer; resolves with the machine's next state.
+ * @throws RefusedError LOCK_FAILED (the ledger refused: the bid ended, saying why)
+ */
+export async function lockBid(book: BidLookup, actor: BidActor, sign?: ContractSigned): Promise<BidSnapshot> {
+  actor.send({ type: 'LOCK', ...(sign !== undefined ? { sign } : {}) })
+  const snap = await book.settle(actor, (s) => !s.matches('locking'))
+  if (snap.matches('locked') || snap.matches('contracted')) return snap
+  throw new RefusedError(
+    'LOCK_FAILED',
+    `cannot lock resources: ${snap.context.refusal?.message ?? snap.context.ending ?? 'the bid ended'}`,
+  )
 }

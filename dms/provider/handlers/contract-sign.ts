@@ -1,8 +1,11 @@
 /**
- * `/dms/contract/sign`: the requester's signed terms for a locked bid. Checked against the bid (the
- * parties, the trusted contract-db, the embedded bid, the terms: contracts/consistency.ts, as the
- * contract-db checks them) and the requester's signature, then countersigned; the machine's `SIGN`
- * keeps the contract's hash and id. Spec: specs/protocol.md ("Checks on the receiving side").
+ * `/dms/contract/sign`: the requester's signed terms for its bid, locked or still only reserved.
+ * Checked against the bid (the parties, the trusted contract-db, the embedded bid, the terms:
+ * contracts/consistency.ts, as the contract-db checks them) and the requester's signature, then
+ * countersigned; the machine's `SIGN` keeps the contract's hash and id. A reserved bid is locked
+ * first, as `/dms/job/request` locks it (the lock folded into the contract: one round trip fewer),
+ * and refused the same way. Spec: specs/protocol.md ("Checks on the receiving side", "The lock
+ * folded into the contract").
  */
 import { RefusedError } from '../../../actors/errors.js'
 import { keyToString, type KeyPair } from '../../../actors/identity.js'
@@ -13,7 +16,7 @@ import { DOMAIN } from '../../contracts/model.js'
 import { partyIsConsistent } from '../../contracts/party.js'
 import { publicKeyOf } from '../../protocol/handles.js'
 import type { ContractSignReply, ContractSignRequest } from '../../protocol/messages.js'
-import { described, liveIn, mine, type BidLookup } from './common.js'
+import { described, liveIn, lockBid, mine, type BidLookup } from './common.js'
 
 export interface ContractSignDeps {
   book: BidLookup
@@ -40,20 +43,26 @@ export function contractSignHandler(d: ContractSignDeps) {
       hashDoc(t.bid) !== hashDoc(bid) ||
       termsBidProblem(t, bid) !== undefined
     if (mismatch) throw new RefusedError('TERMS_MISMATCH', 'contract terms do not match the bid')
+    const contractHash = hashDoc(t)
     // The same terms again (a requester restored in `contracting`, whose answer was lost with it):
     // the same countersignature, in whatever state the bid has reached since (invoked, run, even
     // released). A requester killed after the contract went on stores `contracting` last, and
     // redrafts the very terms this provider signed; signing them again commits to nothing new.
-    if (rec.snapshot.context.contractHash === hashDoc(t))
+    if (rec.snapshot.context.contractHash === contractHash)
       return { providerSignature: signDoc(d.key, DOMAIN.contract, t) }
-    const actor = liveIn(d.book, rec, 'locked')
-    if (actor === undefined) throw new RefusedError('BID_NOT_LOCKED', `bid is ${described(d.book, rec)}`)
+    const locked = liveIn(d.book, rec, 'locked')
+    const actor = locked ?? liveIn(d.book, rec, 'reserved')
+    // Neither locked nor reserved: nothing to contract (BID_NOT_LOCKED is kept for what a provider
+    // without the folded lock answers a reserved bid: the requester then locks first).
+    if (actor === undefined) throw new RefusedError('BID_NOT_OPEN', `bid is ${described(d.book, rec)}`)
     if (!verifyDoc(publicKeyOf(t.requester.peer), DOMAIN.contract, t, contract.requesterSignature))
       throw new RefusedError('BAD_SIGNATURE', 'requester signature is invalid')
     const providerSignature = signDoc(d.key, DOMAIN.contract, t)
-    actor.send({ type: 'SIGN', contractId: t.contractId, contractHash: hashDoc(t) })
+    const signed = { contractId: t.contractId, contractHash }
+    if (locked !== undefined) actor.send({ type: 'SIGN', ...signed })
+    else await lockBid(d.book, actor, signed)
     if (!actor.getSnapshot().matches('contracted'))
-      throw new RefusedError('BID_NOT_LOCKED', `bid is ${described(d.book, rec)}`)
+      throw new RefusedError('BID_NOT_OPEN', `bid is ${described(d.book, rec)}`)
     await d.book.persisted(rec.bidId)
     return { providerSignature }
   }

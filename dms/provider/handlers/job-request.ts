@@ -5,20 +5,14 @@
 import { RefusedError } from '../../../actors/errors.js'
 import type { Message } from '../../../actors/system.js'
 import type { JobRequest, JobRequestReply } from '../../protocol/messages.js'
-import { described, liveIn, mine, type BidLookup } from './common.js'
+import { described, liveIn, lockBid, mine, type BidLookup } from './common.js'
 
 export function jobRequestHandler(d: { book: BidLookup }) {
   return async (msg: Message<JobRequest>): Promise<JobRequestReply> => {
     const rec = await mine(d.book, msg.payload?.bidId, msg.peer)
     const actor = liveIn(d.book, rec, 'reserved')
     if (actor === undefined) throw new RefusedError('BID_NOT_OPEN', `bid is ${described(d.book, rec)}`)
-    actor.send({ type: 'LOCK' })
-    const snap = await d.book.settle(actor, (s) => !s.matches('locking'))
-    if (!snap.matches('locked'))
-      throw new RefusedError(
-        'LOCK_FAILED',
-        `cannot lock resources: ${snap.context.refusal?.message ?? snap.context.ending ?? 'the bid ended'}`,
-      )
+    const snap = await lockBid(d.book, actor)
     await d.book.persisted(rec.bidId)
     return { locked: true, lockedUntil: snap.context.invokeBy! }
   }

@@ -50,10 +50,8 @@ describe('requester: contracting falls back to the next bid', function () {
       [
         'bidding',
         'selecting',
-        'requesting',
         'contracting',
         'selecting',
-        'requesting',
         'contracting',
         'invoking',
         'running',

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict'
 import { createActor, waitFor } from 'xstate'
 import type { Bid } from '../../../dms/contracts/model.js'
 import {
+  ContractRefusal,
   createJobMachine,
   JobFailure,
   type JobSteps,
@@ -151,10 +152,15 @@ describe('orchestrator/job-machine: scheduled and queued', () => {
     )
   })
 
-  it('every bidder refusing the job request also queues (capacity taken meanwhile)', async () => {
+  it('every bidder refusing the lock also queues (capacity taken meanwhile)', async () => {
+    // The folded lock refused: the provider would not take the reserved bid for the terms.
     const h = harness([{ bids: [bid('b1')] }, { bids: [bid('b2')] }], {
-      requestLock: (job) =>
-        job.winner?.bidId === 'b1' ? Promise.reject(new Error('lock lost')) : Promise.resolve({}),
+      closeContract: (job) =>
+        job.winner?.bidId === 'b1'
+          ? Promise.reject(
+              new ContractRefusal('LOCK_FAILED', 'lock lost', { provider: 'p', bidId: 'b1' }, 'lock'),
+            )
+          : Promise.resolve({}),
     })
     const snap = await waitFor(
       createActor(h.machine, { input: record({ queueTimeoutSeconds: 60 }) }).start(),

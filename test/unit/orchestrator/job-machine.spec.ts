@@ -11,6 +11,7 @@ import {
   ContractRefusal,
   createJobMachine,
   JobFailure,
+  LockFirst,
   type JobSteps,
   type Patch,
   type Step,
@@ -118,17 +119,17 @@ describe('orchestrator/job-machine', () => {
     assert.deepEqual(ctx.history, [
       { state: 'bidding', at: T0 },
       { state: 'selecting', at: T0 + 100 },
-      { state: 'requesting', at: T0 + 100 },
-      { state: 'contracting', at: T0 + 200 },
-      { state: 'invoking', at: T0 + 300 },
-      { state: 'running', at: T0 + 400 },
-      { state: 'verifying', at: T0 + 500 },
-      { state: 'settling', at: T0 + 600 },
-      { state: 'completed', at: T0 + 700 },
+      // The contract's terms lock the reserved bid: no `requesting` (the lock folded into it).
+      { state: 'contracting', at: T0 + 100 },
+      { state: 'invoking', at: T0 + 200 },
+      { state: 'running', at: T0 + 300 },
+      { state: 'verifying', at: T0 + 400 },
+      { state: 'settling', at: T0 + 500 },
+      { state: 'completed', at: T0 + 600 },
     ] satisfies Array<{ state: JobState; at: number }>)
     assert.deepEqual(
       calls.map((c) => c.step),
-      ['collectBids', 'requestLock', 'closeContract', 'invoke', 'awaitResult', 'verify', 'settle'],
+      ['collectBids', 'closeContract', 'invoke', 'awaitResult', 'verify', 'settle'],
     )
     assert.equal(ctx.error, undefined)
     assert.equal(ctx.allocationId, 'alloc-1')
@@ -142,8 +143,8 @@ describe('orchestrator/job-machine', () => {
     assert.equal(ctx.winner?.bidId, 'cheap')
     assert.equal(ctx.winner?.provider, '12D3KooWProvider-cheap')
     assert.match(ctx.winner?.why ?? '', /lowest score of 3 bids: total 150/)
-    const lock = calls.find((c) => c.step === 'requestLock')!
-    assert.equal(lock.job.winner?.bidId, 'cheap', 'requestLock sees the chosen winner')
+    const contract = calls.find((c) => c.step === 'closeContract')!
+    assert.equal(contract.job.winner?.bidId, 'cheap', 'closeContract sees the chosen winner')
     const settle = calls.find((c) => c.step === 'settle')!
     assert.equal(settle.job.allocationId, 'alloc-1', 'later steps see earlier patches')
     assert.equal(settle.job.verification?.outputsHashOk, true)
@@ -187,10 +188,40 @@ describe('orchestrator/job-machine', () => {
     assert.deepEqual(ctx.error?.declines, declines)
   })
 
-  it('a declined job request moves on to the next-ranked bid', async () => {
+  it('a provider that wants the lock first (LockFirst): the job request, then the terms again', async () => {
+    const contracted: string[] = []
+    const { snap, ctx, states, calls } = await run({
+      closeContract: (job) => {
+        contracted.push(job.winner!.bidId)
+        // Refused once for the reserved bid, signed once the job request locked it.
+        return contracted.length === 1
+          ? Promise.reject(new LockFirst('provider asks for the lock first: bid is offered'))
+          : Promise.resolve({})
+      },
+    })
+    assert.equal(snap.value, 'completed')
+    assert.deepEqual(contracted, ['b1', 'b1'], 'the same bid, not the next one')
+    assert.deepEqual(ctx.tried, [])
+    assert.equal(ctx.refusals, undefined, 'no refusal kept')
+    assert.deepEqual(states.slice(0, 6), [
+      'bidding',
+      'selecting',
+      'contracting',
+      'requesting',
+      'contracting',
+      'invoking',
+    ])
+    assert.equal(calls.filter((c) => c.step === 'requestLock').length, 1)
+  })
+
+  it('a declined job request (after LockFirst) moves on to the next-ranked bid', async () => {
     const asked: string[] = []
     const { snap, ctx, states } = await run({
       collectBids: () => Promise.resolve({ bids: [bid('b2', 200), bid('b1', 100), bid('b3', 300)] }),
+      closeContract: (job) =>
+        job.history.at(-2)?.state === 'requesting'
+          ? Promise.resolve({})
+          : Promise.reject(new LockFirst('provider asks for the lock first: bid is offered')),
       requestLock: (job) => {
         asked.push(job.winner!.bidId)
         return job.winner?.bidId === 'b1' ? Promise.reject(new Error('declined: busy')) : Promise.resolve({})
@@ -201,30 +232,69 @@ describe('orchestrator/job-machine', () => {
     assert.deepEqual(ctx.tried, ['b1'])
     assert.equal(ctx.winner?.bidId, 'b2')
     assert.equal(ctx.winner?.provider, '12D3KooWProvider-b2')
-    assert.deepEqual(states.slice(0, 6), [
+    assert.deepEqual(
+      ctx.refusals?.map((r) => [r.step, r.bidId]),
+      [['lock', 'b1']],
+    )
+    assert.deepEqual(states.slice(0, 9), [
       'bidding',
       'selecting',
+      'contracting',
       'requesting',
       'selecting',
+      'contracting',
       'requesting',
       'contracting',
+      'invoking',
     ])
     assert.equal(ctx.error, undefined)
   })
 
-  it('every bidder declining the job request: failed with NO_PROVIDER_ACCEPTED', async () => {
+  it('a reserved bid the provider would not lock (the folded lock refused) moves on to the next-ranked bid', async () => {
+    const { snap, ctx, states } = await run({
+      collectBids: () => Promise.resolve({ bids: [bid('b2', 200), bid('b1', 100)] }),
+      closeContract: (job) =>
+        job.winner?.bidId === 'b1'
+          ? Promise.reject(
+              new ContractRefusal(
+                'LOCK_FAILED',
+                'cannot lock resources',
+                { provider: 'p', bidId: 'b1' },
+                'lock',
+              ),
+            )
+          : Promise.resolve({}),
+    })
+    assert.equal(snap.value, 'completed')
+    assert.equal(ctx.winner?.bidId, 'b2')
+    assert.deepEqual(
+      ctx.refusals?.map((r) => [r.step, r.code]),
+      [['lock', 'LOCK_FAILED']],
+      'kept as the lock refused (a matter of capacity: the job may queue)',
+    )
+    assert.deepEqual(states.slice(0, 5), ['bidding', 'selecting', 'contracting', 'selecting', 'contracting'])
+  })
+
+  it('every bidder refusing the lock: failed with NO_PROVIDER_ACCEPTED', async () => {
     const asked: string[] = []
     const { snap, ctx, calls } = await run({
-      requestLock: (job) => {
+      closeContract: (job) => {
         asked.push(job.winner!.bidId)
-        return Promise.reject(new Error('declined'))
+        return Promise.reject(
+          new ContractRefusal(
+            'BID_NOT_OPEN',
+            'bid is expired',
+            { provider: 'p', bidId: job.winner!.bidId },
+            'lock',
+          ),
+        )
       },
     })
     assert.equal(snap.value, 'failed')
     assert.equal(ctx.error?.code, 'NO_PROVIDER_ACCEPTED')
     assert.deepEqual(asked, ['b1', 'b2'])
     assert.deepEqual(ctx.tried, ['b1', 'b2'])
-    assert.ok(!calls.some((c) => c.step === 'closeContract'), 'no contract without a lock')
+    assert.ok(!calls.some((c) => c.step === 'invoke'), 'no run without a contract')
   })
 
   it('a contract refused before anything was locked moves on to the next bid; the refusal is kept', async () => {
@@ -253,18 +323,10 @@ describe('orchestrator/job-machine', () => {
         bidId: 'b1',
         code: 'PARTY_NOT_APPROVED',
         message: 'contract-db refused the contract: not approved',
-        at: T0 + 300,
+        at: T0 + 200,
       },
     ])
-    assert.deepEqual(states.slice(0, 7), [
-      'bidding',
-      'selecting',
-      'requesting',
-      'contracting',
-      'selecting',
-      'requesting',
-      'contracting',
-    ])
+    assert.deepEqual(states.slice(0, 5), ['bidding', 'selecting', 'contracting', 'selecting', 'contracting'])
   })
 
   it('every contract refused: failed with CONTRACT_REFUSED, naming each refusal', async () => {
@@ -296,7 +358,7 @@ describe('orchestrator/job-machine', () => {
       code: 'CONTRACT_REFUSED',
       message: 'contract-db refused: PARTY_NOT_APPROVED',
     })
-    assert.deepEqual(states, ['bidding', 'selecting', 'requesting', 'contracting', 'failed'])
+    assert.deepEqual(states, ['bidding', 'selecting', 'contracting', 'failed'])
     assert.ok(!calls.some((c) => c.step === 'invoke'), 'nothing runs after the failure')
   })
 

@@ -11,7 +11,12 @@ import { join } from 'node:path'
 import { createActor } from 'xstate'
 import { ManualClock } from '../../../actors/clock.js'
 import { silentLogger } from '../../../dms/log.js'
-import { createJobMachine, type JobSteps, type Step } from '../../../dms/orchestrator/job-machine.js'
+import {
+  ContractRefusal,
+  createJobMachine,
+  type JobSteps,
+  type Step,
+} from '../../../dms/orchestrator/job-machine.js'
 import { JobStore, type StoredJob } from '../../../dms/orchestrator/job-store.js'
 import {
   persistedWithoutContext,
@@ -78,7 +83,7 @@ describe('orchestrator/job-store', () => {
     const write = store.write.bind(store)
     store.write = async (job, prev) => {
       // A slow write: the next transition's write must still wait for it.
-      if (job.state === 'requesting') for (let i = 0; i < 20; i++) await turn()
+      if (job.state === 'contracting') for (let i = 0; i < 20; i++) await turn()
       await write(job, prev)
       events.push(`stored ${job.state}`)
     }
@@ -91,15 +96,16 @@ describe('orchestrator/job-store', () => {
     assert.equal(stored.state, 'bidding', 'resolved once the first state is stored')
     assert.equal((await store.get('job-1'))?.state, 'bidding')
 
-    // One bid: -> requesting (through selecting); its lock refused, no bid left: -> failed.
+    // One bid: -> contracting (through selecting); its lock refused, no bid left: -> failed.
     await release('collectBids', { bids: [signedBid(newParty(), 'job-1')] })
-    await refuse('requestLock', new Error('declined')) // while `requesting` is still being written
+    const declined = new ContractRefusal('BID_NOT_OPEN', 'declined', { provider: 'p', bidId: 'b' }, 'lock')
+    await refuse('closeContract', declined) // while `contracting` is still being written
     while (events.length < 7) await turn()
     assert.deepEqual(events, [
       'stored bidding',
       'told bidding',
-      'stored requesting',
-      'told requesting',
+      'stored contracting',
+      'told contracting',
       'stored failed',
       'told failed',
       'done, stored failed',
@@ -131,7 +137,7 @@ describe('orchestrator/job-store', () => {
     const machine = createActor(createJobMachine(gated.steps, clock), { input: record })
     await store.start('job-1', machine, { onDone: () => Promise.resolve() })
     await gated.release('collectBids', { bids: [signedBid(p, 'job-1')] })
-    while ((await store.get('job-1'))?.state !== 'requesting') await turn()
+    while ((await store.get('job-1'))?.state !== 'contracting') await turn()
     const snap = machine.getSnapshot()
     const full = storedSnapshot(machine.getPersistedSnapshot(), snap.context)
     const stored = (await store.get('job-1')) as StoredJob

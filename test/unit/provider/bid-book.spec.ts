@@ -127,6 +127,30 @@ describe('provider/bid-book', () => {
     await t.close()
   })
 
+  it('a lock is stored once it is made (not while the ledger locks): stopped mid-lock, the bid is restored reserved', async () => {
+    const fakes = new Fakes()
+    let t = await testBook(clock, fakes, { dir })
+    const states: string[] = []
+    t.book.onTransition((rec) => states.push(rec.state))
+    const actor = await t.book.create(bidContext(clock.now()))
+    fakes.holdLocks = true
+    actor.send({ type: 'LOCK' })
+    await waitFor(actor, (s) => s.matches('locking'))
+    await t.book.persisted('bid-1')
+    assert.deepEqual(states, ['reserved'], '`locking` is not written')
+    await t.close()
+
+    const again = new Fakes()
+    t = await testBook(clock, again, { dir })
+    const restored = t.book.actor('bid-1')!
+    assert.equal(flatState(restored.getSnapshot().value), 'reserved')
+    // Its expiry releases it, and with it whatever the ledger had locked for it.
+    await clock.advanceAsync(30_000)
+    await waitFor(restored, (s) => s.status === 'done')
+    assert.deepEqual(again.calls, ['release bid-1'])
+    await t.close()
+  })
+
   it('knows the open bid of a job and what each requester holds', async () => {
     const fakes = new Fakes()
     const t = await testBook(clock, fakes, { dir })

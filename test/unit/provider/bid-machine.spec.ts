@@ -160,6 +160,61 @@ describe('provider/bid-machine', () => {
     assert.deepEqual(states(), ['reserved', 'expired', 'released'])
   })
 
+  it('a lock with the contract (folded): locked and contracted in one step, the history says both', async () => {
+    const now = clock.now()
+    start(bidContext(now))
+    const snaps: string[] = []
+    actor.subscribe((s) => snaps.push(flatState(s.value)))
+    actor.send({ type: 'LOCK', sign: { contractId: 'c', contractHash: 'h' } })
+    await reaches('contracted')
+    assert.deepEqual(snaps, ['locking', 'contracted'], 'never seen (nor stored) as only locked')
+    assert.deepEqual(states(), ['reserved', 'locked', 'contracted'])
+    const ctx = actor.getSnapshot().context
+    assert.equal(ctx.contractId, 'c')
+    assert.equal(ctx.contractHash, 'h')
+    assert.equal(ctx.signing, undefined)
+    assert.equal(ctx.lockedAt, now)
+    assert.deepEqual(
+      fakes.calls.map((c) => c.split(' until')[0]),
+      ['lock bid-1'],
+    )
+    // The invocation deadline counts from the lock, as for a lock then a sign.
+    await clock.advanceAsync(59_999)
+    assert.equal(state(), 'contracted')
+    await clock.advanceAsync(1)
+    await waitFor(actor, (s) => s.status === 'done')
+    assert.match(actor.getSnapshot().context.history.at(-2)!.detail!, /no invocation within 60 s of the lock/)
+  })
+
+  it('a folded lock the ledger refuses ends the bid without a contract, and says why', async () => {
+    start(bidContext(clock.now()))
+    fakes.failNext.lock = 'RESERVATION_EXPIRED'
+    actor.send({ type: 'LOCK', sign: { contractId: 'c', contractHash: 'h' } })
+    await waitFor(actor, (s) => s.status === 'done')
+    const ctx = actor.getSnapshot().context
+    assert.equal(ctx.refusal?.code, 'RESERVATION_EXPIRED')
+    assert.equal(ctx.contractId, undefined)
+    assert.equal(ctx.signing, undefined)
+    assert.deepEqual(states(), ['reserved', 'expired', 'released'])
+  })
+
+  it('restored mid-lock with the contract: only locked (no countersignature reached the requester), waiting for its contract', async () => {
+    start(bidContext(clock.now()))
+    fakes.holdLocks = true
+    actor.send({ type: 'LOCK', sign: { contractId: 'c', contractHash: 'h' } })
+    await reaches('locking')
+    const stored = actor.getSnapshot().context
+    actor.stop()
+    fakes.holdLocks = false
+    start({ ...stored, resume: 'locking' })
+    await reaches('locked')
+    assert.equal(actor.getSnapshot().context.contractId, undefined)
+    assert.equal(actor.getSnapshot().context.signing, undefined)
+    // The requester restored in `contracting` sends the same terms: the lock takes them.
+    actor.send({ type: 'SIGN', contractId: 'c', contractHash: 'h' })
+    assert.equal(state(), 'contracted')
+  })
+
   it('a bid given up by its requester, or cancelled before its run, is released at once', async () => {
     start(bidContext(clock.now()))
     actor.send({ type: 'LOCK' })

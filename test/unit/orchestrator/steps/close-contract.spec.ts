@@ -15,7 +15,12 @@ import {
   type ContractTerms,
   type SignedContract,
 } from '../../../../dms/contracts/model.js'
-import { ContractRefusal, createJobMachine, JobFailure } from '../../../../dms/orchestrator/job-machine.js'
+import {
+  ContractRefusal,
+  createJobMachine,
+  JobFailure,
+  LockFirst,
+} from '../../../../dms/orchestrator/job-machine.js'
 import { closeContractStep, TERMS_TTL_MS } from '../../../../dms/orchestrator/steps/close-contract.js'
 import { requestLockStep } from '../../../../dms/orchestrator/steps/request-lock.js'
 import { W } from '../../../../dms/protocol/behaviours.js'
@@ -143,6 +148,93 @@ describe('orchestrator/steps/close-contract', () => {
     }
   })
 
+  it('a provider without the folded lock (BID_NOT_LOCKED for the reserved bid): LockFirst, the bid kept', async () => {
+    const { f, job, released } = setup()
+    f.actor.answer(W.contractSign, () => {
+      throw new RemoteError('BID_NOT_LOCKED', 'bid is offered')
+    })
+    const { error } = await outcome(closeContractStep(f.deps)(job, never()))
+    assert.ok(error instanceof LockFirst)
+    assert.equal(error.code, 'BID_NOT_LOCKED')
+    assert.deepEqual(released(), [], 'not given up: it is locked next')
+    assert.equal(f.contractDb.calls.length, 0)
+    // Come back from `requesting` (locked by the job request), the same answer is a refusal.
+    const history = [
+      ...job.history,
+      ...(['requesting', 'contracting'] as const).map((state) => ({ state, at: T0 })),
+    ]
+    const again = await outcome(closeContractStep(f.deps)({ ...job, history }, never()))
+    assert.ok(again.error instanceof ContractRefusal)
+    assert.equal(again.error.step, 'contract')
+    assert.deepEqual(released(), [job.winner!.bidId])
+  })
+
+  it("the folded lock's refusals and silence are kept as the lock's; the terms' as the contract's", async () => {
+    for (const [err, step] of [
+      [new RemoteError('LOCK_FAILED', 'cannot lock resources'), 'lock'],
+      [new RemoteError('BID_NOT_OPEN', 'bid is expired'), 'lock'],
+      [new RequestTimeoutError('/dms/contract/sign', 10_000), 'lock'],
+      [new RemoteError('TERMS_MISMATCH', 'contract terms do not match the bid'), 'contract'],
+    ] as const) {
+      const { f, job } = setup()
+      f.actor.answer(W.contractSign, () => {
+        throw err
+      })
+      const { error } = await outcome(closeContractStep(f.deps)(job, never()))
+      assert.ok(error instanceof ContractRefusal)
+      assert.equal(error.step, step, err.code)
+    }
+  })
+
+  it('with the job machine: a provider without the folded lock gets the job request, then the terms again', async () => {
+    const { f, bids, job } = setup()
+    const locked = new Set<string>()
+    f.actor.answer(W.jobRequest, ({ bidId }) => {
+      locked.add(bidId)
+      return { locked: true, lockedUntil: T0 + 60_000 }
+    })
+    // As a provider before the folded lock: terms only for a locked bid.
+    f.actor.answer(W.contractSign, ({ contract }, to) => {
+      if (!locked.has(contract.terms.bidId)) throw new RemoteError('BID_NOT_LOCKED', 'bid is offered')
+      return { providerSignature: signDoc(byPeer(to.peer).key, DOMAIN.contract, contract.terms) }
+    })
+    const stop = (): Promise<never> => new Promise(() => undefined)
+    const machine = createActor(
+      createJobMachine(
+        {
+          waitUntilStart: stop,
+          waitForCapacity: stop,
+          collectBids: () => Promise.resolve({ bids }),
+          requestLock: requestLockStep(f.deps),
+          closeContract: closeContractStep(f.deps),
+          invoke: stop,
+          awaitResult: stop,
+          verify: stop,
+          settle: stop,
+          cancel: stop,
+        },
+        f.clock,
+      ),
+      { input: { ...job, winner: undefined } },
+    ).start()
+    const snap = await waitFor(machine, (s) => s.value === 'invoking')
+    machine.stop()
+    assert.equal(snap.context.contract?.terms.bidId, bids[0].bidId, 'the best bid, not the next one')
+    assert.deepEqual(snap.context.history.map((h) => h.state).slice(-5), [
+      'selecting',
+      'contracting',
+      'requesting',
+      'contracting',
+      'invoking',
+    ])
+    assert.deepEqual(
+      f.actor.of(W.jobRequest).map((s) => s.to?.peer),
+      [p1.peer],
+    )
+    assert.equal(f.actor.of(W.contractSign).length, 2)
+    assert.equal(snap.context.refusals, undefined)
+  })
+
   it('a countersignature by another key is refused before the contract-db is asked', async () => {
     const { f, job } = setup()
     countersign(f.actor, () => p2)
@@ -198,7 +290,6 @@ describe('orchestrator/steps/close-contract', () => {
 
   it('with the job machine: a refused contract falls back to the next bid, which is contracted', async () => {
     const { f, bids, job, released } = setup()
-    f.actor.answer(W.jobRequest, () => ({ locked: true, lockedUntil: T0 + 60_000 }))
     // The cheaper provider refuses to countersign; the other one signs.
     f.actor.answer(W.contractSign, ({ contract }, to) => {
       if (to.peer === p1.peer) throw new RemoteError('LOCK_LOST', 'the lock is gone')
@@ -235,10 +326,7 @@ describe('orchestrator/steps/close-contract', () => {
     )
     // Given up when refused, and told again as the round's loser once the contract is active.
     assert.deepEqual(released(), [bids[0].bidId, bids[0].bidId])
-    assert.deepEqual(
-      f.actor.of(W.jobRequest).map((s) => s.to?.peer),
-      [p1.peer, p2.peer],
-    )
+    assert.deepEqual(f.actor.of(W.jobRequest), [], 'the terms lock the reserved bids: no job request')
     assert.deepEqual(
       f.actor.of(W.contractSign).map((s) => s.to),
       [p1.peer, p2.peer].map((p, i) => handleOf(p, INBOX.provider, [`/ip4/127.0.0.1/tcp/${i + 1}`])),
