@@ -11,6 +11,7 @@
 import type { Logger } from 'pino'
 import type { Actor as XActor } from 'xstate'
 import { SerialQueue } from '../../actors/serial.js'
+import { DmsError } from '../../actors/errors.js'
 import { Repo, type Db } from '../store/db.js'
 import { JobIndex, type JobQuery } from './job-index.js'
 import { persistedWithoutContext, storedSnapshot } from './job-snapshot.js'
@@ -46,6 +47,8 @@ export class JobStore {
   private readonly listeners = new Set<(job: StoredJob) => void>()
   /** The write queue of each job running here (its transitions, stored one at a time). */
   private readonly writing = new Map<JobId, SerialQueue>()
+  /** Jobs running here whose last write failed, with why. */
+  private readonly unwritten = new Map<JobId, unknown>()
 
   constructor(private readonly c: JobStoreComponents) {
     this.repo = new Repo(c.db, 'jobs')
@@ -90,11 +93,17 @@ export class JobStore {
 
   /**
    * Resolves once every transition job `id` made so far is stored (at once for a job not running
-   * here). A step waits on it before a message whose effect a restore must find: see
-   * steps/close-contract.ts.
+   * here); rejects JOB_NOT_STORED when the last of them could not be written (a full disk). A step
+   * waits on it before a message whose effect a restore must find: see steps/close-contract.ts.
    */
-  written(id: JobId): Promise<void> {
-    return this.writing.get(id)?.idle() ?? Promise.resolve()
+  async written(id: JobId): Promise<void> {
+    await this.writing.get(id)?.idle()
+    const err = this.unwritten.get(id)
+    if (err !== undefined)
+      throw new DmsError(
+        'JOB_NOT_STORED',
+        `job ${id} could not be stored (${err instanceof Error ? err.message : 'write failed'}): nothing more is sent for it`,
+      )
   }
 
   /** Calls `fn` with every persisted change of any job, after its write; returns the unsubscribe. */
@@ -138,7 +147,13 @@ export class JobStore {
       }
       writes
         .run(async () => {
-          await this.write(job, prev)
+          try {
+            await this.write(job, prev)
+            this.unwritten.delete(id)
+          } catch (err) {
+            this.unwritten.set(id, err)
+            throw err
+          }
           prev = job
           for (const l of this.listeners) l(job)
           if (first) {
@@ -147,6 +162,7 @@ export class JobStore {
           }
           if (done) {
             this.writing.delete(id)
+            this.unwritten.delete(id)
             await opts.onDone()
           }
         })

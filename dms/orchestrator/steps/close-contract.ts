@@ -108,7 +108,13 @@ export function closeContractStep(d: CloseContractDeps): Step {
     // The job is stored in `contracting` (with the stamp the terms are drafted from) before the
     // terms leave: a requester killed after sending them is restored here, not earlier, so it
     // drafts the same terms again instead of bidding anew while this contract goes on.
-    await d.written?.()
+    // A job that cannot be stored (a full disk) sends nothing more: its bid is given up.
+    try {
+      await d.written?.()
+    } catch (err) {
+      releaseBid(d, job, bid)
+      throw new JobFailure(codeOf(err), (err as Error).message)
+    }
     signal.throwIfAborted()
     let signed: ContractSignReply
     try {

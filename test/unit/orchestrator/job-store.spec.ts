@@ -115,6 +115,28 @@ describe('orchestrator/job-store', () => {
     assert.equal(final.snapshot, undefined, 'a final job keeps no snapshot')
   })
 
+  it('written: resolves once the transitions so far are stored; rejects JOB_NOT_STORED when the last write failed', async () => {
+    const { steps, release } = gatedSteps()
+    const machine = createActor(createJobMachine(steps, clock), { input: jobRecord() })
+    const write = store.write.bind(store)
+    let full = false
+    const stored: string[] = []
+    store.write = async (job, prev) => {
+      for (let i = 0; i < 5; i++) await turn()
+      if (full) throw new Error('ENOSPC: no space left on device')
+      await write(job, prev)
+      stored.push(job.state)
+    }
+    await store.start('job-1', machine, { onDone: async () => {} })
+    await release('collectBids', { bids: [signedBid(newParty(), 'job-1')] })
+    await store.written('job-1')
+    assert.deepEqual(stored, ['bidding', 'contracting'], 'contracting stored before written resolves')
+    full = true
+    await release('closeContract', {})
+    await assert.rejects(store.written('job-1'), { code: 'JOB_NOT_STORED', message: /ENOSPC/ })
+    await store.written('job-2') // not running here: at once
+  })
+
   it('stores the record once: the snapshot of an unfinished job has no context', async () => {
     const { steps } = gatedSteps()
     const p = newParty()

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { createActor, waitFor } from 'xstate'
-import { RemoteError, RequestTimeoutError, UnreachableError } from '../../../../actors/errors.js'
+import { DmsError, RemoteError, RequestTimeoutError, UnreachableError } from '../../../../actors/errors.js'
 import { hashDoc, signDoc, verifyDoc } from '../../../../dms/contracts/canonical.js'
 import { ContractDbClient } from '../../../../dms/contracts/client.js'
 import {
@@ -128,6 +128,18 @@ describe('orchestrator/steps/close-contract', () => {
     const { contract } = await step
     assert.equal(f.actor.of(W.contractSign).length, 1)
     assert.ok(contract?.providerSignature !== undefined)
+  })
+
+  it('a job that could not be stored fails JOB_NOT_STORED: nothing sent, its bid given up', async () => {
+    const { f, bids, job, released } = setup()
+    countersign(f.actor, byPeer)
+    const full = () =>
+      Promise.reject(new DmsError('JOB_NOT_STORED', 'job job-1 could not be stored (ENOSPC)'))
+    const { error } = await outcome(closeContractStep({ ...f.deps, written: full })(job, never()))
+    assert.ok(error instanceof JobFailure)
+    assert.equal(error.code, 'JOB_NOT_STORED')
+    assert.equal(f.actor.of(W.contractSign).length, 0, 'no terms sent')
+    assert.deepEqual(released(), [bids[0].bidId])
   })
 
   it('the provider refuses or is silent: a ContractRefusal (next bid), the bid given up', async () => {
