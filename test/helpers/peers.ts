@@ -52,19 +52,17 @@ export async function startPeer(bootstrap: string[] = [], init: PeerInit = {}): 
   }
 }
 
-/** Resolves once `host` sees at least `n` subscribers on `topic` (event-driven, no polling). */
-export function waitForTopicPeers(host: Host, topic: string, n: number): Promise<void> {
-  const pubsub = host.services.pubsub
-  return new Promise((resolve) => {
-    const check = () => {
-      if (pubsub.getSubscribers(topic).length >= n) {
-        pubsub.removeEventListener('subscription-change', check)
-        resolve()
-      }
-    }
-    pubsub.addEventListener('subscription-change', check)
-    check()
-  })
+/**
+ * Resolves once `n` peers are live subscribers of `topic` for `peer`'s transport: with an open
+ * outbound gossip stream, so a message published then reaches them. A subscription seen before
+ * that stream is open is not enough: gossipsub sends to no one and the message is lost.
+ */
+export function waitForTopicPeers(
+  peer: Pick<TestPeer, 'transport'>,
+  topic: string,
+  n: number,
+): Promise<void> {
+  return peer.transport.waitForTopicPeers(topic, n)
 }
 
 /** Resolves once `system` has counted `n` rejections for `reason` in total (event-driven). */

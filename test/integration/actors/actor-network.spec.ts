@@ -67,7 +67,7 @@ describe('actors over libp2p on loopback', () => {
       a.system.spawn('listener', a.key).subscribe(topic).on('/test/hello', resolve)
     })
     const sender = b.system.spawn('sender', b.key).subscribe(topic)
-    await waitForTopicPeers(b.host, topic, 1)
+    await waitForTopicPeers(b, topic, 1)
     await sender.publish(topic, '/test/hello', { hi: 1 })
     const m = await got
     assert.deepEqual(m.payload, { hi: 1 })

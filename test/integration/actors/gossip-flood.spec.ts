@@ -95,7 +95,7 @@ describe('gossip scoring: a flooder of invalid bid requests is graylisted', func
   before(async () => {
     net = await startNetwork([{ cpu: 1, memoryBytes: 256 * MiB, perCpuHour: 1000 }])
     flooder = await startPeer(net.providers[0].addrs())
-    await waitForTopicPeers(flooder.host, BID_REQUEST_TOPIC, 1)
+    await waitForTopicPeers(flooder, BID_REQUEST_TOPIC, 1)
   })
   after(async () => {
     await flooder?.stop()

@@ -178,8 +178,8 @@ describe('actors over libp2p: hostile peers', function () {
             resolve()
           }),
       )
-      await waitForTopicPeers(mallory.host, TOPIC, 1)
-      await waitForTopicPeers(far.host, TOPIC, 1)
+      await waitForTopicPeers(mallory, TOPIC, 1)
+      await waitForTopicPeers(far, TOPIC, 1)
       await mallory.host.services.pubsub.publish(TOPIC, randomBytes(200))
       await rejected(victim.system, 'malformed')
       const forged = Envelope.decode(
