@@ -14,6 +14,7 @@ import {
   type ContractProof,
   type ContractTerms,
   type SignedContract,
+  type Bid,
 } from '../../../../dms/contracts/model.js'
 import {
   ContractRefusal,
@@ -22,6 +23,7 @@ import {
   LockFirst,
 } from '../../../../dms/orchestrator/job-machine.js'
 import { closeContractStep, TERMS_TTL_MS } from '../../../../dms/orchestrator/steps/close-contract.js'
+import type { JobRecord } from '../../../../dms/orchestrator/job-record.js'
 import { requestLockStep } from '../../../../dms/orchestrator/steps/request-lock.js'
 import { W } from '../../../../dms/protocol/behaviours.js'
 import { handleOf, INBOX } from '../../../../dms/protocol/handles.js'
@@ -75,6 +77,35 @@ function setup() {
   f.contractDb.verifyAnswer = (c) => ({ contractId: (c as SignedContract).terms.contractId })
   const released = () => f.actor.of(W.bidRelease).map((s) => (s.payload as BidRelease).bidId)
   return { f, bids, job, released }
+}
+
+/**
+ * The job machine with the real lock and contract steps over `f`, bidding with `bids`, run until
+ * it reaches `invoking` (every other step never ends): its snapshot then.
+ */
+async function contractedWithMachine(f: ReturnType<typeof stepDeps>, bids: Bid[], job: JobRecord) {
+  const stop = (): Promise<never> => new Promise(() => undefined)
+  const machine = createActor(
+    createJobMachine(
+      {
+        waitUntilStart: stop,
+        waitForCapacity: stop,
+        collectBids: () => Promise.resolve({ bids }),
+        requestLock: requestLockStep(f.deps),
+        closeContract: closeContractStep(f.deps),
+        invoke: stop,
+        awaitResult: stop,
+        verify: stop,
+        settle: stop,
+        cancel: stop,
+      },
+      f.clock,
+    ),
+    { input: { ...job, winner: undefined } },
+  ).start()
+  const snap = await waitFor(machine, (s) => s.value === 'invoking')
+  machine.stop()
+  return snap
 }
 
 describe('orchestrator/steps/close-contract', () => {
@@ -210,27 +241,7 @@ describe('orchestrator/steps/close-contract', () => {
       if (!locked.has(contract.terms.bidId)) throw new RemoteError('BID_NOT_LOCKED', 'bid is offered')
       return { providerSignature: signDoc(byPeer(to.peer).key, DOMAIN.contract, contract.terms) }
     })
-    const stop = (): Promise<never> => new Promise(() => undefined)
-    const machine = createActor(
-      createJobMachine(
-        {
-          waitUntilStart: stop,
-          waitForCapacity: stop,
-          collectBids: () => Promise.resolve({ bids }),
-          requestLock: requestLockStep(f.deps),
-          closeContract: closeContractStep(f.deps),
-          invoke: stop,
-          awaitResult: stop,
-          verify: stop,
-          settle: stop,
-          cancel: stop,
-        },
-        f.clock,
-      ),
-      { input: { ...job, winner: undefined } },
-    ).start()
-    const snap = await waitFor(machine, (s) => s.value === 'invoking')
-    machine.stop()
+    const snap = await contractedWithMachine(f, bids, job)
     assert.equal(snap.context.contract?.terms.bidId, bids[0].bidId, 'the best bid, not the next one')
     assert.deepEqual(snap.context.history.map((h) => h.state).slice(-5), [
       'selecting',
@@ -307,27 +318,7 @@ describe('orchestrator/steps/close-contract', () => {
       if (to.peer === p1.peer) throw new RemoteError('LOCK_LOST', 'the lock is gone')
       return { providerSignature: signDoc(p2.key, DOMAIN.contract, contract.terms) }
     })
-    const stop = (): Promise<never> => new Promise(() => undefined)
-    const machine = createActor(
-      createJobMachine(
-        {
-          waitUntilStart: stop,
-          waitForCapacity: stop,
-          collectBids: () => Promise.resolve({ bids }),
-          requestLock: requestLockStep(f.deps),
-          closeContract: closeContractStep(f.deps),
-          invoke: stop,
-          awaitResult: stop,
-          verify: stop,
-          settle: stop,
-          cancel: stop,
-        },
-        f.clock,
-      ),
-      { input: { ...job, winner: undefined } },
-    ).start()
-    const snap = await waitFor(machine, (s) => s.value === 'invoking')
-    machine.stop()
+    const snap = await contractedWithMachine(f, bids, job)
     const ctx = snap.context
     assert.equal(ctx.winner?.provider, p2.peer)
     assert.equal(ctx.contract?.terms.bidId, bids[1].bidId)
