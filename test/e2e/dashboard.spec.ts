@@ -20,6 +20,12 @@ const ARTEFACTS = process.env.DMS_ARTEFACTS ?? join('artefacts', 'dashboard')
 const IMAGE = process.env.DMS_TEST_IMAGE ?? 'dms-test:1'
 /** A DOM state the page must reach (generous: the machine may be loaded; no sleeps anywhere). */
 const WAIT = { timeout: 45_000 }
+/**
+ * The page's `document`, for predicates passed to waitForFunction as functions. A function is
+ * evaluated once and then polled; an expression string is evaluated again on each poll, and the
+ * dashboard's CSP (no 'unsafe-eval') refuses that once the first check has failed.
+ */
+declare const document: { querySelector(selector: string): { textContent: string | null } | null }
 
 /** Debian's chromium (scripts/chromium-bootstrap.sh installs it), or DMS_CHROMIUM. */
 function chromiumPath(): string {
@@ -258,8 +264,11 @@ describe('dashboard in chromium against a devnet', function () {
     const row = page.locator(`#allocations tr[data-job="${jobId}"]`)
     await page.waitForSelector(`#allocations tr[data-job="${jobId}"][data-state="running"]`, WAIT)
     await page.waitForFunction(
-      `/^\\d/.test(document.querySelector('#allocations tr[data-job="${jobId}"] td:nth-child(7)')?.textContent ?? '')`,
-      undefined,
+      (job) =>
+        /^\d/.test(
+          document.querySelector(`#allocations tr[data-job="${job}"] td:nth-child(7)`)?.textContent ?? '',
+        ),
+      jobId,
       WAIT,
     )
     const allocated = await cpu.locator('[data-part="allocated"]').boundingBox()
@@ -331,7 +340,8 @@ describe('dashboard in chromium against a devnet', function () {
     const was = await balance()
     await operator('credit', ready.requester.peerId, '1234567')
     await page.waitForFunction(
-      `document.querySelector('#conservation .big')?.textContent !== ${JSON.stringify(before)}`,
+      (shown) => document.querySelector('#conservation .big')?.textContent !== shown,
+      before,
     )
     assert.notEqual(await balance(), was)
     assert.equal(await page.getAttribute('#conservation', 'data-ok'), 'true')
