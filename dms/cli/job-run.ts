@@ -10,6 +10,7 @@ import { specOfDocument } from '../orchestrator/job-spec-posted.js'
 import { putBlob } from './blob.js'
 import { parseCpu, parseWholeNumber, UnitError } from '../resources/units.js'
 import { apiProblem, follow, LOGS_FROM, streamLogs, type JobView } from './job.js'
+import { memberLines } from './member-lines.js'
 import { DEFAULT_MAX_PRICE } from './flags.js'
 export { DEFAULT_MAX_PRICE }
 import { CliError, print, printData, terminalSafe, writeOutput } from './output.js'
@@ -199,14 +200,19 @@ export async function jobRunCommand(command: string[], opts: JobRunOptions): Pro
   let logs: Promise<string | undefined> | undefined
   const job = await follow(api, id, (h) => {
     if (human) say(terminalSafe(`  ${String(h.at - (t0 ??= h.at)).padStart(6)} ms  ${h.state}`))
-    if (opts.follow && logs === undefined && LOGS_FROM.has(h.state))
+    if (opts.follow && logs === undefined && LOGS_FROM.has(h.state)) {
+      // A pod's members line by line under their names (`b | ...`).
+      const labels = memberLines((stream, text) => void process[stream].write(text))
       logs = streamLogs(opts.socket, id, {
-        stdout: (d) => void process.stdout.write(d),
-        stderr: (d) => void process.stderr.write(d),
-      }).catch((err: unknown) => {
-        say(`(logs unavailable: ${(err as Error).message})`)
-        return undefined
+        stdout: (d, member) => labels.piece('stdout', d, member),
+        stderr: (d, member) => labels.piece('stderr', d, member),
       })
+        .catch((err: unknown) => {
+          say(`(logs unavailable: ${(err as Error).message})`)
+          return undefined
+        })
+        .finally(() => labels.end())
+    }
   }).catch((err: unknown) => apiProblem(err))
   const streamed = logs !== undefined && (await logs) !== undefined
   if (opts.json) printData(job)

@@ -5,6 +5,7 @@ import { ApiClient, ApiClientError, downloadTo, ndjson, RouteMissingError } from
 import type { JobRecord } from '../orchestrator/job-record.js'
 import { parseWholeNumber, UnitError } from '../resources/units.js'
 import { resolveJobId } from './job-id.js'
+import { memberLines } from './member-lines.js'
 import { CliError, isWide, print, printData, printSafe, writeOutput } from './output.js'
 import { printRows, printTable } from './table.js'
 
@@ -249,16 +250,20 @@ export async function jobLogsCommand(
   const path = `/v1/jobs/${encodeURIComponent(id)}/logs${member !== undefined ? `?member=${encodeURIComponent(member)}` : ''}`
   if (opts.follow) {
     const lines: unknown[] = []
+    // A pod's members line by line under their names; one member's (--member) as it came.
+    const labels = memberLines((stream, text) => void process[stream].write(text))
     const line = (stream: 'stdout' | 'stderr', data: string, of?: string) =>
       void (opts.json
         ? lines.push({ stream, data, ...(of !== undefined ? { member: of } : {}) })
-        : process[stream].write(data))
+        : labels.piece(stream, data, member === undefined ? of : undefined))
     const state = await streamLogs(
       opts.socket,
       id,
       { stdout: (d, of) => line('stdout', d, of), stderr: (d, of) => line('stderr', d, of) },
       member,
-    ).catch((err: unknown) => apiProblem(err))
+    )
+      .catch((err: unknown) => apiProblem(err))
+      .finally(() => labels.end())
     if (state === undefined) throw new CliError(new RouteMissingError(opts.socket, `GET ${path}`).message)
     if (opts.json) printData({ lines, state })
     return

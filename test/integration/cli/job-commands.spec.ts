@@ -66,6 +66,19 @@ describe('dms job commands against the data-plane and cancel route contract', fu
       reply.hijack()
       const res = reply.raw
       res.writeHead(200, { 'content-type': 'application/x-ndjson' })
+      if (id === 'pod') {
+        // Two members' pieces, interleaved and cut mid-line, as a pod's live logs come.
+        const only = (req.query as { member?: string }).member
+        const pieces = [
+          { stream: 'stdout', data: 'one\ntw', member: 'a' },
+          { stream: 'stdout', data: 'hi\n', member: 'b' },
+          { stream: 'stderr', data: 'warn', member: 'b' },
+          { stream: 'stdout', data: 'o\n', member: 'a' },
+        ].filter((p) => only === undefined || p.member === only)
+        for (const p of pieces) res.write(`${JSON.stringify(p)}\n`)
+        res.end(`${JSON.stringify({ end: true, state: 'completed' })}\n`)
+        return reply
+      }
       res.write(`${JSON.stringify({ stream: 'stdout', data: 'first\n' })}\n`)
       await new Promise<void>((r) => (releaseFollow = r))
       res.write(`${JSON.stringify({ stream: 'stderr', data: 'oops\n' })}\n`)
@@ -101,7 +114,9 @@ describe('dms job commands against the data-plane and cancel route contract', fu
     })
     app.post('/v1/jobs', (req, reply) => {
       posted.push(req.body)
-      return reply.status(201).send({ id: 'j1', state: 'bidding' })
+      // A job named "pod" plays a pod job: its live logs come member by member.
+      const id = (req.body as { name?: string }).name === 'pod' ? 'pod' : 'j1'
+      return reply.status(201).send({ id, state: 'bidding' })
     })
     // A job whose name (stored before names were checked) and error carry terminal escapes.
     app.get('/v1/jobs', () => ({
@@ -173,6 +188,16 @@ describe('dms job commands against the data-plane and cancel route contract', fu
     assert.equal(err, 'oops\n')
   })
 
+  it('job logs --follow of a pod labels each line with its member; --member gives one member’s as it came', async function () {
+    const all = await dms('job', 'logs', 'pod', '--follow', '--socket', sock)
+    assert.equal(all.code, 0, all.stderr)
+    assert.equal(all.stdout, 'a | one\nb | hi\na | two\n')
+    assert.equal(all.stderr, 'b | warn\n', 'a partial last line is written at the end')
+    const one = await dms('job', 'logs', 'pod', '--follow', '--member', 'a', '--socket', sock)
+    assert.equal(one.code, 0, one.stderr)
+    assert.equal(one.stdout, 'one\ntwo\n')
+  })
+
   it('job outputs lists, and --out downloads every file and the archive, checking sha256', async function () {
     const list = await dms('job', 'outputs', 'j1', '--socket', sock, '--json')
     assert.equal((JSON.parse(list.stdout) as { files: unknown[] }).files.length, 2)
@@ -234,6 +259,26 @@ describe('dms job commands against the data-plane and cancel route contract', fu
     assert.equal(out, 'first\nsecond\n', 'the live logs, not the final result again')
     assert.match(err, /^job j1\n +0 ms {2}bidding\n +1 ms {2}running\n/)
     assert.match(err, /2 ms {2}completed\n/)
+  })
+
+  it('job run --follow of a pod labels each live line with its member', async function () {
+    polls = 0
+    const r = await dms(
+      'job',
+      'run',
+      '--follow',
+      '--name',
+      'pod',
+      '--socket',
+      sock,
+      '--image',
+      'i',
+      '--',
+      'true',
+    )
+    assert.equal(r.code, 0, r.stderr)
+    assert.equal(r.stdout, 'a | one\nb | hi\na | two\n')
+    assert.match(r.stderr, /b \| warn\n/)
   })
 
   it('job list shows control characters in names as escapes, never raw', async function () {
