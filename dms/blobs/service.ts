@@ -106,7 +106,10 @@ export class BlobService {
    * Takes a run's output archive (the file the executor wrote) into the store, unless those bytes
    * are here already (the file is then dropped), and grants it to `peer` for `jobId`, who may later
    * release it for that job (`release`). One step under the grants' queue, so a release cannot
-   * delete the blob between the check and the grant.
+   * delete the blob between the check and the grant. The grant is written before the blob is
+   * taken: a crash between the two leaves a grant of a blob not here (published again after a
+   * restart, or released), never a blob that no grant marks as published, which nothing would
+   * delete.
    */
   async publishArchive(
     peer: string,
@@ -119,10 +122,6 @@ export class BlobService {
       const key = `${sha256}/${peer}`
       const prior = await this.grants.get(key)
       const here = await this.c.store.has(sha256)
-      // Here already (the same bytes, or taken before a restart: the file is gone then): the file
-      // is dropped, not left in the store's scratch folder.
-      if (here) await rm(archive.file, { force: true })
-      else await this.c.store.adopt(archive.file, archive)
       const published = !here || prior?.published === true || (await this.publishedByAnother(sha256))
       await this.grants.put(key, {
         sha256,
@@ -131,6 +130,18 @@ export class BlobService {
         heldFor: [...new Set([...(prior?.heldFor ?? []), jobId])],
         ...(published ? { published: true } : {}),
       })
+      // Here already (the same bytes, or taken before a restart: the file is gone then): the file
+      // is dropped, not left in the store's scratch folder.
+      if (here) return rm(archive.file, { force: true })
+      try {
+        await this.c.store.adopt(archive.file, archive)
+      } catch (err) {
+        // Not taken (a full disk, a short file): the grant goes back to what it was.
+        await (prior !== undefined ? this.grants.put(key, prior) : this.grants.del(key)).catch(
+          () => undefined,
+        )
+        throw err
+      }
     })
   }
 

@@ -11,6 +11,11 @@ import { openDb, type Db } from '../../../dms/store/db.js'
 
 const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex')
 
+/** Resolves once `ready` holds, checking at each turn of the event loop (no timers). */
+async function waitUntil(ready: () => Promise<boolean>): Promise<void> {
+  while (!(await ready())) await new Promise<void>((r) => setImmediate(r))
+}
+
 describe('BlobService (grants, chunked fetch of what is missing) and input staging', function () {
   let dir: string
   let dbs: Db[]
@@ -76,6 +81,51 @@ describe('BlobService (grants, chunked fetch of what is missing) and input stagi
     await assert.rejects(a.release('requester', archive, 'job-2'), { code: 'BLOB_NOT_GRANTED' })
     assert.deepEqual(await a.release('other', archive, 'job-3'), { removed: true })
     assert.equal(await a.store.has(archive), false)
+  })
+
+  it('a crash just before or just after the archive is taken leaks no disk: published again after the restart, it is deleted at its release', async function () {
+    const bytes = 'an archive caught by a crash'
+    const archive = sha(bytes)
+    for (const crash of ['before', 'after'] as const) {
+      const root = join(dir, `crash-${crash}`)
+      const db = await openDb(join(root, 'db'))
+      dbs.push(db)
+      const store = new BlobStore({ dir: join(root, 'blobs') })
+      await store.start()
+      // The process dies inside the adoption, before the file is taken or just after.
+      const dying = Object.create(store) as BlobStore
+      dying.adopt = async (file, ref) => {
+        if (crash === 'after') await store.adopt(file, ref)
+        return new Promise<void>(() => undefined)
+      }
+      const before = new BlobService({ store: dying, db, log: silentLogger, now: () => 1 })
+      const file = join(store.tmpDir, 'out.tar')
+      await writeFile(file, bytes)
+      void before.publishArchive('requester', { file, sha256: archive, size: bytes.length }, 'job-1')
+      await waitUntil(async () => crash === 'before' || (await store.has(archive)))
+      // Restarted: the run's archive is written again and published again, then released.
+      const restarted = new BlobStore({ dir: join(root, 'blobs') })
+      await restarted.start()
+      const after = new BlobService({ store: restarted, db, log: silentLogger, now: () => 2 })
+      const again = join(restarted.tmpDir, 'out.tar')
+      await writeFile(again, bytes)
+      await after.publishArchive('requester', { file: again, sha256: archive, size: bytes.length }, 'job-1')
+      assert.deepEqual(await after.release('requester', archive, 'job-1'), { removed: true }, crash)
+      assert.equal(await restarted.has(archive), false, crash)
+    }
+  })
+
+  it('an archive that cannot be taken leaves no grant behind', async function () {
+    const file = join(a.store.tmpDir, 'short.tar')
+    await writeFile(file, 'short')
+    const archive = sha('short but said to be longer')
+    await assert.rejects(a.publishArchive('requester', { file, sha256: archive, size: 99 }, 'job-1'), {
+      code: 'BLOB_CORRUPT',
+    })
+    await assert.rejects(a.release('requester', archive, 'job-1'), { code: 'BLOB_NOT_GRANTED' })
+    await assert.rejects(a.serve('requester', { sha256: archive, offset: 0, length: 1 }), {
+      code: 'BLOB_NOT_GRANTED',
+    })
   })
 
   it('fetches only the blobs it lacks, in chunks, and verifies each', async function () {
