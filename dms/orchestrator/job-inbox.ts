@@ -83,6 +83,14 @@ export function spawnJobActor(id: JobId, d: JobInboxDeps): Actor {
     .on(W.log, (m) => {
       const l = m.payload
       if (l.jobId !== id || !isWinner(m.peer)) return
+      // Live output is kept per member: a name the job's spec does not have (or any name for a job
+      // that is no pod) would be a new key the provider chose, and is dropped.
+      const members = d.view()?.record.spec.members
+      if (members === undefined ? l.member !== undefined : !members.some((p) => p.name === l.member))
+        return d.log.debug(
+          { jobId: id, from: m.peer, member: l.member },
+          'log of no member of the job ignored',
+        )
       d.session.addLog(l)
       d.onLog(l)
     })

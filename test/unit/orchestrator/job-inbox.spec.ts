@@ -69,6 +69,33 @@ describe('orchestrator/job-inbox', () => {
     return { clock, session, told, spawned, deliver, sent, view }
   }
 
+  it('keeps a pod’s live output only under the names of its members', () => {
+    const { deliver, session, told, view } = setup('running')
+    view.record = {
+      ...view.record,
+      spec: { ...view.record.spec, members: [{ name: 'a' }, { name: 'b' }] },
+    } as never
+    const log = (seq: number, member?: string): JobLog => ({
+      jobId: 'job-1',
+      allocationId: 'x',
+      stream: 'stdout',
+      seq,
+      data: `${member ?? 'none'}\n`,
+      ...(member !== undefined ? { member } : {}),
+    })
+    deliver(W.log, winner.peer, log(0, 'a'))
+    for (let i = 1; i <= 100; i++) deliver(W.log, winner.peer, log(i, `name-${i}`))
+    deliver(W.log, winner.peer, log(101))
+    deliver(W.log, winner.peer, log(102, 'b'))
+    assert.deepEqual(
+      told.logs.map((l) => l.member),
+      ['a', 'b'],
+    )
+    assert.equal(session.logs('a').stdout, 'a\n')
+    assert.equal(session.logs('b').stdout, 'b\n')
+    assert.equal(session.logs('name-7').stdout, '')
+  })
+
   it('releases at once a late bid the job will not use (queued, or past bidding); never its own', () => {
     const approval = issueApproval(cdb.key, { peer: other.peer, contractDb: cdb.peer, now: T0 })
     const late = setup('queued')
@@ -154,6 +181,10 @@ describe('orchestrator/job-inbox', () => {
     deliver(W.log, winner.peer, log)
     assert.equal(told.logs.length, 1)
     assert.equal(session.logs().stdout, 'hi\n')
+    // A member's log for a job that is no pod is dropped: live output is kept per member name.
+    deliver(W.log, winner.peer, { ...log, seq: 1, member: 'forged' })
+    assert.equal(told.logs.length, 1)
+    assert.equal(session.logs('forged').stdout, '')
     deliver(W.result, other.peer, { jobId: 'job-1' } as JobResult)
     assert.equal(session.result, undefined)
     deliver(W.result, winner.peer, { jobId: 'job-1', stdout: 'ok' } as JobResult)
