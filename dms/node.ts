@@ -216,6 +216,7 @@ export class DmsNode {
       this.provider = new ProviderService(
         {
           system: this.system,
+          transport: this.transport,
           key: this.key,
           ledger: this.ledger,
           machine: this.meter,

@@ -10,6 +10,7 @@ import { waitFor } from 'xstate'
 import { every, type Clock } from '../../actors/clock.js'
 import type { KeyPair } from '../../actors/identity.js'
 import type { Actor, ActorSystem } from '../../actors/system.js'
+import type { Transport } from '../../actors/transport.js'
 import type { BlobService } from '../blobs/service.js'
 import { ContractDbClient } from '../contracts/client.js'
 import {
@@ -57,6 +58,8 @@ export type { ProviderInit } from './provider-init.js'
 
 export interface ProviderComponents {
   system: ActorSystem
+  /** Tells the capacity news who joins CAPACITY_TOPIC (a requester new here hears what is free). */
+  transport?: Pick<Transport, 'onTopicJoin'>
   key: KeyPair
   ledger: ResourceLedger
   /**
@@ -74,9 +77,10 @@ export interface ProviderComponents {
   workDir: string
   /**
    * This node's approval credential from `contractDb`, attached to its bids and declines.
-   * Without one the provider stays silent (specs/protocol.md, "Approval").
+   * Without one the provider stays silent (specs/protocol.md, "Approval"). `events` says
+   * `renewed` at each new credential (capacity news is sent then).
    */
-  approval: { current(): ApprovalCredential | undefined }
+  approval: { current(): ApprovalCredential | undefined; events?: Pick<EventEmitter, 'on' | 'off'> }
 }
 
 /** What `start` found left by an earlier process. */
@@ -168,6 +172,13 @@ export class ProviderService {
         if (this.actor === undefined) return
         await this.actor.publish(CAPACITY_TOPIC, W.capacityNews, news, 10_000)
       },
+      announceOn: [
+        (fn) => c.transport?.onTopicJoin?.(CAPACITY_TOPIC, fn) ?? (() => undefined),
+        (fn) => {
+          c.approval.events?.on('renewed', fn)
+          return () => c.approval.events?.off('renewed', fn)
+        },
+      ],
     })
     // A result is kept (and its receipt booked) before it is delivered, until its settlement.
     settleKeptResults({ books: this.books, results: this.results, log: c.log })

@@ -1,8 +1,8 @@
 /**
  * The provider's capacity news on a simulated clock: announced after the ledger frees something,
- * at most one per CAPACITY_NEWS_GAP_MS (a burst of releases makes one more announcement at the end
- * of the gap, carrying what is free then), with its credential; none while withdrawn or
- * unapproved.
+ * at start and when a peer joins the capacity topic, at most one per CAPACITY_NEWS_GAP_MS (a burst
+ * makes one more announcement at the end of the gap, carrying what is free then), with its
+ * credential; none while withdrawn or unapproved.
  */
 import assert from 'node:assert/strict'
 import { ManualClock } from '../../../actors/clock.js'
@@ -10,17 +10,18 @@ import type { ApprovalCredential } from '../../../dms/contracts/model.js'
 import { silentLogger } from '../../../dms/log.js'
 import { CAPACITY_NEWS_GAP_MS, CapacityAnnouncer } from '../../../dms/provider/capacity-news.js'
 import type { CapacityNews } from '../../../dms/protocol/messages.js'
-import type { Offer } from '../../../dms/resources/types.js'
+import type { Offer, Resources } from '../../../dms/resources/types.js'
 
 const cred = { peer: 'P' } as unknown as ApprovalCredential
 
-function setup() {
+function setup(state0: { approval?: ApprovalCredential; offer?: Offer } = {}) {
   const clock = new ManualClock(1_000_000)
   let freed: () => void = () => undefined
-  const state = {
+  let joined: (() => void) | undefined
+  const state: { free: Resources; offer: Offer | undefined; approval: ApprovalCredential | undefined } = {
     free: { cpu: 0, memoryBytes: 0, diskBytes: 0, gpus: 0 },
-    offer: { resources: {} } as Offer | undefined,
-    approval: cred as ApprovalCredential | undefined,
+    offer: 'offer' in state0 ? state0.offer : ({ resources: {} } as Offer),
+    approval: 'approval' in state0 ? state0.approval : cred,
   }
   const sent: CapacityNews[] = []
   const a = new CapacityAnnouncer({
@@ -40,14 +41,29 @@ function setup() {
       sent.push(n)
       return Promise.resolve()
     },
+    announceOn: [
+      (fn) => {
+        joined = fn
+        return () => (joined = undefined)
+      },
+    ],
   })
   a.start()
-  return { clock, state, sent, a, free: () => freed() }
+  return {
+    clock,
+    state,
+    sent,
+    a,
+    free: () => freed(),
+    join: () => joined?.(),
+    joins: () => joined !== undefined,
+  }
 }
 
 describe('provider/capacity-news', () => {
   it('announces at once, then coalesces a burst into one announcement at the end of the gap', async () => {
-    const f = setup()
+    const f = setup({ approval: undefined }) // nothing said at start without a credential
+    f.state.approval = cred
     f.state.free = { ...f.state.free, cpu: 0.5 }
     f.free()
     await Promise.resolve()
@@ -76,8 +92,7 @@ describe('provider/capacity-news', () => {
   })
 
   it('says nothing while the offer is withdrawn or this provider has no credential; stop unsubscribes', async () => {
-    const f = setup()
-    f.state.offer = { resources: {}, withdrawnAt: 1 } as Offer
+    const f = setup({ offer: { resources: {}, withdrawnAt: 1 } as Offer })
     f.free()
     f.state.offer = { resources: {} } as Offer
     f.state.approval = undefined
@@ -91,5 +106,30 @@ describe('provider/capacity-news', () => {
     f.free()
     assert.equal(f.sent.length, 0)
     assert.equal(f.clock.pending, 0, 'no timer left')
+    assert.equal(f.joins(), false, 'the capacity topic is no longer watched')
+  })
+
+  it('says what is free at start, and again (within the gap) when a requester joins the capacity topic', async () => {
+    const f = setup()
+    await Promise.resolve()
+    assert.deepEqual(
+      f.sent.map((n) => [n.free.cpu, n.at]),
+      [[0, 1_000_000]],
+      'at start',
+    )
+    f.state.free = { ...f.state.free, cpu: 3 }
+    f.clock.advance(10)
+    f.join()
+    f.join()
+    assert.equal(f.sent.length, 1, 'inside the gap: later')
+    await f.clock.advanceAsync(CAPACITY_NEWS_GAP_MS)
+    assert.deepEqual(
+      f.sent.map((n) => [n.free.cpu, n.at]),
+      [
+        [0, 1_000_000],
+        [3, 1_000_000 + CAPACITY_NEWS_GAP_MS],
+      ],
+      'one announcement for both joins',
+    )
   })
 })
