@@ -18,7 +18,7 @@ import { createHost, type Host } from './network/host.js'
 import { Libp2pTransport } from './network/transport.js'
 import { startUpkeep, type Upkeep } from './network/upkeep.js'
 import { openDb, type Db } from './store/db.js'
-import { BID_REQUEST_TOPIC } from './protocol/handles.js'
+import { BID_REQUEST_TOPIC, CAPACITY_TOPIC } from './protocol/handles.js'
 import { dmsCodecs } from './protocol/behaviours.js'
 
 export interface PeerBaseConfig {
@@ -75,8 +75,8 @@ export async function startPeerBase(
       bootstrap: cfg.bootstrap,
       oneHost: cfg.oneHost,
       roles: [...(cfg.roles ?? []), ...(cfg.network?.relay?.serve === true ? ['relay'] : [])],
-      // Our validator judges bid requests: one it rejects lowers its sender's score.
-      scoredTopics: [BID_REQUEST_TOPIC],
+      // Our validators judge bid requests and capacity news: one they reject lowers its sender's score.
+      scoredTopics: [BID_REQUEST_TOPIC, CAPACITY_TOPIC],
     },
     child(c.log, 'dms:network'),
   )

@@ -138,6 +138,12 @@ export function declineProblem(
   })
 }
 
+/** Who hears of the bids and declines kept (`until`: when the sender's credential expires). */
+export interface BidAdmissionListener {
+  bid?: (peer: string, until: number) => void
+  decline?: (peer: string, until: number) => void
+}
+
 /**
  * A requester's gate for every job's answers: keeps what passes `bidProblem` / `declineProblem`
  * and counts the rest by reason (`dms_requester_bids_ignored_total`,
@@ -159,6 +165,11 @@ export class BidAdmission {
     private readonly c: { clock: Pick<Clock, 'now'> },
     /** The contract-db this requester trusts (peer id): approvals must be its. */
     private readonly contractDb: string,
+    /**
+     * Told the sender of each bid and decline kept, with its credential's expiry: that peer is an
+     * approved provider (capacity news and joins from it may wake queued jobs, wakers.ts).
+     */
+    private readonly heard: BidAdmissionListener = {},
   ) {}
 
   /**
@@ -168,6 +179,7 @@ export class BidAdmission {
   admitBid(m: Message<BidMessage>, job: JobView | undefined): IgnoreReason | undefined {
     const why = bidProblem(m, admissionOf(job, this.contractDb, this.c.clock.now()), this.checkApproval)
     if (why !== undefined) this.bidsIgnored[why] = (this.bidsIgnored[why] ?? 0) + 1
+    else if (m.payload.approval !== undefined) this.heard.bid?.(m.peer, m.payload.approval.expiresAt)
     return why
   }
 
@@ -175,6 +187,7 @@ export class BidAdmission {
   admitDecline(m: Message<Decline>, job: JobView | undefined): IgnoreReason | undefined {
     const why = declineProblem(m, admissionOf(job, this.contractDb, this.c.clock.now()), this.checkApproval)
     if (why !== undefined) this.declinesIgnored[why] = (this.declinesIgnored[why] ?? 0) + 1
+    else if (m.payload.approval !== undefined) this.heard.decline?.(m.peer, m.payload.approval.expiresAt)
     return why
   }
 }

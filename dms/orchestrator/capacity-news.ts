@@ -1,29 +1,26 @@
 /**
  * The requester's listener of capacity news (gossip on CAPACITY_TOPIC, inbox `capacity`): news is
- * kept only from the peer that signed it, carrying that peer's approval credential from this
- * requester's contract-db, and at most one per peer per NEWS_MIN_GAP_MS (providers send at most
- * one a second); what passes wakes queued jobs on the CapacityBoard. The node may opt out of the
- * topic (`listen(false)`, `POST /v1/topics/unsubscribe`): the choice is stored and kept across
+ * judged by the topic's admission rule (capacity-news-gate.ts) before it is delivered or
+ * forwarded; what passes wakes queued jobs on the CapacityBoard. News that did not come by gossip
+ * on the topic is ignored (`direct`): it skipped the gate. The node may opt out of the topic
+ * (`listen(false)`, `POST /v1/topics/unsubscribe`): the choice is stored and kept across
  * restarts. Spec: specs/protocol.md ("Capacity news"), specs/queueing.md ("Topics").
  */
 import type { Logger } from 'pino'
 import type { Clock } from '../../actors/clock.js'
 import type { KeyPair } from '../../actors/identity.js'
 import type { Actor, ActorSystem, Message } from '../../actors/system.js'
-import { ApprovalCache } from '../contracts/approval-cache.js'
 import { W } from '../protocol/behaviours.js'
 import { CAPACITY_TOPIC, INBOX } from '../protocol/handles.js'
 import type { CapacityNews } from '../protocol/messages.js'
 import { Repo, type Db } from '../store/db.js'
 import type { CapacityBoard } from './capacity-board.js'
+import { CapacityNewsGate } from './capacity-news-gate.js'
 
-/** News closer together than this from one peer is ignored (`rate_limited`). */
-export const NEWS_MIN_GAP_MS = 500
-/** Peers whose last news time is remembered (the oldest is forgotten past this). */
-const PEERS_KEPT = 10_000
+export { NEWS_MIN_GAP_MS } from './capacity-news-gate.js'
 
 export interface CapacityNewsDeps {
-  system: Pick<ActorSystem, 'spawn'>
+  system: Pick<ActorSystem, 'spawn' | 'admit'>
   key: KeyPair
   clock: Pick<Clock, 'now'>
   log: Logger
@@ -39,17 +36,17 @@ export interface CapacityNewsDeps {
 const CHOICE_KEY = CAPACITY_TOPIC
 
 export class CapacityNewsListener {
-  /** News kept (`kept`) and ignored, by reason. */
+  /** News kept (`kept`), rejected by the gate and ignored, by reason. */
   readonly counts: Record<string, number> = {}
-  private readonly lastFrom = new Map<string, number>()
-  /** A provider's credential is the same on all its news for minutes: its signature is verified once. */
-  private readonly approvals = new ApprovalCache()
+  /** The topic's admission rule. */
+  readonly gate: CapacityNewsGate
   private actor: Actor | undefined
   private readonly choices: Repo<{ subscribed: boolean }>
   private running = false
 
   constructor(private readonly d: CapacityNewsDeps) {
     this.choices = new Repo(d.db, 'topics')
+    this.gate = new CapacityNewsGate({ ...d, counts: this.counts }, d.contractDb)
   }
 
   /** Listens, unless the node opted out earlier (a stored choice). */
@@ -78,6 +75,8 @@ export class CapacityNewsListener {
 
   private spawn(): void {
     if (this.actor !== undefined) return
+    // Judged as gossipsub validates them, before they are delivered or forwarded to other peers.
+    this.d.system.admit(CAPACITY_TOPIC, this.gate.admission)
     this.actor = this.d.system
       .spawn(INBOX.capacity, this.d.key)
       .subscribe(CAPACITY_TOPIC)
@@ -96,25 +95,16 @@ export class CapacityNewsListener {
     this.counts[reason] = (this.counts[reason] ?? 0) + 1
   }
 
-  /** Checks one piece of news; returns why it was ignored, or undefined when it was kept. */
+  /** Takes one piece of news the gate let through; returns why it was ignored, or undefined. */
   receive(m: Message<CapacityNews>): string | undefined {
     const news = m.payload
-    const now = this.d.clock.now()
-    const why =
-      news.provider !== m.peer
-        ? 'other_signer'
-        : (this.approvals.check(news.approval, { peer: m.peer, contractDb: this.d.contractDb, now }) ??
-          (now - (this.lastFrom.get(m.peer) ?? -Infinity) < NEWS_MIN_GAP_MS ? 'rate_limited' : undefined))
-    if (why !== undefined) {
-      this.count(why)
-      this.d.log.debug({ from: m.peer, why }, 'capacity news ignored')
-      return why
+    if (m.via !== 'gossip' || news.approval === undefined) {
+      this.count('direct')
+      this.d.log.debug({ from: m.peer }, 'capacity news not sent on the topic ignored')
+      return 'direct'
     }
-    this.lastFrom.delete(m.peer)
-    this.lastFrom.set(m.peer, now)
-    if (this.lastFrom.size > PEERS_KEPT) this.lastFrom.delete(this.lastFrom.keys().next().value as string)
     this.count('kept')
-    const woken = this.d.board.announce(m.peer, news.free)
+    const woken = this.d.board.announce(m.peer, news.free, news.approval.expiresAt)
     if (woken > 0) this.d.log.debug({ from: m.peer, woken }, 'capacity news woke queued jobs')
     return undefined
   }

@@ -20,6 +20,7 @@ import { BidAudience } from './bid-audience.js'
 import { CapacityBoard } from './capacity-board.js'
 import { CapacityNewsListener } from './capacity-news.js'
 import { ProviderJoins } from './provider-joins.js'
+import { Wakers } from './wakers.js'
 import { jobConfigOf, type JobConfig, type OrchestratorInit } from './config.js'
 import { resolveInputs } from './data-plane.js'
 import type { JobId, JobRecord } from './job-record.js'
@@ -100,10 +101,15 @@ export class Orchestrator {
     this.providers = this.records.repo
     this.cfg = jobConfigOf(init)
     this.audience = new BidAudience({ silentAfter: init.bidSilentAfter, stragglerMs: init.bidStragglerMs })
-    this.admission = new BidAdmission(c, init.contractDb.peer)
+    this.capacity = new CapacityBoard(new Wakers(c.clock))
+    // A provider's bids earn its capacity news credit; its declines show it approved.
+    const wakers = this.capacity.wakers
+    this.admission = new BidAdmission(c, init.contractDb.peer, {
+      bid: (peer, until) => wakers.bid(peer, until),
+      decline: (peer, until) => wakers.approved(peer, until),
+    })
     this.bidsIgnored = this.admission.bidsIgnored
     this.declinesIgnored = this.admission.declinesIgnored
-    this.capacity = new CapacityBoard()
     this.capacityNews = new CapacityNewsListener({
       ...c,
       board: this.capacity,

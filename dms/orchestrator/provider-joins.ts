@@ -1,10 +1,14 @@
 /**
- * The requester's watch on the bid-request topic: when a peer becomes a live subscriber of it (a
- * provider started, or came back), queued jobs bid again at once rather than at the end of their
- * backoff, since that provider has heard none of their requests. Rate-limited like capacity news:
+ * The requester's watch on the bid-request topic: when an approved provider becomes a live
+ * subscriber of it again (it came back), queued jobs bid again at once rather than at the end of
+ * their backoff, since that provider has heard none of their requests. A peer this requester has
+ * not seen with a provider credential (on its news, bids or declines: wakers.ts) wakes nothing,
+ * however often it subscribes; a provider new here announces its capacity when it sees this
+ * requester on the capacity topic instead (specs/protocol.md, "Capacity news"). Rate-limited:
  * at most one wake per `minGapMs` over all peers (a join inside the gap wakes once at its end, so a
  * peer flapping its subscription cannot make this node publish a request per flap), and each wake
- * takes at most `maxWoken` jobs, oldest first (a provider's per-peer rate limit drops a burst).
+ * takes at most `maxWoken` jobs, oldest first (a provider's per-peer rate limit drops a burst), and
+ * no more than the provider's credit (a join spends it like news does).
  * Spec: specs/queueing.md ("Queued jobs").
  */
 import type { Logger } from 'pino'
@@ -22,12 +26,13 @@ export interface ProviderJoinsDeps {
   transport: Pick<Transport, 'onTopicJoin'>
   clock: Pick<Clock, 'now' | 'setTimeout' | 'clearTimeout'>
   log: Logger
-  board: Pick<CapacityBoard, 'wakeOldest' | 'size'>
+  board: Pick<CapacityBoard, 'joined' | 'size' | 'wakers'>
 }
 
 export class ProviderJoins {
-  /** Joins seen, and jobs they woke (for /v1/info and tests). */
+  /** Joins seen (of strangers among them), and jobs they woke (for /v1/info and tests). */
   joins = 0
+  strangers = 0
   woken = 0
   private last = -Infinity
   private timer: unknown
@@ -52,9 +57,13 @@ export class ProviderJoins {
     this.pending = undefined
   }
 
-  /** `peer` joined the bid topic: wake queued jobs now, or at the end of the gap. */
+  /** `peer` joined the bid topic: if it is an approved provider, wake queued jobs now or at the end of the gap. */
   joined(peer: PeerIdStr): void {
     this.joins++
+    if (!this.d.board.wakers.isApproved(peer)) {
+      this.strangers++
+      return
+    }
     this.pending = peer
     if (this.timer !== undefined) return
     const wait = this.last + this.minGapMs - this.d.clock.now()
@@ -70,7 +79,7 @@ export class ProviderJoins {
     this.pending = undefined
     if (peer === undefined || this.d.board.size === 0) return
     this.last = this.d.clock.now()
-    const n = this.d.board.wakeOldest(this.maxWoken, `joined ${peer}`)
+    const n = this.d.board.joined(peer, this.maxWoken)
     this.woken += n
     this.d.log.debug({ peer, woken: n }, 'a provider joined the bid topic: queued jobs bid again')
   }

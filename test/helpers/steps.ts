@@ -5,6 +5,7 @@
  * built from Ed25519 peer ids; the steps check signatures).
  */
 import { CapacityBoard } from '../../dms/orchestrator/capacity-board.js'
+import { Wakers } from '../../dms/orchestrator/wakers.js'
 import { randomUUID } from 'node:crypto'
 import { ManualClock } from '../../actors/clock.js'
 import type { BehaviourDef } from '../../actors/codec.js'
@@ -256,7 +257,7 @@ export function stepDeps(over: Partial<StepDeps> = {}) {
     transport: new FakeTopic(),
     requester,
     approval,
-    capacity: new CapacityBoard(),
+    capacity: new CapacityBoard(new Wakers(clock)),
   }
   const deps: StepDeps = {
     clock,

@@ -28,6 +28,8 @@ const queuedJob = (rounds: number, deadline = T0 + 60_000) => {
   job.spec.queueTimeoutSeconds = 60
   return job
 }
+/** When the announcers' provider credentials expire (well after these tests). */
+const APPROVED_UNTIL = T0 + 3_600_000
 const free = (cpu: number) => ({ cpu, memoryBytes: 1024 * MiB, diskBytes: 1024 * MiB, gpus: 0 })
 
 describe('orchestrator/steps/wait-for-capacity', () => {
@@ -35,8 +37,12 @@ describe('orchestrator/steps/wait-for-capacity', () => {
     const f = stepDeps()
     const ended = outcome(waitForCapacityStep(f.deps)(queuedJob(1), never()), f.clock)
     await f.clock.scheduled(queueBackoffMs(1, CONFIG, 'job-1'))
-    assert.equal(f.capacity.announce('12D3KooWSmall', free(0.5)), 0, 'half a core does not fit a 1-core job')
-    assert.equal(f.capacity.announce('12D3KooWBig', free(1)), 1)
+    assert.equal(
+      f.capacity.announce('12D3KooWSmall', free(0.5), APPROVED_UNTIL),
+      0,
+      'half a core does not fit a 1-core job',
+    )
+    assert.equal(f.capacity.announce('12D3KooWBig', free(1), APPROVED_UNTIL), 1)
     const { value } = await ended
     assert.equal(value?.queue?.wokenBy, 'capacity 12D3KooWBig')
     assert.equal(f.clock.now(), T0, 'woken without waiting for the backoff')
@@ -98,7 +104,7 @@ describe('orchestrator/steps/wait-for-capacity', () => {
     cancel.abort()
     assert.ok((await ended).error !== undefined)
     assert.equal(f.capacity.size, 0)
-    assert.equal(f.capacity.announce('12D3KooWBig', free(4)), 0)
+    assert.equal(f.capacity.announce('12D3KooWBig', free(4), APPROVED_UNTIL), 0)
   })
 })
 
