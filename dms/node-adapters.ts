@@ -251,6 +251,10 @@ export const infoPort = (
             woken: n.orchestrator.capacity.woken,
             wokenByJoins: n.orchestrator.joins.woken,
             news: n.orchestrator.capacityNews.counts,
+            unheeded: {
+              ...n.orchestrator.capacity.unheeded,
+              ...(n.orchestrator.joins.strangers > 0 ? { stranger: n.orchestrator.joins.strangers } : {}),
+            },
           }
         : {}),
       ...(n.provider !== undefined ? { announced: n.provider.capacityNews.sent } : {}),

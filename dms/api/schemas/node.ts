@@ -76,7 +76,17 @@ export const InfoReply = reply({
       wokenByJoins: opt(
         Type.Integer(described('requester: queued jobs woken because a provider joined the bid topic')),
       ),
-      news: opt(StringMap(int, described('requester: capacity news kept (`kept`) and ignored, by reason'))),
+      news: opt(
+        StringMap(int, described('requester: capacity news kept (`kept`), rejected and ignored, by reason')),
+      ),
+      unheeded: opt(
+        StringMap(
+          int,
+          described(
+            'requester: news and joins that woke nothing while jobs waited, by reason (`repeated`, `no_credit`, `stranger`)',
+          ),
+        ),
+      ),
       announced: opt(Type.Integer(described('provider: capacity news published'))),
     }),
   ),
