@@ -146,6 +146,10 @@ export const apiSchema = obj({
       token: opt(Type.String({ minLength: 16 })),
     }),
   ),
+  /** `PUT /v1/blobs` that receives no byte for this long is dropped (408). @default 30000 */
+  uploadIdleMs: opt(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
+  /** Temp bytes all uploads in progress may hold together (503 past it). @default 2 GiB */
+  uploadsMaxBytes: opt(Type.Integer({ minimum: 1024 * 1024, maximum: 1024 ** 4 })),
 })
 
 /** `requester`: the Orchestrator's own options (`OrchestratorInit`). */

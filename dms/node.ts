@@ -18,6 +18,7 @@ import { BlobService } from './blobs/service.js'
 import { ApprovalClient } from './contracts/approval-client.js'
 import { BlobStore } from './blobs/store.js'
 import { startBlobActor } from './blobs/transfer.js'
+import { BlobUploads } from './blobs/uploads.js'
 import type { Executor } from './executor/executor.js'
 import { envPassphrase, type PassphraseSource } from './keys.js'
 import { child, silentLogger } from './log.js'
@@ -327,6 +328,10 @@ export class DmsNode {
         transport: this.transport,
         system: this.system,
         blobs: this.blobs,
+        uploads: new BlobUploads(
+          { store: this.blobs.store, clock },
+          { idleMs: cfg.api?.uploadIdleMs, maxInFlightBytes: cfg.api?.uploadsMaxBytes },
+        ),
         approvals: this.approvals,
         payloadRefusals: this.payloadRefusals,
         metrics: this.metrics,
