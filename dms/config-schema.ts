@@ -245,6 +245,10 @@ export const providerSchema = obj({
   maxStartAheadSeconds: opt(Type.Integer({ minimum: 1, maximum: 86_400 })),
   /** How often contracts past their settleBy without a settlement are claimed. @default 60000 */
   claimSweepMs: opt(posInt),
+  /** How long an output archive is kept after its contract's settlement. @default 86400000 */
+  outputsKeepMs: opt(Type.Integer({ minimum: 0, maximum: 30 * 24 * 3_600_000 })),
+  /** Bytes of output archives kept per requester. @default 4294967296 */
+  outputsBytesPerRequester: opt(Type.Integer({ minimum: 0, maximum: 1024 ** 5 })),
   maxDurationSeconds: opt(posInt),
   /**
    * A graceful stop (`dms run` on SIGTERM/SIGINT) declines new work and lets the runs in progress

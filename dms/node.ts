@@ -241,6 +241,8 @@ export class DmsNode {
           laterBids: p.laterBids,
           maxStartAheadSeconds: p.maxStartAheadSeconds,
           claimSweepMs: p.claimSweepMs,
+          outputsKeepMs: p.outputsKeepMs,
+          outputsBytesPerRequester: p.outputsBytesPerRequester,
           preferences: {
             allowedImages: p.allowedImages,
             allowNetwork: p.allowNetwork,
