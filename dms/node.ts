@@ -153,6 +153,8 @@ export class DmsNode {
       now: () => clock.now(),
       // A grantee's release never deletes what a job of this node uses (its inputs, its outputs).
       inUse: async (sha) => ((await this.orchestrator?.store.index.blobUsers(sha)) ?? 0) > 0,
+      // A provider keeps an unsettled contract's archive until the settlement, released or not.
+      deferRelease: async (r) => (await this.provider?.archives.deferred(r)) === true,
     })
     const blobActor = startBlobActor(this.system, this.key, this.blobs)
     this.lifecycle.onStop(() => blobActor.stop(), 'blobs')

@@ -94,6 +94,12 @@ export class BlobService {
       now: () => number
       /** Whether a local job uses the blob (its inputs, its fetched outputs): never deleted on a release. */
       inUse?: (sha256: string) => Promise<boolean>
+      /**
+       * Whether a grantee's release is put off (true: answered, nothing released now): a
+       * provider keeps an unsettled contract's archive for its contract-db until the settlement
+       * (dms/provider/kept-archives.ts).
+       */
+      deferRelease?: (r: Released) => Promise<boolean>
     },
     private readonly init: { chunkBytes?: number } = {},
   ) {
@@ -170,6 +176,7 @@ export class BlobService {
    */
   async release(peer: string, sha256: string, jobId: string): Promise<{ removed: boolean }> {
     checkBlobId(sha256)
+    if ((await this.c.deferRelease?.({ peer, sha256, jobId })) === true) return { removed: false }
     return this.grantWrites.run(() => this.releaseGrant(peer, sha256, jobId))
   }
 

@@ -38,6 +38,8 @@ export interface KeptArchive {
   settledAt?: number
   /** When it is released: `settledAt + keepMs` (or a retry's time). */
   releaseAt?: number
+  /** Its requester released it before the settlement: released at the settlement. */
+  releasedEarly?: boolean
 }
 
 export interface KeptArchivesComponents {
@@ -141,9 +143,24 @@ export class KeptArchives {
       const a = this.kept.get(contractId)
       if (a === undefined || a.settledAt !== undefined) return
       const now = this.c.clock.now()
-      await this.put({ ...a, settledAt: now, releaseAt: now + this.keepMs })
+      await this.put({ ...a, settledAt: now, releaseAt: a.releasedEarly === true ? now : now + this.keepMs })
       await this.bound(a.requester)
     })
+  }
+
+  /**
+   * A requester's release (`/dms/blob/release`) of an archive whose contract has not settled is put
+   * off until the settlement (true): the contract-db may yet fetch it to check a rejected result
+   * (specs/contract-db.md, "Rejections"), and a requester must not be able to delete it first.
+   * Not queued: the keeper's own releases (of settled archives) go through here too.
+   */
+  async deferred(r: { peer: string; sha256: string; jobId: string }): Promise<boolean> {
+    const a = [...this.kept.values()].find(
+      (k) => k.requester === r.peer && k.sha256 === r.sha256 && k.jobId === r.jobId,
+    )
+    if (a === undefined || a.settledAt !== undefined) return false
+    if (a.releasedEarly !== true) await this.put({ ...a, releasedEarly: true })
+    return true
   }
 
   /** The requester released an archive itself (`/dms/blob/release`): nothing left to release. */

@@ -41,7 +41,13 @@ describe('provider/kept-archives (issue 29)', () => {
   async function startParts(init: KeptArchivesInit = { keepMs: HOUR }) {
     const store = new BlobStore({ dir: join(dir, 'blobs') })
     await store.start()
-    blobs = new BlobService({ store, db, log: silentLogger, now: () => clock.now() })
+    blobs = new BlobService({
+      store,
+      db,
+      log: silentLogger,
+      now: () => clock.now(),
+      deferRelease: (r) => archives.deferred(r),
+    })
     books = new ProviderBooks({
       db,
       clock,
@@ -186,6 +192,19 @@ describe('provider/kept-archives (issue 29)', () => {
     assert.ok(await blobs.store.has(third.sha256), 'not settled yet: kept')
     assert.ok(await blobs.store.has(bobs.sha256), "another requester's")
     assert.ok(archives.bytesOf(alice.peer) <= 150 * 1024)
+  })
+
+  it("a requester's release before the settlement is put off until it (the contract-db may check the archive)", async () => {
+    const { c, sha256 } = await run(alice)
+    assert.deepEqual(await blobs.release(alice.peer, sha256, c.terms.jobId), { removed: false })
+    assert.ok(await blobs.store.has(sha256), 'kept until the settlement')
+    assert.equal(await granted(alice, sha256), true)
+    await settle(c)
+    await archives.idle()
+    await clock.advanceAsync(0)
+    await archives.idle()
+    assert.equal(await blobs.store.has(sha256), false, 'released at the settlement, not keepMs later')
+    assert.deepEqual(archives.list(), [])
   })
 
   it("a requester's own release leaves no deadline to keep", async () => {
