@@ -18,6 +18,7 @@ import { BlobService } from './blobs/service.js'
 import { ApprovalClient } from './contracts/approval-client.js'
 import { BlobStore } from './blobs/store.js'
 import { startBlobActor } from './blobs/transfer.js'
+import { BlobUploads } from './blobs/uploads.js'
 import type { Executor } from './executor/executor.js'
 import { envPassphrase, type PassphraseSource } from './keys.js'
 import { child, silentLogger } from './log.js'
@@ -152,6 +153,8 @@ export class DmsNode {
       now: () => clock.now(),
       // A grantee's release never deletes what a job of this node uses (its inputs, its outputs).
       inUse: async (sha) => ((await this.orchestrator?.store.index.blobUsers(sha)) ?? 0) > 0,
+      // A provider keeps an unsettled contract's archive until the settlement, released or not.
+      deferRelease: async (r) => (await this.provider?.archives.deferred(r)) === true,
     })
     const blobActor = startBlobActor(this.system, this.key, this.blobs)
     this.lifecycle.onStop(() => blobActor.stop(), 'blobs')
@@ -241,6 +244,8 @@ export class DmsNode {
           laterBids: p.laterBids,
           maxStartAheadSeconds: p.maxStartAheadSeconds,
           claimSweepMs: p.claimSweepMs,
+          outputsKeepMs: p.outputsKeepMs,
+          outputsBytesPerRequester: p.outputsBytesPerRequester,
           preferences: {
             allowedImages: p.allowedImages,
             allowNetwork: p.allowNetwork,
@@ -328,6 +333,10 @@ export class DmsNode {
         transport: this.transport,
         system: this.system,
         blobs: this.blobs,
+        uploads: new BlobUploads(
+          { store: this.blobs.store, clock },
+          { idleMs: cfg.api?.uploadIdleMs, maxInFlightBytes: cfg.api?.uploadsMaxBytes },
+        ),
         approvals: this.approvals,
         payloadRefusals: this.payloadRefusals,
         metrics: this.metrics,

@@ -66,16 +66,28 @@ export async function fetchAndCheckOutputs(
       reason: `archive of ${result.archive.size} bytes announced, the manifest's files make ${expected}`,
     }
   }
+  let fetched: string[]
   try {
-    await fetchBlobs(actor, blobs, blobsHandle(provider.peer, provider.addrs), [result.archive], opts)
+    // A fetch that fails keeps nothing: its partial file is dropped (BlobService.fetchMissing).
+    fetched = await fetchBlobs(
+      actor,
+      blobs,
+      blobsHandle(provider.peer, provider.addrs),
+      [result.archive],
+      opts,
+    )
   } catch (err) {
     return { ok: false, reason: `archive not fetched: ${(err as Error).message}` }
   }
-  try {
-    return await checkArchive(blobs.store.path(result.archive.sha256), manifest)
-  } catch (err) {
-    return { ok: false, reason: (err as Error).message }
-  }
+  const sha256 = result.archive.sha256
+  const check = await checkArchive(blobs.store.path(sha256), manifest).catch(
+    (err: unknown): OutputsCheck => ({ ok: false, reason: (err as Error).message }),
+  )
+  // An archive this fetch brought that does not match its signed manifest is not kept: a rogue
+  // provider must not leave bytes in this node's store (issue 29). Bytes that were here already
+  // (another job's verified outputs) stay.
+  if (!check.ok && fetched.includes(sha256)) await blobs.store.delete(sha256).catch(() => undefined)
+  return check
 }
 
 /**

@@ -73,10 +73,18 @@ interface Grant {
   published?: boolean
 }
 
+/** A job's output archive released: `peer` no longer holds it for `jobId`. */
+export interface Released {
+  peer: string
+  sha256: string
+  jobId: string
+}
+
 export class BlobService {
   private readonly grants: Repo<Grant>
   /** Grants that read before they write (a job added to, or released from, an archive's holders), one at a time. */
   private readonly grantWrites = new SerialQueue()
+  private readonly releaseListeners = new Set<(r: Released) => void>()
 
   constructor(
     private readonly c: {
@@ -86,6 +94,12 @@ export class BlobService {
       now: () => number
       /** Whether a local job uses the blob (its inputs, its fetched outputs): never deleted on a release. */
       inUse?: (sha256: string) => Promise<boolean>
+      /**
+       * Whether a grantee's release is put off (true: answered, nothing released now): a
+       * provider keeps an unsettled contract's archive for its contract-db until the settlement
+       * (dms/provider/kept-archives.ts).
+       */
+      deferRelease?: (r: Released) => Promise<boolean>
     },
     private readonly init: { chunkBytes?: number } = {},
   ) {
@@ -162,10 +176,26 @@ export class BlobService {
    */
   async release(peer: string, sha256: string, jobId: string): Promise<{ removed: boolean }> {
     checkBlobId(sha256)
+    if ((await this.c.deferRelease?.({ peer, sha256, jobId })) === true) return { removed: false }
     return this.grantWrites.run(() => this.releaseGrant(peer, sha256, jobId))
   }
 
+  /**
+   * Calls `fn` after each release of a job's archive (by its grantee, or by this node for it);
+   * returns the function that stops it.
+   */
+  onReleased(fn: (r: Released) => void): () => void {
+    this.releaseListeners.add(fn)
+    return () => this.releaseListeners.delete(fn)
+  }
+
   private async releaseGrant(peer: string, sha256: string, jobId: string): Promise<{ removed: boolean }> {
+    const out = await this.dropGrant(peer, sha256, jobId)
+    for (const fn of this.releaseListeners) fn({ peer, sha256, jobId })
+    return out
+  }
+
+  private async dropGrant(peer: string, sha256: string, jobId: string): Promise<{ removed: boolean }> {
     const key = `${sha256}/${peer}`
     const grant = await this.grants.get(key)
     if (grant?.heldFor?.includes(jobId) !== true) throw new BlobNotGrantedError(sha256, peer)

@@ -7,7 +7,8 @@
  * outputs check: the rejection is overruled and the provider is paid by its receipt. They do not
  * (another receipt, a manifest that does not hash to it, an archive that does not hold the
  * manifest's files, a provider that does not answer or send in time): the rejection stands and
- * the escrow is refunded. The fetched archive is deleted once checked.
+ * the escrow is refunded. An archive that checks is kept here for the requester for a while (it
+ * pays for it, and its provider may withhold it from the requester); any other is deleted at once.
  */
 import type { Clock } from '../../actors/clock.js'
 import type { Actor } from '../../actors/actor.js'
@@ -34,6 +35,8 @@ export interface RejectionArbiter {
   ): Promise<Arbitration | undefined>
   /** The longest a check of an archive of `bytes` may take (the requester waits that long). */
   budgetMs(bytes: number): number
+  /** Drops what it keeps past its time (called by the service's sweep). */
+  sweep?(now: number): Promise<void>
 }
 
 export interface OutputsArbiterComponents {
@@ -52,6 +55,11 @@ export interface OutputsArbiterInit {
   requestTimeoutMs?: number
   /** Checks that fetch at once; more wait their turn (disk and bandwidth of the contract-db). @default 4 */
   maxConcurrent?: number
+  /**
+   * How long the archive of an overruled rejection stays here for its requester to fetch (its
+   * provider may withhold it from the requester). @default 3600000 (an hour)
+   */
+  handOnMs?: number
 }
 
 export class OutputsArbiter implements RejectionArbiter {
@@ -62,6 +70,9 @@ export class OutputsArbiter implements RejectionArbiter {
   private readonly maxConcurrent: number
   private running = 0
   private readonly waiting: Array<() => void> = []
+  /** Archives of overruled rejections kept for their requester, until when (clock ms). */
+  private readonly handedOn = new Map<string, { peer: string; until: number }>()
+  private readonly handOnMs: number
 
   constructor(
     private readonly c: OutputsArbiterComponents,
@@ -70,6 +81,23 @@ export class OutputsArbiter implements RejectionArbiter {
     this.pace = init.pace ?? DEFAULT_TRANSFER_PACE
     this.timeoutMs = init.requestTimeoutMs ?? 10_000
     this.maxConcurrent = init.maxConcurrent ?? 4
+    this.handOnMs = init.handOnMs ?? 3_600_000
+  }
+
+  /** Drops the handed-on archives whose time is over (the service's sweep calls it). */
+  async sweep(now: number): Promise<void> {
+    for (const [sha256, kept] of [...this.handedOn]) {
+      if (kept.until > now) continue
+      this.handedOn.delete(sha256)
+      await this.c.blobs.revoke(kept.peer, sha256)
+      await this.drop(sha256)
+    }
+  }
+
+  private async drop(sha256: string): Promise<void> {
+    await this.c.blobs.store
+      .delete(sha256)
+      .catch((err: unknown) => this.c.log.warn({ err, sha256 }, 'checked archive not deleted'))
   }
 
   budgetMs(bytes: number): number {
@@ -128,13 +156,15 @@ export class OutputsArbiter implements RejectionArbiter {
       deadline: { at: this.c.clock.now() + budgetMs, clock: this.c.clock, budgetMs },
       diskBytes: t.resources.diskBytes,
     })
-    if (result.archive !== undefined)
-      await this.c.blobs.store
-        .delete(result.archive.sha256)
-        .catch((err: unknown) =>
-          this.c.log.warn({ err, contractId: t.contractId }, 'checked archive not deleted'),
-        )
+    if (result.archive !== undefined && !check.ok) await this.drop(result.archive.sha256)
     if (!check.ok) return upheld(check.reason)
+    // The requester pays for these outputs now: it may fetch them here for a while, so a provider
+    // that served the contract-db but not its requester is not paid for outputs it withheld.
+    if (result.archive !== undefined) {
+      const sha256 = result.archive.sha256
+      await this.c.blobs.grant(t.requester.peer, sha256)
+      this.handedOn.set(sha256, { peer: t.requester.peer, until: this.c.clock.now() + this.handOnMs })
+    }
     return {
       outcome: 'overruled',
       reason: `the contract-db fetched the outputs (${size} bytes) and they match the provider's receipt`,

@@ -15,6 +15,7 @@ import { envPassphrase, type PassphraseSource } from '../keys.js'
 import { child, silentLogger } from '../log.js'
 import { BlobService } from '../blobs/service.js'
 import { BlobStore } from '../blobs/store.js'
+import { startBlobActor } from '../blobs/transfer.js'
 import { OutputsArbiter } from './arbiter.js'
 import { OperatorApi, type OperatorPorts } from './operator-api.js'
 import { ContractDbService } from './service.js'
@@ -121,8 +122,9 @@ export class ContractDbNode {
       this.lifecycle,
     )
     ;({ db: this.db, key: this.key, host: this.host, transport: this.transport, system: this.system } = base)
-    // Output archives of rejected results, fetched from their providers while they are checked;
-    // nothing there outlives a check, so what a crash left is dropped.
+    // Output archives of rejected results, fetched from their providers while they are checked,
+    // and those of overruled ones handed on to their requesters for an hour (kept track of in
+    // memory: what a crash or a stop left is dropped at the next start).
     const arbitrationDir = join(cfg.dataDir, 'arbitration')
     await rm(arbitrationDir, { recursive: true, force: true })
     const store = new BlobStore({ dir: arbitrationDir })
@@ -133,6 +135,9 @@ export class ContractDbNode {
       log: child(log, 'dms:contract-db:blobs'),
       now: () => clock.now(),
     })
+    // Serves the archives of overruled rejections to their requesters (granted to them only).
+    const blobActor = startBlobActor(this.system, this.key, blobs)
+    this.lifecycle.onStop(() => blobActor.stop(), 'blobs')
     this.service = new ContractDbService(
       {
         system: this.system,

@@ -226,6 +226,8 @@ export class ContractDbService {
       if (this.actor === undefined) return
       void this.expireDue()
         .catch((err: unknown) => this.components.log.warn({ err }, 'expiry sweep failed'))
+        .then(() => this.arbiter.sweep?.(this.components.clock.now()))
+        .catch((err: unknown) => this.components.log.warn({ err }, 'handed-on archives not dropped'))
         .finally(() => {
           if (this.actor !== undefined) this.scheduleSweep()
         })

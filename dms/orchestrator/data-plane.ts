@@ -10,6 +10,8 @@ import type { InputFile, InputSource } from '../blobs/staging.js'
 import type { KeyPair } from '../../actors/identity.js'
 import { BLOB_GRANT_TTL_MS, signBlobGrant } from '../contracts/blob-grant.js'
 import { findTarEntry } from '../blobs/tar-reader.js'
+import { blobsHandle } from '../blobs/transfer.js'
+import { W } from '../protocol/behaviours.js'
 import type { JobResult } from '../protocol/messages.js'
 import { inputsSizeProblem } from '../protocol/run-rules.js'
 import { InvalidJobSpecError, type InputSpec } from './job-spec.js'
@@ -109,6 +111,9 @@ export async function grantInputs(
   return out
 }
 
+/** How long a provider has to answer a release. */
+const RELEASE_TIMEOUT_MS = 10_000
+
 /** A job's side of the data plane, as its steps use it. */
 export interface JobBlobs {
   /** Grants the provider the job's inputs (`grantInputs`); resolves with them as invoked. */
@@ -119,6 +124,12 @@ export interface JobBlobs {
     result: JobResult,
     opts: OutputsFetchOptions,
   ): Promise<OutputsCheck>
+  /**
+   * Tells the provider this node no longer needs job `jobId`'s archive there
+   * (`/dms/blob/release`): fetched and checked, or refused. Best effort: the provider releases it
+   * at its deadline anyway (specs/data-plane.md, "Archives kept by the provider").
+   */
+  release?(provider: { peer: string; addrs: string[] }, sha256: string, jobId: string): Promise<void>
 }
 
 export type FetchOutputsOptions = OutputsFetchOptions
@@ -128,6 +139,14 @@ export function jobBlobsOf(actor: Actor, blobs: BlobService, signer: GrantSigner
   return {
     grant: (provider, inputs) => grantInputs(blobs, signer, provider, inputs),
     fetchOutputs: (provider, result, opts) => fetchAndCheckOutputs(actor, blobs, provider, result, opts),
+    release: async (provider, sha256, jobId) => {
+      await actor.request(
+        blobsHandle(provider.peer, provider.addrs),
+        W.blobRelease,
+        { sha256, jobId },
+        { timeoutMs: RELEASE_TIMEOUT_MS },
+      )
+    },
   }
 }
 

@@ -33,6 +33,7 @@ import { LiveUsageBoard } from './live-usage.js'
 import { ProviderModes, type ModeView } from './node-mode.js'
 import { createBidMachine } from './bid-machine.js'
 import { ProviderBooks, type BookEntry } from './books.js'
+import { KeptArchives } from './kept-archives.js'
 import { CapacityAnnouncer } from './capacity-news.js'
 import { bidReleaseHandler } from './handlers/bid-release.js'
 import { BidRequestGate } from './bid-request-gate.js'
@@ -109,6 +110,8 @@ export class ProviderService {
   private readonly book: BidBook
   /** What this provider was paid, claimed and is owed (books.ts). */
   readonly books: ProviderBooks
+  /** Output archives kept for requesters until they release them or their deadline (kept-archives.ts). */
+  readonly archives: KeptArchives
   /** Results kept until settlement, asked for again by restarted requesters (kept-results.ts). */
   readonly results: KeptResults
   private stopClaims?: () => void
@@ -136,6 +139,17 @@ export class ProviderService {
     this.images = new ImageCheck(c, init.images)
     this.allocationActors = new AllocationActors(c.system)
     this.usage = new LiveUsageBoard(() => c.clock.now())
+    this.books = new ProviderBooks({
+      db: c.db,
+      clock: c.clock,
+      log: c.log,
+      contractDb: init.contractDb,
+      claim: (e) => this.claim(e),
+    })
+    this.archives = new KeptArchives(
+      { ...c, books: this.books },
+      { keepMs: init.outputsKeepMs, maxBytesPerRequester: init.outputsBytesPerRequester },
+    )
     const machine = provideBidActors(
       createBidMachine(c.clock, {
         contractWindowMs: init.contractWindowMs ?? 15_000,
@@ -144,6 +158,7 @@ export class ProviderService {
       }),
       {
         ...c,
+        archives: this.archives,
         usage: this.usage,
         actorFor: (id) => this.allocationActors.get(id),
         sendUpdate: (id, to, update) => this.allocationActors.send(id, to, update),
@@ -158,13 +173,6 @@ export class ProviderService {
     this.book = new BidBook({ db: c.db, clock: c.clock, log: c.log, machine }, init)
     this.book.onTransition((rec, added) => this.allocationActors.report(rec, added))
     this.results = new KeptResults(c.db, c.clock)
-    this.books = new ProviderBooks({
-      db: c.db,
-      clock: c.clock,
-      log: c.log,
-      contractDb: init.contractDb,
-      claim: (e) => this.claim(e),
-    })
     this.capacityNews = new CapacityAnnouncer({
       ...c,
       peerId: () => this.peerId,
@@ -264,6 +272,7 @@ export class ProviderService {
       ledger: this.c.ledger.entries(),
       provisionTimeoutMs: this.provisionTimeoutMs,
     })
+    await this.archives.start()
     await this.book.start()
     await this.modes.start()
     const d = {
@@ -412,5 +421,6 @@ export class ProviderService {
     await this.idle()
     await this.book.stop()
     await this.allocationActors.stop()
+    this.archives.stop()
   }
 }

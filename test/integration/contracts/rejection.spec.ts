@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Actor, type Behaviour, type Message } from '../../../actors/actor.js'
 import type { BehaviourDef } from '../../../actors/codec.js'
+import { RefusedError } from '../../../actors/errors.js'
 import { ApiClient } from '../../../dms/api/client.js'
 import { signDoc } from '../../../dms/contracts/canonical.js'
 import { DOMAIN, type Verification } from '../../../dms/contracts/model.js'
@@ -78,6 +79,30 @@ function requesterRejects(key: () => { publicKey: unknown; privateKey: unknown }
       }
       const signature = signDoc(key() as never, DOMAIN.verification, verification)
       return fn({ ...msg, payload: { ...req, verification: { verification, signature } } })
+    })
+  }
+  Object.defineProperty(Actor.prototype, 'on', { value: patched, configurable: true, writable: true })
+  return {
+    stop: () =>
+      Object.defineProperty(Actor.prototype, 'on', { value: on, configurable: true, writable: true }),
+  }
+}
+
+/**
+ * The blobs inbox of `provider()` refuses `requester()` (and serves anyone else): a provider that
+ * withholds the outputs from its requester but not from the contract-db.
+ */
+function providerWithholds(provider: () => string, requester: () => string): { stop(): void } {
+  type On = (this: Actor, b: string | BehaviourDef<unknown, unknown>, fn: Behaviour) => Actor
+  const on = (Object.getOwnPropertyDescriptor(Actor.prototype, 'on') as { value: On }).value
+  const patched = function (this: Actor, b: string | BehaviourDef<unknown, unknown>, fn: Behaviour): Actor {
+    const name = typeof b === 'string' ? b : b.name
+    if (this.inbox !== INBOX.blobs || name !== W.blobGet.name) return on.call(this, b, fn)
+    const self = this.handle.peer
+    return on.call(this, b, (msg: Message) => {
+      if (self === provider() && msg.peer === requester())
+        throw new RefusedError('BLOB_NOT_GRANTED', 'withheld')
+      return fn(msg)
     })
   }
   Object.defineProperty(Actor.prototype, 'on', { value: patched, configurable: true, writable: true })
@@ -157,10 +182,35 @@ describe('a rejected result is checked by the contract-db (no result without pay
     const rec = await n.contractDb.service.contract(job.record.contract!.terms.contractId)
     assert.equal(rec?.arbitration?.outcome, 'overruled')
     assert.match(rec?.arbitration?.reason ?? '', /match the provider's receipt/)
-    // The archive the contract-db fetched to check is gone from its disk.
+    // The contract-db keeps the archive it checked for the requester that pays for it.
     assert.deepEqual(
       (await readdir(join(n.contractDb.config.dataDir, 'arbitration'))).filter((f) => f !== 'tmp'),
-      [],
+      [archive.sha256],
+    )
+  })
+
+  it('a provider that withholds the outputs from its requester is paid, and the requester gets them from the contract-db', async () => {
+    const ids = { provider: '', requester: '' }
+    hook = providerWithholds(
+      () => ids.provider,
+      () => ids.requester,
+    )
+    const n = await start()
+    ids.provider = n.providers[0].peerId
+    ids.requester = n.requester.peerId
+    const job = await runJob(n)
+    const s = job.record.settlement!
+    assert.deepEqual([s.outcome, s.reason], ['settled', 'REJECTION_OVERRULED'])
+    assert.ok(s.paidToProvider > 0)
+    // The requester's check failed at the provider; the outputs came from the contract-db.
+    assert.equal(job.state, 'completed', JSON.stringify(job.record.error))
+    assert.equal(job.record.verification?.outputsHashOk, true)
+    assert.match(job.record.verification?.outputsProblem ?? '', /fetched from the contract-db/)
+    const archive = job.record.result!.archive!
+    assert.ok(await n.requester.blobs.store.has(archive.sha256))
+    assert.deepEqual(
+      await n.requester.blobs.store.read(archive.sha256),
+      await n.providers[0].blobs.store.read(archive.sha256),
     )
   })
 
