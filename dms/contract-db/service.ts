@@ -18,6 +18,7 @@ import {
   DOMAIN,
   type ApprovalCredential,
   type ContractProof,
+  type Role,
   type Settlement,
   type SignedContract,
   type SignedStartNote,
@@ -246,9 +247,10 @@ export class ContractDbService {
 
   // ---- the operator: approvals, accounts, contracts ----
 
-  approve(peer: string): Promise<ApprovedEntity> {
+  /** Approves `peer` (`roles`: BAD_ROLE for an unknown one; none: requester and provider). */
+  approve(peer: string, roles?: readonly string[]): Promise<ApprovedEntity> {
     return this.serial(async () => {
-      const e = await this.approvals.approve(peer)
+      const e = await this.approvals.approve(peer, roles)
       this.changed('approval')
       return e
     })
@@ -265,6 +267,11 @@ export class ContractDbService {
 
   isApproved(peer: string): Promise<boolean> {
     return this.approvals.isApproved(peer)
+  }
+
+  /** The roles of an approved peer; undefined when it is not approved. */
+  rolesOf(peer: string): Promise<readonly Role[] | undefined> {
+    return this.approvals.rolesOf(peer)
   }
 
   listApproved(): Promise<ApprovedEntity[]> {
