@@ -9,19 +9,8 @@
 import type { Logger } from 'pino'
 import type { Clock } from '../../../actors/clock.js'
 import { ApprovalCache } from '../../contracts/approval-cache.js'
-import type { ApprovalProblem } from '../../contracts/approval.js'
-import type { ApprovalCredential } from '../../contracts/model.js'
-
-/** A role a credential grants (dms/contracts/model.ts once roles in approvals land). */
-export type Role = 'requester' | 'provider' | 'relay'
-
-/**
- * The roles a credential grants. The one place the relay reads them: a credential issued before
- * roles existed grants requester and provider.
- */
-export function relayRolesOf(cred: ApprovalCredential): readonly Role[] {
-  return (cred as { roles?: Role[] }).roles ?? ['requester', 'provider']
-}
+import { rolesOf, type ApprovalProblem } from '../../contracts/approval.js'
+import type { ApprovalCredential, Role } from '../../contracts/model.js'
 
 /** A peer the relay serves: the roles of its credential, valid until `expiresAt`. */
 export interface ApprovedPeer {
@@ -42,7 +31,7 @@ export interface RelayApprovalsInit {
 
 export class RelayApprovals {
   private readonly peers = new Map<string, ApprovedPeer>()
-  private readonly waiting = new Map<string, Set<() => void>>()
+  private readonly wakers = new Map<string, Set<() => void>>()
   private waiters = 0
   private readonly cache = new ApprovalCache()
   /** Credentials refused, by problem. */
@@ -52,6 +41,11 @@ export class RelayApprovals {
     private readonly c: { clock: Clock; log: Logger },
     private readonly init: RelayApprovalsInit,
   ) {}
+
+  /** Decisions waiting for a credential now. */
+  get waiting(): number {
+    return this.waiters
+  }
 
   get contractDb(): string {
     return this.init.contractDb
@@ -70,9 +64,9 @@ export class RelayApprovals {
       return problem
     }
     this.peers.delete(peer)
-    this.peers.set(peer, { roles: relayRolesOf(cred), expiresAt: cred.expiresAt })
+    this.peers.set(peer, { roles: rolesOf(cred), expiresAt: cred.expiresAt })
     if (this.peers.size > (this.init.maxPeers ?? 4096)) this.peers.delete(this.peers.keys().next().value!)
-    for (const wake of [...(this.waiting.get(peer) ?? [])]) wake()
+    for (const wake of [...(this.wakers.get(peer) ?? [])]) wake()
     return undefined
   }
 
@@ -90,8 +84,8 @@ export class RelayApprovals {
     const now = this.approved(peer)
     if (now !== undefined || this.waiters >= (this.init.maxWaiting ?? 256)) return now
     this.waiters++
-    const set = this.waiting.get(peer) ?? new Set<() => void>()
-    this.waiting.set(peer, set)
+    const set = this.wakers.get(peer) ?? new Set<() => void>()
+    this.wakers.set(peer, set)
     try {
       await new Promise<void>((resolve) => {
         const done = () => {
@@ -104,7 +98,7 @@ export class RelayApprovals {
       })
     } finally {
       this.waiters--
-      if (set.size === 0) this.waiting.delete(peer)
+      if (set.size === 0) this.wakers.delete(peer)
     }
     return this.approved(peer)
   }

@@ -40,12 +40,13 @@ export interface CircuitLimits {
   maxCircuitsPerPeer: number
 }
 
-/** What the meter wraps of a circuit relay v2 server (`handleConnect` opens the circuit, `stopHop` its far end). */
+/**
+ * What the meter wraps of a circuit relay v2 server: `onHop`, the handler of each hop stream (the
+ * source's end of a circuit; wrapped before the server starts, which registers it), and
+ * `stopHop`, which opens the destination's end.
+ */
 export interface HopServer {
-  handleConnect(
-    opts: { stream: { unwrap(): Stream }; request: unknown; connection: Connection },
-    options: unknown,
-  ): Promise<void>
+  onHop(stream: Stream, connection: Connection): Promise<void>
   stopHop(opts: { connection: Connection; request: unknown }, options: unknown): Promise<Stream | undefined>
 }
 
@@ -62,7 +63,7 @@ export class CircuitMeter {
   private readonly byPeer = new Map<string, Set<Circuit>>()
   /** Bytes relayed per peer in its current window. */
   private readonly windows = new Map<string, { start: number; bytes: number }>()
-  /** The circuit being opened by a hop stream, from `handleConnect` to its `stopHop`. */
+  /** The circuit being opened by a hop stream, from `onHop` to its `stopHop`. */
   private readonly opening = new AsyncLocalStorage<{ src: string; hop: Stream }>()
   /** Circuits cut, by reason. */
   readonly cut: Record<CutReason, number> = { data: 0, duration: 0, peer_data: 0, not_approved: 0 }
@@ -79,6 +80,11 @@ export class CircuitMeter {
     return peer === undefined ? this.open.size : (this.byPeer.get(peer)?.size ?? 0)
   }
 
+  /** Bytes relayed to and from `peer` in its current window. */
+  relayed(peer: string): number {
+    return this.window(peer).bytes
+  }
+
   /** Why `peer` may not open another circuit now, or undefined. */
   refusal(peer: string): 'peer_data' | 'circuits' | undefined {
     const l = this.limits
@@ -89,11 +95,11 @@ export class CircuitMeter {
 
   /** Meters every circuit `server` opens from now on. */
   attach(server: HopServer): void {
-    const handleConnect = server.handleConnect.bind(server)
+    const onHop = server.onHop.bind(server)
     const stopHop = server.stopHop.bind(server)
-    server.handleConnect = (opts, options) =>
-      this.opening.run({ src: opts.connection.remotePeer.toString(), hop: opts.stream.unwrap() }, () =>
-        handleConnect(opts, options),
+    server.onHop = (stream, connection) =>
+      this.opening.run({ src: connection.remotePeer.toString(), hop: stream }, () =>
+        onHop(stream, connection),
       )
     server.stopHop = async (opts, options) => {
       const far = await stopHop(opts, options)
