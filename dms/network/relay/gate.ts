@@ -50,7 +50,6 @@ export function addressKey(addr: Multiaddr): string | undefined {
   for (const c of addr.getComponents()) {
     if (c.name === 'ip4') return c.value
     if (c.name === 'ip6' && c.value !== undefined) return `${ip6Groups(c.value).slice(0, 4).join(':')}::/64`
-    if (c.name === 'p2p-circuit') return undefined
   }
   return undefined
 }
