@@ -21,6 +21,7 @@ import { silentLogger } from '../../../dms/log.js'
 import { createHost, type Host } from '../../../dms/network/host.js'
 import type { RelayInit } from '../../../dms/network/nat.js'
 import { ApprovalPresenter } from '../../../dms/network/relay/present.js'
+import { startUpkeep } from '../../../dms/network/upkeep.js'
 import { newParty, peerOf } from '../../helpers/contracts.js'
 
 /** A protocol registered as DMS's are: not on limited connections (transport.ts). */
@@ -61,13 +62,21 @@ async function startRelay(relay: RelayInit = {}, clock?: Clock): Promise<{ host:
 /** A DMS host that presents a credential of `cdb` to the relay, and reserves a slot when `reserve`. */
 async function startMember(
   relayAddr: string,
-  opts: { reserve?: boolean; roles?: Role[]; clock?: Clock; ttlMs?: number } = {},
+  opts: {
+    reserve?: boolean
+    roles?: Role[]
+    clock?: Clock
+    ttlMs?: number
+    /** The credential comes later (as on a node's first start): `presenter.renewed()` once it has. */
+    late?: { has: boolean; presenter?: ApprovalPresenter; settleMs?: number }
+  } = {},
 ): Promise<Host> {
   const key = KeyPair.generate()
   const clock = opts.clock ?? systemClock
   const host = await createHost(key, {
     oneHost: true,
-    bootstrap: [relayAddr],
+    // With `late`, the relay is dialled (and again after a disconnect) by the upkeep alone, as on a node.
+    bootstrap: opts.late === undefined ? [relayAddr] : [],
     relay: { reserve: opts.reserve ?? false },
     nat: { autonat: false, holePunching: false },
   })
@@ -78,11 +87,21 @@ async function startMember(
     ...(opts.roles !== undefined ? { roles: opts.roles } : {}),
     ...(opts.ttlMs !== undefined ? { ttlMs: opts.ttlMs } : {}),
   })
-  // The fallback reconnect is not what these tests look at.
+  const late = opts.late
   const presenter = new ApprovalPresenter(
-    { host, clock, log: silentLogger, credentials: () => [cred] },
-    { reserve: false },
+    { host, clock, log: silentLogger, credentials: () => (late === undefined || late.has ? [cred] : []) },
+    // The reconnect after a refusal is looked at only with `late`.
+    { reserve: late !== undefined, reserveSettleMs: late?.settleMs },
   )
+  if (late !== undefined) late.presenter = presenter
+  if (late !== undefined) {
+    const upkeep = startUpkeep(
+      host,
+      { clock: systemClock },
+      { bootstrap: [relayAddr], keeper: { minBackoffMs: 100 } },
+    )
+    stops.push(() => upkeep.stop())
+  }
   await host.handle(ECHO, (stream) => echo(stream))
   await host.start()
   await presenter.start()
@@ -188,6 +207,23 @@ describe('relay: only approved peers hold slots and are relayed', function () {
     assert.equal(service.gate.refused.not_approved, refused + 1)
     assert.equal(service.meter.relayed(strangers[0].peerId.toString()), 0, 'a stranger relays no bytes')
     assert.equal(service.meter.circuits(strangers[0].peerId.toString()), 0)
+  })
+
+  it('a provider refused for want of a credential reconnects once it has one, and reserves', async () => {
+    const relay = await startRelay()
+    const late: { has: boolean; presenter?: ApprovalPresenter; settleMs?: number } = {
+      has: false,
+      settleMs: 500,
+    }
+    const provider = await startMember(relay.addr, { reserve: true, roles: ['provider'], late })
+    await until(() => refusals(relay.host) >= 1, 'the slot refused: no credential yet')
+    assert.equal(reserved(provider), false)
+    late.has = true
+    late.presenter?.renewed()
+    await until(() => reserved(provider), 'a slot after the reconnect')
+    assert.deepEqual([...relay.host.services.relay!.reservations.keys()].map(String), [
+      provider.peerId.toString(),
+    ])
   })
 
   it('caps reservations per address and keeps the providers share', async () => {
