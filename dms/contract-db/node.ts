@@ -1,4 +1,5 @@
 import { CONTRACT_DB_SOCKET } from './paths.js'
+import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { systemClock, type Clock } from '../../actors/clock.js'
@@ -12,6 +13,9 @@ import type { Db } from '../store/db.js'
 import type { NetworkConfig } from '../config.js'
 import { envPassphrase, type PassphraseSource } from '../keys.js'
 import { child, silentLogger } from '../log.js'
+import { BlobService } from '../blobs/service.js'
+import { BlobStore } from '../blobs/store.js'
+import { OutputsArbiter } from './arbiter.js'
 import { OperatorApi, type OperatorPorts } from './operator-api.js'
 import { ContractDbService } from './service.js'
 import { OperatorWeb } from './web.js'
@@ -117,6 +121,18 @@ export class ContractDbNode {
       this.lifecycle,
     )
     ;({ db: this.db, key: this.key, host: this.host, transport: this.transport, system: this.system } = base)
+    // Output archives of rejected results, fetched from their providers while they are checked;
+    // nothing there outlives a check, so what a crash left is dropped.
+    const arbitrationDir = join(cfg.dataDir, 'arbitration')
+    await rm(arbitrationDir, { recursive: true, force: true })
+    const store = new BlobStore({ dir: arbitrationDir })
+    await store.start()
+    const blobs = new BlobService({
+      store,
+      db: this.db,
+      log: child(log, 'dms:contract-db:blobs'),
+      now: () => clock.now(),
+    })
     this.service = new ContractDbService(
       {
         system: this.system,
@@ -124,6 +140,8 @@ export class ContractDbNode {
         db: this.db,
         clock,
         log: child(log, 'dms:contract-db'),
+        arbiter: (actor) =>
+          new OutputsArbiter({ actor, blobs, clock, log: child(log, 'dms:contract-db:arbiter') }),
       },
       {
         approvalTtlMs: cfg.approvalTtlMs,

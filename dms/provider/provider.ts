@@ -37,7 +37,7 @@ import { bidReleaseHandler } from './handlers/bid-release.js'
 import { BidRequestGate } from './bid-request-gate.js'
 import { bidRequestHandler, type BidRequestCounters } from './handlers/bid-request.js'
 import { cancelHandler } from './handlers/cancel.js'
-import { resultAgainHandler } from './handlers/result-again.js'
+import { resultAgainHandler, revokeContractDbGrant } from './handlers/result-again.js'
 import { KeptResults } from './kept-results.js'
 import { settleKeptResults, keepOutcome } from './outcomes.js'
 import { contractSignHandler } from './handlers/contract-sign.js'
@@ -171,6 +171,12 @@ export class ProviderService {
     })
     // A result is kept (and its receipt booked) before it is delivered, until its settlement.
     settleKeptResults({ books: this.books, results: this.results, log: c.log })
+    const revoke = revokeContractDbGrant({
+      contractDb: init.contractDb,
+      results: this.results,
+      blobs: c.blobs,
+    })
+    this.books.events.on('settled', (e: BookEntry) => void revoke(e).catch(() => undefined))
     this.modes = new ProviderModes(c, () => this.book.size)
     // The book forgets an ended bid right after telling its listeners: counted once it has.
     this.book.onTransition(() => queueMicrotask(() => this.modes.check()))
@@ -290,7 +296,10 @@ export class ProviderService {
       .on(W.contractSign, contractSignHandler({ ...d, contractDb: this.init.contractDb }))
       .on(W.invoke, invokeHandler({ ...d, contractDb: this.init.contractDb, ...this.init.preferences }))
       .on(W.cancel, cancelHandler(d))
-      .on(W.resultAgain, resultAgainHandler({ ...d, results: this.results }))
+      .on(
+        W.resultAgain,
+        resultAgainHandler({ ...d, results: this.results, contractDb: this.init.contractDb }),
+      )
       .on(W.bidRelease, bidReleaseHandler(d))
       .on(W.settled, settledHandler({ contractDb: this.init.contractDb, books: this.books }))
     this.stopSweeper = every(this.c.clock, this.init.sweepIntervalMs ?? 5000, () => void this.sweep())

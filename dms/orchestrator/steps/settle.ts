@@ -14,13 +14,16 @@ import {
   type Settlement,
   type Verification,
 } from '../../contracts/model.js'
+import { transferBudgetMs } from '../../blobs/transfer.js'
 import type { JobResult } from '../../protocol/messages.js'
 import type { JobRecord } from '../job-record.js'
 import { JobFailure, type Step } from '../job-machine.js'
 import type { StepDeps } from './deps.js'
 import { terminate } from './terminate.js'
 
-export type SettleDeps = Pick<StepDeps, 'clock' | 'contractDb' | 'key' | 'log'>
+export type SettleDeps = Pick<StepDeps, 'clock' | 'contractDb' | 'key' | 'log'> & {
+  config: Pick<StepDeps['config'], 'requestTimeoutMs' | 'outputsPace'>
+}
 
 /** Settle refusals that are about the provider's receipt. */
 const RECEIPT_REFUSALS = ['BAD_RECEIPT', 'BAD_SIGNATURE']
@@ -48,7 +51,14 @@ export function settleStep(d: SettleDeps): Step {
           verification: { verification, signature: signDoc(d.key, DOMAIN.verification, verification) },
         },
         job.contract?.terms as ContractTerms,
-        { signal },
+        // A rejection is checked by the contract-db, which fetches the outputs itself first.
+        verified
+          ? { signal }
+          : {
+              signal,
+              timeoutMs:
+                d.config.requestTimeoutMs + transferBudgetMs(r.archive?.size ?? 0, d.config.outputsPace),
+            },
       )
     } catch (err) {
       const failure = new JobFailure(
@@ -73,7 +83,10 @@ export function settleStep(d: SettleDeps): Step {
         settlement,
         error: {
           code: 'VERIFICATION_FAILED',
-          message: `${v.usageProblem ?? 'outputs or receipt did not verify'}; escrow refunded`,
+          message:
+            settlement.reason === TERMINATION.rejectionOverruled
+              ? `${v.outputsProblem ?? v.usageProblem ?? 'outputs or receipt did not verify'} here, but the contract-db fetched the outputs and they match the receipt: the provider was paid (REJECTION_OVERRULED)`
+              : `${v.outputsProblem ?? v.usageProblem ?? 'outputs or receipt did not verify'}; the contract-db checked the outputs too: escrow refunded`,
         },
       }
     if (receipt.status !== 'completed')
