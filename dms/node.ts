@@ -16,6 +16,7 @@ import { nodeMetrics, providerMetrics, requesterMetrics } from './node-metrics.j
 import type { NodeConfig } from './config.js'
 import { BlobService } from './blobs/service.js'
 import { ApprovalClient } from './contracts/approval-client.js'
+import { presentedCredential } from './contracts/relay-credentials.js'
 import { ApprovalPresenter } from './network/relay/present.js'
 import { BlobStore } from './blobs/store.js'
 import { startBlobActor } from './blobs/transfer.js'
@@ -185,7 +186,8 @@ export class DmsNode {
           host: this.host,
           clock,
           log: child(log, 'dms:network'),
-          credentials: () => [...this.approvals.values()].flatMap((a) => a.current() ?? []),
+          credentials: () =>
+            [...this.approvals.values()].flatMap((a) => a.current() ?? []).map(presentedCredential),
         },
         { reserve: cfg.network?.relay?.reserve === true },
       )

@@ -16,6 +16,7 @@ import { ActorSystem } from '../actors/system.js'
 import type { NetworkConfig } from './config.js'
 import { loadOrCreateKey, type PassphraseSource } from './keys.js'
 import { child } from './log.js'
+import { relayCredentialCheck } from './contracts/relay-credentials.js'
 import { createHost, type Host } from './network/host.js'
 import { Libp2pTransport } from './network/transport.js'
 import { startUpkeep, type Upkeep } from './network/upkeep.js'
@@ -97,6 +98,7 @@ export async function startPeerBase(
     },
     child(c.log, 'dms:network'),
     c.clock,
+    relayCredentialCheck(),
   )
   const net = cfg.network ?? {}
   const transport = new Libp2pTransport(

@@ -17,6 +17,7 @@ import { dhtService, type DhtInit } from './discovery.js'
 import { scoreOptions, type GossipScoreSettings } from './gossip-score.js'
 import { natParts, type NatInit, type RelayInit } from './nat.js'
 import { protector, readSwarmKey } from './pnet.js'
+import type { CredentialCheck } from './relay/approvals.js'
 import type { DmsRelayService } from './relay/service.js'
 import { userAgent } from './peer-info.js'
 import { halfWindowUpdates } from './yamux-window.js'
@@ -152,6 +153,8 @@ export async function createHost(
   init: HostInit = {},
   log?: Logger,
   clock?: Clock,
+  /** How a relay checks the approval credentials peers present (needed with `relay.serve`). */
+  relayCredentials?: CredentialCheck,
 ): Promise<Host> {
   const privateKey = privateKeyFromRaw(key.libp2pRaw())
   const boot = init.bootstrap ?? []
@@ -164,7 +167,11 @@ export async function createHost(
     const { mdns } = await import('@libp2p/mdns')
     discovery.push(mdns({ interval: m.intervalMs, serviceTag: m.serviceTag }))
   }
-  const nat = natParts(init.relay, init.nat, { clock, ...(log !== undefined ? { log } : {}) })
+  const nat = natParts(init.relay, init.nat, {
+    clock,
+    ...(log !== undefined ? { log } : {}),
+    ...(relayCredentials !== undefined ? { credentials: relayCredentials } : {}),
+  })
   halfWindowUpdates()
   const node = await createLibp2p({
     privateKey,

@@ -11,6 +11,7 @@ import { dcutr } from '@libp2p/dcutr'
 import type { Logger } from 'pino'
 import type { Clock } from '../../actors/clock.js'
 import { DmsError } from '../../actors/errors.js'
+import type { CredentialCheck } from './relay/approvals.js'
 import { relayParts, type RelayParts } from './relay/service.js'
 
 /** `network.relay`: serve as a relay for approved peers, and/or reserve a slot on relays. */
@@ -71,7 +72,7 @@ export interface NatInit {
 export function natParts(
   relay: RelayInit = {},
   nat: NatInit = {},
-  c: { clock?: Clock; log?: Logger } = {},
+  c: { clock?: Clock; log?: Logger; credentials?: CredentialCheck } = {},
 ): {
   transports: unknown[]
   services: Record<string, unknown>
@@ -85,7 +86,9 @@ export function natParts(
   let served: RelayParts | undefined
   if (relay.serve === true) {
     if (relay.contractDb === undefined) throw new RelayConfigError()
-    served = relayParts({ ...relay, contractDb: relay.contractDb }, c)
+    // The composition root passes it with `serve` (dms/peer-base.ts).
+    if (c.credentials === undefined) throw new Error('a relay needs a credential check')
+    served = relayParts({ ...relay, contractDb: relay.contractDb }, { ...c, credentials: c.credentials })
     services.relay = served.service
   }
   return {

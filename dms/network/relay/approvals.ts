@@ -4,18 +4,27 @@
  * and kept until they expire. The relay's gate (gate.ts) asks it whether a peer is approved, and
  * with which roles, and may wait a little for a credential still on its way: a peer presents it
  * when it connects, at the same moment it asks for a reservation. Spec: specs/protocol.md
- * ("NAT traversal").
+ * ("NAT traversal"). What a credential is and how it is checked is not the network's business:
+ * the composition root passes the check in (`CredentialCheck`, made by dms/contracts).
  */
 import type { Logger } from 'pino'
 import type { Clock } from '../../../actors/clock.js'
-import { ApprovalCache } from '../../contracts/approval-cache.js'
-import { rolesOf, type ApprovalProblem } from '../../contracts/approval.js'
-import type { ApprovalCredential, Role } from '../../contracts/model.js'
 
 /** A peer the relay serves: the roles of its credential, valid until `expiresAt`. */
 export interface ApprovedPeer {
-  roles: readonly Role[]
+  roles: readonly string[]
   expiresAt: number
+}
+
+/**
+ * How a relay checks what a peer presented (the bytes read off the wire): the roles and expiry of
+ * a good credential for `peer` from `contractDb`, or why it is refused (a short label).
+ */
+export interface CredentialCheck {
+  check(
+    bytes: Uint8Array,
+    want: { peer: string; contractDb: string; now: number },
+  ): ApprovedPeer | { problem: string }
 }
 
 export interface RelayApprovalsInit {
@@ -33,12 +42,11 @@ export class RelayApprovals {
   private readonly peers = new Map<string, ApprovedPeer>()
   private readonly wakers = new Map<string, Set<() => void>>()
   private waiters = 0
-  private readonly cache = new ApprovalCache()
   /** Credentials refused, by problem. */
-  readonly refused: Partial<Record<ApprovalProblem, number>> = {}
+  readonly refused: Partial<Record<string, number>> = {}
 
   constructor(
-    private readonly c: { clock: Clock; log: Logger },
+    private readonly c: { clock: Clock; log: Logger; credentials: CredentialCheck },
     private readonly init: RelayApprovalsInit,
   ) {}
 
@@ -51,20 +59,21 @@ export class RelayApprovals {
     return this.init.contractDb
   }
 
-  /** Checks the credential `peer` presented; kept when it is good. Undefined when good. */
-  present(peer: string, cred: ApprovalCredential): ApprovalProblem | undefined {
-    const problem = this.cache.check(cred, {
+  /** Checks the credential `peer` presented (its bytes); kept when it is good. Undefined when good. */
+  present(peer: string, bytes: Uint8Array): string | undefined {
+    const found = this.c.credentials.check(bytes, {
       peer,
       contractDb: this.init.contractDb,
       now: this.c.clock.now(),
     })
-    if (problem !== undefined) {
+    if ('problem' in found) {
+      const { problem } = found
       this.refused[problem] = (this.refused[problem] ?? 0) + 1
       this.c.log.debug({ peer, problem }, 'relay: approval credential refused')
       return problem
     }
     this.peers.delete(peer)
-    this.peers.set(peer, { roles: rolesOf(cred), expiresAt: cred.expiresAt })
+    this.peers.set(peer, { roles: found.roles, expiresAt: found.expiresAt })
     if (this.peers.size > (this.init.maxPeers ?? 4096)) this.peers.delete(this.peers.keys().next().value!)
     for (const wake of [...(this.wakers.get(peer) ?? [])]) wake()
     return undefined

@@ -10,7 +10,6 @@
 import type { Libp2p, PeerId } from '@libp2p/interface'
 import type { Logger } from 'pino'
 import type { Clock } from '../../../actors/clock.js'
-import type { ApprovalCredential } from '../../contracts/model.js'
 import { RELAY_APPROVAL_PROTOCOL, RELAY_APPROVAL_TIMEOUT_MS, writeApproval } from './wire.js'
 
 export interface ApprovalPresenterInit {
@@ -38,8 +37,11 @@ export class ApprovalPresenter {
       >
       clock: Clock
       log: Logger
-      /** The credentials this node holds now (one per contract-db). */
-      credentials: () => ApprovalCredential[]
+      /**
+       * The credentials this node holds now (one per contract-db), encoded for the wire, each with
+       * an id that changes when it is renewed (its signature).
+       */
+      credentials: () => Array<{ id: string; bytes: Uint8Array }>
     },
     private readonly init: ApprovalPresenterInit = {},
   ) {}
@@ -78,10 +80,10 @@ export class ApprovalPresenter {
       const signal = AbortSignal.timeout(RELAY_APPROVAL_TIMEOUT_MS)
       this.c.host
         .dialProtocol(relay, RELAY_APPROVAL_PROTOCOL, { signal })
-        .then((stream) => writeApproval(stream, cred, signal))
+        .then((stream) => writeApproval(stream, cred.bytes, signal))
         .then(() => {
           this.c.log.debug({ relay: relay.toString() }, 'approval credential presented to a relay')
-          if (this.init.reserve === true) this.checkReservation(relay, cred.signature)
+          if (this.init.reserve === true) this.checkReservation(relay, cred.id)
         })
         .catch((err: unknown) =>
           this.c.log.debug(

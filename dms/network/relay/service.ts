@@ -9,7 +9,7 @@ import type { ConnectionGater, Startable } from '@libp2p/interface'
 import type { Logger } from 'pino'
 import { systemClock, type Clock } from '../../../actors/clock.js'
 import { silentLogger } from '../../log.js'
-import { RelayApprovals } from './approvals.js'
+import { RelayApprovals, type CredentialCheck } from './approvals.js'
 import { RelayGate } from './gate.js'
 import { CircuitMeter, type HopServer } from './meter.js'
 import { readApproval, RELAY_APPROVAL_PROTOCOL, RELAY_APPROVAL_TIMEOUT_MS } from './wire.js'
@@ -55,11 +55,17 @@ export interface RelayParts {
   gater: Pick<ConnectionGater, 'denyInboundRelayReservation' | 'denyOutboundRelayedConnection'>
 }
 
-export function relayParts(init: RelayServeInit, c: { clock?: Clock; log?: Logger } = {}): RelayParts {
+export function relayParts(
+  init: RelayServeInit,
+  c: { clock?: Clock; log?: Logger; credentials: CredentialCheck },
+): RelayParts {
   const clock = c.clock ?? systemClock
   const log = c.log ?? silentLogger
   const d = RELAY_DEFAULTS
-  const approvals = new RelayApprovals({ clock, log }, { contractDb: init.contractDb })
+  const approvals = new RelayApprovals(
+    { clock, log, credentials: c.credentials },
+    { contractDb: init.contractDb },
+  )
   const meter = new CircuitMeter(
     { clock, log },
     {

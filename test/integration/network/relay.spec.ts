@@ -18,6 +18,7 @@ import { KeyPair } from '../../../actors/identity.js'
 import { issueApproval } from '../../../dms/contracts/approval.js'
 import type { Role } from '../../../dms/contracts/model.js'
 import { silentLogger } from '../../../dms/log.js'
+import { presentedCredential, relayCredentialCheck } from '../../../dms/contracts/relay-credentials.js'
 import { createHost, type Host } from '../../../dms/network/host.js'
 import type { RelayInit } from '../../../dms/network/nat.js'
 import { ApprovalPresenter } from '../../../dms/network/relay/present.js'
@@ -53,6 +54,7 @@ async function startRelay(relay: RelayInit = {}, clock?: Clock): Promise<{ host:
     },
     silentLogger,
     clock,
+    relayCredentialCheck(),
   )
   await host.start()
   stops.push(() => host.stop())
@@ -89,7 +91,12 @@ async function startMember(
   })
   const late = opts.late
   const presenter = new ApprovalPresenter(
-    { host, clock, log: silentLogger, credentials: () => (late === undefined || late.has ? [cred] : []) },
+    {
+      host,
+      clock,
+      log: silentLogger,
+      credentials: () => (late === undefined || late.has ? [presentedCredential(cred)] : []),
+    },
     // The reconnect after a refusal is looked at only with `late`.
     { reserve: late !== undefined, reserveSettleMs: late?.settleMs },
   )

@@ -9,6 +9,11 @@ import { ManualClock } from '../../../actors/clock.js'
 import { issueApproval } from '../../../dms/contracts/approval.js'
 import { silentLogger } from '../../../dms/log.js'
 import { RelayApprovals } from '../../../dms/network/relay/approvals.js'
+import { presentedCredential, relayCredentialCheck } from '../../../dms/contracts/relay-credentials.js'
+import type { ApprovalCredential } from '../../../dms/contracts/model.js'
+
+/** A credential as a peer presents it (the bytes on the wire). */
+const wire = (c: ApprovalCredential) => presentedCredential(c).bytes
 import { addressKey } from '../../../dms/network/relay/gate.js'
 import { newParty } from '../../helpers/contracts.js'
 
@@ -18,7 +23,10 @@ describe('relay: approvals and address keys', () => {
 
   it('keeps a good credential with its roles until it expires; refuses forged, foreign and borrowed ones', () => {
     const clock = new ManualClock()
-    const approvals = new RelayApprovals({ clock, log: silentLogger }, { contractDb: cdb.peer })
+    const approvals = new RelayApprovals(
+      { clock, log: silentLogger, credentials: relayCredentialCheck() },
+      { contractDb: cdb.peer },
+    )
     const cred = issueApproval(cdb.key, {
       peer: peer.peer,
       contractDb: cdb.peer,
@@ -26,18 +34,30 @@ describe('relay: approvals and address keys', () => {
       ttlMs: 60_000,
       roles: ['provider'],
     })
-    assert.equal(approvals.present(peer.peer, { ...cred, expiresAt: cred.expiresAt + 1 }), 'approval_forged')
+    assert.equal(
+      approvals.present(peer.peer, wire({ ...cred, expiresAt: cred.expiresAt + 1 })),
+      'approval_forged',
+    )
     const other = newParty()
     assert.equal(
       approvals.present(
         peer.peer,
-        issueApproval(other.key, { peer: peer.peer, contractDb: other.peer, now: clock.now() }),
+        wire(issueApproval(other.key, { peer: peer.peer, contractDb: other.peer, now: clock.now() })),
       ),
       'approval_other_contract_db',
     )
-    assert.equal(approvals.present(newParty().peer, cred), 'approval_other_peer', 'presented by another peer')
+    assert.equal(
+      approvals.present(newParty().peer, wire(cred)),
+      'approval_other_peer',
+      'presented by another peer',
+    )
     assert.equal(approvals.approved(peer.peer), undefined)
-    assert.equal(approvals.present(peer.peer, cred), undefined)
+    assert.equal(approvals.present(peer.peer, wire(cred)), undefined)
+    assert.equal(
+      approvals.present(peer.peer, new Uint8Array([1, 2, 3])),
+      'bad_credential',
+      'not a credential',
+    )
     assert.deepEqual(approvals.approved(peer.peer)?.roles, ['provider'])
     clock.advance(60_000)
     assert.equal(approvals.approved(peer.peer), undefined, 'expired')
@@ -45,12 +65,15 @@ describe('relay: approvals and address keys', () => {
 
   it('a decision waits for a credential on its way, and not past waitMs', async () => {
     const clock = new ManualClock()
-    const approvals = new RelayApprovals({ clock, log: silentLogger }, { contractDb: cdb.peer, waitMs: 3000 })
+    const approvals = new RelayApprovals(
+      { clock, log: silentLogger, credentials: relayCredentialCheck() },
+      { contractDb: cdb.peer, waitMs: 3000 },
+    )
     const waited = approvals.await(peer.peer)
     assert.equal(approvals.waiting, 1)
     approvals.present(
       peer.peer,
-      issueApproval(cdb.key, { peer: peer.peer, contractDb: cdb.peer, now: clock.now() }),
+      wire(issueApproval(cdb.key, { peer: peer.peer, contractDb: cdb.peer, now: clock.now() })),
     )
     assert.ok((await waited) !== undefined)
     const stranger = approvals.await(newParty().peer)
@@ -62,7 +85,7 @@ describe('relay: approvals and address keys', () => {
   it('waits for at most maxWaiting decisions at once; more are answered at once', async () => {
     const clock = new ManualClock()
     const approvals = new RelayApprovals(
-      { clock, log: silentLogger },
+      { clock, log: silentLogger, credentials: relayCredentialCheck() },
       { contractDb: cdb.peer, maxWaiting: 2 },
     )
     const a = approvals.await(newParty().peer)
