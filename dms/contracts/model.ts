@@ -216,6 +216,22 @@ export interface ApprovalCredential {
 }
 
 /**
+ * The contract-db's short-lived statement of what `peer` can spend now (specs/contract-db.md,
+ * "Funds proofs"). A requester attaches it to its bid requests; a provider checks it offline
+ * against the job's max price before it reserves anything (`checkFunds`).
+ */
+export interface FundsProof {
+  peer: string
+  /** Peer id of the contract-db that signed it. */
+  contractDb: string
+  /** The account's spendable balance (escrow excluded) when it was issued, micro-tokens. */
+  available: number
+  issuedAt: number
+  expiresAt: number
+  signature: string
+}
+
+/**
  * A requester's delegation of a blob grant (specs/data-plane.md, "Delegated grants"): `owner`
  * (the requester, to whom the node serving `sha256` granted it) lets `grantee` (another provider)
  * fetch it until `expiresAt`. Signed by the owner's node key.
@@ -239,4 +255,5 @@ export const DOMAIN = {
   approval: 'dms/approval/v1',
   blobGrant: 'dms/blob-grant/v1',
   startNote: 'dms/start-note/v1',
+  funds: 'dms/funds/v1',
 } as const

@@ -34,8 +34,12 @@ export async function startRogue(bootstrap: string[], init: PeerInit = {}): Prom
   const request = codecs.codecFor(W.bidRequest.name)
   codecs.register(W.bidRequest.name, {
     request: {
-      encode: ({ approval, ...v }: BidRequest) =>
-        P.BidRequest.encode({ ...v, ...(approval ? { approval: json(approval) } : {}) }),
+      encode: ({ approval, funds, ...v }: BidRequest) =>
+        P.BidRequest.encode({
+          ...v,
+          ...(approval ? { approval: json(approval) } : {}),
+          ...(funds ? { funds: json(funds) } : {}),
+        }),
       decode: (b) => request.decode(b),
     },
   })
