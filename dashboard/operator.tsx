@@ -176,6 +176,7 @@ function App() {
                 <thead>
                   <tr>
                     <th>peer</th>
+                    <th>roles</th>
                     <th>approved</th>
                   </tr>
                 </thead>
@@ -185,6 +186,7 @@ function App() {
                       <td>
                         <Peer id={a.peer} />
                       </td>
+                      <td>{(a.roles ?? ['requester', 'provider']).join(', ')}</td>
                       <td>{when(a.approvedAt)}</td>
                     </tr>
                   ))}

@@ -14,6 +14,7 @@ import type { ContractDbConfig } from '../contract-db/node.js'
 import { CONTRACT_DB_SOCKET } from '../contract-db/paths.js'
 import type { ContractSummary } from '../contract-db/operator-api.js'
 import type { Account, ApprovedEntity, ContractRecord } from '../contract-db/records.js'
+import { DEFAULT_ROLES } from '../contracts/model.js'
 import { CliError, cliLogger, print, printData } from './output.js'
 import { printRows, printTable } from './table.js'
 
@@ -124,11 +125,23 @@ const showAccounts = (accounts: Account[]) =>
     accounts.map((a) => [a.peer, a.balance, a.escrow]),
   )
 
-/** `dms contract-db approve <peer>`. */
-export async function approveCommand(peer: string, o: Where): Promise<void> {
-  const r = await call<ApprovedEntity>(o, 'PUT', `/v1/contract-db/approved/${encodeURIComponent(peer)}`)
+/** `dms contract-db approve <peer> [--role r,r]`. */
+export async function approveCommand(peer: string, o: Where & { role?: string }): Promise<void> {
+  const roles = o.role
+    ?.split(',')
+    .map((r) => r.trim())
+    .filter((r) => r !== '')
+  const r = await call<ApprovedEntity>(
+    o,
+    'PUT',
+    `/v1/contract-db/approved/${encodeURIComponent(peer)}`,
+    roles === undefined ? undefined : { roles },
+  )
   if (o.json) printData(r)
-  else print(`approved ${r.peer} (since ${new Date(r.approvedAt).toISOString()})`)
+  else
+    print(
+      `approved ${r.peer} as ${(r.roles ?? DEFAULT_ROLES).join(', ')} (since ${new Date(r.approvedAt).toISOString()})`,
+    )
 }
 
 /** `dms contract-db revoke <peer>`. */
@@ -172,8 +185,12 @@ export async function approvedCommand(o: Where): Promise<void> {
   else if (approved.length === 0) print('no approved entities')
   else
     printTable(
-      ['PEER', 'APPROVED'],
-      approved.map((a) => [a.peer, new Date(a.approvedAt).toISOString()]),
+      ['PEER', 'ROLES', 'APPROVED'],
+      approved.map((a) => [
+        a.peer,
+        (a.roles ?? DEFAULT_ROLES).join(','),
+        new Date(a.approvedAt).toISOString(),
+      ]),
     )
 }
 

@@ -167,7 +167,7 @@ export class ContractDbNode {
     return {
       approvals: {
         list: () => svc.listApproved(),
-        approve: (peer) => svc.approve(peer),
+        approve: (peer, roles) => svc.approve(peer, roles),
         revoke: (peer) => svc.revoke(peer),
       },
       accounts: {

@@ -13,7 +13,8 @@ import type { Account, ApprovedEntity, ContractRecord } from './records.js'
 
 export interface ApprovalsPort {
   list(): Promise<ApprovedEntity[]>
-  approve(peer: string): Promise<ApprovedEntity>
+  /** `roles`: what the peer may do (BAD_ROLE for an unknown one); none: requester and provider. */
+  approve(peer: string, roles?: readonly string[]): Promise<ApprovedEntity>
   revoke(peer: string): Promise<boolean>
 }
 
@@ -167,8 +168,10 @@ export class OperatorApi {
     })
 
     app.get('/v1/contract-db/approved', async () => ({ approved: await approvals.list() }))
-    app.put<{ Params: { peer: string } }>('/v1/contract-db/approved/:peer', (req) =>
-      approvals.approve(req.params.peer),
+    // Body (optional): { "roles": ["requester", "provider", "relay"] }; a list of at most 8 strings.
+    app.put<{ Params: { peer: string }; Body: { roles?: unknown } | undefined }>(
+      '/v1/contract-db/approved/:peer',
+      (req) => approvals.approve(req.params.peer, rolesIn(req.body?.roles)),
     )
     app.delete<{ Params: { peer: string } }>('/v1/contract-db/approved/:peer', async (req) => ({
       peer: req.params.peer,
@@ -199,4 +202,12 @@ export class OperatorApi {
       return rec
     })
   }
+}
+
+/** The roles of an approve request's body: a short list of strings (BAD_ROLE otherwise), or none. */
+function rolesIn(v: unknown): string[] | undefined {
+  if (v === undefined) return undefined
+  if (!Array.isArray(v) || v.length > 8 || v.some((r) => typeof r !== 'string'))
+    throw new RefusedError('BAD_ROLE', 'roles must be a list of role names (requester, provider, relay)')
+  return v as string[]
 }

@@ -5,6 +5,7 @@
  */
 import type {
   ContractProof,
+  Role,
   Settlement,
   SignedContract,
   SignedReceipt,
@@ -33,6 +34,8 @@ export interface Account {
 export interface ApprovedEntity {
   peer: string
   approvedAt: number
+  /** What it may do; absent on approvals stored before roles: `DEFAULT_ROLES`. */
+  roles?: Role[]
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   type ApprovalCredential,
   type ContractProof,
   type FundsProof,
+  type Role,
   type Settlement,
   type SignedContract,
   type SignedStartNote,
@@ -265,9 +266,10 @@ export class ContractDbService {
 
   // ---- the operator: approvals, accounts, contracts ----
 
-  approve(peer: string): Promise<ApprovedEntity> {
+  /** Approves `peer` (`roles`: BAD_ROLE for an unknown one; none: requester and provider). */
+  approve(peer: string, roles?: readonly string[]): Promise<ApprovedEntity> {
     return this.serial(async () => {
-      const e = await this.approvals.approve(peer)
+      const e = await this.approvals.approve(peer, roles)
       this.changed('approval')
       return e
     })
@@ -284,6 +286,11 @@ export class ContractDbService {
 
   isApproved(peer: string): Promise<boolean> {
     return this.approvals.isApproved(peer)
+  }
+
+  /** The roles of an approved peer; undefined when it is not approved. */
+  rolesOf(peer: string): Promise<readonly Role[] | undefined> {
+    return this.approvals.rolesOf(peer)
   }
 
   listApproved(): Promise<ApprovedEntity[]> {

@@ -7,7 +7,7 @@
  * Spec: specs/protocol.md ("Approval").
  */
 import type { ApprovalCredential } from './model.js'
-import { checkApproval, type ApprovalProblem } from './approval.js'
+import { checkApproval, type ApprovalProblem, type ApprovalWant } from './approval.js'
 
 export class ApprovalCache {
   /** signature -> the fields it was verified over, least recently used first. */
@@ -27,12 +27,9 @@ export class ApprovalCache {
   }
 
   /** As `checkApproval`, the signature verified only when not seen before over the same fields. */
-  check(
-    cred: ApprovalCredential | undefined,
-    want: { peer: string; contractDb: string; now: number; clockSkewMs?: number },
-  ): ApprovalProblem | undefined {
+  check(cred: ApprovalCredential | undefined, want: ApprovalWant): ApprovalProblem | undefined {
     if (cred === undefined) return 'no_approval'
-    const fields = `${cred.peer}\n${cred.contractDb}\n${cred.issuedAt}\n${cred.expiresAt}`
+    const fields = `${cred.peer}\n${cred.contractDb}\n${cred.issuedAt}\n${cred.expiresAt}\n${cred.roles?.join(',') ?? '-'}`
     if (this.verified.get(cred.signature) === fields) {
       if (cred.contractDb !== want.contractDb) return 'approval_other_contract_db'
       if (cred.peer !== want.peer) return 'approval_other_peer'

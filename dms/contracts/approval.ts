@@ -7,7 +7,7 @@
  */
 import type { KeyPair } from '../../actors/identity.js'
 import { signDoc, verifyDoc } from './canonical.js'
-import { DOMAIN, type ApprovalCredential } from './model.js'
+import { DEFAULT_ROLES, DOMAIN, type ApprovalCredential, type Role } from './model.js'
 import { publicKeyOfPeer } from './party.js'
 
 /**
@@ -29,30 +29,47 @@ export type ApprovalProblem =
   | 'approval_other_contract_db'
   | 'approval_expired'
   | 'approval_future'
+  | 'approval_role'
 
-/** Signs a credential for `peer`, valid from `now` for `ttlMs`. */
+/** Signs a credential for `peer` with its `roles`, valid from `now` for `ttlMs`. */
 export function issueApproval(
   key: KeyPair,
-  body: { peer: string; contractDb: string; now: number; ttlMs?: number },
+  body: { peer: string; contractDb: string; now: number; ttlMs?: number; roles?: readonly Role[] },
 ): ApprovalCredential {
   const doc = {
     peer: body.peer,
     contractDb: body.contractDb,
     issuedAt: body.now,
     expiresAt: body.now + (body.ttlMs ?? APPROVAL_TTL_MS),
+    roles: [...(body.roles ?? DEFAULT_ROLES)],
   }
   return { ...doc, signature: signDoc(key, DOMAIN.approval, doc) }
+}
+
+/** The roles a credential grants: its own, or `DEFAULT_ROLES` for one issued before roles. */
+export function rolesOf(cred: Pick<ApprovalCredential, 'roles'>): readonly Role[] {
+  return cred.roles ?? DEFAULT_ROLES
+}
+
+/** What a receiver wants of a credential (`role`: the one the message needs; none: any). */
+export interface ApprovalWant {
+  peer: string
+  contractDb: string
+  now: number
+  clockSkewMs?: number
+  role?: Role
 }
 
 /**
  * Checks a credential offline: it names `peer` (the message's sender peer), it was signed by the
  * trusted `contractDb` (key derived from its peer id), it has not expired and was not issued in
- * the future (beyond the clock-skew allowance). Undefined when it is good. `signatureChecked`:
- * the caller verified this very signature over these fields before (ApprovalCache).
+ * the future (beyond the clock-skew allowance), and it grants `role` when one is wanted.
+ * Undefined when it is good. `signatureChecked`: the caller verified this very signature over
+ * these fields before (ApprovalCache).
  */
 export function checkApproval(
   cred: ApprovalCredential | undefined,
-  want: { peer: string; contractDb: string; now: number; clockSkewMs?: number },
+  want: ApprovalWant,
   opts: { signatureChecked?: boolean } = {},
 ): ApprovalProblem | undefined {
   if (cred === undefined) return 'no_approval'
@@ -65,5 +82,6 @@ export function checkApproval(
   }
   if (cred.expiresAt <= want.now) return 'approval_expired'
   if (cred.issuedAt > want.now + (want.clockSkewMs ?? APPROVAL_CLOCK_SKEW_MS)) return 'approval_future'
+  if (want.role !== undefined && !rolesOf(cred).includes(want.role)) return 'approval_role'
   return undefined
 }

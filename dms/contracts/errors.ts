@@ -25,6 +25,10 @@ export const REFUSAL = {
   disputeClosed: 'DISPUTE_WINDOW_CLOSED',
   /** `/dms/approval/get` from a peer the operator has not approved (or has revoked). */
   notApprovedPeer: 'NOT_APPROVED',
+  /** An approval naming a role that does not exist (or none). */
+  badRole: 'BAD_ROLE',
+  /** A party approved, but not for its role in the contract (a requester that is not `requester`). */
+  wrongRole: 'PARTY_ROLE_NOT_APPROVED',
 } as const
 
 export const refuse = (code: string, message: string, data?: unknown) => new RefusedError(code, message, data)

@@ -212,6 +212,11 @@ export interface ApprovalCredential {
   contractDb: string
   issuedAt: number
   expiresAt: number
+  /**
+   * What the peer is approved to do (signed). Absent on credentials issued before roles existed:
+   * those count as `DEFAULT_ROLES`.
+   */
+  roles?: Role[]
   signature: string
 }
 
@@ -230,6 +235,19 @@ export interface FundsProof {
   expiresAt: number
   signature: string
 }
+
+/**
+ * What an approved peer may do (specs/contract-db.md, "Roles"): post bid requests and hold
+ * reservations (`requester`), bid and publish capacity news (`provider`), serve as a circuit relay
+ * for approved peers (`relay`).
+ */
+export type Role = 'requester' | 'provider' | 'relay'
+
+/** Every role, in the order they are listed. */
+export const ROLES: readonly Role[] = ['requester', 'provider', 'relay']
+
+/** The roles of an approval that names none: what every approved peer could do before roles. */
+export const DEFAULT_ROLES: readonly Role[] = ['requester', 'provider']
 
 /**
  * A requester's delegation of a blob grant (specs/data-plane.md, "Delegated grants"): `owner`

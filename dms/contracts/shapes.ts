@@ -8,6 +8,7 @@
 import { guard, LIMITS as L, S, type Shape } from '../protocol/bounds.js'
 import {
   MAX_SKIPPED_DETAIL,
+  ROLES,
   type ApprovalCredential,
   type BlobGrant,
   type FundsProof,
@@ -124,7 +125,14 @@ const SIGNED_START_NOTE = S.obj({
   signature: sig,
 })
 
-const APPROVAL = S.obj({ peer, contractDb: peer, issuedAt: S.num, expiresAt: S.num, signature: sig })
+const APPROVAL = S.obj({
+  peer,
+  contractDb: peer,
+  issuedAt: S.num,
+  expiresAt: S.num,
+  roles: S.opt(S.arr(S.oneOf(...ROLES), ROLES.length)),
+  signature: sig,
+})
 
 const FUNDS = S.obj({
   peer,

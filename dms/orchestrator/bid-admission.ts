@@ -105,10 +105,13 @@ export function bidProblem(
   if (bid.expiresAt <= ctx.now) return 'expired'
   // A finite number past what a Date holds would throw where a time is written (a decline, a quote).
   if (!isTime(bid.earliestStart)) return 'bad_start'
+  // Only a peer approved as a provider bids (a requester-only approval is refused here, as the
+  // contract-db would refuse the contract).
   const approval = approvalCheck(m.payload.approval, {
     peer: m.peer,
     contractDb: ctx.contractDb,
     now: ctx.now,
+    role: 'provider',
   })
   if (approval !== undefined) return approval
   if (!bidSignatureOk(bid)) return 'bad_signature'
@@ -127,7 +130,12 @@ export function declineProblem(
   const d = m.payload
   if (d.jobId !== ctx.jobId) return 'wrong_job'
   if (d.provider !== m.peer) return 'not_sender'
-  return approvalCheck(d.approval, { peer: m.peer, contractDb: ctx.contractDb, now: ctx.now })
+  return approvalCheck(d.approval, {
+    peer: m.peer,
+    contractDb: ctx.contractDb,
+    now: ctx.now,
+    role: 'provider',
+  })
 }
 
 /**

@@ -32,8 +32,15 @@ export const registerContractDb: RegisterCommand = (program) => {
     .action(async (o: { dataDir?: string; config?: string }) => (await cdbCli()).runService(o))
 
   where(
-    cdb.command('approve').description('approve a peer id as a party to contracts').argument('<peer-id>'),
-  ).action(async (peer: string, o: Where) => (await cdbCli()).approveCommand(peer, o))
+    cdb
+      .command('approve')
+      .description('approve a peer id as a party to contracts, with its roles (again: change its roles)')
+      .argument('<peer-id>')
+      .option(
+        '--role <roles>',
+        'what it may do, comma-separated: requester (bid requests, reservations), provider (bids, capacity news), relay (serve relayed connections) (default: requester,provider for a new approval, else the roles it has)',
+      ),
+  ).action(async (peer: string, o: Where & { role?: string }) => (await cdbCli()).approveCommand(peer, o))
 
   where(
     cdb

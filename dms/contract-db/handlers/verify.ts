@@ -9,7 +9,7 @@ import { keyFromString } from '../../../actors/identity.js'
 import { hashDoc, verifyDoc } from '../../contracts/canonical.js'
 import { checkBidTerms } from '../../contracts/checks.js'
 import { REFUSAL, refuse } from '../../contracts/errors.js'
-import { DOMAIN, type ContractProof, type SignedContract } from '../../contracts/model.js'
+import { DOMAIN, type ContractProof, type Role, type SignedContract } from '../../contracts/model.js'
 import { contractIdMatches } from '../../contracts/contract-id.js'
 import { partyIsConsistent } from '../../contracts/party.js'
 import type { ContractInput } from '../contract-machine.js'
@@ -23,7 +23,7 @@ export interface VerifyDeps {
   clock: Pick<Clock, 'now'>
   /** Signs the proof's body with the contract-db's key (under DOMAIN.proof). */
   signProof(body: Omit<ContractProof, 'signature'>): string
-  approvals: { isApproved(peer: string): Promise<boolean> }
+  approvals: { rolesOf(peer: string): Promise<readonly Role[] | undefined> }
   accounts: { get(peer: string): Promise<Account> }
   contracts: {
     get(id: string): Promise<ContractRecord | undefined>
@@ -58,8 +58,11 @@ export function verifyHandler(d: VerifyDeps): VerifyHandler {
     ] as const) {
       if (p === undefined || !partyIsConsistent(p))
         throw refuse(REFUSAL.badParty, `${role} key does not match its peer id`)
-      if (!(await d.approvals.isApproved(p.peer)))
+      const roles = await d.approvals.rolesOf(p.peer)
+      if (roles === undefined)
         throw refuse(REFUSAL.notApproved, `${role} ${p.peer} is not an approved entity`, { peer: p.peer })
+      if (!roles.includes(role))
+        throw refuse(REFUSAL.wrongRole, `${p.peer} is not approved as a ${role}`, { peer: p.peer, role })
     }
     const signed = contract!
     if (!verifyDoc(keyFromString(t.requester.publicKey), DOMAIN.contract, t, signed.requesterSignature))

@@ -33,8 +33,8 @@ describe('contract-db/operator-api (from ports)', () => {
   const ports: OperatorPorts = {
     approvals: {
       list: () => Promise.resolve(approved),
-      approve: (peer) => {
-        calls.push(`approve ${peer}`)
+      approve: (peer, roles) => {
+        calls.push(`approve ${peer}${roles === undefined ? '' : ` ${roles.join(',')}`}`)
         if (peer === 'bad') return Promise.reject(new RefusedError('BAD_PEER_ID', 'bad is not a peer id'))
         return Promise.resolve({ peer, approvedAt: 9 })
       },
@@ -108,6 +108,19 @@ describe('contract-db/operator-api (from ports)', () => {
     const bad = await client.call<{ error: { code: string } }>('PUT', '/v1/contract-db/approved/bad')
     assert.equal(bad.status, 400)
     assert.equal(bad.body.error.code, 'BAD_PEER_ID')
+  })
+
+  it('approve passes the roles of its body on; a body that is no list of names is BAD_ROLE', async () => {
+    calls.length = 0
+    await client.call('PUT', '/v1/contract-db/approved/p3', { roles: ['provider', 'relay'] })
+    assert.deepEqual(calls, ['approve p3 provider,relay'])
+    for (const roles of ['provider', [1], Array(9).fill('relay')]) {
+      const r = await client.call<{ error: { code: string } }>('PUT', '/v1/contract-db/approved/p4', {
+        roles,
+      })
+      assert.deepEqual([r.status, r.body.error.code], [400, 'BAD_ROLE'])
+    }
+    assert.deepEqual(calls, ['approve p3 provider,relay'])
   })
 
   it('accounts: one (zeros when unknown), all, and a credit checked by the port', async () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { ManualClock } from '../../../actors/clock.js'
 import type { Message } from '../../../actors/system.js'
 import { issueApproval } from '../../../dms/contracts/approval.js'
-import type { Bid } from '../../../dms/contracts/model.js'
+import type { Bid, Role } from '../../../dms/contracts/model.js'
 import {
   admissionOf,
   BidAdmission,
@@ -25,8 +25,8 @@ import { jobRecord, signedBid, T0 } from '../../helpers/steps.js'
 describe('orchestrator/bid-admission', () => {
   const cdb = newParty()
   const p = newParty()
-  const approvalOf = (who: Who, key = cdb.key) =>
-    issueApproval(key, { peer: who.peer, contractDb: cdb.peer, now: T0 })
+  const approvalOf = (who: Who, key = cdb.key, roles?: Role[]) =>
+    issueApproval(key, { peer: who.peer, contractDb: cdb.peer, now: T0, roles })
   const bidMsg = (bid: Bid, o: { peer?: string; approval?: ReturnType<typeof approvalOf> | null } = {}) =>
     ({
       behaviour: '/dms/job/bid',
@@ -66,6 +66,7 @@ describe('orchestrator/bid-admission', () => {
       ['no_approval', bidMsg(good, { approval: null }), ctx()],
       ['approval_forged', bidMsg(good, { approval: approvalOf(p, other.key) }), ctx()],
       ['approval_other_peer', bidMsg(good, { approval: approvalOf(other) }), ctx()],
+      ['approval_role', bidMsg(good, { approval: approvalOf(p, cdb.key, ['requester', 'relay']) }), ctx()],
       ['bad_signature', bidMsg({ ...good, signature: signedBid(p, 'job-1').signature }), ctx()],
     ]
     for (const [want, m, c] of cases) assert.equal(bidProblem(m, c), want, want)
@@ -131,6 +132,10 @@ describe('orchestrator/bid-admission', () => {
     assert.equal(declineProblem(d({ jobId: 'job-2' }), ctx()), 'wrong_job')
     assert.equal(declineProblem(d({}, newParty().peer), ctx()), 'not_sender')
     assert.equal(declineProblem(d({ approval: undefined }), ctx()), 'no_approval')
+    assert.equal(
+      declineProblem(d({ approval: approvalOf(p, cdb.key, ['requester']) }), ctx()),
+      'approval_role',
+    )
   })
 
   it('the gate counts what it ignores, by reason', () => {

@@ -3,18 +3,20 @@ import assert from 'node:assert/strict'
 import { ManualClock } from '../../../../actors/clock.js'
 import { approvalHandler } from '../../../../dms/contract-db/handlers/approval.js'
 import { checkApproval } from '../../../../dms/contracts/approval.js'
+import { signDoc } from '../../../../dms/contracts/canonical.js'
+import { DOMAIN, type Role } from '../../../../dms/contracts/model.js'
 import { newParty } from '../../../helpers/contracts.js'
 
 describe('contract-db/handlers/approval', () => {
   const cdb = newParty()
   const peer = newParty().peer
   const clock = new ManualClock(1_800_000_000_000)
-  const approved = new Set([peer])
+  const approved = new Map<string, Role[]>([[peer, ['requester', 'provider']]])
   const approval = approvalHandler({
     self: cdb.peer,
     key: cdb.key,
     clock,
-    approvals: { isApproved: (p) => Promise.resolve(approved.has(p)) },
+    approvals: { rolesOf: (p) => Promise.resolve(approved.get(p)) },
     ttlMs: 60_000,
   })
 
@@ -27,6 +29,27 @@ describe('contract-db/handlers/approval', () => {
     assert.equal(checkApproval(cred, { peer, contractDb: cdb.peer, now: clock.now() }), undefined)
     clock.advance(60_000)
     assert.equal(checkApproval(cred, { peer, contractDb: cdb.peer, now: clock.now() }), 'approval_expired')
+  })
+
+  it('signs the roles the peer is approved for; a receiver wanting another role refuses it', async () => {
+    const relay = newParty().peer
+    approved.set(relay, ['relay'])
+    const cred = await approval(relay)
+    assert.deepEqual(cred.roles, ['relay'])
+    const want = { peer: relay, contractDb: cdb.peer, now: clock.now() }
+    assert.equal(checkApproval(cred, { ...want, role: 'relay' }), undefined)
+    assert.equal(checkApproval(cred, { ...want, role: 'requester' }), 'approval_role')
+    assert.equal(checkApproval(cred, want), undefined, 'no role wanted: any approved peer')
+    // The roles are signed: a peer cannot add one to its credential.
+    assert.equal(
+      checkApproval({ ...cred, roles: ['relay', 'requester'] }, { ...want, role: 'requester' }),
+      'approval_forged',
+    )
+    // A credential issued before roles (none signed) counts as requester and provider.
+    const { roles: _roles, signature: _sig, ...old } = cred
+    const legacy = { ...old, signature: signDoc(cdb.key, DOMAIN.approval, old) }
+    assert.equal(checkApproval(legacy, { ...want, role: 'provider' }), undefined)
+    assert.equal(checkApproval(legacy, { ...want, role: 'relay' }), 'approval_role')
   })
 
   it('refuses a peer that is not approved with the command that approves it', async () => {

@@ -9,7 +9,7 @@ import type { ContractInput } from '../../../../dms/contract-db/contract-machine
 import { verifyHandler, type VerifyHandler } from '../../../../dms/contract-db/handlers/verify.js'
 import type { Account, ContractRecord } from '../../../../dms/contract-db/records.js'
 import { hashDoc, signDoc } from '../../../../dms/contracts/canonical.js'
-import { DOMAIN, type SignedContract } from '../../../../dms/contracts/model.js'
+import { DOMAIN, type Role, type SignedContract } from '../../../../dms/contracts/model.js'
 import { silentLogger } from '../../../../dms/log.js'
 import { refusal } from '../../../helpers/contract-db.js'
 import { makeContract, newParty, sign } from '../../../helpers/contracts.js'
@@ -22,6 +22,7 @@ describe('contract-db/handlers/verify', () => {
   const prov = newParty()
   let clock: ManualClock
   let approved: Set<string>
+  let roles: Map<string, Role[]>
   let accounts: Map<string, Account>
   let stored: Map<string, ContractRecord>
   let proposed: ContractInput[]
@@ -33,6 +34,7 @@ describe('contract-db/handlers/verify', () => {
   beforeEach(() => {
     clock = new ManualClock(T0)
     approved = new Set([req.peer, prov.peer])
+    roles = new Map()
     accounts = new Map([[req.peer, { peer: req.peer, balance: 100, escrow: 0 }]])
     stored = new Map()
     proposed = []
@@ -41,7 +43,10 @@ describe('contract-db/handlers/verify', () => {
       self: cdb,
       clock,
       signProof: (body) => `proof:${hashDoc(body)}`,
-      approvals: { isApproved: (peer) => Promise.resolve(approved.has(peer)) },
+      approvals: {
+        rolesOf: (peer) =>
+          Promise.resolve(approved.has(peer) ? (roles.get(peer) ?? ['requester', 'provider']) : undefined),
+      },
       accounts: { get: (peer) => Promise.resolve(accounts.get(peer) ?? { peer, balance: 0, escrow: 0 }) },
       contracts: {
         get: (id) => Promise.resolve(stored.get(id)),
@@ -139,6 +144,18 @@ describe('contract-db/handlers/verify', () => {
     approved.delete(prov.peer)
     const r = await refusal(verify(req.peer, c))
     assert.deepEqual([r.code, r.data], ['PARTY_NOT_APPROVED', { peer: prov.peer }])
+    assert.deepEqual(proposed, [])
+  })
+
+  it('refuses a party approved, but not for its side of the contract (roles)', async () => {
+    const c = contract()
+    roles.set(prov.peer, ['requester'])
+    const r = await refusal(verify(req.peer, c))
+    assert.deepEqual([r.code, r.data], ['PARTY_ROLE_NOT_APPROVED', { peer: prov.peer, role: 'provider' }])
+    roles.set(prov.peer, ['provider'])
+    roles.set(req.peer, ['provider', 'relay'])
+    const r2 = await refusal(verify(req.peer, c))
+    assert.deepEqual([r2.code, r2.data], ['PARTY_ROLE_NOT_APPROVED', { peer: req.peer, role: 'requester' }])
     assert.deepEqual(proposed, [])
   })
 
