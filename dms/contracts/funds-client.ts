@@ -1,8 +1,8 @@
 /**
  * Keeps a requester's funds proof from its contract-db (funds.ts): asked for when a job first
  * needs one, used by every bid request while valid, asked again in the background once past half
- * its lifetime, and at once when a job's max price is more than the proof states (at most once
- * per `minAskGapMs`, so a requester short of money does not ask for every job).
+ * its lifetime, and at once when a job's max price is more than the proof states (an account
+ * credited a moment ago is seen by the next job; jobs asking at the same time share one ask).
  * Spec: specs/contract-db.md ("Funds proofs").
  */
 import type { Logger } from 'pino'
@@ -31,8 +31,6 @@ export interface FundsClientInit {
   contractDb: { peer: string; addrs: readonly string[] }
   /** Per-request timeout. @default 10000 */
   requestTimeoutMs?: number
-  /** A proof younger than this is not asked again for a larger max price. @default 1000 */
-  minAskGapMs?: number
 }
 
 export class FundsClient {
@@ -63,20 +61,17 @@ export class FundsClient {
 
   /**
    * A valid proof, asked for first when none is held, or when the one held states less than
-   * `need` and is older than `minAskGapMs`. The proof returned may still state less than `need`:
-   * the caller says what that means for its job.
+   * `need`. The proof returned may still state less than `need`: the caller says what that means
+   * for its job.
    * @throws NoFundsProofError when none is held and the contract-db gives none
    */
   async proofFor(need: number, signal?: AbortSignal): Promise<FundsProof> {
     const now = this.c.clock.now()
     const held = this.current()
-    if (held !== undefined) {
+    if (held !== undefined && held.available >= need) {
       const halfLife = held.issuedAt + (held.expiresAt - held.issuedAt) / 2
-      const short = held.available < need && now - held.issuedAt >= (this.init.minAskGapMs ?? 1000)
-      if (!short) {
-        if (now >= halfLife) void this.ask().catch(() => undefined)
-        return held
-      }
+      if (now >= halfLife) void this.ask().catch(() => undefined)
+      return held
     }
     try {
       return await this.ask()
