@@ -79,7 +79,7 @@ describe('provider: fair reservations', function () {
     const job = await jobReaches(net.requester, posted.record.id)
     assert.equal(job.state, 'failed')
     assert.equal(job.record.error?.code, 'INSUFFICIENT_FUNDS', job.record.error?.message)
-    assert.match(job.record.error!.message, /max price is 100000 micro-tokens, this requester can spend 0/)
+    assert.match(job.record.error.message, /max price is 100000 micro-tokens, this requester can spend 0/)
     assert.equal(provider.provider!.declines.funds, 3, 'no bid request of it reached the provider')
     assert.deepEqual(provider.ledger!.entries(), [])
 
