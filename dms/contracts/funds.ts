@@ -112,7 +112,12 @@ export class FundsCache {
       return checkFunds(proof, want, { signatureChecked: true })
     }
     const problem = checkFunds(proof, want)
-    if (problem === undefined || problem === 'funds_expired' || problem === 'funds_future' || problem === 'funds_short') {
+    if (
+      problem === undefined ||
+      problem === 'funds_expired' ||
+      problem === 'funds_future' ||
+      problem === 'funds_short'
+    ) {
       this.verified.set(proof.signature, fields)
       if (this.verified.size > this.maxEntries)
         this.verified.delete(this.verified.keys().next().value as string)

@@ -114,7 +114,10 @@ export class Orchestrator {
       unsubscribe: c.transport.unsubscribe?.bind(c.transport),
     })
     this.joins = new ProviderJoins({ ...c, board: this.capacity })
-    this.funds = new FundsClient(c, { contractDb: init.contractDb, requestTimeoutMs: this.cfg.requestTimeoutMs })
+    this.funds = new FundsClient(c, {
+      contractDb: init.contractDb,
+      requestTimeoutMs: this.cfg.requestTimeoutMs,
+    })
     // An operator sees a job start waiting, and until when (its later rounds are debug lines).
     this.store.onChange(({ state, record }) => {
       if (state === 'queued' && record.queue?.rounds === 1)

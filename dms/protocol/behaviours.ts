@@ -12,7 +12,13 @@ import {
   type BehaviourDef,
   type PayloadCodec,
 } from '../../actors/codec.js'
-import type { ApprovalCredential, ContractProof, FundsProof, Settlement, StartAck } from '../contracts/model.js'
+import type {
+  ApprovalCredential,
+  ContractProof,
+  FundsProof,
+  Settlement,
+  StartAck,
+} from '../contracts/model.js'
 import type { Chunk, ChunkRequest } from '../blobs/service.js'
 import { PAYLOAD_CODECS as C, refusalOf, type PayloadRefusal } from './codecs.js'
 import type {

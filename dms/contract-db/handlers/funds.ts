@@ -37,6 +37,12 @@ export function fundsHandler(d: FundsDeps): FundsHandler {
         `${peer} is not approved as a requester (roles: ${roles.join(',')}): its operator runs 'dms contract-db approve ${peer} --role requester,…'`,
       )
     const { balance } = await d.accounts.get(peer)
-    return issueFunds(d.key, { peer, contractDb: d.self, available: balance, now: d.clock.now(), ttlMs: d.ttlMs })
+    return issueFunds(d.key, {
+      peer,
+      contractDb: d.self,
+      available: balance,
+      now: d.clock.now(),
+      ttlMs: d.ttlMs,
+    })
   }
 }

@@ -149,14 +149,7 @@ async function round(
       )
       const plan = new SamplePlan(order, config.bidSample)
       for (let next = plan.next(); ; next = plan.next()) {
-        window = await ask(
-          d,
-          job,
-          creds,
-          signal,
-          exclude,
-          next?.kind === 'direct' ? next.peers : undefined,
-        )
+        window = await ask(d, job, creds, signal, exclude, next?.kind === 'direct' ? next.peers : undefined)
         if (
           next?.kind !== 'direct' ||
           // (close is idempotent: the window closed in `ask`; this is its summary)
