@@ -13,11 +13,23 @@ export class ApiProblem extends Error {
   }
 }
 
+/**
+ * The session's write token, put into the page's HTML by the server: every write sends it in a
+ * header, which a page of another origin cannot do (specs/dashboard.md, "Writes from the page").
+ */
+const writeToken = document.querySelector('meta[name="dms-write-token"]')?.getAttribute('content') ?? ''
+
+/** The headers of a request: the write token on anything but a read. */
+const headersFor = (method: string, json: boolean): Record<string, string> => ({
+  ...(method === 'GET' ? {} : { 'x-dms-write-token': writeToken }),
+  ...(json ? { 'content-type': 'application/json' } : {}),
+})
+
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(path, {
     method,
     credentials: 'same-origin',
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: headersFor(method, body !== undefined),
     body: body === undefined ? undefined : JSON.stringify(body),
   })
   if (res.status === 401) {
@@ -31,6 +43,17 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     throw new ApiProblem(res.status, e?.code ?? 'HTTP', e?.message ?? res.statusText, e?.field)
   }
   return parsed as T
+}
+
+/** Ends the session on the server (a write like any other), then shows the login page. */
+export async function signOut(): Promise<void> {
+  await fetch('/dashboard/logout', {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: headersFor('POST', false),
+    redirect: 'manual',
+  })
+  location.assign('/dashboard/login')
 }
 
 export interface JobEvent {

@@ -5,7 +5,7 @@
  */
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { api } from './api.js'
+import { api, signOut } from './api.js'
 import { JobList } from './jobs.js'
 import { JobPage } from './job.js'
 import { NetworkPage } from './network.js'
@@ -55,11 +55,9 @@ function App() {
           {roles.provider && link('provider', 'Provider', page === 'provider')}
           {link('network', 'Network', page === 'network')}
         </nav>
-        <form method="post" action="/dashboard/logout">
-          <button type="submit" class="quiet">
-            Sign out
-          </button>
-        </form>
+        <button type="button" class="quiet" id="sign-out" onClick={() => void signOut()}>
+          Sign out
+        </button>
       </header>
       <main>
         {page === 'job' && id !== undefined ? (

@@ -7,7 +7,7 @@
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import type { Overview } from '../dms/contract-db/web.js'
-import { api } from './api.js'
+import { api, signOut } from './api.js'
 import { short, time } from './types.js'
 
 const STATES = ['active', 'settled', 'terminated', 'claimed', 'expired'] as const
@@ -83,11 +83,9 @@ function App() {
         <nav>
           <Peer id={data.peerId} />
         </nav>
-        <form method="post" action="/dashboard/logout">
-          <button type="submit" class="quiet">
-            Sign out
-          </button>
-        </form>
+        <button type="button" class="quiet" id="sign-out" onClick={() => void signOut()}>
+          Sign out
+        </button>
       </header>
       <main id="operator">
         {error !== undefined && <p class="error">{error}</p>}

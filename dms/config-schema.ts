@@ -97,14 +97,20 @@ export const networkSchema = obj({
       }),
     ),
   ),
-  /** Circuit relay v2: serve as a relay (with limits), reserve a slot on one (behind NAT). */
+  /** Circuit relay v2: serve as a relay for approved peers (with limits), reserve a slot on one (behind NAT). */
   relay: opt(
     typed<RelayInit>()(
       obj({
         serve: opt(Type.Boolean()),
+        contractDb: opt(peerId),
         maxReservations: opt(Type.Integer({ minimum: 1, maximum: 10_000 })),
+        maxReservationsPerAddress: opt(Type.Integer({ minimum: 1, maximum: 10_000 })),
+        providerShare: opt(Type.Number({ minimum: 0, maximum: 1 })),
         durationLimitMs: opt(nonNegInt),
         dataLimitBytes: opt(nonNegInt),
+        peerDataLimitBytes: opt(nonNegInt),
+        peerDataWindowMs: opt(posInt),
+        maxCircuitsPerPeer: opt(nonNegInt),
         reserve: opt(Type.Boolean()),
       }),
     ),
@@ -146,6 +152,10 @@ export const apiSchema = obj({
       token: opt(Type.String({ minLength: 16 })),
     }),
   ),
+  /** `PUT /v1/blobs` that receives no byte for this long is dropped (408). @default 30000 */
+  uploadIdleMs: opt(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
+  /** Temp bytes all uploads in progress may hold together (503 past it). @default 2 GiB */
+  uploadsMaxBytes: opt(Type.Integer({ minimum: 1024 * 1024, maximum: 1024 ** 4 })),
 })
 
 /** `requester`: the Orchestrator's own options (`OrchestratorInit`). */
@@ -241,6 +251,10 @@ export const providerSchema = obj({
   maxStartAheadSeconds: opt(Type.Integer({ minimum: 1, maximum: 86_400 })),
   /** How often contracts past their settleBy without a settlement are claimed. @default 60000 */
   claimSweepMs: opt(posInt),
+  /** How long an output archive is kept after its contract's settlement. @default 86400000 */
+  outputsKeepMs: opt(Type.Integer({ minimum: 0, maximum: 30 * 24 * 3_600_000 })),
+  /** Bytes of output archives kept per requester. @default 4294967296 */
+  outputsBytesPerRequester: opt(Type.Integer({ minimum: 0, maximum: 1024 ** 5 })),
   maxDurationSeconds: opt(posInt),
   /**
    * A graceful stop (`dms run` on SIGTERM/SIGINT) declines new work and lets the runs in progress

@@ -29,6 +29,7 @@ import type {
 import type { AllocationSummary, PeerSummary, TopicsReply } from './api/schemas.js'
 import { peerViews } from './network/peer-info.js'
 import type { BlobService } from './blobs/service.js'
+import type { BlobUploads } from './blobs/uploads.js'
 import type { ApprovalClient } from './contracts/approval-client.js'
 import { TERMINATION } from './contracts/model.js'
 import type { Host } from './network/host.js'
@@ -59,6 +60,8 @@ export interface ApiParts {
   transport: Libp2pTransport
   system: ActorSystem
   blobs: BlobService
+  /** `PUT /v1/blobs` into `blobs`' store, with its idle timeout and temp-bytes budget. */
+  uploads: BlobUploads
   approvals: ReadonlyMap<string, ApprovalClient>
   payloadRefusals: Record<string, Record<string, number>>
   metrics: MetricsPort
@@ -194,9 +197,9 @@ function paymentOf(e: BookEntry): NonNullable<AllocationSummary['payment']> {
   }
 }
 
-export const blobsPort = (blobs: BlobService): BlobsPort => ({
+export const blobsPort = (blobs: BlobService, uploads: BlobUploads): BlobsPort => ({
   maxBlobBytes: blobs.store.maxBlobBytes,
-  put: (body) => blobs.store.putStream(body),
+  put: (body, declared) => uploads.put(body, declared),
   read: async (sha256) => ((await blobs.store.has(sha256)) ? blobs.store.stream(sha256) : undefined),
   outputFile: (result, path) => locateOutputFile(blobs, result, path),
 })
@@ -227,7 +230,7 @@ export const peersPort = (host: Host, transport: Libp2pTransport): PeersPort => 
 })
 
 export const infoPort = (
-  n: Omit<ApiParts, 'metrics' | 'blobs' | 'host' | 'onboarding' | 'queues'>,
+  n: Omit<ApiParts, 'metrics' | 'blobs' | 'uploads' | 'host' | 'onboarding' | 'queues'>,
 ): InfoPort => ({
   info: () => ({
     peerId: n.peerId,
@@ -301,7 +304,7 @@ export function apiPorts(n: ApiParts): ApiPorts {
     allocations: n.provider !== undefined ? allocationsPort(n.provider, n.db) : noAllocations,
     mode: n.provider !== undefined ? nodeModePort(n.provider, n.requestStop) : noMode,
     resources: n.onboarding ?? noResources,
-    blobs: blobsPort(n.blobs),
+    blobs: blobsPort(n.blobs, n.uploads),
     metrics: n.metrics,
   }
 }

@@ -16,8 +16,10 @@ import { nodeMetrics, providerMetrics, requesterMetrics } from './node-metrics.j
 import type { NodeConfig } from './config.js'
 import { BlobService } from './blobs/service.js'
 import { ApprovalClient } from './contracts/approval-client.js'
+import { ApprovalPresenter } from './network/relay/present.js'
 import { BlobStore } from './blobs/store.js'
 import { startBlobActor } from './blobs/transfer.js'
+import { BlobUploads } from './blobs/uploads.js'
 import type { Executor } from './executor/executor.js'
 import { envPassphrase, type PassphraseSource } from './keys.js'
 import { child, silentLogger } from './log.js'
@@ -131,7 +133,7 @@ export class DmsNode {
       ...(cfg.provider !== undefined ? ['provider'] : []),
     ]
     const base = await startPeerBase(
-      { ...cfg, roles },
+      { ...cfg, roles, contractDb: cfg.provider?.contractDb ?? cfg.requester?.contractDb.peer },
       { clock, log, passphrase: this.components.passphrase ?? envPassphrase() },
       this.lifecycle,
     )
@@ -152,6 +154,8 @@ export class DmsNode {
       now: () => clock.now(),
       // A grantee's release never deletes what a job of this node uses (its inputs, its outputs).
       inUse: async (sha) => ((await this.orchestrator?.store.index.blobUsers(sha)) ?? 0) > 0,
+      // A provider keeps an unsettled contract's archive until the settlement, released or not.
+      deferRelease: async (r) => (await this.provider?.archives.deferred(r)) === true,
     })
     const blobActor = startBlobActor(this.system, this.key, this.blobs)
     this.lifecycle.onStop(() => blobActor.stop(), 'blobs')
@@ -173,6 +177,21 @@ export class DmsNode {
       await client.start()
       this.lifecycle.onStop(() => client.stop(), 'approval')
       this.approvals.set(peer, client)
+    }
+    if (this.approvals.size > 0) {
+      // Relays serve approved peers only: each is shown this node's credentials (and each renewal).
+      const presenter = new ApprovalPresenter(
+        {
+          host: this.host,
+          clock,
+          log: child(log, 'dms:network'),
+          credentials: () => [...this.approvals.values()].flatMap((a) => a.current() ?? []),
+        },
+        { reserve: cfg.network?.relay?.reserve === true },
+      )
+      for (const a of this.approvals.values()) a.events.on('renewed', () => presenter.renewed())
+      await presenter.start()
+      this.lifecycle.onStop(() => presenter.stop(), 'relay approval')
     }
 
     if (cfg.provider !== undefined) {
@@ -240,6 +259,8 @@ export class DmsNode {
           laterBids: p.laterBids,
           maxStartAheadSeconds: p.maxStartAheadSeconds,
           claimSweepMs: p.claimSweepMs,
+          outputsKeepMs: p.outputsKeepMs,
+          outputsBytesPerRequester: p.outputsBytesPerRequester,
           preferences: {
             allowedImages: p.allowedImages,
             allowNetwork: p.allowNetwork,
@@ -327,6 +348,10 @@ export class DmsNode {
         transport: this.transport,
         system: this.system,
         blobs: this.blobs,
+        uploads: new BlobUploads(
+          { store: this.blobs.store, clock },
+          { idleMs: cfg.api?.uploadIdleMs, maxInFlightBytes: cfg.api?.uploadsMaxBytes },
+        ),
         approvals: this.approvals,
         payloadRefusals: this.payloadRefusals,
         metrics: this.metrics,

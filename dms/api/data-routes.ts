@@ -58,7 +58,9 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (base: FastifyI
       bodyLimit: blobs.maxBlobBytes,
       config: doc('upload an input blob (application/octet-stream); refer to it by sha256 in a job spec', {
         201: { description: '{ sha256, size }' },
+        408: { description: 'UPLOAD_STALLED: no bytes for api.uploadIdleMs' },
         413: { description: 'over 1 GiB' },
+        503: { description: 'UPLOADS_BUSY: uploads in progress hold api.uploadsMaxBytes' },
       }),
     },
     async (req, reply) => {
@@ -78,8 +80,14 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (base: FastifyI
         throw tooLarge(declared, blobs.maxBlobBytes)
       }
       try {
-        return await reply.status(201).send(await blobs.put(req.body as AsyncIterable<Uint8Array>))
+        const body = req.body as AsyncIterable<Uint8Array>
+        return await reply
+          .status(201)
+          .send(await blobs.put(body, Number.isSafeInteger(declared) && declared > 0 ? declared : undefined))
       } catch (err) {
+        // A stalled or refused upload's client may still be sending (or never will): closed.
+        if (isCode(err, 'UPLOAD_STALLED') || isCode(err, 'UPLOADS_BUSY'))
+          void reply.header('connection', 'close')
         if (!isCode(err, 'BLOB_TOO_LARGE')) throw err
         const { size, limit } = err as { size: number; limit: number }
         void reply.header('connection', 'close')

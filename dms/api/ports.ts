@@ -168,10 +168,12 @@ export interface BlobsPort {
   /** Largest blob accepted, in bytes. */
   readonly maxBlobBytes: number
   /**
-   * Stores a stream under its sha256. Past `maxBlobBytes` it throws an error with the code
-   * `BLOB_TOO_LARGE` and its `size` and `limit`, keeping nothing.
+   * Stores a stream under its sha256 (`declared`: its content-length, when sent). Past
+   * `maxBlobBytes` it throws an error with the code `BLOB_TOO_LARGE` and its `size` and `limit`;
+   * a stream that stalls, `UPLOAD_STALLED` (408); past the bytes all uploads may hold at once,
+   * `UPLOADS_BUSY` (503). Each keeps nothing (dms/blobs/uploads.ts).
    */
-  put(body: AsyncIterable<Uint8Array>): Promise<{ sha256: string; size: number }>
+  put(body: AsyncIterable<Uint8Array>, declared?: number): Promise<{ sha256: string; size: number }>
   /** A blob's bytes, streamed from disk; undefined when it is not here. */
   read(sha256: string): Promise<{ size: number; stream: NodeJS.ReadableStream } | undefined>
   /** Where one output file's bytes lie in a job's fetched archive; undefined when not here. */

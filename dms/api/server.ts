@@ -10,8 +10,9 @@ import { validatorOnUse } from '../schema.js'
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify'
 import type { Logger } from 'pino'
 import { claimSocket, markOwned, releaseSocket } from '../../actors/local-socket.js'
+import { guardWrites } from '../web/csrf.js'
 import { isPage, isPublic, loginPage, securityHeaders } from '../web/pages.js'
-import { cookieNameFor, DashboardSessions } from '../web/sessions.js'
+import { bearerMatches, cookieNameFor, DashboardSessions } from '../web/sessions.js'
 import { authorised, dashboardRoutes } from './dashboard-routes.js'
 import { dataRoutes } from './data-routes.js'
 import { eventsRoutes } from './events-routes.js'
@@ -29,7 +30,10 @@ import { resourceRoutes } from './resources-routes.js'
 export interface ApiServerInit {
   /** Unix socket path; created with mode 0600. */
   socketPath: string
-  /** Optional TCP listener on loopback; every request needs `authorization: Bearer <token>`. */
+  /**
+   * Optional TCP listener on loopback; every request needs `authorization: Bearer <token>` or a
+   * dashboard session (whose writes need the page's write token).
+   */
   tcp?: { host?: string; port: number; token?: string }
   /** Where a generated TCP token is kept (mode 0600) when `tcp.token` is not given. */
   tokenPath?: string
@@ -93,6 +97,13 @@ export function buildApi(
             'this listener needs "authorization: Bearer <token>" (see <dataDir>/api-token)',
           ),
         )
+    })
+    // A browser's writes need the page's write token too (specs/dashboard.md, "Writes from the page").
+    const token = opts.token
+    guardWrites(app, {
+      sessions: dashboard.sessions,
+      origin: dashboard.origin,
+      bearer: (req) => bearerMatches(req.headers.authorization, token),
     })
   }
 

@@ -71,12 +71,25 @@ interface Grant {
    * blob its user put): a grantee's release never deletes them.
    */
   published?: boolean
+  /**
+   * A grant to look, not to keep (the contract-db checking a rejected result): it never holds the
+   * blob against a release, and goes with it.
+   */
+  lookOnly?: boolean
+}
+
+/** A job's output archive released: `peer` no longer holds it for `jobId`. */
+export interface Released {
+  peer: string
+  sha256: string
+  jobId: string
 }
 
 export class BlobService {
   private readonly grants: Repo<Grant>
   /** Grants that read before they write (a job added to, or released from, an archive's holders), one at a time. */
   private readonly grantWrites = new SerialQueue()
+  private readonly releaseListeners = new Set<(r: Released) => void>()
 
   constructor(
     private readonly c: {
@@ -86,6 +99,12 @@ export class BlobService {
       now: () => number
       /** Whether a local job uses the blob (its inputs, its fetched outputs): never deleted on a release. */
       inUse?: (sha256: string) => Promise<boolean>
+      /**
+       * Whether a grantee's release is put off (true: answered, nothing released now): a
+       * provider keeps an unsettled contract's archive for its contract-db until the settlement
+       * (dms/provider/kept-archives.ts).
+       */
+      deferRelease?: (r: Released) => Promise<boolean>
     },
     private readonly init: { chunkBytes?: number } = {},
   ) {
@@ -97,9 +116,12 @@ export class BlobService {
   }
 
   /** Lets `peer` fetch `sha256` from this node. */
-  async grant(peer: string, sha256: string): Promise<void> {
+  async grant(peer: string, sha256: string, opts: { lookOnly?: boolean } = {}): Promise<void> {
     checkBlobId(sha256)
-    await this.grantWrites.run(() => this.grants.put(`${sha256}/${peer}`, { sha256, peer, at: this.c.now() }))
+    const look = opts.lookOnly === true ? { lookOnly: true } : {}
+    await this.grantWrites.run(() =>
+      this.grants.put(`${sha256}/${peer}`, { sha256, peer, at: this.c.now(), ...look }),
+    )
   }
 
   /**
@@ -162,10 +184,26 @@ export class BlobService {
    */
   async release(peer: string, sha256: string, jobId: string): Promise<{ removed: boolean }> {
     checkBlobId(sha256)
+    if ((await this.c.deferRelease?.({ peer, sha256, jobId })) === true) return { removed: false }
     return this.grantWrites.run(() => this.releaseGrant(peer, sha256, jobId))
   }
 
+  /**
+   * Calls `fn` after each release of a job's archive (by its grantee, or by this node for it);
+   * returns the function that stops it.
+   */
+  onReleased(fn: (r: Released) => void): () => void {
+    this.releaseListeners.add(fn)
+    return () => this.releaseListeners.delete(fn)
+  }
+
   private async releaseGrant(peer: string, sha256: string, jobId: string): Promise<{ removed: boolean }> {
+    const out = await this.dropGrant(peer, sha256, jobId)
+    for (const fn of this.releaseListeners) fn({ peer, sha256, jobId })
+    return out
+  }
+
+  private async dropGrant(peer: string, sha256: string, jobId: string): Promise<{ removed: boolean }> {
     const key = `${sha256}/${peer}`
     const grant = await this.grants.get(key)
     if (grant?.heldFor?.includes(jobId) !== true) throw new BlobNotGrantedError(sha256, peer)
@@ -175,9 +213,14 @@ export class BlobService {
       return { removed: false }
     }
     await this.grants.del(key)
-    for await (const other of this.grants.sub.keys({ gte: `${sha256}/`, lt: `${sha256}0` }))
-      if (other.startsWith(`${sha256}/`)) return { removed: false }
+    const lookers: string[] = []
+    for await (const other of this.grants.sub.keys({ gte: `${sha256}/`, lt: `${sha256}0` })) {
+      if (!other.startsWith(`${sha256}/`)) continue
+      if ((await this.grants.get(other))?.lookOnly !== true) return { removed: false }
+      lookers.push(other)
+    }
     if (grant.published !== true || (await this.c.inUse?.(sha256)) === true) return { removed: false }
+    for (const looker of lookers) await this.grants.del(looker)
     await this.c.store.delete(sha256)
     this.c.log.info({ sha256, peer }, 'blob released by its grantee and deleted')
     return { removed: true }

@@ -6,6 +6,7 @@ import { Command } from 'commander'
 import { DaemonNotRunningError, RouteMissingError } from '../api/client.js'
 import { COMMANDS } from './commands/index.js'
 import { addOutputOptions, CliError, terminalSafe } from './output.js'
+import { oneLineUsageErrors } from './usage-errors.js'
 
 const defaultDataDir = process.env.DMS_DATA_DIR ?? join(homedir(), '.dms')
 const defaultSocket = process.env.DMS_SOCKET || process.env.DMS_API_SOCKET || join(defaultDataDir, 'dms.sock')
@@ -21,7 +22,6 @@ for (const stream of [process.stdout, process.stderr])
 const program = new Command('dms')
   .description('DMS: a peer-to-peer compute marketplace agent')
   .version('0.1.0')
-  .showHelpAfterError()
 
 const socketOpt: [string, string, string] = [
   '--socket <path>',
@@ -30,6 +30,7 @@ const socketOpt: [string, string, string] = [
 ]
 for (const register of COMMANDS) register(program, { defaultDataDir, socketOpt })
 addOutputOptions(program)
+oneLineUsageErrors(program)
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof CliError) {

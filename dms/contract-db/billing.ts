@@ -4,11 +4,14 @@
  */
 import { TERMINATION, type ContractTerms, type Receipt, type TerminationReason } from '../contracts/model.js'
 import { billableMs, costOfMs, type Amount } from '../contracts/money.js'
+import type { Arbitration } from './records.js'
 
-/** Settle: the provider's checked receipt and the requester's verdict on it. */
+/** Settle: the provider's checked receipt, the requester's verdict on it, and the check of a rejection. */
 export interface SettleFacts {
   receipt: Receipt
   verified: boolean
+  /** A rejection (`verified` false) checked by the contract-db (arbiter.ts). */
+  arbitration?: Arbitration
 }
 
 /** Terminate: the reason, and for a cancel the wall time used (from the receipt when one came). */
@@ -58,11 +61,14 @@ export interface Observed {
 }
 
 /**
- * A settlement: paid by the receipt when verified (its usage capped at the observed time), else
- * terminated with a full refund.
+ * A settlement: paid by the receipt when verified (its usage capped at the observed time), or when
+ * the contract-db overruled the rejection (reason REJECTION_OVERRULED); else terminated with a
+ * full refund.
  */
 export function settleClosing(t: ContractTerms, f: SettleFacts, at: Observed): Closing {
   const ms = observedMs(f.receipt.usage.wallSeconds, t, at)
+  if (!f.verified && f.arbitration?.outcome === 'overruled')
+    return { outcome: 'settled', reason: TERMINATION.rejectionOverruled, paid: billFor(f.receipt, ms, t), ms }
   if (!f.verified) return { outcome: 'terminated', reason: TERMINATION.rejectedResult, paid: 0, ms }
   return { outcome: 'settled', paid: billFor(f.receipt, ms, t), ms }
 }

@@ -92,11 +92,12 @@ export function closeChange(data: ContractData, e: CloseFacts, now: number, sign
   }
   const settlement: Settlement = { ...body, signature: sign(body) }
   const detail = e.type === 'SETTLE' ? undefined : e.detail
+  const arbitration = e.type === 'SETTLE' && e.arbitration !== undefined ? { arbitration: e.arbitration } : {}
   const claim =
     e.type === 'CLAIM' ? { claim: { receipt: e.receipt, disputeBy: now + e.disputeWindowMs } } : {}
   return {
     to,
-    record: { ...reached(data, to, now), settlement, closedBy: e.by, detail, ...claim },
+    record: { ...reached(data, to, now), settlement, closedBy: e.by, detail, ...claim, ...arbitration },
     moves: closeMoves(t, paid),
   }
 }

@@ -1,4 +1,5 @@
 import { CONTRACT_DB_SOCKET } from './paths.js'
+import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { systemClock, type Clock } from '../../actors/clock.js'
@@ -12,6 +13,10 @@ import type { Db } from '../store/db.js'
 import type { NetworkConfig } from '../config.js'
 import { envPassphrase, type PassphraseSource } from '../keys.js'
 import { child, silentLogger } from '../log.js'
+import { BlobService } from '../blobs/service.js'
+import { BlobStore } from '../blobs/store.js'
+import { startBlobActor } from '../blobs/transfer.js'
+import { OutputsArbiter } from './arbiter.js'
 import { OperatorApi, type OperatorPorts } from './operator-api.js'
 import { ContractDbService } from './service.js'
 import { OperatorWeb } from './web.js'
@@ -112,11 +117,27 @@ export class ContractDbNode {
     const { clock, log } = this
     // The same start as a node's: the database lock before the passphrase, then key, host, actors.
     const base = await startPeerBase(
-      { ...cfg, roles: ['contract-db'] },
+      { ...cfg, roles: ['contract-db'], contractDb: 'self' },
       { clock, log, passphrase: this.passphrase },
       this.lifecycle,
     )
     ;({ db: this.db, key: this.key, host: this.host, transport: this.transport, system: this.system } = base)
+    // Output archives of rejected results, fetched from their providers while they are checked,
+    // and those of overruled ones handed on to their requesters for an hour (kept track of in
+    // memory: what a crash or a stop left is dropped at the next start).
+    const arbitrationDir = join(cfg.dataDir, 'arbitration')
+    await rm(arbitrationDir, { recursive: true, force: true })
+    const store = new BlobStore({ dir: arbitrationDir })
+    await store.start()
+    const blobs = new BlobService({
+      store,
+      db: this.db,
+      log: child(log, 'dms:contract-db:blobs'),
+      now: () => clock.now(),
+    })
+    // Serves the archives of overruled rejections to their requesters (granted to them only).
+    const blobActor = startBlobActor(this.system, this.key, blobs)
+    this.lifecycle.onStop(() => blobActor.stop(), 'blobs')
     this.service = new ContractDbService(
       {
         system: this.system,
@@ -124,6 +145,8 @@ export class ContractDbNode {
         db: this.db,
         clock,
         log: child(log, 'dms:contract-db'),
+        arbiter: (actor) =>
+          new OutputsArbiter({ actor, blobs, clock, log: child(log, 'dms:contract-db:arbiter') }),
       },
       {
         approvalTtlMs: cfg.approvalTtlMs,

@@ -31,6 +31,16 @@ export interface Account {
   escrow: Amount
 }
 
+/** What the contract-db found when it checked a rejected result itself (arbiter.ts). */
+export interface Arbitration {
+  /** overruled: the outputs check, the provider is paid; upheld: they do not, refunded. */
+  outcome: 'overruled' | 'upheld'
+  /** Why, in words (the check's failure, or that the outputs matched the receipt). */
+  reason: string
+  /** When it was decided (clock ms). */
+  at: number
+}
+
 export interface ApprovedEntity {
   peer: string
   approvedAt: number
@@ -68,6 +78,8 @@ export interface ContractRecord {
   claim?: { receipt: SignedReceipt; disputeBy: number }
   /** The requester's dispute of a claim: its signed verification, for the operator. */
   dispute?: { verification: SignedVerification; at: number }
+  /** A rejected result the contract-db checked itself (arbiter.ts): overruled or upheld, and why. */
+  arbitration?: Arbitration
   /** Which party closed it. */
   closedBy?: string
   detail?: string

@@ -36,7 +36,13 @@ import { ContractBook } from './contract-book.js'
 import { approvalHandler, type ApprovalHandler } from './handlers/approval.js'
 import { fundsHandler, type FundsHandler } from './handlers/funds.js'
 import type { ClosableContracts } from './handlers/closable.js'
-import { settleHandler, type SettleHandler } from './handlers/settle.js'
+import {
+  rejectionHandler,
+  settleHandler,
+  type RejectionHandler,
+  type SettleHandler,
+} from './handlers/settle.js'
+import { NO_ARBITER, type RejectionArbiter } from './arbiter.js'
 import { startHandler, type StartHandler } from './handlers/start.js'
 import { terminateHandler, type TerminateHandler } from './handlers/terminate.js'
 import { verifyHandler, type VerifyHandler } from './handlers/verify.js'
@@ -72,6 +78,11 @@ export interface ContractDbComponents {
   /** Time of every record, and the contract actors' timers. */
   clock: Clock
   log: Logger
+  /**
+   * Checks rejected results (arbiter.ts), made from the service's actor once it starts.
+   * @default NO_ARBITER (a rejection stands unchecked: tests of other parts only)
+   */
+  arbiter?: (actor: Actor) => RejectionArbiter
 }
 
 export class ContractDbService {
@@ -87,9 +98,13 @@ export class ContractDbService {
   private readonly deadlines: DeadlineConfig
   private readonly sweepMs: number
   private sweepTimer?: unknown
+  private arbiter: RejectionArbiter = NO_ARBITER
+  /** Aborted at stop: checks of rejections in progress end. */
+  private running = new AbortController()
   private readonly handlers: {
     verify: VerifyHandler
     settle: SettleHandler
+    rejection: RejectionHandler
     terminate: TerminateHandler
     start: StartHandler
     approval: ApprovalHandler
@@ -145,6 +160,7 @@ export class ContractDbService {
         log,
       }),
       settle: settleHandler({ contracts, log, clock, deadlines: this.deadlines }),
+      rejection: rejectionHandler({ contracts, log, clock, deadlines: this.deadlines }),
       terminate: terminateHandler({ contracts, log, clock, deadlines: this.deadlines }),
       start: startHandler({ contracts, log, clock, self }),
       approval: approvalHandler({ self, key, clock, approvals: this.approvals, ttlMs: init.approvalTtlMs }),
@@ -178,10 +194,13 @@ export class ContractDbService {
         const { balance, escrow } = await this.account(m.peer)
         return { balance, escrow }
       })
+    this.running = new AbortController()
+    this.arbiter = this.components.arbiter?.(this.actor) ?? NO_ARBITER
     this.scheduleSweep()
   }
 
   stop(): void {
+    this.running.abort()
     this.actor?.stop()
     this.actor = undefined
     if (this.sweepTimer !== undefined) this.components.clock.clearTimeout(this.sweepTimer)
@@ -221,6 +240,8 @@ export class ContractDbService {
       if (this.actor === undefined) return
       void this.expireDue()
         .catch((err: unknown) => this.components.log.warn({ err }, 'expiry sweep failed'))
+        .then(() => this.arbiter.sweep?.(this.components.clock.now()))
+        .catch((err: unknown) => this.components.log.warn({ err }, 'handed-on archives not dropped'))
         .finally(() => {
           if (this.actor !== undefined) this.scheduleSweep()
         })
@@ -239,9 +260,21 @@ export class ContractDbService {
     return this.serial(() => this.handlers.verify(submitter, contract))
   }
 
-  /** Settles an active contract from the provider's receipt and the requester's verification. */
-  settle(submitter: string, req: SettleRequest | undefined): Promise<Settlement> {
-    return this.serial(() => this.handlers.settle(submitter, req))
+  /**
+   * Settles an active contract from the provider's receipt and the requester's verification. A
+   * rejection is checked first (the outputs fetched from the provider, arbiter.ts), outside the
+   * queue so that other contracts go on meanwhile, then settled on that check.
+   */
+  async settle(submitter: string, req: SettleRequest | undefined): Promise<Settlement> {
+    const rejected =
+      req?.verification?.verification?.verified === false
+        ? await this.serial(() => this.handlers.rejection(submitter, req))
+        : undefined
+    const arbitration =
+      rejected === undefined
+        ? undefined
+        : await this.arbiter.check(rejected.terms, rejected.receipt, { signal: this.running.signal })
+    return this.serial(() => this.handlers.settle(submitter, req, arbitration))
   }
 
   /** Closes an active contract with a reason code (see TERMINATION). */

@@ -8,6 +8,7 @@
 import type { AddressInfo } from 'node:net'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
+import { guardWrites } from '../web/csrf.js'
 import { isPage, isPublic, loginPage, pageRoutes, securityHeaders, webError } from '../web/pages.js'
 import { cookieNameFor, DashboardSessions } from '../web/sessions.js'
 import type { Conservation } from './conservation.js'
@@ -106,6 +107,8 @@ export class OperatorWeb {
       if (isPage(req.url)) return loginPage(rep, 401, undefined, command)
       return rep.status(401).send(webError('UNAUTHORIZED', `sign in first: run '${command}'`))
     })
+    // No bearer token here: every write (sign-out) needs the page's write token.
+    guardWrites(app, { sessions: this.sessions, origin: () => this.origin })
     app.setErrorHandler((err: { statusCode?: number; code?: string; message: string }, _req, rep) => {
       const status = err.statusCode ?? 500
       if (status >= 500) this.ports.log.error({ err }, 'dashboard error')

@@ -152,7 +152,11 @@ export const TERMINATION = {
   providerFault: 'PROVIDER_FAULT',
   /** The requester cancelled: the time used so far is paid, the rest refunded. */
   requesterCancelled: 'REQUESTER_CANCELLED',
-  /** Settlement with a negative verification: the requester is refunded. */
+  /**
+   * Settlement with a negative verification that the contract-db's own check of the outputs upheld
+   * (they do not match the receipt, or the provider did not let it fetch them): the requester is
+   * refunded.
+   */
   rejectedResult: 'REQUESTER_REJECTED_RESULT',
   /**
    * The provider's claim past `settleBy` (the requester stayed silent): paid by its receipt, as a
@@ -161,6 +165,12 @@ export const TERMINATION = {
   requesterSilent: 'REQUESTER_SILENT',
   /** Closed by the contract-db itself: nobody settled or claimed it in time; fully refunded. */
   expired: 'EXPIRED',
+  /**
+   * A settlement with a negative verification that the contract-db checked and found wrong: it
+   * fetched the outputs from the provider and they match the receipt, so the provider is paid by
+   * its receipt as a verified settlement would pay (specs/contract-db.md, "Rejections").
+   */
+  rejectionOverruled: 'REJECTION_OVERRULED',
 } as const
 export type TerminationReason = (typeof TERMINATION)[keyof typeof TERMINATION]
 

@@ -3,19 +3,20 @@
  * grants to the provider; a result's outputs are fetched as one archive from the provider and
  * checked file by file against the manifest the receipt's outputsHash covers.
  */
-import { promises as fs } from 'node:fs'
 import type { Actor } from '../../actors/actor.js'
+import { fetchAndCheckOutputs, type OutputsCheck, type OutputsFetchOptions } from '../blobs/outputs-check.js'
 import type { BlobService } from '../blobs/service.js'
 import type { InputFile, InputSource } from '../blobs/staging.js'
-import { archiveSizeOf } from '../blobs/tar.js'
 import type { KeyPair } from '../../actors/identity.js'
 import { BLOB_GRANT_TTL_MS, signBlobGrant } from '../contracts/blob-grant.js'
-import { findTarEntry, hashRange, tarEntries } from '../blobs/tar-reader.js'
-import { blobsHandle, fetchBlobs, type FetchOptions } from '../blobs/transfer.js'
-import { hashOutputs } from '../protocol/outputs.js'
-import type { JobResult, OutputEntry } from '../protocol/messages.js'
-import { inputsSizeProblem, outputsSizeProblem } from '../protocol/run-rules.js'
+import { findTarEntry } from '../blobs/tar-reader.js'
+import { blobsHandle } from '../blobs/transfer.js'
+import { W } from '../protocol/behaviours.js'
+import type { JobResult } from '../protocol/messages.js'
+import { inputsSizeProblem } from '../protocol/run-rules.js'
 import { InvalidJobSpecError, type InputSpec } from './job-spec.js'
+
+export { fetchAndCheckOutputs, type OutputsCheck, type OutputsFetchOptions }
 
 /**
  * Turns a parsed spec's inputs into blobs: inline content is stored; a `sha256` must name a blob
@@ -110,15 +111,8 @@ export async function grantInputs(
   return out
 }
 
-export type OutputsCheck = { ok: true } | { ok: false; reason: string }
-
-/** How a result's archive is fetched: the job's disk bounds it, the deadline bounds the fetch. */
-export type OutputsFetchOptions = FetchOptions & {
-  /** The job's disk (`resources.disk`; 0: none given). */
-  diskBytes?: number
-  /** false: check the manifest against the receipt only; the archive stays with the provider. */
-  download?: boolean
-}
+/** How long a provider has to answer a release. */
+const RELEASE_TIMEOUT_MS = 10_000
 
 /** A job's side of the data plane, as its steps use it. */
 export interface JobBlobs {
@@ -130,6 +124,12 @@ export interface JobBlobs {
     result: JobResult,
     opts: OutputsFetchOptions,
   ): Promise<OutputsCheck>
+  /**
+   * Tells the provider this node no longer needs job `jobId`'s archive there
+   * (`/dms/blob/release`): fetched and checked, or refused. Best effort: the provider releases it
+   * at its deadline anyway (specs/data-plane.md, "Archives kept by the provider").
+   */
+  release?(provider: { peer: string; addrs: string[] }, sha256: string, jobId: string): Promise<void>
 }
 
 export type FetchOutputsOptions = OutputsFetchOptions
@@ -139,92 +139,14 @@ export function jobBlobsOf(actor: Actor, blobs: BlobService, signer: GrantSigner
   return {
     grant: (provider, inputs) => grantInputs(blobs, signer, provider, inputs),
     fetchOutputs: (provider, result, opts) => fetchAndCheckOutputs(actor, blobs, provider, result, opts),
-  }
-}
-
-/**
- * Fetches the result's archive from the provider (unless this node has it), then checks: the
- * archive hashes to its id, it holds exactly the manifest's files with their sizes and hashes, and
- * the manifest hashes to the receipt's outputsHash. Before fetching anything: the manifest's files
- * must fit the job's disk and the archive must be exactly the size their archive has, so an
- * announced size cannot ask for more than the run could have written. A fetch not done by the
- * deadline (or with a short chunk) is a failed check. A failed check is a reason, not a throw.
- */
-export async function fetchAndCheckOutputs(
-  actor: Actor,
-  blobs: BlobService,
-  provider: { peer: string; addrs: string[] },
-  result: JobResult,
-  opts: OutputsFetchOptions = {},
-): Promise<OutputsCheck> {
-  const manifest = result.outputs ?? []
-  if (hashOutputs(manifest) !== result.receipt?.receipt?.outputsHash) {
-    return { ok: false, reason: 'the manifest does not hash to the receipt outputsHash' }
-  }
-  // Handed on provider to provider: each downstream provider checks the files against this manifest.
-  if (opts.download === false) return { ok: true }
-  if (result.archive === undefined) {
-    return manifest.length === 0 ? { ok: true } : { ok: false, reason: 'outputs listed but no archive' }
-  }
-  const tooLarge = outputsSizeProblem(
-    manifest.map((m) => m.size),
-    opts.diskBytes ?? 0,
-  )
-  if (tooLarge !== undefined) return { ok: false, reason: tooLarge }
-  let expected: number
-  try {
-    expected = archiveSizeOf(manifest)
-  } catch (err) {
-    return { ok: false, reason: (err as Error).message }
-  }
-  if (result.archive.size !== expected) {
-    return {
-      ok: false,
-      reason: `archive of ${result.archive.size} bytes announced, the manifest's files make ${expected}`,
-    }
-  }
-  try {
-    await fetchBlobs(actor, blobs, blobsHandle(provider.peer, provider.addrs), [result.archive], opts)
-  } catch (err) {
-    return { ok: false, reason: `archive not fetched: ${(err as Error).message}` }
-  }
-  try {
-    return await checkArchive(blobs.store.path(result.archive.sha256), manifest)
-  } catch (err) {
-    return { ok: false, reason: (err as Error).message }
-  }
-}
-
-/**
- * Walks the archive file once, hashing each file's bytes from disk: it must hold exactly the
- * manifest's files, in path order, with their sizes and hashes. Memory: one read buffer.
- */
-async function checkArchive(file: string, manifest: OutputEntry[]): Promise<OutputsCheck> {
-  const want = [...manifest].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-  const twice = want.find((m, i) => i > 0 && want[i - 1].path === m.path)
-  if (twice !== undefined) return { ok: false, reason: `the manifest lists ${twice.path} twice` }
-  const buf = Buffer.allocUnsafe(1024 * 1024)
-  const handle = await fs.open(file, 'r')
-  try {
-    let i = 0
-    for await (const entry of tarEntries(handle)) {
-      const m = want[i++]
-      if (m === undefined)
-        return { ok: false, reason: `the archive holds more files than the manifest's ${manifest.length}` }
-      if (entry.path !== m.path)
-        return {
-          ok: false,
-          reason: `${m.path} is missing from the archive (found ${JSON.stringify(entry.path)})`,
-        }
-      if (entry.size !== m.size || (await hashRange(handle, entry.offset, entry.size, buf)) !== m.sha256) {
-        return { ok: false, reason: `${m.path} in the archive does not match its manifest entry` }
-      }
-    }
-    if (i !== want.length)
-      return { ok: false, reason: `archive holds ${i} files, the manifest lists ${manifest.length}` }
-    return { ok: true }
-  } finally {
-    await handle.close()
+    release: async (provider, sha256, jobId) => {
+      await actor.request(
+        blobsHandle(provider.peer, provider.addrs),
+        W.blobRelease,
+        { sha256, jobId },
+        { timeoutMs: RELEASE_TIMEOUT_MS },
+      )
+    },
   }
 }
 

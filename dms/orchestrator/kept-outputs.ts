@@ -122,8 +122,7 @@ async function fetchAndCheck(
 ): Promise<FetchedOutputs> {
   const archive = result.archive
   // Checked even when the blob is here (another job's outputs may be the same bytes): the check
-  // fetches only what is missing.
-  const had = archive === undefined || (await d.blobs.store.has(archive.sha256))
+  // fetches only what is missing, and drops what it fetched when it does not match.
   // An actor of its own for the fetch: the provider granted the archive to this node (its peer).
   const actor = d.system.spawn(`outputs/${id}/${randomUUID()}`, KeyPair.generate())
   try {
@@ -140,11 +139,7 @@ async function fetchAndCheck(
         diskBytes: r.spec.resources.diskBytes,
       },
     )
-    if (!check.ok) {
-      // An archive fetched now that does not match is not kept: the job's routes must not serve it.
-      if (!had) await d.blobs.store.delete(archive.sha256).catch(() => undefined)
-      throw new OutputsFetchError(id, check.reason)
-    }
+    if (!check.ok) throw new OutputsFetchError(id, check.reason)
     return { jobId: id, files: result.outputs, archive: archive ?? null }
   } finally {
     d.system.despawn(actor)

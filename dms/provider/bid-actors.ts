@@ -23,11 +23,14 @@ import { executeActor } from './allocation-run.js'
 import type { LiveUsageBoard } from './live-usage.js'
 import type { BidMachine, DeadlineInput, DeliverInput, HeartbeatInput, LedgerInput } from './bid-machine.js'
 import { publishActor } from './publish.js'
+import type { KeptArchives } from './kept-archives.js'
 
 export interface BidActorDeps {
   ledger: Pick<ResourceLedger, 'lock' | 'allocate' | 'release' | 'canStart' | 'onFreed'>
   executor: Executor
   blobs: BlobService
+  /** The archives kept for requesters, each with its release deadline (kept-archives.ts). */
+  archives?: Pick<KeptArchives, 'published'>
   /** Signs receipts (the node key). */
   key: KeyPair
   clock: Clock

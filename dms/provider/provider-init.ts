@@ -58,4 +58,11 @@ export interface ProviderInit extends RetentionInit {
   maxStartAheadSeconds?: number
   /** How often contracts past their settleBy without a settlement are claimed. @default 60000 */
   claimSweepMs?: number
+  /**
+   * How long an output archive its requester did not release is kept after its contract's
+   * settlement (kept-archives.ts). @default 86400000 (24 h)
+   */
+  outputsKeepMs?: number
+  /** Bytes of output archives kept per requester; past it the oldest settled go first. @default 4 GiB */
+  outputsBytesPerRequester?: number
 }

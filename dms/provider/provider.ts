@@ -32,12 +32,13 @@ import { LiveUsageBoard } from './live-usage.js'
 import { ProviderModes, type ModeView } from './node-mode.js'
 import { createBidMachine } from './bid-machine.js'
 import { ProviderBooks, type BookEntry } from './books.js'
+import { KeptArchives } from './kept-archives.js'
 import { CapacityAnnouncer } from './capacity-news.js'
 import { bidReleaseHandler } from './handlers/bid-release.js'
 import { BidRequestGate } from './bid-request-gate.js'
 import { bidRequestHandler, type BidRequestCounters } from './handlers/bid-request.js'
 import { cancelHandler } from './handlers/cancel.js'
-import { resultAgainHandler } from './handlers/result-again.js'
+import { resultAgainHandler, revokeContractDbGrant } from './handlers/result-again.js'
 import { KeptResults } from './kept-results.js'
 import { settleKeptResults, keepOutcome } from './outcomes.js'
 import { contractSignHandler } from './handlers/contract-sign.js'
@@ -105,6 +106,8 @@ export class ProviderService {
   private readonly book: BidBook
   /** What this provider was paid, claimed and is owed (books.ts). */
   readonly books: ProviderBooks
+  /** Output archives kept for requesters until they release them or their deadline (kept-archives.ts). */
+  readonly archives: KeptArchives
   /** Results kept until settlement, asked for again by restarted requesters (kept-results.ts). */
   readonly results: KeptResults
   private stopClaims?: () => void
@@ -132,6 +135,17 @@ export class ProviderService {
     this.images = new ImageCheck(c, init.images)
     this.allocationActors = new AllocationActors(c.system)
     this.usage = new LiveUsageBoard(() => c.clock.now())
+    this.books = new ProviderBooks({
+      db: c.db,
+      clock: c.clock,
+      log: c.log,
+      contractDb: init.contractDb,
+      claim: (e) => this.claim(e),
+    })
+    this.archives = new KeptArchives(
+      { ...c, books: this.books },
+      { keepMs: init.outputsKeepMs, maxBytesPerRequester: init.outputsBytesPerRequester },
+    )
     const machine = provideBidActors(
       createBidMachine(c.clock, {
         contractWindowMs: init.contractWindowMs ?? 15_000,
@@ -140,6 +154,7 @@ export class ProviderService {
       }),
       {
         ...c,
+        archives: this.archives,
         usage: this.usage,
         actorFor: (id) => this.allocationActors.get(id),
         sendUpdate: (id, to, update) => this.allocationActors.send(id, to, update),
@@ -154,13 +169,6 @@ export class ProviderService {
     this.book = new BidBook({ db: c.db, clock: c.clock, log: c.log, machine }, init)
     this.book.onTransition((rec, added) => this.allocationActors.report(rec, added))
     this.results = new KeptResults(c.db, c.clock)
-    this.books = new ProviderBooks({
-      db: c.db,
-      clock: c.clock,
-      log: c.log,
-      contractDb: init.contractDb,
-      claim: (e) => this.claim(e),
-    })
     this.capacityNews = new CapacityAnnouncer({
       ...c,
       peerId: () => this.peerId,
@@ -171,6 +179,12 @@ export class ProviderService {
     })
     // A result is kept (and its receipt booked) before it is delivered, until its settlement.
     settleKeptResults({ books: this.books, results: this.results, log: c.log })
+    const revoke = revokeContractDbGrant({
+      contractDb: init.contractDb,
+      results: this.results,
+      blobs: c.blobs,
+    })
+    this.books.events.on('settled', (e: BookEntry) => void revoke(e).catch(() => undefined))
     this.modes = new ProviderModes(c, () => this.book.size)
     // The book forgets an ended bid right after telling its listeners: counted once it has.
     this.book.onTransition(() => queueMicrotask(() => this.modes.check()))
@@ -247,6 +261,7 @@ export class ProviderService {
       ledger: this.c.ledger.entries(),
       provisionTimeoutMs: this.provisionTimeoutMs,
     })
+    await this.archives.start()
     await this.book.start()
     await this.modes.start()
     const d = {
@@ -290,7 +305,10 @@ export class ProviderService {
       .on(W.contractSign, contractSignHandler({ ...d, contractDb: this.init.contractDb }))
       .on(W.invoke, invokeHandler({ ...d, contractDb: this.init.contractDb, ...this.init.preferences }))
       .on(W.cancel, cancelHandler(d))
-      .on(W.resultAgain, resultAgainHandler({ ...d, results: this.results }))
+      .on(
+        W.resultAgain,
+        resultAgainHandler({ ...d, results: this.results, contractDb: this.init.contractDb }),
+      )
       .on(W.bidRelease, bidReleaseHandler(d))
       .on(W.settled, settledHandler({ contractDb: this.init.contractDb, books: this.books }))
     this.stopSweeper = every(this.c.clock, this.init.sweepIntervalMs ?? 5000, () => void this.sweep())
@@ -392,5 +410,6 @@ export class ProviderService {
     await this.idle()
     await this.book.stop()
     await this.allocationActors.stop()
+    this.archives.stop()
   }
 }

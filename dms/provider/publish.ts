@@ -10,6 +10,7 @@ import { fromPromise } from 'xstate'
 import type { Clock } from '../../actors/clock.js'
 import type { KeyPair } from '../../actors/identity.js'
 import type { BlobService } from '../blobs/service.js'
+import type { KeptArchives } from './kept-archives.js'
 import { signDoc } from '../contracts/canonical.js'
 import { DOMAIN, type Receipt } from '../contracts/model.js'
 import type { ExecutionResult, MemberResult } from '../executor/executor.js'
@@ -20,6 +21,8 @@ import type { PublishInput, PublishOutput } from './bid-machine.js'
 
 export interface PublishDeps {
   blobs: BlobService
+  /** The archives kept for requesters, each with its release deadline (kept-archives.ts). */
+  archives?: Pick<KeptArchives, 'published'>
   /** Signs the receipt (the node key). */
   key: KeyPair
   clock: Pick<Clock, 'now'>
@@ -41,7 +44,7 @@ async function publish(d: PublishDeps, input: PublishInput): Promise<PublishOutp
   let result = input.run
   let published: { outputs: OutputEntry[]; archive?: OutputArchive }
   try {
-    published = await outputsOf(d, requester.peer, t.jobId, result)
+    published = await outputsOf(d, { peer: requester.peer, jobId: t.jobId, contractId: t.contractId }, result)
   } catch (err) {
     d.log.warn({ err, allocationId: a.allocationId }, 'outputs could not be archived')
     if (result.archive !== undefined) await rm(result.archive.file, { force: true }).catch(() => {})
@@ -106,8 +109,7 @@ export function memberOutcomes(members: readonly MemberResult[]): MemberOutcome[
 /** The outputs' manifest, and their archive taken into the blob store and granted to `peer`. */
 async function outputsOf(
   d: PublishDeps,
-  peer: string,
-  jobId: string,
+  { peer, jobId, contractId }: { peer: string; jobId: string; contractId: string },
   result: ExecutionResult,
 ): Promise<{ outputs: OutputEntry[]; archive?: OutputArchive }> {
   const outputs = result.outputs.map(({ path, sha256, size }) => ({ path, sha256, size }))
@@ -116,8 +118,16 @@ async function outputsOf(
     if (outputs.length > 0) throw new Error('the executor listed outputs without their archive')
     return { outputs }
   }
-  // Deleted once the requester releases it (a workflow task's archive, specs/workflow.md), unless
-  // those bytes were here for another reason. Taken before a restart already: the blob is there.
+  // Deleted once the requester releases it, or at its release deadline (kept-archives.ts), unless
+  // those bytes were here for another reason. Its record goes first, so no grant outlives every
+  // deadline. Taken before a restart already: the blob is there.
+  await d.archives?.published({
+    contractId,
+    jobId,
+    requester: peer,
+    sha256: archive.sha256,
+    size: archive.size,
+  })
   await d.blobs.publishArchive(peer, archive, jobId)
   return { outputs, archive: { sha256: archive.sha256, size: archive.size } }
 }

@@ -1,7 +1,8 @@
 /**
  * What the node's and the contract-db's dashboards share (specs/dashboard.md): the security
- * headers of every answer, the login page, and the sign-in, sign-out, page and asset routes. The
- * page files are built into `dist/dashboard/` by `npm run build` and served from memory.
+ * headers of every answer, the login page, and the sign-in, sign-out, page and asset routes (each
+ * listener guards its writes with csrf.ts). The page files are built into `dist/dashboard/` by
+ * `npm run build` and served from memory, the page with its session's write token filled in.
  */
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
@@ -28,6 +29,13 @@ export function dashboardDir(): string {
   while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir)
   return join(dir, 'dist', 'dashboard')
 }
+
+/**
+ * Where a page's HTML receives its session's write token (csrf.ts): the page reads it from this
+ * tag and sends it with its writes. Only a same-origin page can read it.
+ */
+export const writeTokenMeta = (token: string) => `<meta name="dms-write-token" content="${token}" />`
+const WRITE_TOKEN_SLOT = writeTokenMeta('')
 
 /** What anyone may fetch without signing in: the sign-in route and the pages' static code. */
 export const isPublic = (url: string) =>
@@ -130,7 +138,12 @@ export function pageRoutes(app: FastifyInstance, o: PageOptions): void {
 
   app.post(
     '/dashboard/logout',
-    { config: doc('ends the session', { 303: { description: 'to the login page' } }) },
+    {
+      config: doc("ends the session (a write: needs the page's write token)", {
+        303: { description: 'to the login page' },
+        403: { description: "WRITE_TOKEN_INVALID or CROSS_ORIGIN: not from the dashboard's page" },
+      }),
+    },
     async (req, rep) => {
       o.sessions.end(req.headers.cookie)
       return rep
@@ -139,10 +152,13 @@ export function pageRoutes(app: FastifyInstance, o: PageOptions): void {
     },
   )
 
-  const page = async (_req: FastifyRequest, rep: FastifyReply) => {
+  const page = async (req: FastifyRequest, rep: FastifyReply) => {
     const html = await asset(o.page)
     if (html === undefined) return notBuilt(rep)
-    return rep.type('text/html; charset=utf-8').send(html)
+    const token = o.sessions.writeToken(req.headers.cookie) ?? ''
+    return rep
+      .type('text/html; charset=utf-8')
+      .send(html.toString('utf8').replace(WRITE_TOKEN_SLOT, writeTokenMeta(token)))
   }
   const pageDoc = doc('the dashboard page (signed in)', { 200: { description: 'text/html' } })
   app.get('/dashboard', { config: pageDoc }, async (_req, rep) => rep.redirect('/dashboard/', 302))

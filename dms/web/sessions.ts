@@ -3,8 +3,9 @@
  * authorised caller (`dms dashboard` on the unix socket, or a bearer-token holder), each exchanged
  * once for a session; the session travels as an HttpOnly, SameSite=Strict cookie. The bearer
  * token itself never appears in a URL. Codes and sessions live in memory: a restart signs out.
+ * Each session has a write token (`writeToken`) that the page sends with its writes (csrf.ts).
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { systemClock, type Clock } from '../../actors/clock.js'
 
 export const SESSION_COOKIE = 'dms_session'
@@ -32,6 +33,9 @@ const digest = (s: string) => createHash('sha256').update(s).digest('hex')
 export class DashboardSessions {
   private readonly codes = new Map<string, number>()
   private readonly sessions = new Map<string, number>()
+  // Write tokens are derived from the session id, so nothing more is stored; a new key per
+  // process, like the sessions themselves.
+  private readonly writeKey = randomBytes(32)
 
   constructor(
     private readonly clock: Clock = systemClock,
@@ -68,6 +72,25 @@ export class DashboardSessions {
     if (id === undefined) return false
     const until = this.sessions.get(digest(id))
     return until !== undefined && until > this.clock.now()
+  }
+
+  /**
+   * The write token of the live session the `cookie` header carries (64 hex), or undefined. The
+   * page is given it in its HTML and sends it back in a header (csrf.ts); a page of another
+   * origin can neither read it nor guess it.
+   */
+  writeToken(cookieHeader: string | undefined): string | undefined {
+    if (!this.valid(cookieHeader)) return undefined
+    const id = sessionOf(cookieHeader, this.cookieName())
+    return id === undefined ? undefined : createHmac('sha256', this.writeKey).update(id).digest('hex')
+  }
+
+  /** True when `token` is the write token of the live session the `cookie` header carries. */
+  writeTokenMatches(cookieHeader: string | undefined, token: string | undefined): boolean {
+    const expected = this.writeToken(cookieHeader)
+    if (expected === undefined || token === undefined) return false
+    const got = Buffer.from(token)
+    return got.length === expected.length && timingSafeEqual(got, Buffer.from(expected))
   }
 
   /** Ends the session the `cookie` header carries, if any. */

@@ -6,14 +6,13 @@
  * to artefacts/dashboard/ (gitignored; DMS_ARTEFACTS moves them).
  */
 import assert from 'node:assert/strict'
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import { promisify } from 'node:util'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { chromiumPath, startDevnet, type DevnetReady } from '../helpers/devnet.js'
 
 const exec = promisify(execFile)
 const ARTEFACTS = process.env.DMS_ARTEFACTS ?? join('artefacts', 'dashboard')
@@ -27,28 +26,10 @@ const WAIT = { timeout: 45_000 }
  */
 declare const document: { querySelector(selector: string): { textContent: string | null } | null }
 
-/** Debian's chromium (scripts/chromium-bootstrap.sh installs it), or DMS_CHROMIUM. */
-function chromiumPath(): string {
-  const found = [process.env.DMS_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-    (p) => p !== undefined && p !== '' && existsSync(p),
-  )
-  assert.ok(found, 'no chromium: run scripts/setup.sh (apt-get install chromium) or set DMS_CHROMIUM')
-  return found
-}
-
-interface Ready {
-  event: 'devnet-ready'
-  contractDb: { socket: string; tcp: string; dataDir: string }
-  requester: { peerId: string; socket: string; tcp: string }
-  providers: Array<{ peerId: string; socket: string; tcp: string }>
-}
-
 describe('dashboard in chromium against a devnet', function () {
   this.timeout(120_000)
-  let devnet: ChildProcess
-  let exited: Promise<unknown>
-  let dir: string
-  let ready: Ready
+  let stopDevnet: (() => Promise<void>) | undefined
+  let ready: DevnetReady
   let browser: Browser
   let context: BrowserContext
   let origin: string
@@ -58,6 +39,10 @@ describe('dashboard in chromium against a devnet', function () {
     const { stdout } = await exec(process.execPath, ['bin/dms.js', 'dashboard', '--json', '--socket', socket])
     return (JSON.parse(stdout) as { url: string }).url
   }
+  /** What the page's own writes send (specs/dashboard.md, "Writes from the page"): its session's write token. */
+  const writeHeaders = async (page: Page) => ({
+    'x-dms-write-token': (await page.getAttribute('meta[name="dms-write-token"]', 'content')) ?? '',
+  })
   const shot = (page: Page, name: string) =>
     page.screenshot({ path: join(ARTEFACTS, `${name}.png`), fullPage: true })
 
@@ -65,19 +50,9 @@ describe('dashboard in chromium against a devnet', function () {
     assert.ok(existsSync('dist/dashboard/app.js'), 'the dashboard is not built: run `npm run build`')
     const executablePath = chromiumPath()
     await mkdir(ARTEFACTS, { recursive: true })
-    dir = await mkdtemp(join(tmpdir(), 'dms-e2e-dashboard-'))
-    devnet = spawn(process.execPath, ['bin/dms.js', 'devnet', '--providers', '2', '--json', '--dir', dir], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
-    exited = new Promise((r) => devnet.once('exit', r))
-    const out = createInterface({ input: devnet.stdout! })
-    ready = await new Promise<Ready>((resolve, reject) => {
-      devnet.once('exit', (code) => reject(new Error(`dms devnet exited (code ${code}) before it was ready`)))
-      out.on('line', (l) => {
-        const v = JSON.parse(l) as { event?: string }
-        if (v.event === 'devnet-ready') resolve(v as Ready)
-      })
-    })
+    const devnet = await startDevnet(2)
+    ready = devnet.ready
+    stopDevnet = devnet.stop
     origin = `http://${ready.requester.tcp}`
     browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-dev-shm-usage'] })
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
@@ -85,9 +60,7 @@ describe('dashboard in chromium against a devnet', function () {
 
   after(async function () {
     await browser?.close()
-    if (devnet !== undefined && devnet.exitCode === null && devnet.signalCode === null) devnet.kill('SIGINT')
-    await exited
-    await rm(dir, { recursive: true, force: true })
+    await stopDevnet?.()
   })
 
   it('without a session: the login page, no data; a used link does not sign in; CSP on every answer', async function () {
@@ -199,6 +172,7 @@ describe('dashboard in chromium against a devnet', function () {
       memory: '32MiB',
     })
     const posted = await page.request.post(`${origin}/v1/jobs`, {
+      headers: await writeHeaders(page),
       data: { name: 'a pod', members: [member('a'), member('b')], maxDuration: 60, maxPrice: 100_000 },
     })
     assert.equal(posted.status(), 201, await posted.text())
@@ -248,7 +222,10 @@ describe('dashboard in chromium against a devnet', function () {
     // A job only this provider may take, posted on the requester: its allocation row arrives
     // live, running with its usage and its share of the bar, then released once cancelled.
     const requester = await context.newPage()
+    await requester.goto(`${origin}/dashboard/`)
+    const write = await writeHeaders(requester)
     const posted = await requester.request.post(`${origin}/v1/jobs`, {
+      headers: write,
       data: {
         name: 'for provider-a',
         image: IMAGE,
@@ -274,7 +251,10 @@ describe('dashboard in chromium against a devnet', function () {
     const allocated = await cpu.locator('[data-part="allocated"]').boundingBox()
     assert.ok(allocated !== null && allocated.width > 0, 'the running job holds part of the cpu bar')
     await shot(page, 'provider-running')
-    assert.equal((await requester.request.delete(`${origin}/v1/jobs/${jobId}`)).status(), 202)
+    assert.equal(
+      (await requester.request.delete(`${origin}/v1/jobs/${jobId}`, { headers: write })).status(),
+      202,
+    )
     await page.waitForSelector(`#allocations tr[data-job="${jobId}"][data-state="released"]`, WAIT)
     assert.match((await row.textContent()) ?? '', /released/)
     // The books are shown: paid, claimed, refunded, outstanding.

@@ -68,6 +68,11 @@ describe('data plane: inputs, outputs and logs (real nodes, real Docker)', funct
     const copy = await api.raw('GET', `/v1/jobs/${first.id}/outputs/copy.bin`)
     assert.equal(copy.status, 200)
     assert.equal(sha256(copy.body), blob.sha256, 'the output round-trips with a matching hash')
+    // Fetched, so released: the provider deletes its copy of the archive (issue 29).
+    const archive = first.result!.archive!.sha256
+    for (let i = 0; i < 100 && (await net.providers[0].blobs.store.has(archive)); i++)
+      await new Promise((r) => setTimeout(r, 50))
+    assert.equal(await net.providers[0].blobs.store.has(archive), false, "the provider's archive is released")
 
     // A second job with the same inputs: the provider has them all.
     const second = await finished((await post({ command: ['cat', '/inputs/a.txt'], inputs })).id)

@@ -118,7 +118,12 @@ export class FakeTopic {
 
 /** A contract-db whose verify/settle/terminate answers are scripted; records the calls. */
 export class FakeContractDb {
-  readonly calls: Array<{ op: 'verify' | 'settle' | 'terminate'; req: unknown; at: number }> = []
+  readonly calls: Array<{
+    op: 'verify' | 'settle' | 'terminate'
+    req: unknown
+    at: number
+    opts?: { timeoutMs?: number }
+  }> = []
   verifyAnswer: (contract: unknown) => unknown = () => {
     throw new Error('verify not scripted')
   }
@@ -131,11 +136,17 @@ export class FakeContractDb {
   ) {}
 
   verify = (contract: unknown) => this.call('verify', contract, () => this.verifyAnswer(contract))
-  settle = (req: unknown) => this.call('settle', req, () => this.closeAnswer('settle', req))
+  settle = (req: unknown, _terms?: unknown, opts?: { timeoutMs?: number }) =>
+    this.call('settle', req, () => this.closeAnswer('settle', req), opts)
   terminate = (req: unknown) => this.call('terminate', req, () => this.closeAnswer('terminate', req))
 
-  private call<T>(op: 'verify' | 'settle' | 'terminate', req: unknown, answer: () => unknown): Promise<T> {
-    this.calls.push({ op, req, at: this.clock.now() })
+  private call<T>(
+    op: 'verify' | 'settle' | 'terminate',
+    req: unknown,
+    answer: () => unknown,
+    opts?: { timeoutMs?: number },
+  ): Promise<T> {
+    this.calls.push({ op, req, at: this.clock.now(), ...(opts !== undefined ? { opts } : {}) })
     try {
       return Promise.resolve(answer() as T)
     } catch (err) {

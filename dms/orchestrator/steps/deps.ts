@@ -112,7 +112,8 @@ export interface StepDeps {
    */
   written?: () => Promise<void>
   /** The contract-db client, sending as the job's actor. */
-  contractDb: Pick<ContractDbClient, 'peer' | 'verify' | 'settle' | 'terminate'>
+  contractDb: Pick<ContractDbClient, 'peer' | 'verify' | 'settle' | 'terminate'> &
+    Partial<Pick<ContractDbClient, 'handle'>>
   /** The job's side of the data plane: input grants, output fetch and check. */
   blobs: JobBlobs
   transport: BidTopic

@@ -100,6 +100,18 @@ export function verifyStep(d: VerifyDeps): Step {
       },
     )
     if (!outputs.ok) d.log.warn({ jobId: job.id, reason: outputs.reason }, 'outputs did not verify')
+    // Fetched and checked here: the provider need not keep its copy. Not after a failed check:
+    // the contract-db fetches a rejected result's archive from the provider to check it
+    // (specs/contract-db.md, "Rejections"). Not awaited: the provider deletes it at its deadline
+    // anyway (specs/data-plane.md, "Archives kept by the provider").
+    if (outputs.ok && job.spec.outputsStay !== true && r.archive !== undefined)
+      void d.blobs
+        .release?.(
+          { peer: provider, addrs: d.session.providerAddrs.get(provider) ?? [] },
+          r.archive.sha256,
+          job.id,
+        )
+        .catch((err: unknown) => d.log.debug({ err, jobId: job.id }, 'archive release not answered'))
     return {
       verification: {
         outputsHashOk: outputs.ok,

@@ -15,6 +15,8 @@ import { detachedPorts } from '../../../dms/api/null-ports.js'
 import { buildApi } from '../../../dms/api/server.js'
 import type { BlobService } from '../../../dms/blobs/service.js'
 import { BlobStore } from '../../../dms/blobs/store.js'
+import { BlobUploads } from '../../../dms/blobs/uploads.js'
+import { systemClock } from '../../../actors/clock.js'
 import { silentLogger } from '../../../dms/log.js'
 import { blobsPort } from '../../../dms/node-adapters.js'
 
@@ -45,7 +47,10 @@ describe('dms blob put|get and -o (built CLI, real API and blob store)', functio
     const store = new BlobStore({ dir: join(dir, 'blobs') })
     await store.start()
     const { app } = buildApi(
-      { ...detachedPorts(), blobs: blobsPort({ store } as BlobService) },
+      {
+        ...detachedPorts(),
+        blobs: blobsPort({ store } as BlobService, new BlobUploads({ store, clock: systemClock })),
+      },
       { log: silentLogger },
     )
     sock = join(dir, 'api.sock')
@@ -99,7 +104,13 @@ describe('dms blob put|get and -o (built CLI, real API and blob store)', functio
     const small = new BlobStore({ dir: join(dir, 'small-blobs'), maxBlobBytes: 4 })
     await small.start()
     const { app } = buildApi(
-      { ...detachedPorts(), blobs: blobsPort({ store: small } as BlobService) },
+      {
+        ...detachedPorts(),
+        blobs: blobsPort(
+          { store: small } as BlobService,
+          new BlobUploads({ store: small, clock: systemClock }),
+        ),
+      },
       { log: silentLogger },
     )
     const smallSock = join(dir, 'small.sock')

@@ -353,6 +353,61 @@ describe('contract-db service', function () {
       await svc.settle(req.peer, good)
     })
 
+    it('a rejection is checked by the arbiter outside the queue, then settled on what it found', async () => {
+      const asked: string[] = []
+      let decide: (outcome: 'overruled' | 'upheld') => void = () => {}
+      svc.stop()
+      svc = new ContractDbService({
+        system: peer.system,
+        key: peer.key,
+        db,
+        clock,
+        log: silentLogger,
+        arbiter: () => ({
+          budgetMs: () => 0,
+          check: (terms, receipt) => {
+            asked.push(`${terms.contractId} ${receipt.receipt.contractId}`)
+            return new Promise((resolve) => {
+              decide = (outcome) => resolve({ outcome, reason: 'checked', at: clock.now() })
+            })
+          },
+        }),
+      })
+      svc.start()
+      const c = contract()
+      await svc.verify(req.peer, c)
+      // A verified settle and a malformed rejection are never sent to the arbiter.
+      const badSig = makeSettle(c, req, prov, { verified: false })
+      badSig.verification.signature = badSig.verification.signature.replace(/^./, (ch) =>
+        ch === 'A' ? 'B' : 'A',
+      )
+      expectRefused(await refusal(svc.settle(req.peer, badSig)), 'BAD_SIGNATURE', /verification/)
+      assert.deepEqual(asked, [])
+      clock.advance(20_000) // the run's 10 s fit in the time the contract-db saw
+      const settling = svc.settle(req.peer, makeSettle(c, req, prov, { verified: false, wallSeconds: 10 }))
+      while (asked.length === 0) await new Promise((r) => setImmediate(r))
+      assert.deepEqual(asked, [`${c.terms.contractId} ${c.terms.contractId}`])
+      // Meanwhile the queue serves other contracts.
+      const other = contract()
+      await svc.verify(req.peer, other)
+      decide('overruled')
+      const s = await settling
+      assert.deepEqual([s.outcome, s.reason, s.paidToProvider], ['settled', 'REJECTION_OVERRULED', 10])
+      assert.deepEqual((await svc.contract(c.terms.contractId))?.arbitration, {
+        outcome: 'overruled',
+        reason: 'checked',
+        at: clock.now(),
+      })
+      // Upheld: refunded.
+      const s2 = svc.settle(req.peer, makeSettle(other, req, prov, { verified: false }))
+      while (asked.length === 1) await new Promise((r) => setImmediate(r))
+      decide('upheld')
+      assert.deepEqual(
+        [(await s2).outcome, (await s2).reason, (await s2).paidToProvider],
+        ['terminated', 'REQUESTER_REJECTED_RESULT', 0],
+      )
+    })
+
     it('a negative verification terminates the contract and refunds the whole escrow', async () => {
       const c = contract()
       await svc.verify(req.peer, c)

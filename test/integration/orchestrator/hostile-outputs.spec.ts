@@ -6,7 +6,10 @@
  * verifying ends the job `cancelled`, terminated on the receipt.
  */
 import assert from 'node:assert/strict'
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Message } from '../../../actors/system.js'
 import { archiveSizeOf } from '../../../dms/blobs/tar.js'
 import { signDoc } from '../../../dms/contracts/canonical.js'
@@ -20,29 +23,37 @@ import { escrowFor } from '../../../dms/contracts/money.js'
 import { parseJobSpec } from '../../../dms/orchestrator/job-spec.js'
 import { W } from '../../../dms/protocol/behaviours.js'
 import { BID_REQUEST_TOPIC, INBOX } from '../../../dms/protocol/handles.js'
-import type { BidRequest, JobResult } from '../../../dms/protocol/messages.js'
+import type { BidRequest, JobResult, OutputEntry } from '../../../dms/protocol/messages.js'
 import { hashOutputs } from '../../../dms/protocol/outputs.js'
 import { jobReaches, startNetwork, TEST_IMAGE, type TestNetwork } from '../../helpers/network.js'
 import { startPeer, type TestPeer } from '../../helpers/peers.js'
+import { tarOf } from '../../helpers/tar.js'
 
 const PRICE_PER_HOUR = 36_000
 const MANIFEST = [{ path: 'a', sha256: 'cd'.repeat(32), size: 3 * 1024 * 1024 }]
 /** The archive the manifest makes (4 chunks), so the requester's size rule lets the fetch start. */
 const ARCHIVE = { sha256: 'ab'.repeat(32), size: archiveSizeOf(MANIFEST) }
 
+/** What a hostile provider announces: a manifest and the archive said to hold it. */
+interface Announced {
+  manifest: OutputEntry[]
+  archive: { sha256: string; size: number }
+}
+
 /**
  * A provider that bids on everything, plays along to the contract, then sends a signed receipt of
- * a 2 s run with MANIFEST at once, and serves the archive as `serve` says.
+ * a 2 s run with MANIFEST (or `announced`) at once, and serves the archive as `serve` says.
  */
 function hostileProvider(
   rogue: TestPeer,
   approval: ApprovalCredential,
-  serve: { chunk: (length: number) => Promise<{ size: number; data: Uint8Array }> },
+  serve: { chunk: (length: number, offset: number) => Promise<{ size: number; data: Uint8Array }> },
+  announced: Announced = { manifest: MANIFEST, archive: ARCHIVE },
 ): { chunksAsked: () => number } {
   let asked = 0
   rogue.system.spawn(INBOX.blobs, rogue.key).on(W.blobGet, (m) => {
     asked++
-    return serve.chunk(m.payload.length)
+    return serve.chunk(m.payload.length, m.payload.offset)
   })
   const actor = rogue.system.spawn(INBOX.provider, rogue.key)
   actor
@@ -93,7 +104,7 @@ function hostileProvider(
             allocationId: t.jobId,
             status: 'completed' as const,
             exitCode: 0,
-            outputsHash: hashOutputs(MANIFEST),
+            outputsHash: hashOutputs(announced.manifest),
             usage: { wallSeconds: 2, cpuSeconds: 0, peakMemoryBytes: 0 },
             finishedAt: Date.now(),
           }
@@ -103,8 +114,8 @@ function hostileProvider(
             stdout: 'I did nothing\n',
             stderr: '',
             truncated: false,
-            outputs: MANIFEST,
-            archive: ARCHIVE,
+            outputs: announced.manifest,
+            archive: announced.archive,
           }
           await alloc.send(to, W.result, result)
         })()
@@ -118,20 +129,33 @@ describe('a hostile provider stalling the output archive', function () {
   this.timeout(60_000)
   let net: TestNetwork
   let rogue: TestPeer
+  let net0Dir: string
+  beforeEach(async () => {
+    net0Dir = await mkdtemp(join(tmpdir(), 'dms-hostile-outputs-'))
+  })
   afterEach(async () => {
     await rogue?.stop()
     await net?.stop()
+    await rm(net0Dir, { recursive: true, force: true })
   })
 
+  /** The requester's blob store: its blobs and its temp files (none is expected here). */
+  async function requesterBlobFiles(): Promise<string[]> {
+    const { dir, tmpDir } = net.requester.blobs.store
+    const top = (await readdir(dir)).filter((f) => f !== 'tmp')
+    return [...top, ...(await readdir(tmpDir)).map((f) => `tmp/${f}`)]
+  }
+
   async function start(
-    serve: { chunk: (length: number) => Promise<{ size: number; data: Uint8Array }> },
+    serve: { chunk: (length: number, offset: number) => Promise<{ size: number; data: Uint8Array }> },
     requester: { outputsMinBytesPerSecond?: number; outputsFetchGraceMs?: number } = {},
+    announced?: Announced,
   ) {
     net = await startNetwork([], { requester: { bidWindowMs: 2000, ...requester } })
     rogue = await startPeer(net.requester.addrs())
     await net.contractDb.service.approve(rogue.system.peerId)
     const approval = await net.contractDb.service.approvalFor(rogue.system.peerId)
-    const hostile = hostileProvider(rogue, approval, serve)
+    const hostile = hostileProvider(rogue, approval, serve, announced)
     await net.requester.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1)
     const before = await net.contractDb.service.account(net.requester.peerId)
     const posted = await net.requester.orchestrator!.post(
@@ -158,6 +182,7 @@ describe('a hostile provider stalling the output archive', function () {
     assert.equal(job.record.verification?.outputsHashOk, false)
     assert.match(job.record.verification?.outputsProblem ?? '', /BAD_CHUNK|chunk at 0 is 1 bytes/)
     assert.equal(hostile.chunksAsked(), 1, 'no second chunk is asked for')
+    assert.deepEqual(await requesterBlobFiles(), [], 'nothing kept, no partial file')
     assert.equal(job.record.settlement?.paidToProvider, 0)
     assert.deepEqual(await net.contractDb.service.account(net.requester.peerId), before, 'escrow refunded')
   })
@@ -179,6 +204,35 @@ describe('a hostile provider stalling the output archive', function () {
       `archive not fetched: ${ARCHIVE.size} bytes not received within ${budgetMs} ms (the minimum rate)`,
     )
     assert.ok(hostile.chunksAsked() < 4, 'given up before the whole archive')
+    assert.deepEqual(await requesterBlobFiles(), [], 'the chunks received are not kept')
+    assert.deepEqual(await net.contractDb.service.account(net.requester.peerId), before, 'escrow refunded')
+  })
+
+  it('an archive that hashes to its id but not to its manifest is not kept in the requester store (issue 29)', async () => {
+    // A real archive of 'a' = "yes", under a manifest that says 'a' holds "no!".
+    const tar = await tarOf(join(net0Dir, 'lying.tar'), [{ path: 'a', content: Buffer.from('yes') }])
+    const bytes = await readFile(tar.file)
+    const announced: Announced = {
+      manifest: [{ path: 'a', sha256: createHash('sha256').update('no!').digest('hex'), size: 3 }],
+      archive: { sha256: tar.sha256, size: tar.size },
+    }
+    const { hostile, before, id } = await start(
+      {
+        chunk: (length, offset) =>
+          Promise.resolve({ size: bytes.length, data: bytes.subarray(offset, offset + length) }),
+      },
+      {},
+      announced,
+    )
+    const job = await jobReaches(net.requester, id)
+    assert.equal(job.record.error?.code, 'VERIFICATION_FAILED')
+    assert.equal(
+      job.record.verification?.outputsProblem,
+      'a in the archive does not match its manifest entry',
+    )
+    assert.ok(hostile.chunksAsked() >= 1, 'the archive was fetched')
+    assert.equal(await net.requester.blobs.store.has(tar.sha256), false, 'the unverified archive is gone')
+    assert.deepEqual(await requesterBlobFiles(), [])
     assert.deepEqual(await net.contractDb.service.account(net.requester.peerId), before, 'escrow refunded')
   })
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { request } from 'node:http'
@@ -7,6 +7,8 @@ import { detachedPorts } from '../../../dms/api/null-ports.js'
 import { buildApi } from '../../../dms/api/server.js'
 import type { BlobService } from '../../../dms/blobs/service.js'
 import { BlobStore } from '../../../dms/blobs/store.js'
+import { BlobUploads } from '../../../dms/blobs/uploads.js'
+import { ManualClock, systemClock } from '../../../actors/clock.js'
 import { silentLogger } from '../../../dms/log.js'
 import { blobsPort } from '../../../dms/node-adapters.js'
 import { onboardRequestSchema } from '../../../dms/resources/onboard-request.js'
@@ -217,7 +219,7 @@ describe('REST API: blob uploads over the limit', () => {
     const dir = await mkdtemp(join(tmpdir(), 'dms-api-blobs-'))
     const store = new BlobStore({ dir, maxBlobBytes: 1024 })
     await store.start()
-    const blobs = blobsPort({ store } as BlobService)
+    const blobs = blobsPort({ store } as BlobService, new BlobUploads({ store, clock: systemClock }))
     const { app } = buildApi({ ...ports, blobs }, { log: silentLogger })
     try {
       await app.listen({ path: join(dir, 'api.sock') })
@@ -227,6 +229,113 @@ describe('REST API: blob uploads over the limit', () => {
       const ok = await upload(join(dir, 'api.sock'), [Buffer.alloc(1024)])
       assert.equal(ok.status, 201)
     } finally {
+      await app.close()
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  /** An upload that sends `first` and then nothing: its answer, and the request to end it. */
+  function stalledUpload(socketPath: string, first: Buffer, length?: number) {
+    let req: ReturnType<typeof request> | undefined
+    const answer = new Promise<{ status: number; connection?: string; code: string }>((resolve, reject) => {
+      req = request(
+        {
+          socketPath,
+          method: 'PUT',
+          path: '/v1/blobs',
+          headers: {
+            'content-type': 'application/octet-stream',
+            ...(length !== undefined ? { 'content-length': length } : { 'transfer-encoding': 'chunked' }),
+          },
+        },
+        (res) => {
+          const got: Buffer[] = []
+          res.on('data', (c: Buffer) => got.push(c))
+          res.on('end', () => {
+            const body = JSON.parse(Buffer.concat(got).toString()) as { error?: { code: string } }
+            resolve({
+              status: res.statusCode ?? 0,
+              connection: res.headers.connection,
+              code: body.error?.code ?? '',
+            })
+          })
+        },
+      )
+      req.on('error', reject)
+      req.write(first)
+    })
+    return { answer, req: () => req }
+  }
+
+  /** Resolves when `dir` holds a file of `bytes` bytes (the upload's temp file, written so far). */
+  async function tempFileOf(dir: string, bytes: number): Promise<void> {
+    for (let i = 0; i < 500; i++) {
+      for (const f of await readdir(dir)) if ((await stat(join(dir, f))).size === bytes) return
+      await new Promise((r) => setTimeout(r, 10))
+    }
+    throw new Error(`no temp file of ${bytes} bytes in ${dir}`)
+  }
+
+  it('drops an upload that sends nothing for uploadIdleMs: 408 UPLOAD_STALLED, its temp file removed (issue 29)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dms-api-blobs-'))
+    const store = new BlobStore({ dir })
+    await store.start()
+    const clock = new ManualClock()
+    const uploads = new BlobUploads({ store, clock }, { idleMs: 30_000 })
+    const { app } = buildApi(
+      { ...ports, blobs: blobsPort({ store } as BlobService, uploads) },
+      { log: silentLogger },
+    )
+    await app.listen({ path: join(dir, 'api.sock') })
+    const stalled = stalledUpload(join(dir, 'api.sock'), Buffer.alloc(5000))
+    stalled.answer.catch(() => undefined)
+    try {
+      await tempFileOf(store.tmpDir, 5000)
+      assert.equal(uploads.bytesInFlight, 5000)
+      // Just short of the idle time, the upload is still open.
+      await clock.advanceAsync(29_999)
+      assert.deepEqual((await readdir(store.tmpDir)).length, 1)
+      await clock.advanceAsync(1)
+      const answer = await Promise.race([
+        stalled.answer,
+        new Promise((r) => setTimeout(() => r('no answer'), 3000)),
+      ])
+      assert.deepEqual(answer, { status: 408, connection: 'close', code: 'UPLOAD_STALLED' })
+      assert.deepEqual(await readdir(store.tmpDir), [], 'the temp file is removed')
+      assert.equal(uploads.bytesInFlight, 0)
+    } finally {
+      stalled.req()?.destroy()
+      await app.close()
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('bounds the temp bytes of the uploads in progress together: 503 UPLOADS_BUSY, nothing kept (issue 29)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dms-api-blobs-'))
+    const store = new BlobStore({ dir })
+    await store.start()
+    const uploads = new BlobUploads({ store, clock: new ManualClock() }, { maxInFlightBytes: 8000 })
+    const { app } = buildApi(
+      { ...ports, blobs: blobsPort({ store } as BlobService, uploads) },
+      { log: silentLogger },
+    )
+    const sock = join(dir, 'api.sock')
+    await app.listen({ path: sock })
+    const held = stalledUpload(sock, Buffer.alloc(5000))
+    held.answer.catch(() => undefined)
+    try {
+      await tempFileOf(store.tmpDir, 5000)
+      // Declared: refused before a byte is read.
+      const big = stalledUpload(sock, Buffer.alloc(4000), 4000)
+      assert.deepEqual(await big.answer, { status: 503, connection: 'close', code: 'UPLOADS_BUSY' })
+      // Undeclared (chunked): refused when its bytes pass the budget.
+      const chunked = await upload(sock, [Buffer.alloc(2000), Buffer.alloc(2000)])
+      assert.deepEqual(chunked, { status: 503, connection: 'close', code: 'UPLOADS_BUSY' })
+      assert.deepEqual((await readdir(store.tmpDir)).length, 1, 'only the upload in progress has a temp file')
+      const fits = await upload(sock, [Buffer.alloc(2000)])
+      assert.equal(fits.status, 201)
+    } finally {
+      held.req()?.destroy()
       await app.close()
       await rm(dir, { recursive: true, force: true })
     }

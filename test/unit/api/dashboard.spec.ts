@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ManualClock } from '../../../actors/clock.js'
 import { CODE_TTL_MS, cookieNameFor, DashboardSessions, SESSION_TTL_MS } from '../../../dms/web/sessions.js'
+import { WRITE_TOKEN_HEADER } from '../../../dms/web/csrf.js'
 import { CSP } from '../../../dms/web/pages.js'
 import { MAX_EVENT_STREAMS } from '../../../dms/api/events-routes.js'
 import { detachedPorts } from '../../../dms/api/null-ports.js'
@@ -50,18 +51,20 @@ describe('dashboard: sign-in, headers and the event stream', () => {
   let clock: ManualClock
   let feeds: Feeds
   let app: ReturnType<typeof buildApi>['app']
+  let sessions: DashboardSessions
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'dms-dashboard-'))
     await writeFile(join(dir, 'index.html'), '<!doctype html><div id="app"></div>')
     clock = new ManualClock()
     feeds = new Feeds()
+    sessions = new DashboardSessions(clock, () => cookieNameFor('127.0.0.1:9'))
     app = buildApi(
       { ...detachedPorts(), ...feeds.ports() },
       { log: silentLogger },
       {
         token: TOKEN,
-        sessions: new DashboardSessions(clock, () => cookieNameFor('127.0.0.1:9')),
+        sessions,
         origin: () => 'http://127.0.0.1:9',
         dashboardDir: dir,
       },
@@ -109,7 +112,12 @@ describe('dashboard: sign-in, headers and the event stream', () => {
   it('signing out ends the session on the server, not only in the browser', async () => {
     const r = await redeem((await login()).url)
     const session = { cookie: String(r.headers['set-cookie']).split(';')[0] }
-    const out = await app.inject({ method: 'POST', url: '/dashboard/logout', headers: session })
+    const token = sessions.writeToken(session.cookie) ?? ''
+    const out = await app.inject({
+      method: 'POST',
+      url: '/dashboard/logout',
+      headers: { ...session, [WRITE_TOKEN_HEADER]: token },
+    })
     assert.equal(out.statusCode, 303)
     assert.match(String(out.headers['set-cookie']), /^dms_session_9=; .*Max-Age=0/)
     // The old cookie, replayed, is worth nothing.

@@ -45,6 +45,29 @@ describe('contract-db/billing', () => {
     })
   })
 
+  it('settle: a rejection the contract-db overruled pays as a verified receipt; one it upheld refunds', () => {
+    const r = receipt('completed', 0, 10.2)
+    const checked = (outcome: 'overruled' | 'upheld') => ({ outcome, reason: 'why', at: 1 })
+    assert.deepEqual(
+      settleClosing(t, { receipt: r, verified: false, arbitration: checked('overruled') }, long),
+      {
+        outcome: 'settled',
+        reason: 'REJECTION_OVERRULED',
+        paid: 11,
+        ms: 10_200,
+      },
+    )
+    assert.deepEqual(
+      settleClosing(t, { receipt: r, verified: false, arbitration: checked('upheld') }, long),
+      {
+        outcome: 'terminated',
+        reason: 'REQUESTER_REJECTED_RESULT',
+        paid: 0,
+        ms: 10_200,
+      },
+    )
+  })
+
   it('terminate: a provider fault pays nothing; a cancel pays the time used', () => {
     const at = { activatedAt: 1_000_000, now: 1_020_500 }
     assert.deepEqual(terminateClosing(t, { reason: 'PROVIDER_FAULT' }, at), {

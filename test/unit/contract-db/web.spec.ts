@@ -16,6 +16,7 @@ import type { ContractRecord } from '../../../dms/contract-db/records.js'
 import type { BooksChange } from '../../../dms/contract-db/service.js'
 import { OperatorWeb, type Overview } from '../../../dms/contract-db/web.js'
 import { silentLogger } from '../../../dms/log.js'
+import { WRITE_TOKEN_HEADER } from '../../../dms/web/csrf.js'
 import { CSP } from '../../../dms/web/pages.js'
 import { makeContract, newParty } from '../../helpers/contracts.js'
 import { closed, openStream, readUntil } from '../../helpers/event-stream.js'
@@ -119,7 +120,10 @@ describe('contract-db/web: the operator dashboard listener (from ports)', () => 
   it('without a session (none, forged, signed out): the login page and 401, never data; CSP on every answer', async () => {
     const port = web.address?.split(':').pop()
     const signedOut = await signIn()
-    const out = await at('/dashboard/logout', { method: 'POST', headers: { cookie: signedOut } })
+    const out = await at('/dashboard/logout', {
+      method: 'POST',
+      headers: { cookie: signedOut, [WRITE_TOKEN_HEADER]: web.sessions.writeToken(signedOut) ?? '' },
+    })
     assert.equal(out.status, 303)
     const cases: Array<Record<string, string>> = [
       {},

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ManualClock } from '../../../actors/clock.js'
 import type { Message } from '../../../actors/system.js'
-import { resultAgainHandler } from '../../../dms/provider/handlers/result-again.js'
+import type { BookEntry } from '../../../dms/provider/books.js'
+import { resultAgainHandler, revokeContractDbGrant } from '../../../dms/provider/handlers/result-again.js'
 import { KeptResults } from '../../../dms/provider/kept-results.js'
 import type { JobResult, ResultRequest } from '../../../dms/protocol/messages.js'
 import { openDb, type Db } from '../../../dms/store/db.js'
@@ -77,6 +78,38 @@ describe('provider/kept-results and /dms/job/result-again', () => {
     })
     // Only the answered ask counts as a delivery (its allocation stops delivering).
     assert.deepEqual(fetched, [`FETCHED ${contractId}`])
+  })
+
+  it('gives the contract-db the result and a grant on its archive (to check a rejection), not a delivery', async () => {
+    const kept = new KeptResults(db, clock)
+    const cdb = newParty()
+    const fetched: string[] = []
+    const grants: string[] = []
+    const book = {
+      byContractId: () => ({ live: { send: (e: { type: string }) => void fetched.push(e.type) } as never }),
+    }
+    const blobs = {
+      grant: (peer: string, sha: string, o?: { lookOnly?: boolean }) =>
+        Promise.resolve(void grants.push(`${peer} ${sha} ${JSON.stringify(o)}`)),
+    }
+    const handle = resultAgainHandler({ results: kept, book: book as never, contractDb: cdb.peer, blobs })
+    const { contractId, result } = resultOf('job-1')
+    const archive = { sha256: 'ab'.repeat(32), size: 2048 }
+    await kept.keep(contractId, req.peer, { ...result, archive })
+    assert.deepEqual(await handle(ask({ jobId: 'job-1', contractId }, cdb)), { ...result, archive })
+    assert.deepEqual(grants, [`${cdb.peer} ${archive.sha256} {"lookOnly":true}`])
+    assert.deepEqual(fetched, [], 'the requester has not had it: its delivery goes on')
+    // Another contract-db than this provider's is a stranger.
+    await assert.rejects(handle(ask({ jobId: 'job-1', contractId }, newParty())), { code: 'NOT_YOUR_JOB' })
+    // The grant is revoked when the contract's settlement reaches the books.
+    const revoked: string[] = []
+    const revoke = revokeContractDbGrant({
+      contractDb: cdb.peer,
+      results: kept,
+      blobs: { revoke: (peer, sha) => Promise.resolve(void revoked.push(`${peer} ${sha}`)) },
+    })
+    await revoke({ contractId } as BookEntry)
+    assert.deepEqual(revoked, [`${cdb.peer} ${archive.sha256}`])
   })
 
   it('a settled contract’s result is kept an hour more, then dropped and not kept again', async () => {

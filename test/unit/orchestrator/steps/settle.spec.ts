@@ -70,7 +70,35 @@ describe('orchestrator/steps/settle', () => {
     const patch = await settleStep(f.deps)(j, never())
     assert.equal((f.contractDb.calls[0].req as SettleRequest).verification.verification.verified, false)
     assert.equal(patch.error?.code, 'VERIFICATION_FAILED')
-    assert.match(patch.error?.message ?? '', /the receipt claims 60 s; escrow refunded/)
+    assert.match(
+      patch.error?.message ?? '',
+      /the receipt claims 60 s; the contract-db checked the outputs too: escrow refunded/,
+    )
+  })
+
+  it('a rejection waits for the contract-db to fetch the outputs itself: its timeout grows with the archive', async () => {
+    const f = stepDeps()
+    const verified = job(f)
+    await settleStep(f.deps)(verified, never())
+    const rejected = job(f, { verified: false })
+    rejected.result = { ...rejected.result!, archive: { sha256: 'a'.repeat(64), size: 256 * 1024 * 100 } }
+    await settleStep(f.deps)(rejected, never())
+    const [ok, no] = f.contractDb.calls
+    assert.equal(ok.opts?.timeoutMs, undefined, 'a verified settle: the client default')
+    // requestTimeoutMs + the pace's grace + 100 s for 25 MiB at 256 KiB/s.
+    const { requestTimeoutMs, outputsPace } = f.deps.config
+    assert.equal(no.opts?.timeoutMs, requestTimeoutMs + outputsPace.graceMs + 100_000)
+  })
+
+  it('a rejection the contract-db overruled: the job fails, and says the provider was paid', async () => {
+    const f = stepDeps()
+    f.contractDb.closeAnswer = (_op, req) => ({
+      ...settlementFor((req as { contractId: string }).contractId, 'settled'),
+      reason: 'REJECTION_OVERRULED',
+    })
+    const patch = await settleStep(f.deps)(job(f, { verified: false }), never())
+    assert.equal(patch.error?.code, 'VERIFICATION_FAILED')
+    assert.match(patch.error?.message ?? '', /the provider was paid \(REJECTION_OVERRULED\)/)
   })
 
   it('a run that failed: settled on its usage, and the job fails RUN_FAILED', async () => {

@@ -1,0 +1,105 @@
+/**
+ * What a relay knows of the peers it serves: the approval credentials they presented on
+ * `/dms/relay/approval/1.0.0` (wire.ts), checked offline against the contract-db the relay trusts
+ * and kept until they expire. The relay's gate (gate.ts) asks it whether a peer is approved, and
+ * with which roles, and may wait a little for a credential still on its way: a peer presents it
+ * when it connects, at the same moment it asks for a reservation. Spec: specs/protocol.md
+ * ("NAT traversal").
+ */
+import type { Logger } from 'pino'
+import type { Clock } from '../../../actors/clock.js'
+import { ApprovalCache } from '../../contracts/approval-cache.js'
+import { rolesOf, type ApprovalProblem } from '../../contracts/approval.js'
+import type { ApprovalCredential, Role } from '../../contracts/model.js'
+
+/** A peer the relay serves: the roles of its credential, valid until `expiresAt`. */
+export interface ApprovedPeer {
+  roles: readonly Role[]
+  expiresAt: number
+}
+
+export interface RelayApprovalsInit {
+  /** Peer id of the contract-db whose credentials are honoured. */
+  contractDb: string
+  /** How long a decision waits for the credential of a peer that has presented none yet. @default 3000 */
+  waitMs?: number
+  /** Peers whose credentials are kept; the least recently presented is forgotten first. @default 4096 */
+  maxPeers?: number
+  /** Decisions waiting for a credential at once; more are refused without waiting. @default 256 */
+  maxWaiting?: number
+}
+
+export class RelayApprovals {
+  private readonly peers = new Map<string, ApprovedPeer>()
+  private readonly wakers = new Map<string, Set<() => void>>()
+  private waiters = 0
+  private readonly cache = new ApprovalCache()
+  /** Credentials refused, by problem. */
+  readonly refused: Partial<Record<ApprovalProblem, number>> = {}
+
+  constructor(
+    private readonly c: { clock: Clock; log: Logger },
+    private readonly init: RelayApprovalsInit,
+  ) {}
+
+  /** Decisions waiting for a credential now. */
+  get waiting(): number {
+    return this.waiters
+  }
+
+  get contractDb(): string {
+    return this.init.contractDb
+  }
+
+  /** Checks the credential `peer` presented; kept when it is good. Undefined when good. */
+  present(peer: string, cred: ApprovalCredential): ApprovalProblem | undefined {
+    const problem = this.cache.check(cred, {
+      peer,
+      contractDb: this.init.contractDb,
+      now: this.c.clock.now(),
+    })
+    if (problem !== undefined) {
+      this.refused[problem] = (this.refused[problem] ?? 0) + 1
+      this.c.log.debug({ peer, problem }, 'relay: approval credential refused')
+      return problem
+    }
+    this.peers.delete(peer)
+    this.peers.set(peer, { roles: rolesOf(cred), expiresAt: cred.expiresAt })
+    if (this.peers.size > (this.init.maxPeers ?? 4096)) this.peers.delete(this.peers.keys().next().value!)
+    for (const wake of [...(this.wakers.get(peer) ?? [])]) wake()
+    return undefined
+  }
+
+  /** The peer's approval, while its credential is valid. */
+  approved(peer: string): ApprovedPeer | undefined {
+    const a = this.peers.get(peer)
+    if (a === undefined) return undefined
+    if (a.expiresAt > this.c.clock.now()) return a
+    this.peers.delete(peer)
+    return undefined
+  }
+
+  /** The peer's approval, waiting up to `waitMs` for a credential not presented yet. */
+  async await(peer: string): Promise<ApprovedPeer | undefined> {
+    const now = this.approved(peer)
+    if (now !== undefined || this.waiters >= (this.init.maxWaiting ?? 256)) return now
+    this.waiters++
+    const set = this.wakers.get(peer) ?? new Set<() => void>()
+    this.wakers.set(peer, set)
+    try {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          this.c.clock.clearTimeout(timer)
+          set.delete(done)
+          resolve()
+        }
+        const timer = this.c.clock.setTimeout(done, this.init.waitMs ?? 3000)
+        set.add(done)
+      })
+    } finally {
+      this.waiters--
+      if (set.size === 0) this.wakers.delete(peer)
+    }
+    return this.approved(peer)
+  }
+}
