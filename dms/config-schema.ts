@@ -97,14 +97,20 @@ export const networkSchema = obj({
       }),
     ),
   ),
-  /** Circuit relay v2: serve as a relay (with limits), reserve a slot on one (behind NAT). */
+  /** Circuit relay v2: serve as a relay for approved peers (with limits), reserve a slot on one (behind NAT). */
   relay: opt(
     typed<RelayInit>()(
       obj({
         serve: opt(Type.Boolean()),
+        contractDb: opt(peerId),
         maxReservations: opt(Type.Integer({ minimum: 1, maximum: 10_000 })),
+        maxReservationsPerAddress: opt(Type.Integer({ minimum: 1, maximum: 10_000 })),
+        providerShare: opt(Type.Number({ minimum: 0, maximum: 1 })),
         durationLimitMs: opt(nonNegInt),
         dataLimitBytes: opt(nonNegInt),
+        peerDataLimitBytes: opt(nonNegInt),
+        peerDataWindowMs: opt(posInt),
+        maxCircuitsPerPeer: opt(nonNegInt),
         reserve: opt(Type.Boolean()),
       }),
     ),

@@ -16,6 +16,8 @@ import { nodeMetrics, providerMetrics, requesterMetrics } from './node-metrics.j
 import type { NodeConfig } from './config.js'
 import { BlobService } from './blobs/service.js'
 import { ApprovalClient } from './contracts/approval-client.js'
+import { presentedCredential } from './contracts/relay-credentials.js'
+import { ApprovalPresenter } from './network/relay/present.js'
 import { BlobStore } from './blobs/store.js'
 import { startBlobActor } from './blobs/transfer.js'
 import { BlobUploads } from './blobs/uploads.js'
@@ -132,7 +134,7 @@ export class DmsNode {
       ...(cfg.provider !== undefined ? ['provider'] : []),
     ]
     const base = await startPeerBase(
-      { ...cfg, roles },
+      { ...cfg, roles, contractDb: cfg.provider?.contractDb ?? cfg.requester?.contractDb.peer },
       { clock, log, passphrase: this.components.passphrase ?? envPassphrase() },
       this.lifecycle,
     )
@@ -176,6 +178,22 @@ export class DmsNode {
       await client.start()
       this.lifecycle.onStop(() => client.stop(), 'approval')
       this.approvals.set(peer, client)
+    }
+    if (this.approvals.size > 0) {
+      // Relays serve approved peers only: each is shown this node's credentials (and each renewal).
+      const presenter = new ApprovalPresenter(
+        {
+          host: this.host,
+          clock,
+          log: child(log, 'dms:network'),
+          credentials: () =>
+            [...this.approvals.values()].flatMap((a) => a.current() ?? []).map(presentedCredential),
+        },
+        { reserve: cfg.network?.relay?.reserve === true },
+      )
+      for (const a of this.approvals.values()) a.events.on('renewed', () => presenter.renewed())
+      await presenter.start()
+      this.lifecycle.onStop(() => presenter.stop(), 'relay approval')
     }
 
     if (cfg.provider !== undefined) {

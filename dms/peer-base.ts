@@ -6,6 +6,8 @@
  */
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
+import { privateKeyFromRaw } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import type { Logger } from 'pino'
 import type { Clock } from '../actors/clock.js'
 import type { KeyPair } from '../actors/identity.js'
@@ -14,6 +16,7 @@ import { ActorSystem } from '../actors/system.js'
 import type { NetworkConfig } from './config.js'
 import { loadOrCreateKey, type PassphraseSource } from './keys.js'
 import { child } from './log.js'
+import { relayCredentialCheck } from './contracts/relay-credentials.js'
 import { createHost, type Host } from './network/host.js'
 import { Libp2pTransport } from './network/transport.js'
 import { startUpkeep, type Upkeep } from './network/upkeep.js'
@@ -29,6 +32,11 @@ export interface PeerBaseConfig {
   network?: NetworkConfig
   /** Roles announced to peers (identify's agent version) and whether to announce as a provider on the DHT. */
   roles?: string[]
+  /**
+   * The contract-db whose approval credentials this node's relay honours when
+   * `network.relay.contractDb` names none; `'self'` for the contract-db's own process.
+   */
+  contractDb?: string
 }
 
 export interface PeerBase {
@@ -46,6 +54,12 @@ export interface PeerBase {
   upkeep: Upkeep
   /** Calls `fn` with each payload refused from now on; returns the unsubscribe function. */
   onPayloadRefused(fn: (behaviour: string, reason: string) => void): () => void
+}
+
+/** The contract-db a relay takes approvals from: its own setting, else the node's contract-db. */
+function relayContractDb(own: string | undefined, cfg: PeerBaseConfig, key: KeyPair): string | undefined {
+  const cdb = own ?? cfg.contractDb
+  return cdb === 'self' ? peerIdFromPrivateKey(privateKeyFromRaw(key.libp2pRaw())).toString() : cdb
 }
 
 /**
@@ -67,10 +81,14 @@ export async function startPeerBase(
       'node.key was a plain key file (dms 0.1): sealed it with the passphrase',
     )
   const key = loaded.key
+  const relay = cfg.network?.relay
   const host = await createHost(
     key,
     {
       ...cfg.network,
+      ...(relay?.serve === true
+        ? { relay: { ...relay, contractDb: relayContractDb(relay.contractDb, cfg, key) } }
+        : {}),
       listen: cfg.listen,
       bootstrap: cfg.bootstrap,
       oneHost: cfg.oneHost,
@@ -79,6 +97,8 @@ export async function startPeerBase(
       scoredTopics: [BID_REQUEST_TOPIC, CAPACITY_TOPIC],
     },
     child(c.log, 'dms:network'),
+    c.clock,
+    relayCredentialCheck(),
   )
   const net = cfg.network ?? {}
   const transport = new Libp2pTransport(

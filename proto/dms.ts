@@ -174,6 +174,8 @@ export interface BidRequest {
   approval?: Uint8Array<ArrayBuffer>
   network?: boolean
   members: BidMember[]
+  funds?: Uint8Array<ArrayBuffer>
+  quote?: boolean
 }
 
 export namespace BidRequest {
@@ -238,6 +240,16 @@ export namespace BidRequest {
             w.uint32(82)
             BidMember.codec().encode(value, w)
           }
+        }
+
+        if (obj.funds != null) {
+          w.uint32(90)
+          w.bytes(obj.funds)
+        }
+
+        if (obj.quote != null) {
+          w.uint32(96)
+          w.bool(obj.quote)
         }
 
         if (opts.lengthDelimited !== false) {
@@ -310,6 +322,14 @@ export namespace BidRequest {
               obj.members.push(BidMember.codec().decode(reader, reader.uint32(), {
                 limits: opts.limits?.members$
               }))
+              break
+            }
+            case 11: {
+              obj.funds = reader.bytes()
+              break
+            }
+            case 12: {
+              obj.quote = reader.bool()
               break
             }
             default: {
@@ -421,6 +441,20 @@ export namespace BidRequest {
 
               break
             }
+            case 11: {
+              yield {
+                field: `${prefix}.funds`,
+                value: reader.bytes()
+              }
+              break
+            }
+            case 12: {
+              yield {
+                field: `${prefix}.quote`,
+                value: reader.bool()
+              }
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -512,6 +546,16 @@ export namespace BidRequest {
     index: number
   }
 
+  export interface BidRequestFundsFieldEvent {
+    field: '$.funds'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export interface BidRequestQuoteFieldEvent {
+    field: '$.quote'
+    value: boolean
+  }
+
   export function encode (obj: Partial<BidRequest>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, BidRequest.codec())
   }
@@ -520,7 +564,7 @@ export namespace BidRequest {
     return decodeMessage(buf, BidRequest.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BidRequest>): Generator<BidRequestJobIdFieldEvent | BidRequestResourcesCpuFieldEvent | BidRequestResourcesMemoryBytesFieldEvent | BidRequestResourcesDiskBytesFieldEvent | BidRequestResourcesGpusFieldEvent | BidRequestImageFieldEvent | BidRequestMaxDurationSecondsFieldEvent | BidRequestMaxPriceFieldEvent | BidRequestDeadlineFieldEvent | BidRequestExcludeFieldEvent | BidRequestApprovalFieldEvent | BidRequestNetworkFieldEvent | BidRequestMembersNameFieldEvent | BidRequestMembersImageFieldEvent | BidRequestMembersNetworkFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BidRequest>): Generator<BidRequestJobIdFieldEvent | BidRequestResourcesCpuFieldEvent | BidRequestResourcesMemoryBytesFieldEvent | BidRequestResourcesDiskBytesFieldEvent | BidRequestResourcesGpusFieldEvent | BidRequestImageFieldEvent | BidRequestMaxDurationSecondsFieldEvent | BidRequestMaxPriceFieldEvent | BidRequestDeadlineFieldEvent | BidRequestExcludeFieldEvent | BidRequestApprovalFieldEvent | BidRequestNetworkFieldEvent | BidRequestMembersNameFieldEvent | BidRequestMembersImageFieldEvent | BidRequestMembersNetworkFieldEvent | BidRequestFundsFieldEvent | BidRequestQuoteFieldEvent> {
     return streamMessage(buf, BidRequest.codec(), opts)
   }
 }
@@ -1272,6 +1316,159 @@ export namespace BalanceMessage {
 
   export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BalanceMessage>): Generator<BalanceMessageBalanceFieldEvent | BalanceMessageEscrowFieldEvent> {
     return streamMessage(buf, BalanceMessage.codec(), opts)
+  }
+}
+
+export interface FundsRequest {}
+
+export namespace FundsRequest {
+  let _codec: Codec<FundsRequest>
+
+  export const codec = (): Codec<FundsRequest> => {
+    if (_codec == null) {
+      _codec = message<FundsRequest>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {}
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export function encode (obj: Partial<FundsRequest>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, FundsRequest.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<FundsRequest>): FundsRequest {
+    return decodeMessage(buf, FundsRequest.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<FundsRequest>): Generator<{}> {
+    return streamMessage(buf, FundsRequest.codec(), opts)
+  }
+}
+
+export interface FundsMessage {
+  proof: Uint8Array<ArrayBuffer>
+}
+
+export namespace FundsMessage {
+  let _codec: Codec<FundsMessage>
+
+  export const codec = (): Codec<FundsMessage> => {
+    if (_codec == null) {
+      _codec = message<FundsMessage>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.proof != null && obj.proof.byteLength > 0)) {
+          w.uint32(10)
+          w.bytes(obj.proof)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          proof: uint8ArrayAlloc(0)
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.proof = reader.bytes()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.proof`,
+                value: reader.bytes()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface FundsMessageProofFieldEvent {
+    field: '$.proof'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export function encode (obj: Partial<FundsMessage>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, FundsMessage.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<FundsMessage>): FundsMessage {
+    return decodeMessage(buf, FundsMessage.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<FundsMessage>): Generator<FundsMessageProofFieldEvent> {
+    return streamMessage(buf, FundsMessage.codec(), opts)
   }
 }
 

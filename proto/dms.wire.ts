@@ -10,6 +10,8 @@ export const ApprovalRequestWire: WireSchema = {}
 export const ApprovalMessageWire: WireSchema = {}
 export const BalanceRequestWire: WireSchema = {}
 export const BalanceMessageWire: WireSchema = {}
+export const FundsRequestWire: WireSchema = {}
+export const FundsMessageWire: WireSchema = {}
 export const JobRequestWire: WireSchema = {}
 export const JobRequestReplyWire: WireSchema = {}
 export const ContractRequestWire: WireSchema = {}
@@ -58,6 +60,8 @@ Object.assign(BidRequestWire, {
   8: { wire: 2 },
   9: { wire: 0 },
   10: { wire: 2, message: BidMemberWire },
+  11: { wire: 2 },
+  12: { wire: 0 },
 })
 Object.assign(BidMemberWire, {
   1: { wire: 2 },
@@ -84,6 +88,11 @@ Object.assign(BalanceRequestWire, {
 Object.assign(BalanceMessageWire, {
   1: { wire: 0 },
   2: { wire: 0 },
+})
+Object.assign(FundsRequestWire, {
+})
+Object.assign(FundsMessageWire, {
+  1: { wire: 2 },
 })
 Object.assign(JobRequestWire, {
   1: { wire: 2 },

@@ -71,6 +71,11 @@ interface Grant {
    * blob its user put): a grantee's release never deletes them.
    */
   published?: boolean
+  /**
+   * A grant to look, not to keep (the contract-db checking a rejected result): it never holds the
+   * blob against a release, and goes with it.
+   */
+  lookOnly?: boolean
 }
 
 /** A job's output archive released: `peer` no longer holds it for `jobId`. */
@@ -111,9 +116,12 @@ export class BlobService {
   }
 
   /** Lets `peer` fetch `sha256` from this node. */
-  async grant(peer: string, sha256: string): Promise<void> {
+  async grant(peer: string, sha256: string, opts: { lookOnly?: boolean } = {}): Promise<void> {
     checkBlobId(sha256)
-    await this.grantWrites.run(() => this.grants.put(`${sha256}/${peer}`, { sha256, peer, at: this.c.now() }))
+    const look = opts.lookOnly === true ? { lookOnly: true } : {}
+    await this.grantWrites.run(() =>
+      this.grants.put(`${sha256}/${peer}`, { sha256, peer, at: this.c.now(), ...look }),
+    )
   }
 
   /**
@@ -205,9 +213,14 @@ export class BlobService {
       return { removed: false }
     }
     await this.grants.del(key)
-    for await (const other of this.grants.sub.keys({ gte: `${sha256}/`, lt: `${sha256}0` }))
-      if (other.startsWith(`${sha256}/`)) return { removed: false }
+    const lookers: string[] = []
+    for await (const other of this.grants.sub.keys({ gte: `${sha256}/`, lt: `${sha256}0` })) {
+      if (!other.startsWith(`${sha256}/`)) continue
+      if ((await this.grants.get(other))?.lookOnly !== true) return { removed: false }
+      lookers.push(other)
+    }
     if (grant.published !== true || (await this.c.inUse?.(sha256)) === true) return { removed: false }
+    for (const looker of lookers) await this.grants.del(looker)
     await this.c.store.delete(sha256)
     this.c.log.info({ sha256, peer }, 'blob released by its grantee and deleted')
     return { removed: true }

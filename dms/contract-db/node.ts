@@ -117,7 +117,7 @@ export class ContractDbNode {
     const { clock, log } = this
     // The same start as a node's: the database lock before the passphrase, then key, host, actors.
     const base = await startPeerBase(
-      { ...cfg, roles: ['contract-db'] },
+      { ...cfg, roles: ['contract-db'], contractDb: 'self' },
       { clock, log, passphrase: this.passphrase },
       this.lifecycle,
     )

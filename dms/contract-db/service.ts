@@ -18,6 +18,7 @@ import {
   DOMAIN,
   type ApprovalCredential,
   type ContractProof,
+  type FundsProof,
   type Role,
   type Settlement,
   type SignedContract,
@@ -33,6 +34,7 @@ import { Approvals } from './approvals.js'
 import type { Change } from './changes.js'
 import { ContractBook } from './contract-book.js'
 import { approvalHandler, type ApprovalHandler } from './handlers/approval.js'
+import { fundsHandler, type FundsHandler } from './handlers/funds.js'
 import type { ClosableContracts } from './handlers/closable.js'
 import {
   rejectionHandler,
@@ -54,6 +56,8 @@ import { SUBLEVEL, type Account, type ApprovedEntity, type ContractRecord } from
 export interface ContractDbInit {
   /** Lifetime of the approval credentials it issues. @default APPROVAL_TTL_MS (10 minutes) */
   approvalTtlMs?: number
+  /** Lifetime of the funds proofs it issues. @default FUNDS_TTL_MS (one minute) */
+  fundsTtlMs?: number
   /** The most volunteer contracts (escrow 0) one requester may have active. @default 16 */
   maxActiveVolunteerContracts?: number
   /** settleBy's grace, the claim and dispute windows (deadlines.ts). @default DEADLINES */
@@ -104,6 +108,7 @@ export class ContractDbService {
     terminate: TerminateHandler
     start: StartHandler
     approval: ApprovalHandler
+    funds: FundsHandler
   }
 
   constructor(
@@ -159,6 +164,14 @@ export class ContractDbService {
       terminate: terminateHandler({ contracts, log, clock, deadlines: this.deadlines }),
       start: startHandler({ contracts, log, clock, self }),
       approval: approvalHandler({ self, key, clock, approvals: this.approvals, ttlMs: init.approvalTtlMs }),
+      funds: fundsHandler({
+        self,
+        key,
+        clock,
+        approvals: this.approvals,
+        accounts: this.accounts,
+        ttlMs: init.fundsTtlMs,
+      }),
     }
   }
 
@@ -175,6 +188,7 @@ export class ContractDbService {
       .on(W.terminate, (m) => this.terminate(m.peer, m.payload))
       .on(W.contractStarted, (m) => this.started(m.peer, m.payload.note))
       .on(W.approval, (m) => this.approvalFor(m.peer))
+      .on(W.funds, (m) => this.fundsFor(m.peer))
       // A peer's own account, read only (a requester checks a workflow's escrow plan against it).
       .on(W.balance, async (m) => {
         const { balance, escrow } = await this.account(m.peer)
@@ -276,6 +290,11 @@ export class ContractDbService {
   /** A short-lived signed approval credential for an approved peer (reads only: not queued). */
   approvalFor(peer: string): Promise<ApprovalCredential> {
     return this.handlers.approval(peer)
+  }
+
+  /** A short-lived signed proof of an approved peer's spendable balance (reads only: not queued). */
+  fundsFor(peer: string): Promise<FundsProof> {
+    return this.handlers.funds(peer)
   }
 
   // ---- the operator: approvals, accounts, contracts ----

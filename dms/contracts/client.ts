@@ -15,12 +15,14 @@ import { W } from '../protocol/behaviours.js'
 import { handleOf, INBOX, publicKeyOf } from '../protocol/handles.js'
 import type { SettleRequest, TerminateRequest } from '../protocol/messages.js'
 import { checkApproval } from './approval.js'
+import { checkFunds } from './funds.js'
 import { hashDoc, verifyDoc } from './canonical.js'
 import {
   DOMAIN,
   type ApprovalCredential,
   type ContractProof,
   type ContractTerms,
+  type FundsProof,
   type Settlement,
   type SignedContract,
   type SignedStartNote,
@@ -86,6 +88,13 @@ export class BadSettlementError extends DmsError {
 export class BadApprovalError extends DmsError {
   constructor(problem: string) {
     super('BAD_APPROVAL', `the contract-db sent a bad credential: ${problem}`)
+  }
+}
+
+/** The funds proof is not a valid statement about this node by this contract-db. */
+export class BadFundsProofError extends DmsError {
+  constructor(problem: string) {
+    super('BAD_FUNDS_PROOF', `the contract-db sent a bad funds proof: ${problem}`)
   }
 }
 
@@ -167,6 +176,17 @@ export class ContractDbClient {
     const problem = checkApproval(cred, { peer: self, contractDb: this.peer, now: this.c.clock.now() })
     if (problem !== undefined) throw new BadApprovalError(problem)
     return cred
+  }
+
+  /**
+   * Asks once for a proof of this node's funds and checks it names `self`, this contract-db, and
+   * is valid now (its holder, FundsClient, decides when to ask again).
+   */
+  async funds(self: string, opts: CallOptions = {}): Promise<FundsProof> {
+    const proof = await this.c.actor.request(this.handle(), W.funds, {}, this.request(opts))
+    const problem = checkFunds(proof, { peer: self, contractDb: this.peer, now: this.c.clock.now(), need: 0 })
+    if (problem !== undefined) throw new BadFundsProofError(problem)
+    return proof
   }
 
   /** This node's own account at the contract-db: what it can spend, and what is in escrow. */

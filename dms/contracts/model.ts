@@ -231,6 +231,22 @@ export interface ApprovalCredential {
 }
 
 /**
+ * The contract-db's short-lived statement of what `peer` can spend now (specs/contract-db.md,
+ * "Funds proofs"). A requester attaches it to its bid requests; a provider checks it offline
+ * against the job's max price before it reserves anything (`checkFunds`).
+ */
+export interface FundsProof {
+  peer: string
+  /** Peer id of the contract-db that signed it. */
+  contractDb: string
+  /** The account's spendable balance (escrow excluded) when it was issued, micro-tokens. */
+  available: number
+  issuedAt: number
+  expiresAt: number
+  signature: string
+}
+
+/**
  * What an approved peer may do (specs/contract-db.md, "Roles"): post bid requests and hold
  * reservations (`requester`), bid and publish capacity news (`provider`), serve as a circuit relay
  * for approved peers (`relay`).
@@ -267,4 +283,5 @@ export const DOMAIN = {
   approval: 'dms/approval/v1',
   blobGrant: 'dms/blob-grant/v1',
   startNote: 'dms/start-note/v1',
+  funds: 'dms/funds/v1',
 } as const

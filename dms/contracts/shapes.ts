@@ -11,6 +11,7 @@ import {
   ROLES,
   type ApprovalCredential,
   type BlobGrant,
+  type FundsProof,
   type ContractProof,
   type Settlement,
   type SignedContract,
@@ -133,6 +134,15 @@ const APPROVAL = S.obj({
   signature: sig,
 })
 
+const FUNDS = S.obj({
+  peer,
+  contractDb: peer,
+  available: S.num,
+  issuedAt: S.num,
+  expiresAt: S.num,
+  signature: sig,
+})
+
 const BLOB_GRANT = S.obj({ sha256: hash, owner: peer, grantee: peer, expiresAt: S.num, signature: sig })
 export const asBlobGrant = guard<BlobGrant>(BLOB_GRANT, 'blob grant')
 
@@ -144,3 +154,4 @@ export const asBid = guard<Bid>(BID, 'bid')
 export const asSignedVerification = guard<SignedVerification>(SIGNED_VERIFICATION, 'verification')
 export const asSignedStartNote = guard<SignedStartNote>(SIGNED_START_NOTE, 'start note')
 export const asApproval = guard<ApprovalCredential>(APPROVAL, 'approval')
+export const asFunds = guard<FundsProof>(FUNDS, 'funds proof')

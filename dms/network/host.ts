@@ -10,12 +10,15 @@ import { tcp } from '@libp2p/tcp'
 import type { KadDHT } from '@libp2p/kad-dht'
 import { createLibp2p, type Libp2p } from 'libp2p'
 import type { Logger } from 'pino'
+import type { Clock } from '../../actors/clock.js'
 import type { KeyPair } from '../../actors/identity.js'
 import { noiseCrypto } from './noise-crypto.js'
 import { dhtService, type DhtInit } from './discovery.js'
 import { scoreOptions, type GossipScoreSettings } from './gossip-score.js'
 import { natParts, type NatInit, type RelayInit } from './nat.js'
 import { protector, readSwarmKey } from './pnet.js'
+import type { CredentialCheck } from './relay/approvals.js'
+import type { DmsRelayService } from './relay/service.js'
 import { userAgent } from './peer-info.js'
 import { halfWindowUpdates } from './yamux-window.js'
 
@@ -25,6 +28,8 @@ export type Host = Libp2p<{
   ping: unknown
   /** Present when `network.dht` is set. */
   dht?: KadDHT
+  /** Present when `network.relay.serve` is set (dms/network/relay/). */
+  relay?: DmsRelayService
 }>
 
 /** Connection limits (libp2p connection manager). Unset fields keep libp2p's defaults. */
@@ -139,8 +144,18 @@ function fastMsgIdFn(msg: { from?: Uint8Array; seqno?: Uint8Array; data?: Uint8A
   return `${from}/${seqno}`
 }
 
-/** Builds (does not start) a libp2p host whose peer id derives from the node's key. */
-export async function createHost(key: KeyPair, init: HostInit = {}, log?: Logger): Promise<Host> {
+/**
+ * Builds (does not start) a libp2p host whose peer id derives from the node's key. `clock` drives
+ * the relay's limits and sweeps when it serves. @default systemClock
+ */
+export async function createHost(
+  key: KeyPair,
+  init: HostInit = {},
+  log?: Logger,
+  clock?: Clock,
+  /** How a relay checks the approval credentials peers present (needed with `relay.serve`). */
+  relayCredentials?: CredentialCheck,
+): Promise<Host> {
   const privateKey = privateKeyFromRaw(key.libp2pRaw())
   const boot = init.bootstrap ?? []
   const opts = hostOptions(init)
@@ -152,7 +167,11 @@ export async function createHost(key: KeyPair, init: HostInit = {}, log?: Logger
     const { mdns } = await import('@libp2p/mdns')
     discovery.push(mdns({ interval: m.intervalMs, serviceTag: m.serviceTag }))
   }
-  const nat = natParts(init.relay, init.nat)
+  const nat = natParts(init.relay, init.nat, {
+    clock,
+    ...(log !== undefined ? { log } : {}),
+    ...(relayCredentials !== undefined ? { credentials: relayCredentials } : {}),
+  })
   halfWindowUpdates()
   const node = await createLibp2p({
     privateKey,
@@ -168,6 +187,7 @@ export async function createHost(key: KeyPair, init: HostInit = {}, log?: Logger
     streamMuxers: [yamux()],
     peerDiscovery: discovery,
     connectionManager: opts.connectionManager,
+    ...(nat.gater !== undefined ? { connectionGater: nat.gater } : {}),
     services: {
       identify: identify(),
       ping: ping(),

@@ -34,6 +34,7 @@ import { restoredSnapshot } from './job-snapshot.js'
 import { createRunningJob, type RunningJob } from './running-job.js'
 import type { QueueJobs } from './queues/queue-book.js'
 import { Retention, type PruneReport, type RetentionPolicy } from './retention.js'
+import { FundsClient } from '../contracts/funds-client.js'
 import type { Approvals } from './steps/deps.js'
 
 export { FINAL_STATES, type OrchestratorInit, type StoredJob }
@@ -83,6 +84,8 @@ export class Orchestrator {
   readonly joins: ProviderJoins
   /** Prunes ended jobs, their blobs and grants (`requester.retention`, `dms job prune`). */
   readonly retention: Retention
+  /** This requester's funds proof from its contract-db, carried in every bid request. */
+  readonly funds: FundsClient
   private stopPruning?: () => void
   private readonly running = new Map<JobId, RunningJob>()
   private readonly updateListeners = new Set<(jobId: JobId, update: JobUpdate) => void>()
@@ -117,6 +120,10 @@ export class Orchestrator {
       unsubscribe: c.transport.unsubscribe?.bind(c.transport),
     })
     this.joins = new ProviderJoins({ ...c, board: this.capacity })
+    this.funds = new FundsClient(c, {
+      contractDb: init.contractDb,
+      requestTimeoutMs: this.cfg.requestTimeoutMs,
+    })
     // An operator sees a job start waiting, and until when (its later rounds are debug lines).
     this.store.onChange(({ state, record }) => {
       if (state === 'queued' && record.queue?.rounds === 1)
@@ -173,6 +180,7 @@ export class Orchestrator {
   async start(): Promise<number> {
     await this.capacityNews.start()
     this.joins.start()
+    this.funds.start()
     const indexed = await this.store.migrate()
     if (indexed > 0) this.c.log.info({ indexed }, 'stored jobs indexed for listing')
     let restored = 0
@@ -196,6 +204,7 @@ export class Orchestrator {
   stop(): void {
     this.capacityNews.stop()
     this.joins.stop()
+    this.funds.stop()
     this.stopPruning?.()
     for (const r of this.running.values()) {
       r.machine.stop()
@@ -351,6 +360,7 @@ export class Orchestrator {
       audience: this.audience,
       capacity: this.capacity,
       admission: this.admission,
+      funds: this.funds,
       reliability: (peer: string) => this.records.reliability(peer),
       config: this.cfg,
     }

@@ -1,9 +1,11 @@
 /**
  * A quote: one bid round for a spec without locking or contracting (`POST /v1/quotes`). The round
  * is the job's own (`collectBids`, the same bid request, window and admission, under a fresh job
- * id), so providers decide exactly as for a job: they reserve and bid, or decline with reasons.
- * Every bid is released at once (`/dms/job/bid-release`), so no provider keeps anything for a
- * quote; nothing is stored. Spec: specs/rest-api.md ("Quotes").
+ * id), so providers decide exactly as for a job: they bid or decline with reasons. The request
+ * says it is a quote, so they reserve nothing (a quote loop would otherwise hold their offers and
+ * starve other requesters' jobs, issue 29); a bid that says it reserved (a provider of an older
+ * release) is released at once (`/dms/job/bid-release`). Nothing is stored. Spec:
+ * specs/queueing.md ("Quotes").
  */
 import { randomUUID } from 'node:crypto'
 import type { Bid } from '../contracts/model.js'
@@ -34,7 +36,10 @@ export interface Quote {
   quoteId: string
   bids: QuoteBid[]
   declines: Array<{ provider: string; reasons: string[] }>
-  /** Bid releases delivered right after the round (a bid whose release was lost lapses at its expiry). */
+  /**
+   * Bid releases delivered right after the round, for bids that reserved anyway (a provider of an
+   * older release; one whose release was lost lapses at its expiry). 0 with today's providers.
+   */
   released: number
 }
 
@@ -63,9 +68,11 @@ export async function runQuote(spec: JobSpec, p: QuoteParts, signal: AbortSignal
     onLog: () => undefined,
   })
   try {
-    const round = await collectBidsStep({ ...p, actor, session })(record, signal)
+    const round = await collectBidsStep({ ...p, actor, session }, { quote: true })(record, signal)
     const bids: Bid[] = round.bids ?? []
-    const sent = await Promise.allSettled(bids.map((b) => sendBidRelease({ actor, session }, record, b)))
+    const sent = await Promise.allSettled(
+      bids.filter((b) => b.resourcesReserved).map((b) => sendBidRelease({ actor, session }, record, b)),
+    )
     const ranked = rankBids(bids, {
       maxPrice: spec.maxPrice,
       maxDurationSeconds: spec.maxDurationSeconds,

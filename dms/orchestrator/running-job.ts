@@ -32,6 +32,7 @@ export interface JobParts {
   log: Logger
   blobs: BlobService
   approval: StepDeps['approval']
+  funds: StepDeps['funds']
   audience: BidAudience
   capacity: StepDeps['capacity']
   admission: BidAdmission
@@ -83,6 +84,7 @@ export function createRunningJob(record: JobRecord, snapshot: unknown, p: JobPar
     blobs: jobBlobsOf(actor, p.blobs, { key: p.key, peerId: p.system.peerId, now: () => clock.now() }),
     transport: p.transport,
     approval: p.approval,
+    funds: p.funds,
     audience: p.audience,
     capacity: p.capacity,
     reliability: p.reliability,

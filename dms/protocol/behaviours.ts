@@ -12,13 +12,20 @@ import {
   type BehaviourDef,
   type PayloadCodec,
 } from '../../actors/codec.js'
-import type { ApprovalCredential, ContractProof, Settlement, StartAck } from '../contracts/model.js'
+import type {
+  ApprovalCredential,
+  ContractProof,
+  FundsProof,
+  Settlement,
+  StartAck,
+} from '../contracts/model.js'
 import type { Chunk, ChunkRequest } from '../blobs/service.js'
 import { PAYLOAD_CODECS as C, refusalOf, type PayloadRefusal } from './codecs.js'
 import type {
   ApprovalRequest,
   BalanceReply,
   BalanceRequest,
+  FundsRequest,
   BidMessage,
   BidRelease,
   BidRequest,
@@ -138,6 +145,11 @@ export const W = {
   balance: defineBehaviour<BalanceRequest, BalanceReply>('/dms/account/balance', {
     request: C.balanceRequest,
     reply: C.balanceReply,
+  }),
+  /** A requester -> contract-db: a short-lived signed proof of its funds, carried in its bid requests. */
+  funds: defineBehaviour<FundsRequest, FundsProof>('/dms/account/funds', {
+    request: C.fundsRequest,
+    reply: C.fundsReply,
   }),
 } as const
 

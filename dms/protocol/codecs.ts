@@ -12,6 +12,7 @@ import {
   TERMINATION,
   type ApprovalCredential,
   type ContractProof,
+  type FundsProof,
   type Settlement,
   type SignedContract,
   type SignedReceipt,
@@ -23,6 +24,7 @@ import {
   asBlobGrant,
   asBid,
   asContractProof,
+  asFunds,
   asSettlement,
   asSignedContract,
   asSignedReceipt,
@@ -48,6 +50,7 @@ import type {
   BidRelease,
   CapacityNews,
   BidRequest,
+  FundsRequest,
   ContractSignReply,
   ContractSignRequest,
   Decline,
@@ -72,11 +75,17 @@ const bidRequest = proto<BidRequest, P.BidRequest>(
   P.BidRequest,
   'BidRequest',
   PW.BidRequestWire,
-  ({ approval, ...v }) => ({ ...v, ...approvalTo(approval) }),
-  ({ approval, members, ...w }) => ({
+  ({ approval, funds, ...v }) => ({
+    ...v,
+    ...approvalTo(approval),
+    ...(funds === undefined ? {} : { funds: docToBytes(funds) }),
+  }),
+  ({ approval, members, funds, quote, ...w }) => ({
     ...w,
     resources: resources(need(w.resources, 'resources')),
     ...approvalFrom(approval),
+    ...(funds === undefined ? {} : { funds: docFromBytes(funds, asFunds) }),
+    ...(quote === true ? { quote: true } : {}),
     ...podOf(members.map((m) => ({ name: m.name, image: m.image, ...netOf(m.network) }))),
   }),
 )
@@ -114,6 +123,20 @@ const balanceReply = proto<BalanceReply, P.BalanceMessage>(
   PW.BalanceMessageWire,
   (v) => v,
   (w) => ({ balance: w.balance, escrow: w.escrow }),
+)
+const fundsRequest = proto<FundsRequest, P.FundsRequest>(
+  P.FundsRequest,
+  'FundsRequest',
+  PW.FundsRequestWire,
+  () => ({}),
+  () => ({}),
+)
+const fundsReply = proto<FundsProof, P.FundsMessage>(
+  P.FundsMessage,
+  'FundsMessage',
+  PW.FundsMessageWire,
+  (v) => ({ proof: docToBytes(v) }),
+  (w) => docFromBytes(w.proof, asFunds),
 )
 const approvalReply = proto<ApprovalCredential, P.ApprovalMessage>(
   P.ApprovalMessage,
@@ -363,6 +386,8 @@ export const PAYLOAD_CODECS = {
   approvalReply,
   balanceRequest,
   balanceReply,
+  fundsRequest,
+  fundsReply,
   jobRequest,
   jobRequestReply,
   contractRequest,

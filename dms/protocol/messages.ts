@@ -6,6 +6,7 @@
 import type {
   ApprovalCredential,
   Bid,
+  FundsProof,
   ContractProof,
   SignedContract,
   SignedReceipt,
@@ -36,6 +37,13 @@ export interface BidRequest {
    * cannot run. Then `image` is the first member's, `resources` the members' sums, `network` absent.
    */
   members?: BidMember[]
+  /**
+   * The requester's funds proof from the contract-db: a provider reserves nothing for a job whose
+   * max price it does not cover (specs/contract-db.md, "Funds proofs").
+   */
+  funds?: FundsProof
+  /** A quote (`POST /v1/quotes`): the provider answers as for a job but reserves nothing. Absent: a job. */
+  quote?: boolean
 }
 
 /** A pod member as a bid request names it: what a provider judges before bidding. */
@@ -79,6 +87,9 @@ export type ApprovalRequest = Record<string, never>
 
 /** `/dms/account/balance`: no fields; the contract-db answers for the envelope's sender peer. */
 export type BalanceRequest = Record<string, never>
+/** `/dms/account/funds`: no fields; the contract-db answers for the envelope's sender peer. */
+export type FundsRequest = Record<string, never>
+
 /** The sender's account at the contract-db, in micro-tokens. */
 export interface BalanceReply {
   balance: number

@@ -57,6 +57,8 @@ export const WIRE_SHAPES = {
     approval: S.opt(doc),
     network: S.opt(S.bool),
     members: members(S.obj(bidMember)),
+    funds: S.opt(doc),
+    quote: S.opt(S.bool),
   }),
   Bid: S.obj({ bid: doc, approval: S.opt(doc) }),
   Decline: S.obj({
@@ -69,6 +71,8 @@ export const WIRE_SHAPES = {
   ApprovalMessage: S.obj({ credential: doc }),
   BalanceRequest: S.obj({}),
   BalanceMessage: S.obj({ balance: S.num, escrow: S.num }),
+  FundsRequest: S.obj({}),
+  FundsMessage: S.obj({ proof: doc }),
   JobRequest: S.obj({ jobId: id, bidId: id }),
   JobRequestReply: S.obj({ locked: S.bool, lockedUntil: S.num }),
   ContractRequest: S.obj({ contract }),

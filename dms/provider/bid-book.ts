@@ -10,11 +10,13 @@ import { createActor, waitFor, type Actor as XActor, type SnapshotFrom } from 'x
 import type { Clock } from '../../actors/clock.js'
 import { SerialQueue } from '../../actors/serial.js'
 import type { Bid } from '../contracts/model.js'
+import { sum } from '../resources/math.js'
 import type { Resources } from '../resources/types.js'
 import type { Db } from '../store/db.js'
 import { allocationState, HOLDING, type BidContext, type BidState, type HistoryEntry } from './bid-context.js'
 import type { BidMachine } from './bid-machine.js'
 import { bidRepo, flatState, prunable, type RetentionInit, type StoredBid } from './bid-store.js'
+import { overShare } from './requester-cap.js'
 
 /** The states a reserved bid ends through (released once its reservation is freed). */
 const ENDING_FROM_RESERVED: ReadonlySet<BidState> = new Set(['withdrawn', 'expired'])
@@ -147,6 +149,26 @@ export class BidBook {
       if (ctx === undefined || (l!.state === 'reserved' && ctx.bid.expiresAt <= now)) return []
       return [ctx.held]
     })
+  }
+
+  /**
+   * The reserved (not locked), unexpired bids of requesters other than `except` whose bids not
+   * yet invoked add up to more than `limit` in some resource, oldest first: the reservations
+   * another requester may take over (requester-cap.ts, `toPreempt`).
+   */
+  reservedOver(limit: Resources, except: string): Array<{ bidId: string; held: Resources }> {
+    const now = this.c.clock.now()
+    const out: Array<{ bidId: string; held: Resources; at: number }> = []
+    for (const [requester, ids] of this.holding) {
+      if (requester === except || !overShare(sum(this.holdings(requester)), limit)) continue
+      for (const id of ids) {
+        const l = this.live.get(id)
+        const ctx = l?.actor.getSnapshot().context
+        if (l?.state === 'reserved' && ctx !== undefined && ctx.bid.expiresAt > now)
+          out.push({ bidId: id, held: ctx.held, at: ctx.history[0]?.at ?? 0 })
+      }
+    }
+    return out.sort((a, b) => a.at - b.at).map(({ bidId, held }) => ({ bidId, held }))
   }
 
   /** The bid of a contract (live or ended, until pruned), with its requester's peer id. */

@@ -2,8 +2,8 @@
  * The provider's gate on bid requests, run where they arrive: for gossip, as the bid-request
  * topic's admission rule (ActorSystem.admit), so that a request is judged before gossipsub
  * forwards it; for a request sent directly, by the handler. Two checks, both cheap: the
- * requester's approval credential (signatures remembered, ApprovalCache) and a token bucket per
- * requester peer. A request without a good credential is rejected: not delivered, not forwarded,
+ * requester's approval credential, which must grant the `requester` role (signatures remembered,
+ * ApprovalCache), and a token bucket per requester peer. A request without a good credential is rejected: not delivered, not forwarded,
  * and its origin's gossip score drops (graylisted after a few). One over the rate is ignored: not
  * delivered, not forwarded, no penalty (an approved requester may burst).
  * Spec: specs/protocol.md ("Checks on the receiving side").
@@ -53,6 +53,8 @@ export class BidRequestGate {
       peer: msg.peer,
       contractDb: this.init.contractDb,
       now: this.d.clock.now(),
+      // Only a requester may hold a reservation here (an approved provider asking: approval_role).
+      role: 'requester',
     })
     if (problem !== undefined) return this.ignore(problem, msg)
     if (!this.rate.take(msg.peer)) return this.ignore('rate_limited', msg)

@@ -139,6 +139,7 @@ const DECLINE_KINDS: Array<[RegExp, string]> = [
   [/^(paused|draining|drained|stopping)$/, '$1'],
   [/^requester cap:/, 'requester cap'],
   [/^unpaid jobs:/, 'unpaid jobs'],
+  [/^funds:/, 'funds'],
 ]
 
 export function declineKind(reason: string): string {

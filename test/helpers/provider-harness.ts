@@ -11,6 +11,7 @@ import { ManualClock } from '../../actors/clock.js'
 import type { Handle } from '../../actors/envelope.js'
 import type { Actor, Message } from '../../actors/system.js'
 import { issueApproval } from '../../dms/contracts/approval.js'
+import { issueFunds } from '../../dms/contracts/funds.js'
 import { hashDoc, signDoc } from '../../dms/contracts/canonical.js'
 import { DOMAIN, type Bid, type ContractProof, type SignedContract } from '../../dms/contracts/model.js'
 import { partyOf } from '../../dms/contracts/party.js'
@@ -152,6 +153,16 @@ export class Harness {
     })
   }
 
+  /** `who`'s funds proof from the contract-db, stating `available`. */
+  funds(who: Who, available = 1_000_000_000) {
+    return issueFunds(this.contractDb.key, {
+      peer: who.peer,
+      contractDb: this.contractDb.peer,
+      available,
+      now: this.clock.now(),
+    })
+  }
+
   request(jobId = 'job-1', cpu = 0.5, who: Who = this.requester): BidRequest {
     return {
       jobId,
@@ -162,6 +173,7 @@ export class Harness {
       deadline: this.clock.now() + 3000,
       exclude: [],
       approval: this.approval(who),
+      funds: this.funds(who),
     }
   }
 

@@ -7,7 +7,14 @@
 import type { Handle } from '../../actors/envelope.js'
 import type { Actor, Message } from '../../actors/system.js'
 import { canonicalJson, signDoc } from '../../dms/contracts/canonical.js'
-import { DOMAIN, type ApprovalCredential, type ContractTerms, type Bid } from '../../dms/contracts/model.js'
+import {
+  DOMAIN,
+  type ApprovalCredential,
+  type Bid,
+  type ContractTerms,
+  type FundsProof,
+  type Role,
+} from '../../dms/contracts/model.js'
 import { escrowFor } from '../../dms/contracts/money.js'
 import { W } from '../../dms/protocol/behaviours.js'
 import { BID_REQUEST_TOPIC, handleOf, INBOX } from '../../dms/protocol/handles.js'
@@ -34,8 +41,12 @@ export async function startRogue(bootstrap: string[], init: PeerInit = {}): Prom
   const request = codecs.codecFor(W.bidRequest.name)
   codecs.register(W.bidRequest.name, {
     request: {
-      encode: ({ approval, ...v }: BidRequest) =>
-        P.BidRequest.encode({ ...v, ...(approval ? { approval: json(approval) } : {}) }),
+      encode: ({ approval, funds, ...v }: BidRequest) =>
+        P.BidRequest.encode({
+          ...v,
+          ...(approval ? { approval: json(approval) } : {}),
+          ...(funds ? { funds: json(funds) } : {}),
+        }),
       decode: (b) => request.decode(b),
     },
   })
@@ -138,17 +149,26 @@ export function rogueRequester(peer: TestPeer, inbox = 'job/rogue') {
   }
 }
 
-/** A bid request as a requester would publish it. */
-export function bidRequest(jobId: string, cpu: number, approval?: ApprovalCredential): BidRequest {
+/** What a rogue requester is credited with (`approvedRogueRequester`): `bidRequest`'s max price. */
+export const ROGUE_FUNDS = 1_000_000
+
+/** A bid request as a requester would publish it (with its funds proof, when given). */
+export function bidRequest(
+  jobId: string,
+  cpu: number,
+  approval?: ApprovalCredential,
+  funds?: FundsProof,
+): BidRequest {
   return {
     jobId,
     resources: { cpu, memoryBytes: 16 * 1024 * 1024, diskBytes: 0, gpus: 0 },
     image: process.env.DMS_TEST_IMAGE ?? 'dms-test:1',
     maxDurationSeconds: 60,
-    maxPrice: 1_000_000_000,
+    maxPrice: ROGUE_FUNDS,
     deadline: Date.now() + 60_000,
     exclude: [],
     ...(approval ? { approval } : {}),
+    ...(funds ? { funds } : {}),
   }
 }
 
@@ -166,15 +186,21 @@ export function ignoredRequests(provider: { events: NodeJS.EventEmitter }, n: nu
 }
 
 /**
- * A rogue requester approved at `net`'s contract-db and in the bid topic of its first provider:
- * its peer, its approval credential, its job actor and the provider's handle.
+ * A rogue requester approved at `net`'s contract-db (as `roles`, default requester and provider)
+ * and in the bid topic of its first provider, credited with `fund` (default ROGUE_FUNDS): its
+ * peer, its approval credential and funds proof, its job actor and the provider's handle.
  */
-export async function approvedRogueRequester(net: TestNetwork) {
+export async function approvedRogueRequester(net: TestNetwork, opts: { fund?: number; roles?: Role[] } = {}) {
   const provider = net.providers[0]
   const rogue = await startRogue(provider.addrs())
   await rogue.transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1)
-  await net.contractDb.service.approve(rogue.system.peerId)
-  const approval = await net.contractDb.service.approvalFor(rogue.system.peerId)
+  const peer = rogue.system.peerId
+  await net.contractDb.service.approve(peer, opts.roles)
+  const fund = opts.fund ?? ROGUE_FUNDS
+  if (fund > 0) await net.contractDb.service.credit(peer, fund)
+  const approval = await net.contractDb.service.approvalFor(peer)
+  // A peer approved without the requester role gets no funds proof (PARTY_ROLE_NOT_APPROVED).
+  const funds = await net.contractDb.service.fundsFor(peer).catch(() => undefined)
   const to = handleOf(provider.peerId, INBOX.provider, provider.addrs())
-  return { provider, rogue, approval, r: rogueRequester(rogue), to }
+  return { provider, rogue, approval, funds, r: rogueRequester(rogue), to }
 }

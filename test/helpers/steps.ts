@@ -11,6 +11,7 @@ import { ManualClock } from '../../actors/clock.js'
 import type { BehaviourDef } from '../../actors/codec.js'
 import type { Handle } from '../../actors/envelope.js'
 import { issueApproval } from '../../dms/contracts/approval.js'
+import { issueFunds } from '../../dms/contracts/funds.js'
 import { signDoc } from '../../dms/contracts/canonical.js'
 import { DOMAIN, type ApprovalCredential, type Bid, type Settlement } from '../../dms/contracts/model.js'
 import { escrowFor } from '../../dms/contracts/money.js'
@@ -259,6 +260,14 @@ export function stepDeps(over: Partial<StepDeps> = {}) {
     contractDb: cdb.peer,
     now: T0,
   })
+  // Enough for any job a step test posts, valid for as long as any test drives the clock.
+  const funds = issueFunds(newParty().key, {
+    peer: requester.peer,
+    contractDb: cdb.peer,
+    available: Number.MAX_SAFE_INTEGER,
+    now: T0,
+    ttlMs: 365 * 86_400_000,
+  })
   const fakes = {
     clock,
     actor: new FakeJobActor(clock),
@@ -279,6 +288,7 @@ export function stepDeps(over: Partial<StepDeps> = {}) {
     blobs: fakes.blobs,
     transport: fakes.transport,
     approval: { current: () => approval, ready: () => Promise.resolve(approval) },
+    funds: { current: () => funds, proofFor: () => Promise.resolve(funds) },
     audience: new BidAudience(),
     reliability: () => Promise.resolve(0.5),
     key: requester.key,

@@ -84,7 +84,7 @@ export type BlobParams = Static<typeof BlobParams>
 export const JobStateReply = reply({ id: opt(str), state: opt(str) })
 export type JobStateReply = Static<typeof JobStateReply>
 
-/** `POST /v1/quotes`: the bids a bid round brought (ranked, all released at once) and the declines. */
+/** `POST /v1/quotes`: the bids a bid round brought (ranked; nothing reserved for them) and the declines. */
 export const QuoteReply = reply({
   quoteId: opt(str),
   bids: opt(
@@ -102,7 +102,13 @@ export const QuoteReply = reply({
     ),
   ),
   declines: opt(Type.Array(reply({ provider: opt(str), reasons: opt(Type.Array(str)) }))),
-  released: opt(Type.Integer(described('bid releases delivered right after the round'))),
+  released: opt(
+    Type.Integer(
+      described(
+        'bid releases delivered right after the round, for bids that reserved anyway (older providers)',
+      ),
+    ),
+  ),
 })
 export type QuoteReply = Static<typeof QuoteReply>
 

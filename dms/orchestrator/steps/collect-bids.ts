@@ -1,11 +1,13 @@
 /**
  * The `bidding` step: publish the job's bid request, collect bids and declines in a bid window,
  * publish again (1 s, 2 s... later) while nothing usable came, and hand the round to `selecting`
- * with each bidder's reliability. Spec: specs/protocol.md ("Bid window", "Approval").
+ * with each bidder's reliability. The requester's approval credential and funds proof come
+ * first: without them providers reserve nothing, so the job fails at once, saying why.
+ * Spec: specs/protocol.md ("Bid window", "Approval"), specs/contract-db.md ("Funds proofs").
  */
 import { memberAsked } from '../job-spec-members.js'
 import { delay, timeoutSignal } from '../../../actors/clock.js'
-import type { ApprovalCredential } from '../../contracts/model.js'
+import type { ApprovalCredential, FundsProof } from '../../contracts/model.js'
 import { W } from '../../protocol/behaviours.js'
 import { BID_REQUEST_TOPIC, handleOf, INBOX } from '../../protocol/handles.js'
 import { declinedForNow, type BidRequest } from '../../protocol/messages.js'
@@ -17,13 +19,26 @@ import type { StepDeps } from './deps.js'
 
 export type CollectBidsDeps = Pick<
   StepDeps,
-  'clock' | 'log' | 'actor' | 'session' | 'transport' | 'approval' | 'audience' | 'reliability' | 'config'
+  | 'clock'
+  | 'log'
+  | 'actor'
+  | 'session'
+  | 'transport'
+  | 'approval'
+  | 'funds'
+  | 'audience'
+  | 'reliability'
+  | 'config'
 >
 
 /** The wait before the `attempt`-th publish (0-based; the first one is not waited for). */
 export const republishDelayMs = (attempt: number): number => 1000 * 2 ** (attempt - 1)
 
-export function collectBidsStep(d: CollectBidsDeps): Step {
+/**
+ * @param opts.quote the round is a quote's (`POST /v1/quotes`): its requests say so, providers
+ * reserve nothing for them, and no funds proof is asked for (a price can be asked before paying).
+ */
+export function collectBidsStep(d: CollectBidsDeps, opts: { quote?: boolean } = {}): Step {
   const { clock, session, config } = d
   return async (job, signal) => {
     session.reset()
@@ -35,6 +50,8 @@ export function collectBidsStep(d: CollectBidsDeps): Step {
       signal.throwIfAborted()
       throw new JobFailure('NOT_APPROVED', (err as Error).message)
     }
+    const creds: Credentials =
+      opts.quote === true ? { approval, quote: true } : { approval, funds: await fundsFor(d, job, signal) }
     const direct = job.spec.providers.direct ?? []
     const done = async (): Promise<Patch> => {
       const reliability: Record<string, number> = {}
@@ -50,7 +67,7 @@ export function collectBidsStep(d: CollectBidsDeps): Step {
     // Push orchestration: the request goes to the chosen providers over the direct stream, never
     // on gossip; gossip only if the spec asks for it when none of them bid.
     if (direct.length > 0) {
-      await round(d, job, approval, signal, direct)
+      await round(d, job, creds, signal, direct)
       if (session.bids.length > 0 || job.spec.providers.gossipFallback !== true) return done()
     }
     // A bid request published before any provider is subscribed reaches nobody: wait (bounded).
@@ -61,9 +78,33 @@ export function collectBidsStep(d: CollectBidsDeps): Step {
     )
     signal.throwIfAborted()
     if (!seen) return done()
-    await round(d, job, approval, signal)
+    await round(d, job, creds, signal)
     return done()
   }
+}
+
+/** What every bid request of the job carries: the requester's approval and its funds proof. */
+type Credentials = { approval: ApprovalCredential } & ({ funds: FundsProof } | { quote: true })
+
+/**
+ * A funds proof covering the job's max price: a provider reserves nothing for a job without one,
+ * so a job this requester cannot pay for fails at once (`INSUFFICIENT_FUNDS`), and one for which
+ * the contract-db gives no proof fails `NO_FUNDS_PROOF`.
+ */
+async function fundsFor(d: CollectBidsDeps, job: JobRecord, signal: AbortSignal): Promise<FundsProof> {
+  let proof: FundsProof
+  try {
+    proof = await d.funds.proofFor(job.spec.maxPrice, signal)
+  } catch (err) {
+    signal.throwIfAborted()
+    throw new JobFailure('NO_FUNDS_PROOF', (err as Error).message)
+  }
+  if (proof.available < job.spec.maxPrice)
+    throw new JobFailure(
+      'INSUFFICIENT_FUNDS',
+      `the job's max price is ${job.spec.maxPrice} micro-tokens, this requester can spend ${proof.available} (contract-db ${proof.contractDb}): credit the account or lower maxPrice`,
+    )
+  return proof
 }
 
 /**
@@ -74,7 +115,7 @@ export function collectBidsStep(d: CollectBidsDeps): Step {
 async function round(
   d: CollectBidsDeps,
   job: JobRecord,
-  approval: ApprovalCredential,
+  creds: Credentials,
   signal: AbortSignal,
   direct?: string[],
 ): Promise<void> {
@@ -94,7 +135,7 @@ async function round(
       window = await ask(
         d,
         job,
-        approval,
+        creds,
         signal,
         exclude,
         direct.filter((peer) => !exclude.includes(peer)),
@@ -108,14 +149,7 @@ async function round(
       )
       const plan = new SamplePlan(order, config.bidSample)
       for (let next = plan.next(); ; next = plan.next()) {
-        window = await ask(
-          d,
-          job,
-          approval,
-          signal,
-          exclude,
-          next?.kind === 'direct' ? next.peers : undefined,
-        )
+        window = await ask(d, job, creds, signal, exclude, next?.kind === 'direct' ? next.peers : undefined)
         if (
           next?.kind !== 'direct' ||
           // (close is idempotent: the window closed in `ask`; this is its summary)
@@ -147,7 +181,7 @@ export function widen(closed: WindowSummary, bids: number, enoughBids: number): 
 async function ask(
   d: CollectBidsDeps,
   job: JobRecord,
-  approval: ApprovalCredential,
+  creds: Credentials,
   signal: AbortSignal,
   exclude: string[],
   to: string[] | undefined,
@@ -173,7 +207,8 @@ async function ask(
     deadline,
     exclude,
     // Renewed while this job waited, if need be.
-    approval: d.approval.current() ?? approval,
+    approval: d.approval.current() ?? creds.approval,
+    ...('funds' in creds ? { funds: d.funds.current() ?? creds.funds } : { quote: true }),
     ...(job.spec.network === true ? { network: true } : {}),
     // A pod: what each provider judges before bidding (its images, who wants the network).
     ...(job.spec.members !== undefined

@@ -12,7 +12,7 @@ import type { RequestOptions, SendOptions } from '../../../actors/system.js'
 import type { PeerIdStr } from '../../../actors/transport.js'
 import type { TransferPace } from '../../blobs/transfer.js'
 import type { ContractDbClient } from '../../contracts/client.js'
-import type { ApprovalCredential } from '../../contracts/model.js'
+import type { ApprovalCredential, FundsProof } from '../../contracts/model.js'
 import type { Resources } from '../../resources/types.js'
 import type { BidAudience } from '../bid-audience.js'
 import type { JobBlobs } from '../data-plane.js'
@@ -50,6 +50,16 @@ export interface BidTopic {
 export interface Approvals {
   current(): ApprovalCredential | undefined
   ready(timeoutMs: number, signal?: AbortSignal): Promise<ApprovalCredential>
+}
+
+/**
+ * This requester's funds proof from its contract-db (FundsClient), carried in every bid request:
+ * providers reserve nothing for a job whose max price it does not cover.
+ */
+export interface Funds {
+  /** A valid proof, asked again when it states less than `need` (it may still state less). */
+  proofFor(need: number, signal?: AbortSignal): Promise<FundsProof>
+  current(): FundsProof | undefined
 }
 
 /** The steps' settings (OrchestratorInit, defaults applied). */
@@ -108,6 +118,7 @@ export interface StepDeps {
   blobs: JobBlobs
   transport: BidTopic
   approval: Approvals
+  funds: Funds
   /** Which providers a bid window waits for (shared by all of the requester's jobs). */
   audience: BidAudience
   /** This requester's reliability record of a provider, 0..1 (provider-records.ts). */

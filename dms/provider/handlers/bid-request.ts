@@ -1,9 +1,10 @@
 /**
  * `/dms/job/bid-request`: admission (the requester's approval credential and the rate limit per
  * peer, bid-request-gate.ts, which a gossiped request passed before delivery; this provider's own
- * credential), then the capability and policy checks, the per-requester cap, the reservation, the
- * signed bid and its machine (in `reserved`). Spec: specs/protocol.md ("Checks on the receiving
- * side", "Approval").
+ * credential), the requester's funds proof against the job's max price, then the capability and
+ * policy checks, the per-requester cap (taking over another requester's reservation held over its
+ * share, requester-cap.ts), the reservation, the signed bid and its machine (in `reserved`). A quote is judged the same way and answered with a
+ * bid that reserved nothing. Spec: specs/protocol.md ("Checks on the receiving side", "Approval").
  */
 import { randomUUID } from 'node:crypto'
 import type { EventEmitter } from 'node:events'
@@ -12,6 +13,7 @@ import type { Clock } from '../../../actors/clock.js'
 import type { KeyPair } from '../../../actors/identity.js'
 import type { Actor, Message } from '../../../actors/system.js'
 import { signDoc } from '../../contracts/canonical.js'
+import { FundsCache, fundsReason } from '../../contracts/funds.js'
 import { DOMAIN, type ApprovalCredential, type Bid } from '../../contracts/model.js'
 import { W } from '../../protocol/behaviours.js'
 import { handleTooLarge } from '../../protocol/bounds.js'
@@ -24,10 +26,11 @@ import { grantedResources } from '../disk-grant.js'
 import type { ImageCheck } from '../images.js'
 import { pricePerHour, totalFor } from '../pricing.js'
 import type { BidRequestGate } from '../bid-request-gate.js'
-import { overCap, type RequesterCap } from '../requester-cap.js'
+import { overCap, shareOf, toPreempt, type Preemptible, type RequesterCap } from '../requester-cap.js'
+import { flatState } from '../bid-store.js'
 import { checkBidRequest } from '../validate.js'
 import type { ProviderBooks } from '../books.js'
-import { fits } from '../../resources/math.js'
+import { add, fits, sum } from '../../resources/math.js'
 import { holdMs, laterStart, type LaterBids, type SlotTiming } from '../later-bid.js'
 
 /** How often an unavailable container engine is checked again (on the next bid request). */
@@ -37,7 +40,7 @@ export interface BidRequestDeps {
   key: KeyPair
   ledger: Pick<ResourceLedger, 'getOffer' | 'free' | 'entries' | 'reserve' | 'slotFor'>
   machine?: { get(): Promise<MachineInfo>; refresh(): Promise<MachineInfo> }
-  book: Pick<BidBook, 'openBid' | 'holdings' | 'create' | 'actor'>
+  book: Pick<BidBook, 'openBid' | 'holdings' | 'create' | 'actor' | 'reservedOver' | 'settle'>
   clock: Clock
   log: Logger
   /** This provider's own approval credential (attached to its bids and declines). */
@@ -76,6 +79,7 @@ export interface BidRequestCounters {
 }
 
 export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, counts: BidRequestCounters) {
+  const funds = new FundsCache()
   const ignore = (reason: string, msg: Message, detail?: unknown): void => {
     counts.ignored[reason] = (counts.ignored[reason] ?? 0) + 1
     d.log.debug({ reason, detail, from: msg.peer }, 'bid request ignored')
@@ -107,6 +111,25 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     return m.docker.available ? undefined : `docker unavailable: ${m.docker.error ?? 'unknown reason'}`
   }
 
+  // Releases reservations another requester held over its share, unlocked, and waits until their
+  // resources are free. One locked meanwhile is left alone (the reservation then fails, declined).
+  const preempt = async (taken: Preemptible[], by: string): Promise<void> => {
+    await Promise.all(
+      taken.map(async ({ bidId }) => {
+        const machine = d.book.actor(bidId)
+        if (machine === undefined || flatState(machine.getSnapshot().value) !== 'reserved') return
+        machine.send({
+          type: 'RELEASE',
+          reason:
+            "preempted: reserved over its requester's share, not locked, and another requester needed the room",
+        })
+        await d.book.settle(machine, (s) => s.status !== 'active')
+        d.log.info({ bidId, by }, 'reservation over its share preempted')
+        d.events.emit('bid-preempted', bidId)
+      }),
+    )
+  }
+
   /** A pod's images other than the request's own (its first member's), each once. */
   const podImages = (req: BidRequest): string[] =>
     [...new Set((req.members ?? []).map((m) => m.image))].filter((image) => image !== req.image)
@@ -128,9 +151,17 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     const own = d.approval.current()
     if (own === undefined) return ignore('not_approved_here', msg)
     if (req.deadline <= now) return ignore('past_deadline', msg)
+    const quote = req.quote === true
+    // Nothing is reserved for a job its requester cannot pay for (specs/contract-db.md, "Funds
+    // proofs"). A quote reserves nothing, so it needs no funds.
+    const fundsProblem = quote
+      ? undefined
+      : funds.check(req.funds, { peer: msg.peer, contractDb: init.contractDb, now, need: req.maxPrice })
+    if (fundsProblem !== undefined)
+      return decline(actor, msg, [fundsReason(fundsProblem, req.funds, req.maxPrice)], own)
     const offer = d.ledger.getOffer()!
     // A re-published request (the requester heard nothing yet): the same bid again, no new reservation.
-    const earlier = d.book.openBid(req.jobId, msg.peer)
+    const earlier = quote ? undefined : d.book.openBid(req.jobId, msg.peer)
     if (earlier !== undefined) {
       await actor.send(msg.from, W.bid, { bid: earlier, approval: own }).catch(() => {})
       return
@@ -160,12 +191,26 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     // What the ledger holds: the job's resources, with the default disk quota if it gave none.
     const held = grantedResources(req.resources, free, init.defaultDiskBytes)
     const slots = init.slots ?? { lockTtlMs: 60_000, provisionTimeoutMs: 300_000 }
+    // No room now, but another requester holds more than its share in reservations it has not
+    // locked: a request within its own share may take them over (requester-cap.ts).
+    const taken =
+      quote || fits(held, free)
+        ? []
+        : (toPreempt({
+            want: held,
+            free,
+            held: d.book.holdings(msg.peer),
+            offer: offer.resources,
+            cap: init.requesterCap,
+            candidates: d.book.reservedOver(shareOf(offer.resources, init.requesterCap), msg.peer),
+          }) ?? [])
+    const room = add(free, sum(taken.map((t) => t.held)))
     // Not room now: perhaps a later start, judged against the whole offer (later-bid.ts).
-    const later = fits(held, free)
+    const later = fits(held, room)
       ? undefined
       : laterStart(d.ledger, held, req.maxDurationSeconds, now, slots)
     const decision = acceptJob(
-      compareCapability(held, later === undefined ? free : offer.resources),
+      compareCapability(held, later === undefined ? room : offer.resources),
       {
         ...init.preferences,
         hasImage:
@@ -192,38 +237,34 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
       req.image,
       req.maxDurationSeconds,
     )
-    const capped = decision.accept
-      ? overCap(d.book.holdings(msg.peer), held, offer.resources, init.requesterCap)
-      : undefined
+    // A quote holds nothing here: no cap applies to it.
+    const capped =
+      decision.accept && !quote
+        ? overCap(d.book.holdings(msg.peer), held, offer.resources, init.requesterCap)
+        : undefined
     if (!decision.accept || capped !== undefined)
       return decline(actor, msg, capped !== undefined ? [capped] : decision.reasons, own)
     const bidId = randomUUID()
+    // Not tied to the request's window: a re-published request gets this same bid again, so a
+    // loaded requester selecting after several windows would find it lapsed (measured: the first
+    // job of the 10-node benchmark failed NO_BIDS, 2 tries of 3, with 10 s after the window).
     const expiresAt = now + (init.bidTtlMs ?? 30_000)
+    if (quote) {
+      const bid = signBid(d, req, { bidId, perHour, total, later, now, expiresAt, reserved: false })
+      d.log.debug({ jobId: req.jobId, total }, 'quote answered')
+      await actor.send(msg.from, W.bid, { bid, approval: own }).catch(() => {})
+      return
+    }
+    if (taken.length > 0) await preempt(taken, msg.peer)
     try {
       const until = (later ?? now) + holdMs(req.maxDurationSeconds, slots)
       await d.ledger.reserve(bidId, req.jobId, held, expiresAt, { start: later, until })
     } catch (err) {
       return decline(actor, msg, [(err as Error).message], own)
     }
-    const body: Omit<Bid, 'signature'> = {
-      bidId,
-      jobId: req.jobId,
-      provider: d.peerId(),
-      resources: req.resources,
-      image: req.image,
-      maxDurationSeconds: req.maxDurationSeconds,
-      pricePerHour: perHour,
-      minJobPrice: offer.prices.minJobPrice,
-      total,
-      earliestStart: later ?? now,
-      expectedFinish: (later ?? now) + req.maxDurationSeconds * 1000,
-      expiresAt,
-      resourcesReserved: true,
-    }
-    // Signed, so the contract that embeds it can be checked against it by the contract-db.
-    const bid: Bid = { ...body, signature: signDoc(d.key, DOMAIN.bid, body) }
-    // The credential is checked and not stored: the request is kept without it.
-    const { approval: _credential, ...request } = req
+    const bid = signBid(d, req, { bidId, perHour, total, later, now, expiresAt, reserved: true })
+    // The credential and the funds proof are checked and not stored: the request is kept without them.
+    const { approval: _credential, funds: _funds, ...request } = req
     const machine = await d.book.create({ bid, request, requester: msg.from, held, history: [] })
     d.log.info({ jobId: req.jobId, bidId, total }, 'bid sent')
     const message: BidMessage = { bid, approval: own }
@@ -232,4 +273,37 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
       machine.send({ type: 'RELEASE', reason: 'the bid could not be delivered' })
     })
   }
+}
+
+/** The bid for `req`, signed, so the contract that embeds it can be checked against it by the contract-db. */
+function signBid(
+  d: Pick<BidRequestDeps, 'key' | 'peerId' | 'ledger'>,
+  req: BidRequest,
+  b: {
+    bidId: string
+    perHour: number
+    total: number
+    later?: number
+    now: number
+    expiresAt: number
+    reserved: boolean
+  },
+): Bid {
+  const start = b.later ?? b.now
+  const body: Omit<Bid, 'signature'> = {
+    bidId: b.bidId,
+    jobId: req.jobId,
+    provider: d.peerId(),
+    resources: req.resources,
+    image: req.image,
+    maxDurationSeconds: req.maxDurationSeconds,
+    pricePerHour: b.perHour,
+    minJobPrice: d.ledger.getOffer()!.prices.minJobPrice,
+    total: b.total,
+    earliestStart: start,
+    expectedFinish: start + req.maxDurationSeconds * 1000,
+    expiresAt: b.expiresAt,
+    resourcesReserved: b.reserved,
+  }
+  return { ...body, signature: signDoc(d.key, DOMAIN.bid, body) }
 }

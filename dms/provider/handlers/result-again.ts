@@ -33,7 +33,9 @@ export function resultAgainHandler(d: {
     if (kept === undefined || kept.jobId !== jobId)
       throw new RefusedError('NO_RESULT', `no result kept for contract ${contractId}`)
     if (d.contractDb !== undefined && msg.peer === d.contractDb) {
-      if (kept.result.archive !== undefined) await d.blobs?.grant(msg.peer, kept.result.archive.sha256)
+      // To look: the grant never keeps the archive from its release.
+      if (kept.result.archive !== undefined)
+        await d.blobs?.grant(msg.peer, kept.result.archive.sha256, { lookOnly: true })
       return kept.result
     }
     if (kept.requester !== msg.peer)

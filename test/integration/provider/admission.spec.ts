@@ -15,7 +15,7 @@ import {
   type TestNetwork,
 } from '../../helpers/network.js'
 import type { TestPeer } from '../../helpers/peers.js'
-import { bidRequest, ignoredRequests, rogueRequester, startRogue } from '../../helpers/rogue.js'
+import { bidRequest, ignoredRequests, ROGUE_FUNDS, rogueRequester, startRogue } from '../../helpers/rogue.js'
 
 const MiB = 1024 * 1024
 
@@ -48,10 +48,14 @@ describe('provider: admission of bid requests', function () {
     return jobReaches(net.requester, posted.record.id)
   }
 
-  /** An approved requester peer with its credential. */
+  /** An approved requester peer, funded: its credential and funds proof. */
   const approvedRogue = async () => {
     await net.contractDb.service.approve(rogue.system.peerId)
-    return net.contractDb.service.approvalFor(rogue.system.peerId)
+    await net.contractDb.service.credit(rogue.system.peerId, ROGUE_FUNDS)
+    return {
+      approval: await net.contractDb.service.approvalFor(rogue.system.peerId),
+      funds: await net.contractDb.service.fundsFor(rogue.system.peerId),
+    }
   }
 
   it("an unapproved requester's bid requests for the whole offer reserve nothing; legitimate jobs still get bids", async () => {
@@ -74,7 +78,7 @@ describe('provider: admission of bid requests', function () {
   it('one approved requester cannot hold more than its cap of the offer, or more open bids than allowed', async () => {
     await setUp({ requesterCap: { maxReservedShare: 0.5, maxOpenBids: 2 } })
     const provider = net.providers[0]
-    const approval = await approvedRogue()
+    const { approval, funds } = await approvedRogue()
     const r = rogueRequester(rogue)
     // One at a time, each answered before the next.
     const asks: Array<[string, number]> = [
@@ -84,7 +88,7 @@ describe('provider: admission of bid requests', function () {
       ['count', 0.05], // a third open bid: declined
     ]
     for (const [i, [id, cpu]] of asks.entries()) {
-      await r.publish(bidRequest(id, cpu, approval))
+      await r.publish(bidRequest(id, cpu, approval, funds))
       await r.answered(i + 1)
     }
     assert.deepEqual(
@@ -117,10 +121,10 @@ describe('provider: admission of bid requests', function () {
     // A burst of 3 and (for the length of this test) no refill; no cap on what it may hold.
     await setUp({ bidRequestRate: { perSecond: 0.0001, burst: 3 }, requesterCap: { maxReservedShare: 1 } })
     const provider = net.providers[0]
-    const approval = await approvedRogue()
+    const { approval, funds } = await approvedRogue()
     const r = rogueRequester(rogue)
     const ignored = ignoredRequests(provider.provider!, 17)
-    for (let i = 0; i < 20; i++) await r.publish(bidRequest(`flood-${i}`, 0.01, approval))
+    for (let i = 0; i < 20; i++) await r.publish(bidRequest(`flood-${i}`, 0.01, approval, funds))
     await Promise.all([ignored, r.answered(3)])
     assert.equal(provider.provider!.bidRequestsIgnored.rate_limited, 17)
     const metrics = await provider.metrics.render()

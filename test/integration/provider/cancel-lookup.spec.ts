@@ -24,10 +24,10 @@ describe('provider: a cancel reads no stored records', function () {
     net = await startNetwork([{ cpu: 1, memoryBytes: 512 * MiB, perCpuHour: 1000 }])
     const a = await approvedRogueRequester(net)
     rogue = a.rogue
-    const { provider, approval, r, to } = a
+    const { provider, approval, funds, r, to } = a
     // Stored bids: each one made, then given up.
     for (let i = 0; i < 10; i++) {
-      await r.publish(bidRequest(`stored-${i}`, 0.1, approval))
+      await r.publish(bidRequest(`stored-${i}`, 0.1, approval, funds))
       await r.answered(i + 1)
       const bid = r.answers[i].bid!
       const released = new Promise((resolve) => provider.provider!.events.once('bid-released', resolve))

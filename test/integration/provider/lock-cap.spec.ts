@@ -26,10 +26,10 @@ describe('provider: locks count in the per-requester cap', function () {
     net = await startNetwork([{ cpu: 1, memoryBytes: 512 * MiB, perCpuHour: 1000 }])
     const a = await approvedRogueRequester(net)
     rogue = a.rogue
-    const { provider, approval, r, to } = a
+    const { provider, approval, funds, r, to } = a
     // Each bid locked as soon as it comes, before asking for the next: a quarter of the cpu each.
     for (let i = 0; i < 4; i++) {
-      await r.publish(bidRequest(`grab-${i}`, 0.25, approval))
+      await r.publish(bidRequest(`grab-${i}`, 0.25, approval, funds))
       await r.answered(i + 1)
       const bid = r.answers[i].bid
       if (bid === undefined) continue

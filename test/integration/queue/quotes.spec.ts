@@ -1,11 +1,11 @@
 /**
  * Quotes with real nodes on 127.0.0.1: `POST /v1/quotes` runs one bid round without locking or
  * contracting and answers the bids (price, start, provider, rank) and the declines with reasons;
- * every bid is released at once, so each provider's ledger is as it was before; nothing is stored.
+ * its requests say they are a quote, so no provider reserves anything: each ledger stays as it
+ * was, and nothing is stored.
  * A test executor stands in for Docker (nothing runs).
  */
 import assert from 'node:assert/strict'
-import { once } from 'node:events'
 import { ApiClient, ApiClientError } from '../../../dms/api/client.js'
 import type { Quote } from '../../../dms/orchestrator/quote.js'
 import { CountingExecutor } from '../../helpers/counting-executor.js'
@@ -33,7 +33,8 @@ describe('quotes: a bid round without a contract', function () {
   it('answers prices and reasons, and leaves every ledger unchanged', async () => {
     const [cheap, dear, small] = net.providers
     const before = net.providers.map((p) => p.ledger!.entries())
-    const released = net.providers.slice(0, 2).map((p) => once(p.provider!.events, 'bid-released'))
+    const reserved: string[] = []
+    for (const p of net.providers) p.ledger!.onFreed(() => reserved.push(p.peerId))
     const api = new ApiClient(net.requester.socketPath!)
     const quote = await api.ok<Quote>('POST', '/v1/quotes', {
       image: TEST_IMAGE,
@@ -58,14 +59,13 @@ describe('quotes: a bid round without a contract', function () {
       [small.peerId],
     )
     assert.match(quote.declines[0].reasons.join(' '), /not enough cpu/)
-    assert.equal(quote.released, 2)
-
-    await Promise.all(released)
+    assert.equal(quote.released, 0, 'nothing to release')
     assert.deepEqual(
       net.providers.map((p) => p.ledger!.entries()),
       before,
-      'every reservation of the quote was released',
+      'nothing reserved for the quote',
     )
+    assert.deepEqual(reserved, [], 'nothing reserved, then freed, meanwhile')
     assert.deepEqual(await net.requester.orchestrator!.list(), [], 'no job stored')
     assert.equal(executor.runs, 0)
 

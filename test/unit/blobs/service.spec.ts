@@ -83,6 +83,21 @@ describe('BlobService (grants, chunked fetch of what is missing) and input stagi
     assert.equal(await a.store.has(archive), false)
   })
 
+  it('a grant to look (the contract-db checking a rejection) never keeps an archive from its release', async function () {
+    const bytes = 'outputs the contract-db checks'
+    const archive = sha(bytes)
+    const file = join(a.store.tmpDir, 'job-1.tar')
+    await writeFile(file, bytes)
+    await a.publishArchive('requester', { file, sha256: archive, size: bytes.length }, 'job-1')
+    await a.grant('contract-db', archive, { lookOnly: true })
+    assert.ok(await a.serve('contract-db', { sha256: archive, offset: 0, length: 10 }))
+    assert.deepEqual(await a.release('requester', archive, 'job-1'), { removed: true })
+    assert.equal(await a.store.has(archive), false)
+    await assert.rejects(a.serve('contract-db', { sha256: archive, offset: 0, length: 10 }), {
+      code: 'BLOB_NOT_GRANTED',
+    })
+  })
+
   it('a crash just before or just after the archive is taken leaks no disk: published again after the restart, it is deleted at its release', async function () {
     const bytes = 'an archive caught by a crash'
     const archive = sha(bytes)

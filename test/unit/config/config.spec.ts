@@ -104,7 +104,19 @@ describe('node config: schema and DMS_* overrides', () => {
     const network = {
       redial: { minBackoffMs: 200, maxBackoffMs: 5000, maxKnownPeers: 10, forgetAfterMs: 60_000 },
       dht: { mode: 'client' as const, kBucketSize: 10, lookupIntervalMs: 2000 },
-      relay: { serve: true, maxReservations: 8, durationLimitMs: 0, dataLimitBytes: 0, reserve: false },
+      relay: {
+        serve: true,
+        contractDb: CDB,
+        maxReservations: 8,
+        maxReservationsPerAddress: 2,
+        providerShare: 0.25,
+        durationLimitMs: 0,
+        dataLimitBytes: 0,
+        peerDataLimitBytes: 1024,
+        peerDataWindowMs: 60_000,
+        maxCircuitsPerPeer: 4,
+        reserve: false,
+      },
       nat: { autonat: false, holePunching: true },
       pnet: { keyFile: '/etc/dms/swarm.key' },
       announce: ['/ip4/203.0.113.7/tcp/4001'],
@@ -118,6 +130,12 @@ describe('node config: schema and DMS_* overrides', () => {
     assert.equal(bad({ dht: { kBucketSize: 1000 } }).field, 'network.dht.kBucketSize')
     assert.equal(bad({ dht: { lookupIntervalMs: 10 } }).field, 'network.dht.lookupIntervalMs')
     assert.equal(bad({ relay: { maxReservations: 0 } }).field, 'network.relay.maxReservations')
+    assert.equal(bad({ relay: { providerShare: 1.5 } }).field, 'network.relay.providerShare')
+    assert.equal(
+      bad({ relay: { maxReservationsPerAddress: 0 } }).field,
+      'network.relay.maxReservationsPerAddress',
+    )
+    assert.equal(bad({ relay: { contractDb: 'not-a-peer' } }).field, 'network.relay.contractDb')
     assert.equal(bad({ redial: { minBackoffMs: 0 } }).field, 'network.redial.minBackoffMs')
     assert.equal(bad({ pnet: {} }).field, 'network.pnet.keyFile')
   })

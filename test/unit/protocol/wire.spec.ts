@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { KeyPair, keyToString } from '../../../actors/identity.js'
 import { issueApproval } from '../../../dms/contracts/approval.js'
+import { issueFunds } from '../../../dms/contracts/funds.js'
 import { signDoc, verifyDoc } from '../../../dms/contracts/canonical.js'
 import { signStartNote } from '../../../dms/contracts/start.js'
 import {
@@ -103,6 +104,12 @@ const approval = issueApproval(KeyPair.generate(), {
   contractDb: '12D3KooWCdb',
   now: 1_700_000_000_000,
 })
+const funds = issueFunds(KeyPair.generate(), {
+  peer: '12D3KooWReq',
+  contractDb: '12D3KooWCdb',
+  available: 250_000,
+  now: 1_700_000_000_000,
+})
 
 /** One sample payload per behaviour (and reply), as the code sends them. */
 const samples: Array<[string, unknown]> = [
@@ -193,9 +200,26 @@ const samples: Array<[string, unknown]> = [
       exclude: [],
       approval,
       network: true,
+      funds,
+    },
+  ],
+  [
+    W.bidRequest.name,
+    {
+      jobId: 'q-1',
+      resources: terms.resources,
+      image: 'dms-test:1',
+      maxDurationSeconds: 60,
+      maxPrice: 10_000,
+      deadline: 1_700_000_003_000,
+      exclude: [],
+      approval,
+      quote: true,
     },
   ],
   [W.balance.name, {}],
+  [W.funds.name, {}],
+  [`${W.funds.name}#reply`, funds],
   [W.blobRelease.name, { sha256: 'ab'.repeat(32), jobId: 'j-1' }],
   [`${W.blobRelease.name}#reply`, { removed: true }],
   [W.invoke.name, { contract, proof, command: ['ls', '/sys/class/net'], env: {}, inputs: [], network: true }],
@@ -215,6 +239,7 @@ describe('dms/protocol (protobuf payload codecs)', () => {
         .sort(),
       [
         '/dms/account/balance',
+        '/dms/account/funds',
         '/dms/approval/get',
         '/dms/blob/get',
         '/dms/blob/release',

@@ -89,14 +89,15 @@ describe('provider/kept-results and /dms/job/result-again', () => {
       byContractId: () => ({ live: { send: (e: { type: string }) => void fetched.push(e.type) } as never }),
     }
     const blobs = {
-      grant: (peer: string, sha: string) => Promise.resolve(void grants.push(`${peer} ${sha}`)),
+      grant: (peer: string, sha: string, o?: { lookOnly?: boolean }) =>
+        Promise.resolve(void grants.push(`${peer} ${sha} ${JSON.stringify(o)}`)),
     }
     const handle = resultAgainHandler({ results: kept, book: book as never, contractDb: cdb.peer, blobs })
     const { contractId, result } = resultOf('job-1')
     const archive = { sha256: 'ab'.repeat(32), size: 2048 }
     await kept.keep(contractId, req.peer, { ...result, archive })
     assert.deepEqual(await handle(ask({ jobId: 'job-1', contractId }, cdb)), { ...result, archive })
-    assert.deepEqual(grants, [`${cdb.peer} ${archive.sha256}`])
+    assert.deepEqual(grants, [`${cdb.peer} ${archive.sha256} {"lookOnly":true}`])
     assert.deepEqual(fetched, [], 'the requester has not had it: its delivery goes on')
     // Another contract-db than this provider's is a stranger.
     await assert.rejects(handle(ask({ jobId: 'job-1', contractId }, newParty())), { code: 'NOT_YOUR_JOB' })

@@ -21,7 +21,8 @@ describe('orchestrator/steps/collect-bids: direct (push)', () => {
     const job = jobRecord()
     job.spec.providers.direct = [p1.peer]
     const step = collectBidsStep(f.deps)(job, never())
-    await Promise.resolve()
+    // The credentials are awaited first (approval, funds): the request leaves a few turns later.
+    await new Promise((resolve) => setImmediate(resolve))
     const [sent] = f.actor.sent
     assert.equal(sent.kind, 'send')
     assert.equal(sent.behaviour, W.directBidRequest.name)

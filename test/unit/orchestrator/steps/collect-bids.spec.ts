@@ -1,7 +1,7 @@
 /**
  * The `bidding` step on a simulated clock: the bid window (early close, stragglers, deadline), the
  * re-publish backoff (1 s, 2 s after a window that brought nothing usable), "not now" declines
- * asked again, no subscriber, no approval, and a cancel while it waits. Providers answer through
+ * asked again, no subscriber, no approval, funds proofs (and quotes without), and a cancel while it waits. Providers answer through
  * the job's session, as the job's inbox would put their bids and declines there.
  */
 import assert from 'node:assert/strict'
@@ -111,6 +111,36 @@ describe('orchestrator/steps/collect-bids', () => {
     const { value } = await done
     assert.deepEqual(value?.bids, [])
     assert.deepEqual(f.actor.sent, [])
+  })
+
+  it('funds short of the max price fail INSUFFICIENT_FUNDS, no proof NO_FUNDS_PROOF, before publishing', async () => {
+    const f = stepDeps()
+    f.transport.subscribers = [p1.peer]
+    const short = { ...f.deps.funds.current()!, available: 999_999 }
+    f.deps.funds = { current: () => short, proofFor: () => Promise.resolve(short) }
+    const { error } = await outcome(collectBidsStep(f.deps)(jobRecord(), never()))
+    assert.ok(error instanceof JobFailure)
+    assert.equal(error.code, 'INSUFFICIENT_FUNDS')
+    assert.match(error.message, /max price is 1000000 micro-tokens, this requester can spend 999999/)
+    f.deps.funds = { current: () => undefined, proofFor: () => Promise.reject(new Error('unreachable')) }
+    const none = await outcome(collectBidsStep(f.deps)(jobRecord(), never()))
+    assert.equal((none.error as JobFailure).code, 'NO_FUNDS_PROOF')
+    assert.deepEqual(f.actor.sent, [])
+  })
+
+  it("carries the funds proof in a job's request; a quote's says quote and needs no funds", async () => {
+    const f = stepDeps({ config: { ...CONFIG, enoughBids: 1 } })
+    f.transport.subscribers = [p1.peer]
+    f.actor.onPublish = (req: BidRequest) => f.session.addBid(signedBid(p1, req.jobId), from(p1))
+    await collectBidsStep(f.deps)(jobRecord(), never())
+    const job = f.actor.sent[0].payload as BidRequest
+    assert.equal(job.funds, f.deps.funds.current())
+    assert.equal(job.quote, undefined)
+    f.deps.funds = { current: () => undefined, proofFor: () => Promise.reject(new Error('never asked')) }
+    await collectBidsStep(f.deps, { quote: true })(jobRecord(), never())
+    const quote = f.actor.sent[1].payload as BidRequest
+    assert.equal(quote.quote, true)
+    assert.equal(quote.funds, undefined)
   })
 
   it('no approval credential: fails NOT_APPROVED before publishing', async () => {

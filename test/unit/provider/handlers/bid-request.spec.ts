@@ -1,12 +1,14 @@
 /**
  * The bid-request handler on a ManualClock over a real ledger and bid book (fake runs): admission,
- * the reservation with its machine, the same bid again for a re-published request, the
- * per-requester cap, and a bid that cannot be delivered.
+ * the reservation with its machine, the same bid again for a re-published
+ * request, the per-requester cap and the takeover of reservations held over it, funds proofs,
+ * quotes that reserve nothing, the requester role, and a bid that cannot be delivered.
  */
 import assert from 'node:assert/strict'
 import { waitFor } from 'xstate'
 import { flatState } from '../../../../dms/provider/bid-store.js'
 import { jobRequestHandler } from '../../../../dms/provider/handlers/job-request.js'
+import { issueApproval } from '../../../../dms/contracts/approval.js'
 import { Harness } from '../../../helpers/provider-harness.js'
 
 describe('provider/handlers/bid-request', () => {
@@ -165,6 +167,83 @@ describe('provider/handlers/bid-request', () => {
       h.msg(h.request('job-3', 0.5)),
     )
     assert.match((h.sent.at(-1)!.payload as { reasons: string[] }).reasons[0], /^not enough cpu/)
+  })
+
+  it('declines a job its requester has no funds proof for, or too little, reserving nothing', async () => {
+    const reasons = () => (h.sent.at(-1)!.payload as { reasons: string[] }).reasons
+    const { funds: _, ...unfunded } = h.request('job-1')
+    await h.bidRequest()(h.msg(unfunded))
+    assert.deepEqual(reasons(), ['funds: no_funds_proof'])
+    await h.bidRequest()(h.msg({ ...h.request('job-2'), funds: h.funds(h.requester, 999_999) }))
+    assert.deepEqual(reasons(), ["funds: funds_short 999999 available, the job's max price is 1000000"])
+    // Another peer's proof, or one signed by someone else, is no proof of this requester's funds.
+    await h.bidRequest()(h.msg({ ...h.request('job-3'), funds: h.funds(h.stranger) }))
+    assert.deepEqual(reasons(), ['funds: funds_other_peer'])
+    const forged = { ...h.funds(h.requester), available: 2_000_000_000 }
+    await h.bidRequest()(h.msg({ ...h.request('job-4'), funds: forged }))
+    assert.deepEqual(reasons(), ['funds: funds_forged'])
+    assert.equal(h.counts.declines.funds, 4)
+    assert.deepEqual(h.ledger.entries(), [])
+    assert.deepEqual(h.bids(), [])
+  })
+
+  it('answers a quote with a bid that reserved nothing, without funds and outside the cap', async () => {
+    await h.bid('job-1', 0.5)
+    const { funds: _, ...unfunded } = h.request('quote-1', 0.5)
+    await h.bidRequest()(h.msg({ ...unfunded, quote: true }))
+    const quoted = h.bids().find((b) => b.jobId === 'quote-1')!
+    assert.equal(quoted.resourcesReserved, false)
+    assert.equal(h.ledger.entries().length, 1, 'only the job reserved')
+    assert.equal(h.book.actor(quoted.bidId), undefined, 'no machine for a quote')
+  })
+
+  it("takes over another requester's unlocked reservation held over its share, never one within it", async () => {
+    // The stranger holds nothing: it may reserve the whole offer (1 cpu), over its share (50 %).
+    const whole = await h.bid('hold-all', 1, h.stranger)
+    await h.bid('job-1', 0.5)
+    assert.equal((await h.book.get(whole.bidId))?.state, 'released', 'preempted')
+    assert.deepEqual(
+      h.ledger.entries().map((e) => [e.jobId, e.resources.cpu]),
+      [['job-1', 0.5]],
+    )
+    // Within its share, the requester's reservation stays: the stranger's next ask is declined.
+    await h.bidRequest()(h.msg(h.request('hold-all-2', 1, h.stranger), h.stranger))
+    assert.match((h.sent.at(-1)!.payload as { reasons: string[] }).reasons[0], /^not enough cpu/)
+    // A request over its own share takes nothing over either.
+    await h.bidRequest()(h.msg(h.request('job-2', 0.5, h.stranger), h.stranger))
+    await h.bidRequest()(h.msg(h.request('job-3', 1)))
+    assert.match(
+      (h.sent.at(-1)!.payload as { reasons: string[] }).reasons[0],
+      /^requester cap|^not enough cpu/,
+    )
+    assert.deepEqual(
+      h.ledger
+        .entries()
+        .map((e) => e.jobId)
+        .sort(),
+      ['job-1', 'job-2'],
+    )
+  })
+
+  it('a locked reservation over the share is not taken over', async () => {
+    const whole = await h.bid('hold-all', 1, h.stranger)
+    await jobRequestHandler({ book: h.book })(h.msg({ jobId: 'hold-all', bidId: whole.bidId }, h.stranger))
+    await h.bidRequest()(h.msg(h.request('job-1', 0.5)))
+    assert.match((h.sent.at(-1)!.payload as { reasons: string[] }).reasons[0], /^not enough cpu/)
+    assert.equal(h.ledger.summary().locked.cpu, 1)
+  })
+
+  it('drops the request of a peer approved without the requester role', async () => {
+    const providerOnly = issueApproval(h.contractDb.key, {
+      peer: h.requester.peer,
+      contractDb: h.contractDb.peer,
+      now: h.clock.now(),
+      roles: ['provider'],
+    })
+    await h.bidRequest()(h.msg({ ...h.request('job-1', 0.5), approval: providerOnly }))
+    assert.deepEqual(h.counts.ignored, { approval_role: 1 })
+    assert.deepEqual(h.sent, [])
+    assert.deepEqual(h.ledger.entries(), [])
   })
 
   it('a bid that cannot be delivered releases its reservation', async () => {
