@@ -83,7 +83,7 @@ export function checkFunds(
 /** The decline reason a provider sends for `problem` (`funds: <code> …`, kind `funds`). */
 export function fundsReason(problem: FundsProblem, proof: FundsProof | undefined, need: number): string {
   return problem === 'funds_short'
-    ? `funds: funds_short ${proof!.available} available, the job's max price is ${need}`
+    ? `funds: funds_short ${proof!.available} available, this provider's bid would lock ${need}`
     : `funds: ${problem}`
 }
 

@@ -29,13 +29,17 @@ describe('a contract the contract-db refuses', function () {
   beforeEach(async () => {
     net = await startNetwork([{ cpu: 1, memoryBytes: 512 * MiB, perCpuHour: 1000 }], {
       components: { clock },
-      fund: 0, // the requester cannot pay the escrow
     })
   })
   afterEach(async () => net?.stop())
 
-  it('fails the job with the shortfall once no bid is left, and the provider lock is released at once', async () => {
+  it('fails the job with the refusal once no bid is left, and the provider lock is released at once', async () => {
     const provider = net.providers[0]
+    // The operator takes the provider role away: the credential the provider holds still says
+    // provider (until it expires), so it bids and is ranked; the contract-db, which checks the
+    // roles it has now, refuses the contract. (A requester that cannot pay is declined before any
+    // reservation: funds proofs, fair-reservations.spec.ts.)
+    await net.contractDb.service.approve(provider.peerId, ['requester'])
     const released = new Promise<string>((r) => provider.provider!.events.once('bid-released', r))
     const api = new ApiClient(net.requester.socketPath!)
     const { id } = await api.ok<{ id: string }>('POST', '/v1/jobs', {
@@ -47,7 +51,7 @@ describe('a contract the contract-db refuses', function () {
     })
     const job = await jobReaches(net.requester, id, ['failed'])
     assert.equal(job.record.error?.code, 'CONTRACT_REFUSED')
-    assert.match(job.record.error.message, /INSUFFICIENT_FUNDS|short of escrow/)
+    assert.match(job.record.error.message, /PARTY_ROLE_NOT_APPROVED/)
     // The refusal sent the job back to its next bid; there was none.
     assert.deepEqual(
       job.record.history.map((h) => h.state),
@@ -55,11 +59,11 @@ describe('a contract the contract-db refuses', function () {
     )
     assert.deepEqual(
       job.record.refusals?.map((r) => [r.step, r.code, r.provider]),
-      [['contract', 'INSUFFICIENT_FUNDS', provider.peerId]],
+      [['contract', 'PARTY_ROLE_NOT_APPROVED', provider.peerId]],
     )
     // Nothing moved at the contract-db.
     const acc = await net.contractDb.service.account(net.requester.peerId)
-    assert.deepEqual([acc.balance, acc.escrow], [0, 0])
+    assert.deepEqual([acc.balance, acc.escrow], [1_000_000, 0])
     // Nothing was locked there, so the requester gave the bid up: the provider frees its lock now,
     // not at the end of its lock TTL.
     assert.equal(await released, job.record.bids[0].bidId)

@@ -87,24 +87,19 @@ export function collectBidsStep(d: CollectBidsDeps, opts: { quote?: boolean } = 
 type Credentials = { approval: ApprovalCredential } & ({ funds: FundsProof } | { quote: true })
 
 /**
- * A funds proof covering the job's max price: a provider reserves nothing for a job without one,
- * so a job this requester cannot pay for fails at once (`INSUFFICIENT_FUNDS`), and one for which
- * the contract-db gives no proof fails `NO_FUNDS_PROOF`.
+ * A funds proof for the job's requests: a provider reserves nothing for a request without one, or
+ * whose proof does not cover the escrow its bid would lock (it declines `funds: funds_short`, and
+ * a job no provider bids for fails NO_BIDS with those declines). A job for which the contract-db
+ * gives no proof fails `NO_FUNDS_PROOF`. The max price is only a ceiling: a proof short of it is
+ * sent all the same, since cheaper bids may fit.
  */
 async function fundsFor(d: CollectBidsDeps, job: JobRecord, signal: AbortSignal): Promise<FundsProof> {
-  let proof: FundsProof
   try {
-    proof = await d.funds.proofFor(job.spec.maxPrice, signal)
+    return await d.funds.proofFor(job.spec.maxPrice, signal)
   } catch (err) {
     signal.throwIfAborted()
     throw new JobFailure('NO_FUNDS_PROOF', (err as Error).message)
   }
-  if (proof.available < job.spec.maxPrice)
-    throw new JobFailure(
-      'INSUFFICIENT_FUNDS',
-      `the job's max price is ${job.spec.maxPrice} micro-tokens, this requester can spend ${proof.available} (contract-db ${proof.contractDb}): credit the account or lower maxPrice`,
-    )
-  return proof
 }
 
 /**

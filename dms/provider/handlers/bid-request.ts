@@ -153,12 +153,12 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     if (req.deadline <= now) return ignore('past_deadline', msg)
     const quote = req.quote === true
     // Nothing is reserved for a job its requester cannot pay for (specs/contract-db.md, "Funds
-    // proofs"). A quote reserves nothing, so it needs no funds.
+    // proofs"): a valid proof first (here), then one that covers this provider's bid (below, once
+    // its total is known). A quote reserves nothing, so it needs no funds.
     const fundsProblem = quote
       ? undefined
-      : funds.check(req.funds, { peer: msg.peer, contractDb: init.contractDb, now, need: req.maxPrice })
-    if (fundsProblem !== undefined)
-      return decline(actor, msg, [fundsReason(fundsProblem, req.funds, req.maxPrice)], own)
+      : funds.check(req.funds, { peer: msg.peer, contractDb: init.contractDb, now, need: 0 })
+    if (fundsProblem !== undefined) return decline(actor, msg, [fundsReason(fundsProblem, req.funds, 0)], own)
     const offer = d.ledger.getOffer()!
     // A re-published request (the requester heard nothing yet): the same bid again, no new reservation.
     const earlier = quote ? undefined : d.book.openBid(req.jobId, msg.peer)
@@ -187,6 +187,10 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
       )
     const perHour = pricePerHour(req.resources, offer.prices)
     const total = totalFor(perHour, req.maxDurationSeconds, offer.prices)
+    // The escrow this bid would lock: what the requester must be able to pay here (not its max
+    // price, a ceiling that a cheaper bid need not reach).
+    if (!quote && req.funds !== undefined && req.funds.available < total)
+      return decline(actor, msg, [fundsReason('funds_short', req.funds, total)], own)
     const free = d.ledger.free()
     // What the ledger holds: the job's resources, with the default disk quota if it gave none.
     const held = grantedResources(req.resources, free, init.defaultDiskBytes)

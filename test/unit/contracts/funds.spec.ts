@@ -39,7 +39,7 @@ describe('contracts/funds', () => {
     assert.equal(fundsReason('no_funds_proof', undefined, 5), 'funds: no_funds_proof')
     assert.equal(
       fundsReason('funds_short', proof, 5000),
-      "funds: funds_short 1000 available, the job's max price is 5000",
+      "funds: funds_short 1000 available, this provider's bid would lock 5000",
     )
   })
 })

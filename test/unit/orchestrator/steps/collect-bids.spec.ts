@@ -113,15 +113,18 @@ describe('orchestrator/steps/collect-bids', () => {
     assert.deepEqual(f.actor.sent, [])
   })
 
-  it('funds short of the max price fail INSUFFICIENT_FUNDS, no proof NO_FUNDS_PROOF, before publishing', async () => {
-    const f = stepDeps()
+  it('funds short of the max price are sent all the same (a cheaper bid may fit); no proof fails NO_FUNDS_PROOF before publishing', async () => {
+    const f = stepDeps({ config: { ...CONFIG, enoughBids: 1 } })
     f.transport.subscribers = [p1.peer]
     const short = { ...f.deps.funds.current()!, available: 999_999 }
     f.deps.funds = { current: () => short, proofFor: () => Promise.resolve(short) }
-    const { error } = await outcome(collectBidsStep(f.deps)(jobRecord(), never()))
-    assert.ok(error instanceof JobFailure)
-    assert.equal(error.code, 'INSUFFICIENT_FUNDS')
-    assert.match(error.message, /max price is 1000000 micro-tokens, this requester can spend 999999/)
+    f.actor.onPublish = (req: BidRequest) => f.session.addBid(signedBid(p1, req.jobId), from(p1))
+    await collectBidsStep(f.deps)(jobRecord(), never())
+    assert.deepEqual(
+      f.actor.sent.map((s) => (s.payload as BidRequest).funds),
+      f.actor.sent.map(() => short),
+    )
+    f.actor.sent.length = 0
     f.deps.funds = { current: () => undefined, proofFor: () => Promise.reject(new Error('unreachable')) }
     const none = await outcome(collectBidsStep(f.deps)(jobRecord(), never()))
     assert.equal((none.error as JobFailure).code, 'NO_FUNDS_PROOF')

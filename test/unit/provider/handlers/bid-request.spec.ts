@@ -169,13 +169,15 @@ describe('provider/handlers/bid-request', () => {
     assert.match((h.sent.at(-1)!.payload as { reasons: string[] }).reasons[0], /^not enough cpu/)
   })
 
-  it('declines a job its requester has no funds proof for, or too little, reserving nothing', async () => {
+  it('declines a job its requester has no funds proof for, or too little for its bid, reserving nothing', async () => {
     const reasons = () => (h.sent.at(-1)!.payload as { reasons: string[] }).reasons
     const { funds: _, ...unfunded } = h.request('job-1')
     await h.bidRequest()(h.msg(unfunded))
     assert.deepEqual(reasons(), ['funds: no_funds_proof'])
-    await h.bidRequest()(h.msg({ ...h.request('job-2'), funds: h.funds(h.requester, 999_999) }))
-    assert.deepEqual(reasons(), ["funds: funds_short 999999 available, the job's max price is 1000000"])
+    await h.bidRequest()(h.msg({ ...h.request('job-2'), funds: h.funds(h.requester, 0) }))
+    assert.match(reasons()[0], /^funds: funds_short 0 available, this provider's bid would lock \d+$/)
+    const total = Number(/lock (\d+)/.exec(reasons()[0])![1])
+    assert.ok(total > 0 && total < 1_000_000, 'the bid, less than the max price')
     // Another peer's proof, or one signed by someone else, is no proof of this requester's funds.
     await h.bidRequest()(h.msg({ ...h.request('job-3'), funds: h.funds(h.stranger) }))
     assert.deepEqual(reasons(), ['funds: funds_other_peer'])
@@ -185,6 +187,9 @@ describe('provider/handlers/bid-request', () => {
     assert.equal(h.counts.declines.funds, 4)
     assert.deepEqual(h.ledger.entries(), [])
     assert.deepEqual(h.bids(), [])
+    // Short of the max price (a ceiling) but enough for this provider's bid: it bids.
+    await h.bidRequest()(h.msg({ ...h.request('job-5'), funds: h.funds(h.requester, total) }))
+    assert.equal(h.bids().length, 1)
   })
 
   it('answers a quote with a bid that reserved nothing, without funds and outside the cap', async () => {
