@@ -179,11 +179,15 @@ export class ContractDbClient {
   }
 
   /**
-   * Asks once for a proof of this node's funds and checks it names `self`, this contract-db, and
-   * is valid now (its holder, FundsClient, decides when to ask again).
+   * Asks for a proof of this node's funds and checks it names `self`, this contract-db, and is
+   * valid now (its holder, FundsClient, decides when to ask again). Sent again (with backoff)
+   * while the contract-db is unreachable or silent: it may be restarting, and a job waits for it.
    */
   async funds(self: string, opts: CallOptions = {}): Promise<FundsProof> {
-    const proof = await this.c.actor.request(this.handle(), W.funds, {}, this.request(opts))
+    const proof = await retry(
+      () => this.c.actor.request(this.handle(), W.funds, {}, this.request(opts)),
+      this.retrying(['UNREACHABLE', 'REQUEST_TIMEOUT'], opts.signal),
+    )
     const problem = checkFunds(proof, { peer: self, contractDb: this.peer, now: this.c.clock.now(), need: 0 })
     if (problem !== undefined) throw new BadFundsProofError(problem)
     return proof

@@ -43,8 +43,11 @@ export class FundsClient {
     private readonly init: FundsClientInit,
   ) {}
 
+  /** Starts, and asks for a first proof in the background: held before a job needs it. */
   start(): void {
-    this.actor ??= this.c.system.spawn(`funds/${this.init.contractDb.peer}`, KeyPair.generate())
+    if (this.actor !== undefined) return
+    this.actor = this.c.system.spawn(`funds/${this.init.contractDb.peer}`, KeyPair.generate())
+    void this.ask().catch((err: unknown) => this.c.log.debug({ err }, 'no funds proof yet'))
   }
 
   stop(): void {

@@ -137,6 +137,8 @@ describe('contract-db down while the requester submits the contract (in-process)
 
   it('the verify is sent again while the contract-db is UNREACHABLE, and the job completes', async () => {
     const old = net.contractDb
+    // The requester holds a funds proof (valid a minute) from before: providers reserve for it.
+    await net.requester.orchestrator!.funds.proofFor(1_000_000)
     await old.stop() // down before the job reaches contracting
     const { id } = await new ApiClient(net.requester.socketPath!).ok<{ id: string }>('POST', '/v1/jobs', {
       image: 'dms-test:1',

@@ -43,6 +43,7 @@ describe('provider: a trickled input cannot pin an allocation in provisioning', 
     await net.contractDb.service.approve(rogue.system.peerId)
     await net.contractDb.service.credit(rogue.system.peerId, 1_000_000)
     const approval = await net.contractDb.service.approvalFor(rogue.system.peerId)
+    const funds = await net.contractDb.service.fundsFor(rogue.system.peerId)
 
     // The requester's blobs: each chunk in full, but the clock moves 10 s per chunk.
     let served = 0
@@ -67,7 +68,7 @@ describe('provider: a trickled input cannot pin an allocation in provisioning', 
       if (m.payload.state === 'released') freed()
     })
 
-    await r.publish(bidRequest('pin-1', 0.5, approval))
+    await r.publish(bidRequest('pin-1', 0.5, approval, funds))
     await r.answered(1)
     const bid = r.answers[0].bid!
     const provider = handleOf(p.peerId, INBOX.provider, p.addrs())

@@ -112,9 +112,10 @@ describe('records stored by dms 0.1 (fixtures)', function () {
 
     const running = await jobReaches(requester, manifest.jobs.running)
     assert.equal(running.state, 'failed')
-    // Dropped for silence (a provider fault), then bid again with nobody to answer.
+    // Dropped for silence (a provider fault), then bid again: with no contract-db to prove its
+    // funds, no provider would reserve anything for it.
     assert.equal(running.record.attempts?.[0]?.error.code, 'PROVIDER_SILENT')
-    assert.equal(running.record.error?.code, 'NO_BIDS')
+    assert.equal(running.record.error?.code, 'NO_FUNDS_PROOF')
     const pastBids = await jobReaches(requester, manifest.jobs.pastBids)
     assert.equal(pastBids.state, 'failed')
     assert.equal(typeof pastBids.record.error?.code, 'string')
