@@ -17,46 +17,14 @@ import { RefusedError } from '../../../actors/errors.js'
 import { ApiClient } from '../../../dms/api/client.js'
 import { signDoc } from '../../../dms/contracts/canonical.js'
 import { DOMAIN, type Verification } from '../../../dms/contracts/model.js'
-import type { ExecutionResult, ExecutionSpec } from '../../../dms/executor/executor.js'
 import { W } from '../../../dms/protocol/behaviours.js'
 import { INBOX } from '../../../dms/protocol/handles.js'
 import type { SettleRequest } from '../../../dms/protocol/messages.js'
-import { hashOutputs } from '../../../dms/protocol/outputs.js'
 import { jobReaches, startNetwork, type TestNetwork } from '../../helpers/network.js'
-import { tarOf } from '../../helpers/tar.js'
-import { TestExecutor } from '../../helpers/test-executor.js'
+import { ArchiveExecutor } from '../../helpers/archive-executor.js'
 
 const MiB = 1024 * 1024
 const CONTENT = Buffer.from('the answer is 42\n')
-
-/**
- * Writes a one-file output archive for each run. `lies`: the manifest (and so the signed
- * receipt) names other bytes than the archive holds, as a provider of a wrong run would.
- */
-class ArchiveExecutor extends TestExecutor {
-  lies = false
-  constructor(private readonly dir: string) {
-    super('archive (stand-in for a container run)')
-  }
-  async run(spec: ExecutionSpec): Promise<ExecutionResult> {
-    const a = await tarOf(join(this.dir, `${spec.allocationId}.tar`), [
-      { path: 'answer.txt', content: CONTENT },
-    ])
-    const sha256 = this.lies ? 'ee'.repeat(32) : a.hashes[0]
-    const outputs = [{ path: 'answer.txt', sha256, size: CONTENT.length }]
-    return {
-      status: 'completed',
-      exitCode: 0,
-      stdout: '',
-      stderr: '',
-      truncated: false,
-      outputs,
-      archive: { file: a.file, sha256: a.sha256, size: a.size },
-      outputsHash: hashOutputs(outputs),
-      usage: { wallSeconds: 0.5, cpuSeconds: 0.1, peakMemoryBytes: 1024 },
-    }
-  }
-}
 
 /**
  * Makes the requester's settle a rejection signed by the requester, whatever it found: it wraps
@@ -121,7 +89,7 @@ describe('a rejected result is checked by the contract-db (no result without pay
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'dms-reject-'))
-    executor = new ArchiveExecutor(dir)
+    executor = new ArchiveExecutor(dir, () => [{ path: 'answer.txt', content: CONTENT }], 0.5)
   })
   afterEach(async () => {
     hook?.stop()

@@ -10,42 +10,14 @@ import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { ExecutionResult } from '../../../dms/executor/executor.js'
 import { parseJobSpec } from '../../../dms/orchestrator/job-spec.js'
-import { hashOutputs } from '../../../dms/protocol/outputs.js'
 import type { DmsNode } from '../../../dms/node.js'
 import { JumpClock } from '../../helpers/jump-clock.js'
 import { jobReaches, startNetwork, TEST_IMAGE, type TestNetwork } from '../../helpers/network.js'
-import { tarOf } from '../../helpers/tar.js'
-import { TestExecutor } from '../../helpers/test-executor.js'
+import { ArchiveExecutor } from '../../helpers/archive-executor.js'
 
 const MiB = 1024 * 1024
 const KEEP_MS = 3_600_000
-
-/** Completes every run with one output file of 256 KiB of random bytes, archived for real. */
-class OutputsExecutor extends TestExecutor {
-  constructor(private readonly dir: string) {
-    super('outputs (test executor)')
-  }
-  async run(): Promise<ExecutionResult> {
-    const content = randomBytes(256 * 1024)
-    const tar = await tarOf(join(this.dir, `${randomBytes(6).toString('hex')}.tar`), [
-      { path: 'out.bin', content },
-    ])
-    const outputs = [{ path: 'out.bin', sha256: tar.hashes[0], size: content.length }]
-    return {
-      status: 'completed',
-      exitCode: 0,
-      stdout: '',
-      stderr: '',
-      truncated: false,
-      outputs,
-      archive: { file: tar.file, sha256: tar.sha256, size: tar.size },
-      outputsHash: hashOutputs(outputs),
-      usage: { wallSeconds: 1, cpuSeconds: 0, peakMemoryBytes: 0 },
-    }
-  }
-}
 
 async function until(what: string, test: () => Promise<boolean>, ms = 10_000): Promise<void> {
   for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50)))
@@ -65,7 +37,13 @@ describe('output archives at the provider are released (issue 29)', function () 
     clock = new JumpClock()
     net = await startNetwork(
       [{ cpu: 2, memoryBytes: 1024 * MiB, perCpuHour: 1000, policy: { outputsKeepMs: KEEP_MS } }],
-      { components: { executor: new OutputsExecutor(dir), clock }, requester: { bidWindowMs: 1000 } },
+      {
+        components: {
+          executor: new ArchiveExecutor(dir, () => [{ path: 'out.bin', content: randomBytes(256 * 1024) }]),
+          clock,
+        },
+        requester: { bidWindowMs: 1000 },
+      },
     )
     provider = net.providers[0]
   })
