@@ -264,6 +264,10 @@ async function requesterGone(
       resources: { cpu: 0.05, memory: '16MiB' },
       maxDuration: 5,
       maxPrice: 1_000_000,
+      // The fault is where this requester dies: a provider busy with the main stream's jobs (one
+      // is down at the same time) makes it wait for room rather than fail NO_BIDS before it gets
+      // there (a full suite run saw it never reach invoking within FAULT_WAIT_MS).
+      queueTimeout: 25,
     })
     .catch(() => undefined) // killed at `contracting`, it may die before it answers
   const byItself = await exitWithin(p, FAULT_WAIT_MS)
