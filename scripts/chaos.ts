@@ -260,6 +260,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
           `bad splits ${badSplits.length}, settled twice ${settledTwice.length}`,
       )
     if (mismatches.length > 0) problems.push(`settlement mismatches: ${mismatches.join('; ')}`)
+    // A gone requester that never reached its fault point did not test what the fault is about.
+    for (const f of faults)
+      if (f.gone?.killedIn !== undefined && !['invoking', 'running'].includes(f.gone.killedIn))
+        problems.push(`${f.target} was killed in ${f.gone.killedIn}`)
     if (openAfterDrain.length > 0)
       problems.push(
         `${openAfterDrain.length} contract(s) still active with escrow locked after the drain: ${openAfterDrain.join(', ')}`,

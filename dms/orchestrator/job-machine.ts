@@ -19,6 +19,7 @@ import { ContractRefusal, JobFailure, LockFirst } from './job-failures.js'
 import type { JobError, JobRecord, JobState } from './job-record.js'
 import {
   fresh,
+  mayQueue,
   noBidsError,
   outcomeKind,
   policyAllows,
@@ -238,12 +239,8 @@ export function buildJobMachine(stepsOf: (system: object) => JobSteps, clock: Pi
     guards: {
       // Waits for its start time first (restored jobs resume where they were).
       startsNow: ({ context }) => !startsLater(context, clock.now()),
-      // No usable bid: wait for capacity while the queue deadline lasts. A refused contract is not
-      // a matter of capacity (it fails as before).
-      mayQueue: ({ context }) =>
-        (context.spec.queueTimeoutSeconds ?? 0) > 0 &&
-        !(context.refusals ?? []).some((r) => r.step === 'contract') &&
-        clock.now() < queueDeadlineOf(context),
+      // No usable bid: wait for capacity while the queue deadline lasts (job-rules.ts).
+      mayQueue: ({ context }) => mayQueue(context, clock.now()),
       // The provider wants its bid locked first: the job request, then the terms again.
       lockFirst: ({ event }) => (event as unknown as { error: unknown }).error instanceof LockFirst,
       // Nothing is locked at the contract-db: the job can go on with its next bid.

@@ -77,6 +77,20 @@ export const policyAllows = (
   )
 }
 
+/**
+ * Contract refusals that say the contract came too late, not that it was wrong: its startBy or its
+ * terms' expiry passed before the contract-db saw it (the contract-db was restarting, or busy).
+ * Nothing was locked; a queued job bids again with fresh terms instead of failing.
+ */
+const LATE_REFUSALS: ReadonlySet<string> = new Set(['START_DEADLINE_PASSED', 'CONTRACT_EXPIRED'])
+
+/** Whether a job that found no usable bid may wait in `queued` for the next round. */
+export const mayQueue = (job: JobRecord, now: number): boolean =>
+  (job.spec.queueTimeoutSeconds ?? 0) > 0 &&
+  // A refused contract is not a matter of capacity (it fails as before), unless it came too late.
+  !(job.refusals ?? []).some((r) => r.step === 'contract' && !LATE_REFUSALS.has(r.code)) &&
+  now < queueDeadlineOf(job)
+
 /** Why a job found no usable bid: QUEUE_TIMEOUT after queueing, else NO_BIDS, CONTRACT_REFUSED or NO_PROVIDER_ACCEPTED. */
 export function noBidsError(context: JobRecord): JobError {
   // A job that waited in `queued` and whose last round, at its deadline, found nothing.

@@ -246,7 +246,7 @@ async function requesterGone(
 ): Promise<void> {
   const state = f.pick < 0.5 ? 'invoking' : 'running'
   const p = await withCdb(() =>
-    devnet.addRequester(f.target, GONE_CREDIT, { startGraceSeconds: 2 }, { [FAULT_KILL_ENV]: state }),
+    devnet.addRequester(f.target, GONE_CREDIT, { startGraceSeconds: 5 }, { [FAULT_KILL_ENV]: state }),
   )
   rec.gone = { peer: p.peerId }
   const api = new ApiClient(p.socket)
@@ -256,8 +256,8 @@ async function requesterGone(
     await sleep(150)
   }
   say(`  ${f.target} up (${p.peerId}); posts one job, killed at ${state}, never restarted`)
-  await api
-    .call('POST', '/v1/jobs', {
+  const posted = await api
+    .call<{ id?: string; error?: { code?: string } }>('POST', '/v1/jobs', {
       name: f.target,
       image,
       command: ['sh', '-c', 'sleep 1; echo gone > /outputs/r'],
@@ -270,6 +270,25 @@ async function requesterGone(
       queueTimeout: 25,
     })
     .catch(() => undefined) // killed at `contracting`, it may die before it answers
+  const jobId = posted?.body?.id
+  say(
+    `  ${f.target} posted its job: ${posted === undefined ? 'no answer' : `${posted.status} ${jobId ?? JSON.stringify(posted.body)}`}`,
+  )
+  // Where its job stood when it was not killed in time says why (no bids, no funds, ...).
+  let lastSeen = ''
+  const watch = (async () => {
+    while (jobId !== undefined && p.child.exitCode === null && p.child.signalCode === null) {
+      const v = await api
+        .call<{ state?: string; error?: { code?: string; message?: string } }>('GET', `/v1/jobs/${jobId}`)
+        .catch(() => undefined)
+      if (v?.body?.state !== undefined)
+        lastSeen = `${v.body.state}${v.body.error ? ` ${v.body.error.code ?? ''} ${v.body.error.message ?? ''}` : ''}`
+      await sleep(500)
+    }
+  })()
   const byItself = await exitWithin(p, FAULT_WAIT_MS)
-  rec.gone.killedIn = byItself ? state : `none (not ${state} within ${FAULT_WAIT_MS} ms: killed)`
+  await watch
+  rec.gone.killedIn = byItself
+    ? state
+    : `none (not ${state} within ${FAULT_WAIT_MS} ms: killed; its job was last seen ${lastSeen || 'nowhere'})`
 }

@@ -172,6 +172,43 @@ describe('orchestrator/job-machine: scheduled and queued', () => {
     assert.deepEqual(snap.context.tried, [], 'a new round starts clean')
   })
 
+  it('a contract refused only for coming too late queues and bids again; any other refusal fails', async () => {
+    // The contract-db was restarting: the contract reached it after its startBy. Nothing is locked.
+    const late = harness([{ bids: [bid('b1')] }, { bids: [bid('b2')] }], {
+      closeContract: (job) =>
+        job.winner?.bidId === 'b1'
+          ? Promise.reject(
+              new ContractRefusal('START_DEADLINE_PASSED', 'startBy has passed', {
+                provider: 'p',
+                bidId: 'b1',
+              }),
+            )
+          : Promise.resolve({}),
+    })
+    const done = await waitFor(
+      createActor(late.machine, { input: record({ queueTimeoutSeconds: 60 }) }).start(),
+      (s) => s.status === 'done',
+    )
+    assert.equal(done.value, 'completed')
+    assert.ok(states(done.context).includes('queued'))
+    assert.match(done.context.queue!.declines[0].reasons[0], /START_DEADLINE_PASSED/)
+
+    // A refusal about the contract itself is not a matter of time: it fails, queueTimeout or not.
+    const refused = harness([{ bids: [bid('b1')] }, { bids: [bid('b2')] }], {
+      closeContract: () =>
+        Promise.reject(
+          new ContractRefusal('PARTY_ROLE_NOT_APPROVED', 'not a requester', { provider: 'p', bidId: 'b1' }),
+        ),
+    })
+    const failed = await waitFor(
+      createActor(refused.machine, { input: record({ queueTimeoutSeconds: 60 }) }).start(),
+      (s) => s.status === 'done',
+    )
+    assert.equal(failed.value, 'failed')
+    assert.equal(failed.context.error?.code, 'CONTRACT_REFUSED')
+    assert.ok(!states(failed.context).includes('queued'))
+  })
+
   it('QUEUE_TIMEOUT from the wait fails the job with the collected declines', async () => {
     const h = harness([{ bids: [], declines: [busy('12D3KooWAAAA')] }], {
       waitForCapacity: () =>
