@@ -4,7 +4,7 @@
  * allocations). The composition root (dms/node.ts) starts and stops them.
  */
 import { NodeMetrics } from './api/metrics/node-metrics.js'
-import type { ApprovalClient } from './contracts/approval-client.js'
+import type { ApprovalClient } from './contract-clients/approval-client.js'
 import type { Host } from './network/host.js'
 import type { Orchestrator } from './orchestrator/orchestrator.js'
 import { FINAL_STATES } from './orchestrator/job-store.js'

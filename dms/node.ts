@@ -15,8 +15,8 @@ import { apiPorts, workflowJobsPort } from './node-adapters.js'
 import { nodeMetrics, providerMetrics, requesterMetrics } from './node-metrics.js'
 import type { NodeConfig } from './config.js'
 import { BlobService } from './blobs/service.js'
-import { ApprovalClient } from './contracts/approval-client.js'
-import { presentedCredential } from './contracts/relay-credentials.js'
+import { ApprovalClient } from './contract-clients/approval-client.js'
+import { presentedCredential } from './contract-clients/relay-credentials.js'
 import { ApprovalPresenter } from './network/relay/present.js'
 import { BlobStore } from './blobs/store.js'
 import { startBlobActor } from './blobs/transfer.js'
@@ -289,7 +289,7 @@ export class DmsNode {
           import('./orchestrator/config.js'),
           import('./orchestrator/queues/queue-book.js'),
           import('./workflows/runner.js'),
-          import('./contracts/client.js'),
+          import('./contract-clients/client.js'),
         ])
       this.orchestrator = new Orchestrator(
         {

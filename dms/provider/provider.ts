@@ -12,7 +12,7 @@ import type { KeyPair } from '../../actors/identity.js'
 import type { Actor, ActorSystem } from '../../actors/system.js'
 import type { Transport } from '../../actors/transport.js'
 import type { BlobService } from '../blobs/service.js'
-import { ContractDbClient } from '../contracts/client.js'
+import { ContractDbClient } from '../contract-clients/client.js'
 import {
   TERMINATION,
   type ApprovalCredential,

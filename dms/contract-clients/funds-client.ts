@@ -11,7 +11,7 @@ import { DmsError } from '../../actors/errors.js'
 import { KeyPair } from '../../actors/identity.js'
 import type { Actor, ActorSystem } from '../../actors/system.js'
 import { ContractDbClient } from './client.js'
-import type { FundsProof } from './model.js'
+import type { FundsProof } from '../contracts/model.js'
 
 /** No funds proof could be had from the contract-db (unreachable, or it refused). */
 export class NoFundsProofError extends DmsError {
