@@ -39,7 +39,7 @@ describe('provider/allocation-run: the network of a run', function () {
         ran(spec)
         return Promise.resolve(notStarted('failed', -1, 'not run in this test'))
       },
-      listManaged: () => Promise.resolve([]),
+      listRuns: () => Promise.resolve([]),
     } as unknown as Engine
     const logic = executeActor({
       executor,
