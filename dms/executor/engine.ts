@@ -4,7 +4,7 @@
  * provider's code depends only on this interface; `docker/` is the real engine, `noop.ts` the
  * stand-in for benchmarks. Every engine passes `test/helpers/engine-compliance.ts`.
  */
-import type { ArtifactRef, EngineCapabilities } from './capabilities.js'
+import type { ArtifactRef, EngineCapabilities } from '../workload/capabilities.js'
 import type { AllocationId, ExecutionResult, ExecutionSpec, JobId, RunOptions } from './executor.js'
 
 export type {
@@ -13,7 +13,7 @@ export type {
   EngineCapabilities,
   EngineName,
   NetworkPolicy,
-} from './capabilities.js'
+} from '../workload/capabilities.js'
 
 /** A run this engine holds (running or ended, not yet removed), e.g. one left by an earlier process. */
 export interface EngineRun {

@@ -8,7 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import type Si from 'systeminformation'
 import { systemClock, type Clock } from '../../actors/clock.js'
-import type { EngineCapabilities } from '../executor/capabilities.js'
+import type { EngineCapabilities } from '../workload/capabilities.js'
 import type { MachineInfo } from './types.js'
 
 export interface MeasureOptions {

@@ -1,4 +1,4 @@
-import type { EngineCapabilities } from '../executor/capabilities.js'
+import type { EngineCapabilities } from '../workload/capabilities.js'
 
 /** Amounts of compute, in exact units. */
 export interface Resources {

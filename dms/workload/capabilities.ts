@@ -1,7 +1,8 @@
 /**
- * What an engine can run (specs/executor.md, "Engines"), as plain values: the provider compares
- * them with a job and the machine measurement shows them. Imports nothing, so the measurement
- * (dms/resources/) can name them without reaching the engines.
+ * What an engine can run (specs/executor.md, "Engines"), in the workload's terms (artifact kinds,
+ * network policies), as plain values: the provider compares them with a job and the machine
+ * measurement shows them. Imports nothing: the measurement (dms/resources/) and the engines
+ * (dms/executor/) both name them, and neither reaches the other.
  */
 
 /**
