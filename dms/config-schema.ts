@@ -216,6 +216,12 @@ export const providerSchema = obj({
   offer: opt(
     obj({ cpu: nonNeg, memoryBytes: nonNegInt, diskBytes: nonNegInt, gpus: nonNegInt, prices: pricesSchema }),
   ),
+  /**
+   * The engines this provider offers (specs/executor.md, "Engines"): each is measured, shown by
+   * `dms resources`, and a job is bid for on one of them. `docker` is the only engine today.
+   * @default ["docker"]
+   */
+  engines: opt(Type.Array(Type.Literal('docker'), { minItems: 1, maxItems: 8, uniqueItems: true })),
   /** Docker engine and executor settings (specs/executor.md). */
   docker: opt(
     obj({

@@ -21,7 +21,7 @@ import { ApprovalPresenter } from './network/relay/present.js'
 import { BlobStore } from './blobs/store.js'
 import { startBlobActor } from './blobs/transfer.js'
 import { BlobUploads } from './blobs/uploads.js'
-import type { Executor } from './executor/executor.js'
+import type { Engine } from './executor/engine.js'
 import { envPassphrase, type PassphraseSource } from './keys.js'
 import { child, silentLogger } from './log.js'
 import type { Orchestrator } from './orchestrator/orchestrator.js'
@@ -37,8 +37,8 @@ import type { ProcessFaults } from './process-guard.js'
 export interface NodeComponents {
   clock?: Clock
   log?: Logger
-  /** Overrides the Docker executor (benchmarks and tests only). */
-  executor?: Executor
+  /** Overrides the engine `provider.engines` chooses (benchmarks and tests only). */
+  executor?: Engine
   /** Unseals the node key. @default DMS_PASSPHRASE from the environment */
   passphrase?: PassphraseSource
   /** Errors caught by the process's last-resort guard (`dms run`), shown in /metrics. */
@@ -231,7 +231,7 @@ export class DmsNode {
             maxLogBytes: 256 * 1024,
           },
         )
-      this.meter = new MachineMeter({ dockerInfo: () => executor.info(), clock }, { dataDir: cfg.dataDir })
+      this.meter = new MachineMeter({ engines: [executor], clock }, { dataDir: cfg.dataDir })
       this.onboarding = new Onboarding({ ledger: this.ledger, meter: this.meter, clock })
       await applyConfigOffer(this.ledger, p.offer, { clock: this.clock, log: this.log })
       this.provider = new ProviderService(

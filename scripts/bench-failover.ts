@@ -100,7 +100,7 @@ async function providerKilled(run: number): Promise<[number, number]> {
         { log: silentLogger },
         { workDir: join(dataDir, 'work'), owner: doomed.peerId },
       )
-      for (const m of await ex.listManaged()) await ex.removeAllocation(m.allocationId)
+      for (const m of await ex.listRuns()) await ex.removeAllocation(m.allocationId)
     }
   } finally {
     await net.stop()

@@ -67,7 +67,7 @@ async function withNode<T>(
     try {
       await ledger.start()
       const executor = new DockerExecutor({ log: silentLogger }, { workDir: join(dataDir, 'work') })
-      const meter = new MachineMeter({ dockerInfo: () => executor.info(), clock: systemClock }, { dataDir })
+      const meter = new MachineMeter({ engines: [executor], clock: systemClock }, { dataDir })
       return await direct(new Onboarding({ ledger, meter, clock: systemClock }))
     } finally {
       await ledger.stop()
@@ -132,6 +132,19 @@ const DIMENSION_HEADERS: Record<(typeof DIMENSIONS)[number], string> = {
   gpus: 'GPUS',
 }
 
+/** One engine as `dms resources` shows it: what it runs, or why it cannot. */
+function engineLine(e: ResourcesView['machine']['engines'][number]): string {
+  if (!e.available) return `${e.name}: unavailable (${e.why ?? 'unknown'})`
+  const can = [
+    e.artifactKinds.join(', '),
+    `network ${e.networkPolicies.join('/')}`,
+    ...(e.gpus ? ['gpus'] : []),
+    ...(e.diskQuota ? ['disk quota'] : []),
+    ...(e.fetchesArtifacts ? ['pulls'] : []),
+  ]
+  return `${e.name}: available, version ${e.version ?? '?'} (${can.join('; ')})`
+}
+
 /** `dms resources` as text: the machine, the offer and its prices, and a table of amounts by state. */
 export function renderResources(v: ResourcesView): string {
   const m = v.machine
@@ -143,9 +156,8 @@ export function renderResources(v: ResourcesView): string {
   lines.push(
     `gpus      ${m.gpus.length === 0 ? 'none' : m.gpus.map((g) => `#${g.index} ${g.vendor} ${g.model} ${formatAmount('memoryBytes', g.memoryBytes)}`).join('; ')}`,
   )
-  lines.push(
-    `docker    ${m.docker.available ? `available, engine ${m.docker.version ?? '?'}` : `unavailable (${m.docker.error ?? 'unknown'})`}`,
-  )
+  if (m.engines.length === 0) lines.push('engines   none offered')
+  for (const e of m.engines) lines.push(`engine    ${engineLine(e)}`)
   lines.push(
     `data disk ${m.disk.path}: ${formatAmount('diskBytes', m.disk.freeBytes)} free of ${formatAmount('diskBytes', m.disk.totalBytes)}`,
   )

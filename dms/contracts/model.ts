@@ -11,6 +11,9 @@ export type ContractId = string
  * A provider's bid, signed by the provider (`signature` over the rest, domain `dms/bid/v1`) so the
  * contract that embeds it can be checked by the contract-db.
  */
+/** An engine's name as a bid gives it (dms/executor/engine.ts, `EngineName`). */
+export const ENGINE_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/
+
 export interface Bid {
   bidId: string
   jobId: string
@@ -18,6 +21,11 @@ export interface Bid {
   /** What is bid for, copied from the bid request. */
   resources: Resources
   image: string
+  /**
+   * The engine that will run the job (`ENGINE_NAME`: 1-32 of a-z 0-9 -). Absent from bids of
+   * providers before engines were named, and of providers that measure none.
+   */
+  engine?: string
   maxDurationSeconds: number
   pricePerHour: number
   /** The provider's minimum job price: a completed job pays at least this. */

@@ -1,6 +1,6 @@
 /**
- * The Executor runs one allocation's workload and reports what happened. The provider's allocation
- * code depends only on this interface; `docker/` is the real implementation.
+ * What an engine runs and what it reports: the execution spec, its result and its events. The
+ * engine itself (the interface the provider depends on) is `engine.ts`.
  */
 
 import type { OutputsSkipped } from '../contracts/model.js'
@@ -132,8 +132,8 @@ export interface ExecutionResult {
 /** Progress of one execution, for job updates. */
 export type ExecutionEvent =
   | { type: 'pulling'; status: string; progress?: string }
-  | ({ type: 'created'; containerId: string } & OfMember)
-  | ({ type: 'reattached'; containerId: string; running: boolean } & OfMember)
+  | ({ type: 'created'; handle: string } & OfMember)
+  | ({ type: 'reattached'; handle: string; running: boolean } & OfMember)
   | ({ type: 'started' } & OfMember)
   | ({ type: 'log'; stream: 'stdout' | 'stderr'; chunk: string } & OfMember)
   | ({ type: 'exited'; exitCode: number } & OfMember)
@@ -155,49 +155,4 @@ export interface RunOptions {
    * has started, and `run` rejects with its error.
    */
   startAfter?: Promise<unknown>
-}
-
-/** A container this executor created (found by its labels), e.g. one left by an earlier process. */
-export interface ManagedContainer {
-  allocationId: AllocationId
-  jobId: JobId
-  containerId: string
-  running: boolean
-  /** The pod member this container runs, when it is one. */
-  member?: string
-}
-
-export interface ExecutorInfo {
-  name: string
-  version: string
-  /** Whether `diskBytes` is enforced by the kernel on this machine. */
-  diskQuota: boolean
-  /** Whether missing images are pulled from a registry. */
-  pullsImages: boolean
-}
-
-export interface Executor {
-  /** Engine name, version and abilities, or an error if the engine is unusable. */
-  info(): Promise<ExecutorInfo>
-  /** Whether the image exists locally. */
-  hasImage(image: string): Promise<boolean>
-  /** Whether a run of `image` can be attempted: it is local, or missing images are pulled. */
-  canRun(image: string): Promise<boolean>
-  /**
-   * Runs the spec to the end and always cleans up the container. Aborting `signal` stops the
-   * container and resolves with status `cancelled`. Rejects only when the run could not be
-   * attempted at all (e.g. the image is missing: `ImageNotFoundError`).
-   */
-  run(spec: ExecutionSpec, options?: RunOptions): Promise<ExecutionResult>
-  /** Containers of this executor that exist now (running or exited), from their labels. */
-  listManaged(): Promise<ManagedContainer[]>
-  /**
-   * Takes over the container an earlier process started for `spec.allocationId` and supervises it
-   * to the end exactly as `run` would (timeout counted from the container's start, output replayed
-   * from the engine's log, outputs collected, everything cleaned up). Rejects with
-   * `AllocationNotFoundError` when no such container exists.
-   */
-  reattach(spec: ExecutionSpec, options?: RunOptions): Promise<ExecutionResult>
-  /** Removes the container and work folder of an allocation nobody runs any more. */
-  removeAllocation(allocationId: AllocationId): Promise<void>
 }

@@ -2,35 +2,31 @@
  * NoopExecutor: for benchmarks and tests only. It runs nothing: every run "completes" at once with
  * exit code 0, no output and no usage, so a benchmark can measure the orchestration path alone
  * (bid, lock, contract, invocation, result, settlement) without a container engine. No config
- * selects it: only code that builds a node with `components.executor` can.
+ * selects it: only code that builds a node with `components.executor` can. It does not pass the
+ * engine-compliance suite (it enforces no limit and runs nothing), and is not meant to.
  */
 import { AllocationNotFoundError } from './errors.js'
-import type {
-  ExecutionResult,
-  ExecutionSpec,
-  Executor,
-  ExecutorInfo,
-  ManagedContainer,
-  RunOptions,
-} from './executor.js'
+import type { Engine, EngineCapabilities, EngineRun } from './engine.js'
+import type { ExecutionResult, ExecutionSpec, RunOptions } from './executor.js'
 import { hashOutputs } from '../protocol/outputs.js'
 
-export class NoopExecutor implements Executor {
+export class NoopExecutor implements Engine {
   /** Runs started so far (for assertions): a run whose `startAfter` rejected is not counted. */
   runs = 0
 
-  info(): Promise<ExecutorInfo> {
+  capabilities(): Promise<EngineCapabilities> {
     return Promise.resolve({
-      name: 'noop (benchmarks and tests only)',
+      name: 'noop',
       version: '0',
+      available: true,
+      artifactKinds: ['image', 'bundle'],
+      gpus: true,
+      networkPolicies: ['none', 'open'],
       diskQuota: false,
-      pullsImages: false,
+      fetchesArtifacts: false,
     })
   }
-  hasImage(): Promise<boolean> {
-    return Promise.resolve(true)
-  }
-  canRun(): Promise<boolean> {
+  hasArtifact(): Promise<boolean> {
     return Promise.resolve(true)
   }
   async run(_spec: ExecutionSpec, options: RunOptions = {}): Promise<ExecutionResult> {
@@ -49,7 +45,7 @@ export class NoopExecutor implements Executor {
       usage: { wallSeconds: 0, cpuSeconds: 0, peakMemoryBytes: 0 },
     }
   }
-  listManaged(): Promise<ManagedContainer[]> {
+  listRuns(): Promise<EngineRun[]> {
     return Promise.resolve([])
   }
   reattach(spec: ExecutionSpec): Promise<ExecutionResult> {

@@ -11,6 +11,7 @@ import { checkApproval, type ApprovalProblem } from '../contracts/approval.js'
 import { ApprovalCache } from '../contracts/approval-cache.js'
 import { bidSignatureOk } from '../contracts/checks.js'
 import { bidAskedProblem, bidTotalProblem } from '../contracts/consistency.js'
+import { ENGINE_NAME } from '../contracts/model.js'
 import type { BidMessage, Decline } from '../protocol/messages.js'
 import type { JobRecord, JobState } from './job-record.js'
 import type { JobSpec } from './job-spec.js'
@@ -25,6 +26,7 @@ export type IgnoreReason =
   | 'bad_signature'
   | 'other_terms'
   | 'bad_total'
+  | 'bad_engine'
   | 'over_price'
   | 'expired'
   | 'not_allowed'
@@ -101,6 +103,7 @@ export function bidProblem(
   // The bid is for what was asked, and its total is what the contract-db will lock.
   if (bidAskedProblem(bid, spec) !== undefined) return 'other_terms'
   if (bidTotalProblem(bid) !== undefined) return 'bad_total'
+  if (bid.engine !== undefined && !ENGINE_NAME.test(bid.engine)) return 'bad_engine'
   if (bid.total > spec.maxPrice) return 'over_price'
   if (bid.expiresAt <= ctx.now) return 'expired'
   // A finite number past what a Date holds would throw where a time is written (a decline, a quote).

@@ -23,6 +23,8 @@ export const LIMITS = {
   image: 512,
   /** A state or status name. */
   name: 64,
+  /** An engine's name in a bid (dms/executor/engine.ts, `EngineName`). */
+  engine: 32,
   /** A reason, detail or error message meant for a person. */
   text: 4096,
   /** Decline reasons in one decline. */

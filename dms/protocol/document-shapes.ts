@@ -36,6 +36,7 @@ const BID = S.obj({
   provider: peer,
   resources: RESOURCES,
   image: S.str(L.image),
+  engine: S.opt(S.str(L.engine)),
   maxDurationSeconds: S.num,
   pricePerHour: S.num,
   minJobPrice: S.num,

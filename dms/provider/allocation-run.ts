@@ -1,6 +1,6 @@
 /**
  * The run of one allocation, the bid machine's `execute` actor: stages the inputs, runs the
- * container in the Executor (or, restored after a restart, re-attaches to it by its labels) and
+ * container in the engine (or, restored after a restart, re-attaches to it by its labels) and
  * reports each step to the machine (`STAGED`, `STARTED`, `AFRESH`, `RAN`). A `CANCEL` aborts the
  * run (the executor stops the container and reports `cancelled`); leaving the state aborts it too.
  * Spec: specs/state-machines.md ("Provider bid and allocation"), specs/executor.md.
@@ -18,7 +18,8 @@ import { stageInputs } from '../blobs/staging.js'
 import { blobsHandle, fetchBlobs, LogForwarder } from '../blobs/transfer.js'
 import { peerMessage } from '../executor/errors.js'
 import type { SignedContract } from '../contracts/model.js'
-import type { ExecutionResult, ExecutionSpec, Executor, RunOptions } from '../executor/executor.js'
+import type { Engine } from '../executor/engine.js'
+import type { ExecutionResult, ExecutionSpec, RunOptions } from '../executor/executor.js'
 import { notStarted } from '../executor/outputs.js'
 import { W } from '../protocol/behaviours.js'
 import type { BidEvent } from './bid-context.js'
@@ -26,7 +27,7 @@ import type { LiveUsageBoard } from './live-usage.js'
 import type { ExecuteCommand, ExecuteInput } from './bid-machine.js'
 
 export interface AllocationRunDeps {
-  executor: Executor
+  executor: Engine
   blobs: BlobService
   clock: Clock
   log: Logger
@@ -148,7 +149,7 @@ async function run(
     if (restored !== 'provisioning' && restored !== 'running') return await fresh()
     // Restored after a restart: never a second run of a container that started. The engine may
     // not answer yet: asked again until it does (or the run is cancelled).
-    const containers = await retry(() => d.executor.listManaged(), {
+    const containers = await retry(() => d.executor.listRuns(), {
       attempts: Number.MAX_SAFE_INTEGER,
       backoffMs: () => ENGINE_RETRY_MS,
       onRetry: (err) => log.warn({ err }, 'container engine unavailable: re-attach waits for it'),

@@ -6,11 +6,12 @@
  */
 import type { Clock } from '../../actors/clock.js'
 import type { Logger } from 'pino'
+import type { Engine } from '../executor/engine.js'
 import { DEFAULT_REGISTRY, InvalidImageRefError, parseImageRef } from '../protocol/image-ref.js'
 
 export interface ImageCheckComponents {
-  /** The engine's answer to "can this image be run here" (the executor's `canRun`). */
-  executor: { canRun(image: string): Promise<boolean> }
+  /** The engine's answer to "can this image be run here" (`Engine.hasArtifact`). */
+  executor: Pick<Engine, 'hasArtifact'>
   clock: Pick<Clock, 'now'>
   log: Logger
 }
@@ -77,7 +78,7 @@ export class ImageCheck {
     if (hit !== undefined && now - hit.at < this.ttlMs) return hit.answer
     this.cache.delete(key)
     this.lookups++
-    const answer = this.c.executor.canRun(image).catch((err: unknown) => {
+    const answer = this.c.executor.hasArtifact({ kind: 'image', ref: image }).catch((err: unknown) => {
       this.c.log.debug({ err, image }, 'image look-up failed')
       return false
     })

@@ -1,7 +1,7 @@
 /**
  * The provider role: answers bid requests it can serve with priced bids and carries each bid
  * through its machine (bid-machine.ts) from the reservation to the release: lock, contract,
- * invocation, the run in the Executor, the result. This file wires the parts and runs their
+ * invocation, the run in the engine, the result. This file wires the parts and runs their
  * lifecycle; each message has its handler (handlers/), each bid its machine (bid-book.ts).
  */
 import { EventEmitter } from 'node:events'
@@ -19,7 +19,7 @@ import {
   type Settlement,
   type SignedReceipt,
 } from '../contracts/model.js'
-import type { Executor } from '../executor/executor.js'
+import type { Engine } from '../executor/engine.js'
 import { W } from '../protocol/behaviours.js'
 import { BID_REQUEST_TOPIC, CAPACITY_TOPIC, INBOX } from '../protocol/handles.js'
 import type { ResourceLedger } from '../resources/ledger.js'
@@ -65,10 +65,10 @@ export interface ProviderComponents {
   ledger: ResourceLedger
   /**
    * The machine measurement (cached). A provider whose container engine is unavailable declines
-   * every bid request with "docker unavailable: <why>". Not given: the engine is not checked.
+   * every bid request with "engine <name> unavailable" (engine-choice.ts). Not given: engines are not checked, and bids name none.
    */
   machine?: { get(): Promise<MachineInfo>; refresh(): Promise<MachineInfo> }
-  executor: Executor
+  executor: Engine
   db: Db
   clock: Clock
   log: Logger
@@ -340,7 +340,7 @@ export class ProviderService {
       orphansRemoved: 0,
     }
     try {
-      for (const m of await this.c.executor.listManaged()) {
+      for (const m of await this.c.executor.listRuns()) {
         if (known.has(m.allocationId)) continue
         await this.c.executor.removeAllocation(m.allocationId).catch((err: unknown) => {
           this.c.log.warn({ err, allocationId: m.allocationId }, 'could not remove an orphaned container')

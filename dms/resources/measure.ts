@@ -1,5 +1,5 @@
 /**
- * Measures the machine: CPU, memory, the disk holding the data directory, GPUs, OS and Docker.
+ * Measures the machine: CPU, memory, the disk holding the data directory, GPUs, OS and engines.
  * Every probe tolerates failure (a VM without lspci, a container without /proc/cpuinfo...) and
  * falls back to what Node itself knows; `currentLoad()` is avoided (~0.5 s on first call).
  */
@@ -8,13 +8,14 @@ import os from 'node:os'
 import path from 'node:path'
 import type Si from 'systeminformation'
 import { systemClock, type Clock } from '../../actors/clock.js'
+import type { EngineCapabilities } from '../workload/capabilities.js'
 import type { MachineInfo } from './types.js'
 
 export interface MeasureOptions {
   /** The node's data directory; the disk reported is the filesystem holding it. */
   dataDir: string
-  /** Asks the container engine for its version; throws if it is unusable. Not given: Docker is reported unavailable. */
-  dockerInfo?: () => Promise<{ version: string }>
+  /** The engines offered, each asked for its capabilities. @default [] (none offered) */
+  engines?: ReadonlyArray<{ capabilities(): Promise<EngineCapabilities> }>
   /** Stamps `measuredAt`. @default systemClock */
   clock?: Pick<Clock, 'now'>
 }
@@ -126,26 +127,38 @@ async function measureOs(si: typeof Si): Promise<MachineInfo['os']> {
   }
 }
 
-async function measureDocker(dockerInfo: MeasureOptions['dockerInfo']): Promise<MachineInfo['docker']> {
-  if (dockerInfo === undefined) return { available: false, error: 'no container engine configured' }
-  try {
-    const { version } = await dockerInfo()
-    return { available: true, version }
-  } catch (err) {
-    return { available: false, error: message(err) }
-  }
+async function measureEngines(engines: MeasureOptions['engines']): Promise<MachineInfo['engines']> {
+  return Promise.all(
+    (engines ?? []).map(async (e) => {
+      try {
+        return await e.capabilities()
+      } catch (err) {
+        // An engine is meant to say "unavailable" itself; one that throws says nothing else.
+        return {
+          name: 'unknown',
+          available: false,
+          why: message(err),
+          artifactKinds: [],
+          gpus: false,
+          networkPolicies: [],
+          diskQuota: false,
+          fetchesArtifacts: false,
+        }
+      }
+    }),
+  )
 }
 
 /** Measures the machine. Never throws for a missing probe; unknown values read as 0 or ''. */
 export async function measureMachine(opts: MeasureOptions): Promise<MachineInfo> {
   const si = await loadSi()
-  const [cpu, memory, disk, gpus, osInfo, docker] = await Promise.all([
+  const [cpu, memory, disk, gpus, osInfo, engines] = await Promise.all([
     measureCpu(si),
     attempt(() => si.mem()),
     measureDisk(si, opts.dataDir),
     measureGpus(si),
     measureOs(si),
-    measureDocker(opts.dockerInfo),
+    measureEngines(opts.engines),
   ])
   return {
     cpu,
@@ -153,13 +166,13 @@ export async function measureMachine(opts: MeasureOptions): Promise<MachineInfo>
     disk,
     gpus,
     os: osInfo,
-    docker,
+    engines,
     measuredAt: (opts.clock ?? systemClock).now(),
   }
 }
 
 export interface MachineMeterComponents {
-  dockerInfo?: MeasureOptions['dockerInfo']
+  engines?: MeasureOptions['engines']
   clock?: Pick<Clock, 'now'>
 }
 

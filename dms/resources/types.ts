@@ -1,3 +1,5 @@
+import type { EngineCapabilities } from '../workload/capabilities.js'
+
 /** Amounts of compute, in exact units. */
 export interface Resources {
   /** CPU cores; fractions allowed (0.5 = half a core). */
@@ -17,7 +19,11 @@ export interface MachineInfo {
   disk: { path: string; totalBytes: number; freeBytes: number }
   gpus: Array<{ index: number; vendor: string; model: string; memoryBytes: number }>
   os: { platform: string; distro: string; release: string; kernel: string }
-  docker: { available: boolean; version?: string; error?: string }
+  /**
+   * The engines this provider offers (`provider.engines`), each as it answered when measured. `why`
+   * stays on this machine: it is shown to its operator, never sent to a peer.
+   */
+  engines: EngineCapabilities[]
   measuredAt: number
 }
 

@@ -1,7 +1,7 @@
 /** What every bench-journey section shares: settings, the job, the network, percentiles, tables. */
 import { cpus } from 'node:os'
 import { join } from 'node:path'
-import type { Executor } from '../../dms/executor/executor.js'
+import type { Engine } from '../../dms/executor/engine.js'
 import type { JobUpdate } from '../../dms/protocol/messages.js'
 import { parseJobSpec } from '../../dms/orchestrator/job-spec.js'
 import type { StoredJob } from '../../dms/orchestrator/orchestrator.js'
@@ -38,7 +38,7 @@ export function table(title: string, head: string[], rows: Array<Array<string | 
 }
 
 /** A requester, `providers` providers and a contract-db, all in this process. */
-export async function network(providers: number, executor: Executor): Promise<TestNetwork> {
+export async function network(providers: number, executor: Engine): Promise<TestNetwork> {
   return startNetwork(
     Array.from({ length: providers }, (_, i) => ({
       cpu: 64,

@@ -2,7 +2,7 @@
 import { execFile as execFileCb } from 'node:child_process'
 import { promisify } from 'node:util'
 import { NoopExecutor } from '../../dms/executor/noop.js'
-import type { Executor } from '../../dms/executor/executor.js'
+import type { Engine } from '../../dms/executor/engine.js'
 import { TEST_IMAGE } from '../../test/helpers/network.js'
 import { startCpuLimit } from '../../dms/executor/docker/cpu-limit.js'
 import { f0, JOB_BODY, JOBS, network, oneJob, pct, results, table, type Timed } from './common.js'
@@ -10,7 +10,7 @@ import { f0, JOB_BODY, JOBS, network, oneJob, pct, results, table, type Timed } 
 const execFile = promisify(execFileCb)
 
 async function latency(kind: 'noop' | 'docker'): Promise<Timed[]> {
-  const net = await network(20, kind === 'noop' ? new NoopExecutor() : (undefined as unknown as Executor))
+  const net = await network(20, kind === 'noop' ? new NoopExecutor() : (undefined as unknown as Engine))
   try {
     await oneJob(net) // warm-up: connections, image metadata
     const out: Timed[] = []

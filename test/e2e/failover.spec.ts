@@ -26,7 +26,7 @@ const MiB = 1024 * 1024
 /** Removes what a killed provider left in Docker, as its next start would. */
 async function cleanUp(workDir: string, owner: string): Promise<void> {
   const ex = new DockerExecutor({ log: silentLogger }, { workDir, owner })
-  for (const m of await ex.listManaged()) await ex.removeAllocation(m.allocationId)
+  for (const m of await ex.listRuns()) await ex.removeAllocation(m.allocationId)
 }
 
 describe('failover (separate processes, SIGKILL, real Docker)', function () {

@@ -89,7 +89,7 @@ describe('provider restart (separate process, real Docker)', function () {
         { log: silentLogger },
         { workDir: join(net.root, 'provider-proc', 'work'), owner: provider.peerId },
       )
-      for (const m of await ex.listManaged()) await ex.removeAllocation(m.allocationId)
+      for (const m of await ex.listRuns()) await ex.removeAllocation(m.allocationId)
     }
     await net?.stop()
   })

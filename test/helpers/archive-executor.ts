@@ -19,7 +19,7 @@ export class ArchiveExecutor extends TestExecutor {
     private readonly files: () => Array<{ path: string; content: Buffer }>,
     private readonly wallSeconds = 1,
   ) {
-    super('archive (test executor: outputs archived for real, no container)')
+    super('archive') // a test engine: outputs archived for real, no container
   }
   async run(): Promise<ExecutionResult> {
     const files = this.files()

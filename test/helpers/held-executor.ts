@@ -14,7 +14,7 @@ export class HeldExecutor extends TestExecutor {
   private readonly waiters = new Set<() => void>()
   private readonly startWaiters: Array<{ n: number; resolve: () => void }> = []
   constructor() {
-    super('held (test executor)')
+    super('held') // a test engine
   }
   /** Resolves once `n` runs have started in all. */
   runsStarted(n: number): Promise<void> {

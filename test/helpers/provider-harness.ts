@@ -16,12 +16,14 @@ import { hashDoc, signDoc } from '../../dms/contracts/canonical.js'
 import { DOMAIN, type Bid, type ContractProof, type SignedContract } from '../../dms/contracts/model.js'
 import { partyOf } from '../../dms/contracts/party.js'
 import { silentLogger } from '../../dms/log.js'
+import type { Logger } from '../../dms/log.js'
 import { BidRequestGate } from '../../dms/provider/bid-request-gate.js'
 import type { PeerRateLimitInit } from '../../dms/provider/rate-limit.js'
 import type { BidBook } from '../../dms/provider/bid-book.js'
 import {
   bidRequestHandler,
   type BidRequestCounters,
+  type BidRequestDeps,
   type BidRequestInit,
 } from '../../dms/provider/handlers/bid-request.js'
 import type { BidTiming } from '../../dms/provider/bid-machine.js'
@@ -120,17 +122,22 @@ export class Harness {
       bidRequestRate?: PeerRateLimitInit
       /** The image check (default: every image is fine and runnable). */
       images?: { refusal: (image: string) => string | undefined; canRun: (image: string) => Promise<boolean> }
+      /** The machine measurement, with its engines (default: none, so no engine is checked). */
+      machine?: BidRequestDeps['machine']
+      /** The provider's log (default: silent). */
+      log?: Logger
     } = {},
   ) {
-    const { images, ...rest } = init
+    const { images, machine, log, ...rest } = init
     const handle = bidRequestHandler(
       {
         key: this.provider.key,
         ledger: this.ledger,
         book: this.book,
         clock: this.clock,
-        log: silentLogger,
+        log: log ?? silentLogger,
         approval: { current: () => this.approval(this.provider) },
+        machine,
         peerId: () => this.provider.peer,
         events: this.events,
         images: images ?? { refusal: () => undefined, canRun: () => Promise.resolve(true) },

@@ -5,15 +5,17 @@
  * runnable, nothing is left over from an earlier process) under its own name, with `run` left to
  * each test.
  */
-import type { ExecutionResult, ExecutionSpec, ExecutorInfo, RunOptions } from '../../dms/executor/executor.js'
+import type { EngineCapabilities } from '../../dms/executor/engine.js'
+import type { ExecutionResult, ExecutionSpec, RunOptions } from '../../dms/executor/executor.js'
 import { NoopExecutor } from '../../dms/executor/noop.js'
 
 export abstract class TestExecutor extends NoopExecutor {
+  /** `name`: the engine name its bids carry (1-32 of a-z 0-9 -). */
   constructor(private readonly name: string) {
     super()
   }
-  override info(): Promise<ExecutorInfo> {
-    return Promise.resolve({ name: this.name, version: '0', diskQuota: false, pullsImages: false })
+  override async capabilities(): Promise<EngineCapabilities> {
+    return { ...(await super.capabilities()), name: this.name }
   }
   abstract override run(spec: ExecutionSpec, options?: RunOptions): Promise<ExecutionResult>
 }

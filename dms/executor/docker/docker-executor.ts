@@ -8,16 +8,8 @@ import {
   ImageNotFoundError,
   InvalidSpecError,
 } from '../errors.js'
-import type {
-  AllocationId,
-  ExecutionEvent,
-  ExecutionResult,
-  ExecutionSpec,
-  Executor,
-  ExecutorInfo,
-  ManagedContainer,
-  RunOptions,
-} from '../executor.js'
+import type { AllocationId, ExecutionEvent, ExecutionResult, ExecutionSpec, RunOptions } from '../executor.js'
+import type { ArtifactRef, Engine, EngineCapabilities, EngineRun } from '../engine.js'
 import { stillStarting, tightenCpu } from './cpu-limit.js'
 import { ALLOCATION_ID, checkImage, containerName, createOptions, validateSpec } from './container-config.js'
 import { dockerMessage, dockerStatus, engineCall } from './docker-errors.js'
@@ -49,7 +41,7 @@ function safeEmit(options: RunOptions, event: ExecutionEvent, log: Logger): void
  * removes it afterwards. A run that never started (cancelled before start) reports exit code -1; a
  * program that cannot be started reports 127.
  */
-export class DockerExecutor implements Executor {
+export class DockerExecutor implements Engine {
   private readonly docker: Docker
   private readonly log: Logger
   private readonly clock: Clock
@@ -96,24 +88,35 @@ export class DockerExecutor implements Executor {
     }
   }
 
-  async info(): Promise<ExecutorInfo> {
-    const version = await this.engine(() => this.docker.version())
-    return {
+  /** Docker's abilities; unavailable (with the engine's error) when nothing answers on the socket. */
+  async capabilities(): Promise<EngineCapabilities> {
+    const can = {
       name: 'docker',
-      version: version.Version,
+      artifactKinds: ['image' as const],
+      gpus: true,
+      networkPolicies: ['none' as const, 'open' as const],
       diskQuota: this.diskQuota,
-      pullsImages: this.pullImages,
+      fetchesArtifacts: this.pullImages,
+    }
+    try {
+      const version = await this.engine(() => this.docker.version())
+      return { ...can, available: true, version: version.Version }
+    } catch (err) {
+      return { ...can, available: false, why: err instanceof Error ? err.message : String(err) }
     }
   }
 
+  /** Whether the image exists in the local engine. */
   async hasImage(image: string): Promise<boolean> {
     checkImage(image)
     return await this.engine(() => hasLocalImage(this.docker, image))
   }
 
-  async canRun(image: string): Promise<boolean> {
-    checkImage(image)
-    return this.pullImages || (await this.hasImage(image))
+  /** An image is local, or pulling is on; Docker runs no other kind. */
+  async hasArtifact(artifact: ArtifactRef): Promise<boolean> {
+    if (artifact.kind !== 'image') return false
+    checkImage(artifact.ref)
+    return this.pullImages || (await this.hasImage(artifact.ref))
   }
 
   async run(spec: ExecutionSpec, options: RunOptions = {}): Promise<ExecutionResult> {
@@ -152,7 +155,7 @@ export class DockerExecutor implements Executor {
         throw new AllocationNotFoundError(spec.allocationId)
       }
       try {
-        safeEmit(options, { type: 'reattached', containerId: inspected.Id, running: state.Running }, log)
+        safeEmit(options, { type: 'reattached', handle: inspected.Id, running: state.Running }, log)
         // The engine's copy of the output, from the start, then live while the container runs.
         const stream = (await container.logs({
           follow: true,
@@ -177,7 +180,7 @@ export class DockerExecutor implements Executor {
     })
   }
 
-  async listManaged(): Promise<ManagedContainer[]> {
+  async listRuns(): Promise<EngineRun[]> {
     const p = this.labelPrefix
     const list = await this.engine(() =>
       this.docker.listContainers({
@@ -188,7 +191,7 @@ export class DockerExecutor implements Executor {
     return list.map((c) => ({
       allocationId: c.Labels[`${p}.allocation`] ?? '',
       jobId: c.Labels[`${p}.job`] ?? '',
-      containerId: c.Id,
+      handle: c.Id,
       running: c.State === 'running',
       ...(c.Labels[`${p}.member`] !== undefined ? { member: c.Labels[`${p}.member`] } : {}),
     }))
@@ -286,7 +289,7 @@ export class DockerExecutor implements Executor {
     options: RunOptions,
     log: Logger,
   ): Promise<ExecutionResult> {
-    safeEmit(options, { type: 'created', containerId: container.id }, log)
+    safeEmit(options, { type: 'created', handle: container.id }, log)
     // Attach before start, so not a byte of output is missed.
     const stream = (await container.attach({
       stream: true,

@@ -43,7 +43,7 @@ export interface DockerExecutorInit {
   pullImages?: boolean
   /**
    * Who this executor runs for (the provider's peer id), set as the `<prefix>.owner` label:
-   * `listManaged` and so a restarted provider's clean-up only ever touch this owner's containers.
+   * `listRuns` and so a restarted provider's clean-up only ever touch this owner's containers.
    * @default 'local'
    */
   owner?: string

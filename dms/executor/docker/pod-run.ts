@@ -61,7 +61,7 @@ export async function runPod(
     for (const member of members) {
       const container = await create(deps, spec, member, dirs.members.get(member.name) ?? '', dirs.pod)
       containers.push(container)
-      deps.emit({ type: 'created', containerId: container.id, member: member.name })
+      deps.emit({ type: 'created', handle: container.id, member: member.name })
       // Attach before start, so not a byte of output is missed.
       const stream = (await container.attach({ stream: true, stdout: true, stderr: true })) as OutputStream
       attached.push({ member, container, stream })
@@ -132,7 +132,7 @@ export async function reattachPod(
       }
       deps.emit({
         type: 'reattached',
-        containerId: info.Id,
+        handle: info.Id,
         running: info.State.Running,
         member: member.name,
       })

@@ -22,6 +22,7 @@ import type { ResourceLedger } from '../../resources/ledger.js'
 import type { MachineInfo } from '../../resources/types.js'
 import type { BidBook } from '../bid-book.js'
 import { acceptJob, compareCapability, declineKind, imageAllowed, type Comparator } from '../capability.js'
+import { chooseEngine, type EngineChoice } from '../engine-choice.js'
 import { grantedResources } from '../disk-grant.js'
 import type { ImageCheck } from '../images.js'
 import { pricePerHour, totalFor } from '../pricing.js'
@@ -101,14 +102,30 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     await actor.send(msg.from, W.decline, message).catch(() => {})
   }
 
-  // Why the container engine cannot run jobs, or undefined. An unavailable engine is measured
-  // again at most every ENGINE_RECHECK_MS, so a provider whose Docker comes up later bids again.
-  const engineProblem = async (): Promise<string | undefined> => {
+  // The engine that runs the job (engine-choice.ts), or why none can; undefined without a
+  // measurement. No ready engine: measured again at most every ENGINE_RECHECK_MS, so a provider
+  // whose engine comes up later bids again. Why an engine is down (a local path, a command to run)
+  // goes to this provider's log, once per measurement; the requester reads only its name.
+  let toldAt = -1
+  const pickEngine = async (req: BidRequest): Promise<EngineChoice | undefined> => {
     if (d.machine === undefined) return undefined
+    const need = {
+      artifactKind: 'image' as const,
+      gpus: req.resources.gpus,
+      network: req.network === true || (req.members ?? []).some((m) => m.network === true),
+    }
     let m = await d.machine.get()
-    if (!m.docker.available && d.clock.now() - m.measuredAt >= ENGINE_RECHECK_MS)
+    let choice = chooseEngine(m.engines, need)
+    if ('refusal' in choice && d.clock.now() - m.measuredAt >= ENGINE_RECHECK_MS) {
       m = await d.machine.refresh()
-    return m.docker.available ? undefined : `docker unavailable: ${m.docker.error ?? 'unknown reason'}`
+      choice = chooseEngine(m.engines, need)
+    }
+    if ('refusal' in choice && choice.unavailable.length > 0 && toldAt !== m.measuredAt) {
+      toldAt = m.measuredAt
+      for (const e of choice.unavailable)
+        d.log.warn({ engine: e.name, why: e.why }, 'engine unavailable: bid requests are declined')
+    }
+    return choice
   }
 
   // Releases reservations another requester held over its share, unlocked, and waits until their
@@ -167,14 +184,16 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
       return
     }
     // The image is judged before anything asks the engine (specs/job-spec.md, "Image references").
-    const refusal =
+    const early =
       offer.withdrawnAt !== undefined
         ? 'offboarded'
         : (d.mode?.refusal() ??
           d.images.refusal(req.image) ??
-          podImages(req).reduce<string | undefined>((r, image) => r ?? d.images.refusal(image), undefined) ??
-          (await engineProblem()))
+          podImages(req).reduce<string | undefined>((r, image) => r ?? d.images.refusal(image), undefined))
+    const choice = early === undefined ? await pickEngine(req) : undefined
+    const refusal = early ?? (choice !== undefined && 'refusal' in choice ? choice.refusal : undefined)
     if (refusal !== undefined) return decline(actor, msg, [refusal], own)
+    const engine = choice !== undefined && 'engine' in choice ? choice.engine : undefined
     const unpaid = init.maxUnpaidJobs === undefined ? 0 : ((await d.books?.unpaidOf(msg.peer)) ?? 0)
     if (init.maxUnpaidJobs !== undefined && unpaid > init.maxUnpaidJobs)
       return decline(
@@ -254,7 +273,7 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     // job of the 10-node benchmark failed NO_BIDS, 2 tries of 3, with 10 s after the window).
     const expiresAt = now + (init.bidTtlMs ?? 30_000)
     if (quote) {
-      const bid = signBid(d, req, { bidId, perHour, total, later, now, expiresAt, reserved: false })
+      const bid = signBid(d, req, { bidId, engine, perHour, total, later, now, expiresAt, reserved: false })
       d.log.debug({ jobId: req.jobId, total }, 'quote answered')
       await actor.send(msg.from, W.bid, { bid, approval: own }).catch(() => {})
       return
@@ -266,7 +285,7 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     } catch (err) {
       return decline(actor, msg, [(err as Error).message], own)
     }
-    const bid = signBid(d, req, { bidId, perHour, total, later, now, expiresAt, reserved: true })
+    const bid = signBid(d, req, { bidId, engine, perHour, total, later, now, expiresAt, reserved: true })
     // The credential and the funds proof are checked and not stored: the request is kept without them.
     const { approval: _credential, funds: _funds, ...request } = req
     const machine = await d.book.create({ bid, request, requester: msg.from, held, history: [] })
@@ -285,6 +304,7 @@ function signBid(
   req: BidRequest,
   b: {
     bidId: string
+    engine: string | undefined
     perHour: number
     total: number
     later?: number
@@ -300,6 +320,7 @@ function signBid(
     provider: d.peerId(),
     resources: req.resources,
     image: req.image,
+    ...(b.engine !== undefined ? { engine: b.engine } : {}),
     maxDurationSeconds: req.maxDurationSeconds,
     pricePerHour: b.perHour,
     minJobPrice: d.ledger.getOffer()!.prices.minJobPrice,

@@ -77,7 +77,7 @@ describe('DockerExecutor: the CPU limit at the start (real Docker)', function ()
     const result = await ex.run(s, {
       onEvent: (e) => {
         if (e.type === 'created') {
-          const c = docker.getContainer(e.containerId)
+          const c = docker.getContainer(e.handle)
           // The share is the container's when the run says it started (`running`).
           atStart = started.then(async () => (await c.inspect()).HostConfig)
         }

@@ -62,16 +62,22 @@ describe('DockerExecutor (real Docker)', function () {
 
   it('reports the engine and finds the test image', async function () {
     const ex = executor()
-    const info = await ex.info()
+    const info = await ex.capabilities()
     assert.equal(info.name, 'docker')
-    assert.match(info.version, /^\d+\.\d+/)
+    assert.equal(info.available, true)
+    assert.match(info.version ?? '', /^\d+\.\d+/)
+    assert.deepEqual(info.artifactKinds, ['image'])
+    assert.equal(await ex.hasArtifact({ kind: 'image', ref: IMAGE }), true)
+    assert.equal(await ex.hasArtifact({ kind: 'bundle', ref: IMAGE }), false)
     assert.equal(await ex.hasImage(IMAGE), true)
     assert.equal(await ex.hasImage('dms-no-such-image:0'), false)
   })
 
   it('says the engine is unreachable when nothing answers on the socket', async function () {
     const ex = executor({ socketPath: join(workDir, 'no-such-docker.sock') })
-    await assert.rejects(ex.info(), { name: 'ExecutorUnavailableError', code: 'EXECUTOR_UNAVAILABLE' })
+    const info = await ex.capabilities()
+    assert.equal(info.available, false)
+    assert.match(info.why ?? '', /no-such-docker\.sock/)
     await assert.rejects(ex.run(spec(['sh', '-c', ':'])), { name: 'ExecutorUnavailableError' })
   })
 
@@ -338,7 +344,7 @@ describe('DockerExecutor (real Docker)', function () {
   it('stops a job at its disk quota and says so, while a job within it completes', async function () {
     if (process.getuid?.() !== 0) this.skip() // the quota needs root (loop mounts)
     const ex = executor()
-    assert.equal((await ex.info()).diskQuota, true)
+    assert.equal((await ex.capabilities()).diskQuota, true)
     const within = await ex.run(
       spec(['sh', '-c', 'head -c 4194304 /dev/zero > /outputs/four && echo wrote'], { diskBytes: 16 * MiB }),
     )
@@ -398,12 +404,12 @@ describe('DockerExecutor (real Docker)', function () {
     await exited
 
     const ex = executor()
-    const managed = await ex.listManaged()
+    const managed = await ex.listRuns()
     const mine = managed.find((m) => m.allocationId === s.allocationId)
     assert.deepEqual(mine, {
       allocationId: s.allocationId,
       jobId: s.jobId,
-      containerId: started,
+      handle: started,
       running: true,
     })
 
@@ -422,7 +428,7 @@ describe('DockerExecutor (real Docker)', function () {
       result.outputs.map((o) => o.path),
       ['go', 'r'],
     )
-    assert.deepEqual(events[0], { type: 'reattached', containerId: started, running: true })
+    assert.deepEqual(events[0], { type: 'reattached', handle: started, running: true })
     await assertCleanedUp(s.allocationId)
     await assert.rejects(ex.reattach(s), { name: 'AllocationNotFoundError' })
   })
@@ -454,10 +460,10 @@ describe('DockerExecutor (real Docker)', function () {
     })
     await c.start()
     mkdirSync(join(workDir, orphan.allocationId, 'outputs'), { recursive: true })
-    assert.ok((await ex.listManaged()).some((m) => m.allocationId === orphan.allocationId && m.running))
+    assert.ok((await ex.listRuns()).some((m) => m.allocationId === orphan.allocationId && m.running))
     const other = new DockerExecutor({ log: silentLogger }, { workDir, owner: 'another-provider' })
     assert.equal(
-      (await other.listManaged()).some((m) => m.allocationId === orphan.allocationId),
+      (await other.listRuns()).some((m) => m.allocationId === orphan.allocationId),
       false,
       "another owner's executor does not see it",
     )
@@ -468,8 +474,8 @@ describe('DockerExecutor (real Docker)', function () {
   it('tries a pull when pulling is on, and says why it failed', async function () {
     const image = '127.0.0.1:9/dms-nothing:1'
     const ex = executor({ pullImages: true })
-    assert.equal(await ex.canRun(image), true)
-    assert.equal(await executor().canRun(image), false)
+    assert.equal(await ex.hasArtifact({ kind: 'image', ref: image }), true)
+    assert.equal(await executor().hasArtifact({ kind: 'image', ref: image }), false)
     const s = spec(['sh', '-c', ':'], { image })
     await assert.rejects(ex.run(s), (err: Error & { pullError?: string }) => {
       assert.equal(err.name, 'ImageNotFoundError')

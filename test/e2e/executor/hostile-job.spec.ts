@@ -60,7 +60,7 @@ describe('DockerExecutor: a hostile job (real Docker)', function () {
       onEvent: (e) => {
         if (e.type !== 'created') return
         inspected = docker
-          .getContainer(e.containerId)
+          .getContainer(e.handle)
           .inspect()
           .then((i) => [i.HostConfig.CpuQuota ?? 0, i.HostConfig.CpuPeriod ?? 0] as [number, number])
           .finally(() => writeFileSync(join(workDir, smallest.allocationId, 'outputs', 'go'), ''))
@@ -89,6 +89,6 @@ describe('DockerExecutor: a hostile job (real Docker)', function () {
         message: /^invalid execution spec: image /,
       })
     await assert.rejects(executor.hasImage('a//b'), { name: 'InvalidSpecError' })
-    await assert.rejects(executor.canRun('../x'), { name: 'InvalidSpecError' })
+    await assert.rejects(executor.hasArtifact({ kind: 'image', ref: '../x' }), { name: 'InvalidSpecError' })
   })
 })

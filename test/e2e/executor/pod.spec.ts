@@ -191,7 +191,7 @@ describe('DockerExecutor pods (real Docker)', function () {
     await exited
 
     const ex = executor()
-    const managed = (await ex.listManaged()).filter((m) => m.allocationId === s.allocationId)
+    const managed = (await ex.listRuns()).filter((m) => m.allocationId === s.allocationId)
     assert.deepEqual(managed.map((m) => m.member).sort(), ['a', 'b'])
     const result = await ex.reattach(s, {
       onEvent: (e) => {

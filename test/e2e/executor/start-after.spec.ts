@@ -70,7 +70,7 @@ describe('DockerExecutor startAfter (real Docker)', function () {
       startAfter: gate,
       onEvent: (e) => {
         events.push(e.type)
-        if (e.type === 'created') onCreated(e.containerId)
+        if (e.type === 'created') onCreated(e.handle)
       },
     })
     return { run, events, created }
@@ -143,7 +143,7 @@ describe('DockerExecutor startAfter (real Docker)', function () {
     await created
     for (const e of events)
       if (e.type === 'created')
-        assert.equal((await docker.getContainer(e.containerId).inspect()).State.Status, 'created')
+        assert.equal((await docker.getContainer(e.handle).inspect()).State.Status, 'created')
     const refused = Object.assign(new Error('start refused'), { code: 'START_DEADLINE_PASSED' })
     gate.reject(refused)
     await assert.rejects(run, (err) => err === refused)

@@ -22,13 +22,16 @@ describe('provider declines: offboarded, and no Docker engine', function () {
   })
   afterEach(async () => net?.stop())
 
-  it('declines with "offboarded" and "docker unavailable: ...", and the job fails with both reasons', async () => {
+  it('declines with "offboarded" and "engine docker unavailable", and the job fails with both reasons', async () => {
     const [offboarded, noDocker] = net.providers
     const off = await new ApiClient(offboarded.socketPath!).ok<ResourcesView>('DELETE', '/v1/resources/offer')
     assert.equal(off.status, 'offboarded')
     const view = await new ApiClient(noDocker.socketPath!).ok<ResourcesView>('GET', '/v1/resources')
-    assert.equal(view.machine.docker.available, false)
-    assert.match(view.machine.docker.error ?? '', /nonexistent/)
+    assert.deepEqual(
+      view.machine.engines.map((e) => [e.name, e.available]),
+      [['docker', false]],
+    )
+    assert.match(view.machine.engines[0].why ?? '', /nonexistent/, 'its operator reads why')
 
     const { id } = await new ApiClient(net.requester.socketPath!).ok<{ id: string }>('POST', '/v1/jobs', {
       image: TEST_IMAGE,
@@ -43,9 +46,9 @@ describe('provider declines: offboarded, and no Docker engine', function () {
     assert.deepEqual(reasons.get(offboarded.peerId), ['offboarded'])
     const engine = reasons.get(noDocker.peerId) ?? []
     assert.equal(engine.length, 1)
-    assert.match(engine[0], /^docker unavailable: .*nonexistent/)
+    assert.deepEqual(engine, ['engine docker unavailable'], 'the requester reads no local path')
     assert.deepEqual(offboarded.provider!.declines, { offboarded: 1 })
-    assert.deepEqual(noDocker.provider!.declines, { 'docker unavailable': 1 })
+    assert.deepEqual(noDocker.provider!.declines, { 'engine unavailable': 1 })
     // Neither reserved anything for the job.
     assert.deepEqual(offboarded.ledger!.entries(), [])
     assert.deepEqual(noDocker.ledger!.entries(), [])

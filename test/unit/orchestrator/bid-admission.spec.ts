@@ -61,6 +61,7 @@ describe('orchestrator/bid-admission', () => {
       ['excluded', bidMsg(good), ctx({ excluded: [p.peer] })],
       ['other_terms', bidMsg({ ...good, image: 'other:1' }), ctx()],
       ['bad_total', bidMsg({ ...good, total: good.total + 1 }), ctx()],
+      ['bad_engine', bidMsg({ ...good, engine: 'Docker\u001b[2J' }), ctx()],
       ['over_price', bidMsg(good), ctx({ spec: { ...spec, maxPrice: good.total - 1 } })],
       ['expired', bidMsg(good), ctx({ now: good.expiresAt })],
       ['no_approval', bidMsg(good, { approval: null }), ctx()],

@@ -10,7 +10,8 @@ import { createActor } from 'xstate'
 import { ManualClock } from '../../../actors/clock.js'
 import type { Actor } from '../../../actors/system.js'
 import type { BlobService } from '../../../dms/blobs/service.js'
-import type { ExecutionSpec, Executor } from '../../../dms/executor/executor.js'
+import type { Engine } from '../../../dms/executor/engine.js'
+import type { ExecutionSpec } from '../../../dms/executor/executor.js'
 import { notStarted } from '../../../dms/executor/outputs.js'
 import { silentLogger } from '../../../dms/log.js'
 import { executeActor } from '../../../dms/provider/allocation-run.js'
@@ -38,8 +39,8 @@ describe('provider/allocation-run: the network of a run', function () {
         ran(spec)
         return Promise.resolve(notStarted('failed', -1, 'not run in this test'))
       },
-      listManaged: () => Promise.resolve([]),
-    } as unknown as Executor
+      listRuns: () => Promise.resolve([]),
+    } as unknown as Engine
     const logic = executeActor({
       executor,
       blobs: {} as BlobService,

@@ -7,9 +7,9 @@ function engine(answer: (image: string) => Promise<boolean> = () => Promise.reso
   const asked: string[] = []
   return {
     asked,
-    canRun: (image: string) => {
-      asked.push(image)
-      return answer(image)
+    hasArtifact: ({ ref }: { ref: string }) => {
+      asked.push(ref)
+      return answer(ref)
     },
   }
 }

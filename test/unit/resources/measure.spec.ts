@@ -2,7 +2,19 @@ import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import type { EngineCapabilities } from '../../../dms/executor/engine.js'
 import { MachineMeter, measureMachine, mountFor, parseCpuInfoMHz } from '../../../dms/resources/measure.js'
+
+const DOCKER: EngineCapabilities = {
+  name: 'docker',
+  version: '20.10.24',
+  available: true,
+  artifactKinds: ['image'],
+  gpus: true,
+  networkPolicies: ['none', 'open'],
+  diskQuota: false,
+  fetchesArtifacts: false,
+}
 
 describe('resources/measure', () => {
   let dir: string
@@ -38,26 +50,31 @@ describe('resources/measure', () => {
     assert.ok(info.disk.totalBytes > 0)
   })
 
-  it('reports Docker unavailable, with the reason, when the probe throws', async () => {
+  it('reports each offered engine as it answers, in order', async () => {
+    const down = { ...DOCKER, available: false, why: 'connect ENOENT /var/run/docker.sock' }
     const info = await measureMachine({
       dataDir: dir,
-      dockerInfo: () => Promise.reject(new Error('connect ENOENT /var/run/docker.sock')),
+      engines: [
+        { capabilities: () => Promise.resolve(DOCKER) },
+        { capabilities: () => Promise.resolve(down) },
+      ],
     })
-    assert.deepEqual(info.docker, { available: false, error: 'connect ENOENT /var/run/docker.sock' })
+    assert.deepEqual(info.engines, [DOCKER, down])
   })
 
-  it('reports Docker available with its version when the probe answers', async () => {
+  it('reports an engine whose probe throws as unavailable, with the reason', async () => {
     const info = await measureMachine({
       dataDir: dir,
-      dockerInfo: () => Promise.resolve({ version: '20.10.24' }),
+      engines: [{ capabilities: () => Promise.reject(new Error('probe broke')) }],
     })
-    assert.deepEqual(info.docker, { available: true, version: '20.10.24' })
+    assert.equal(info.engines.length, 1)
+    assert.equal(info.engines[0].available, false)
+    assert.equal(info.engines[0].why, 'probe broke')
   })
 
-  it('reports Docker unavailable when no probe is configured', async () => {
+  it('reports no engines when none is offered', async () => {
     const info = await measureMachine({ dataDir: dir })
-    assert.equal(info.docker.available, false)
-    assert.match(info.docker.error!, /no container engine/)
+    assert.deepEqual(info.engines, [])
   })
 
   it('reads the clock from /proc/cpuinfo text', () => {
@@ -83,10 +100,14 @@ describe('resources/measure', () => {
       const meter = new MachineMeter(
         {
           clock: { now: () => t++ },
-          dockerInfo: () => {
-            probes++
-            return Promise.resolve({ version: '1' })
-          },
+          engines: [
+            {
+              capabilities: () => {
+                probes++
+                return Promise.resolve(DOCKER)
+              },
+            },
+          ],
         },
         { dataDir: dir },
       )

@@ -23,7 +23,7 @@ function machine(over: Partial<MachineInfo> = {}): MachineInfo {
       { index: 1, vendor: 'NVIDIA', model: 'T4', memoryBytes: 16 * GiB },
     ],
     os: { platform: 'linux', distro: 'Debian', release: '12', kernel: '6.1' },
-    docker: { available: true, version: '20.10' },
+    engines: [],
     measuredAt: T0,
     ...over,
   }

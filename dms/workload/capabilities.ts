@@ -1,0 +1,53 @@
+/**
+ * What an engine can run (specs/executor.md, "Engines"), in the workload's terms (artifact kinds,
+ * network policies), as plain values: the provider compares them with a job and the machine
+ * measurement shows them. Imports nothing: the measurement (dms/resources/) and the engines
+ * (dms/executor/) both name them, and neither reaches the other.
+ */
+
+/**
+ * An engine's name, as bids, declines and `MachineInfo.engines` say it: 1-32 of `a-z 0-9 -`
+ * (e.g. `docker`; a requester ignores a bid naming another form: `ENGINE_NAME` in
+ * dms/contracts/model.ts).
+ */
+export type EngineName = string
+
+/** What an engine runs: an OCI image, or a content-addressed bundle of files (a process engine). */
+export type ArtifactKind = 'image' | 'bundle'
+
+/** A workload's network: `none` (a loopback only) or `open` (the engine's outbound network). */
+export type NetworkPolicy = 'none' | 'open'
+
+/** One artifact a workload names, for the presence check. */
+export interface ArtifactRef {
+  kind: ArtifactKind
+  /** An image reference (`dms-test:1`) or a bundle's hash. */
+  ref: string
+}
+
+/**
+ * What an engine can run, measured when asked. The provider compares it with a job
+ * (dms/provider/engine-choice.ts) and shows it in `MachineInfo.engines`.
+ */
+export interface EngineCapabilities {
+  name: EngineName
+  /** The engine's own version, when it answers. */
+  version?: string
+  /** Whether it answers now; an engine that does not is never chosen. */
+  available: boolean
+  /**
+   * Why it is unavailable, for this machine's operator only (it may name local paths and
+   * commands): never sent to a peer.
+   */
+  why?: string
+  /** The artifact kinds it runs. */
+  artifactKinds: ArtifactKind[]
+  /** Whether it can pass GPUs through to a workload. */
+  gpus: boolean
+  /** The network policies it enforces. */
+  networkPolicies: NetworkPolicy[]
+  /** Whether a workload's disk is bounded by the kernel while it runs (not only checked after). */
+  diskQuota: boolean
+  /** Whether a missing artifact is fetched (pulled) rather than refused. */
+  fetchesArtifacts: boolean
+}

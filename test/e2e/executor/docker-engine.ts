@@ -1,0 +1,33 @@
+/**
+ * The Docker engine as the engine-compliance suite builds it (`EngineUnderTest`): a
+ * DockerExecutor over the state folder, and workloads running in the test image.
+ */
+import { basename } from 'node:path'
+import { DockerExecutor } from '../../../dms/executor/docker/docker-executor.js'
+import type { Engine } from '../../../dms/executor/engine.js'
+import type { ExecutionSpec } from '../../../dms/executor/executor.js'
+import { silentLogger } from '../../../dms/log.js'
+import type { ComplianceWorkload } from '../../helpers/engine-compliance.js'
+
+const IMAGE = process.env.DMS_TEST_IMAGE ?? 'dms-test:1'
+
+/** The engine's state is its work folder and the containers labelled with an owner named after it. */
+export function makeEngine(stateDir: string): Engine {
+  return new DockerExecutor(
+    { log: silentLogger },
+    { workDir: stateDir, owner: `compliance-${basename(stateDir)}` },
+  )
+}
+
+export function workload(w: ComplianceWorkload): ExecutionSpec {
+  return {
+    jobId: w.jobId,
+    allocationId: w.allocationId,
+    image: IMAGE,
+    command: ['sh', '-c', w.script],
+    cpu: w.cpu,
+    memoryBytes: w.memoryBytes,
+    timeoutSeconds: w.timeoutSeconds,
+    network: w.network,
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * Bids and declines name the engine (specs/executor.md, "Engines"): a bid carries the engine
+ * chosen from the machine's measured engines, under the provider's signature; with its engine down
+ * the provider declines with `engine <name> unavailable`, its local why (a socket path, a script
+ * to run) in its own log only, and measures again after 15 s, so it bids once the engine is back.
+ */
+import assert from 'node:assert/strict'
+import { Writable } from 'node:stream'
+import { pino } from 'pino'
+import { bidSignatureOk } from '../../../../dms/contracts/checks.js'
+import type { EngineCapabilities } from '../../../../dms/executor/engine.js'
+import type { MachineInfo } from '../../../../dms/resources/types.js'
+import { Harness } from '../../../helpers/provider-harness.js'
+
+const docker: EngineCapabilities = {
+  name: 'docker',
+  version: '24.0',
+  available: true,
+  artifactKinds: ['image'],
+  gpus: true,
+  networkPolicies: ['none', 'open'],
+  diskQuota: false,
+  fetchesArtifacts: false,
+}
+const DOWN = 'connect ENOENT /var/run/docker.sock: run scripts/docker-bootstrap.sh to start it'
+
+/** A measurement the test sets: `engines` now, stamped with the clock at each refresh. */
+function meter(h: Harness, engines: EngineCapabilities[]) {
+  const m = {
+    engines,
+    refreshes: 0,
+    info: (): MachineInfo => ({
+      cpu: { cores: 2, model: 't', arch: 'x64', speedGHz: 1 },
+      memoryBytes: 1,
+      disk: { path: '/', totalBytes: 1, freeBytes: 1 },
+      gpus: [],
+      os: { platform: 'linux', distro: 'd', release: 'r', kernel: 'k' },
+      engines: m.engines,
+      measuredAt: h.clock.now(),
+    }),
+    last: undefined as MachineInfo | undefined,
+    get: () => Promise.resolve((m.last ??= m.info())),
+    refresh: () => {
+      m.refreshes++
+      return Promise.resolve((m.last = m.info()))
+    },
+  }
+  return m
+}
+
+describe('provider/handlers/bid-request: the engine', () => {
+  let h: Harness
+  beforeEach(async () => {
+    h = await new Harness().start()
+  })
+  afterEach(() => h.close())
+
+  it('names the chosen engine in the bid, under its signature', async () => {
+    const handle = h.bidRequest({ machine: meter(h, [docker]) })
+    await handle(h.msg(h.request('job-1', 0.5)))
+    const [bid] = h.bids()
+    assert.equal(bid.engine, 'docker')
+    assert.equal(bidSignatureOk(bid), true)
+    assert.equal(bidSignatureOk({ ...bid, engine: 'process' }), false, 'the engine is signed')
+  })
+
+  it('declines with "engine docker unavailable" (its why only in its own log), then bids once it is back', async () => {
+    const lines: string[] = []
+    const log = pino(
+      new Writable({
+        write(chunk: Buffer, _enc, done) {
+          lines.push(chunk.toString())
+          done()
+        },
+      }),
+    )
+    const m = meter(h, [{ ...docker, available: false, why: DOWN }])
+    const handle = h.bidRequest({ machine: m, log })
+    await handle(h.msg(h.request('job-1', 0.5)))
+    await handle(h.msg(h.request('job-2', 0.5)))
+    const declines = h.sent.filter((s) => s.behaviour === '/dms/job/decline')
+    assert.deepEqual(
+      declines.map((d) => (d.payload as { reasons: string[] }).reasons),
+      [['engine docker unavailable'], ['engine docker unavailable']],
+    )
+    assert.doesNotMatch(JSON.stringify(declines), /sock|scripts|bootstrap/)
+    assert.deepEqual(h.counts.declines, { 'engine unavailable': 2 })
+    const told = lines.filter((l) => l.includes('engine unavailable'))
+    assert.equal(told.length, 1, 'the why is logged once per measurement')
+    assert.match(told[0], /docker-bootstrap\.sh/)
+    assert.deepEqual(h.ledger.entries(), [])
+
+    m.engines = [docker]
+    await handle(h.msg(h.request('job-3', 0.5)))
+    assert.equal(h.bids().length, 0, 'not measured again within 15 s')
+    await h.clock.advanceAsync(15_000)
+    await handle(h.msg(h.request('job-4', 0.5)))
+    assert.deepEqual(
+      h.bids().map((b) => [b.jobId, b.engine]),
+      [['job-4', 'docker']],
+    )
+  })
+
+  it('declines a job no offered engine can run, naming what it needs', async () => {
+    const handle = h.bidRequest({ machine: meter(h, [{ ...docker, networkPolicies: ['none'] }]) })
+    await handle(h.msg({ ...h.request('job-1', 0.5), network: true }))
+    const [decline] = h.sent
+    assert.deepEqual((decline.payload as { reasons: string[] }).reasons, [
+      'no engine here runs an image with a network',
+    ])
+    assert.deepEqual(h.counts.declines, { 'no engine': 1 })
+  })
+})
