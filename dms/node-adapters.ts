@@ -42,13 +42,9 @@ import type { QueueBook } from './orchestrator/queues/queue-book.js'
 import type { WorkflowJobs, WorkflowRunner } from './workflows/runner.js'
 import { KeptOutputs, type KeptOutputsDeps } from './orchestrator/kept-outputs.js'
 import { BID_REQUEST_TOPIC, CAPACITY_TOPIC } from './protocol/handles.js'
-import { allocationState } from './provider/bid-context.js'
-import { BIDS_SUBLEVEL, type StoredBid } from './provider/bid-store.js'
 import type { BookEntry } from './provider/books.js'
 import type { ProviderService } from './provider/provider.js'
 import type { Onboarding } from './resources/onboarding.js'
-import type { Db } from './store/db.js'
-import { watchRepo } from './store/watch.js'
 import { checkOptionalTopic, DMS_TOPICS } from './protocol/topics.js'
 import type { CapacityNewsListener } from './orchestrator/capacity-news.js'
 
@@ -72,8 +68,6 @@ export interface ApiParts {
   /** Stops the node (`dms drain --stop`, once drained). */
   requestStop: () => void
   onboarding?: Onboarding
-  /** The node's database: the provider's allocations are watched there (`GET /v1/events`). */
-  db?: Db
 }
 
 /**
@@ -144,7 +138,7 @@ export const nodeModePort = (p: ProviderService, requestStop: () => void): NodeM
  * The provider's allocations, as stored; a running one with its usage so far and what that time
  * costs at the contract's price (the settlement bills wall time, specs/contract-db.md).
  */
-export const allocationsPort = (p: ProviderService, db?: Db): AllocationsPort => ({
+export const allocationsPort = (p: ProviderService): AllocationsPort => ({
   list: async () => {
     const books = new Map((await p.books.list()).map((e) => [e.contractId, e]))
     return (await p.listAllocations()).map((a) => {
@@ -170,16 +164,14 @@ export const allocationsPort = (p: ProviderService, db?: Db): AllocationsPort =>
     })
   },
   earnings: () => p.books.summary(),
-  // Allocations are the invoked bids, stored with their bid (as the metrics below watch them).
-  ...(db !== undefined
-    ? {
-        onChange: (fn: (id: string, state: string) => void) =>
-          watchRepo<StoredBid>(db, BIDS_SUBLEVEL, (id, rec) => {
-            if (rec !== undefined && rec.snapshot.context.allocation !== undefined)
-              fn(id, allocationState(rec.state))
-          }),
-      }
-    : {}),
+  // Each allocation as the provider stores it (a pruned one is not a change a client is shown).
+  onChange: (fn: (id: string, state: string) => void) => {
+    const on = (id: string, state: string | undefined) => {
+      if (state !== undefined) fn(id, state)
+    }
+    p.events.on('allocation', on)
+    return () => void p.events.off('allocation', on)
+  },
 })
 
 /** How an allocation's contract was paid, from the provider's books. */
@@ -305,7 +297,7 @@ export function apiPorts(n: ApiParts): ApiPorts {
       n.orchestrator !== undefined && n.queues !== undefined ? jobsPort(n.orchestrator, n.queues) : noJobs,
     queues: n.queues !== undefined ? queuesPort(n.queues) : noQueues,
     workflows: n.workflows ?? noWorkflows,
-    allocations: n.provider !== undefined ? allocationsPort(n.provider, n.db) : noAllocations,
+    allocations: n.provider !== undefined ? allocationsPort(n.provider) : noAllocations,
     mode: n.provider !== undefined ? nodeModePort(n.provider, n.requestStop) : noMode,
     resources: n.onboarding ?? noResources,
     blobs: blobsPort(n.blobs, n.uploads),

@@ -1,3 +1,4 @@
+import type { TestHooks } from '../test-hooks.js'
 import { CONTRACT_DB_SOCKET } from './paths.js'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -75,14 +76,16 @@ export class ContractDbNode {
   readonly log: Logger
 
   private readonly passphrase: PassphraseSource
+  private readonly testHooks: TestHooks
 
   constructor(
     readonly config: ContractDbConfig,
-    components: { clock?: Clock; log?: Logger; passphrase?: PassphraseSource } = {},
+    components: { clock?: Clock; log?: Logger; passphrase?: PassphraseSource; testHooks?: TestHooks } = {},
   ) {
     this.clock = components.clock ?? systemClock
     this.log = components.log ?? silentLogger
     this.passphrase = components.passphrase ?? envPassphrase()
+    this.testHooks = components.testHooks ?? {}
     this.lifecycle = new Lifecycle((err, part) => this.log.warn({ err, part }, 'error while stopping'))
   }
 
@@ -147,6 +150,7 @@ export class ContractDbNode {
         log: child(log, 'dms:contract-db'),
         arbiter: (actor) =>
           new OutputsArbiter({ actor, blobs, clock, log: child(log, 'dms:contract-db:arbiter') }),
+        killAfterLock: this.testHooks.cdbKillAfterLock,
       },
       {
         approvalTtlMs: cfg.approvalTtlMs,

@@ -83,6 +83,8 @@ export interface ContractDbComponents {
    * @default NO_ARBITER (a rejection stands unchecked: tests of other parts only)
    */
   arbiter?: (actor: Actor) => RejectionArbiter
+  /** The chaos run's fault point (fault-kill.ts; dms/test-hooks.ts). @default none */
+  killAfterLock?: string
 }
 
 export class ContractDbService {
@@ -137,7 +139,7 @@ export class ContractDbService {
       close: (rec, facts) => this.book.close(rec, facts),
     }
     const self = system.peerId
-    const afterLock = afterLockFault()
+    const afterLock = afterLockFault(components.killAfterLock)
     this.handlers = {
       verify: verifyHandler({
         self,

@@ -5,6 +5,7 @@
  * lifecycle; each message has its handler (handlers/), each bid its machine (bid-book.ts).
  */
 import { EventEmitter } from 'node:events'
+import type { ProviderEvents } from './provider-events.js'
 import type { Logger } from 'pino'
 import { waitFor } from 'xstate'
 import { every, type Clock } from '../../actors/clock.js'
@@ -28,7 +29,7 @@ import type { Db } from '../store/db.js'
 import { AllocationActors } from './allocation-actors.js'
 import { provideBidActors } from './bid-actors.js'
 import { BidBook } from './bid-book.js'
-import { RUNNING } from './bid-context.js'
+import { allocationState, RUNNING } from './bid-context.js'
 import { LiveUsageBoard } from './live-usage.js'
 import { ProviderModes, type ModeView } from './node-mode.js'
 import { createBidMachine } from './bid-machine.js'
@@ -100,11 +101,8 @@ export class ProviderService {
   private actor?: Actor
   private stopSweeper?: () => void
   private stopping = false
-  /**
-   * `bid-released` (bidId): a bid the requester gave up was freed early; `bid-request-ignored`
-   * (reason): a bid request was dropped without an answer. For tests and metrics.
-   */
-  readonly events = new EventEmitter()
+  /** What the provider tells the node's other parts: bids freed, requests ignored, allocations stored. */
+  readonly events = new EventEmitter<ProviderEvents>()
   /** Bid requests' images: refused before any engine call, else looked up through a cache. */
   readonly images: ImageCheck
   private readonly book: BidBook
@@ -172,6 +170,14 @@ export class ProviderService {
     )
     this.book = new BidBook({ db: c.db, clock: c.clock, log: c.log, machine }, init)
     this.book.onTransition((rec, added) => this.allocationActors.report(rec, added))
+    // Allocations are the invoked bids, stored with their bid; a bid never invoked is not one.
+    this.book.onTransition((rec) => {
+      if (rec.snapshot.context.allocation !== undefined)
+        this.events.emit('allocation', rec.bidId, allocationState(rec.state))
+    })
+    this.book.onPrune((bidId, allocated) => {
+      if (allocated) this.events.emit('allocation', bidId, undefined)
+    })
     this.results = new KeptResults(c.db, c.clock)
     this.capacityNews = new CapacityAnnouncer({
       ...c,
