@@ -4,6 +4,7 @@
  * never a scan; at start they are read once from the job index's per-queue keys. Idle expiry runs
  * on the injected Clock. Spec: specs/queues.md.
  */
+import { STORES } from '../../store/tables.js'
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { Clock } from '../../../actors/clock.js'
@@ -74,7 +75,7 @@ export class QueueBook {
     private readonly c: QueueBookComponents,
     private readonly init: { idleExpirySeconds?: number } = {},
   ) {
-    this.repo = new Repo(c.db, 'queues')
+    this.repo = new Repo(c.db, STORES.queues.name)
   }
 
   /** Loads the stored queues and their counts, then follows the jobs. */
