@@ -34,7 +34,6 @@ import type { ApprovalClient } from './contracts/approval-client.js'
 import { TERMINATION } from './contracts/model.js'
 import type { Host } from './network/host.js'
 import type { Libp2pTransport } from './network/transport.js'
-import { billableMs, costOfMs } from './contracts/money.js'
 import { locateOutputFile } from './orchestrator/data-plane.js'
 import { parseJobSpec } from './orchestrator/job-spec.js'
 import type { Orchestrator } from './orchestrator/orchestrator.js'
@@ -42,6 +41,7 @@ import type { QueueBook } from './orchestrator/queues/queue-book.js'
 import type { WorkflowJobs, WorkflowRunner } from './workflows/runner.js'
 import { KeptOutputs, type KeptOutputsDeps } from './orchestrator/kept-outputs.js'
 import { BID_REQUEST_TOPIC, CAPACITY_TOPIC } from './protocol/handles.js'
+import { costSoFar } from './provider/billing.js'
 import type { BookEntry } from './provider/books.js'
 import type { ProviderService } from './provider/provider.js'
 import type { Onboarding } from './resources/onboarding.js'
@@ -78,19 +78,14 @@ export interface ApiParts {
 export const jobsPort = (o: Orchestrator, queues: QueueBook): JobsPort => ({
   post: (body) => {
     const spec = parseJobSpec(body, o.now())
-    if (spec.queue !== undefined) {
-      const q = queues.admit(spec.queue)
-      if (q.maxRetries !== undefined && (body as { retries?: unknown }).retries === undefined)
-        spec.retries = q.maxRetries
-    }
+    queues.admitJob(spec, (body as { retries?: unknown }).retries !== undefined)
     return o.post(spec)
   },
   quote: (body) => o.quote(parseJobSpec(body, o.now())),
   list: (q) => o.page(q),
   rerun: async (id) => {
     const old = await o.get(id)
-    const queue = old?.record.spec.queue
-    return o.rerun(id, queue !== undefined && queues.get(queue)?.state === 'active' ? queue : undefined)
+    return o.rerun(id, queues.rerunInto(old?.record.spec.queue))
   },
   get: (id) => o.get(id),
   prune: (policy) => o.prune(policy),
@@ -157,7 +152,7 @@ export const allocationsPort = (p: ProviderService): AllocationsPort => ({
         ...(usage !== undefined
           ? {
               usage,
-              costSoFar: costOfMs(billableMs(usage.wallSeconds, t.maxDurationSeconds), t.pricePerHour),
+              costSoFar: costSoFar(t, usage.wallSeconds),
             }
           : {}),
       }

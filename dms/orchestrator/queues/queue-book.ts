@@ -12,6 +12,7 @@ import { isCode } from '../../../actors/errors.js'
 import { SerialQueue } from '../../../actors/serial.js'
 import { Repo, type Db } from '../../store/db.js'
 import type { JobState } from '../job-record.js'
+import type { JobSpec } from '../job-spec.js'
 import { FINAL_STATES, type StoredJob } from '../job-store.js'
 import {
   nextQueueState,
@@ -142,6 +143,21 @@ export class QueueBook {
   /** Every queue, newest first. */
   list(): QueueRecord[] {
     return [...this.queues.values()].sort((a, b) => b.createdAt - a.createdAt).map((q) => this.view(q))
+  }
+
+  /**
+   * Admits a job posted into a queue (`spec.queue`; none: nothing to do): throws unless the queue
+   * is active (404, 409); its `maxRetries` is the job's `retries` when the job gave none.
+   */
+  admitJob(spec: JobSpec, retriesGiven: boolean): void {
+    if (spec.queue === undefined) return
+    const q = this.admit(spec.queue)
+    if (q.maxRetries !== undefined && !retriesGiven) spec.retries = q.maxRetries
+  }
+
+  /** The queue a rerun of a job of queue `id` joins: that queue while it is active, else none. */
+  rerunInto(id: string | undefined): string | undefined {
+    return id !== undefined && this.queues.get(id)?.state === 'active' ? id : undefined
   }
 
   /** The queue a job is about to join; throws unless it is active (404, 409). */
