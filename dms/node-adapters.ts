@@ -30,7 +30,7 @@ import type { AllocationSummary, PeerSummary, TopicsReply } from './api/schemas.
 import { peerViews } from './network/peer-info.js'
 import type { BlobService } from './blobs/service.js'
 import type { BlobUploads } from './blobs/uploads.js'
-import type { ApprovalClient } from './contracts/approval-client.js'
+import type { ApprovalClient } from './contract-clients/approval-client.js'
 import { TERMINATION } from './contracts/model.js'
 import type { Host } from './network/host.js'
 import type { Libp2pTransport } from './network/transport.js'

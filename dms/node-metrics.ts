@@ -4,7 +4,7 @@
  * allocation events). The node's parts (dms/parts/) start and stop them.
  */
 import { NodeMetrics } from './api/metrics/node-metrics.js'
-import type { ApprovalClient } from './contracts/approval-client.js'
+import type { ApprovalClient } from './contract-clients/approval-client.js'
 import type { Host } from './network/host.js'
 import type { Orchestrator } from './orchestrator/orchestrator.js'
 import { FINAL_STATES } from './orchestrator/job-store.js'

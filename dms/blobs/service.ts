@@ -11,7 +11,7 @@ import type { Logger } from 'pino'
 import { DmsError } from '../../actors/errors.js'
 import { SerialQueue } from '../../actors/serial.js'
 import { blobGrantProblem } from '../contracts/blob-grant.js'
-import type { BlobGrant } from '../contracts/model.js'
+import type { Chunk, ChunkRequest } from '../protocol/blob-payloads.js'
 import { Repo, type Db } from '../store/db.js'
 import { BlobNotFoundError, checkBlobId, type BlobStore } from './store.js'
 
@@ -37,18 +37,7 @@ export class BadChunkError extends DmsError {
   }
 }
 
-export interface ChunkRequest {
-  sha256: string
-  offset: number
-  length: number
-  /** A delegation of the owner's grant to the sender (another provider fetching a task's input). */
-  grant?: BlobGrant
-}
-export interface Chunk {
-  /** The blob's total size. */
-  size: number
-  data: Uint8Array
-}
+export type { Chunk, ChunkRequest } from '../protocol/blob-payloads.js'
 
 /** A blob to have locally: its id and size as the other side announced them. */
 export interface BlobRef {

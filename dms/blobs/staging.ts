@@ -4,32 +4,11 @@
  */
 import { promises as fs } from 'node:fs'
 import { dirname, join } from 'node:path'
-import type { BlobGrant } from '../contracts/model.js'
 import type { BlobStore } from './store.js'
 import { checkRelativePath } from './tar.js'
+import type { InputFile } from '../protocol/blob-payloads.js'
 
-/**
- * Where an input comes from when it is not a blob of the requester: a file (`entry`) of another
- * provider's output `archive`, fetched from that provider (`peer`, `addrs`) under `grant`, the
- * requester's delegation of its own grant (specs/data-plane.md, "Delegated grants").
- */
-export interface InputSource<G = BlobGrant> {
-  peer: string
-  addrs: string[]
-  archive: string
-  archiveSize: number
-  entry: string
-  grant: G
-}
-
-/** One input file of a job: where it appears under /inputs and which blob it is. */
-export interface InputFile {
-  path: string
-  sha256: string
-  size: number
-  /** Absent: a blob of the requester's. */
-  source?: InputSource
-}
+export type { InputFile, InputSource } from '../protocol/blob-payloads.js'
 
 /** Checks an input list: safe relative paths, no duplicates, no file that is also a folder. */
 export function inputsProblem(inputs: InputFile[]): string | undefined {

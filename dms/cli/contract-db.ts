@@ -68,7 +68,7 @@ export async function runService(opts: { dataDir?: string; config?: string }): P
   const node = new ContractDbNode(cfg, {
     log,
     passphrase: cliPassphrase(),
-    testHooks: testHooksFromEnv(process.env),
+    killAfterLock: testHooksFromEnv(process.env).cdbKillAfterLock,
   })
   try {
     await node.start()

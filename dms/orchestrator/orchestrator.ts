@@ -34,7 +34,7 @@ import { restoredSnapshot } from './job-snapshot.js'
 import { createRunningJob, type RunningJob } from './running-job.js'
 import type { QueueJobs } from './queues/queue-book.js'
 import { Retention, type PruneReport, type RetentionPolicy } from './retention.js'
-import { FundsClient } from '../contracts/funds-client.js'
+import { FundsClient } from '../contract-clients/funds-client.js'
 import type { Approvals } from './steps/deps.js'
 
 export { FINAL_STATES, type OrchestratorInit, type StoredJob }

@@ -4,7 +4,7 @@
  * and machine measurement, its metrics.
  */
 import { join } from 'node:path'
-import type { ApprovalClient } from '../contracts/approval-client.js'
+import type { ApprovalClient } from '../contract-clients/approval-client.js'
 import type { Executor } from '../executor/executor.js'
 import { child } from '../log.js'
 import { providerMetrics } from '../node-metrics.js'

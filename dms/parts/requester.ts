@@ -4,7 +4,7 @@
  * queues, the workflows.
  */
 import { KeyPair } from '../../actors/identity.js'
-import type { ApprovalClient } from '../contracts/approval-client.js'
+import type { ApprovalClient } from '../contract-clients/approval-client.js'
 import { child } from '../log.js'
 import { workflowJobsPort } from '../node-adapters.js'
 import { requesterMetrics } from '../node-metrics.js'
@@ -70,7 +70,7 @@ export const workflowsPart: NodePartFactory = async (c) => {
   const [{ outputsFetchOf }, { WorkflowRunner }, { ContractDbClient }] = await Promise.all([
     import('../orchestrator/config.js'),
     import('../workflows/runner.js'),
-    import('../contracts/client.js'),
+    import('../contract-clients/client.js'),
   ])
   const balanceActor = system.spawn('workflows', KeyPair.generate())
   const cdb = new ContractDbClient(

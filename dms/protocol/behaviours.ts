@@ -19,7 +19,7 @@ import type {
   Settlement,
   StartAck,
 } from '../contracts/model.js'
-import type { Chunk, ChunkRequest } from '../blobs/service.js'
+import type { Chunk, ChunkRequest } from './blob-payloads.js'
 import { PAYLOAD_CODECS as C, refusalOf, type PayloadRefusal } from './codecs.js'
 import type {
   ApprovalRequest,

@@ -1,7 +1,7 @@
 /**
  * Bounded shapes for everything a peer sends: every string and array has a maximum length, every
  * object a fixed set of fields. Payloads (codecs.ts) and the signed documents inside them
- * (dms/contracts/shapes.ts) are checked against their shape as they are decoded, before any
+ * (dms/protocol/document-shapes.ts) are checked against their shape as they are decoded, before any
  * behaviour sees them, so nothing oversized is stored or worked on. Spec: specs/protocol.md
  * ("Bounds").
  */

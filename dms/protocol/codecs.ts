@@ -7,7 +7,7 @@
  */
 import * as P from '../../proto/dms.js'
 import * as PW from '../../proto/dms.wire.js'
-import type { Chunk, ChunkRequest } from '../blobs/service.js'
+import type { Chunk, ChunkRequest } from './blob-payloads.js'
 import {
   TERMINATION,
   type ApprovalCredential,
@@ -30,7 +30,7 @@ import {
   asSignedReceipt,
   asSignedStartNote,
   asSignedVerification,
-} from '../contracts/shapes.js'
+} from './document-shapes.js'
 import {
   approvalFrom,
   approvalTo,

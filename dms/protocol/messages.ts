@@ -14,7 +14,7 @@ import type {
   SignedVerification,
   TerminationReason,
 } from '../contracts/model.js'
-import type { InputFile } from '../blobs/staging.js'
+import type { InputFile } from './blob-payloads.js'
 import type { Resources } from '../resources/types.js'
 
 export interface BidRequest {

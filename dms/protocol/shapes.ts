@@ -2,11 +2,11 @@
  * The bounded shape of every DMS payload as protobuf decodes it (proto/dms.proto), checked by
  * the codecs in codecs.ts before anything else: every string and list has a maximum length
  * (bounds.ts), and a signed document travelling as bytes is bounded in bytes before it is
- * parsed (its own fields are then checked by dms/contracts/shapes.ts). Spec: specs/protocol.md
+ * parsed (its own fields are then checked by dms/protocol/document-shapes.ts). Spec: specs/protocol.md
  * ("Bounds").
  */
 import { LIMITS as L, S, type Shape } from './bounds.js'
-import { RESOURCES } from '../contracts/shapes.js'
+import { RESOURCES } from './document-shapes.js'
 
 /** Largest canonical JSON of a signed document inside a payload (bytes). */
 export const DOC_BYTES = {

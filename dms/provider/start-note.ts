@@ -9,7 +9,7 @@
 import type { Clock } from '../../actors/clock.js'
 import { DmsError, isCode } from '../../actors/errors.js'
 import type { KeyPair } from '../../actors/identity.js'
-import type { ContractDbClient } from '../contracts/client.js'
+import type { ContractDbClient } from '../contract-clients/client.js'
 import type { SignedContract } from '../contracts/model.js'
 import { signStartNote, START_DEADLINE_PASSED } from '../contracts/start.js'
 

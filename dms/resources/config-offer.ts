@@ -1,7 +1,10 @@
 import type { Logger } from 'pino'
 import type { Clock } from '../../actors/clock.js'
-import type { NodeConfig } from '../config.js'
 import type { ResourceLedger } from './ledger.js'
+import type { Offer, Resources } from './types.js'
+
+/** The config's `provider.offer`: resources and prices, as the config states them. */
+export type ConfigOffer = Resources & Pick<Offer, 'prices'>
 
 /**
  * The offer is state: once onboarded (`dms onboard`, or an earlier start), the stored offer wins
@@ -10,7 +13,7 @@ import type { ResourceLedger } from './ledger.js'
  */
 export async function applyConfigOffer(
   ledger: ResourceLedger,
-  offer: NonNullable<NodeConfig['provider']>['offer'],
+  offer: ConfigOffer | undefined,
   d: { clock: Clock; log: Logger },
 ): Promise<void> {
   const stored = ledger.getOffer()

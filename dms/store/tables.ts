@@ -18,7 +18,7 @@ export interface StoreTable {
 export const STORES = {
   // Every node:
   blobGrants: { name: 'blob-grants', version: 1, what: 'blob grants to peers (blobs/service.ts)' },
-  approval: { name: 'approval', version: 1, what: 'approval credentials (contracts/approval-client.ts)' },
+  approval: { name: 'approval', version: 1, what: 'approval credentials (contract-clients/approval-client.ts)' },
   // The requester:
   jobs: { name: 'jobs', version: 1, what: 'jobs with their machine snapshots (orchestrator/job-store.ts)' },
   jobIndex: {

@@ -3,7 +3,7 @@
  * a reservation there or is relayed by it. One length-prefixed `ApprovalMessage` (proto/dms.proto:
  * the credential as canonical JSON, as the contract-db hands it out) per stream, client to relay;
  * the relay answers nothing and closes. The bytes are encoded and decoded by the composition root's
- * parts (dms/contracts/relay-credentials.ts), not here. Spec: specs/protocol.md ("NAT traversal").
+ * parts (dms/contract-clients/relay-credentials.ts), not here. Spec: specs/protocol.md ("NAT traversal").
  */
 import type { Stream } from '@libp2p/interface'
 import { lpStream } from '@libp2p/utils'

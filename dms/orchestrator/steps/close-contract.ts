@@ -10,7 +10,7 @@
 import { codeOf } from '../../../actors/errors.js'
 import { keyToString } from '../../../actors/identity.js'
 import { signDoc, verifyDoc } from '../../contracts/canonical.js'
-import { BadProofError } from '../../contracts/client.js'
+import { BadProofError } from '../../contract-clients/client.js'
 import { contractIdFor } from '../../contracts/contract-id.js'
 import { termsBidProblem } from '../../contracts/consistency.js'
 import {

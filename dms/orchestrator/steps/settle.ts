@@ -1,6 +1,6 @@
 /**
  * The `settling` step: sign the verification and have the contract-db settle the contract on the
- * provider's receipt (retried with backoff while it is unreachable or silent: contracts/client.ts).
+ * provider's receipt (retried with backoff while it is unreachable or silent: contract-clients/client.ts).
  * Settled either way; the job completes only when the work succeeded and was verified, else it
  * fails with VERIFICATION_FAILED or RUN_<STATUS>. A settle the contract-db refuses is followed by
  * a terminate, so no escrow stays locked; the job fails SETTLEMENT_FAILED. Spec: specs/contract-db.md ("Settle").

@@ -17,7 +17,7 @@ import {
   BadSettlementError,
   ContractDbClient,
   type Requester,
-} from '../../../dms/contracts/client.js'
+} from '../../../dms/contract-clients/client.js'
 import { DOMAIN, TERMINATION, type ContractProof, type Settlement } from '../../../dms/contracts/model.js'
 import { W } from '../../../dms/protocol/behaviours.js'
 import { BadPeerIdError } from '../../../dms/protocol/handles.js'
@@ -63,7 +63,7 @@ const fail =
 const unreachable = () => fail(new UnreachableError('cdb', new Error('connection refused')))
 const timeout = () => fail(new RequestTimeoutError('/dms/contract/settle', 10_000))
 
-describe('dms/contracts/client (the contract-db client)', () => {
+describe('dms/contract-clients/client (the contract-db client)', () => {
   const cdb = newParty()
   const requester = newParty()
   const provider = newParty()

@@ -9,7 +9,7 @@ import { ManualClock } from '../../../actors/clock.js'
 import { issueApproval } from '../../../dms/contracts/approval.js'
 import { silentLogger } from '../../../dms/log.js'
 import { RelayApprovals } from '../../../dms/network/relay/approvals.js'
-import { presentedCredential, relayCredentialCheck } from '../../../dms/contracts/relay-credentials.js'
+import { presentedCredential, relayCredentialCheck } from '../../../dms/contract-clients/relay-credentials.js'
 import type { ApprovalCredential } from '../../../dms/contracts/model.js'
 
 /** A credential as a peer presents it (the bytes on the wire). */

@@ -1,6 +1,6 @@
 /**
  * Every string and list in every payload and signed document is bounded, and checked at decode,
- * before any behaviour sees it (dms/protocol/bounds.ts, dms/protocol/shapes.ts, dms/contracts/shapes.ts).
+ * before any behaviour sees it (dms/protocol/bounds.ts, dms/protocol/shapes.ts, dms/protocol/document-shapes.ts).
  */
 import assert from 'node:assert/strict'
 import { errorCodec } from '../../../actors/codec.js'

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { createActor, waitFor } from 'xstate'
 import { DmsError, RemoteError, RequestTimeoutError, UnreachableError } from '../../../../actors/errors.js'
 import { hashDoc, signDoc, verifyDoc } from '../../../../dms/contracts/canonical.js'
-import { ContractDbClient } from '../../../../dms/contracts/client.js'
+import { ContractDbClient } from '../../../../dms/contract-clients/client.js'
 import {
   DOMAIN,
   type ContractProof,

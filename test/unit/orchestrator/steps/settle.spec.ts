@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { UnreachableError } from '../../../../actors/errors.js'
 import { signDoc, verifyDoc } from '../../../../dms/contracts/canonical.js'
-import { ContractDbClient } from '../../../../dms/contracts/client.js'
+import { ContractDbClient } from '../../../../dms/contract-clients/client.js'
 import { DOMAIN, type ContractProof, type Settlement } from '../../../../dms/contracts/model.js'
 import { JobFailure } from '../../../../dms/orchestrator/job-machine.js'
 import type { JobRecord } from '../../../../dms/orchestrator/job-record.js'

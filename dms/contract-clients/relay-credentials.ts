@@ -6,9 +6,9 @@
  * specs/protocol.md ("NAT traversal").
  */
 import { PAYLOAD_CODECS } from '../protocol/codecs.js'
-import { ApprovalCache } from './approval-cache.js'
-import { rolesOf } from './approval.js'
-import type { ApprovalCredential } from './model.js'
+import { ApprovalCache } from '../contracts/approval-cache.js'
+import { rolesOf } from '../contracts/approval.js'
+import type { ApprovalCredential } from '../contracts/model.js'
 
 const codec = PAYLOAD_CODECS.approvalReply
 

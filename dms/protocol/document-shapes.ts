@@ -5,7 +5,7 @@
  * bound (dms/protocol/bounds.ts), before the document is stored or its signature checked. Keep in step
  * with model.ts.
  */
-import { guard, LIMITS as L, S, type Shape } from '../protocol/bounds.js'
+import { guard, LIMITS as L, S, type Shape } from './bounds.js'
 import {
   MAX_SKIPPED_DETAIL,
   ROLES,
@@ -19,9 +19,9 @@ import {
   type SignedStartNote,
   type SignedVerification,
   type Bid,
-} from './model.js'
+} from '../contracts/model.js'
 
-export { DocumentShapeError } from '../protocol/bounds.js'
+export { DocumentShapeError } from './bounds.js'
 
 const id = S.str(L.id)
 const peer = S.str(L.peer)

@@ -1,7 +1,7 @@
 /**
  * Keeps a requester's funds proof from its contract-db (funds.ts): asked for when a job first
  * needs one, used by every bid request while valid, asked again in the background once past half
- * its lifetime, and at once when a job's max price is more than the proof states (an account
+ * its lifetime and before it is sent once in its last quarter, and at once when a job's max price is more than the proof states (an account
  * credited a moment ago is seen by the next job; jobs asking at the same time share one ask).
  * Spec: specs/contract-db.md ("Funds proofs").
  */
@@ -11,7 +11,7 @@ import { DmsError } from '../../actors/errors.js'
 import { KeyPair } from '../../actors/identity.js'
 import type { Actor, ActorSystem } from '../../actors/system.js'
 import { ContractDbClient } from './client.js'
-import type { FundsProof } from './model.js'
+import type { FundsProof } from '../contracts/model.js'
 
 /** No funds proof could be had from the contract-db (unreachable, or it refused). */
 export class NoFundsProofError extends DmsError {
@@ -24,7 +24,16 @@ export interface FundsClientComponents {
   system: Pick<ActorSystem, 'spawn' | 'peerId'>
   clock: Clock
   log: Logger
+  /** How a proof is asked for. @default the contract-db's `/dms/account/funds` over `system` */
+  askFunds?: (actor: Actor) => Promise<FundsProof>
 }
+
+/**
+ * A proof with less than this share of its lifetime left is renewed before it is sent, not after:
+ * it must outlive its trip and the providers' queues (a loaded provider saw proofs sent with a
+ * second left arrive expired, and declined every bid `funds_expired`).
+ */
+export const RENEW_BEFORE_USE = 0.25
 
 export interface FundsClientInit {
   /** The contract-db: peer id, and addresses to dial (empty: found through the peer store). */
@@ -72,9 +81,11 @@ export class FundsClient {
     const now = this.c.clock.now()
     const held = this.current()
     if (held !== undefined && held.available >= need) {
-      const halfLife = held.issuedAt + (held.expiresAt - held.issuedAt) / 2
-      if (now >= halfLife) void this.ask().catch(() => undefined)
-      return held
+      const life = held.expiresAt - held.issuedAt
+      if (now < held.expiresAt - life * RENEW_BEFORE_USE) {
+        if (now >= held.issuedAt + life / 2) void this.ask().catch(() => undefined)
+        return held
+      }
     }
     try {
       return await this.ask()
@@ -91,11 +102,14 @@ export class FundsClient {
   private ask(): Promise<FundsProof> {
     const actor = this.actor
     if (actor === undefined) return Promise.reject(new Error('not started'))
-    this.inFlight ??= new ContractDbClient(
-      { actor, clock: this.c.clock },
-      { contractDb: this.init.contractDb, timeoutMs: this.init.requestTimeoutMs },
-    )
-      .funds(this.c.system.peerId)
+    if (this.inFlight !== undefined) return this.inFlight
+    const asked =
+      this.c.askFunds?.(actor) ??
+      new ContractDbClient(
+        { actor, clock: this.c.clock },
+        { contractDb: this.init.contractDb, timeoutMs: this.init.requestTimeoutMs },
+      ).funds(this.c.system.peerId)
+    this.inFlight = asked
       .then((proof) => {
         this.proof = proof
         this.c.log.debug({ available: proof.available, expiresAt: proof.expiresAt }, 'funds proof renewed')

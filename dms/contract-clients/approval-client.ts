@@ -12,9 +12,9 @@ import { delay, type Clock } from '../../actors/clock.js'
 import { KeyPair } from '../../actors/identity.js'
 import type { Actor, ActorSystem } from '../../actors/system.js'
 import { Repo, type Db } from '../store/db.js'
-import { checkApproval } from './approval.js'
+import { checkApproval } from '../contracts/approval.js'
 import { ContractDbClient } from './client.js'
-import type { ApprovalCredential } from './model.js'
+import type { ApprovalCredential } from '../contracts/model.js'
 
 /** This node has no valid approval credential (not approved, or the contract-db cannot be reached). */
 export class NotApprovedError extends DmsError {

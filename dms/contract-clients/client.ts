@@ -14,9 +14,9 @@ import type { RequestOptions } from '../../actors/system.js'
 import { W } from '../protocol/behaviours.js'
 import { handleOf, INBOX, publicKeyOf } from '../protocol/handles.js'
 import type { SettleRequest, TerminateRequest } from '../protocol/messages.js'
-import { checkApproval } from './approval.js'
-import { checkFunds } from './funds.js'
-import { hashDoc, verifyDoc } from './canonical.js'
+import { checkApproval } from '../contracts/approval.js'
+import { checkFunds } from '../contracts/funds.js'
+import { hashDoc, verifyDoc } from '../contracts/canonical.js'
 import {
   DOMAIN,
   type ApprovalCredential,
@@ -27,7 +27,7 @@ import {
   type SignedContract,
   type SignedStartNote,
   type StartAck,
-} from './model.js'
+} from '../contracts/model.js'
 
 /** What the client needs of an actor: typed requests (an `Actor` is one). */
 export interface Requester {
