@@ -9,13 +9,38 @@ export type LifecycleStatus = 'stopped' | 'starting' | 'started' | 'stopping'
 /** Where a stop that threw is reported (the others still run). */
 export type StopErrorHandler = (err: unknown, part: string | undefined) => void
 
+/** Where the part whose start failed is reported (before what had started is stopped). */
+export type StartErrorHandler = (err: unknown, part: string) => void
+
+/** A long-lived part: the same `start()`/`stop()` for every part of a process. */
+export interface Startable {
+  start(): Promise<void>
+  stop(): Promise<void>
+}
+
+/** A part in a list: its name (in reports), and what it gives the parts after it once started. */
+export interface Part<C> extends Startable {
+  readonly name: string
+  /** Merged into the components of the parts after it, once it has started. */
+  readonly provides?: Partial<C>
+}
+
+/**
+ * Builds one part over the components of the parts before it (js-libp2p's `(components) => part`);
+ * `undefined` when the process has no such part (a role it does not play).
+ */
+export type PartFactory<C> = (components: C) => Part<C> | undefined | Promise<Part<C> | undefined>
+
 export class Lifecycle {
   private readonly stack: Array<{ stop: () => unknown; part?: string }> = []
   private state: LifecycleStatus = 'stopped'
   private starting?: Promise<void>
   private stopping?: Promise<void>
 
-  constructor(private readonly onStopError: StopErrorHandler = () => undefined) {}
+  constructor(
+    private readonly onStopError: StopErrorHandler = () => undefined,
+    private readonly onStartError: StartErrorHandler = () => undefined,
+  ) {}
 
   get status(): LifecycleStatus {
     return this.state
@@ -48,6 +73,31 @@ export class Lifecycle {
       }
     })()
     return this.starting
+  }
+
+  /**
+   * Builds and starts the parts of `factories` in list order over `components` (each started
+   * part's `provides` merged in for the parts after it); `stop` stops them in reverse. A part that
+   * fails to build or start is reported by name (`onStartError`), what had started is stopped,
+   * last first, and its error rethrown as it was.
+   */
+  startList<C extends object>(components: C, factories: ReadonlyArray<PartFactory<C>>): Promise<void> {
+    return this.start(async () => {
+      for (const [i, factory] of factories.entries()) {
+        let part: Part<C> | undefined
+        try {
+          part = await factory(components)
+          await part?.start()
+        } catch (err) {
+          this.onStartError(err, part?.name ?? (factory.name || `part ${i}`))
+          throw err
+        }
+        if (part === undefined) continue
+        const started = part
+        this.onStop(() => started.stop(), started.name)
+        Object.assign(components, started.provides)
+      }
+    })
   }
 
   /** Stops every started part, last started first; a start in progress is let finish first. */

@@ -34,7 +34,6 @@ import type { ApprovalClient } from './contract-clients/approval-client.js'
 import { TERMINATION } from './contracts/model.js'
 import type { Host } from './network/host.js'
 import type { Libp2pTransport } from './network/transport.js'
-import { billableMs, costOfMs } from './contracts/money.js'
 import { locateOutputFile } from './orchestrator/data-plane.js'
 import { parseJobSpec } from './orchestrator/job-spec.js'
 import type { Orchestrator } from './orchestrator/orchestrator.js'
@@ -42,13 +41,10 @@ import type { QueueBook } from './orchestrator/queues/queue-book.js'
 import type { WorkflowJobs, WorkflowRunner } from './workflows/runner.js'
 import { KeptOutputs, type KeptOutputsDeps } from './orchestrator/kept-outputs.js'
 import { BID_REQUEST_TOPIC, CAPACITY_TOPIC } from './protocol/handles.js'
-import { allocationState } from './provider/bid-context.js'
-import { BIDS_SUBLEVEL, type StoredBid } from './provider/bid-store.js'
+import { costSoFar } from './provider/billing.js'
 import type { BookEntry } from './provider/books.js'
 import type { ProviderService } from './provider/provider.js'
 import type { Onboarding } from './resources/onboarding.js'
-import type { Db } from './store/db.js'
-import { watchRepo } from './store/watch.js'
 import { checkOptionalTopic, DMS_TOPICS } from './protocol/topics.js'
 import type { CapacityNewsListener } from './orchestrator/capacity-news.js'
 
@@ -72,8 +68,6 @@ export interface ApiParts {
   /** Stops the node (`dms drain --stop`, once drained). */
   requestStop: () => void
   onboarding?: Onboarding
-  /** The node's database: the provider's allocations are watched there (`GET /v1/events`). */
-  db?: Db
 }
 
 /**
@@ -84,19 +78,14 @@ export interface ApiParts {
 export const jobsPort = (o: Orchestrator, queues: QueueBook): JobsPort => ({
   post: (body) => {
     const spec = parseJobSpec(body, o.now())
-    if (spec.queue !== undefined) {
-      const q = queues.admit(spec.queue)
-      if (q.maxRetries !== undefined && (body as { retries?: unknown }).retries === undefined)
-        spec.retries = q.maxRetries
-    }
+    queues.admitJob(spec, (body as { retries?: unknown }).retries !== undefined)
     return o.post(spec)
   },
   quote: (body) => o.quote(parseJobSpec(body, o.now())),
   list: (q) => o.page(q),
   rerun: async (id) => {
     const old = await o.get(id)
-    const queue = old?.record.spec.queue
-    return o.rerun(id, queue !== undefined && queues.get(queue)?.state === 'active' ? queue : undefined)
+    return o.rerun(id, queues.rerunInto(old?.record.spec.queue))
   },
   get: (id) => o.get(id),
   prune: (policy) => o.prune(policy),
@@ -144,7 +133,7 @@ export const nodeModePort = (p: ProviderService, requestStop: () => void): NodeM
  * The provider's allocations, as stored; a running one with its usage so far and what that time
  * costs at the contract's price (the settlement bills wall time, specs/contract-db.md).
  */
-export const allocationsPort = (p: ProviderService, db?: Db): AllocationsPort => ({
+export const allocationsPort = (p: ProviderService): AllocationsPort => ({
   list: async () => {
     const books = new Map((await p.books.list()).map((e) => [e.contractId, e]))
     return (await p.listAllocations()).map((a) => {
@@ -163,23 +152,21 @@ export const allocationsPort = (p: ProviderService, db?: Db): AllocationsPort =>
         ...(usage !== undefined
           ? {
               usage,
-              costSoFar: costOfMs(billableMs(usage.wallSeconds, t.maxDurationSeconds), t.pricePerHour),
+              costSoFar: costSoFar(t, usage.wallSeconds),
             }
           : {}),
       }
     })
   },
   earnings: () => p.books.summary(),
-  // Allocations are the invoked bids, stored with their bid (as the metrics below watch them).
-  ...(db !== undefined
-    ? {
-        onChange: (fn: (id: string, state: string) => void) =>
-          watchRepo<StoredBid>(db, BIDS_SUBLEVEL, (id, rec) => {
-            if (rec !== undefined && rec.snapshot.context.allocation !== undefined)
-              fn(id, allocationState(rec.state))
-          }),
-      }
-    : {}),
+  // Each allocation as the provider stores it (a pruned one is not a change a client is shown).
+  onChange: (fn: (id: string, state: string) => void) => {
+    const on = (id: string, state: string | undefined) => {
+      if (state !== undefined) fn(id, state)
+    }
+    p.events.on('allocation', on)
+    return () => void p.events.off('allocation', on)
+  },
 })
 
 /** How an allocation's contract was paid, from the provider's books. */
@@ -305,7 +292,7 @@ export function apiPorts(n: ApiParts): ApiPorts {
       n.orchestrator !== undefined && n.queues !== undefined ? jobsPort(n.orchestrator, n.queues) : noJobs,
     queues: n.queues !== undefined ? queuesPort(n.queues) : noQueues,
     workflows: n.workflows ?? noWorkflows,
-    allocations: n.provider !== undefined ? allocationsPort(n.provider, n.db) : noAllocations,
+    allocations: n.provider !== undefined ? allocationsPort(n.provider) : noAllocations,
     mode: n.provider !== undefined ? nodeModePort(n.provider, n.requestStop) : noMode,
     resources: n.onboarding ?? noResources,
     blobs: blobsPort(n.blobs, n.uploads),

@@ -1,7 +1,7 @@
 /**
  * The node's metrics, fed at events: node-wide (the actor system's receive events, the decoders'
- * refusals, the process guard) and per role (the requester's job changes, the provider's stored
- * allocations). The composition root (dms/node.ts) starts and stops them.
+ * refusals, the process guard) and per role (the requester's job changes, the provider's
+ * allocation events). The node's parts (dms/parts/) start and stop them.
  */
 import { NodeMetrics } from './api/metrics/node-metrics.js'
 import type { ApprovalClient } from './contract-clients/approval-client.js'
@@ -11,12 +11,8 @@ import { FINAL_STATES } from './orchestrator/job-store.js'
 import type { PeerBase } from './peer-base.js'
 import type { ProcessFaults } from './process-guard.js'
 import { BID_REQUEST_TOPIC } from './protocol/handles.js'
-import { allocationState } from './provider/bid-context.js'
-import { BIDS_SUBLEVEL, type StoredBid } from './provider/bid-store.js'
 import type { ProviderService } from './provider/provider.js'
 import type { ResourceLedger } from './resources/ledger.js'
-import type { Db } from './store/db.js'
-import { watchRepo } from './store/watch.js'
 
 /** Distinct peers of the open connections. */
 const connectedPeers = (host: Host) => new Set(host.getConnections().map((c) => c.remotePeer.toString()))
@@ -78,14 +74,13 @@ export function requesterMetrics(metrics: NodeMetrics, o: Orchestrator): Metrics
 const ALLOCATION_FINAL = ['released']
 
 /**
- * The provider's metrics: each allocation as the provider stores it (a write to its repository),
- * each bid request it drops (its `bid-request-ignored` event), its ledger's sums and declines.
+ * The provider's metrics: each allocation as the provider stores it (its `allocation` event), each
+ * bid request it drops (its `bid-request-ignored` event), its ledger's sums and declines.
  */
 export function providerMetrics(
   metrics: NodeMetrics,
   p: ProviderService,
   ledger: ResourceLedger,
-  db: Db,
 ): MetricsFeed {
   const m = metrics.provider({
     resources: () => ledger.summary(),
@@ -97,17 +92,14 @@ export function providerMetrics(
   m.seed(p.bidRequestsIgnored)
   const onIgnored = (reason: string) => m.bidRequestIgnored(reason)
   p.events.on('bid-request-ignored', onIgnored)
-  // Allocations are the invoked bids, stored with their bid (keyed by bid id); a bid never invoked
-  // is not an allocation. A pruned record (deleted) is final already and counts on.
-  const unwatch = watchRepo<StoredBid>(db, BIDS_SUBLEVEL, (id, rec) => {
-    if (rec === undefined) m.allocation(id, undefined)
-    else if (rec.snapshot.context.allocation !== undefined) m.allocation(id, allocationState(rec.state))
-  })
+  // A pruned record (state undefined) is final already and counts on.
+  const onAllocation = (id: string, state: string | undefined) => m.allocation(id, state)
+  p.events.on('allocation', onAllocation)
   return {
     scan: () =>
       m.scan(async () => (await p.listAllocations()).map((a) => ({ id: a.ledgerId, state: a.state }))),
     stop: () => {
-      unwatch()
+      p.events.off('allocation', onAllocation)
       p.events.off('bid-request-ignored', onIgnored)
     },
   }

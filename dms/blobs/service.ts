@@ -5,6 +5,7 @@
  * does not strand a transfer. A fetch pulls only what the local store lacks, in chunks, and the
  * store refuses the blob unless it hashes to its id.
  */
+import { STORES } from '../store/tables.js'
 import { rm } from 'node:fs/promises'
 import type { Logger } from 'pino'
 import { DmsError } from '../../actors/errors.js'
@@ -97,7 +98,7 @@ export class BlobService {
     },
     private readonly init: { chunkBytes?: number } = {},
   ) {
-    this.grants = new Repo(c.db, 'blob-grants')
+    this.grants = new Repo(c.db, STORES.blobGrants.name)
   }
 
   get store(): BlobStore {

@@ -59,12 +59,17 @@ export async function runService(opts: { dataDir?: string; config?: string }): P
   const dataDir = opts.dataDir ?? fromFile.dataDir ?? defaultDir
   const cfg: ContractDbConfig = { ...fromFile, dataDir: resolve(dataDir) }
   // Loaded only to run one: the operator commands and --help do without (start-up time).
-  const [{ createLogger }, { ContractDbNode }] = await Promise.all([
+  const [{ createLogger }, { ContractDbNode }, { testHooksFromEnv }] = await Promise.all([
     import('../log.js'),
     import('../contract-db/node.js'),
+    import('../test-hooks.js'),
   ])
   const log = cliLogger(createLogger)
-  const node = new ContractDbNode(cfg, { log, passphrase: cliPassphrase() })
+  const node = new ContractDbNode(cfg, {
+    log,
+    passphrase: cliPassphrase(),
+    killAfterLock: testHooksFromEnv(process.env).cdbKillAfterLock,
+  })
   try {
     await node.start()
   } catch (err) {

@@ -1,3 +1,4 @@
+import { testHooksFromEnv } from '../test-hooks.js'
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { ConfigError, LOG_LEVELS, loadNodeConfig, type NodeConfig } from '../config.js'
@@ -94,6 +95,7 @@ export async function runCommand(opts: {
     log,
     passphrase: cliPassphrase(),
     faults: guard,
+    testHooks: testHooksFromEnv(process.env),
     onStopRequest: () => stop('drained'),
   })
   // Signals during start are honoured once the node is up (it stops what it started).

@@ -4,6 +4,7 @@
  * its lifetime, and retries with backoff while the contract-db is unreachable or refuses. Spec:
  * specs/contract-db.md ("Approval credentials").
  */
+import { STORES } from '../store/tables.js'
 import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import { DmsError } from '../../actors/errors.js'
@@ -71,7 +72,7 @@ export class ApprovalClient {
     private readonly c: ApprovalClientComponents,
     private readonly init: ApprovalClientInit,
   ) {
-    this.repo = new Repo(c.db, 'approval')
+    this.repo = new Repo(c.db, STORES.approval.name)
   }
 
   get contractDb(): string {

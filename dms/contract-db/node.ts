@@ -75,14 +75,22 @@ export class ContractDbNode {
   readonly log: Logger
 
   private readonly passphrase: PassphraseSource
+  private readonly killAfterLock?: string
 
   constructor(
     readonly config: ContractDbConfig,
-    components: { clock?: Clock; log?: Logger; passphrase?: PassphraseSource } = {},
+    components: {
+      clock?: Clock
+      log?: Logger
+      passphrase?: PassphraseSource
+      /** The chaos run's fault point, as the process entry read it (dms/test-hooks.ts). @default none */
+      killAfterLock?: string
+    } = {},
   ) {
     this.clock = components.clock ?? systemClock
     this.log = components.log ?? silentLogger
     this.passphrase = components.passphrase ?? envPassphrase()
+    this.killAfterLock = components.killAfterLock
     this.lifecycle = new Lifecycle((err, part) => this.log.warn({ err, part }, 'error while stopping'))
   }
 
@@ -147,6 +155,7 @@ export class ContractDbNode {
         log: child(log, 'dms:contract-db'),
         arbiter: (actor) =>
           new OutputsArbiter({ actor, blobs, clock, log: child(log, 'dms:contract-db:arbiter') }),
+        killAfterLock: this.killAfterLock,
       },
       {
         approvalTtlMs: cfg.approvalTtlMs,

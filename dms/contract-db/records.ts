@@ -1,5 +1,5 @@
 /**
- * What the contract-db stores, one sublevel per kind (names in `SUBLEVEL`). Spec:
+ * What the contract-db stores, one sublevel per kind (named in dms/store/tables.ts, `cdb-*`). Spec:
  * specs/contract-db.md ("Accounts and approvals", "States"). These shapes are the ones dms 0.1
  * stored (test/fixtures/v0.1): a change of shape comes with a migration in `restoreRecord`.
  */
@@ -13,15 +13,6 @@ import type {
   SignedVerification,
 } from '../contracts/model.js'
 import type { Amount } from '../contracts/money.js'
-
-/** The sublevels of the contract-db's database. */
-export const SUBLEVEL = {
-  approved: 'cdb-approved',
-  accounts: 'cdb-accounts',
-  contracts: 'cdb-contracts',
-  /** Totals of the books: `credited` (conservation.ts). */
-  books: 'cdb-books',
-} as const
 
 export interface Account {
   peer: string

@@ -8,6 +8,7 @@
  * contract's transitions are driven by the contract machine (contract-book.ts), which writes a
  * contract's record and the money it moves in one batch.
  */
+import { STORES } from '../store/tables.js'
 import type { Logger } from 'pino'
 import type { Clock } from '../../actors/clock.js'
 import type { KeyPair } from '../../actors/identity.js'
@@ -51,7 +52,7 @@ import { DEADLINES, deadlinesOf, type DeadlineConfig } from './deadlines.js'
 import { Accounts } from './ledger.js'
 import { conservationOf, CreditedBook, type Conservation } from './conservation.js'
 import { VolunteerCount } from './volunteers.js'
-import { SUBLEVEL, type Account, type ApprovedEntity, type ContractRecord } from './records.js'
+import { type Account, type ApprovedEntity, type ContractRecord } from './records.js'
 
 export interface ContractDbInit {
   /** Lifetime of the approval credentials it issues. @default APPROVAL_TTL_MS (10 minutes) */
@@ -83,6 +84,8 @@ export interface ContractDbComponents {
    * @default NO_ARBITER (a rejection stands unchecked: tests of other parts only)
    */
   arbiter?: (actor: Actor) => RejectionArbiter
+  /** The chaos run's fault point (fault-kill.ts; dms/test-hooks.ts). @default none */
+  killAfterLock?: string
 }
 
 export class ContractDbService {
@@ -118,10 +121,10 @@ export class ContractDbService {
     const { db, key, clock, log, system } = components
     this.deadlines = { ...DEADLINES, ...init.deadlines }
     this.sweepMs = init.expirySweepMs ?? 60_000
-    this.approvals = new Approvals(new Repo(db, SUBLEVEL.approved), { clock, log })
-    this.accounts = new Accounts(new Repo(db, SUBLEVEL.accounts), log)
-    this.contracts = new Repo(db, SUBLEVEL.contracts)
-    this.creditedBook = new CreditedBook(new Repo(db, SUBLEVEL.books), () => clock.now())
+    this.approvals = new Approvals(new Repo(db, STORES.cdbApproved.name), { clock, log })
+    this.accounts = new Accounts(new Repo(db, STORES.cdbAccounts.name), log)
+    this.contracts = new Repo(db, STORES.cdbContracts.name)
+    this.creditedBook = new CreditedBook(new Repo(db, STORES.cdbBooks.name), () => clock.now())
     this.volunteers = new VolunteerCount(() => this.contracts.values())
     this.book = new ContractBook({
       clock,
@@ -137,7 +140,7 @@ export class ContractDbService {
       close: (rec, facts) => this.book.close(rec, facts),
     }
     const self = system.peerId
-    const afterLock = afterLockFault()
+    const afterLock = afterLockFault(components.killAfterLock)
     this.handlers = {
       verify: verifyHandler({
         self,

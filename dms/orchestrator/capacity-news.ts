@@ -6,6 +6,7 @@
  * (`listen(false)`, `POST /v1/topics/unsubscribe`): the choice is stored and kept across
  * restarts. Spec: specs/protocol.md ("Capacity news"), specs/queueing.md ("Topics").
  */
+import { STORES } from '../store/tables.js'
 import type { Logger } from 'pino'
 import type { Clock } from '../../actors/clock.js'
 import type { KeyPair } from '../../actors/identity.js'
@@ -45,7 +46,7 @@ export class CapacityNewsListener {
   private running = false
 
   constructor(private readonly d: CapacityNewsDeps) {
-    this.choices = new Repo(d.db, 'topics')
+    this.choices = new Repo(d.db, STORES.topics.name)
     this.gate = new CapacityNewsGate({ ...d, counts: this.counts }, d.contractDb)
   }
 

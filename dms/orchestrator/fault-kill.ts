@@ -1,9 +1,10 @@
 /**
  * FAULT INJECTION, for the restore tests only (specs/state-machines.md, "Fault injection"): when
- * the environment variable `DMS_FAULT_KILL_IN_STATE` names a job state, the requester process
+ * the environment variable `DMS_FAULT_KILL_IN_STATE` (read by the process entry: dms/test-hooks.ts)
+ * names a job state, the requester process
  * SIGKILLs itself right after a job posted by this process (not one restored at its start) enters
  * that state and has it stored, so a test can restart it on the same data dir and show that the
- * restore is idempotent in that state. Read once
+ * restore is idempotent in that state. Installed
  * when the orchestrator is built; no config field or flag sets it, and unset (every production
  * setup) it installs nothing.
  */
@@ -22,14 +23,13 @@ const KILLABLE: readonly JobState[] = [
   'settling',
 ]
 
-/** Installs the kill point when `env` asks for one; returns the state it kills at, if any. */
+/** Installs the kill point at `state` when one is given; returns the state it kills at, if any. */
 export function installFaultKill(
   store: Pick<JobStore, 'onChange'>,
-  env: NodeJS.ProcessEnv = process.env,
+  state: string | undefined,
   kill: () => void = () => process.kill(process.pid, 'SIGKILL'),
   now: () => number = Date.now,
 ): JobState | undefined {
-  const state = env[FAULT_KILL_ENV]
   if (state === undefined || state === '') return undefined
   if (!(KILLABLE as readonly string[]).includes(state))
     throw new Error(`${FAULT_KILL_ENV}=${state}: not one of ${KILLABLE.join(', ')}`)

@@ -13,13 +13,13 @@
  * `createdAt` is zero-padded, so keys sort by creation time, then id: a page is one range read,
  * newest first, and its cursor is the position of its last key.
  */
-import type { Db, SubDb } from '../store/db.js'
+import { subOf, type Db, type SubDb } from '../store/db.js'
+import { STORES } from '../store/tables.js'
 import type { JobId, JobState } from './job-record.js'
 
-export const JOB_INDEX_SUBLEVEL = 'job-index'
 /** Written once every stored job is indexed (the migration of stores from before the index). */
 const VERSION_KEY = '~version'
-const VERSION = '1'
+const VERSION = String(STORES.jobIndex.version)
 const WIDTH = 15
 
 /** What the index knows of a job: enough to place it. */
@@ -84,7 +84,7 @@ export class JobIndex {
   readonly sub: SubDb
 
   constructor(private readonly db: Db) {
-    this.sub = db.sublevel<string, string>(JOB_INDEX_SUBLEVEL, { valueEncoding: 'utf8' })
+    this.sub = subOf(db, STORES.jobIndex.name)
   }
 
   /** The batch operations that move a job's keys from `prev` to `next` (either may be absent). */

@@ -8,6 +8,7 @@
  * steps hold as their input (job-snapshot.ts: the record is stored once). A final job is never
  * restored, so it keeps no snapshot.
  */
+import { STORES } from '../store/tables.js'
 import type { Logger } from 'pino'
 import type { Actor as XActor } from 'xstate'
 import { SerialQueue } from '../../actors/serial.js'
@@ -51,7 +52,7 @@ export class JobStore {
   private readonly unwritten = new Map<JobId, unknown>()
 
   constructor(private readonly c: JobStoreComponents) {
-    this.repo = new Repo(c.db, 'jobs')
+    this.repo = new Repo(c.db, STORES.jobs.name)
     this.index = new JobIndex(c.db)
   }
 

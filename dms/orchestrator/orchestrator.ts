@@ -41,6 +41,8 @@ export { FINAL_STATES, type OrchestratorInit, type StoredJob }
 export { BadCursorError, JobEndedError, JobLiveError, JobNotFoundError }
 
 export interface OrchestratorComponents {
+  /** The restore tests' fault point (fault-kill.ts; dms/test-hooks.ts). @default none */
+  killInState?: string
   system: ActorSystem
   transport: Transport
   key: KeyPair
@@ -97,7 +99,7 @@ export class Orchestrator {
     private readonly init: OrchestratorInit,
   ) {
     this.store = new JobStore(c)
-    installFaultKill(this.store) // fault injection for the restore tests: unset, nothing
+    installFaultKill(this.store, c.killInState) // fault injection for the restore tests: unset, nothing
     this.jobs = this.store.repo
     this.retention = new Retention({ ...c, store: this.store }, (id) => this.running.has(id))
     this.records = new ProviderRecords(c.db)

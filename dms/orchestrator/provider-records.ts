@@ -4,6 +4,7 @@
  * select.ts), so it is read through a cache; the orchestrator is its only writer, once per
  * finished job (`recordOutcome`).
  */
+import { STORES } from '../store/tables.js'
 import { Repo, type Db } from '../store/db.js'
 import type { JobRecord, JobState } from './job-record.js'
 import { reliabilityOf, type ProviderRecord } from './select.js'
@@ -21,7 +22,7 @@ export class ProviderRecords {
   private readonly maxCached: number
 
   constructor(db: Db, init: ProviderRecordsInit = {}) {
-    this.repo = new Repo(db, 'provider-records')
+    this.repo = new Repo(db, STORES.providerRecords.name)
     this.maxCached = init.maxCached ?? 10_000
   }
 

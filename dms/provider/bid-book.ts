@@ -64,6 +64,7 @@ export class BidBook {
   private readonly open = new Map<string, string>()
   private readonly holding = new Map<string, Set<string>>()
   private readonly listeners = new Set<TransitionListener>()
+  private readonly pruneListeners = new Set<(bidId: string, allocated: boolean) => void>()
 
   constructor(
     private readonly c: BidBookComponents,
@@ -93,6 +94,12 @@ export class BidBook {
   onTransition(fn: TransitionListener): () => void {
     this.listeners.add(fn)
     return () => this.listeners.delete(fn)
+  }
+
+  /** Calls `fn` for each ended bid whose record is pruned; returns the unsubscribe function. */
+  onPrune(fn: (bidId: string, allocated: boolean) => void): () => void {
+    this.pruneListeners.add(fn)
+    return () => this.pruneListeners.delete(fn)
   }
 
   /** Starts the machine of a new bid (in `reserved`); resolves once its first state is stored. */
@@ -214,6 +221,7 @@ export class BidBook {
       if (e?.contractId !== undefined && this.byContract.get(e.contractId) === id)
         this.byContract.delete(e.contractId)
       this.ended.delete(id)
+      for (const fn of this.pruneListeners) fn(id, e?.allocated === true)
     }
     return due.length
   }

@@ -8,6 +8,7 @@
  * delivered, not forwarded, no penalty (an approved requester may burst).
  * Spec: specs/protocol.md ("Checks on the receiving side").
  */
+import type { ProviderEvents } from './provider-events.js'
 import type { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import type { Clock } from '../../actors/clock.js'
@@ -21,7 +22,7 @@ export interface BidRequestGateDeps {
   clock: Clock
   log: Logger
   /** Hears `bid-request-ignored` (reason) for each request dropped without an answer. */
-  events: EventEmitter
+  events: Pick<EventEmitter<ProviderEvents>, 'emit'>
   /** Requests dropped by reason (`BidRequestCounters.ignored`). */
   ignored: Record<string, number>
 }

@@ -4,15 +4,14 @@
  * bids are kept for a bounded time and number, then deleted (`prunable`). Spec:
  * specs/state-machines.md ("Provider bid and allocation").
  */
+import { STORES } from '../store/tables.js'
 import type { StateValue } from 'xstate'
 import { Repo, type Db } from '../store/db.js'
 import type { BidContext, BidState } from './bid-context.js'
 
-export const BIDS_SUBLEVEL = 'provider-machines'
-
 /** One bid as stored (version 2; 0.1 stored bids and allocations apart: migrate-v01.ts). */
 export interface StoredBid {
-  v: 2
+  v: (typeof STORES)['bids']['version']
   bidId: string
   /** The machine's state, flattened (`provisioning`, not `{ active: 'provisioning' }`). */
   state: BidState
@@ -26,7 +25,7 @@ export interface StoredBid {
 }
 
 export function bidRepo(db: Db): Repo<StoredBid> {
-  return new Repo<StoredBid>(db, BIDS_SUBLEVEL)
+  return new Repo<StoredBid>(db, STORES.bids.name)
 }
 
 /** The flattened state of a machine's state value (`{ active: 'running' }` is `running`). */

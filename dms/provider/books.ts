@@ -7,6 +7,7 @@
  * gets. Per requester it counts paid, unpaid and claimed jobs; the bid-request handler declines a
  * requester with more than `maxUnpaidJobs` unpaid or claimed ones. Spec: specs/provider-books.md.
  */
+import { STORES } from '../store/tables.js'
 import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import type { Clock } from '../../actors/clock.js'
@@ -22,8 +23,6 @@ import {
 } from '../contracts/model.js'
 import { publicKeyOfPeer } from '../contracts/party.js'
 import { Repo, type Db } from '../store/db.js'
-
-export const BOOKS_SUBLEVEL = 'provider-books'
 
 export interface BookEntry {
   contractId: string
@@ -84,7 +83,7 @@ export class ProviderBooks {
   private entries?: Map<string, BookEntry>
 
   constructor(private readonly c: BooksComponents) {
-    this.repo = new Repo(c.db, BOOKS_SUBLEVEL)
+    this.repo = new Repo(c.db, STORES.providerBooks.name)
   }
 
   private async all(): Promise<Map<string, BookEntry>> {

@@ -8,6 +8,7 @@
  * past it the oldest settled ones are released first. Deadlines are stored and re-armed on the
  * injected clock at start. Before this, every archive stayed for ever (issue 29).
  */
+import { STORES } from '../store/tables.js'
 import type { Logger } from 'pino'
 import type { Clock } from '../../actors/clock.js'
 import { isCode } from '../../actors/errors.js'
@@ -15,8 +16,6 @@ import { SerialQueue } from '../../actors/serial.js'
 import type { BlobService } from '../blobs/service.js'
 import { Repo, type Db } from '../store/db.js'
 import type { BookEntry, ProviderBooks } from './books.js'
-
-export const KEPT_ARCHIVES_SUBLEVEL = 'kept-archives'
 
 /** @default 24 hours: the contract-db's default dispute window (specs/contract-db.md, "Claims"). */
 export const DEFAULT_OUTPUTS_KEEP_MS = 24 * 60 * 60 * 1000
@@ -73,7 +72,7 @@ export class KeptArchives {
     private readonly c: KeptArchivesComponents,
     init: KeptArchivesInit = {},
   ) {
-    this.repo = new Repo(c.db, KEPT_ARCHIVES_SUBLEVEL)
+    this.repo = new Repo(c.db, STORES.keptArchives.name)
     this.keepMs = init.keepMs ?? DEFAULT_OUTPUTS_KEEP_MS
     this.maxBytesPerRequester = init.maxBytesPerRequester ?? DEFAULT_OUTPUTS_BYTES_PER_REQUESTER
   }

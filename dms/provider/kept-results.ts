@@ -8,11 +8,10 @@
  * longer than `settledKeepMs` ago are dropped when one is kept or settled (sublevel
  * `provider-results`, keyed by contract id). Spec: specs/protocol.md ("Results asked again").
  */
+import { STORES } from '../store/tables.js'
 import type { Clock } from '../../actors/clock.js'
 import type { JobResult } from '../protocol/messages.js'
 import { Repo, type Db } from '../store/db.js'
-
-export const RESULTS_SUBLEVEL = 'provider-results'
 
 export interface KeptResult {
   contractId: string
@@ -48,7 +47,7 @@ export class KeptResults {
     private readonly clock: Pick<Clock, 'now'>,
     init: KeptResultsInit = {},
   ) {
-    this.repo = new Repo<KeptResult>(db, RESULTS_SUBLEVEL)
+    this.repo = new Repo<KeptResult>(db, STORES.providerResults.name)
     this.maxKept = init.maxKept ?? 1000
     this.maxAgeMs = init.maxAgeMs ?? 86_400_000
     this.settledKeepMs = init.settledKeepMs ?? 3_600_000

@@ -6,6 +6,7 @@
  * deleted in the same atomic batch: running it again finds nothing to do. Spec:
  * specs/state-machines.md ("Records of dms 0.1").
  */
+import { STORES } from '../store/tables.js'
 import type { Logger } from 'pino'
 import type { Handle } from '../../actors/envelope.js'
 import type { InputFile } from '../blobs/staging.js'
@@ -133,8 +134,8 @@ export async function migrateV01(
   db: Db,
   opts: { log: Logger; now: number; ledger: LedgerEntry[]; provisionTimeoutMs?: number },
 ): Promise<number> {
-  const oldBids = new Repo<V01Bid>(db, 'provider-bids')
-  const oldAllocations = new Repo<V01Allocation>(db, 'allocations')
+  const oldBids = new Repo<V01Bid>(db, STORES.v01Bids.name)
+  const oldAllocations = new Repo<V01Allocation>(db, STORES.v01Allocations.name)
   const bids = await oldBids.values()
   const allocations = await oldAllocations.values()
   if (bids.length === 0 && allocations.length === 0) return 0

@@ -9,6 +9,7 @@
  * the bids it holds (reservations, contracts, runs) go on to their end. The mode is stored, so a
  * restarted provider stays paused or draining.
  */
+import { STORES } from '../store/tables.js'
 import type { Logger } from 'pino'
 import type { Clock } from '../../actors/clock.js'
 import { DmsError } from '../../actors/errors.js'
@@ -51,7 +52,7 @@ export class ProviderModes {
     /** How many bids are live now (the drain ends at zero). */
     private readonly liveBids: () => number,
   ) {
-    this.repo = new Repo(c.db, 'provider-mode')
+    this.repo = new Repo(c.db, STORES.providerMode.name)
     this.current = { mode: 'ready', since: c.clock.now() }
   }
 

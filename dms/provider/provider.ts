@@ -5,106 +5,49 @@
  * lifecycle; each message has its handler (handlers/), each bid its machine (bid-book.ts).
  */
 import { EventEmitter } from 'node:events'
-import type { Logger } from 'pino'
+import type { ProviderEvents } from './provider-events.js'
 import { waitFor } from 'xstate'
-import { every, type Clock } from '../../actors/clock.js'
-import type { KeyPair } from '../../actors/identity.js'
-import type { Actor, ActorSystem } from '../../actors/system.js'
-import type { Transport } from '../../actors/transport.js'
-import type { BlobService } from '../blobs/service.js'
+import { every } from '../../actors/clock.js'
+import type { Actor } from '../../actors/system.js'
 import { ContractDbClient } from '../contract-clients/client.js'
-import {
-  TERMINATION,
-  type ApprovalCredential,
-  type Settlement,
-  type SignedReceipt,
-} from '../contracts/model.js'
-import type { Engine } from '../executor/engine.js'
+import { TERMINATION, type Settlement, type SignedReceipt } from '../contracts/model.js'
 import { W } from '../protocol/behaviours.js'
-import { BID_REQUEST_TOPIC, CAPACITY_TOPIC, INBOX } from '../protocol/handles.js'
-import type { ResourceLedger } from '../resources/ledger.js'
-import type { MachineInfo } from '../resources/types.js'
-import type { Db } from '../store/db.js'
+import { CAPACITY_TOPIC } from '../protocol/handles.js'
 import { AllocationActors } from './allocation-actors.js'
 import { provideBidActors } from './bid-actors.js'
 import { BidBook } from './bid-book.js'
-import { RUNNING } from './bid-context.js'
+import { allocationState, RUNNING } from './bid-context.js'
 import { LiveUsageBoard } from './live-usage.js'
 import { ProviderModes, type ModeView } from './node-mode.js'
 import { createBidMachine } from './bid-machine.js'
 import { ProviderBooks, type BookEntry } from './books.js'
 import { KeptArchives } from './kept-archives.js'
 import { CapacityAnnouncer } from './capacity-news.js'
-import { bidReleaseHandler } from './handlers/bid-release.js'
-import { BidRequestGate } from './bid-request-gate.js'
-import { bidRequestHandler, type BidRequestCounters } from './handlers/bid-request.js'
-import { cancelHandler } from './handlers/cancel.js'
-import { resultAgainHandler, revokeContractDbGrant } from './handlers/result-again.js'
+import { revokeContractDbGrant } from './handlers/result-again.js'
 import { KeptResults } from './kept-results.js'
 import { settleKeptResults, keepOutcome } from './outcomes.js'
-import { contractSignHandler } from './handlers/contract-sign.js'
-import { invokeHandler } from './handlers/invoke.js'
-import { jobRequestHandler } from './handlers/job-request.js'
-import { settledHandler } from './handlers/settled.js'
 import { startNoteSender } from './start-note.js'
-import { slotsOf } from './later-bid.js'
 import { ImageCheck } from './images.js'
 import { migrateV01 } from './migrate-v01.js'
+import { startInbox } from './inbox.js'
+import type { BidRequestCounters } from './handlers/bid-request.js'
+import { recover, type RecoverySummary } from './recover.js'
 import type { ProviderInit } from './provider-init.js'
 import { allocationOf, bidRecordOf, type AllocationRecord, type BidRecord } from './views.js'
 
 export type { AllocationRecord, BidRecord } from './views.js'
 export type { RequesterCap } from './requester-cap.js'
+export type { RecoverySummary } from './recover.js'
 export type { ProviderInit } from './provider-init.js'
-
-export interface ProviderComponents {
-  system: ActorSystem
-  /** Tells the capacity news who joins CAPACITY_TOPIC (a requester new here hears what is free). */
-  transport?: Pick<Transport, 'onTopicJoin'>
-  key: KeyPair
-  ledger: ResourceLedger
-  /**
-   * The machine measurement (cached). A provider whose container engine is unavailable declines
-   * every bid request with "engine <name> unavailable" (engine-choice.ts). Not given: engines are not checked, and bids name none.
-   */
-  machine?: { get(): Promise<MachineInfo>; refresh(): Promise<MachineInfo> }
-  executor: Engine
-  db: Db
-  clock: Clock
-  log: Logger
-  /** The node's blobs: job inputs fetched from requesters, output archives served to them. */
-  blobs: BlobService
-  /** Holds the staged inputs of running allocations (`inputs/<allocationId>/`). */
-  workDir: string
-  /**
-   * This node's approval credential from `contractDb`, attached to its bids and declines.
-   * Without one the provider stays silent (specs/protocol.md, "Approval"). `events` says
-   * `renewed` at each new credential (capacity news is sent then).
-   */
-  approval: { current(): ApprovalCredential | undefined; events?: Pick<EventEmitter, 'on' | 'off'> }
-}
-
-/** What `start` found left by an earlier process. */
-export interface RecoverySummary {
-  /** Bids stored by dms 0.1, moved to today's records. */
-  migrated: number
-  /** Live bids restored (each goes on from its stored state). */
-  restored: number
-  /** Of those, allocations restored mid-run (re-attached to their container, or reported lost). */
-  resumedRuns: number
-  /** Containers of allocations this provider does not know, removed. */
-  orphansRemoved: number
-}
+export type { ProviderComponents } from './components.js'
+import type { ProviderComponents } from './components.js'
 
 export class ProviderService {
   private actor?: Actor
   private stopSweeper?: () => void
   private stopping = false
-  /**
-   * `bid-released` (bidId): a bid the requester gave up was freed early; `bid-request-ignored`
-   * (reason): a bid request was dropped without an answer. For tests and metrics.
-   */
-  readonly events = new EventEmitter()
+  /** What the provider tells the node's other parts: bids freed, requests ignored, allocations stored. */
+  readonly events = new EventEmitter<ProviderEvents>()
   /** Bid requests' images: refused before any engine call, else looked up through a cache. */
   readonly images: ImageCheck
   private readonly book: BidBook
@@ -172,6 +115,14 @@ export class ProviderService {
     )
     this.book = new BidBook({ db: c.db, clock: c.clock, log: c.log, machine }, init)
     this.book.onTransition((rec, added) => this.allocationActors.report(rec, added))
+    // Allocations are the invoked bids, stored with their bid; a bid never invoked is not one.
+    this.book.onTransition((rec) => {
+      if (rec.snapshot.context.allocation !== undefined)
+        this.events.emit('allocation', rec.bidId, allocationState(rec.state))
+    })
+    this.book.onPrune((bidId, allocated) => {
+      if (allocated) this.events.emit('allocation', bidId, undefined)
+    })
     this.results = new KeptResults(c.db, c.clock)
     this.capacityNews = new CapacityAnnouncer({
       ...c,
@@ -275,84 +226,26 @@ export class ProviderService {
     await this.archives.start()
     await this.book.start()
     await this.modes.start()
-    const d = {
-      ...this.c,
-      book: this.book,
-      books: this.books,
-      peerId: () => this.peerId,
-      events: this.events,
-    }
-    const gate = new BidRequestGate(
-      { ...d, ignored: this.counts.ignored },
-      { contractDb: this.init.contractDb, bidRequestRate: this.init.bidRequestRate },
-    )
-    // Judged as gossipsub validates them, before they are delivered or forwarded to other peers.
-    this.c.system.admit(BID_REQUEST_TOPIC, gate.admission)
-    const bidRequest = bidRequestHandler(
+    this.actor = startInbox(
       {
-        ...d,
+        ...this.c,
+        book: this.book,
+        books: this.books,
+        results: this.results,
         images: this.images,
-        gate,
-        mode: { refusal: () => (this.stopDraining ? 'stopping' : this.modes.refusal()) },
+        events: this.events,
+        peerId: () => this.peerId,
+        refusal: () => (this.stopDraining ? 'stopping' : this.modes.refusal()),
+        counts: this.counts,
       },
-      {
-        contractDb: this.init.contractDb,
-        bidTtlMs: this.init.bidTtlMs,
-        preferences: this.init.preferences,
-        requesterCap: this.init.requesterCap,
-        defaultDiskBytes: this.init.defaultDiskBytes,
-        maxUnpaidJobs: this.init.maxUnpaidJobs,
-        slots: slotsOf({ ...this.init, provisionTimeoutMs: this.provisionTimeoutMs }),
-      },
-      this.counts,
+      { ...this.init, provisionTimeoutMs: this.provisionTimeoutMs },
     )
-    this.actor = this.c.system
-      .spawn(INBOX.provider, this.c.key)
-      .subscribe(BID_REQUEST_TOPIC)
-      .on(W.bidRequest, (m) => bidRequest(this.actor as Actor, m))
-      // Push orchestration: the same request sent straight here; the same checks and answer.
-      .on(W.directBidRequest, (m) => bidRequest(this.actor as Actor, m))
-      .on(W.jobRequest, jobRequestHandler(d))
-      .on(W.contractSign, contractSignHandler({ ...d, contractDb: this.init.contractDb }))
-      .on(W.invoke, invokeHandler({ ...d, contractDb: this.init.contractDb, ...this.init.preferences }))
-      .on(W.cancel, cancelHandler(d))
-      .on(
-        W.resultAgain,
-        resultAgainHandler({ ...d, results: this.results, contractDb: this.init.contractDb }),
-      )
-      .on(W.bidRelease, bidReleaseHandler(d))
-      .on(W.settled, settledHandler({ contractDb: this.init.contractDb, books: this.books }))
     this.stopSweeper = every(this.c.clock, this.init.sweepIntervalMs ?? 5000, () => void this.sweep())
     this.stopClaims = every(this.c.clock, this.init.claimSweepMs ?? 60_000, () => {
       void this.books.claimDue().catch((err: unknown) => this.c.log.warn({ err }, 'claims failed'))
     })
     this.capacityNews.start()
-    this.recovered = { ...(await this.recover()), migrated }
-  }
-
-  /** Removes containers of allocations this provider does not know (left by an earlier process). */
-  private async recover(): Promise<Omit<RecoverySummary, 'migrated'>> {
-    const live = this.book.inStates(RUNNING).map((a) => a.getSnapshot().context)
-    const known = new Set(live.flatMap((c) => c.allocation?.allocationId ?? []))
-    const summary = {
-      restored: this.book.size,
-      resumedRuns: live.filter((c) => c.restoredIn === 'provisioning' || c.restoredIn === 'running').length,
-      orphansRemoved: 0,
-    }
-    try {
-      for (const m of await this.c.executor.listRuns()) {
-        if (known.has(m.allocationId)) continue
-        await this.c.executor.removeAllocation(m.allocationId).catch((err: unknown) => {
-          this.c.log.warn({ err, allocationId: m.allocationId }, 'could not remove an orphaned container')
-        })
-        summary.orphansRemoved++
-      }
-    } catch (err) {
-      // The engine may be down: new bids are declined for that anyway; orphans go at next start.
-      this.c.log.warn({ err }, 'could not look for containers left by an earlier run')
-    }
-    if (summary.restored + summary.orphansRemoved > 0) this.c.log.info(summary, 'provider restored')
-    return summary
+    this.recovered = { ...(await recover(this.c, this.book)), migrated }
   }
 
   /** Releases expired reservations and locks no bid holds any more, and prunes ended bids. */

@@ -11,6 +11,7 @@
  *
  * Spec: specs/resources.md.
  */
+import { STORES } from '../store/tables.js'
 import type { Clock } from '../../actors/clock.js'
 import { SerialQueue } from '../../actors/serial.js'
 import type { Logger } from '../log.js'
@@ -61,8 +62,8 @@ export class LedgerStore {
     this.db = components.db
     this.clock = components.clock
     this.log = components.log
-    this.offers = new Repo<Offer>(this.db, 'offer')
-    this.ledger = new Repo<LedgerEntry>(this.db, 'ledger')
+    this.offers = new Repo<Offer>(this.db, STORES.offer.name)
+    this.ledger = new Repo<LedgerEntry>(this.db, STORES.ledger.name)
   }
 
   /** The stored offer, as kept (callers copy before handing it out). */

@@ -1,3 +1,4 @@
+import type { StoreName } from './tables.js'
 import { DmsError } from '../../actors/errors.js'
 import { Level } from 'level'
 
@@ -29,13 +30,14 @@ export async function openDb(path: string): Promise<Db> {
 
 /** A JSON repository over one sublevel. */
 export type SubDb = ReturnType<typeof subOf>
-function subOf(db: Db, name: string) {
+/** The sublevel of a table of `STORES` (tables.ts): the one place a node opens one. */
+export function subOf(db: Db, name: StoreName) {
   return db.sublevel<string, string>(name, { valueEncoding: 'utf8' })
 }
 
 export class Repo<T> {
   readonly sub: SubDb
-  constructor(db: Db, name: string) {
+  constructor(db: Db, name: StoreName) {
     this.sub = subOf(db, name)
   }
   async get(key: string): Promise<T | undefined> {

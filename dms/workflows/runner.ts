@@ -6,6 +6,7 @@
  * restart never posts a task twice), and feeds every stored change of those jobs back to the
  * machine.
  */
+import { STORES } from '../store/tables.js'
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { Actor as XActor } from 'xstate'
@@ -112,7 +113,7 @@ export class WorkflowRunner {
     private readonly c: WorkflowRunnerComponents,
     private readonly init: WorkflowRunnerInit = {},
   ) {
-    this.repo = new Repo(c.db, 'workflows')
+    this.repo = new Repo(c.db, STORES.workflows.name)
     this.machine = createWorkflowMachine(c.clock)
   }
 

@@ -4,6 +4,7 @@
  * never a scan; at start they are read once from the job index's per-queue keys. Idle expiry runs
  * on the injected Clock. Spec: specs/queues.md.
  */
+import { STORES } from '../../store/tables.js'
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { Clock } from '../../../actors/clock.js'
@@ -11,6 +12,7 @@ import { isCode } from '../../../actors/errors.js'
 import { SerialQueue } from '../../../actors/serial.js'
 import { Repo, type Db } from '../../store/db.js'
 import type { JobState } from '../job-record.js'
+import type { JobSpec } from '../job-spec.js'
 import { FINAL_STATES, type StoredJob } from '../job-store.js'
 import {
   nextQueueState,
@@ -74,7 +76,7 @@ export class QueueBook {
     private readonly c: QueueBookComponents,
     private readonly init: { idleExpirySeconds?: number } = {},
   ) {
-    this.repo = new Repo(c.db, 'queues')
+    this.repo = new Repo(c.db, STORES.queues.name)
   }
 
   /** Loads the stored queues and their counts, then follows the jobs. */
@@ -141,6 +143,21 @@ export class QueueBook {
   /** Every queue, newest first. */
   list(): QueueRecord[] {
     return [...this.queues.values()].sort((a, b) => b.createdAt - a.createdAt).map((q) => this.view(q))
+  }
+
+  /**
+   * Admits a job posted into a queue (`spec.queue`; none: nothing to do): throws unless the queue
+   * is active (404, 409); its `maxRetries` is the job's `retries` when the job gave none.
+   */
+  admitJob(spec: JobSpec, retriesGiven: boolean): void {
+    if (spec.queue === undefined) return
+    const q = this.admit(spec.queue)
+    if (q.maxRetries !== undefined && !retriesGiven) spec.retries = q.maxRetries
+  }
+
+  /** The queue a rerun of a job of queue `id` joins: that queue while it is active, else none. */
+  rerunInto(id: string | undefined): string | undefined {
+    return id !== undefined && this.queues.get(id)?.state === 'active' ? id : undefined
   }
 
   /** The queue a job is about to join; throws unless it is active (404, 409). */

@@ -4,6 +4,7 @@
  * machine's `RELEASE`) rather than at its deadline. Only its requester can, only before the run.
  * Spec: specs/protocol.md ("Bid selection").
  */
+import type { ProviderEvents } from '../provider-events.js'
 import type { EventEmitter } from 'node:events'
 import type { Message } from '../../../actors/system.js'
 import type { BidRelease } from '../../protocol/messages.js'
@@ -15,7 +16,7 @@ const RELEASABLE = new Set(['reserved', 'locked', 'contracted'])
 export interface BidReleaseDeps {
   book: BidLookup
   /** Hears `bid-released` (bidId) once the bid's resources are free. */
-  events: EventEmitter
+  events: Pick<EventEmitter<ProviderEvents>, 'emit'>
 }
 
 export function bidReleaseHandler(d: BidReleaseDeps) {

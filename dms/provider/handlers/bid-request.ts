@@ -6,6 +6,7 @@
  * share, requester-cap.ts), the reservation, the signed bid and its machine (in `reserved`). A quote is judged the same way and answered with a
  * bid that reserved nothing. Spec: specs/protocol.md ("Checks on the receiving side", "Approval").
  */
+import type { ProviderEvents } from '../provider-events.js'
 import { randomUUID } from 'node:crypto'
 import type { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
@@ -48,7 +49,7 @@ export interface BidRequestDeps {
   approval: { current(): ApprovalCredential | undefined }
   peerId: () => string
   /** Hears `bid-request-ignored` (reason) for each request dropped without an answer. */
-  events: EventEmitter
+  events: Pick<EventEmitter<ProviderEvents>, 'emit'>
   /** Judges a request's image before any engine call, then looks it up through a cache. */
   images: Pick<ImageCheck, 'refusal' | 'canRun'>
   /** The approval and rate checks (also the bid-request topic's admission rule). */

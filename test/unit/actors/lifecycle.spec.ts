@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { Lifecycle } from '../../../actors/lifecycle.js'
+import { Lifecycle, type PartFactory } from '../../../actors/lifecycle.js'
 
 describe('actors/lifecycle', () => {
   it('stops parts in reverse order of starting, once, and reports its status', async () => {
@@ -73,5 +73,77 @@ describe('actors/lifecycle', () => {
       await Promise.resolve()
     })
     assert.equal(lc.status, 'started')
+  })
+
+  describe('a list of parts', () => {
+    interface Fake {
+      log: string[]
+      db?: string
+    }
+    /** A fake part that logs its start and stop; `fail` makes its start throw. */
+    const part =
+      (
+        name: string,
+        opts: { fail?: boolean; provides?: Partial<Fake>; absent?: boolean } = {},
+      ): PartFactory<Fake> =>
+      (c) =>
+        opts.absent === true
+          ? undefined
+          : {
+              name,
+              provides: opts.provides,
+              start: async () => {
+                await Promise.resolve()
+                if (opts.fail === true) throw new Error(`${name} cannot start`)
+                c.log.push(`start ${name}${c.db !== undefined ? ` over ${c.db}` : ''}`)
+              },
+              stop: () => Promise.resolve(void c.log.push(`stop ${name}`)),
+            }
+
+    it('starts in list order, gives each part what the parts before it provide, stops in reverse', async () => {
+      const c: Fake = { log: [] }
+      const lc = new Lifecycle()
+      await lc.startList(c, [
+        part('db', { provides: { db: 'level' } }),
+        part('requester', { absent: true }),
+        part('provider'),
+        part('api'),
+      ])
+      assert.equal(lc.status, 'started')
+      await lc.stop()
+      assert.deepEqual(c.log, [
+        'start db',
+        'start provider over level',
+        'start api over level',
+        'stop api',
+        'stop provider',
+        'stop db',
+      ])
+    })
+
+    it('a part that fails to start is reported by name; what started stops in reverse', async () => {
+      const c: Fake = { log: [] }
+      const failed: string[] = []
+      const lc = new Lifecycle(undefined, (_err, name) => failed.push(name))
+      await assert.rejects(
+        lc.startList(c, [part('db'), part('ledger'), part('provider', { fail: true }), part('api')]),
+        /provider cannot start/,
+      )
+      assert.deepEqual(failed, ['provider'])
+      assert.deepEqual(c.log, ['start db', 'start ledger', 'stop ledger', 'stop db'])
+      assert.equal(lc.status, 'stopped')
+    })
+
+    it('a factory that throws is reported by its name', async () => {
+      const failed: string[] = []
+      const lc = new Lifecycle(undefined, (_err, name) => failed.push(name))
+      const c: Fake = { log: [] }
+      const broken: PartFactory<Fake> = function executorPart() {
+        throw new Error('no engine')
+      }
+      await assert.rejects(lc.startList(c, [part('db'), broken]), /no engine/)
+      assert.deepEqual(failed, ['executorPart'])
+      assert.deepEqual(c.log, ['start db', 'stop db'])
+    })
   })
 })

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { ManualClock } from '../../../actors/clock.js'
 import type { ActorSystem } from '../../../actors/system.js'
 import type { CreditedTotal } from '../../../dms/contract-db/conservation.js'
-import { SUBLEVEL, type Account } from '../../../dms/contract-db/records.js'
+import type { Account } from '../../../dms/contract-db/records.js'
 import { ContractDbService } from '../../../dms/contract-db/service.js'
 import { silentLogger } from '../../../dms/log.js'
 import { openDb, Repo, type Db } from '../../../dms/store/db.js'
@@ -37,8 +37,8 @@ describe('contract-db: the credited total and the conservation check', () => {
     await db.close()
     await open()
   }
-  const stored = () => new Repo<CreditedTotal>(db, SUBLEVEL.books).get('credited')
-  const accounts = () => new Repo<Account>(db, SUBLEVEL.accounts)
+  const stored = () => new Repo<CreditedTotal>(db, 'cdb-books').get('credited')
+  const accounts = () => new Repo<Account>(db, 'cdb-accounts')
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'dms-cdb-books-'))

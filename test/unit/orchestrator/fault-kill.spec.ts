@@ -3,7 +3,7 @@
  * kills at the named state for jobs posted after it was installed only; an unknown state refuses.
  */
 import assert from 'node:assert/strict'
-import { FAULT_KILL_ENV, installFaultKill } from '../../../dms/orchestrator/fault-kill.js'
+import { installFaultKill } from '../../../dms/orchestrator/fault-kill.js'
 import type { StoredJob } from '../../../dms/orchestrator/job-store.js'
 
 function fakeStore() {
@@ -22,8 +22,8 @@ function fakeStore() {
 describe('orchestrator/fault-kill (fault injection for the restore tests)', () => {
   it('installs nothing unless the variable is set', () => {
     const store = fakeStore()
-    assert.equal(installFaultKill(store, {}), undefined)
-    assert.equal(installFaultKill(store, { [FAULT_KILL_ENV]: '' }), undefined)
+    assert.equal(installFaultKill(store, undefined), undefined)
+    assert.equal(installFaultKill(store, ''), undefined)
     assert.equal(store.listeners.length, 0)
   })
 
@@ -32,7 +32,7 @@ describe('orchestrator/fault-kill (fault injection for the restore tests)', () =
     let kills = 0
     const state = installFaultKill(
       store,
-      { [FAULT_KILL_ENV]: 'running' },
+      'running',
       () => kills++,
       () => 1000,
     )
@@ -45,6 +45,6 @@ describe('orchestrator/fault-kill (fault injection for the restore tests)', () =
   })
 
   it('refuses a state it cannot kill at', () => {
-    assert.throws(() => installFaultKill(fakeStore(), { [FAULT_KILL_ENV]: 'completed' }), /not one of/)
+    assert.throws(() => installFaultKill(fakeStore(), 'completed'), /not one of/)
   })
 })

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ManualClock } from '../../../actors/clock.js'
 import { silentLogger } from '../../../dms/log.js'
-import { BIDS_SUBLEVEL, type StoredBid } from '../../../dms/provider/bid-store.js'
+import type { StoredBid } from '../../../dms/provider/bid-store.js'
 import { fromV01, migrateV01, type V01Allocation, type V01Bid } from '../../../dms/provider/migrate-v01.js'
 import { bidRecordOf, allocationOf } from '../../../dms/provider/views.js'
 import type { LedgerEntry } from '../../../dms/resources/ledger.js'
@@ -51,7 +51,7 @@ describe('provider/migrate-v01: the 0.1 bid and allocation records', () => {
     assert.equal(await migrate(), bids.length)
     assert.deepEqual(await new Repo(db, 'provider-bids').values(), [], 'the 0.1 bids are gone')
     assert.deepEqual(await new Repo(db, 'allocations').values(), [], 'the 0.1 allocations are gone')
-    const stored = await new Repo<StoredBid>(db, BIDS_SUBLEVEL).values()
+    const stored = await new Repo<StoredBid>(db, 'provider-machines').values()
     const byOld = new Map(bids.map((b) => [b.bid.bidId, b.state]))
     assert.deepEqual(stored.map((r) => [byOld.get(r.bidId), r.state, bidRecordOf(r).state]).sort(), [
       ['invoked', 'released', 'invoked'], // ran to its end in 0.1
@@ -66,7 +66,7 @@ describe('provider/migrate-v01: the 0.1 bid and allocation records', () => {
     assert.deepEqual(view.history, old.history, 'the 0.1 steps are kept')
     assert.equal(running.snapshot.context.contractId, old.contract.terms.contractId)
     assert.equal(await migrate(), 0, 'a second run finds nothing of 0.1')
-    assert.equal((await new Repo<StoredBid>(db, BIDS_SUBLEVEL).values()).length, stored.length)
+    assert.equal((await new Repo<StoredBid>(db, 'provider-machines').values()).length, stored.length)
   })
 
   it('maps every 0.1 bid state', () => {

@@ -24,14 +24,16 @@ const KNOWN: Record<string, string> = {}
 
 /**
  * The composition roots: they build every part, faces included (dms/node-adapters.ts holds the
- * node's adapters from its parts to the REST API's ports, dms/node-metrics.ts its metrics feeds).
+ * node's adapters from its parts to the REST API's ports, dms/node-metrics.ts its metrics feeds,
+ * dms/parts/ the node's part factories).
  */
-const ROOTS = new Set([
+const ROOT_FILES = new Set([
   'dms/node.ts',
   'dms/node-adapters.ts',
   'dms/node-metrics.ts',
   'dms/contract-db/node.ts',
 ])
+const ROOTS = { has: (f: string) => ROOT_FILES.has(f) || f.startsWith('dms/parts/') }
 
 interface Edge {
   from: string

@@ -73,6 +73,22 @@ describe('orchestrator/queues/queue-book', () => {
     await rm(dir, { recursive: true, force: true })
   })
 
+  it('admits a posted job: its maxRetries is the default of retries; a rerun joins the queue only while active', async () => {
+    const q = await book.create({ tag: 'batch', maxRetries: 2 })
+    const spec = { ...jobRecord({ id: 'j1' }).spec, queue: q.id }
+    book.admitJob(spec, false)
+    assert.equal(spec.retries, 2, "the queue's maxRetries")
+    const own = { ...spec, retries: 0 }
+    book.admitJob(own, true)
+    assert.equal(own.retries, 0, 'a job that names its retries keeps them')
+    assert.equal(book.rerunInto(q.id), q.id)
+    assert.equal(book.rerunInto(undefined), undefined)
+    await book.drain(q.id)
+    assert.throws(() => book.admitJob({ ...spec }, false), { statusCode: 409 })
+    assert.equal(book.rerunInto(q.id), undefined, 'a rerun of an ended queue runs alone')
+    assert.throws(() => book.admitJob({ ...spec, queue: 'nope' }, false), { code: 'QUEUE_NOT_FOUND' })
+  })
+
   it('a queue of 100 jobs: counts are right at every change; drain refuses new jobs and ends with the last', async () => {
     const q = await book.create({ tag: 'batch', maxRetries: 2 })
     assert.equal(q.state, 'active')

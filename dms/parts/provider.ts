@@ -1,0 +1,130 @@
+/**
+ * The provider's parts, built only by a node that plays it (its code loaded then: an idle node's
+ * memory, specs/benchmarks.md "Idle memory"): the resource ledger, the provider with its engine
+ * and machine measurement, its metrics.
+ */
+import { join } from 'node:path'
+import type { ApprovalClient } from '../contract-clients/approval-client.js'
+import type { Engine } from '../executor/engine.js'
+import { child } from '../log.js'
+import { providerMetrics } from '../node-metrics.js'
+import { applyConfigOffer } from '../resources/config-offer.js'
+import { need, partOf, type Components, type NodePartFactory } from './components.js'
+
+/** The resource ledger; locks whose contract never came (the node died meanwhile) are released. */
+export const ledgerPart: NodePartFactory = async (c) => {
+  const p = c.config.provider
+  if (p === undefined) return undefined
+  const { db, clock, log } = need(c, 'db')
+  const { ResourceLedger } = await import('../resources/ledger.js')
+  const ledger = new ResourceLedger({ db, clock, log: child(log, 'dms:resources') })
+  return partOf(
+    'ledger',
+    {
+      start: async () => {
+        await ledger.start()
+        for (const e of ledger.overdueLocks()) await ledger.release(e.id)
+        await applyConfigOffer(ledger, p.offer, { clock, log })
+      },
+      stop: () => ledger.stop(),
+    },
+    { ledger },
+  )
+}
+
+/** The engine a provider runs its jobs in: the one given (benchmarks, tests), else Docker. */
+async function executorOf(c: Components & { peerId: string; archiveDir: string }): Promise<Engine> {
+  if (c.executor !== undefined) return c.executor
+  const cfg = c.config
+  const p = cfg.provider
+  const { DockerExecutor } = await import('../executor/docker/docker-executor.js')
+  return new DockerExecutor(
+    { log: child(c.log, 'dms:executor') },
+    {
+      socketPath: p?.docker?.socketPath,
+      pullImages: p?.docker?.pullImages,
+      diskQuota: p?.docker?.diskQuota,
+      workDir: join(cfg.dataDir, 'work'),
+      // Archives are written next to the blob store, so publishing one is a rename.
+      archiveDir: c.archiveDir,
+      owner: c.peerId,
+      // Outputs travel as a blob (an archive fetched in chunks); logs travel in the result
+      // and live in /dms/job/log messages, so they stay small enough for one frame.
+      maxOutputBytes: p?.maxOutputBytes ?? 256 * 1024 * 1024,
+      maxLogBytes: 256 * 1024,
+    },
+  )
+}
+
+/** The provider, over its engine and machine measurement; `dms onboard` over its ledger. */
+export const providerPart: NodePartFactory = async (c) => {
+  const p = c.config.provider
+  if (p === undefined) return undefined
+  const { system, transport, key, ledger, db, clock, log, blobs } = need(
+    c,
+    'system',
+    'transport',
+    'key',
+    'ledger',
+    'db',
+    'blobs',
+  )
+  const [{ MachineMeter }, { Onboarding }, { ProviderService }] = await Promise.all([
+    import('../resources/measure.js'),
+    import('../resources/onboarding.js'),
+    import('../provider/provider.js'),
+  ])
+  const executor = await executorOf({ ...c, peerId: transport.peerId, archiveDir: blobs.store.tmpDir })
+  const meter = new MachineMeter({ engines: [executor], clock }, { dataDir: c.config.dataDir })
+  const onboarding = new Onboarding({ ledger, meter, clock })
+  const provider = new ProviderService(
+    {
+      system,
+      transport,
+      key,
+      ledger,
+      machine: meter,
+      executor,
+      db,
+      clock,
+      log: child(log, 'dms:provider'),
+      blobs,
+      workDir: join(c.config.dataDir, 'work'),
+      approval: c.approvals.get(p.contractDb) as ApprovalClient,
+    },
+    {
+      contractDb: p.contractDb,
+      bidTtlMs: p.bidTtlMs,
+      heartbeatMs: p.heartbeatMs,
+      provisionTimeoutMs: p.provisionTimeoutMs,
+      requesterCap: p.requesterCap,
+      bidRequestRate: p.bidRequestRate,
+      images: { registries: p.docker?.registries },
+      defaultDiskBytes: p.defaultDiskBytes,
+      maxUnpaidJobs: p.maxUnpaidJobs,
+      laterBids: p.laterBids,
+      maxStartAheadSeconds: p.maxStartAheadSeconds,
+      claimSweepMs: p.claimSweepMs,
+      outputsKeepMs: p.outputsKeepMs,
+      outputsBytesPerRequester: p.outputsBytesPerRequester,
+      preferences: {
+        allowedImages: p.allowedImages,
+        allowNetwork: p.allowNetwork,
+        maxDurationSeconds: p.maxDurationSeconds,
+        minPrice: p.minPrice,
+        allowRequesters: p.allowRequesters,
+        denyRequesters: p.denyRequesters,
+        maxConcurrentJobs: p.maxConcurrentJobs,
+      },
+    },
+  )
+  return partOf('provider', provider, { meter, onboarding, provider })
+}
+
+/** The provider's metrics: its allocations (events, after one read of the store) and declines. */
+export const providerMetricsPart: NodePartFactory = (c) => {
+  if (c.provider === undefined) return undefined
+  const { metrics, provider, ledger } = need(c, 'metrics', 'provider', 'ledger')
+  const feed = providerMetrics(metrics, provider, ledger)
+  return partOf('provider metrics', { start: () => feed.scan(), stop: () => feed.stop() })
+}
