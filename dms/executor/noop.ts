@@ -13,7 +13,7 @@ import type {
   ManagedContainer,
   RunOptions,
 } from './executor.js'
-import { hashOutputs } from '../protocol/outputs.js'
+import { hashOutputs } from '../workload/outputs.js'
 
 export class NoopExecutor implements Executor {
   /** Runs started so far (for assertions): a run whose `startAfter` rejected is not counted. */

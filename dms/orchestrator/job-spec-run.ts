@@ -1,11 +1,11 @@
 /**
  * What a job runs (specs/job-spec.md): one container (`image`, `command`, `env`, `network`, its
  * `resources`) or a pod (`members`, the job's cpu and memory their sums, the first member's image
- * the contract's). Checked with the executor's own rules (dms/protocol/run-rules.ts) before
+ * the contract's). Checked with the executor's own rules (dms/workload/run-rules.ts) before
  * anything is contracted; a problem names the field.
  */
-import { imageRefProblem } from '../protocol/image-ref.js'
-import { commandProblem, envProblem, MIN_MEMORY_BYTES } from '../protocol/run-rules.js'
+import { imageRefProblem } from '../workload/image-ref.js'
+import { commandProblem, envProblem, MIN_MEMORY_BYTES } from '../workload/run-rules.js'
 import type { Resources } from '../resources/types.js'
 import {
   parseMembers,

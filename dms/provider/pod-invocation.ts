@@ -6,7 +6,7 @@
  */
 import type { ContractTerms } from '../contracts/model.js'
 import type { BidRequest, Invocation } from '../protocol/messages.js'
-import { commandProblem, cpuProblem, envProblem, MIN_MEMORY_BYTES } from '../protocol/run-rules.js'
+import { commandProblem, cpuProblem, envProblem, MIN_MEMORY_BYTES } from '../workload/run-rules.js'
 import { memberNetworkRefused } from './capability.js'
 
 /** Why the invocation's members (or their absence) do not match the bid and the terms, or undefined. */

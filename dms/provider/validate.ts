@@ -1,7 +1,7 @@
 import { inputsProblem } from '../blobs/staging.js'
 import { SHA256_HEX } from '../blobs/store.js'
 import type { BidMember, BidRequest, Invocation } from '../protocol/messages.js'
-import { IMAGE_REF_MAX_LENGTH } from '../protocol/image-ref.js'
+import { IMAGE_REF_MAX_LENGTH } from '../workload/image-ref.js'
 import {
   commandProblem,
   cpuProblem,
@@ -10,7 +10,7 @@ import {
   MAX_POD_MEMBERS,
   MIN_POD_MEMBERS,
   POD_MEMBER_NAME,
-} from '../protocol/run-rules.js'
+} from '../workload/run-rules.js'
 import { resourcesProblem } from '../resources/math.js'
 
 const isInt = (v: unknown, min = 0) => typeof v === 'number' && Number.isSafeInteger(v) && v >= min

@@ -1,8 +1,8 @@
 import type Docker from 'dockerode'
 import type { ExecutionSpec } from '../executor.js'
 import { InvalidSpecError } from '../errors.js'
-import { imageRefProblem } from '../../protocol/image-ref.js'
-import { commandProblem, cpuProblem, envProblem, MIN_MEMORY_BYTES } from '../../protocol/run-rules.js'
+import { imageRefProblem } from '../../workload/image-ref.js'
+import { commandProblem, cpuProblem, envProblem, MIN_MEMORY_BYTES } from '../../workload/run-rules.js'
 import { startCpuLimit } from './cpu-limit.js'
 
 /** Where the container sees its output folder. */

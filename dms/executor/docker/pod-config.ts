@@ -5,7 +5,7 @@
  */
 import type { ExecutionSpec, PodMember } from '../executor.js'
 import { InvalidSpecError } from '../errors.js'
-import { MAX_POD_MEMBERS, MIN_POD_MEMBERS, POD_MEMBER_NAME } from '../../protocol/run-rules.js'
+import { MAX_POD_MEMBERS, MIN_POD_MEMBERS, POD_MEMBER_NAME } from '../../workload/run-rules.js'
 import { validateSpec } from './container-config.js'
 
 /** Where each member sees the pod's shared scratch folder. */

@@ -9,7 +9,7 @@ import { stageInputs } from '../../../dms/blobs/staging.js'
 import { BlobStore } from '../../../dms/blobs/store.js'
 import { DockerExecutor, type DockerExecutorInit } from '../../../dms/executor/docker/docker-executor.js'
 import type { ExecutionEvent, ExecutionSpec } from '../../../dms/executor/executor.js'
-import { hashOutputs } from '../../../dms/protocol/outputs.js'
+import { hashOutputs } from '../../../dms/workload/outputs.js'
 import { silentLogger } from '../../../dms/log.js'
 import { untar } from '../../helpers/tar.js'
 
