@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import Docker from 'dockerode'
 import { DockerExecutor } from '../../../dms/executor/docker/docker-executor.js'
 import type { ExecutionSpec } from '../../../dms/executor/executor.js'
+import { containerSpec, type ContainerSpecInit } from '../../helpers/workload.js'
 import { silentLogger } from '../../../dms/log.js'
 
 const IMAGE = process.env.DMS_TEST_IMAGE ?? 'dms-test:1'
@@ -26,9 +27,9 @@ describe('DockerExecutor: a hostile job (real Docker)', function () {
   })
   after(() => rmSync(workDir, { recursive: true, force: true }))
 
-  const spec = (command: string[], over: Partial<ExecutionSpec> = {}): ExecutionSpec => {
+  const spec = (command: string[], over: Partial<ContainerSpecInit> = {}): ExecutionSpec => {
     const allocationId = `hostile-${randomBytes(6).toString('hex')}`
-    return {
+    return containerSpec({
       jobId: `job-${allocationId}`,
       allocationId,
       image: IMAGE,
@@ -37,7 +38,7 @@ describe('DockerExecutor: a hostile job (real Docker)', function () {
       memoryBytes: 64 * MiB,
       timeoutSeconds: 20,
       ...over,
-    }
+    })
   }
 
   it('finds no /dev/shm, and only /tmp and /outputs writable', async () => {

@@ -82,12 +82,24 @@ describe('provider/allocation-run: the network of a run', function () {
   }
 
   it('gets the network it asked for where the provider allows it', async function () {
-    assert.equal((await specOf(true)).network, true)
+    const spec = await specOf(true)
+    assert.deepEqual(spec.workload, {
+      members: [
+        {
+          name: 'main',
+          artifact: { kind: 'image', ref: 'dms-test:1' },
+          command: ['true'],
+          env: {},
+          network: 'outbound',
+          resources: { cpu: 1, memoryBytes: 64 * 1024 * 1024 },
+        },
+      ],
+    })
   })
 
   it('runs without it once the provider no longer allows it (restored after a restart)', async function () {
-    assert.equal((await specOf(false, 'provisioning')).network, false)
-    assert.equal((await specOf(undefined, 'provisioning')).network, false)
+    assert.equal((await specOf(false, 'provisioning')).workload.members[0].network, 'none')
+    assert.equal((await specOf(undefined, 'provisioning')).workload.members[0].network, 'none')
   })
 
   it("a pod's members: each its own container and share, network only where asked and allowed", async function () {
@@ -102,15 +114,19 @@ describe('provider/allocation-run: the network of a run', function () {
     })
     const members = [member('a', true), member('b')]
     const allowed = await specOf(true, undefined, members)
-    assert.deepEqual(allowed.members, [
-      { ...member('a'), network: true },
-      { ...member('b'), network: false },
-    ])
-    assert.deepEqual([allowed.command, allowed.network], [[], false])
+    const run = (name: string, network: 'none' | 'outbound') => ({
+      name,
+      artifact: { kind: 'image', ref: 'dms-test:1' },
+      command: ['sh', '-c', name],
+      env: { M: name },
+      network,
+      resources: { cpu: 0.5, memoryBytes: 32 * 1024 * 1024 },
+    })
+    assert.deepEqual(allowed.workload, { members: [run('a', 'outbound'), run('b', 'none')] })
     const restored = await specOf(false, 'provisioning', members)
     assert.deepEqual(
-      restored.members?.map((m) => m.network),
-      [false, false],
+      restored.workload.members.map((m) => m.network),
+      ['none', 'none'],
     )
   })
 })
