@@ -21,7 +21,7 @@ import type { SignedContract } from '../contracts/model.js'
 import type { ExecutionResult, ExecutionSpec, Executor, RunOptions } from '../executor/executor.js'
 import { notStarted } from '../executor/outputs.js'
 import { W } from '../protocol/behaviours.js'
-import { SINGLE_MEMBER, type NetworkPolicy, type Workload } from '../workload/workload.js'
+import type { Workload } from '../workload/workload.js'
 import type { Allocation, BidEvent } from './bid-context.js'
 import type { LiveUsageBoard } from './live-usage.js'
 import type { ExecuteCommand, ExecuteInput } from './bid-machine.js'
@@ -55,44 +55,12 @@ export const inputsDirOf = (workDir: string, allocationId: string): string =>
   join(workDir, 'inputs', allocationId)
 
 /**
- * What the allocation runs: the contract's image and resources with the invocation's command, env
- * and network (one member), or the invoked pod's members. Network only where this provider allows
+ * What the allocation runs: its workload as invoked, with network only where this provider allows
  * it, checked again here (an allocation restored with `allowNetwork` off runs without).
  */
 export function workloadOf(a: Allocation, allowNetwork: boolean): Workload {
-  const t = a.contract.terms
-  const network = (asked: boolean | undefined): NetworkPolicy =>
-    asked === true && allowNetwork ? 'outbound' : 'none'
-  if (a.members === undefined) {
-    const r = t.resources
-    return {
-      members: [
-        {
-          name: SINGLE_MEMBER,
-          artifact: { kind: 'image', ref: t.image },
-          command: a.command,
-          env: a.env,
-          network: network(a.network),
-          resources: {
-            cpu: r.cpu,
-            memoryBytes: r.memoryBytes,
-            ...(r.diskBytes > 0 ? { diskBytes: r.diskBytes } : {}),
-            ...(r.gpus > 0 ? { gpus: { count: r.gpus } } : {}),
-          },
-        },
-      ],
-    }
-  }
-  return {
-    members: a.members.map((m) => ({
-      name: m.name,
-      artifact: { kind: 'image', ref: m.image },
-      command: m.command,
-      env: m.env,
-      network: network(m.network),
-      resources: { cpu: m.cpu, memoryBytes: m.memoryBytes },
-    })),
-  }
+  if (allowNetwork) return a.workload
+  return { members: a.workload.members.map((m) => ({ ...m, network: 'none' as const })) }
 }
 
 /** How often a restored run asks an engine that does not answer again. */

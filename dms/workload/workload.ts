@@ -73,7 +73,9 @@ export const workloadMemberSchema = Type.Object(
     artifact: artifactSchema,
     /** argv; the first element is the program (images have no default command here). */
     command: Type.Array(Type.String({ maxLength: ARG_MAX_LENGTH }), { minItems: 1, maxItems: MAX_ARGS }),
-    env: Type.Record(Type.String(), Type.String({ maxLength: ARG_MAX_LENGTH })),
+    env: Type.Record(Type.String({ maxLength: 256 }), Type.String({ maxLength: ARG_MAX_LENGTH }), {
+      maxProperties: MAX_ARGS,
+    }),
     /** @default 'none' */
     network: networkPolicySchema,
     resources: memberResourcesSchema,

@@ -43,3 +43,30 @@ export function containerSpec(init: ContainerSpecInit): ExecutionSpec {
   const { image, command, env, network, cpu, memoryBytes, gpus, ...run } = init
   return { ...run, workload: container({ image, command, env, network, cpu, memoryBytes, gpus }) }
 }
+
+/** The workload of a plain job that matches contract terms: their image and resources, `command`. */
+export function forTerms(
+  terms: { image: string; resources: { cpu: number; memoryBytes: number; diskBytes: number; gpus: number } },
+  command: string[],
+  more: Partial<Pick<WorkloadMember, 'env' | 'network'>> = {},
+): Workload {
+  const r = terms.resources
+  return {
+    members: [
+      {
+        name: 'main',
+        artifact: { kind: 'image', ref: terms.image },
+        command,
+        env: {},
+        network: 'none',
+        resources: {
+          cpu: r.cpu,
+          memoryBytes: r.memoryBytes,
+          ...(r.diskBytes > 0 ? { diskBytes: r.diskBytes } : {}),
+          ...(r.gpus > 0 ? { gpus: { count: r.gpus } } : {}),
+        },
+        ...more,
+      },
+    ],
+  }
+}

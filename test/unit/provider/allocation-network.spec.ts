@@ -2,6 +2,8 @@
  * The network a run gets is the provider's to allow, at the run itself: an allocation that asked
  * for it while `allowNetwork` was on, restored after a restart with it off, runs without.
  */
+import { forTerms, member as podMember } from '../../helpers/workload.js'
+import type { WorkloadMember } from '../../../dms/workload/workload.js'
 import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -29,7 +31,7 @@ describe('provider/allocation-run: the network of a run', function () {
   async function specOf(
     allowNetwork: boolean | undefined,
     restoredIn?: 'provisioning',
-    members?: unknown[],
+    members?: WorkloadMember[],
   ): Promise<ExecutionSpec> {
     let ran!: (spec: ExecutionSpec) => void
     const seen = new Promise<ExecutionSpec>((resolve) => (ran = resolve))
@@ -61,10 +63,8 @@ describe('provider/allocation-run: the network of a run', function () {
       allocation: {
         allocationId: 'alloc-1',
         contract: { terms },
-        command: ['true'],
-        env: {},
         inputs: [],
-        ...(members === undefined ? { network: true } : { command: [], members }),
+        workload: members === undefined ? forTerms(terms, ['true'], { network: 'outbound' }) : { members },
         diskBytes: 0,
         invokedAt: 1,
         provisionBy: 60_000,
@@ -103,15 +103,15 @@ describe('provider/allocation-run: the network of a run', function () {
   })
 
   it("a pod's members: each its own container and share, network only where asked and allowed", async function () {
-    const member = (name: string, network?: boolean) => ({
-      name,
-      image: 'dms-test:1',
-      command: ['sh', '-c', name],
-      env: { M: name },
-      ...(network !== undefined ? { network } : {}),
-      cpu: 0.5,
-      memoryBytes: 32 * 1024 * 1024,
-    })
+    const member = (name: string, network?: boolean) =>
+      podMember(name, {
+        image: 'dms-test:1',
+        command: ['sh', '-c', name],
+        env: { M: name },
+        network,
+        cpu: 0.5,
+        memoryBytes: 32 * 1024 * 1024,
+      })
     const members = [member('a', true), member('b')]
     const allowed = await specOf(true, undefined, members)
     const run = (name: string, network: 'none' | 'outbound') => ({
