@@ -29,6 +29,7 @@ export function workloadOfJob(spec: JobSpec): Workload {
         name: SINGLE_MEMBER,
         artifact: { kind: 'image', ref: spec.image },
         command: spec.command,
+        ...(spec.workdir !== undefined ? { workdir: spec.workdir } : {}),
         env: spec.env,
         network: policy(spec.network),
         resources: {

@@ -14,6 +14,9 @@ import { MAX_CPU, MAX_POD_MEMBERS, MIN_CPU, MIN_MEMORY_BYTES, POD_MEMBER_NAME_PA
 export const ARG_MAX_LENGTH = 65536
 /** Most arguments in a command, and most env entries. */
 export const MAX_ARGS = 256
+/** Longest working directory, in characters (Linux's PATH_MAX). */
+export const WORKDIR_MAX_LENGTH = 4096
+
 /** Most GPUs one member may ask for. */
 export const MAX_GPUS = 64
 
@@ -33,6 +36,17 @@ export const bundleArtifactSchema = Type.Object(
   { kind: Type.Literal('bundle'), sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }) },
   strict,
 )
+
+/**
+ * A working directory: an absolute path (in the container or process), no NUL (the kernel's paths
+ * are NUL-terminated), at most 4096 characters.
+ */
+export const workdirSchema = Type.String({
+  minLength: 1,
+  maxLength: WORKDIR_MAX_LENGTH,
+  pattern: '^/[^\\u0000]*$',
+  description: "the working directory: an absolute path (default: the image's)",
+})
 
 /** What a member runs, independent of the engine. */
 export const artifactSchema = Type.Union([imageArtifactSchema, bundleArtifactSchema])
@@ -73,6 +87,8 @@ export const workloadMemberSchema = Type.Object(
     artifact: artifactSchema,
     /** argv; the first element is the program (images have no default command here). */
     command: Type.Array(Type.String({ maxLength: ARG_MAX_LENGTH }), { minItems: 1, maxItems: MAX_ARGS }),
+    /** Where the command starts. @default the artifact's own (an image's WORKDIR) */
+    workdir: Type.Optional(workdirSchema),
     env: Type.Record(Type.String({ maxLength: 256 }), Type.String({ maxLength: ARG_MAX_LENGTH }), {
       maxProperties: MAX_ARGS,
     }),

@@ -118,6 +118,7 @@ export function createOptions(
     name: containerName(settings.labelPrefix, spec, settings.member),
     Image: imageOfMember(member),
     Cmd: member.command,
+    ...(member.workdir !== undefined ? { WorkingDir: member.workdir } : {}),
     Env: Object.entries(member.env).map(([k, v]) => `${k}=${v}`),
     User: settings.user,
     Labels: containerLabels(settings.labelPrefix, spec, settings.owner, settings.member),
