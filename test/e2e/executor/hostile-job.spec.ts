@@ -74,7 +74,7 @@ describe('DockerExecutor: a hostile job (real Docker)', function () {
     const tiny = spec(['sh', '-c', ':'], { cpu: 1e-10 })
     await assert.rejects(executor.run(tiny), {
       name: 'InvalidSpecError',
-      message: /cpu must be at least 0\.01/,
+      message: /workload\.members\.0\.resources\.cpu Expected number to be greater or equal to 0\.01/,
     })
     const left = await docker.listContainers({
       all: true,
@@ -87,7 +87,7 @@ describe('DockerExecutor: a hostile job (real Docker)', function () {
     for (const image of ['../../containers/json', 'a//b', 'x/./y', 'Upper:1'])
       await assert.rejects(executor.run(spec(['sh', '-c', ':'], { image })), {
         name: 'InvalidSpecError',
-        message: /^invalid execution spec: image /,
+        message: /^invalid execution spec: workload\.members\.0\.artifact\.ref /,
       })
     await assert.rejects(executor.hasImage('a//b'), { name: 'InvalidSpecError' })
     await assert.rejects(executor.canRun('../x'), { name: 'InvalidSpecError' })
