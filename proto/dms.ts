@@ -1,6 +1,6 @@
 /* eslint-disable require-yield */
 
-import { decodeMessage, encodeMessage, MaxLengthError, MaxSizeError, message, streamMessage } from 'protons-runtime'
+import { decodeMessage, encodeMessage, MaxLengthError, message, streamMessage } from 'protons-runtime'
 import { alloc as uint8ArrayAlloc } from 'uint8arrays/alloc'
 import type { Codec, DecodeOptions } from 'protons-runtime'
 import type { Uint8ArrayList } from 'uint8arraylist'
@@ -2167,126 +2167,11 @@ export namespace StartAck {
 export interface Invocation {
   contract: Uint8Array<ArrayBuffer>
   proof: Uint8Array<ArrayBuffer>
-  command: string[]
-  env: Map<string, string>
   inputs: InputFile[]
-  network?: boolean
-  members: InvokedMember[]
+  workload: Uint8Array<ArrayBuffer>
 }
 
 export namespace Invocation {
-  export interface Invocation$envEntry {
-    key: string
-    value: string
-  }
-
-  export namespace Invocation$envEntry {
-    let _codec: Codec<Invocation$envEntry>
-
-    export const codec = (): Codec<Invocation$envEntry> => {
-      if (_codec == null) {
-        _codec = message<Invocation$envEntry>((obj, w, opts = {}) => {
-          if (opts.lengthDelimited !== false) {
-            w.fork()
-          }
-
-          if ((obj.key != null && obj.key !== '')) {
-            w.uint32(10)
-            w.string(obj.key)
-          }
-
-          if ((obj.value != null && obj.value !== '')) {
-            w.uint32(18)
-            w.string(obj.value)
-          }
-
-          if (opts.lengthDelimited !== false) {
-            w.ldelim()
-          }
-        }, (reader, length, opts = {}) => {
-          const obj: any = {
-            key: '',
-            value: ''
-          }
-
-          const end = length == null ? reader.len : reader.pos + length
-
-          while (reader.pos < end) {
-            const tag = reader.uint32()
-
-            switch (tag >>> 3) {
-              case 1: {
-                obj.key = reader.string()
-                break
-              }
-              case 2: {
-                obj.value = reader.string()
-                break
-              }
-              default: {
-                reader.skipType(tag & 7)
-                break
-              }
-            }
-          }
-
-          return obj
-        }, function * (reader, length, prefix, opts = {}) {
-          const end = length == null ? reader.len : reader.pos + length
-
-          while (reader.pos < end) {
-            const tag = reader.uint32()
-
-            switch (tag >>> 3) {
-              case 1: {
-                yield {
-                  field: `${prefix}.key`,
-                  value: reader.string()
-                }
-                break
-              }
-              case 2: {
-                yield {
-                  field: `${prefix}.value`,
-                  value: reader.string()
-                }
-                break
-              }
-              default: {
-                reader.skipType(tag & 7)
-                break
-              }
-            }
-          }
-        })
-      }
-
-      return _codec
-    }
-
-    export interface Invocation$envEntryKeyFieldEvent {
-      field: '$.key'
-      value: string
-    }
-
-    export interface Invocation$envEntryValueFieldEvent {
-      field: '$.value'
-      value: string
-    }
-
-    export function encode (obj: Partial<Invocation$envEntry>): Uint8Array<ArrayBuffer> {
-      return encodeMessage(obj, Invocation$envEntry.codec())
-    }
-
-    export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Invocation$envEntry>): Invocation$envEntry {
-      return decodeMessage(buf, Invocation$envEntry.codec(), opts)
-    }
-
-    export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Invocation$envEntry>): Generator<Invocation$envEntryKeyFieldEvent | Invocation$envEntryValueFieldEvent> {
-      return streamMessage(buf, Invocation$envEntry.codec(), opts)
-    }
-  }
-
   let _codec: Codec<Invocation>
 
   export const codec = (): Codec<Invocation> => {
@@ -2306,20 +2191,6 @@ export namespace Invocation {
           w.bytes(obj.proof)
         }
 
-        if (obj.command != null && obj.command.length > 0) {
-          for (const value of obj.command) {
-            w.uint32(26)
-            w.string(value)
-          }
-        }
-
-        if (obj.env != null && obj.env.size > 0) {
-          for (const [key, value] of obj.env.entries()) {
-            w.uint32(34)
-            Invocation.Invocation$envEntry.codec().encode({ key, value }, w)
-          }
-        }
-
         if (obj.inputs != null && obj.inputs.length > 0) {
           for (const value of obj.inputs) {
             w.uint32(42)
@@ -2327,16 +2198,9 @@ export namespace Invocation {
           }
         }
 
-        if (obj.network != null) {
-          w.uint32(48)
-          w.bool(obj.network)
-        }
-
-        if (obj.members != null && obj.members.length > 0) {
-          for (const value of obj.members) {
-            w.uint32(58)
-            InvokedMember.codec().encode(value, w)
-          }
+        if ((obj.workload != null && obj.workload.byteLength > 0)) {
+          w.uint32(66)
+          w.bytes(obj.workload)
         }
 
         if (opts.lengthDelimited !== false) {
@@ -2346,10 +2210,8 @@ export namespace Invocation {
         const obj: any = {
           contract: uint8ArrayAlloc(0),
           proof: uint8ArrayAlloc(0),
-          command: [],
-          env: new Map<string, string>(),
           inputs: [],
-          members: []
+          workload: uint8ArrayAlloc(0)
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -2366,27 +2228,6 @@ export namespace Invocation {
               obj.proof = reader.bytes()
               break
             }
-            case 3: {
-              if (opts.limits?.command != null && obj.command.length === opts.limits.command) {
-                throw new MaxLengthError('Decode error - repeated field "command" had too many elements')
-              }
-
-              obj.command.push(reader.string())
-              break
-            }
-            case 4: {
-              if (opts.limits?.env != null && obj.env.size === opts.limits.env) {
-                throw new MaxSizeError('Decode error - map field "env" had too many elements')
-              }
-
-              const entry = Invocation.Invocation$envEntry.codec().decode(reader, reader.uint32(), {
-                limits: {
-                  value: opts.limits?.env$value
-                }
-              })
-              obj.env.set(entry.key, entry.value)
-              break
-            }
             case 5: {
               if (opts.limits?.inputs != null && obj.inputs.length === opts.limits.inputs) {
                 throw new MaxLengthError('Decode error - repeated field "inputs" had too many elements')
@@ -2397,18 +2238,8 @@ export namespace Invocation {
               }))
               break
             }
-            case 6: {
-              obj.network = reader.bool()
-              break
-            }
-            case 7: {
-              if (opts.limits?.members != null && obj.members.length === opts.limits.members) {
-                throw new MaxLengthError('Decode error - repeated field "members" had too many elements')
-              }
-
-              obj.members.push(InvokedMember.codec().decode(reader, reader.uint32(), {
-                limits: opts.limits?.members$
-              }))
+            case 8: {
+              obj.workload = reader.bytes()
               break
             }
             default: {
@@ -2421,10 +2252,7 @@ export namespace Invocation {
         return obj
       }, function * (reader, length, prefix, opts = {}) {
         const obj = {
-          command: 0,
-          env: 0,
-          inputs: 0,
-          members: 0
+          inputs: 0
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -2447,36 +2275,6 @@ export namespace Invocation {
               }
               break
             }
-            case 3: {
-              if (opts.limits?.command != null && obj.command === opts.limits.command) {
-                throw new MaxLengthError('Streaming decode error - repeated field "command" had too many elements')
-              }
-
-              yield {
-                field: `${prefix}.command[]`,
-                index: obj.command,
-                value: reader.string()
-              }
-
-              obj.command++
-
-              break
-            }
-            case 4: {
-              if (opts.limits?.env != null && obj.env === opts.limits.env) {
-                throw new MaxLengthError('Decode error - map field "env" had too many elements')
-              }
-
-              yield * Invocation.Invocation$envEntry.codec().stream(reader, reader.uint32(), `${prefix}.env{}`, {
-                limits: {
-                  value: opts.limits?.env$value
-                }
-              })
-
-              obj.env++
-
-              break
-            }
             case 5: {
               if (opts.limits?.inputs != null && obj.inputs === opts.limits.inputs) {
                 throw new MaxLengthError('Streaming decode error - repeated field "inputs" had too many elements')
@@ -2495,29 +2293,11 @@ export namespace Invocation {
 
               break
             }
-            case 6: {
+            case 8: {
               yield {
-                field: `${prefix}.network`,
-                value: reader.bool()
+                field: `${prefix}.workload`,
+                value: reader.bytes()
               }
-              break
-            }
-            case 7: {
-              if (opts.limits?.members != null && obj.members === opts.limits.members) {
-                throw new MaxLengthError('Streaming decode error - repeated field "members" had too many elements')
-              }
-
-              for (const evt of InvokedMember.codec().stream(reader, reader.uint32(), `${prefix}.members[]`, {
-                limits: opts.limits?.members$
-              })) {
-                yield {
-                  ...evt,
-                  index: obj.members
-                }
-              }
-
-              obj.members++
-
               break
             }
             default: {
@@ -2540,18 +2320,6 @@ export namespace Invocation {
   export interface InvocationProofFieldEvent {
     field: '$.proof'
     value: Uint8Array<ArrayBuffer>
-  }
-
-  export interface InvocationCommandFieldEvent {
-    field: '$.command[]'
-    index: number
-    value: string
-  }
-
-  export interface InvocationEnvFieldEvent {
-    field: '$.env{}'
-    key: string
-    value: string
   }
 
   export interface InvocationInputsPathFieldEvent {
@@ -2608,52 +2376,9 @@ export namespace Invocation {
     index: number
   }
 
-  export interface InvocationNetworkFieldEvent {
-    field: '$.network'
-    value: boolean
-  }
-
-  export interface InvocationMembersNameFieldEvent {
-    field: '$.members[].name'
-    value: string
-    index: number
-  }
-
-  export interface InvocationMembersImageFieldEvent {
-    field: '$.members[].image'
-    value: string
-    index: number
-  }
-
-  export interface InvocationMembersNetworkFieldEvent {
-    field: '$.members[].network'
-    value: boolean
-    index: number
-  }
-
-  export interface InvocationMembersCommandFieldEvent {
-    field: '$.members[].command[]'
-    index: number
-    value: string
-  }
-
-  export interface InvocationMembersEnvFieldEvent {
-    field: '$.members[].env{}'
-    key: string
-    value: string
-    index: number
-  }
-
-  export interface InvocationMembersCpuFieldEvent {
-    field: '$.members[].cpu'
-    value: number
-    index: number
-  }
-
-  export interface InvocationMembersMemoryBytesFieldEvent {
-    field: '$.members[].memoryBytes'
-    value: number
-    index: number
+  export interface InvocationWorkloadFieldEvent {
+    field: '$.workload'
+    value: Uint8Array<ArrayBuffer>
   }
 
   export function encode (obj: Partial<Invocation>): Uint8Array<ArrayBuffer> {
@@ -2664,386 +2389,8 @@ export namespace Invocation {
     return decodeMessage(buf, Invocation.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Invocation>): Generator<InvocationContractFieldEvent | InvocationProofFieldEvent | InvocationCommandFieldEvent | InvocationEnvFieldEvent | InvocationInputsPathFieldEvent | InvocationInputsSha256FieldEvent | InvocationInputsSizeFieldEvent | InvocationInputsSourcePeerFieldEvent | InvocationInputsSourceAddrsFieldEvent | InvocationInputsSourceArchiveFieldEvent | InvocationInputsSourceArchiveSizeFieldEvent | InvocationInputsSourceEntryFieldEvent | InvocationInputsSourceGrantFieldEvent | InvocationNetworkFieldEvent | InvocationMembersNameFieldEvent | InvocationMembersImageFieldEvent | InvocationMembersNetworkFieldEvent | InvocationMembersCommandFieldEvent | InvocationMembersEnvFieldEvent | InvocationMembersCpuFieldEvent | InvocationMembersMemoryBytesFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Invocation>): Generator<InvocationContractFieldEvent | InvocationProofFieldEvent | InvocationInputsPathFieldEvent | InvocationInputsSha256FieldEvent | InvocationInputsSizeFieldEvent | InvocationInputsSourcePeerFieldEvent | InvocationInputsSourceAddrsFieldEvent | InvocationInputsSourceArchiveFieldEvent | InvocationInputsSourceArchiveSizeFieldEvent | InvocationInputsSourceEntryFieldEvent | InvocationInputsSourceGrantFieldEvent | InvocationWorkloadFieldEvent> {
     return streamMessage(buf, Invocation.codec(), opts)
-  }
-}
-
-export interface InvokedMember {
-  name: string
-  image: string
-  network?: boolean
-  command: string[]
-  env: Map<string, string>
-  cpu: number
-  memoryBytes: number
-}
-
-export namespace InvokedMember {
-  export interface InvokedMember$envEntry {
-    key: string
-    value: string
-  }
-
-  export namespace InvokedMember$envEntry {
-    let _codec: Codec<InvokedMember$envEntry>
-
-    export const codec = (): Codec<InvokedMember$envEntry> => {
-      if (_codec == null) {
-        _codec = message<InvokedMember$envEntry>((obj, w, opts = {}) => {
-          if (opts.lengthDelimited !== false) {
-            w.fork()
-          }
-
-          if ((obj.key != null && obj.key !== '')) {
-            w.uint32(10)
-            w.string(obj.key)
-          }
-
-          if ((obj.value != null && obj.value !== '')) {
-            w.uint32(18)
-            w.string(obj.value)
-          }
-
-          if (opts.lengthDelimited !== false) {
-            w.ldelim()
-          }
-        }, (reader, length, opts = {}) => {
-          const obj: any = {
-            key: '',
-            value: ''
-          }
-
-          const end = length == null ? reader.len : reader.pos + length
-
-          while (reader.pos < end) {
-            const tag = reader.uint32()
-
-            switch (tag >>> 3) {
-              case 1: {
-                obj.key = reader.string()
-                break
-              }
-              case 2: {
-                obj.value = reader.string()
-                break
-              }
-              default: {
-                reader.skipType(tag & 7)
-                break
-              }
-            }
-          }
-
-          return obj
-        }, function * (reader, length, prefix, opts = {}) {
-          const end = length == null ? reader.len : reader.pos + length
-
-          while (reader.pos < end) {
-            const tag = reader.uint32()
-
-            switch (tag >>> 3) {
-              case 1: {
-                yield {
-                  field: `${prefix}.key`,
-                  value: reader.string()
-                }
-                break
-              }
-              case 2: {
-                yield {
-                  field: `${prefix}.value`,
-                  value: reader.string()
-                }
-                break
-              }
-              default: {
-                reader.skipType(tag & 7)
-                break
-              }
-            }
-          }
-        })
-      }
-
-      return _codec
-    }
-
-    export interface InvokedMember$envEntryKeyFieldEvent {
-      field: '$.key'
-      value: string
-    }
-
-    export interface InvokedMember$envEntryValueFieldEvent {
-      field: '$.value'
-      value: string
-    }
-
-    export function encode (obj: Partial<InvokedMember$envEntry>): Uint8Array<ArrayBuffer> {
-      return encodeMessage(obj, InvokedMember$envEntry.codec())
-    }
-
-    export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<InvokedMember$envEntry>): InvokedMember$envEntry {
-      return decodeMessage(buf, InvokedMember$envEntry.codec(), opts)
-    }
-
-    export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<InvokedMember$envEntry>): Generator<InvokedMember$envEntryKeyFieldEvent | InvokedMember$envEntryValueFieldEvent> {
-      return streamMessage(buf, InvokedMember$envEntry.codec(), opts)
-    }
-  }
-
-  let _codec: Codec<InvokedMember>
-
-  export const codec = (): Codec<InvokedMember> => {
-    if (_codec == null) {
-      _codec = message<InvokedMember>((obj, w, opts = {}) => {
-        if (opts.lengthDelimited !== false) {
-          w.fork()
-        }
-
-        if ((obj.name != null && obj.name !== '')) {
-          w.uint32(10)
-          w.string(obj.name)
-        }
-
-        if ((obj.image != null && obj.image !== '')) {
-          w.uint32(18)
-          w.string(obj.image)
-        }
-
-        if (obj.network != null) {
-          w.uint32(24)
-          w.bool(obj.network)
-        }
-
-        if (obj.command != null && obj.command.length > 0) {
-          for (const value of obj.command) {
-            w.uint32(34)
-            w.string(value)
-          }
-        }
-
-        if (obj.env != null && obj.env.size > 0) {
-          for (const [key, value] of obj.env.entries()) {
-            w.uint32(42)
-            InvokedMember.InvokedMember$envEntry.codec().encode({ key, value }, w)
-          }
-        }
-
-        if ((obj.cpu != null && obj.cpu !== 0)) {
-          w.uint32(49)
-          w.double(obj.cpu)
-        }
-
-        if ((obj.memoryBytes != null && obj.memoryBytes !== 0)) {
-          w.uint32(56)
-          w.uint64Number(obj.memoryBytes)
-        }
-
-        if (opts.lengthDelimited !== false) {
-          w.ldelim()
-        }
-      }, (reader, length, opts = {}) => {
-        const obj: any = {
-          name: '',
-          image: '',
-          command: [],
-          env: new Map<string, string>(),
-          cpu: 0,
-          memoryBytes: 0
-        }
-
-        const end = length == null ? reader.len : reader.pos + length
-
-        while (reader.pos < end) {
-          const tag = reader.uint32()
-
-          switch (tag >>> 3) {
-            case 1: {
-              obj.name = reader.string()
-              break
-            }
-            case 2: {
-              obj.image = reader.string()
-              break
-            }
-            case 3: {
-              obj.network = reader.bool()
-              break
-            }
-            case 4: {
-              if (opts.limits?.command != null && obj.command.length === opts.limits.command) {
-                throw new MaxLengthError('Decode error - repeated field "command" had too many elements')
-              }
-
-              obj.command.push(reader.string())
-              break
-            }
-            case 5: {
-              if (opts.limits?.env != null && obj.env.size === opts.limits.env) {
-                throw new MaxSizeError('Decode error - map field "env" had too many elements')
-              }
-
-              const entry = InvokedMember.InvokedMember$envEntry.codec().decode(reader, reader.uint32(), {
-                limits: {
-                  value: opts.limits?.env$value
-                }
-              })
-              obj.env.set(entry.key, entry.value)
-              break
-            }
-            case 6: {
-              obj.cpu = reader.double()
-              break
-            }
-            case 7: {
-              obj.memoryBytes = reader.uint64Number()
-              break
-            }
-            default: {
-              reader.skipType(tag & 7)
-              break
-            }
-          }
-        }
-
-        return obj
-      }, function * (reader, length, prefix, opts = {}) {
-        const obj = {
-          command: 0,
-          env: 0
-        }
-
-        const end = length == null ? reader.len : reader.pos + length
-
-        while (reader.pos < end) {
-          const tag = reader.uint32()
-
-          switch (tag >>> 3) {
-            case 1: {
-              yield {
-                field: `${prefix}.name`,
-                value: reader.string()
-              }
-              break
-            }
-            case 2: {
-              yield {
-                field: `${prefix}.image`,
-                value: reader.string()
-              }
-              break
-            }
-            case 3: {
-              yield {
-                field: `${prefix}.network`,
-                value: reader.bool()
-              }
-              break
-            }
-            case 4: {
-              if (opts.limits?.command != null && obj.command === opts.limits.command) {
-                throw new MaxLengthError('Streaming decode error - repeated field "command" had too many elements')
-              }
-
-              yield {
-                field: `${prefix}.command[]`,
-                index: obj.command,
-                value: reader.string()
-              }
-
-              obj.command++
-
-              break
-            }
-            case 5: {
-              if (opts.limits?.env != null && obj.env === opts.limits.env) {
-                throw new MaxLengthError('Decode error - map field "env" had too many elements')
-              }
-
-              yield * InvokedMember.InvokedMember$envEntry.codec().stream(reader, reader.uint32(), `${prefix}.env{}`, {
-                limits: {
-                  value: opts.limits?.env$value
-                }
-              })
-
-              obj.env++
-
-              break
-            }
-            case 6: {
-              yield {
-                field: `${prefix}.cpu`,
-                value: reader.double()
-              }
-              break
-            }
-            case 7: {
-              yield {
-                field: `${prefix}.memoryBytes`,
-                value: reader.uint64Number()
-              }
-              break
-            }
-            default: {
-              reader.skipType(tag & 7)
-              break
-            }
-          }
-        }
-      })
-    }
-
-    return _codec
-  }
-
-  export interface InvokedMemberNameFieldEvent {
-    field: '$.name'
-    value: string
-  }
-
-  export interface InvokedMemberImageFieldEvent {
-    field: '$.image'
-    value: string
-  }
-
-  export interface InvokedMemberNetworkFieldEvent {
-    field: '$.network'
-    value: boolean
-  }
-
-  export interface InvokedMemberCommandFieldEvent {
-    field: '$.command[]'
-    index: number
-    value: string
-  }
-
-  export interface InvokedMemberEnvFieldEvent {
-    field: '$.env{}'
-    key: string
-    value: string
-  }
-
-  export interface InvokedMemberCpuFieldEvent {
-    field: '$.cpu'
-    value: number
-  }
-
-  export interface InvokedMemberMemoryBytesFieldEvent {
-    field: '$.memoryBytes'
-    value: number
-  }
-
-  export function encode (obj: Partial<InvokedMember>): Uint8Array<ArrayBuffer> {
-    return encodeMessage(obj, InvokedMember.codec())
-  }
-
-  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<InvokedMember>): InvokedMember {
-    return decodeMessage(buf, InvokedMember.codec(), opts)
-  }
-
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<InvokedMember>): Generator<InvokedMemberNameFieldEvent | InvokedMemberImageFieldEvent | InvokedMemberNetworkFieldEvent | InvokedMemberCommandFieldEvent | InvokedMemberEnvFieldEvent | InvokedMemberCpuFieldEvent | InvokedMemberMemoryBytesFieldEvent> {
-    return streamMessage(buf, InvokedMember.codec(), opts)
   }
 }
 

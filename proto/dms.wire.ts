@@ -20,7 +20,6 @@ export const ContractProofMessageWire: WireSchema = {}
 export const StartNoteRequestWire: WireSchema = {}
 export const StartAckWire: WireSchema = {}
 export const InvocationWire: WireSchema = {}
-export const InvokedMemberWire: WireSchema = {}
 export const InputFileWire: WireSchema = {}
 export const InputSourceWire: WireSchema = {}
 export const InvocationReplyWire: WireSchema = {}
@@ -121,20 +120,8 @@ Object.assign(StartAckWire, {
 Object.assign(InvocationWire, {
   1: { wire: 2 },
   2: { wire: 2 },
-  3: { wire: 2 },
-  4: { wire: 2, message: { 1: { wire: 2 }, 2: { wire: 2 } } },
   5: { wire: 2, message: InputFileWire },
-  6: { wire: 0 },
-  7: { wire: 2, message: InvokedMemberWire },
-})
-Object.assign(InvokedMemberWire, {
-  1: { wire: 2 },
-  2: { wire: 2 },
-  3: { wire: 0 },
-  4: { wire: 2 },
-  5: { wire: 2, message: { 1: { wire: 2 }, 2: { wire: 2 } } },
-  6: { wire: 1 },
-  7: { wire: 0 },
+  8: { wire: 2 },
 })
 Object.assign(InputFileWire, {
   1: { wire: 2 },

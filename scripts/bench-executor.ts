@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import { container } from '../test/helpers/workload.js'
 import { DockerExecutor } from '../dms/executor/docker/docker-executor.js'
 import { silentLogger } from '../dms/log.js'
 
@@ -28,10 +29,7 @@ async function viaExecutor(i: number, diskBytes = 0): Promise<number> {
   const result = await executor.run({
     jobId: 'bench',
     allocationId: `bench-${process.pid}-${i}`,
-    image: IMAGE,
-    command: ['sh', '-c', ':'],
-    cpu: 1,
-    memoryBytes: 64 * 1024 * 1024,
+    workload: container({ image: IMAGE, command: ['sh', '-c', ':'], cpu: 1, memoryBytes: 64 * 1024 * 1024 }),
     timeoutSeconds: 30,
     diskBytes,
   })

@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { container } from '../test/helpers/workload.js'
 import { DockerExecutor } from '../dms/executor/docker/docker-executor.js'
 import { silentLogger } from '../dms/log.js'
 
@@ -44,10 +45,12 @@ try {
     const result = await executor.run({
       jobId: 'bench',
       allocationId: `logflood-${process.pid}-${i}`,
-      image: IMAGE,
-      command: ['sh', '-c', 'yes >&2 & exec yes'],
-      cpu: 0.1,
-      memoryBytes: 64 * 1024 * 1024,
+      workload: container({
+        image: IMAGE,
+        command: ['sh', '-c', 'yes >&2 & exec yes'],
+        cpu: 0.1,
+        memoryBytes: 64 * 1024 * 1024,
+      }),
       timeoutSeconds: SECONDS,
     })
     const wall = (performance.now() - t0) / 1000

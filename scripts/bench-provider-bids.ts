@@ -27,7 +27,7 @@ const db = await openDb(join(dir, 'db'))
 const repo = bidRepo(db)
 const now = Date.now()
 const ended = (i: number): StoredBid => ({
-  v: 2,
+  v: 3,
   bidId: `b${i}`,
   state: 'released',
   at: now - N + i,

@@ -42,7 +42,7 @@ setTimeout(() => {
 /** Runs nothing; a job whose command is `hold` stays running until its run is aborted. */
 class HoldingExecutor extends NoopExecutor {
   override async run(spec: ExecutionSpec, options: RunOptions = {}): Promise<ExecutionResult> {
-    if (spec.command[0] !== 'hold') return super.run(spec, options)
+    if (spec.workload.members[0].command[0] !== 'hold') return super.run(spec, options)
     options.onEvent?.({ type: 'started' })
     await new Promise<void>((resolve) => options.signal?.addEventListener('abort', () => resolve()))
     return { ...(await super.run(spec, {})), status: 'cancelled', exitCode: 137 }

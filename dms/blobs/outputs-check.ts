@@ -7,9 +7,9 @@
  */
 import { promises as fs } from 'node:fs'
 import type { Actor } from '../../actors/actor.js'
-import { hashOutputs } from '../protocol/outputs.js'
+import { hashOutputs } from '../workload/outputs.js'
 import type { JobResult, OutputEntry } from '../protocol/messages.js'
-import { outputsSizeProblem } from '../protocol/run-rules.js'
+import { outputsSizeProblem } from '../workload/run-rules.js'
 import type { BlobService } from './service.js'
 import { archiveSizeOf } from './tar.js'
 import { hashRange, tarEntries } from './tar-reader.js'

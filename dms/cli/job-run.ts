@@ -24,6 +24,8 @@ export interface JobRunOptions {
   disk?: string
   gpu?: string
   env?: string[]
+  /** The container's working directory (an absolute path). */
+  workdir?: string
   /** `file[:path]`: uploaded as a blob, staged at /inputs/<path>. */
   input?: string[]
   timeout?: string
@@ -40,7 +42,18 @@ export interface JobRunOptions {
 }
 
 /** The spec flags: with -f they are refused rather than silently ignored. */
-const SPEC_FLAGS = ['image', 'cpu', 'memory', 'disk', 'gpu', 'env', 'timeout', 'maxPrice', 'name'] as const
+const SPEC_FLAGS = [
+  'image',
+  'cpu',
+  'memory',
+  'disk',
+  'gpu',
+  'env',
+  'workdir',
+  'timeout',
+  'maxPrice',
+  'name',
+] as const
 const flagName = (k: string) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
 
 /** A duration in seconds: `300`, `90s`, `10m`, `2h`, `1h30m` (whole seconds, decimal only). */
@@ -154,6 +167,7 @@ export async function specFrom(opts: JobRunOptions, command: string[]): Promise<
     image: opts.image,
     command,
     env: envFrom(opts.env ?? []),
+    workdir: opts.workdir,
     resources: {
       cpu: read('--cpu', opts.cpu, 1, parseCpu),
       memory: opts.memory ?? '256MiB',

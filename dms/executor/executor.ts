@@ -4,61 +4,39 @@
  */
 
 import type { OutputsSkipped } from '../contracts/model.js'
+import type { Workload } from '../workload/workload.js'
 
 export type { OutputsSkipped } from '../contracts/model.js'
+export type { Workload, WorkloadMember } from '../workload/workload.js'
 export type AllocationId = string
 export type JobId = string
 
-/** What to run, as agreed in the contract. */
+/**
+ * One run of an allocation: the workload as agreed in the contract, carried whole (what runs:
+ * dms/workload/), and what the provider adds around it (ids, the timeout, the quota, the inputs).
+ */
 export interface ExecutionSpec {
   jobId: JobId
   allocationId: AllocationId
-  image: string
-  /** argv; the first element is the program. Imported images have no default command. */
-  command: string[]
-  env?: Record<string, string>
-  /** CPU cores (fractions allowed), enforced as a CPU quota. */
-  cpu: number
-  /** Memory limit in bytes; memory+swap is set to the same value (no swap). */
-  memoryBytes: number
+  /**
+   * What runs. One member runs as one container, its outputs at the archive's root; 2..8 run as a
+   * pod (specs/executor.md, "Pods"), each member's outputs under `<member>/`, the disk quota, the
+   * timeout, the pids limit and the inputs shared. A member's `network` is run as given: the
+   * provider has checked it against its own policy.
+   */
+  workload: Workload
   /** Wall-clock limit in seconds; the container is killed when it passes. */
   timeoutSeconds: number
-  /** Whether the container may use the network. @default false */
-  network?: boolean
-  /** Max processes in the container. @default 256 */
+  /** Max processes in each container. @default 256 */
   pidsLimit?: number
   /**
-   * Bytes the job may write to /outputs, enforced by the kernel (a loop-mounted file system of that
-   * size). The provider always sets it (the job's `disk`, or its default quota). Unset or 0: no
-   * quota beyond the executor's `maxOutputBytes` check after the run.
+   * Bytes the run may write to /outputs, enforced by the kernel (a loop-mounted file system of that
+   * size), one quota for the whole workload. The provider always sets it (the job's `disk`, or its
+   * default quota). Unset or 0: no quota beyond the executor's `maxOutputBytes` check after the run.
    */
   diskBytes?: number
-  /** GPUs to pass through (a device request for that many). @default 0 */
-  gpus?: number
   /** Host folder mounted read-only at /inputs (the job's staged input blobs). */
   inputsDir?: string
-  /**
-   * A pod (specs/executor.md, "Pods"): 2..8 containers run together instead of one. Then the
-   * top-level `image`, `command`, `env` and `network` are not run, `cpu` and `memoryBytes` must be
-   * the members' sums, and `timeoutSeconds`, `diskBytes`, `pidsLimit` and `inputsDir` apply to
-   * every member (the disk quota is one, shared). `gpus` must be 0.
-   */
-  members?: PodMember[]
-}
-
-/** One container of a pod. */
-export interface PodMember {
-  /** 1-64 of A-Z a-z 0-9 _ . - (starting with a letter or digit; a task name); unique in the pod. */
-  name: string
-  image: string
-  command: string[]
-  env?: Record<string, string>
-  /** Whether this member may use the network. @default false */
-  network?: boolean
-  /** This member's share of the pod's CPU cores. */
-  cpu: number
-  /** This member's share of the pod's memory, in bytes. */
-  memoryBytes: number
 }
 
 /** How one member of a pod ended. */

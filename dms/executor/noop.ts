@@ -8,7 +8,7 @@
 import { AllocationNotFoundError } from './errors.js'
 import type { Engine, EngineCapabilities, EngineRun } from './engine.js'
 import type { ExecutionResult, ExecutionSpec, RunOptions } from './executor.js'
-import { hashOutputs } from '../protocol/outputs.js'
+import { hashOutputs } from '../workload/outputs.js'
 
 export class NoopExecutor implements Engine {
   /** Runs started so far (for assertions): a run whose `startAfter` rejected is not counted. */

@@ -1,4 +1,4 @@
-import { hashOutputs } from '../protocol/outputs.js'
+import { hashOutputs } from '../workload/outputs.js'
 import type { ExecutionResult, ExecutionStatus } from './executor.js'
 
 /** The result of a run whose program never ran (cancelled before start, or could not be started). */

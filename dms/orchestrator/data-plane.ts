@@ -13,7 +13,7 @@ import { findTarEntry } from '../blobs/tar-reader.js'
 import { blobsHandle } from '../blobs/transfer.js'
 import { W } from '../protocol/behaviours.js'
 import type { JobResult } from '../protocol/messages.js'
-import { inputsSizeProblem } from '../protocol/run-rules.js'
+import { inputsSizeProblem } from '../workload/run-rules.js'
 import { InvalidJobSpecError, type InputSpec } from './job-spec.js'
 
 export { fetchAndCheckOutputs, type OutputsCheck, type OutputsFetchOptions }

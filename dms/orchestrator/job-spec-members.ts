@@ -1,11 +1,11 @@
 /**
  * A pod job's `members` (specs/job-spec.md, "Pods"): 2..8 containers that run together on one
  * provider, under one contract. Declared once (TypeBox) for `jobSpecSchema`; `parseMembers` checks
- * what the schema cannot, with the executor's own rules (dms/protocol/run-rules.ts), each refusal
+ * what the schema cannot, with the executor's own rules (dms/workload/run-rules.ts), each refusal
  * naming the field (`members.1.image`).
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { imageRefProblem, IMAGE_REF_MAX_LENGTH } from '../protocol/image-ref.js'
+import { imageRefProblem, IMAGE_REF_MAX_LENGTH } from '../workload/image-ref.js'
 import {
   commandProblem,
   envProblem,
@@ -15,7 +15,7 @@ import {
   MIN_MEMORY_BYTES,
   MIN_POD_MEMBERS,
   POD_MEMBER_NAME_PATTERN,
-} from '../protocol/run-rules.js'
+} from '../workload/run-rules.js'
 import { StringMap, strictObject as obj } from '../schema.js'
 
 /** A size: a byte count, or a number with a unit ("256MiB"). */

@@ -1,11 +1,11 @@
 /**
  * What a job runs (specs/job-spec.md): one container (`image`, `command`, `env`, `network`, its
  * `resources`) or a pod (`members`, the job's cpu and memory their sums, the first member's image
- * the contract's). Checked with the executor's own rules (dms/protocol/run-rules.ts) before
+ * the contract's). Checked with the executor's own rules (dms/workload/run-rules.ts) before
  * anything is contracted; a problem names the field.
  */
-import { imageRefProblem } from '../protocol/image-ref.js'
-import { commandProblem, envProblem, MIN_MEMORY_BYTES } from '../protocol/run-rules.js'
+import { imageRefProblem } from '../workload/image-ref.js'
+import { commandProblem, envProblem, MIN_MEMORY_BYTES } from '../workload/run-rules.js'
 import type { Resources } from '../resources/types.js'
 import {
   parseMembers,
@@ -21,6 +21,7 @@ export interface RunInput {
   command?: string[]
   env?: Record<string, string>
   network?: boolean
+  workdir?: string
   members?: PodMemberInput[]
   resources?: { cpu?: number; memory?: number | string; disk?: number | string; gpu?: number }
 }
@@ -32,6 +33,8 @@ export interface RunSpec {
   env: Record<string, string>
   resources: Resources
   network?: boolean
+  /** Where the command starts (an absolute path). Absent: the image's own. */
+  workdir?: string
   members?: PodMemberSpec[]
 }
 
@@ -66,12 +69,13 @@ export function parseContainerRun(s: RunInput, bytes: Bytes): RunSpec | FieldPro
       gpus: s.resources.gpu ?? 0,
     },
     ...(s.network === true ? { network: true } : {}),
+    ...(s.workdir !== undefined ? { workdir: s.workdir } : {}),
   }
 }
 
 /** A pod: its members, never a container of its own; its resources are the members' sums. */
 export function parsePodRun(s: RunInput, bytes: Bytes): RunSpec | FieldProblem {
-  for (const field of ['image', 'command', 'env', 'network'] as const) {
+  for (const field of ['image', 'command', 'env', 'network', 'workdir'] as const) {
     if (s[field] !== undefined)
       return { field, problem: 'must not be given with members: each member has its own' }
   }

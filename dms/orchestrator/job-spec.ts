@@ -8,14 +8,15 @@ import { inputsProblem, type InputSource } from '../blobs/staging.js'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import type { ErrorObject } from 'ajv'
 import { compileOnUse } from '../schema.js'
-import { IMAGE_REF_MAX_LENGTH } from '../protocol/image-ref.js'
-import { MAX_CPU, MIN_CPU } from '../protocol/run-rules.js'
+import { IMAGE_REF_MAX_LENGTH } from '../workload/image-ref.js'
+import { MAX_CPU, MIN_CPU } from '../workload/run-rules.js'
 import { publicKeyOfPeer } from '../contracts/party.js'
 import { parseBytes, UnitError } from '../resources/units.js'
 import type { Resources } from '../resources/types.js'
 import { StringEnum, StringMap, strictObject as obj } from '../schema.js'
 import { podMembersSchema, type PodMemberSpec } from './job-spec-members.js'
-import { parseContainerRun, parsePodRun } from './job-spec-run.js'
+import { parseContainerRun, parsePodRun, type RunSpec } from './job-spec-run.js'
+import { workdirSchema } from '../workload/workload.js'
 import { MAX_START_WITHIN_SECONDS, parseStartBy, type StartBy } from './start-by.js'
 
 /** A queue id (`POST /v1/queues` answers one). */
@@ -60,6 +61,7 @@ export const jobSpecSchema = obj(
       }),
     ),
     env: opt(StringMap(Type.String({ maxLength: 65536 }), { maxProperties: 256 })),
+    workdir: opt(workdirSchema),
     members: opt(podMembersSchema),
     resources: opt(
       obj(
@@ -184,15 +186,13 @@ export const jobSpecSchema = obj(
 export type JobSpecInput = Static<typeof jobSpecSchema>
 
 /** A validated job spec with sizes in bytes. */
-export interface JobSpec {
+export interface JobSpec extends RunSpec {
   name?: string
-  image: string
-  command: string[]
-  env: Record<string, string>
   /**
    * A pod (specs/job-spec.md, "Pods"): 2..8 containers run together. Then `image` is the first
    * member's (the contract's terms name one image), `command` is empty, `env` is `{}`, `network`
-   * is absent (each member has its own) and `resources` are the members' sums (and the disk).
+   * and `workdir` are absent (each member has its own) and `resources` are the members' sums
+   * (and the disk).
    */
   members?: PodMemberSpec[]
   resources: Resources

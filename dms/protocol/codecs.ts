@@ -70,6 +70,9 @@ import type {
   StartNoteRequest,
   TerminateRequest,
 } from './messages.js'
+import { DocumentShapeError } from './bounds.js'
+import { workloadProblem } from '../workload/check.js'
+import type { Workload } from '../workload/workload.js'
 
 const bidRequest = proto<BidRequest, P.BidRequest>(
   P.BidRequest,
@@ -201,38 +204,45 @@ const invocation = proto<Invocation, P.Invocation>(
   (v) => ({
     contract: docToBytes(v.contract),
     proof: docToBytes(v.proof),
-    command: v.command,
-    env: new Map(Object.entries(v.env ?? {})),
     inputs: v.inputs.map(({ source, ...f }) =>
       source === undefined ? f : { ...f, source: { ...source, grant: docToBytes(source.grant) } },
     ),
-    ...(v.network === true ? { network: true } : {}),
-    members: (v.members ?? []).map((m) => ({ ...m, env: new Map(Object.entries(m.env ?? {})) })),
+    workload: docToBytes(v.workload),
   }),
   (w) => ({
     contract: docFromBytes(w.contract, asSignedContract),
     proof: docFromBytes(w.proof, asContractProof),
-    command: w.command,
-    env: Object.fromEntries(w.env),
     inputs: w.inputs.map(({ source, ...f }) =>
       source === undefined
         ? f
         : { ...f, source: { ...source, grant: docFromBytes(source.grant, asBlobGrant) } },
     ),
-    ...(w.network === true ? { network: true } : {}),
-    ...podOf(
-      w.members.map((m) => ({
-        name: m.name,
-        image: m.image,
-        ...netOf(m.network),
-        command: m.command,
-        env: Object.fromEntries(m.env),
-        cpu: m.cpu,
-        memoryBytes: m.memoryBytes,
-      })),
-    ),
+    workload: workloadFromBytes(w.workload),
   }),
 )
+
+/**
+ * The invocation's workload: required (a requester of protocol 1 sends command, env and members
+ * instead, which this provider no longer reads) and checked by the one workload check.
+ */
+function workloadFromBytes(bytes: Uint8Array): Workload {
+  if (bytes.length === 0)
+    throw new DocumentShapeError(
+      'bad_shape',
+      'Invocation.workload',
+      'Invocation.workload is missing: the requester speaks an older protocol (before the workload); upgrade it',
+    )
+  return docFromBytes(bytes, (v) => {
+    const problem = workloadProblem(v)
+    if (problem !== undefined)
+      throw new DocumentShapeError(
+        'bad_shape',
+        `Invocation.workload.${problem.field}`,
+        `Invocation.workload.${problem.field} ${problem.problem}`,
+      )
+    return v as Workload
+  })
+}
 const invocationReply = proto<InvocationReply, P.InvocationReply>(
   P.InvocationReply,
   'InvocationReply',

@@ -16,6 +16,7 @@ import type {
 } from '../contracts/model.js'
 import type { InputFile } from './blob-payloads.js'
 import type { Resources } from '../resources/types.js'
+import type { Workload } from '../workload/workload.js'
 
 export interface BidRequest {
   jobId: string
@@ -116,29 +117,19 @@ export interface ContractVerifyRequest {
   contract: SignedContract
 }
 
+/**
+ * `/dms/job/invoke`: run the contract. What runs is the workload, whole (dms/workload/): the
+ * provider checks it against the bid request it bid on and the contract's terms before anything
+ * runs (specs/protocol.md, "Invocation").
+ */
 export interface Invocation {
   contract: SignedContract
   proof: ContractProof
-  command: string[]
-  env: Record<string, string>
   /** Staged read-only at /inputs; the provider fetches the blobs it lacks from the requester. */
   inputs: InputFile[]
-  /** The container may use the network; refused by a provider that does not allow it. Absent: none. */
-  network?: boolean
-  /**
-   * A pod: each member's container (then `command` and `env` are empty and `network` absent). The
-   * provider checks them against the bid request it bid on and the contract's terms.
-   */
-  members?: InvokedMember[]
+  workload: Workload
 }
 
-/** A pod member as invoked: its container and its share of the contract's resources. */
-export interface InvokedMember extends BidMember {
-  command: string[]
-  env: Record<string, string>
-  cpu: number
-  memoryBytes: number
-}
 export interface InvocationReply {
   allocationId: string
 }

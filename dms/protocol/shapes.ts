@@ -14,6 +14,12 @@ export const DOC_BYTES = {
   contract: 64 * 1024,
   /** A bid, proof, receipt, verification, settlement or approval credential. */
   doc: 16 * 1024,
+  /**
+   * A workload (dms/workload/workload.ts) in an invocation: up to 8 members, each with up to 256
+   * arguments and 256 env entries of up to 64 KiB (a job spec's bounds), in 16 MiB at most. Its
+   * fields are then checked by `workloadProblem`.
+   */
+  workload: 16 * 1024 * 1024,
 } as const
 
 const id = S.str(L.id)
@@ -83,19 +89,8 @@ export const WIRE_SHAPES = {
   Invocation: S.obj({
     contract,
     proof: doc,
-    command: S.arr(S.str(L.arg), L.commandArgs),
-    env: S.map(S.str(L.arg), L.envEntries, L.envKey),
     inputs: S.arr(inputFile, L.inputs),
-    network: S.opt(S.bool),
-    members: members(
-      S.obj({
-        ...bidMember,
-        command: S.arr(S.str(L.arg), L.commandArgs),
-        env: S.map(S.str(L.arg), L.envEntries, L.envKey),
-        cpu: S.num,
-        memoryBytes: S.num,
-      }),
-    ),
+    workload: S.bytes(DOC_BYTES.workload),
   }),
   InvocationReply: S.obj({ allocationId: id }),
   JobUpdate: S.obj({

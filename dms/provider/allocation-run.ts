@@ -22,7 +22,8 @@ import type { Engine } from '../executor/engine.js'
 import type { ExecutionResult, ExecutionSpec, RunOptions } from '../executor/executor.js'
 import { notStarted } from '../executor/outputs.js'
 import { W } from '../protocol/behaviours.js'
-import type { BidEvent } from './bid-context.js'
+import type { Workload } from '../workload/workload.js'
+import type { Allocation, BidEvent } from './bid-context.js'
 import type { LiveUsageBoard } from './live-usage.js'
 import type { ExecuteCommand, ExecuteInput } from './bid-machine.js'
 
@@ -53,6 +54,15 @@ export interface AllocationRunDeps {
 /** Where an allocation's inputs are staged (removed once it has run). */
 export const inputsDirOf = (workDir: string, allocationId: string): string =>
   join(workDir, 'inputs', allocationId)
+
+/**
+ * What the allocation runs: its workload as invoked, with network only where this provider allows
+ * it, checked again here (an allocation restored with `allowNetwork` off runs without).
+ */
+export function workloadOf(a: Allocation, allowNetwork: boolean): Workload {
+  if (allowNetwork) return a.workload
+  return { members: a.workload.members.map((m) => ({ ...m, network: 'none' as const })) }
+}
 
 /** How often a restored run asks an engine that does not answer again. */
 const ENGINE_RETRY_MS = 5000
@@ -91,29 +101,9 @@ async function run(
   const spec: ExecutionSpec = {
     jobId: t.jobId,
     allocationId: a.allocationId,
-    image: t.image,
-    command: a.command,
-    env: a.env,
-    cpu: t.resources.cpu,
-    memoryBytes: t.resources.memoryBytes,
+    workload: workloadOf(a, d.allowNetwork === true),
     diskBytes: a.diskBytes || t.resources.diskBytes,
-    gpus: t.resources.gpus,
     timeoutSeconds: t.maxDurationSeconds,
-    network: a.network === true && d.allowNetwork === true,
-    // A pod (executor.md, "Pods"): each member its own container; network checked again here.
-    ...(a.members !== undefined
-      ? {
-          members: a.members.map((m) => ({
-            name: m.name,
-            image: m.image,
-            command: m.command,
-            env: m.env,
-            network: m.network === true && d.allowNetwork === true,
-            cpu: m.cpu,
-            memoryBytes: m.memoryBytes,
-          })),
-        }
-      : {}),
   }
   const forwarder = new LogForwarder((l) => actor.send(input.requester, W.log, l), d.clock, {
     jobId: t.jobId,

@@ -313,7 +313,7 @@ export class BidBook {
 
   private recordOf(bidId: string, snap: BidSnapshot): StoredBid {
     return {
-      v: 2,
+      v: 3,
       bidId,
       state: flatState(snap.value),
       at: this.c.clock.now(),

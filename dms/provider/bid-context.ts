@@ -7,21 +7,18 @@ import type { Handle } from '../../actors/envelope.js'
 import type { InputFile } from '../blobs/staging.js'
 import type { Bid, SignedContract } from '../contracts/model.js'
 import type { ExecutionResult } from '../executor/executor.js'
-import type { BidRequest, InvokedMember, JobResult, JobUpdate } from '../protocol/messages.js'
+import type { BidRequest, JobResult, JobUpdate } from '../protocol/messages.js'
 import type { Resources } from '../resources/types.js'
+import type { Workload } from '../workload/workload.js'
 
 /** What an invocation asked for, kept from `/dms/job/invoke` to the end of the run. */
 export interface Allocation {
   allocationId: string
   contract: SignedContract
-  command: string[]
-  env: Record<string, string>
   /** Staged read-only at /inputs before the run. */
   inputs: InputFile[]
-  /** The container may use the network (the provider allows it). Absent: no network. */
-  network?: boolean
-  /** A pod: its members' containers, as invoked and checked (pod-invocation.ts). Absent: one container. */
-  members?: InvokedMember[]
+  /** What runs, as invoked and checked (invoked-workload.ts). */
+  workload: Workload
   /** The disk quota on /outputs: what the ledger holds (the job's disk, or the default quota). */
   diskBytes: number
   invokedAt: number

@@ -12,7 +12,7 @@ import { assign, fromCallback, fromPromise, sendTo, setup, type EventObject } fr
 import type { Clock } from '../../actors/clock.js'
 import { codeOf } from '../../actors/errors.js'
 import { notStarted } from '../executor/outputs.js'
-import { hashOutputs } from '../protocol/outputs.js'
+import { hashOutputs } from '../workload/outputs.js'
 import type {
   BidContext,
   BidEvent,

@@ -7,9 +7,13 @@
 import { STORES } from '../store/tables.js'
 import type { StateValue } from 'xstate'
 import { Repo, type Db } from '../store/db.js'
-import type { BidContext, BidState } from './bid-context.js'
+import { SINGLE_MEMBER, type Workload } from '../workload/workload.js'
+import type { Allocation, BidContext, BidState } from './bid-context.js'
 
-/** One bid as stored (version 2; 0.1 stored bids and allocations apart: migrate-v01.ts). */
+/**
+ * One bid as stored (version 3: the allocation holds its workload whole; version 2 records are
+ * upgraded as they are read, `upgradeBid`; 0.1 stored bids and allocations apart: migrate-v01.ts).
+ */
 export interface StoredBid {
   v: (typeof STORES)['bids']['version']
   bidId: string
@@ -24,8 +28,98 @@ export interface StoredBid {
   snapshot: { value: StateValue; context: BidContext }
 }
 
+/** A pod member as a version 2 record kept it. */
+interface V2Member {
+  name: string
+  image: string
+  network?: boolean
+  command: string[]
+  env: Record<string, string>
+  cpu: number
+  memoryBytes: number
+}
+
+/** An allocation as a version 2 record (dms before the workload) kept it: the container apart. */
+export type V2Allocation = Omit<Allocation, 'workload'> & {
+  command: string[]
+  env: Record<string, string>
+  network?: boolean
+  members?: V2Member[]
+}
+
+/** A bid record of version 2 (or 3: then returned as is). */
+export type V2Bid = Omit<StoredBid, 'v' | 'snapshot'> & {
+  v: 2
+  snapshot: { value: StateValue; context: Omit<BidContext, 'allocation'> & { allocation?: V2Allocation } }
+}
+
+/**
+ * The workload of a version 2 allocation: the contract's image and resources with the invoked
+ * command, env and network (one member), or the invoked pod's members.
+ */
+export function workloadOfV2(a: V2Allocation): Workload {
+  const network = (asked: boolean | undefined) => (asked === true ? ('outbound' as const) : ('none' as const))
+  if (a.members !== undefined && a.members.length > 0)
+    return {
+      members: a.members.map((m) => ({
+        name: m.name,
+        artifact: { kind: 'image', ref: m.image },
+        command: m.command,
+        env: m.env,
+        network: network(m.network),
+        resources: { cpu: m.cpu, memoryBytes: m.memoryBytes },
+      })),
+    }
+  const t = a.contract.terms
+  const r = t.resources
+  return {
+    members: [
+      {
+        name: SINGLE_MEMBER,
+        artifact: { kind: 'image', ref: t.image },
+        command: a.command,
+        env: a.env,
+        network: network(a.network),
+        resources: {
+          cpu: r.cpu,
+          memoryBytes: r.memoryBytes,
+          ...(r.diskBytes > 0 ? { diskBytes: r.diskBytes } : {}),
+          ...(r.gpus > 0 ? { gpus: { count: r.gpus } } : {}),
+        },
+      },
+    ],
+  }
+}
+
+/** A stored bid at today's version: a version 2 record's allocation gets its workload. */
+export function upgradeBid(rec: StoredBid | V2Bid): StoredBid {
+  if (rec.v === 3) return rec
+  const { allocation, ...context } = rec.snapshot.context
+  if (allocation === undefined) return { ...rec, v: 3, snapshot: { ...rec.snapshot, context } }
+  const { command: _c, env: _e, network: _n, members: _m, ...kept } = allocation
+  return {
+    ...rec,
+    v: 3,
+    snapshot: {
+      ...rec.snapshot,
+      context: { ...context, allocation: { ...kept, workload: workloadOfV2(allocation) } },
+    },
+  }
+}
+
+/** The provider's bid records, each read at today's version (`upgradeBid`). */
+class BidRepo extends Repo<StoredBid> {
+  override async get(key: string): Promise<StoredBid | undefined> {
+    const rec = (await super.get(key)) as StoredBid | V2Bid | undefined
+    return rec === undefined ? undefined : upgradeBid(rec)
+  }
+  override async values(): Promise<StoredBid[]> {
+    return (await super.values()).map((rec) => upgradeBid(rec as StoredBid | V2Bid))
+  }
+}
+
 export function bidRepo(db: Db): Repo<StoredBid> {
-  return new Repo<StoredBid>(db, STORES.bids.name)
+  return new BidRepo(db, STORES.bids.name)
 }
 
 /** The flattened state of a machine's state value (`{ active: 'running' }` is `running`). */

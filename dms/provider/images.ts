@@ -7,7 +7,7 @@
 import type { Clock } from '../../actors/clock.js'
 import type { Logger } from 'pino'
 import type { Engine } from '../executor/engine.js'
-import { DEFAULT_REGISTRY, InvalidImageRefError, parseImageRef } from '../protocol/image-ref.js'
+import { DEFAULT_REGISTRY, InvalidImageRefError, parseImageRef } from '../workload/image-ref.js'
 
 export interface ImageCheckComponents {
   /** The engine's answer to "can this image be run here" (`Engine.hasArtifact`). */

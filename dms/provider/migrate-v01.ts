@@ -16,7 +16,7 @@ import type { BidRequest } from '../protocol/messages.js'
 import type { LedgerEntry } from '../resources/ledger.js'
 import { Repo, type Db } from '../store/db.js'
 import type { BidContext, BidState, HistoryEntry, RunSummary } from './bid-context.js'
-import { bidRepo, type StoredBid } from './bid-store.js'
+import { bidRepo, upgradeBid, type StoredBid, type V2Allocation } from './bid-store.js'
 
 /** A bid record as dms 0.1 stored it (sublevel `provider-bids`). */
 export interface V01Bid {
@@ -62,7 +62,7 @@ export function fromV01(
   const { allocation: a, ledger } = old
   const bid = old.bid?.bid ?? a!.contract.terms.bid
   const terms = a?.contract.terms
-  const context: BidContext = {
+  const context: Omit<BidContext, 'allocation'> & { allocation?: V2Allocation } = {
     bid,
     request: old.bid?.request ?? {
       jobId: bid.jobId,
@@ -123,7 +123,7 @@ export function fromV01(
     }
   }
   const value = state === 'provisioning' || state === 'running' ? { active: state } : state
-  return { v: 2, bidId: bid.bidId, state, at: now, snapshot: { value, context } }
+  return upgradeBid({ v: 2, bidId: bid.bidId, state, at: now, snapshot: { value, context } })
 }
 
 /**

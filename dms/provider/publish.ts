@@ -16,7 +16,7 @@ import { DOMAIN, type Receipt } from '../contracts/model.js'
 import type { ExecutionResult, MemberResult } from '../executor/executor.js'
 import { LIMITS } from '../protocol/bounds.js'
 import type { JobResult, MemberOutcome, OutputArchive, OutputEntry } from '../protocol/messages.js'
-import { hashOutputs } from '../protocol/outputs.js'
+import { hashOutputs } from '../workload/outputs.js'
 import type { PublishInput, PublishOutput } from './bid-machine.js'
 
 export interface PublishDeps {

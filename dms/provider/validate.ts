@@ -1,16 +1,14 @@
 import { inputsProblem } from '../blobs/staging.js'
 import { SHA256_HEX } from '../blobs/store.js'
 import type { BidMember, BidRequest, Invocation } from '../protocol/messages.js'
-import { IMAGE_REF_MAX_LENGTH } from '../protocol/image-ref.js'
+import { IMAGE_REF_MAX_LENGTH } from '../workload/image-ref.js'
 import {
-  commandProblem,
   cpuProblem,
-  envProblem,
   inputsSizeProblem,
   MAX_POD_MEMBERS,
   MIN_POD_MEMBERS,
   POD_MEMBER_NAME,
-} from '../protocol/run-rules.js'
+} from '../workload/run-rules.js'
 import { resourcesProblem } from '../resources/math.js'
 
 const isInt = (v: unknown, min = 0) => typeof v === 'number' && Number.isSafeInteger(v) && v >= min
@@ -62,21 +60,10 @@ function podRequestProblem(q: BidRequest): string | undefined {
 }
 
 /**
- * Why an invocation's command, environment or inputs cannot be run (the executor's own rules), or
- * undefined. Checked before anything is allocated for it.
+ * Why an invocation's inputs cannot be staged, or undefined (its workload: invoked-workload.ts).
+ * Checked before anything is allocated for it.
  */
 export function invocationProblem(inv: Invocation, diskBytes: number): string | undefined {
-  if (!Array.isArray(inv.command)) return 'command must be a non-empty list of strings'
-  // A pod's members carry the commands and env (pod-invocation.ts checks them).
-  if (inv.members === undefined) {
-    const cmd = commandProblem(inv.command)
-    if (cmd !== undefined) return `command[${cmd.index}] ${cmd.problem}`
-    const env: unknown = inv.env ?? {}
-    if (typeof env !== 'object' || env === null || Array.isArray(env))
-      return 'env must be an object of strings'
-    const bad = envProblem(env as Record<string, unknown>)
-    if (bad !== undefined) return `env ${JSON.stringify(bad.name.slice(0, 64))} ${bad.problem}`
-  }
   const inputs = inv.inputs ?? []
   if (!Array.isArray(inputs)) return 'inputs must be a list'
   const notBlob = inputs.findIndex(

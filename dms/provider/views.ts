@@ -7,7 +7,8 @@
 import type { Handle } from '../../actors/envelope.js'
 import type { InputFile } from '../blobs/staging.js'
 import type { Bid, SignedContract } from '../contracts/model.js'
-import type { BidRequest, InvokedMember } from '../protocol/messages.js'
+import type { BidRequest } from '../protocol/messages.js'
+import type { Workload } from '../workload/workload.js'
 import {
   ALLOCATION_STATES,
   allocationState,
@@ -35,10 +36,8 @@ export interface AllocationRecord {
   /** The ledger entry holding this allocation's resources (the bid id). */
   ledgerId: string
   requester: Handle
-  command: string[]
-  env: Record<string, string>
-  /** A pod's members (then `command` and `env` are empty). */
-  members?: InvokedMember[]
+  /** What runs, as invoked. */
+  workload: Workload
   inputs: InputFile[]
   /** The disk quota on /outputs (the job's disk, or the provider's default). */
   diskBytes: number
@@ -72,9 +71,7 @@ export function allocationOf(rec: StoredBid): AllocationRecord | undefined {
     contract: a.contract,
     ledgerId: ctx.bid.bidId,
     requester: ctx.requester,
-    command: a.command,
-    env: a.env,
-    ...(a.members !== undefined ? { members: a.members } : {}),
+    workload: a.workload,
     inputs: a.inputs,
     diskBytes: a.diskBytes,
     state: allocationState(rec.state),

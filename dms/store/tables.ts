@@ -18,7 +18,11 @@ export interface StoreTable {
 export const STORES = {
   // Every node:
   blobGrants: { name: 'blob-grants', version: 1, what: 'blob grants to peers (blobs/service.ts)' },
-  approval: { name: 'approval', version: 1, what: 'approval credentials (contract-clients/approval-client.ts)' },
+  approval: {
+    name: 'approval',
+    version: 1,
+    what: 'approval credentials (contract-clients/approval-client.ts)',
+  },
   // The requester:
   jobs: { name: 'jobs', version: 1, what: 'jobs with their machine snapshots (orchestrator/job-store.ts)' },
   jobIndex: {
@@ -39,8 +43,8 @@ export const STORES = {
   ledger: { name: 'ledger', version: 1, what: 'resource ledger entries (resources/ledger-store.ts)' },
   bids: {
     name: 'provider-machines',
-    version: 2,
-    what: 'each bid with its machine snapshot, `v: 2` (provider/bid-store.ts)',
+    version: 3,
+    what: 'each bid with its machine snapshot, `v: 3`; `v: 2` records are upgraded as read (provider/bid-store.ts)',
   },
   v01Bids: { name: 'provider-bids', version: 1, what: 'dms 0.1 bids, read once by provider/migrate-v01.ts' },
   v01Allocations: {

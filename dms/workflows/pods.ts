@@ -5,7 +5,7 @@
  * machine and the runner schedule (a task alone, or a pod).
  */
 import type { InputSpec, JobSpec } from '../orchestrator/job-spec.js'
-import { MAX_POD_MEMBERS, MIN_POD_MEMBERS } from '../protocol/run-rules.js'
+import { MAX_POD_MEMBERS, MIN_POD_MEMBERS } from '../workload/run-rules.js'
 import { InvalidWorkflowError } from './errors.js'
 import { findCycle } from './graph.js'
 import { parseMembers, postedMember, type PodMemberSpec } from '../orchestrator/job-spec-members.js'

@@ -179,6 +179,19 @@ describe('dms CLI against a devnet of separate processes', function () {
     assert.match(pm.body, /^dms_allocations\{state="released"\} 1$/m)
   })
 
+  it('runs the command in --workdir (the workload carries it to the container), and refuses a relative one', async function () {
+    const sock = ready.requester.socket
+    const args = ['job', 'run', '--socket', sock, '--wait', '--json', '--image', IMAGE, '--cpu', '0.5']
+    const run = await dms(...args, '--memory', '64MiB', '--timeout', '30', '--workdir', '/tmp', '--', 'pwd')
+    assert.equal(run.code, 0, run.stderr)
+    const job = JSON.parse(run.stdout) as { state: string; result: { stdout: string } }
+    assert.equal(job.state, 'completed')
+    assert.equal(job.result.stdout, '/tmp\n')
+    const relative = await dms(...args, '--workdir', 'tmp', '--', 'pwd')
+    assert.notEqual(relative.code, 0)
+    assert.match(relative.stderr, /workdir/)
+  })
+
   it('fails a job it cannot place with exit code 2 and a one-line reason after the states', async function () {
     const run = await dms(
       'job',

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import type { ExecutionResult } from '../../dms/executor/executor.js'
-import { hashOutputs } from '../../dms/protocol/outputs.js'
+import { hashOutputs } from '../../dms/workload/outputs.js'
 import { tarOf } from './tar.js'
 import { TestExecutor } from './test-executor.js'
 

@@ -4,7 +4,7 @@
  * level and the contract-db around it are real.
  */
 import type { ExecutionResult, ExecutionSpec, RunOptions } from '../../dms/executor/executor.js'
-import { hashOutputs } from '../../dms/protocol/outputs.js'
+import { hashOutputs } from '../../dms/workload/outputs.js'
 import { TestExecutor } from './test-executor.js'
 
 export class CountingExecutor extends TestExecutor {

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Engine } from '../../dms/executor/engine.js'
 import type { ExecutionEvent, ExecutionSpec } from '../../dms/executor/executor.js'
-import { hashOutputs } from '../../dms/protocol/outputs.js'
+import { hashOutputs } from '../../dms/workload/outputs.js'
 
 /** A workload the suite asks for: `sh -c script` with these limits, in the engine's artifact kind. */
 export interface ComplianceWorkload {

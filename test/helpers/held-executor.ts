@@ -3,7 +3,7 @@
  * waits until `open()` (then completes) or until aborted (then is cancelled).
  */
 import type { ExecutionResult, RunOptions } from '../../dms/executor/executor.js'
-import { hashOutputs } from '../../dms/protocol/outputs.js'
+import { hashOutputs } from '../../dms/workload/outputs.js'
 import { TestExecutor } from './test-executor.js'
 
 export class HeldExecutor extends TestExecutor {

@@ -28,7 +28,7 @@ import {
 } from '../../dms/provider/bid-machine.js'
 import { waitForSlot, type SlotInput } from '../../dms/provider/later-bid.js'
 import type { RetentionInit } from '../../dms/provider/bid-store.js'
-import { hashOutputs } from '../../dms/protocol/outputs.js'
+import { hashOutputs } from '../../dms/workload/outputs.js'
 import type { ResourceLedger } from '../../dms/resources/ledger.js'
 import { openDb, type Db } from '../../dms/store/db.js'
 

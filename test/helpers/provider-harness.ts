@@ -3,6 +3,7 @@
  * with fake runs (provider-fakes.ts), a ManualClock, real keys and signatures, and a fake actor
  * that records what the provider sends. Messages are built as the actor runtime delivers them.
  */
+import { forTerms } from './workload.js'
 import { EventEmitter } from 'node:events'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -235,9 +236,8 @@ export class Harness {
     return {
       contract,
       proof: this.proof(contract),
-      command: ['sh', '-c', 'echo hi'],
-      env: {},
       inputs: [],
+      workload: forTerms(contract.terms, ['sh', '-c', 'echo hi']),
       ...over,
     }
   }

@@ -68,7 +68,7 @@ export const LogsQuery = strictObject({
     Type.String({
       minLength: 1,
       maxLength: 64,
-      // A pod member's name (specs/job-spec.md, "Pods"; dms/protocol/run-rules.ts).
+      // A pod member's name (specs/job-spec.md, "Pods"; dms/workload/run-rules.ts).
       pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$',
       description: "a pod's member: only its output",
     }),

@@ -25,6 +25,7 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
     .option('--disk <size>', "disk quota, e.g. 1GiB (default: the provider's)")
     .option('--gpu <n>', 'GPUs (default 0)')
     .option('--env <NAME=value>', 'environment variable (repeatable)', collect)
+    .option('--workdir <path>', "the command's working directory, an absolute path (default: the image's)")
     .option(
       '--input <file[:path]>',
       'upload a local file and stage it read-only at /inputs/<path> (default: its file name); repeatable, also with -f',

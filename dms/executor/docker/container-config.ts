@@ -1,8 +1,9 @@
 import type Docker from 'dockerode'
 import type { ExecutionSpec } from '../executor.js'
 import { InvalidSpecError } from '../errors.js'
-import { imageRefProblem } from '../../protocol/image-ref.js'
-import { commandProblem, cpuProblem, envProblem, MIN_MEMORY_BYTES } from '../../protocol/run-rules.js'
+import { workloadProblem } from '../../workload/check.js'
+import { imageRefProblem } from '../../workload/image-ref.js'
+import type { WorkloadMember } from '../../workload/workload.js'
 import { startCpuLimit } from './cpu-limit.js'
 
 /** Where the container sees its output folder. */
@@ -31,7 +32,8 @@ export interface ContainerSettings {
 }
 
 /** Size of the tmpfs /tmp: RAM-backed and charged to the container's memory, so never above it. */
-export const tmpSizeBytes = (spec: ExecutionSpec): number => Math.min(64 * 1024 * 1024, spec.memoryBytes)
+export const tmpSizeBytes = (member: WorkloadMember): number =>
+  Math.min(64 * 1024 * 1024, member.resources.memoryBytes)
 
 /** Only an image reference may reach an engine URL (`/images/<image>/json`). */
 export function checkImage(image: string): void {
@@ -47,16 +49,19 @@ export function validateSpec(spec: ExecutionSpec): void {
       'must be 1-128 characters of A-Z a-z 0-9 _ . - (not starting with . _ -)',
     )
   }
-  // The same rules as the requester's API and the provider's (dms/protocol/): the image goes
-  // into engine URLs, so nothing but a reference may reach them.
-  checkImage(spec.image)
-  // A pod's own command is not run (each member's is, checked by validatePod): it may be empty.
-  const cmd = spec.members === undefined ? commandProblem(spec.command) : undefined
-  if (cmd !== undefined) throw new InvalidSpecError('command', `argument ${cmd.index} ${cmd.problem}`)
-  const cpu = cpuProblem(spec.cpu)
-  if (cpu !== undefined) throw new InvalidSpecError('cpu', cpu)
-  if (!Number.isSafeInteger(spec.memoryBytes) || spec.memoryBytes < MIN_MEMORY_BYTES) {
-    throw new InvalidSpecError('memoryBytes', `must be an integer of at least ${MIN_MEMORY_BYTES} (6 MiB)`)
+  // The same rules as the requester's API and the provider's (dms/workload/).
+  const problem = workloadProblem(spec.workload)
+  if (problem !== undefined) throw new InvalidSpecError(`workload.${problem.field}`, problem.problem)
+  for (const [i, m] of spec.workload.members.entries()) {
+    // The image goes into engine URLs, so nothing but a reference may reach them.
+    if (m.artifact.kind !== 'image') {
+      throw new InvalidSpecError(
+        `workload.members.${i}.artifact`,
+        `is a ${m.artifact.kind}: the Docker engine runs container images only`,
+      )
+    }
+    const image = imageRefProblem(m.artifact.ref)
+    if (image !== undefined) throw new InvalidSpecError(`workload.members.${i}.artifact.ref`, image)
   }
   if (!(spec.timeoutSeconds > 0) || !Number.isFinite(spec.timeoutSeconds)) {
     throw new InvalidSpecError('timeoutSeconds', 'must be a positive number')
@@ -64,15 +69,14 @@ export function validateSpec(spec: ExecutionSpec): void {
   if (spec.diskBytes !== undefined && !(Number.isSafeInteger(spec.diskBytes) && spec.diskBytes >= 0)) {
     throw new InvalidSpecError('diskBytes', 'must be a non-negative integer')
   }
-  if (spec.gpus !== undefined && !(Number.isSafeInteger(spec.gpus) && spec.gpus >= 0)) {
-    throw new InvalidSpecError('gpus', 'must be a non-negative integer')
-  }
   if (spec.pidsLimit !== undefined && !(Number.isSafeInteger(spec.pidsLimit) && spec.pidsLimit > 0)) {
     throw new InvalidSpecError('pidsLimit', 'must be a positive integer')
   }
-  const env = envProblem(spec.env ?? {})
-  if (env !== undefined) throw new InvalidSpecError('env', `${JSON.stringify(env.name)}: ${env.problem}`)
 }
+
+/** A member's image (validateSpec checked that every member's artifact is one). */
+export const imageOfMember = (member: WorkloadMember): string =>
+  member.artifact.kind === 'image' ? member.artifact.ref : ''
 
 /** The container's name: `<prefix>-<allocationId>`, or `<prefix>-<allocationId>-<member>` in a pod. */
 export function containerName(labelPrefix: string, spec: ExecutionSpec, member?: string): string {
@@ -99,19 +103,23 @@ export function containerLabels(
 }
 
 /**
- * The create request for one run: hardened by default (no network, no capabilities, no privilege
+ * The create request for one container, `member` of `spec`'s workload: hardened by default (no network, no capabilities, no privilege
  * escalation, non-root, read-only root, no /dev/shm, bounded cpu/memory/pids), with only /tmp
  * (tmpfs) and /outputs (bind) writable.
  */
 export function createOptions(
   spec: ExecutionSpec,
+  member: WorkloadMember,
   settings: ContainerSettings,
 ): Docker.ContainerCreateOptions {
+  const r = member.resources
+  const gpus = r.gpus?.count ?? 0
   return {
     name: containerName(settings.labelPrefix, spec, settings.member),
-    Image: spec.image,
-    Cmd: spec.command,
-    Env: Object.entries(spec.env ?? {}).map(([k, v]) => `${k}=${v}`),
+    Image: imageOfMember(member),
+    Cmd: member.command,
+    ...(member.workdir !== undefined ? { WorkingDir: member.workdir } : {}),
+    Env: Object.entries(member.env).map(([k, v]) => `${k}=${v}`),
     User: settings.user,
     Labels: containerLabels(settings.labelPrefix, spec, settings.owner, settings.member),
     Tty: false,
@@ -120,18 +128,18 @@ export function createOptions(
     AttachStdout: true,
     AttachStderr: true,
     HostConfig: {
-      NetworkMode: spec.network === true ? 'bridge' : 'none',
+      NetworkMode: member.network === 'outbound' ? 'bridge' : 'none',
       CapDrop: ['ALL'],
       SecurityOpt: ['no-new-privileges'],
       ReadonlyRootfs: true,
-      Tmpfs: { '/tmp': `rw,noexec,nosuid,nodev,size=${tmpSizeBytes(spec)}` },
+      Tmpfs: { '/tmp': `rw,noexec,nosuid,nodev,size=${tmpSizeBytes(member)}` },
       // A private IPC namespace without /dev/shm: otherwise the engine mounts a writable 64 MiB
       // tmpfs there, outside the read-only root, /tmp's size and the memory the job asked for.
       IpcMode: 'none',
       // The job's share over a period long enough for the start; 100 ms once started (cpu-limit.ts).
-      ...startCpuLimit(spec.cpu),
-      Memory: spec.memoryBytes,
-      MemorySwap: spec.memoryBytes,
+      ...startCpuLimit(r.cpu),
+      Memory: r.memoryBytes,
+      MemorySwap: r.memoryBytes,
       PidsLimit: spec.pidsLimit ?? 256,
       Mounts: [
         { Type: 'bind', Source: settings.outputsDir, Target: OUTPUTS_TARGET, ReadOnly: false },
@@ -142,10 +150,11 @@ export function createOptions(
           ? [{ Type: 'bind' as const, Source: settings.podDir, Target: '/pod', ReadOnly: false }]
           : []),
       ],
-      ...((spec.gpus ?? 0) > 0
+      // Any `gpus` of that count: a model or memory floor is the provider's to match when it bids.
+      ...(gpus > 0
         ? {
             DeviceRequests: [
-              { Driver: '', Count: spec.gpus, DeviceIDs: [], Capabilities: [['gpu']], Options: {} },
+              { Driver: '', Count: gpus, DeviceIDs: [], Capabilities: [['gpu']], Options: {} },
             ],
           }
         : {}),

@@ -10,7 +10,7 @@
  */
 import type Docker from 'dockerode'
 import type { Logger } from '../../log.js'
-import { cpuProblem } from '../../protocol/run-rules.js'
+import { cpuProblem } from '../../workload/run-rules.js'
 import { InvalidSpecError } from '../errors.js'
 import { dockerMessage, dockerStatus } from './docker-errors.js'
 

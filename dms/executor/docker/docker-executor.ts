@@ -11,7 +11,14 @@ import {
 import type { AllocationId, ExecutionEvent, ExecutionResult, ExecutionSpec, RunOptions } from '../executor.js'
 import type { ArtifactRef, Engine, EngineCapabilities, EngineRun } from '../engine.js'
 import { stillStarting, tightenCpu } from './cpu-limit.js'
-import { ALLOCATION_ID, checkImage, containerName, createOptions, validateSpec } from './container-config.js'
+import {
+  ALLOCATION_ID,
+  checkImage,
+  containerName,
+  createOptions,
+  imageOfMember,
+  validateSpec,
+} from './container-config.js'
 import { dockerMessage, dockerStatus, engineCall } from './docker-errors.js'
 import type { DockerExecutorComponents, DockerExecutorInit } from './docker-options.js'
 import { hasLocalImage, pullImage } from './engine-images.js'
@@ -25,6 +32,7 @@ import { supervise, type OutputStream } from './supervise.js'
 import { validatePod } from './pod-config.js'
 import { podContainers, reattachPod, runPod, type PodDeps } from './pod-run.js'
 import { systemClock, type Clock } from '../../../actors/clock.js'
+import { isPod } from '../../workload/workload.js'
 
 export type { DockerExecutorComponents, DockerExecutorInit } from './docker-options.js'
 
@@ -121,22 +129,22 @@ export class DockerExecutor implements Engine {
 
   async run(spec: ExecutionSpec, options: RunOptions = {}): Promise<ExecutionResult> {
     validateSpec(spec)
-    const members = spec.members !== undefined ? validatePod(spec) : undefined
+    // A workload of one member is one container, its outputs at the archive's root (as every
+    // container of earlier releases, so a restarted provider still re-attaches to them).
+    const members = isPod(spec.workload) ? validatePod(spec) : undefined
     options.startAfter?.catch(() => {}) // awaited before the start; not unhandled if we fail sooner
     return this.exclusively(spec.allocationId, async () => {
       const emit = (e: ExecutionEvent): void => safeEmit(options, e, this.log)
-      if (members !== undefined) {
-        for (const image of new Set(members.map((m) => m.image))) await this.ensureImage(image, emit)
-        return await runPod(this.podDeps(spec, options), spec, members, options)
-      }
-      await this.ensureImage(spec.image, emit)
+      for (const image of new Set(spec.workload.members.map(imageOfMember)))
+        await this.ensureImage(image, emit)
+      if (members !== undefined) return await runPod(this.podDeps(spec, options), spec, members, options)
       return await this.runInWorkDir(spec, options)
     })
   }
 
   async reattach(spec: ExecutionSpec, options: RunOptions = {}): Promise<ExecutionResult> {
     validateSpec(spec)
-    const members = spec.members !== undefined ? validatePod(spec) : undefined
+    const members = isPod(spec.workload) ? validatePod(spec) : undefined
     return this.exclusively(spec.allocationId, async () => {
       if (members !== undefined) return await reattachPod(this.podDeps(spec, options), spec, members, options)
       const log = this.log.child({ jobId: spec.jobId, allocationId: spec.allocationId })
@@ -163,7 +171,8 @@ export class DockerExecutor implements Engine {
           stderr: true,
         })) as unknown as NodeJS.ReadableStream & Partial<{ destroy: () => void }>
         const startedAt = parseDockerTime(state.StartedAt) ?? this.clock.now()
-        if (stillStarting(inspected.HostConfig, state.Running)) await tightenCpu(container, spec.cpu, log)
+        if (stillStarting(inspected.HostConfig, state.Running))
+          await tightenCpu(container, spec.workload.members[0].resources.cpu, log)
         log.info({ running: state.Running }, 're-attached to the container')
         return await this.supervise(
           container,
@@ -315,7 +324,7 @@ export class DockerExecutor implements Engine {
       return notStarted('failed', 127, `cannot start: ${dockerMessage(err)}`)
     }
     const startedAt = this.clock.now()
-    const tightened = tightenCpu(container, spec.cpu, log) // the 100 ms period (cpu-limit.ts)
+    const tightened = tightenCpu(container, spec.workload.members[0].resources.cpu, log) // the 100 ms period (cpu-limit.ts)
     safeEmit(options, { type: 'started' }, log)
     log.debug({ containerId: container.id }, 'container started')
     const result = this.supervise(container, spec, outputsDir, options, log, stream, startedAt)
@@ -364,7 +373,8 @@ export class DockerExecutor implements Engine {
   }
 
   private async create(spec: ExecutionSpec, outputsDir: string): Promise<Docker.Container> {
-    const opts = createOptions(spec, {
+    const member = spec.workload.members[0]
+    const opts = createOptions(spec, member, {
       user: this.user,
       labelPrefix: this.labelPrefix,
       owner: this.owner,
@@ -374,7 +384,7 @@ export class DockerExecutor implements Engine {
     try {
       return await this.engine(() => this.docker.createContainer(opts))
     } catch (err) {
-      if (dockerStatus(err) === 404) throw new ImageNotFoundError(spec.image)
+      if (dockerStatus(err) === 404) throw new ImageNotFoundError(imageOfMember(member))
       if (dockerStatus(err) === 409) {
         throw new AllocationBusyError(
           spec.allocationId,

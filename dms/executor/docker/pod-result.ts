@@ -6,7 +6,7 @@
  * members stopped because of it are `cancelled`).
  */
 import type { ExecutionResult, MemberResult, ResourceUsage } from '../executor.js'
-import { hashOutputs } from '../../protocol/outputs.js'
+import { hashOutputs } from '../../workload/outputs.js'
 import { collectOutputs, type CollectLimits } from './collect-outputs.js'
 import { quotaReached } from './disk-quota.js'
 import { classifyExit } from './outcome.js'

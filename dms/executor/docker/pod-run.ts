@@ -9,12 +9,17 @@ import type Docker from 'dockerode'
 import type { Clock } from '../../../actors/clock.js'
 import type { Logger } from '../../log.js'
 import { AllocationNotFoundError, ImageNotFoundError, AllocationBusyError } from '../errors.js'
-import type { ExecutionEvent, ExecutionResult, ExecutionSpec, PodMember, RunOptions } from '../executor.js'
+import type {
+  ExecutionEvent,
+  ExecutionResult,
+  ExecutionSpec,
+  RunOptions,
+  WorkloadMember,
+} from '../executor.js'
 import { notStarted } from '../outputs.js'
-import { createOptions, type ContainerSettings } from './container-config.js'
+import { createOptions, imageOfMember, type ContainerSettings } from './container-config.js'
 import { dockerMessage, dockerStatus } from './docker-errors.js'
 import { classifyExit, parseDockerTime } from './outcome.js'
-import { memberSpec } from './pod-config.js'
 import { stillStarting, tightenCpu } from './cpu-limit.js'
 import { podResult, type MemberEnd } from './pod-result.js'
 import { supervise, type OutputStream, type Supervised } from './supervise.js'
@@ -35,7 +40,7 @@ export interface PodDeps {
 
 /** A member's container, attached, not yet (or already) started. */
 interface Attached {
-  member: PodMember
+  member: WorkloadMember
   container: Docker.Container
   stream: OutputStream
 }
@@ -44,7 +49,7 @@ interface Attached {
 export async function runPod(
   deps: PodDeps,
   spec: ExecutionSpec,
-  members: PodMember[],
+  members: WorkloadMember[],
   options: RunOptions,
 ): Promise<ExecutionResult> {
   const aborted = (): boolean => options.signal?.aborted === true
@@ -77,7 +82,7 @@ export async function runPod(
         deps.log.info({ err: dockerMessage(err), member: a.member.name }, 'pod member did not start')
         return notStarted('failed', 127, `member ${a.member.name} cannot start: ${dockerMessage(err)}`)
       }
-      tightened.push(tightenCpu(a.container, a.member.cpu, deps.log))
+      tightened.push(tightenCpu(a.container, a.member.resources.cpu, deps.log))
       deps.emit({ type: 'started', member: a.member.name })
     }
     const startedAt = deps.clock.now()
@@ -105,7 +110,7 @@ export async function runPod(
 export async function reattachPod(
   deps: PodDeps,
   spec: ExecutionSpec,
-  members: PodMember[],
+  members: WorkloadMember[],
   options: RunOptions,
 ): Promise<ExecutionResult> {
   const found = await podContainers(deps, spec.allocationId)
@@ -142,7 +147,7 @@ export async function reattachPod(
         stderr: true,
       })) as unknown as OutputStream
       if (stillStarting(info.HostConfig, info.State.Running))
-        await tightenCpu(container, member.cpu, deps.log)
+        await tightenCpu(container, member.resources.cpu, deps.log)
       const startedAt = parseDockerTime(info.State.StartedAt) ?? deps.clock.now()
       watched.push({ member, container, stream, startedAt })
     }
@@ -234,11 +239,11 @@ async function finish(deps: PodDeps, spec: ExecutionSpec, ends: MemberEnd[]): Pr
 async function create(
   deps: PodDeps,
   spec: ExecutionSpec,
-  member: PodMember,
+  member: WorkloadMember,
   outputsDir: string,
   podDir: string,
 ): Promise<Docker.Container> {
-  const opts = createOptions(memberSpec(spec, member), {
+  const opts = createOptions(spec, member, {
     ...deps.settings,
     outputsDir,
     member: member.name,
@@ -247,7 +252,7 @@ async function create(
   try {
     return await deps.engine(() => deps.docker.createContainer(opts))
   } catch (err) {
-    if (dockerStatus(err) === 404) throw new ImageNotFoundError(member.image)
+    if (dockerStatus(err) === 404) throw new ImageNotFoundError(imageOfMember(member))
     if (dockerStatus(err) === 409) {
       throw new AllocationBusyError(
         spec.allocationId,

@@ -6,7 +6,7 @@
  * provider is paid for the time used (specs/contract-db.md, "Billing").
  */
 import type { ExecutionResult, ResourceUsage } from '../executor.js'
-import { hashOutputs } from '../../protocol/outputs.js'
+import { hashOutputs } from '../../workload/outputs.js'
 import { collectOutputs, type CollectLimits } from './collect-outputs.js'
 import { quotaReached } from './disk-quota.js'
 import { classifyExit, type StopReason } from './outcome.js'

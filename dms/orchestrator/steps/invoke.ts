@@ -4,7 +4,7 @@
  * signed contract and the contract-db's proof; the provider answers with its allocation id.
  * Spec: specs/protocol.md ("Invocation"), specs/data-plane.md.
  */
-import { memberAsked } from '../job-spec-members.js'
+import { workloadOfJob } from '../job-workload.js'
 import type { ContractProof, SignedContract } from '../../contracts/model.js'
 import { W } from '../../protocol/behaviours.js'
 import type { JobInput } from '../data-plane.js'
@@ -23,22 +23,9 @@ export function invokeStep(d: InvokeDeps): Step {
       {
         contract: job.contract as SignedContract,
         proof: job.proof as ContractProof,
-        command: job.spec.command,
-        env: job.spec.env,
         inputs,
-        ...(job.spec.network === true ? { network: true } : {}),
-        // A pod: each member's container and share (the provider checks them against its bid).
-        ...(job.spec.members !== undefined
-          ? {
-              members: job.spec.members.map((m) => ({
-                ...memberAsked(m),
-                command: m.command,
-                env: m.env,
-                cpu: m.cpu,
-                memoryBytes: m.memoryBytes,
-              })),
-            }
-          : {}),
+        // What runs, whole: the provider checks it against its bid and the contract's terms.
+        workload: workloadOfJob(job.spec),
       },
       { timeoutMs: d.config.requestTimeoutMs, signal },
     )

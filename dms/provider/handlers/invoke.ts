@@ -15,8 +15,7 @@ import { DOMAIN } from '../../contracts/model.js'
 import { publicKeyOfPeer } from '../../contracts/party.js'
 import type { Invocation, InvocationReply } from '../../protocol/messages.js'
 import type { StoredBid } from '../bid-store.js'
-import { NETWORK_REFUSED } from '../capability.js'
-import { podInvocationProblem } from '../pod-invocation.js'
+import { invokedWorkloadProblem } from '../invoked-workload.js'
 import { invocationProblem } from '../validate.js'
 import { liveIn, mine, type BidLookup } from './common.js'
 
@@ -81,11 +80,8 @@ export function invokeHandler(d: InvokeDeps) {
       )
     const runIssue =
       invocationProblem(inv, t.resources.diskBytes) ??
-      podInvocationProblem(inv, rec.snapshot.context.request, t, d.allowNetwork === true)
+      invokedWorkloadProblem(inv.workload, rec.snapshot.context.request, t, d.allowNetwork === true)
     if (runIssue !== undefined) throw new RefusedError('BAD_INVOCATION', runIssue)
-    // The bid request may not have said: the invocation is what the container gets.
-    if (inv.network === true && d.allowNetwork !== true)
-      throw new RefusedError('BAD_INVOCATION', NETWORK_REFUSED)
     if (cancelled) throw new RefusedError('CANCELLED', 'the requester cancelled this contract')
     const actor = liveIn(d.book, rec, 'contracted')
     if (actor === undefined)
@@ -96,11 +92,8 @@ export function invokeHandler(d: InvokeDeps) {
       allocation: {
         allocationId,
         contract: inv.contract,
-        command: inv.command,
-        env: inv.env ?? {},
         inputs: inv.inputs ?? [],
-        ...(inv.network === true ? { network: true } : {}),
-        ...(inv.members !== undefined ? { members: inv.members } : {}),
+        workload: inv.workload,
       },
     })
     const snap = await d.book.settle(actor, (s) => !s.matches('allocating'))

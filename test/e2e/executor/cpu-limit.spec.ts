@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import Docker from 'dockerode'
 import { DockerExecutor } from '../../../dms/executor/docker/docker-executor.js'
 import type { ExecutionSpec } from '../../../dms/executor/executor.js'
+import { containerSpec, member as podMember, type ContainerSpecInit } from '../../helpers/workload.js'
 import { silentLogger } from '../../../dms/log.js'
 
 const IMAGE = process.env.DMS_TEST_IMAGE ?? 'dms-test:1'
@@ -45,9 +46,9 @@ describe('DockerExecutor: the CPU limit at the start (real Docker)', function ()
   })
   after(() => rmSync(workDir, { recursive: true, force: true }))
 
-  const spec = (command: string[], over: Partial<ExecutionSpec> = {}): ExecutionSpec => {
+  const spec = (command: string[], over: Partial<ContainerSpecInit> = {}): ExecutionSpec => {
     const allocationId = `cpu-${randomBytes(6).toString('hex')}`
-    return {
+    return containerSpec({
       jobId: `job-${allocationId}`,
       allocationId,
       image: IMAGE,
@@ -58,7 +59,7 @@ describe('DockerExecutor: the CPU limit at the start (real Docker)', function ()
       diskBytes: ROOT ? 8 * MiB : 0,
       timeoutSeconds: 20,
       ...over,
-    }
+    })
   }
 
   it('the workload starts under every limit, with the CPU share over a long period, then over 100 ms', async function () {
@@ -105,14 +106,9 @@ describe('DockerExecutor: the CPU limit at the start (real Docker)', function ()
 
   it('a pod: each member starts with its share over a long period, then gets the 100 ms period', async function () {
     const script = `${LIMITS}\nfirst=$(limits)\nuntil limits | grep -q "/100000 "; do sleep 0.02; done\necho "$first then $(limits)"`
-    const member = (name: string) => ({
-      name,
-      image: IMAGE,
-      command: ['sh', '-c', script],
-      cpu: 0.1,
-      memoryBytes: 16 * MiB,
-    })
-    const s = spec([], { cpu: 0.2, memoryBytes: 32 * MiB, members: [member('a'), member('b')] })
+    const member = (name: string) =>
+      podMember(name, { image: IMAGE, command: ['sh', '-c', script], cpu: 0.1, memoryBytes: 16 * MiB })
+    const s: ExecutionSpec = { ...spec(['true']), workload: { members: [member('a'), member('b')] } }
     const result = await ex.run(s)
     assert.equal(result.status, 'completed', JSON.stringify(result.members))
     for (const m of result.members ?? [])

@@ -7,6 +7,7 @@ import { DockerExecutor } from '../../../dms/executor/docker/docker-executor.js'
 import type { Engine } from '../../../dms/executor/engine.js'
 import type { ExecutionSpec } from '../../../dms/executor/executor.js'
 import { silentLogger } from '../../../dms/log.js'
+import { SINGLE_MEMBER } from '../../../dms/workload/workload.js'
 import type { ComplianceWorkload } from '../../helpers/engine-compliance.js'
 
 const IMAGE = process.env.DMS_TEST_IMAGE ?? 'dms-test:1'
@@ -23,11 +24,18 @@ export function workload(w: ComplianceWorkload): ExecutionSpec {
   return {
     jobId: w.jobId,
     allocationId: w.allocationId,
-    image: IMAGE,
-    command: ['sh', '-c', w.script],
-    cpu: w.cpu,
-    memoryBytes: w.memoryBytes,
+    workload: {
+      members: [
+        {
+          name: SINGLE_MEMBER,
+          artifact: { kind: 'image', ref: IMAGE },
+          command: ['sh', '-c', w.script],
+          env: {},
+          network: w.network === true ? 'outbound' : 'none',
+          resources: { cpu: w.cpu, memoryBytes: w.memoryBytes },
+        },
+      ],
+    },
     timeoutSeconds: w.timeoutSeconds,
-    network: w.network,
   }
 }

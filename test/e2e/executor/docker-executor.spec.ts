@@ -9,9 +9,10 @@ import { stageInputs } from '../../../dms/blobs/staging.js'
 import { BlobStore } from '../../../dms/blobs/store.js'
 import { DockerExecutor, type DockerExecutorInit } from '../../../dms/executor/docker/docker-executor.js'
 import type { ExecutionEvent, ExecutionSpec } from '../../../dms/executor/executor.js'
-import { hashOutputs } from '../../../dms/protocol/outputs.js'
+import { hashOutputs } from '../../../dms/workload/outputs.js'
 import { silentLogger } from '../../../dms/log.js'
 import { untar } from '../../helpers/tar.js'
+import { containerSpec, type ContainerSpecInit } from '../../helpers/workload.js'
 
 const IMAGE = process.env.DMS_TEST_IMAGE ?? 'dms-test:1'
 const MiB = 1024 * 1024
@@ -37,9 +38,9 @@ describe('DockerExecutor (real Docker)', function () {
     return new DockerExecutor({ log: silentLogger }, { workDir, ...init })
   }
 
-  function spec(command: string[], overrides: Partial<ExecutionSpec> = {}): ExecutionSpec {
+  function spec(command: string[], overrides: Partial<ContainerSpecInit> = {}): ExecutionSpec {
     const allocationId = `e2e-${randomBytes(6).toString('hex')}`
-    return {
+    return containerSpec({
       jobId: `job-${allocationId}`,
       allocationId,
       image: IMAGE,
@@ -48,7 +49,7 @@ describe('DockerExecutor (real Docker)', function () {
       memoryBytes: 64 * MiB,
       timeoutSeconds: 15,
       ...overrides,
-    }
+    })
   }
 
   async function containersOf(allocationId: string): Promise<Docker.ContainerInfo[]> {

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import Docker from 'dockerode'
 import { DockerExecutor } from '../../../dms/executor/docker/docker-executor.js'
 import type { ExecutionSpec } from '../../../dms/executor/executor.js'
+import { containerSpec, type ContainerSpecInit } from '../../helpers/workload.js'
 import { silentLogger } from '../../../dms/log.js'
 
 const IMAGE = process.env.DMS_TEST_IMAGE ?? 'dms-test:1'
@@ -26,9 +27,9 @@ describe('DockerExecutor: a hostile job (real Docker)', function () {
   })
   after(() => rmSync(workDir, { recursive: true, force: true }))
 
-  const spec = (command: string[], over: Partial<ExecutionSpec> = {}): ExecutionSpec => {
+  const spec = (command: string[], over: Partial<ContainerSpecInit> = {}): ExecutionSpec => {
     const allocationId = `hostile-${randomBytes(6).toString('hex')}`
-    return {
+    return containerSpec({
       jobId: `job-${allocationId}`,
       allocationId,
       image: IMAGE,
@@ -37,7 +38,7 @@ describe('DockerExecutor: a hostile job (real Docker)', function () {
       memoryBytes: 64 * MiB,
       timeoutSeconds: 20,
       ...over,
-    }
+    })
   }
 
   it('finds no /dev/shm, and only /tmp and /outputs writable', async () => {
@@ -73,7 +74,7 @@ describe('DockerExecutor: a hostile job (real Docker)', function () {
     const tiny = spec(['sh', '-c', ':'], { cpu: 1e-10 })
     await assert.rejects(executor.run(tiny), {
       name: 'InvalidSpecError',
-      message: /cpu must be at least 0\.01/,
+      message: /workload\.members\.0\.resources\.cpu Expected number to be greater or equal to 0\.01/,
     })
     const left = await docker.listContainers({
       all: true,
@@ -86,7 +87,7 @@ describe('DockerExecutor: a hostile job (real Docker)', function () {
     for (const image of ['../../containers/json', 'a//b', 'x/./y', 'Upper:1'])
       await assert.rejects(executor.run(spec(['sh', '-c', ':'], { image })), {
         name: 'InvalidSpecError',
-        message: /^invalid execution spec: image /,
+        message: /^invalid execution spec: workload\.members\.0\.artifact\.ref /,
       })
     await assert.rejects(executor.hasImage('a//b'), { name: 'InvalidSpecError' })
     await assert.rejects(executor.hasArtifact({ kind: 'image', ref: '../x' }), { name: 'InvalidSpecError' })

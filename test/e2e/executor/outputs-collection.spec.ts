@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DockerExecutor } from '../../../dms/executor/docker/docker-executor.js'
 import type { ExecutionSpec } from '../../../dms/executor/executor.js'
+import { containerSpec, type ContainerSpecInit } from '../../helpers/workload.js'
 import { silentLogger } from '../../../dms/log.js'
 import { removeTree } from '../../../dms/executor/docker/remove-tree.js'
 import { HOSTILE_OUTPUTS } from '../../fixtures/hostile-outputs.js'
@@ -32,9 +33,9 @@ describe('DockerExecutor output collection (real Docker)', function () {
   })
   after(() => removeTree(workDir))
 
-  const spec = (command: string[], overrides: Partial<ExecutionSpec> = {}): ExecutionSpec => {
+  const spec = (command: string[], overrides: Partial<ContainerSpecInit> = {}): ExecutionSpec => {
     const allocationId = `e2e-${randomBytes(6).toString('hex')}`
-    return {
+    return containerSpec({
       jobId: `job-${allocationId}`,
       allocationId,
       image: IMAGE,
@@ -43,7 +44,7 @@ describe('DockerExecutor output collection (real Docker)', function () {
       memoryBytes: 64 * MiB,
       timeoutSeconds: 20,
       ...overrides,
-    }
+    })
   }
 
   it('skips names it cannot read or name, and keeps the run: status, exit code, usage, logs', async function () {

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Docker from 'dockerode'
 import { DockerExecutor } from '../../../dms/executor/docker/docker-executor.js'
-import type { ExecutionEvent, ExecutionSpec, PodMember } from '../../../dms/executor/executor.js'
+import type { ExecutionEvent, ExecutionSpec, WorkloadMember } from '../../../dms/executor/executor.js'
+import { member as podMember, type ContainerInit } from '../../helpers/workload.js'
 import { silentLogger } from '../../../dms/log.js'
 
 const IMAGE = process.env.DMS_TEST_IMAGE ?? 'dms-test:1'
@@ -29,27 +30,17 @@ describe('DockerExecutor pods (real Docker)', function () {
   })
 
   const executor = (): DockerExecutor => new DockerExecutor({ log: silentLogger }, { workDir })
-  const member = (name: string, script: string, more: Partial<PodMember> = {}): PodMember => ({
-    name,
-    image: IMAGE,
-    command: ['sh', '-c', script],
-    cpu: 0.5,
-    memoryBytes: 32 * MiB,
-    ...more,
-  })
+  const member = (name: string, script: string, more: Partial<ContainerInit> = {}): WorkloadMember =>
+    podMember(name, { image: IMAGE, command: ['sh', '-c', script], cpu: 0.5, memoryBytes: 32 * MiB, ...more })
 
-  function pod(members: PodMember[], overrides: Partial<ExecutionSpec> = {}): ExecutionSpec {
+  function pod(members: WorkloadMember[], overrides: Partial<ExecutionSpec> = {}): ExecutionSpec {
     const allocationId = `pod-${randomBytes(6).toString('hex')}`
     return {
       jobId: `job-${allocationId}`,
       allocationId,
-      image: IMAGE,
-      command: ['true'],
-      cpu: members.reduce((s, m) => s + m.cpu, 0),
-      memoryBytes: members.reduce((s, m) => s + m.memoryBytes, 0),
+      workload: { members },
       timeoutSeconds: 20,
       diskBytes: process.getuid?.() === 0 ? 16 * MiB : 0,
-      members,
       ...overrides,
     }
   }
@@ -148,11 +139,14 @@ describe('DockerExecutor pods (real Docker)', function () {
     await assertCleanedUp(s.allocationId)
   })
 
-  it('refuses a pod whose resources are not its members sum, naming the field', async function () {
-    const s = pod([member('a', 'true'), member('b', 'true')])
-    await assert.rejects(executor().run({ ...s, cpu: 3 }), { name: 'InvalidSpecError', field: 'cpu' })
+  it('refuses a pod it cannot run (GPUs, a repeated name), naming the field', async function () {
+    const s = pod([member('a', 'true'), member('b', 'true', { gpus: 1 })])
+    await assert.rejects(executor().run(s), {
+      name: 'InvalidSpecError',
+      field: 'workload.members.1.resources.gpus',
+    })
     const bad = pod([member('a', 'true'), member('a', 'true')])
-    await assert.rejects(executor().run(bad), { name: 'InvalidSpecError', field: 'members[1].name' })
+    await assert.rejects(executor().run(bad), { name: 'InvalidSpecError', field: 'workload.members.1.name' })
     await assertCleanedUp(s.allocationId)
   })
 

@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import Docker from 'dockerode'
 import { DockerExecutor } from '../../../dms/executor/docker/docker-executor.js'
 import type { ExecutionEvent, ExecutionSpec } from '../../../dms/executor/executor.js'
+import { containerSpec, member as podMember } from '../../helpers/workload.js'
 import { isMountPoint } from '../../../dms/executor/docker/disk-quota.js'
 import { silentLogger } from '../../../dms/log.js'
 
@@ -49,7 +50,7 @@ describe('DockerExecutor startAfter (real Docker)', function () {
 
   function spec(): ExecutionSpec {
     const allocationId = `e2e-${randomBytes(6).toString('hex')}`
-    return {
+    return containerSpec({
       jobId: `job-${allocationId}`,
       allocationId,
       image: IMAGE,
@@ -58,7 +59,7 @@ describe('DockerExecutor startAfter (real Docker)', function () {
       memoryBytes: 64 * MiB,
       timeoutSeconds: 15,
       diskBytes: ROOT ? 16 * MiB : 0,
-    }
+    })
   }
 
   /** Starts a run gated on `gate`; resolves `created` with the container's state once it exists. */
@@ -121,14 +122,14 @@ describe('DockerExecutor startAfter (real Docker)', function () {
 
   it('a pod waits for the gate too: members created, none started, and a rejected gate undoes them all', async function () {
     const s = spec()
-    const member = (name: string) => ({
-      name,
-      image: IMAGE,
-      command: ['sh', '-c', 'echo ran > /outputs/ran.txt'],
-      cpu: 0.5,
-      memoryBytes: 32 * MiB,
-    })
-    const podSpec: ExecutionSpec = { ...s, members: [member('a'), member('b')] }
+    const member = (name: string) =>
+      podMember(name, {
+        image: IMAGE,
+        command: ['sh', '-c', 'echo ran > /outputs/ran.txt'],
+        cpu: 0.5,
+        memoryBytes: 32 * MiB,
+      })
+    const podSpec: ExecutionSpec = { ...s, workload: { members: [member('a'), member('b')] } }
     const gate = deferred()
     const events: ExecutionEvent[] = []
     let bothCreated!: () => void

@@ -9,7 +9,7 @@ import { createServer } from 'node:net'
 import { ContractDbNode } from '../../../dms/contract-db/node.js'
 import type { ExecutionResult } from '../../../dms/executor/executor.js'
 import { TestExecutor } from '../../helpers/test-executor.js'
-import { hashOutputs } from '../../../dms/protocol/outputs.js'
+import { hashOutputs } from '../../../dms/workload/outputs.js'
 import { ApiClient } from '../../../dms/api/client.js'
 import { jobReaches, startNetwork, TEST_PASSPHRASE, type TestNetwork } from '../../helpers/network.js'
 

@@ -6,6 +6,7 @@
  * contract-db; time jumps forward as the blob is served (JumpClock), so the budget runs out in a
  * few dozen chunks instead of five minutes.
  */
+import { forTerms } from '../../helpers/workload.js'
 import assert from 'node:assert/strict'
 import { keyToString } from '../../../actors/identity.js'
 import { signDoc } from '../../../dms/contracts/canonical.js'
@@ -104,9 +105,8 @@ describe('provider: a trickled input cannot pin an allocation in provisioning', 
     await r.actor.request(provider, W.invoke, {
       contract,
       proof,
-      command: ['sh', '-c', ':'],
-      env: {},
       inputs: [{ path: 'big', sha256: 'ef'.repeat(32), size: 64 * MiB }],
+      workload: forTerms(terms, ['sh', '-c', ':']),
     })
     invokeAnswered()
 

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
 import { createOptions, tmpSizeBytes, validateSpec } from '../../../dms/executor/docker/container-config.js'
 import type { ExecutionSpec } from '../../../dms/executor/executor.js'
+import { containerSpec, type ContainerSpecInit } from '../../helpers/workload.js'
 
 const MiB = 1024 * 1024
-const base: ExecutionSpec = {
+const init: ContainerSpecInit = {
   jobId: 'j1',
   allocationId: 'a1',
   image: 'dms-test:1',
@@ -12,6 +13,11 @@ const base: ExecutionSpec = {
   memoryBytes: 32 * MiB,
   timeoutSeconds: 10,
 }
+/** The spec of one container, `over` changed. */
+const spec = (over: Partial<ContainerSpecInit> = {}): ExecutionSpec => containerSpec({ ...init, ...over })
+const base = spec()
+/** The create request of a spec's one container. */
+const create = (s: ExecutionSpec, set = settings) => createOptions(s, s.workload.members[0], set)
 const settings = {
   user: '65534:65534',
   labelPrefix: 'dms',
@@ -22,7 +28,7 @@ const settings = {
 
 describe('container-config', function () {
   it('labels the container with its job, allocation and owner, so a restart finds only its own', function () {
-    assert.deepEqual(createOptions(base, settings).Labels, {
+    assert.deepEqual(create(base).Labels, {
       'dms.job': 'j1',
       'dms.allocation': 'a1',
       'dms.managed': 'true',
@@ -31,65 +37,110 @@ describe('container-config', function () {
   })
 
   it('asks for no GPU unless the spec does, then for exactly that many', function () {
-    assert.equal(createOptions(base, settings).HostConfig?.DeviceRequests, undefined)
-    assert.equal(createOptions({ ...base, gpus: 0 }, settings).HostConfig?.DeviceRequests, undefined)
-    const requests = createOptions({ ...base, gpus: 2 }, settings).HostConfig?.DeviceRequests
+    assert.equal(create(base).HostConfig?.DeviceRequests, undefined)
+    assert.equal(create(spec({ gpus: 0 })).HostConfig?.DeviceRequests, undefined)
+    const requests = create(spec({ gpus: 2 })).HostConfig?.DeviceRequests
     assert.deepEqual(requests, [
       { Driver: '', Count: 2, DeviceIDs: [], Capabilities: [['gpu']], Options: {} },
     ])
   })
 
   it('sizes the tmpfs /tmp within the memory limit, since its pages are charged to it', function () {
-    assert.equal(tmpSizeBytes(base), 32 * MiB)
-    assert.equal(tmpSizeBytes({ ...base, memoryBytes: 512 * MiB }), 64 * MiB)
-    const tmpfs = createOptions(base, settings).HostConfig?.Tmpfs?.['/tmp'] ?? ''
+    assert.equal(tmpSizeBytes(base.workload.members[0]), 32 * MiB)
+    assert.equal(tmpSizeBytes(spec({ memoryBytes: 512 * MiB }).workload.members[0]), 64 * MiB)
+    const tmpfs = create(base).HostConfig?.Tmpfs?.['/tmp'] ?? ''
     assert.match(tmpfs, new RegExp(`size=${32 * MiB}`))
     assert.match(tmpfs, /noexec/)
   })
 
   it('keeps a capped engine log (one file) so a restarted provider can replay it', function () {
-    const log = createOptions(base, settings).HostConfig?.LogConfig
+    const log = create(base).HostConfig?.LogConfig
     assert.equal(log?.Type, 'local')
     assert.deepEqual(log?.Config, { 'max-size': String(2 * MiB), 'max-file': '1', compress: 'false' })
   })
 
   it('rejects bad disk and GPU amounts', function () {
-    assert.throws(() => validateSpec({ ...base, diskBytes: -1 }), /diskBytes must be a non-negative integer/)
-    assert.throws(() => validateSpec({ ...base, diskBytes: 1.5 }), /diskBytes/)
-    assert.throws(() => validateSpec({ ...base, gpus: 0.5 }), /gpus must be a non-negative integer/)
-    validateSpec({ ...base, diskBytes: 64 * MiB, gpus: 1 })
+    assert.throws(() => validateSpec(spec({ diskBytes: -1 })), /diskBytes must be a non-negative integer/)
+    assert.throws(() => validateSpec(spec({ diskBytes: 1.5 })), /diskBytes/)
+    assert.throws(() => validateSpec(spec({ gpus: 0.5 })), /workload\.members\.0\.resources\.gpus/)
+    validateSpec(spec({ diskBytes: 64 * MiB, gpus: 1 }))
   })
 
   it('mounts no /dev/shm (a private IPC namespace) and never gives the engine a CPU quota of 0', function () {
-    const host = createOptions(base, settings).HostConfig
+    const host = create(base).HostConfig
     assert.equal(host?.IpcMode, 'none')
     assert.equal(host?.NanoCpus, undefined, 'a quota per period instead (cpu-limit.ts)')
     assert.deepEqual([host?.CpuQuota, host?.CpuPeriod], [50_000, 100_000])
-    const smallest = createOptions({ ...base, cpu: 0.01 }, settings).HostConfig
+    const smallest = create(spec({ cpu: 0.01 })).HostConfig
     assert.deepEqual([smallest?.CpuQuota, smallest?.CpuPeriod], [10_000, 1_000_000])
     for (const cpu of [1e-10, 0.009, 0, -1, Number.NaN])
-      assert.throws(
-        () => createOptions({ ...base, cpu }, settings),
-        { name: 'InvalidSpecError' },
-        String(cpu),
-      )
-    assert.throws(() => validateSpec({ ...base, cpu: 1e-10 }), /cpu must be at least 0\.01/)
+      assert.throws(() => create(spec({ cpu })), { name: 'InvalidSpecError' }, String(cpu))
+    assert.throws(() => validateSpec(spec({ cpu: 1e-10 })), /workload\.members\.0\.resources\.cpu/)
   })
 
   it('refuses what the API refuses, by the same rules: image references, env names, NUL', function () {
     assert.throws(
-      () => validateSpec({ ...base, image: '../../containers/json' }),
-      /image registry "\.\." is not a host name/,
+      () => validateSpec(spec({ image: '../../containers/json' })),
+      /workload\.members\.0\.artifact\.ref registry "\.\." is not a host name/,
     )
-    assert.throws(() => validateSpec({ ...base, image: 'a//b' }), /empty path component/)
-    assert.throws(() => validateSpec({ ...base, env: { 'A=B': 'x' } }), /env "A=B": the name must be/)
-    assert.throws(() => validateSpec({ ...base, env: { A: 'x\0' } }), /env "A": must not contain a NUL/)
+    assert.throws(() => validateSpec(spec({ image: 'a//b' })), /empty path component/)
     assert.throws(
-      () => validateSpec({ ...base, command: ['sh', 'a\0b'] }),
-      /command argument 1 must not contain a NUL/,
+      () => validateSpec(spec({ env: { 'A=B': 'x' } })),
+      /workload\.members\.0\.env\."A=B" the name must be/,
+    )
+    assert.throws(
+      () => validateSpec(spec({ env: { A: 'x\0' } })),
+      /workload\.members\.0\.env\."A" must not contain a NUL/,
+    )
+    assert.throws(
+      () => validateSpec(spec({ command: ['sh', 'a\0b'] })),
+      /workload\.members\.0\.command\.1 must not contain a NUL/,
     )
     assert.doesNotThrow(() =>
-      validateSpec({ ...base, image: `registry.example:5000/a/b:1@sha256:${'f'.repeat(64)}` }),
+      validateSpec(spec({ image: `registry.example:5000/a/b:1@sha256:${'f'.repeat(64)}` })),
     )
+  })
+
+  it('runs container images only: a bundle (for a process engine) is refused, naming the member', function () {
+    const bundle: ExecutionSpec = {
+      ...base,
+      workload: {
+        members: [{ ...base.workload.members[0], artifact: { kind: 'bundle', sha256: 'a'.repeat(64) } }],
+      },
+    }
+    assert.throws(() => validateSpec(bundle), {
+      name: 'InvalidSpecError',
+      field: 'workload.members.0.artifact',
+      message: /bundle: the Docker engine runs container images only/,
+    })
+  })
+
+  it('gives each container its own member: image, command, env, network and share', function () {
+    const s: ExecutionSpec = {
+      ...base,
+      workload: {
+        members: [
+          base.workload.members[0],
+          {
+            name: 'b',
+            artifact: { kind: 'image', ref: 'other:2' },
+            command: ['b'],
+            env: { B: '1' },
+            network: 'outbound',
+            resources: { cpu: 0.25, memoryBytes: 16 * MiB },
+          },
+        ],
+      },
+    }
+    const o = createOptions(s, s.workload.members[1], { ...settings, member: 'b' })
+    assert.deepEqual(
+      [o.Image, o.Cmd, o.Env, o.HostConfig?.NetworkMode],
+      ['other:2', ['b'], ['B=1'], 'bridge'],
+    )
+    assert.deepEqual(
+      [o.HostConfig?.Memory, o.HostConfig!.CpuQuota! / o.HostConfig!.CpuPeriod!],
+      [16 * MiB, 0.25],
+    )
+    assert.equal(create(s).HostConfig?.NetworkMode, 'none')
   })
 })

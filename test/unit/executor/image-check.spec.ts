@@ -10,9 +10,10 @@ import { join } from 'node:path'
 import { DockerExecutor } from '../../../dms/executor/docker/docker-executor.js'
 import type { ExecutionSpec } from '../../../dms/executor/executor.js'
 import { silentLogger } from '../../../dms/log.js'
+import { containerSpec } from '../../helpers/workload.js'
 import { startFakeEngine, type FakeEngine } from '../../helpers/fake-engine.js'
 
-const spec: ExecutionSpec = {
+const spec: ExecutionSpec = containerSpec({
   jobId: 'job-1',
   allocationId: 'alloc-1',
   image: 'missing-image:1',
@@ -20,7 +21,7 @@ const spec: ExecutionSpec = {
   cpu: 0.1,
   memoryBytes: 16 * 1024 * 1024,
   timeoutSeconds: 10,
-}
+})
 
 describe('DockerExecutor image check (a stand-in engine)', function () {
   let engine: FakeEngine

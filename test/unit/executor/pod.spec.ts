@@ -1,30 +1,26 @@
 import assert from 'node:assert/strict'
 import { createOptions, validateSpec } from '../../../dms/executor/docker/container-config.js'
-import { memberSpec, validatePod } from '../../../dms/executor/docker/pod-config.js'
+import { validatePod } from '../../../dms/executor/docker/pod-config.js'
 import { causeOf, memberResults, podUsage, type MemberEnd } from '../../../dms/executor/docker/pod-result.js'
 import type { Ended } from '../../../dms/executor/docker/supervise.js'
-import type { ExecutionSpec, PodMember } from '../../../dms/executor/executor.js'
+import type { ExecutionSpec, WorkloadMember } from '../../../dms/executor/executor.js'
+import { member, type ContainerInit } from '../../helpers/workload.js'
 
 const MiB = 1024 * 1024
-const m = (name: string, more: Partial<PodMember> = {}): PodMember => ({
-  name,
-  image: 'dms-test:1',
-  command: ['true'],
-  cpu: 0.5,
-  memoryBytes: 16 * MiB,
-  ...more,
-})
-const pod = (members: PodMember[], more: Partial<ExecutionSpec> = {}): ExecutionSpec => ({
+const m = (name: string, more: Partial<ContainerInit> = {}): WorkloadMember =>
+  member(name, { image: 'dms-test:1', command: ['true'], cpu: 0.5, memoryBytes: 16 * MiB, ...more })
+const pod = (members: WorkloadMember[], more: Partial<ExecutionSpec> = {}): ExecutionSpec => ({
   jobId: 'j1',
   allocationId: 'a1',
-  image: 'dms-test:1',
-  command: ['true'],
-  cpu: members.reduce((s, x) => s + x.cpu, 0),
-  memoryBytes: members.reduce((s, x) => s + x.memoryBytes, 0),
+  workload: { members },
   timeoutSeconds: 10,
-  members,
   ...more,
 })
+/** The spec checked as the executor checks a pod before anything is created. */
+const check = (s: ExecutionSpec) => {
+  validateSpec(s)
+  return validatePod(s)
+}
 const ended = (exitCode: number, more: Partial<Ended> = {}): Ended => ({
   exitCode,
   stopRequested: undefined,
@@ -39,57 +35,52 @@ const ended = (exitCode: number, more: Partial<Ended> = {}): Ended => ({
 
 describe('pods in the executor', function () {
   describe('validatePod', function () {
-    it('accepts 2..8 uniquely named members whose shares add up to the pod', function () {
-      assert.equal(validatePod(pod([m('a'), m('b', { cpu: 0.25 })])).length, 2)
+    it('accepts 2..8 uniquely named members', function () {
+      assert.equal(check(pod([m('a'), m('b', { cpu: 0.25 })])).length, 2)
       // Member names are task names (specs/job-spec.md, "Pods").
-      assert.equal(validatePod(pod([m('Stage.1'), m('x'.repeat(64))])).length, 2)
+      assert.equal(check(pod([m('Stage.1'), m('x'.repeat(64))])).length, 2)
     })
 
-    it("takes a pod without a command of its own (the provider's, from a pod job): only the members' run", function () {
-      assert.doesNotThrow(() => validateSpec(pod([m('a'), m('b')], { command: [] })))
-      assert.throws(() => validateSpec({ ...pod([m('a'), m('b')]), command: [], members: undefined }), {
-        field: 'command',
-      })
-    })
-
-    it('refuses a member count out of 2..8', function () {
-      assert.throws(() => validatePod(pod([m('a')])), { field: 'members' })
+    it('refuses more than 8 members', function () {
       const nine = Array.from({ length: 9 }, (_, i) => m(`m${i}`))
-      assert.throws(() => validatePod(pod(nine)), { field: 'members' })
+      assert.throws(() => check(pod(nine)), { field: 'workload.members' })
     })
 
     it('names the member and field of a bad member', function () {
-      assert.throws(() => validatePod(pod([m('a'), m('-a')])), { field: 'members[1].name' })
-      assert.throws(() => validatePod(pod([m('a'), m('.pod')])), { field: 'members[1].name' })
-      assert.throws(() => validatePod(pod([m('a'), m('a')])), { field: 'members[1].name' })
-      assert.throws(() => validatePod(pod([m('a', { image: 'bad image' }), m('b')])), {
-        field: 'members[0].image',
+      assert.throws(() => check(pod([m('a'), m('-a')])), { field: 'workload.members.1.name' })
+      assert.throws(() => check(pod([m('a'), m('.pod')])), { field: 'workload.members.1.name' })
+      assert.throws(() => check(pod([m('a'), m('a')])), { field: 'workload.members.1.name' })
+      assert.throws(() => check(pod([m('a', { image: 'bad image' }), m('b')])), {
+        field: 'workload.members.0.artifact.ref',
       })
-      assert.throws(() => validatePod(pod([m('a'), m('b', { command: [] })])), {
-        field: 'members[1].command',
+      assert.throws(() => check(pod([m('a'), m('b', { command: [] })])), {
+        field: 'workload.members.1.command',
       })
-      assert.throws(() => validatePod(pod([m('a'), m('b', { memoryBytes: 1 })])), {
-        field: 'members[1].memoryBytes',
+      assert.throws(() => check(pod([m('a'), m('b', { memoryBytes: 1 })])), {
+        field: 'workload.members.1.resources.memoryBytes',
       })
     })
 
-    it('refuses resources that are not the members sum, and GPUs', function () {
-      assert.throws(() => validatePod(pod([m('a'), m('b')], { cpu: 2 })), { field: 'cpu' })
-      assert.throws(() => validatePod(pod([m('a'), m('b')], { memoryBytes: 64 * MiB })), {
-        field: 'memoryBytes',
+    it('refuses GPUs in a pod', function () {
+      assert.throws(() => check(pod([m('a'), m('b', { gpus: 1 })])), {
+        field: 'workload.members.1.resources.gpus',
       })
-      assert.throws(() => validatePod(pod([m('a'), m('b')], { gpus: 1 })), { field: 'gpus' })
     })
   })
 
   it("runs each member with its own program, share and network, and the pod's limits", function () {
     const s = pod([m('a', { network: true, env: { X: '1' } }), m('b')], { diskBytes: 8 * MiB })
-    const a = memberSpec(s, s.members?.[0] as PodMember)
-    assert.equal(a.network, true)
-    assert.equal(a.cpu, 0.5)
-    assert.equal(a.diskBytes, 8 * MiB)
-    assert.equal(a.members, undefined)
-    const opts = createOptions(memberSpec(s, s.members?.[1] as PodMember), {
+    const settings = {
+      user: '65534:65534',
+      labelPrefix: 'dms',
+      owner: 'p',
+      outputsDir: '/w/a1/outputs/a',
+      maxLogBytes: MiB,
+    }
+    const a = createOptions(s, s.workload.members[0], { ...settings, member: 'a' })
+    assert.equal(a.HostConfig?.NetworkMode, 'bridge')
+    assert.deepEqual(a.Env, ['X=1'])
+    const opts = createOptions(s, s.workload.members[1], {
       user: '65534:65534',
       labelPrefix: 'dms',
       owner: 'p',

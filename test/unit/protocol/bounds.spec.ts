@@ -2,6 +2,7 @@
  * Every string and list in every payload and signed document is bounded, and checked at decode,
  * before any behaviour sees it (dms/protocol/bounds.ts, dms/protocol/shapes.ts, dms/protocol/document-shapes.ts).
  */
+import { container } from '../../helpers/workload.js'
 import assert from 'node:assert/strict'
 import { errorCodec } from '../../../actors/codec.js'
 import { ManualClock } from '../../../actors/clock.js'
@@ -75,27 +76,10 @@ describe('bounds: every string and list a peer sends, checked at decode', () => 
       ],
       [
         W.invoke.name,
-        (n) => ({ contract, proof: proofOf(), command: Array(n).fill('a'), env: {}, inputs: [] }),
-        LIMITS.commandArgs,
-      ],
-      [
-        W.invoke.name,
         (n) => ({
           contract,
           proof: proofOf(),
-          command: ['a'],
-          env: Object.fromEntries(Array.from({ length: n }, (_, i) => [`K${i}`, 'v'])),
-          inputs: [],
-        }),
-        LIMITS.envEntries,
-      ],
-      [
-        W.invoke.name,
-        (n) => ({
-          contract,
-          proof: proofOf(),
-          command: ['a'],
-          env: {},
+          workload: container({ image: 'dms-test:1', command: ['a'], cpu: 1, memoryBytes: 64 * 1024 * 1024 }),
           inputs: Array.from({ length: n }, (_, i) => ({ path: `in${i}`, sha256: 'ab'.repeat(32), size: 1 })),
         }),
         LIMITS.inputs,

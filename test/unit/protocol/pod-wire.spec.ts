@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { W, dmsCodecs } from '../../../dms/protocol/behaviours.js'
 import { LIMITS } from '../../../dms/protocol/bounds.js'
 import type { BidRequest, Invocation, JobLog, JobResult } from '../../../dms/protocol/messages.js'
+import { member, type ContainerInit } from '../../helpers/workload.js'
 import { makeContract, makeReceipt, newParty } from '../../helpers/contracts.js'
 
 const requester = newParty()
@@ -24,15 +25,15 @@ const request = (members?: BidRequest['members']): BidRequest => ({
   exclude: [],
   ...(members !== undefined ? { members } : {}),
 })
-const invoked = (name: string, more: Record<string, unknown> = {}) => ({
-  name,
-  image: 'dms-test:1',
-  command: ['sh', '-c', 'true'],
-  env: { K: 'v' },
-  cpu: 0.5,
-  memoryBytes: 64 * 1024 * 1024,
-  ...more,
-})
+const invoked = (name: string, more: Partial<ContainerInit> = {}) =>
+  member(name, {
+    image: 'dms-test:1',
+    command: ['sh', '-c', 'true'],
+    env: { K: 'v' },
+    cpu: 0.5,
+    memoryBytes: 64 * 1024 * 1024,
+    ...more,
+  })
 const outcome = (name: string) => ({
   name,
   status: 'completed' as const,
@@ -67,12 +68,10 @@ describe('protocol: pods on the wire', () => {
         contractDb: contract.terms.contractDb,
         signature: 's',
       },
-      command: [],
-      env: {},
       inputs: [],
-      members: [invoked('a'), invoked('b', { network: true, env: {} })],
+      workload: { members: [invoked('a'), invoked('b', { network: true, env: {} })] },
     } as unknown as Invocation
-    assert.deepEqual(roundTrip(W.invoke.name, inv).members, inv.members)
+    assert.deepEqual(roundTrip(W.invoke.name, inv).workload, inv.workload)
     const result: JobResult = {
       jobId: contract.terms.jobId,
       receipt,

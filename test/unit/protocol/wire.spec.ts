@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { container } from '../../helpers/workload.js'
 import { KeyPair, keyToString } from '../../../actors/identity.js'
 import { issueApproval } from '../../../dms/contracts/approval.js'
 import { issueFunds } from '../../../dms/contracts/funds.js'
@@ -151,9 +152,14 @@ const samples: Array<[string, unknown]> = [
     {
       contract,
       proof,
-      command: ['sh', '-c', 'echo hi'],
-      env: { A: '1', B: 'two' },
       inputs: [{ path: 'd/in.txt', sha256: 'cd'.repeat(32), size: 5 }],
+      workload: container({
+        image: 'dms-test:1',
+        command: ['sh', '-c', 'echo hi'],
+        env: { A: '1', B: 'two' },
+        cpu: 1,
+        memoryBytes: 64 * 1024 * 1024,
+      }),
     },
   ],
   [`${W.invoke.name}#reply`, { allocationId: 'a-1' }],
@@ -222,7 +228,21 @@ const samples: Array<[string, unknown]> = [
   [`${W.funds.name}#reply`, funds],
   [W.blobRelease.name, { sha256: 'ab'.repeat(32), jobId: 'j-1' }],
   [`${W.blobRelease.name}#reply`, { removed: true }],
-  [W.invoke.name, { contract, proof, command: ['ls', '/sys/class/net'], env: {}, inputs: [], network: true }],
+  [
+    W.invoke.name,
+    {
+      contract,
+      proof,
+      inputs: [],
+      workload: container({
+        image: 'dms-test:1',
+        command: ['ls'],
+        network: true,
+        cpu: 1,
+        memoryBytes: 64 * 1024 * 1024,
+      }),
+    },
+  ],
 ]
 
 describe('dms/protocol (protobuf payload codecs)', () => {
@@ -372,12 +392,11 @@ describe('dms/protocol (protobuf payload codecs)', () => {
     // resources (field 2) whose cpu (field 1, a double) is a varint.
     const req = new Uint8Array([(1 << 3) | 2, 1, 0x6a, (2 << 3) | 2, 2, (1 << 3) | 0, 1])
     assert.throws(() => codecs.decode(W.bidRequest.name, req), /field 1 has wire type 0, expected 1/)
-    // env (field 4) map entry whose value (field 2, a string) is a varint.
+    // An invocation of protocol 1 (command, field 3, instead of the workload): refused at the wire.
     const inv = codecs.encode(W.invoke.name, samples.find(([name]) => name === W.invoke.name)![1])
-    const badEntry = [(4 << 3) | 2, 5, (1 << 3) | 2, 1, 0x41, (2 << 3) | 0, 1]
     assert.throws(
-      () => codecs.decode(W.invoke.name, new Uint8Array([...inv, ...badEntry])),
-      /field 2 has wire type 0/,
+      () => codecs.decode(W.invoke.name, new Uint8Array([...inv, (3 << 3) | 2, 2, 0x73, 0x68])),
+      /unknown field 3/,
     )
     assert.throws(() => codecs.decode(W.update.name, new Uint8Array([(9 << 3) | 0, 1])), /unknown field 9/)
   })

@@ -2,6 +2,8 @@
  * The network a run gets is the provider's to allow, at the run itself: an allocation that asked
  * for it while `allowNetwork` was on, restored after a restart with it off, runs without.
  */
+import { forTerms, member as podMember } from '../../helpers/workload.js'
+import type { WorkloadMember } from '../../../dms/workload/workload.js'
 import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -30,7 +32,7 @@ describe('provider/allocation-run: the network of a run', function () {
   async function specOf(
     allowNetwork: boolean | undefined,
     restoredIn?: 'provisioning',
-    members?: unknown[],
+    members?: WorkloadMember[],
   ): Promise<ExecutionSpec> {
     let ran!: (spec: ExecutionSpec) => void
     const seen = new Promise<ExecutionSpec>((resolve) => (ran = resolve))
@@ -62,10 +64,8 @@ describe('provider/allocation-run: the network of a run', function () {
       allocation: {
         allocationId: 'alloc-1',
         contract: { terms },
-        command: ['true'],
-        env: {},
         inputs: [],
-        ...(members === undefined ? { network: true } : { command: [], members }),
+        workload: members === undefined ? forTerms(terms, ['true'], { network: 'outbound' }) : { members },
         diskBytes: 0,
         invokedAt: 1,
         provisionBy: 60_000,
@@ -83,35 +83,51 @@ describe('provider/allocation-run: the network of a run', function () {
   }
 
   it('gets the network it asked for where the provider allows it', async function () {
-    assert.equal((await specOf(true)).network, true)
+    const spec = await specOf(true)
+    assert.deepEqual(spec.workload, {
+      members: [
+        {
+          name: 'main',
+          artifact: { kind: 'image', ref: 'dms-test:1' },
+          command: ['true'],
+          env: {},
+          network: 'outbound',
+          resources: { cpu: 1, memoryBytes: 64 * 1024 * 1024 },
+        },
+      ],
+    })
   })
 
   it('runs without it once the provider no longer allows it (restored after a restart)', async function () {
-    assert.equal((await specOf(false, 'provisioning')).network, false)
-    assert.equal((await specOf(undefined, 'provisioning')).network, false)
+    assert.equal((await specOf(false, 'provisioning')).workload.members[0].network, 'none')
+    assert.equal((await specOf(undefined, 'provisioning')).workload.members[0].network, 'none')
   })
 
   it("a pod's members: each its own container and share, network only where asked and allowed", async function () {
-    const member = (name: string, network?: boolean) => ({
-      name,
-      image: 'dms-test:1',
-      command: ['sh', '-c', name],
-      env: { M: name },
-      ...(network !== undefined ? { network } : {}),
-      cpu: 0.5,
-      memoryBytes: 32 * 1024 * 1024,
-    })
+    const member = (name: string, network?: boolean) =>
+      podMember(name, {
+        image: 'dms-test:1',
+        command: ['sh', '-c', name],
+        env: { M: name },
+        network,
+        cpu: 0.5,
+        memoryBytes: 32 * 1024 * 1024,
+      })
     const members = [member('a', true), member('b')]
     const allowed = await specOf(true, undefined, members)
-    assert.deepEqual(allowed.members, [
-      { ...member('a'), network: true },
-      { ...member('b'), network: false },
-    ])
-    assert.deepEqual([allowed.command, allowed.network], [[], false])
+    const run = (name: string, network: 'none' | 'outbound') => ({
+      name,
+      artifact: { kind: 'image', ref: 'dms-test:1' },
+      command: ['sh', '-c', name],
+      env: { M: name },
+      network,
+      resources: { cpu: 0.5, memoryBytes: 32 * 1024 * 1024 },
+    })
+    assert.deepEqual(allowed.workload, { members: [run('a', 'outbound'), run('b', 'none')] })
     const restored = await specOf(false, 'provisioning', members)
     assert.deepEqual(
-      restored.members?.map((m) => m.network),
-      [false, false],
+      restored.workload.members.map((m) => m.network),
+      ['none', 'none'],
     )
   })
 })

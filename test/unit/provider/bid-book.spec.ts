@@ -3,6 +3,7 @@
  * order, a restart restores each live bid where it was (once), and the look-ups follow the
  * machines.
  */
+import { container } from '../../helpers/workload.js'
 import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -56,8 +57,7 @@ describe('provider/bid-book', () => {
       allocation: {
         allocationId: 'alloc-a',
         contract: contractFor(a.getSnapshot().context.bid),
-        command: ['x'],
-        env: {},
+        workload: container({ image: 'dms-test:1', command: ['x'], cpu: 1, memoryBytes: 64 * 1024 * 1024 }),
         inputs: [],
       },
     })

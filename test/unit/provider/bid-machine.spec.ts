@@ -3,6 +3,7 @@
  * finishes) on a ManualClock: the machine drives each bid from its reservation to its release,
  * its deadlines come from the context, and a restored machine goes back where it was.
  */
+import { container } from '../../helpers/workload.js'
 import assert from 'node:assert/strict'
 import { createActor, waitFor, type Actor } from 'xstate'
 import { ManualClock } from '../../../actors/clock.js'
@@ -30,8 +31,7 @@ describe('provider/bid-machine', () => {
       allocation: {
         allocationId: 'alloc-1',
         contract: contractFor(actor.getSnapshot().context.bid),
-        command: ['sh'],
-        env: {},
+        workload: container({ image: 'dms-test:1', command: ['sh'], cpu: 1, memoryBytes: 64 * 1024 * 1024 }),
         inputs: [],
       },
     })
@@ -255,8 +255,7 @@ describe('provider/bid-machine', () => {
       allocation: {
         allocationId: 'alloc-1',
         contract: contractFor(actor.getSnapshot().context.bid),
-        command: ['sh'],
-        env: {},
+        workload: container({ image: 'dms-test:1', command: ['sh'], cpu: 1, memoryBytes: 64 * 1024 * 1024 }),
         inputs: [{ path: 'a', sha256: 'ef'.repeat(32), size: 1000 }],
       },
     })
@@ -294,8 +293,7 @@ describe('provider/bid-machine', () => {
       allocation: {
         allocationId: 'alloc-1',
         contract: { ...contract, terms: { ...contract.terms, startBy } },
-        command: ['sh'],
-        env: {},
+        workload: container({ image: 'dms-test:1', command: ['sh'], cpu: 1, memoryBytes: 64 * 1024 * 1024 }),
         inputs: [],
       },
     })
@@ -331,8 +329,7 @@ describe('provider/bid-machine', () => {
       allocation: {
         allocationId: 'alloc-1',
         contract: { ...contract, terms: { ...contract.terms, startBy: clock.now() + 60_000 } },
-        command: ['sh'],
-        env: {},
+        workload: container({ image: 'dms-test:1', command: ['sh'], cpu: 1, memoryBytes: 64 * 1024 * 1024 }),
         inputs: [],
       },
     })

@@ -5,6 +5,7 @@
  * once and the bid is released before its outcome record is ever written (writes are coalesced:
  * the stored transitions may never show the outcome state with its result).
  */
+import { container } from '../../helpers/workload.js'
 import assert from 'node:assert/strict'
 import { EventEmitter } from 'node:events'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -61,8 +62,7 @@ describe('provider/outcomes', () => {
       allocation: {
         allocationId: 'alloc-1',
         contract: contractFor(actor.getSnapshot().context.bid),
-        command: ['x'],
-        env: {},
+        workload: container({ image: 'dms-test:1', command: ['x'], cpu: 1, memoryBytes: 64 * 1024 * 1024 }),
         inputs: [],
       },
     })

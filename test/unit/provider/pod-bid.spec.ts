@@ -4,10 +4,12 @@
  * invocation must match what was bid on and what the contract says.
  */
 import assert from 'node:assert/strict'
-import type { BidRequest, Invocation, InvokedMember } from '../../../dms/protocol/messages.js'
+import type { BidRequest } from '../../../dms/protocol/messages.js'
+import type { Workload, WorkloadMember } from '../../../dms/workload/workload.js'
+import { forTerms, member as podMember, type ContainerInit } from '../../helpers/workload.js'
 import { acceptJob, compareCapability } from '../../../dms/provider/capability.js'
 import { LIMITS } from '../../../dms/protocol/bounds.js'
-import { podInvocationProblem } from '../../../dms/provider/pod-invocation.js'
+import { invokedWorkloadProblem } from '../../../dms/provider/invoked-workload.js'
 import { memberOutcomes } from '../../../dms/provider/publish.js'
 import { checkBidRequest } from '../../../dms/provider/validate.js'
 
@@ -26,18 +28,16 @@ const request = (over: Partial<BidRequest> = {}): BidRequest => ({
   ],
   ...over,
 })
-const member = (name: string, more: Partial<InvokedMember> = {}): InvokedMember => ({
-  name,
-  image: 'dms-test:1',
-  command: ['sh', '-c', 'true'],
-  env: {},
-  cpu: 0.5,
-  memoryBytes: 64 * MiB,
-  ...more,
-})
+const member = (name: string, more: Partial<ContainerInit> = {}): WorkloadMember =>
+  podMember(name, {
+    image: 'dms-test:1',
+    command: ['sh', '-c', 'true'],
+    cpu: 0.5,
+    memoryBytes: 64 * MiB,
+    ...more,
+  })
 const members = () => [member('a'), member('b', { image: 'tool:2', network: true })]
-const inv = (over: Partial<Invocation> = {}): Invocation =>
-  ({ command: [], env: {}, inputs: [], members: members(), ...over }) as Invocation
+const inv = (m: WorkloadMember[] = members()): Workload => ({ members: m })
 const terms = { image: 'dms-test:1', resources: { cpu: 1, memoryBytes: 128 * MiB, diskBytes: 0, gpus: 0 } }
 
 describe('provider: pods', () => {
@@ -106,46 +106,58 @@ describe('provider: pods', () => {
     assert.deepEqual(notAllowed.reasons, ['image tool:2 is not allowed here'])
   })
 
-  it('takes the invocation of the pod it bid on: same members, shares that add up to the terms', () => {
-    assert.equal(podInvocationProblem(inv(), request(), terms, true), undefined)
-    // One container bid on, one invoked: no members either side.
+  it('takes the workload of the pod it bid on: same members, shares that add up to the terms', () => {
+    assert.equal(invokedWorkloadProblem(inv(), request(), terms, true), undefined)
+    // One container bid on, one invoked: the terms' image and resources.
     assert.equal(
-      podInvocationProblem(inv({ members: undefined }), request({ members: undefined }), terms, true),
+      invokedWorkloadProblem(forTerms(terms, ['true']), request({ members: undefined }), terms, true),
       undefined,
     )
   })
 
-  it('refuses a forged invocation whose members differ from the bid request or the terms', () => {
-    const refused = (i: Invocation, allow = true, r = request()) => podInvocationProblem(i, r, terms, allow)
+  it('refuses a forged workload whose members differ from the bid request or the terms', () => {
+    const refused = (w: Workload, allow = true, r = request()) => invokedWorkloadProblem(w, r, terms, allow)
     const [a, b] = members()
     assert.match(
-      refused(inv({ members: [a, { ...b, name: 'c' }] })) ?? '',
-      /members\[1\]\.name is not the bid request's "b"/,
+      refused(inv([a, { ...b, name: 'c' }])) ?? '',
+      /members\.1\.name is not the bid request's "b"/,
     )
-    assert.match(refused(inv({ members: [a, { ...b, image: 'evil:1' }] })) ?? '', /members\[1\]\.image/)
-    assert.match(refused(inv({ members: [{ ...a, network: true }, b] })) ?? '', /members\[0\]\.network/)
-    assert.match(refused(inv({ members: [a] })) ?? '', /named 2 members/)
-    assert.match(refused(inv({ members: [a, b, member('c')] })) ?? '', /named 2 members/)
     assert.match(
-      refused(inv({ members: [{ ...a, cpu: 1.5 }, b] })) ?? '',
+      refused(inv([a, { ...b, artifact: { kind: 'image', ref: 'evil:1' } }])) ?? '',
+      /members\.1\.artifact/,
+    )
+    assert.match(refused(inv([{ ...a, network: 'outbound' }, b])) ?? '', /members\.0\.network/)
+    assert.match(refused(inv([a])) ?? '', /named 2 members/)
+    assert.match(refused(inv([a, b, member('c')])) ?? '', /named 2 members/)
+    assert.match(
+      refused(inv([{ ...a, resources: { cpu: 1.5, memoryBytes: 64 * MiB } }, b])) ?? '',
       /do not add up to the contract's 1/,
     )
-    assert.match(refused(inv({ members: [a, { ...b, memoryBytes: 512 * MiB }] })) ?? '', /do not add up/)
     assert.match(
-      refused(inv({ members: [a, { ...b, command: [] }] })) ?? '',
-      /members\[1\]\.command\[0\] is empty/,
+      refused(inv([a, { ...b, resources: { cpu: 0.5, memoryBytes: 512 * MiB } }])) ?? '',
+      /do not add up/,
     )
-    assert.match(
-      refused(inv({ members: [a, { ...b, env: { 'A=B': 'x' } }] })) ?? '',
-      /members\[1\]\.env "A=B"/,
-    )
-    assert.match(refused(inv({ command: ['sh'] })) ?? '', /no command, env or network of its own/)
+    assert.match(refused(inv([a, { ...b, command: [] }])) ?? '', /members\.1\.command/)
+    assert.match(refused(inv([a, { ...b, env: { 'A=B': 'x' } }])) ?? '', /members\.1\.env\."A=B"/)
     assert.equal(refused(inv(), false), 'network not allowed here: member b asks for network access')
     assert.match(refused(inv(), true, request({ members: undefined })) ?? '', /was for one container/)
     assert.match(
-      podInvocationProblem(inv(), request(), { ...terms, image: 'tool:2' }, true) ?? '',
+      invokedWorkloadProblem(inv(), request(), { ...terms, image: 'tool:2' }, true) ?? '',
       /image is not the first member's/,
     )
+  })
+
+  it("refuses a plain job's workload that is not the contract's image and resources", () => {
+    const one = request({ members: undefined })
+    const refused = (w: Workload, allow = true) => invokedWorkloadProblem(w, one, terms, allow)
+    assert.match(refused(forTerms({ ...terms, image: 'evil:1' }, ['true'])) ?? '', /not the contract's image/)
+    const more = { ...terms, resources: { ...terms.resources, memoryBytes: 256 * MiB } }
+    assert.match(refused(forTerms(more, ['true'])) ?? '', /not the contract's resources/)
+    assert.match(
+      refused(forTerms(terms, ['true'], { network: 'outbound' }), false) ?? '',
+      /network not allowed/,
+    )
+    assert.equal(refused(forTerms(terms, ['true'], { network: 'outbound' }), true), undefined)
   })
 
   it("cuts each member's output in the result to its share, so a pod's result is no larger than a container's", () => {

@@ -11,7 +11,7 @@ import { BlobStore } from '../../../dms/blobs/store.js'
 import { silentLogger } from '../../../dms/log.js'
 import type { PublishInput } from '../../../dms/provider/bid-context.js'
 import { publishActor } from '../../../dms/provider/publish.js'
-import { hashOutputs } from '../../../dms/protocol/outputs.js'
+import { hashOutputs } from '../../../dms/workload/outputs.js'
 import { openDb, type Db } from '../../../dms/store/db.js'
 
 const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex')

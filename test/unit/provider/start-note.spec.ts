@@ -5,6 +5,7 @@
  * contract-db still decides: a note recorded before a restart is answered again and the run goes on); a contract with no startBy (dms 0.1) sends none. The executor is NoopExecutor (named as
  * such: no container is needed to count runs), the contract-db a fake client.
  */
+import { container } from '../../helpers/workload.js'
 import assert from 'node:assert/strict'
 import { createActor, setup } from 'xstate'
 import { ManualClock } from '../../../actors/clock.js'
@@ -52,8 +53,12 @@ describe('provider start note', () => {
       allocation: {
         allocationId: 'a-1',
         contract,
-        command: ['true'],
-        env: {},
+        workload: container({
+          image: 'dms-test:1',
+          command: ['true'],
+          cpu: 1,
+          memoryBytes: 64 * 1024 * 1024,
+        }),
         inputs: [],
         diskBytes: 0,
         invokedAt: T0,

@@ -99,6 +99,8 @@ function directionProblem({ from, to }: Edge): string | undefined {
     return 'only the CLI and the composition root import the REST API'
   if (a === 'dms/web' && b !== 'dms/web' && b !== 'actors')
     return "dms/web/ (what the node's and the contract-db's web faces share) imports only actors/"
+  if (a === 'dms/workload' && b !== 'dms/workload' && b !== 'actors')
+    return 'dms/workload/ (what runs, below protocol/ and executor/) imports only actors/'
   if (a === 'dms/api' && b !== 'dms/api' && b !== 'actors' && b !== 'dms/web' && !API_SHAPES.has(to))
     return 'the REST API reaches the node only through its ports (dms/api/ports.ts)'
   if (ROOTS.has(to) && !ROOTS.has(from) && a !== 'dms/cli')
@@ -220,6 +222,7 @@ describe('the dependency structure (imports among actors/, proto/, dms/)', () =>
       ['dms/node.ts', 'test/helpers/network.ts'],
       ['dms/api/job-routes.ts', 'dms/orchestrator/orchestrator.ts'],
       ['dms/api/node-routes.ts', 'dms/network/transport.ts'],
+      ['dms/workload/workload.ts', 'dms/protocol/bounds.ts'],
     ]
     for (const [from, to] of cases) assert.ok(directionProblem({ from, to }), `${from} -> ${to} passed`)
     assert.equal(directionProblem({ from: 'dms/node.ts', to: 'dms/api/server.ts' }), undefined)

@@ -45,8 +45,19 @@ describe('orchestrator/steps/invoke', () => {
     assert.deepEqual(sent.payload, {
       contract,
       proof,
-      command: ['sh', '-c', 'cat /inputs/data/in.txt'],
-      env: { A: '1' },
+      // What runs travels whole: the job's one member.
+      workload: {
+        members: [
+          {
+            name: 'main',
+            artifact: { kind: 'image', ref: 'dms-test:1' },
+            command: ['sh', '-c', 'cat /inputs/data/in.txt'],
+            env: { A: '1' },
+            network: 'none',
+            resources: { cpu: 1, memoryBytes: 67108864 },
+          },
+        ],
+      },
       inputs,
     })
   })

@@ -4,22 +4,23 @@ import { waitFor } from 'xstate'
 import { Harness } from '../../../helpers/provider-harness.js'
 import { invokeHandler } from '../../../../dms/provider/handlers/invoke.js'
 import { allocationOf } from '../../../../dms/provider/views.js'
+import type { WorkloadMember } from '../../../../dms/workload/workload.js'
 import { contracted, handlers } from './flow.js'
+import { forTerms, member, type ContainerInit } from '../../../helpers/workload.js'
 
 const MiB = 1024 * 1024
 const pod = [
   { name: 'a', image: 'dms-test:1' },
   { name: 'b', image: 'dms-test:1' },
 ]
-const invokedMember = (name: string, more: Record<string, unknown> = {}) => ({
-  name,
-  image: 'dms-test:1',
-  command: ['sh', '-c', `echo ${name}`],
-  env: {},
-  cpu: 0.25,
-  memoryBytes: 32 * MiB,
-  ...more,
-})
+const invokedMember = (name: string, more: Partial<ContainerInit> = {}) =>
+  member(name, {
+    image: 'dms-test:1',
+    command: ['sh', '-c', `echo ${name}`],
+    cpu: 0.25,
+    memoryBytes: 32 * MiB,
+    ...more,
+  })
 
 /** A pod's bid (0.5 cores, 64 MiB: two members' shares) locked and contracted. */
 async function podContracted(h: Harness) {
@@ -44,7 +45,7 @@ describe('provider/handlers/invoke', () => {
     const { allocationId } = await handlers(h).invoke(h.msg(h.invocation(contract)))
     assert.equal(h.ledger.entries()[0].state, 'allocated')
     const run = h.fakes.runs.get(allocationId)!
-    assert.deepEqual(run.input.allocation.command, ['sh', '-c', 'echo hi'])
+    assert.deepEqual(run.input.allocation.workload, forTerms(contract.terms, ['sh', '-c', 'echo hi']))
     assert.equal((await h.book.get(bid.bidId))?.state, 'provisioning')
     // The same contract again (a requester restored in `invoking`): the same allocation, one run.
     assert.deepEqual(await handlers(h).invoke(h.msg(h.invocation(contract))), { allocationId })
@@ -61,7 +62,12 @@ describe('provider/handlers/invoke', () => {
     await assert.rejects(handlers(h).invoke(h.msg({ ...inv, proof: { ...inv.proof, escrowLocked: 0 } })), {
       code: 'BAD_PROOF',
     })
-    await assert.rejects(handlers(h).invoke(h.msg({ ...inv, command: [] })), { code: 'BAD_INVOCATION' })
+    await assert.rejects(
+      handlers(h).invoke(
+        h.msg({ ...inv, workload: forTerms({ ...contract.terms, image: 'evil:1' }, ['true']) }),
+      ),
+      { code: 'BAD_INVOCATION', message: /not the contract's image/ },
+    )
     const other = { ...contract, terms: { ...contract.terms, contractId: 'another-contract' } }
     await assert.rejects(handlers(h).invoke(h.msg({ ...inv, contract: other })), {
       code: 'NOT_CONTRACTED',
@@ -71,7 +77,9 @@ describe('provider/handlers/invoke', () => {
 
   it('refuses an invocation asking for the network unless the provider allows it; carries it when allowed', async () => {
     const { contract } = await contracted(h)
-    const inv = { ...h.invocation(contract), network: true }
+    const inv = h.invocation(contract, {
+      workload: forTerms(contract.terms, ['true'], { network: 'outbound' }),
+    })
     await assert.rejects(handlers(h).invoke(h.msg(inv)), {
       code: 'BAD_INVOCATION',
       message: 'network not allowed here: the job asks for network access',
@@ -79,7 +87,7 @@ describe('provider/handlers/invoke', () => {
     assert.equal(h.ledger.entries()[0].state, 'locked', 'nothing allocated')
     const allowing = invokeHandler({ book: h.book, contractDb: h.contractDb.peer, allowNetwork: true })
     const { allocationId } = await allowing(h.msg(inv))
-    assert.equal(h.fakes.runs.get(allocationId)!.input.allocation.network, true)
+    assert.equal(h.fakes.runs.get(allocationId)!.input.allocation.workload.members[0].network, 'outbound')
   })
 
   it('refuses the invocation of a contract its requester cancelled first', async () => {
@@ -94,13 +102,13 @@ describe('provider/handlers/invoke', () => {
 
   it('runs a pod as bid on, and refuses a forged invocation whose members differ from the bid request', async () => {
     const contract = await podContracted(h)
-    const pods = (members: unknown[]) => h.invocation(contract, { command: [], members } as never)
-    const refused = async (members: unknown[], message: RegExp) =>
+    const pods = (members: WorkloadMember[]) => h.invocation(contract, { workload: { members } })
+    const refused = async (members: WorkloadMember[], message: RegExp) =>
       assert.rejects(handlers(h).invoke(h.msg(pods(members))), { code: 'BAD_INVOCATION', message })
-    await refused([invokedMember('a'), invokedMember('b', { image: 'evil:1' })], /members\[1\]\.image/)
-    await refused([invokedMember('a'), invokedMember('x')], /members\[1\]\.name/)
+    await refused([invokedMember('a'), invokedMember('b', { image: 'evil:1' })], /members\.1\.artifact/)
+    await refused([invokedMember('a'), invokedMember('x')], /members\.1\.name/)
     await refused([invokedMember('a'), invokedMember('b', { cpu: 1 })], /do not add up/)
-    await refused([invokedMember('a'), invokedMember('b', { network: true })], /members\[1\]\.network/)
+    await refused([invokedMember('a'), invokedMember('b', { network: true })], /members\.1\.network/)
     await assert.rejects(handlers(h).invoke(h.msg(h.invocation(contract))), {
       code: 'BAD_INVOCATION',
       message: /named 2 members/,
@@ -108,9 +116,9 @@ describe('provider/handlers/invoke', () => {
     assert.equal(h.ledger.entries()[0].state, 'locked', 'nothing allocated')
     const good = [invokedMember('a'), invokedMember('b')]
     const { allocationId } = await handlers(h).invoke(h.msg(pods(good)))
-    assert.deepEqual(h.fakes.runs.get(allocationId)!.input.allocation.members, good)
+    assert.deepEqual(h.fakes.runs.get(allocationId)!.input.allocation.workload, { members: good })
     // The provider's allocations view lists them.
     const view = allocationOf((await h.book.get(contract.terms.bidId))!)
-    assert.deepEqual([view?.command, view?.members], [[], good])
+    assert.deepEqual(view?.workload, { members: good })
   })
 })

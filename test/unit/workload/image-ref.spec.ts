@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { imageRefProblem, InvalidImageRefError, parseImageRef } from '../../../dms/protocol/image-ref.js'
+import { imageRefProblem, InvalidImageRefError, parseImageRef } from '../../../dms/workload/image-ref.js'
 
 const HEX64 = 'a'.repeat(64)
 

@@ -1,0 +1,147 @@
+/**
+ * What runs, declared once: a workload is a list of members (a plain job is a pod of one), each
+ * with its engine-neutral artifact, its command, env, network policy and its share of the
+ * resources. The TypeBox schema is the declaration; the type is read from it. Every party carries
+ * it whole (specs/executor.md, "What runs"; specs/layout.md, "Where a new workload field goes").
+ *
+ * This folder sits below protocol/ and executor/: it imports only actors/ and itself.
+ */
+import { Type, type Static } from '@sinclair/typebox'
+import { IMAGE_REF_MAX_LENGTH } from './image-ref.js'
+import { MAX_CPU, MAX_POD_MEMBERS, MIN_CPU, MIN_MEMORY_BYTES, POD_MEMBER_NAME_PATTERN } from './run-rules.js'
+
+/** Longest argument or env value, in characters (the job spec's bound). */
+export const ARG_MAX_LENGTH = 65536
+/** Most arguments in a command, and most env entries. */
+export const MAX_ARGS = 256
+/** Longest working directory, in characters (Linux's PATH_MAX). */
+export const WORKDIR_MAX_LENGTH = 4096
+
+/** Most GPUs one member may ask for. */
+export const MAX_GPUS = 64
+
+const strict = { additionalProperties: false } as const
+
+/** A container image, by reference (dms/workload/image-ref.ts): what a container engine runs. */
+export const imageArtifactSchema = Type.Object(
+  { kind: Type.Literal('image'), ref: Type.String({ minLength: 1, maxLength: IMAGE_REF_MAX_LENGTH }) },
+  strict,
+)
+
+/**
+ * A content-addressed bundle (a blob's sha256, hex) for a process engine. Declared so that the
+ * shape has room for it; no engine runs one yet (the Docker engine refuses it).
+ */
+export const bundleArtifactSchema = Type.Object(
+  { kind: Type.Literal('bundle'), sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }) },
+  strict,
+)
+
+/**
+ * A working directory: an absolute path (in the container or process), no NUL (the kernel's paths
+ * are NUL-terminated), at most 4096 characters.
+ */
+export const workdirSchema = Type.String({
+  minLength: 1,
+  maxLength: WORKDIR_MAX_LENGTH,
+  pattern: '^/[^\\u0000]*$',
+  description: "the working directory: an absolute path (default: the image's)",
+})
+
+/** What a member runs, independent of the engine. */
+export const artifactSchema = Type.Union([imageArtifactSchema, bundleArtifactSchema])
+
+/** A member's GPUs: how many, and optionally which model and how much memory each has at least. */
+export const gpuShareSchema = Type.Object(
+  {
+    count: Type.Integer({ minimum: 1, maximum: MAX_GPUS }),
+    model: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    minMemoryBytes: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  strict,
+)
+
+/** A member's share of the resources. */
+export const memberResourcesSchema = Type.Object(
+  {
+    /** CPU cores (fractions allowed), enforced as a quota. */
+    cpu: Type.Number({ minimum: MIN_CPU, maximum: MAX_CPU }),
+    /** Memory limit in bytes (no swap). */
+    memoryBytes: Type.Integer({ minimum: MIN_MEMORY_BYTES }),
+    /** Disk the member may write to /outputs, in bytes. @default 0 (the provider's default quota) */
+    diskBytes: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** GPUs passed through. @default none */
+    gpus: Type.Optional(gpuShareSchema),
+  },
+  strict,
+)
+
+/** Whether a member may reach the network: `none` (only lo) or `outbound` (a bridged network). */
+export const networkPolicySchema = Type.Union([Type.Literal('none'), Type.Literal('outbound')])
+
+/** One member of a workload: one container (or process) of the run. */
+export const workloadMemberSchema = Type.Object(
+  {
+    /** Unique in the workload; a pod's member names its outputs' folder (`<name>/`). */
+    name: Type.String({ minLength: 1, maxLength: 64, pattern: POD_MEMBER_NAME_PATTERN }),
+    artifact: artifactSchema,
+    /** argv; the first element is the program (images have no default command here). */
+    command: Type.Array(Type.String({ maxLength: ARG_MAX_LENGTH }), { minItems: 1, maxItems: MAX_ARGS }),
+    /** Where the command starts. @default the artifact's own (an image's WORKDIR) */
+    workdir: Type.Optional(workdirSchema),
+    env: Type.Record(Type.String({ maxLength: 256 }), Type.String({ maxLength: ARG_MAX_LENGTH }), {
+      maxProperties: MAX_ARGS,
+    }),
+    /** @default 'none' */
+    network: networkPolicySchema,
+    resources: memberResourcesSchema,
+  },
+  strict,
+)
+
+/**
+ * What runs: 1 member (a plain job) or a pod of 2..8 (specs/job-spec.md, "Pods"). A workload of
+ * one member runs as a single container, its outputs at the archive's root; a pod's members each
+ * under `<name>/`.
+ */
+export const workloadSchema = Type.Object(
+  { members: Type.Array(workloadMemberSchema, { minItems: 1, maxItems: MAX_POD_MEMBERS }) },
+  strict,
+)
+
+export type Artifact = Static<typeof artifactSchema>
+export type GpuShare = Static<typeof gpuShareSchema>
+export type MemberResources = Static<typeof memberResourcesSchema>
+export type NetworkPolicy = Static<typeof networkPolicySchema>
+export type WorkloadMember = Static<typeof workloadMemberSchema>
+export type Workload = Static<typeof workloadSchema>
+
+/** The name of the one member of a plain job. */
+export const SINGLE_MEMBER = 'main'
+
+/** A pod of more than one member (outputs under `<member>/`, one container per member). */
+export const isPod = (w: Workload): boolean => w.members.length > 1
+
+/** The image a member runs, or undefined when its artifact is not an image. */
+export const imageOf = (m: WorkloadMember): string | undefined =>
+  m.artifact.kind === 'image' ? m.artifact.ref : undefined
+
+/** The members' resources added up (in order from 0, as every party adds them). */
+export function workloadTotals(w: Workload): {
+  cpu: number
+  memoryBytes: number
+  diskBytes: number
+  gpus: number
+} {
+  let cpu = 0
+  let memoryBytes = 0
+  let diskBytes = 0
+  let gpus = 0
+  for (const m of w.members) {
+    cpu += m.resources.cpu
+    memoryBytes += m.resources.memoryBytes
+    diskBytes += m.resources.diskBytes ?? 0
+    gpus += m.resources.gpus?.count ?? 0
+  }
+  return { cpu, memoryBytes, diskBytes, gpus }
+}
