@@ -34,7 +34,7 @@ import type { ApprovalClient } from './contracts/approval-client.js'
 import { TERMINATION } from './contracts/model.js'
 import type { Host } from './network/host.js'
 import type { Libp2pTransport } from './network/transport.js'
-import { billableMs, costOfMs } from './contracts/money.js'
+import { billableMs, billOf } from './contracts/money.js'
 import { locateOutputFile } from './orchestrator/data-plane.js'
 import { parseJobSpec } from './orchestrator/job-spec.js'
 import type { Orchestrator } from './orchestrator/orchestrator.js'
@@ -163,7 +163,10 @@ export const allocationsPort = (p: ProviderService, db?: Db): AllocationsPort =>
         ...(usage !== undefined
           ? {
               usage,
-              costSoFar: costOfMs(billableMs(usage.wallSeconds, t.maxDurationSeconds), t.pricePerHour),
+              costSoFar: billOf(t, {
+                kind: 'cancel',
+                ms: billableMs(usage.wallSeconds, t.maxDurationSeconds),
+              }),
             }
           : {}),
       }

@@ -259,6 +259,7 @@ export class DmsNode {
           images: { registries: p.docker?.registries },
           defaultDiskBytes: p.defaultDiskBytes,
           maxUnpaidJobs: p.maxUnpaidJobs,
+          price: p.price,
           laterBids: p.laterBids,
           maxStartAheadSeconds: p.maxStartAheadSeconds,
           claimSweepMs: p.claimSweepMs,

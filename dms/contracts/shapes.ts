@@ -30,6 +30,15 @@ const hash = S.str(L.hash)
 const party = S.obj({ peer, publicKey: S.str(L.key) })
 export const RESOURCES: Shape = S.obj({ cpu: S.num, memoryBytes: S.num, diskBytes: S.num, gpus: S.num })
 
+// Every field any price model has; which belong to which model is dms/pricing's check (priceProblem).
+const PRICE = S.obj({
+  model: S.str(L.name),
+  unit: S.opt(S.str(L.name)),
+  currency: S.str(L.name),
+  rate: S.opt(S.num),
+  minimum: S.opt(S.num),
+})
+
 const BID = S.obj({
   bidId: id,
   jobId: id,
@@ -37,8 +46,9 @@ const BID = S.obj({
   resources: RESOURCES,
   image: S.str(L.image),
   maxDurationSeconds: S.num,
-  pricePerHour: S.num,
-  minJobPrice: S.num,
+  price: S.opt(PRICE),
+  pricePerHour: S.opt(S.num),
+  minJobPrice: S.opt(S.num),
   total: S.num,
   earliestStart: S.num,
   expectedFinish: S.num,
@@ -58,7 +68,7 @@ const SIGNED_CONTRACT = S.obj({
     resources: RESOURCES,
     image: S.str(L.image),
     maxDurationSeconds: S.num,
-    pricePerHour: S.num,
+    pricePerHour: S.opt(S.num),
     escrow: S.num,
     bid: BID,
     createdAt: S.num,

@@ -302,6 +302,7 @@ export class ProviderService {
         requesterCap: this.init.requesterCap,
         defaultDiskBytes: this.init.defaultDiskBytes,
         maxUnpaidJobs: this.init.maxUnpaidJobs,
+        price: this.init.price,
         slots: slotsOf({ ...this.init, provisionTimeoutMs: this.provisionTimeoutMs }),
       },
       this.counts,
