@@ -213,6 +213,7 @@ const priceSchema = typed<PriceTerms>()(
       rate: priceAmount,
       minimum: priceAmount,
     }),
+    obj({ model: Type.Literal('per-result'), currency: Type.Literal(CURRENCY), amount: priceAmount }),
   ]),
 )
 
@@ -266,7 +267,9 @@ export const providerSchema = obj({
   maxUnpaidJobs: opt(nonNegInt),
   /**
    * The price this provider bids, whatever the job's resources (specs/pricing.md): e.g.
-   * `{ "model": "per-time", "unit": "minute", "currency": "micro-token", "rate": 50, "minimum": 0 }`.
+   * `{ "model": "per-time", "unit": "minute", "currency": "micro-token", "rate": 50, "minimum": 0 }`,
+   * or a fixed price paid on a verified result:
+   * `{ "model": "per-result", "currency": "micro-token", "amount": 500 }`.
    * @default per hour at the onboarded offer's prices (`dms onboard`)
    */
   price: opt(priceSchema),

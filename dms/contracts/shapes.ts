@@ -37,6 +37,7 @@ const PRICE = S.obj({
   currency: S.str(L.name),
   rate: S.opt(S.num),
   minimum: S.opt(S.num),
+  amount: S.opt(S.num),
 })
 
 const BID = S.obj({

@@ -5,15 +5,17 @@
  */
 import { InvalidAmountError, isAmount, type Amount } from './amount.js'
 import type { BillEvent, PriceModelRules } from './model.js'
+import { perResultRules } from './per-result.js'
 import { perTimeRules } from './per-time.js'
 import { CURRENCY, PRICE_MODELS, perHour, type PriceTerms, type TimeBid } from './terms.js'
 
 /** Each model's rules: a new model is one entry here. */
 const RULES: { [M in PriceTerms['model']]: PriceModelRules<Extract<PriceTerms, { model: M }>> } = {
   'per-time': perTimeRules,
+  'per-result': perResultRules,
 }
 
-const rulesOf = (p: PriceTerms) => RULES[p.model]
+const rulesOf = (p: PriceTerms) => RULES[p.model] as PriceModelRules
 
 /** A provider's hourly rates per resource (its onboarded `Prices`). */
 export interface HourlyRates {
@@ -88,6 +90,7 @@ export function priceProblem(v: unknown): string | undefined {
 
 const FIELDS: { [M in PriceTerms['model']]: string[] } = {
   'per-time': ['model', 'unit', 'currency', 'rate', 'minimum'],
+  'per-result': ['model', 'currency', 'amount'],
 }
 
 export { InvalidAmountError, isAmount, type Amount, type BillEvent }

@@ -20,7 +20,7 @@ export const TIME_UNIT_MS = { second: 1000, minute: 60_000, hour: 3_600_000 } as
 export type TimeUnit = keyof typeof TIME_UNIT_MS
 
 /** The price models. A new one is a new member here, its rules in model files (specs/pricing.md). */
-export const PRICE_MODELS = ['per-time'] as const
+export const PRICE_MODELS = ['per-time', 'per-result'] as const
 export type PriceModel = (typeof PRICE_MODELS)[number]
 
 /**
@@ -38,8 +38,19 @@ export interface PerTimePrice {
   minimum: Amount
 }
 
+/**
+ * A fixed price paid on a verified result: the escrow is `amount`; a completed run whose result
+ * counts (verified, a rejection overruled, or claimed when the requester stayed silent) pays all
+ * of it; anything else pays nothing.
+ */
+export interface PerResultPrice {
+  model: 'per-result'
+  currency: Currency
+  amount: Amount
+}
+
 /** A bid's price terms, signed by the provider inside its bid. */
-export type PriceTerms = PerTimePrice
+export type PriceTerms = PerTimePrice | PerResultPrice
 
 /**
  * The time a price is for: a duration (seconds, from whenever the run starts) or a fixed window
@@ -55,6 +66,11 @@ export function durationMs(t: TimeBid): number {
 /** Today's price: `rate` micro-tokens per hour, at least `minimum` for a completed run. */
 export function perHour(rate: Amount, minimum: Amount): PerTimePrice {
   return { model: 'per-time', unit: 'hour', currency: CURRENCY, rate, minimum }
+}
+
+/** A fixed `amount` paid on a verified result. */
+export function perResult(amount: Amount): PerResultPrice {
+  return { model: 'per-result', currency: CURRENCY, amount }
 }
 
 /**
