@@ -85,7 +85,8 @@ describe('pricing: per result', () => {
       /per-result price terms have no unit/,
     )
     assert.match(priceProblem({ ...perResult(500), rate: 5 }) ?? '', /have no rate/)
-    const cfg = (price: unknown) => () => loadNodeConfig({ dataDir: '/tmp/dms-x', provider: { contractDb: PEER, price } })
+    const cfg = (price: unknown) => () =>
+      loadNodeConfig({ dataDir: '/tmp/dms-x', provider: { contractDb: PEER, price } })
     assert.doesNotThrow(cfg({ model: 'per-result', currency: 'micro-token', amount: 500 }))
     assert.throws(cfg({ model: 'per-result', currency: 'micro-token', amount: -5 }))
     assert.throws(cfg({ model: 'per-result', currency: 'micro-token', amount: 500, unit: 'hour' }))
