@@ -4,6 +4,8 @@
  * winner won, as the job recorded it.
  */
 import { scoreBids, WEIGHTS } from '../dms/orchestrator/select.js'
+import { priceView } from '../dms/pricing/price.js'
+import { priceOf } from '../dms/pricing/terms.js'
 import { short, type JobView } from './types.js'
 
 export function Bids({ job }: { job: JobView }) {
@@ -36,7 +38,7 @@ export function Bids({ job }: { job: JobView }) {
                 <th>#</th>
                 <th>Provider</th>
                 <th>Total</th>
-                <th>Per hour</th>
+                <th>Rate</th>
                 <th>Price</th>
                 <th>Finish</th>
                 <th>Unreliability</th>
@@ -54,7 +56,7 @@ export function Bids({ job }: { job: JobView }) {
                       {short(x.provider)} {won ? '★' : ''}
                     </td>
                     <td>{b?.total}</td>
-                    <td>{b?.pricePerHour}</td>
+                    <td class="rate">{b === undefined ? '' : priceView(priceOf(b)).price}</td>
                     <td>{x.terms.price.toFixed(3)}</td>
                     <td>{x.terms.finish.toFixed(3)}</td>
                     <td>{x.terms.unreliability.toFixed(3)}</td>

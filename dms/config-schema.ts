@@ -16,6 +16,7 @@ import type { GossipScoreSettings } from './network/gossip-score.js'
 import type { OrchestratorInit } from './orchestrator/orchestrator.js'
 import type { ProviderInit } from './provider/provider.js'
 import type { Prices } from './resources/types.js'
+import { CURRENCY, MAX_PRICE, TIME_UNIT_MS, type PriceTerms, type TimeUnit } from './pricing/terms.js'
 import { StringEnum, strictObject as obj, typed } from './schema.js'
 
 /** Log levels accepted by `log.level` and `DMS_LOG_LEVEL`. */
@@ -197,6 +198,25 @@ const pricesSchema = typed<Prices>()(
   }),
 )
 
+const priceAmount = Type.Integer({ minimum: 0, maximum: MAX_PRICE })
+
+/**
+ * `provider.price`: the price terms this provider bids, one object per model (specs/pricing.md).
+ * Amounts are micro-tokens; the currency is `micro-token`.
+ */
+const priceSchema = typed<PriceTerms>()(
+  Type.Union([
+    obj({
+      model: Type.Literal('per-time'),
+      unit: StringEnum(Object.keys(TIME_UNIT_MS) as TimeUnit[]),
+      currency: Type.Literal(CURRENCY),
+      rate: priceAmount,
+      minimum: priceAmount,
+    }),
+    obj({ model: Type.Literal('per-result'), currency: Type.Literal(CURRENCY), amount: priceAmount }),
+  ]),
+)
+
 /**
  * `provider`: the ProviderService's options (`ProviderInit`, its `preferences` flattened), the
  * Docker executor's, and the initial offer.
@@ -251,6 +271,14 @@ export const providerSchema = obj({
   defaultDiskBytes: opt(Type.Integer({ minimum: 8 * 1024 * 1024 })),
   /** A requester with more unpaid or claimed jobs here is declined (specs/provider-books.md). @default no limit */
   maxUnpaidJobs: opt(nonNegInt),
+  /**
+   * The price this provider bids, whatever the job's resources (specs/pricing.md): e.g.
+   * `{ "model": "per-time", "unit": "minute", "currency": "micro-token", "rate": 50, "minimum": 0 }`,
+   * or a fixed price paid on a verified result:
+   * `{ "model": "per-result", "currency": "micro-token", "amount": 500 }`.
+   * @default per hour at the onboarded offer's prices (`dms onboard`)
+   */
+  price: opt(priceSchema),
   /** Bid for a later start when a job does not fit now (specs/queueing.md, "Later starts"). @default false */
   laterBids: opt(Type.Boolean()),
   /** How far ahead a later start may be, in seconds (at most a day). @default 600 */

@@ -2,6 +2,8 @@ import { ApiClient } from '../api/client.js'
 import { verifyDoc } from '../contracts/canonical.js'
 import { DOMAIN } from '../contracts/model.js'
 import { publicKeyOfPeer } from '../contracts/party.js'
+import { priceView } from '../pricing/price.js'
+import { priceOf } from '../pricing/terms.js'
 import { keyFromString } from '../../actors/identity.js'
 import { startDevnet } from './devnet.js'
 import { CliError, print } from './output.js'
@@ -53,7 +55,9 @@ export async function demoCommand(opts: { image: string; keep?: boolean }): Prom
 
     print('\nThe journey (amounts in micro-tokens)')
     for (const b of job.bids)
-      print(`  bid from ${names[b.provider] ?? short(b.provider)}: ${b.pricePerHour}/hour, total ${b.total}`)
+      print(
+        `  bid from ${names[b.provider] ?? short(b.provider)}: ${priceView(priceOf(b)).price}, total ${b.total}`,
+      )
     for (const d of job.declines)
       print(`  decline from ${names[d.provider] ?? short(d.provider)}: ${d.reasons.join('; ')}`)
     if (job.winner) print(`  winner: ${names[job.winner.provider]} (${job.winner.why})`)
@@ -61,7 +65,7 @@ export async function demoCommand(opts: { image: string; keep?: boolean }): Prom
       const t = job.contract.terms
       const { signature, ...proofBody } = job.proof
       print(
-        `  contract ${t.contractId}: escrow ${t.escrow}, ${t.pricePerHour}/hour, max ${t.maxDurationSeconds}s`,
+        `  contract ${t.contractId}: escrow ${t.escrow}, ${priceView(priceOf(t.bid)).price}, max ${t.maxDurationSeconds}s`,
       )
       print(
         `    requester signature ${ok(verifyDoc(keyFromString(t.requester.publicKey), DOMAIN.contract, t, job.contract.requesterSignature))}`,

@@ -12,6 +12,7 @@ import { ApiClient } from '../api/client.js'
 import type { NodeConfig } from '../config.js'
 import type { ContractDbConfig } from '../contract-db/node.js'
 import { PASSPHRASE_ENV } from '../keys.js'
+import { isPrice, MAX_PRICE, perResult } from '../pricing/terms.js'
 import { BIN, childEnv, peerIdOf, startProcess, stopProcess, type DevnetProc } from './devnet-process.js'
 import { CliError, print } from './output.js'
 
@@ -67,6 +68,8 @@ export interface DevnetInit {
   providers: number
   /** Per-provider price per cpu-hour (micro-tokens). @default 1200000 each */
   prices?: number[]
+  /** The providers bid this fixed price per verified result instead (specs/pricing.md). @default per hour */
+  pricePerResult?: number
   /** Where to keep data and logs. @default a new temp dir, removed at stop unless `keep` */
   dir?: string
   keep?: boolean
@@ -191,6 +194,7 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
         provider: {
           contractDb: cdb.peerId,
           ...(init.claimSweepMs !== undefined ? { claimSweepMs: init.claimSweepMs } : {}),
+          ...(init.pricePerResult !== undefined ? { price: perResult(init.pricePerResult) } : {}),
           offer: {
             cpu: 1,
             memoryBytes: 512 * MiB,
@@ -203,7 +207,9 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
       })
       procs.push(p)
       providers.push(p)
-      say(`  ${name.padEnd(11)}  ${p.peerId}  offers 1 cpu, 512 MiB at ${perCpuHour}/cpu-hour`)
+      const asks =
+        init.pricePerResult === undefined ? `${perCpuHour}/cpu-hour` : `${init.pricePerResult} per result`
+      say(`  ${name.padEnd(11)}  ${p.peerId}  offers 1 cpu, 512 MiB at ${asks}`)
     }
     const requesterCfg = (dataDir: string, more: Partial<RequesterConfig> = {}) => ({
       ...base,
@@ -260,8 +266,12 @@ export async function devnetCommand(opts: {
   dir?: string
   keep?: boolean
   json?: boolean
+  pricePerResult?: string
 }): Promise<void> {
   const n = Number(opts.providers)
+  const pricePerResult = opts.pricePerResult === undefined ? undefined : Number(opts.pricePerResult)
+  if (pricePerResult !== undefined && !isPrice(pricePerResult))
+    throw new CliError(`--price-per-result must be a whole number of micro-tokens from 0 to ${MAX_PRICE}`)
   let interrupted = false
   const early = () => (interrupted = true)
   process.once('SIGINT', early)
@@ -270,6 +280,7 @@ export async function devnetCommand(opts: {
     providers: n,
     dir: opts.dir,
     keep: opts.keep,
+    pricePerResult,
     say: opts.json ? undefined : print,
   })
   const view = (p: DevnetProc) => ({

@@ -6,7 +6,7 @@ import { print, printData, printSafe } from './output.js'
 import { printTable } from './table.js'
 
 interface QuoteView {
-  bids: Array<{ provider: string; total: number; pricePerHour: number; earliestStart: number; rank: number }>
+  bids: Array<{ provider: string; total: number; price: string; earliestStart: number; rank: number }>
   declines: Array<{ provider: string; reasons: string[] }>
 }
 
@@ -19,14 +19,8 @@ export async function jobQuoteCommand(command: string[], opts: JobRunOptions): P
   if (quote.bids.length === 0) print('no bids')
   else
     printTable(
-      ['RANK', 'PROVIDER', 'TOTAL', 'PER HOUR', 'START'],
-      quote.bids.map((b) => [
-        b.rank,
-        b.provider,
-        b.total,
-        b.pricePerHour,
-        new Date(b.earliestStart).toISOString(),
-      ]),
+      ['RANK', 'PROVIDER', 'TOTAL', 'PRICE', 'START'],
+      quote.bids.map((b) => [b.rank, b.provider, b.total, b.price, new Date(b.earliestStart).toISOString()]),
     )
   for (const d of quote.declines) printSafe(`declined: ${d.provider}: ${d.reasons.join('; ')}`)
 }

@@ -3,6 +3,8 @@ import { mkdir, rename, rm } from 'node:fs/promises'
 import { dirname, isAbsolute, resolve as resolvePath, sep } from 'node:path'
 import { ApiClient, ApiClientError, downloadTo, ndjson, RouteMissingError } from '../api/client.js'
 import type { JobRecord } from '../orchestrator/job-record.js'
+import { priceView } from '../pricing/price.js'
+import { priceOf } from '../pricing/terms.js'
 import { parseWholeNumber, UnitError } from '../resources/units.js'
 import { resolveJobId } from './job-id.js'
 import { memberLines } from './member-lines.js'
@@ -118,7 +120,9 @@ export async function jobStatusCommand(id: string, opts: { socket: string; json?
   if (job.retryAt !== undefined) printSafe(`next attempt at: ${new Date(job.retryAt).toISOString()}`)
   if (job.winner) printSafe(`provider: ${job.winner.provider} (${job.winner.why})`)
   if (job.contract)
-    printSafe(`contract: ${job.contract.terms.contractId}, escrow ${job.contract.terms.escrow}`)
+    printSafe(
+      `contract: ${job.contract.terms.contractId}, escrow ${job.contract.terms.escrow}, price ${priceView(priceOf(job.contract.terms.bid)).price}`,
+    )
   if (job.allocationId) printSafe(`allocation: ${job.allocationId}`)
   const live = job.liveUsage
   if (live && !FINAL.has(job.state))

@@ -3,7 +3,7 @@
  * pure functions of the terms, the event that closes the contract and the time.
  */
 import { TERMINATION, type ContractTerms, type Receipt, type TerminationReason } from '../contracts/model.js'
-import { billableMs, costOfMs, type Amount } from '../contracts/money.js'
+import { billableMs, billOf, type Amount } from '../contracts/money.js'
 import type { Arbitration } from './records.js'
 
 /** Settle: the provider's checked receipt, the requester's verdict on it, and the check of a rejection. */
@@ -34,15 +34,12 @@ export interface Closing {
 }
 
 /**
- * What a verified receipt pays: usage × price, capped at the escrow; a completed run pays at
- * least the provider's minimum job price; a run that never started (failed with exit code < 0)
- * pays nothing.
+ * What a receipt that counts pays, by the bid's price model (specs/pricing.md): per time, usage ×
+ * rate, at least the minimum for a completed run, nothing for a run that never started (failed
+ * with exit code < 0); always capped at the escrow.
  */
 export function billFor(receipt: Receipt, ms: number, t: ContractTerms): Amount {
-  if (receipt.status === 'failed' && receipt.exitCode < 0) return 0
-  const usage = costOfMs(ms, t.pricePerHour)
-  const floor = receipt.status === 'completed' ? t.bid.minJobPrice : 0
-  return Math.min(t.escrow, Math.max(floor, usage))
+  return billOf(t, { kind: 'result', status: receipt.status, exitCode: receipt.exitCode, ms })
 }
 
 /**
@@ -74,8 +71,9 @@ export function settleClosing(t: ContractTerms, f: SettleFacts, at: Observed): C
 }
 
 /**
- * A termination: a provider fault refunds everything; a cancel pays the time used, from the
- * receipt if one came (capped at the observed time), else since `activatedAt`.
+ * A termination: a provider fault refunds everything; a cancel pays what the price model bills
+ * for the time used (per time: that time), from the receipt if one came (capped at the observed
+ * time), else since `activatedAt`.
  */
 export function terminateClosing(t: ContractTerms, f: TerminateFacts, at: Observed): Closing {
   if (f.reason === TERMINATION.providerFault)
@@ -84,7 +82,7 @@ export function terminateClosing(t: ContractTerms, f: TerminateFacts, at: Observ
   return {
     outcome: 'terminated',
     reason: f.reason,
-    paid: Math.min(t.escrow, costOfMs(ms, t.pricePerHour)),
+    paid: billOf(t, { kind: 'cancel', ms }),
     ms,
   }
 }

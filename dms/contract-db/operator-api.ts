@@ -9,6 +9,8 @@ import type { Logger } from 'pino'
 import { RefusedError } from '../../actors/errors.js'
 import { claimSocket, markOwned, releaseSocket } from '../../actors/local-socket.js'
 import { InvalidAmountError, type Amount } from '../contracts/money.js'
+import { priceView } from '../pricing/price.js'
+import { priceOf } from '../pricing/terms.js'
 import type { Account, ApprovedEntity, ContractRecord } from './records.js'
 
 export interface ApprovalsPort {
@@ -63,7 +65,10 @@ export interface ContractSummary {
   requester: string
   provider: string
   escrow: number
-  pricePerHour: number
+  /** The bid's price for a person ("3600/hour", specs/pricing.md). */
+  price: string
+  /** The per-hour rate, for a bid priced per hour only. */
+  pricePerHour?: number
   maxDurationSeconds: number
   activatedAt: number
   paidToProvider?: number
@@ -82,7 +87,7 @@ export const summarize = (r: ContractRecord): ContractSummary => {
     requester: t.requester.peer,
     provider: t.provider.peer,
     escrow: t.escrow,
-    pricePerHour: t.pricePerHour,
+    ...priceView(priceOf(t.bid)),
     maxDurationSeconds: t.maxDurationSeconds,
     activatedAt: r.activatedAt,
     paidToProvider: r.settlement?.paidToProvider,

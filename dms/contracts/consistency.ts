@@ -7,7 +7,9 @@
 import type { Resources } from '../resources/types.js'
 import { hashDoc } from './canonical.js'
 import type { ContractTerms, Bid } from './model.js'
-import { escrowFor, InvalidAmountError, isAmount } from './money.js'
+import { InvalidAmountError, isAmount } from '../pricing/amount.js'
+import { escrowFor, priceProblem } from '../pricing/price.js'
+import { priceOf, type PriceTerms } from '../pricing/terms.js'
 import { startByProblem } from './start.js'
 
 /** What a bid request asked for, which its bids (and their contracts) must repeat exactly. */
@@ -29,12 +31,30 @@ export function bidAskedProblem(bid: Bid, asked: Asked): string | undefined {
 }
 
 /**
- * The escrow a bid asks to lock: its price × max duration, at least its minimum job price
- * (money.escrowFor); a reason instead when that cannot be computed.
+ * A bid's price terms (`priceOf`: its `price`, or a dms 0.1 bid's `pricePerHour` and
+ * `minJobPrice` as per-hour terms), or a reason when it has none, both, or terms this node does not
+ * accept (pricing's `priceProblem`: unknown model, currency or unit, an amount out of range).
+ */
+export function bidPrice(bid: Bid): PriceTerms | string {
+  if (bid.price !== undefined && (bid.pricePerHour !== undefined || bid.minJobPrice !== undefined))
+    return 'bid: price terms and a per-hour price both given'
+  if (bid.price === undefined && !isAmount(bid.minJobPrice))
+    return `bid: ${new InvalidAmountError('minimum job price', bid.minJobPrice).message}`
+  const price = priceOf(bid)
+  if (price === undefined) return 'bid: no price'
+  const problem = priceProblem(price)
+  return problem === undefined ? price : `bid: ${problem}`
+}
+
+/**
+ * The escrow a bid asks to lock: its price terms' escrow for the max duration (pricing's
+ * `escrowFor`); a reason instead when that cannot be computed.
  */
 function escrowOf(bid: Bid): number | string {
+  const price = bidPrice(bid)
+  if (typeof price === 'string') return price
   try {
-    return escrowFor(bid.pricePerHour, bid.maxDurationSeconds, bid.minJobPrice)
+    return escrowFor(price, { durationSeconds: bid.maxDurationSeconds })
   } catch (err) {
     return err instanceof InvalidAmountError ? `bid: ${err.message}` : String(err)
   }
@@ -50,8 +70,9 @@ export function bidTotalProblem(bid: Bid): string | undefined {
 
 /**
  * Why contract terms `t` do not agree with the provider's bid `bid`: the same bid, job, provider,
- * image, resources, price and max duration, and an escrow equal to the bid's total, which is
- * itself price × max duration, at least the minimum job price; a `startBy`, when there is one,
+ * image, resources and max duration, and an escrow equal to the bid's total, which is itself its
+ * price terms' escrow for the max duration. The price is the bid's (terms copy none of it; a dms 0.1
+ * copy of `pricePerHour`, when present, must equal the bid's). A `startBy`, when there is one,
  * after the time the run can start and at most MAX_START_GRACE_SECONDS later (start.ts).
  * Undefined when they agree.
  */
@@ -62,8 +83,8 @@ export function termsBidProblem(t: ContractTerms, bid: Bid): string | undefined 
   if (bid.image !== t.image) return `image ${String(t.image)} differs from the bid's ${bid.image}`
   if (!isObj(t.resources) || hashDoc(bid.resources) !== hashDoc(t.resources))
     return 'resources differ from the bid'
-  if (!isAmount(t.pricePerHour) || t.pricePerHour !== bid.pricePerHour)
-    return `price ${String(t.pricePerHour)}/hour differs from the bid's ${bid.pricePerHour}`
+  if (t.pricePerHour !== undefined && (!isAmount(t.pricePerHour) || t.pricePerHour !== bid.pricePerHour))
+    return `price ${String(t.pricePerHour)}/hour differs from the bid's ${String(bid.pricePerHour)}`
   if (!Number.isSafeInteger(t.maxDurationSeconds) || t.maxDurationSeconds <= 0)
     return 'max duration must be a positive whole number of seconds'
   if (t.maxDurationSeconds !== bid.maxDurationSeconds)

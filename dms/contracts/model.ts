@@ -3,6 +3,7 @@
  * "Settlement") and specs/contract-db.md. All amounts are integers of the smallest currency unit
  * ("micro-tokens", dms/contracts/money.ts).
  */
+import type { PriceTerms } from '../pricing/terms.js'
 import type { Resources } from '../resources/types.js'
 
 export type ContractId = string
@@ -27,10 +28,17 @@ export interface Bid {
    */
   engine?: string
   maxDurationSeconds: number
-  pricePerHour: number
-  /** The provider's minimum job price: a completed job pays at least this. */
-  minJobPrice: number
-  /** pricePerHour x max duration, at least minJobPrice (money.escrowFor). 0 = volunteer. */
+  /**
+   * What it costs (specs/pricing.md), signed with the bid; the contract's terms reference it here
+   * and copy none of it. Read it with `priceOf(bid)`: absent from bids of dms 0.1, which carry
+   * `pricePerHour` and `minJobPrice` instead.
+   */
+  price?: PriceTerms
+  /** dms 0.1 only: the price per hour (`priceOf` reads it as per-hour terms). */
+  pricePerHour?: number
+  /** dms 0.1 only: a completed job pays at least this. */
+  minJobPrice?: number
+  /** The escrow the bid asks: `escrowFor(price, max duration)` (dms/pricing). 0 = volunteer. */
   total: number
   earliestStart: number
   expectedFinish: number
@@ -57,12 +65,16 @@ export interface ContractTerms {
   resources: Resources
   image: string
   maxDurationSeconds: number
-  pricePerHour: number
+  /**
+   * dms 0.1 only: a copy of the bid's price per hour; when present it must equal it. The price is
+   * the embedded bid's (`priceOf(terms.bid)`).
+   */
+  pricePerHour?: number
   /** Locked from the requester at verification: the bid's total for the max duration. 0 = volunteer. */
   escrow: number
   /**
    * The provider's signed bid, embedded so the contract-db can check the terms against what the
-   * provider actually offered (job, resources, image, price, max duration, total).
+   * provider actually offered (job, resources, image, max duration, total) and read its price from.
    */
   bid: Bid
   createdAt: number

@@ -9,6 +9,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Bid } from '../contracts/model.js'
+import { priceView } from '../pricing/price.js'
+import { priceOf } from '../pricing/terms.js'
 import { spawnJobActor } from './job-inbox.js'
 import type { JobRecord } from './job-record.js'
 import type { JobSpec } from './job-spec.js'
@@ -23,7 +25,10 @@ export interface QuoteBid {
   bidId: string
   /** The total for the max duration (what the contract-db would lock). */
   total: number
-  pricePerHour: number
+  /** The bid's price for a person ("3600/hour", specs/pricing.md). */
+  price: string
+  /** The per-hour rate, for a bid priced per hour only. */
+  pricePerHour?: number
   earliestStart: number
   expectedFinish: number
   /** Its rank among the bids by the job's own ranking (1: the one a job would take). */
@@ -85,7 +90,7 @@ export async function runQuote(spec: JobSpec, p: QuoteParts, signal: AbortSignal
         provider: b.provider,
         bidId: b.bidId,
         total: b.total,
-        pricePerHour: b.pricePerHour,
+        ...priceView(priceOf(b)),
         earliestStart: b.earliestStart,
         expectedFinish: b.expectedFinish,
         rank: i + 1,

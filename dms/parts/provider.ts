@@ -102,6 +102,7 @@ export const providerPart: NodePartFactory = async (c) => {
       images: { registries: p.docker?.registries },
       defaultDiskBytes: p.defaultDiskBytes,
       maxUnpaidJobs: p.maxUnpaidJobs,
+      price: p.price,
       laterBids: p.laterBids,
       maxStartAheadSeconds: p.maxStartAheadSeconds,
       claimSweepMs: p.claimSweepMs,

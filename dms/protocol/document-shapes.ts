@@ -30,6 +30,16 @@ const hash = S.str(L.hash)
 const party = S.obj({ peer, publicKey: S.str(L.key) })
 export const RESOURCES: Shape = S.obj({ cpu: S.num, memoryBytes: S.num, diskBytes: S.num, gpus: S.num })
 
+// Every field any price model has; which belong to which model is dms/pricing's check (priceProblem).
+const PRICE = S.obj({
+  model: S.str(L.name),
+  unit: S.opt(S.str(L.name)),
+  currency: S.str(L.name),
+  rate: S.opt(S.num),
+  minimum: S.opt(S.num),
+  amount: S.opt(S.num),
+})
+
 const BID = S.obj({
   bidId: id,
   jobId: id,
@@ -38,8 +48,9 @@ const BID = S.obj({
   image: S.str(L.image),
   engine: S.opt(S.str(L.engine)),
   maxDurationSeconds: S.num,
-  pricePerHour: S.num,
-  minJobPrice: S.num,
+  price: S.opt(PRICE),
+  pricePerHour: S.opt(S.num),
+  minJobPrice: S.opt(S.num),
   total: S.num,
   earliestStart: S.num,
   expectedFinish: S.num,
@@ -59,7 +70,7 @@ const SIGNED_CONTRACT = S.obj({
     resources: RESOURCES,
     image: S.str(L.image),
     maxDurationSeconds: S.num,
-    pricePerHour: S.num,
+    pricePerHour: S.opt(S.num),
     escrow: S.num,
     bid: BID,
     createdAt: S.num,

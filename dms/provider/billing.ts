@@ -1,14 +1,11 @@
 /**
- * What a running allocation's time costs so far, at its contract's price: the settlement bills
- * wall time, capped at the contract's maximum duration (specs/contract-db.md, "Billing"). One
- * function, so the price model (dms/pricing/, issue 30) replaces it in one place.
+ * What a running allocation's time costs so far, at its contract's price: what a cancel now would
+ * pay (dms/pricing/: wall time capped at the contract's maximum duration, for a per-time price;
+ * nothing yet for a per-result price). Spec: specs/pricing.md.
  */
 import type { ContractTerms } from '../contracts/model.js'
-import { billableMs, costOfMs, type Amount } from '../contracts/money.js'
+import { billableMs, billOf, type Amount } from '../contracts/money.js'
 
-export function costSoFar(
-  terms: Pick<ContractTerms, 'maxDurationSeconds' | 'pricePerHour'>,
-  wallSeconds: number,
-): Amount {
-  return costOfMs(billableMs(wallSeconds, terms.maxDurationSeconds), terms.pricePerHour)
+export function costSoFar(terms: ContractTerms, wallSeconds: number): Amount {
+  return billOf(terms, { kind: 'cancel', ms: billableMs(wallSeconds, terms.maxDurationSeconds) })
 }

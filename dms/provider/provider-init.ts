@@ -1,5 +1,6 @@
 /** The provider's settings (`provider` in the node config, specs/config.md) and their defaults. */
 import type { RetentionInit } from './bid-store.js'
+import type { PriceTerms } from '../pricing/terms.js'
 import type { Comparator } from './capability.js'
 import type { ImageCheckInit } from './images.js'
 import type { PeerRateLimitInit } from './rate-limit.js'
@@ -52,6 +53,8 @@ export interface ProviderInit extends RetentionInit {
   defaultDiskBytes?: number
   /** A requester with more unpaid or claimed jobs here is declined (books.ts). @default no limit */
   maxUnpaidJobs?: number
+  /** The price this provider bids (specs/pricing.md). @default per hour at the offer's prices */
+  price?: PriceTerms
   /** Bid for a later start when a job does not fit now (later-bid.ts). @default false */
   laterBids?: boolean
   /** How far ahead such a start may be, in seconds (at most a day). @default 600 */

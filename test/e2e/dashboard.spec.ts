@@ -328,3 +328,72 @@ describe('dashboard in chromium against a devnet', function () {
     await page.close()
   })
 })
+
+describe('a provider priced per result: the CLI and the dashboard show its price', function () {
+  this.timeout(120_000)
+  const PRICE = 700
+  let stopDevnet: (() => Promise<void>) | undefined
+  let ready: DevnetReady
+  let browser: Browser | undefined
+  const dms = async (...args: string[]) => (await exec(process.execPath, ['bin/dms.js', ...args])).stdout
+
+  before(async function () {
+    const devnet = await startDevnet(1, ['--price-per-result', String(PRICE)])
+    ready = devnet.ready
+    stopDevnet = devnet.stop
+    browser = await chromium.launch({
+      executablePath: chromiumPath(),
+      args: ['--no-sandbox', '--disable-dev-shm-usage'],
+    })
+  })
+  after(async function () {
+    await browser?.close()
+    await stopDevnet?.()
+  })
+
+  it('quote, bids, contract and settlement say "700 per result"; the run is paid exactly that', async function () {
+    const socket = ready.requester.socket
+    const quote = await dms(
+      'job',
+      'quote',
+      '--socket',
+      socket,
+      '--image',
+      IMAGE,
+      '--cpu',
+      '0.5',
+      '--',
+      'sh',
+      '-c',
+      'echo hi',
+    )
+    assert.match(quote, new RegExp(`^1 +${ready.providers[0].peerId} +${PRICE} +${PRICE} per result `, 'm'))
+    const posted = JSON.parse(
+      await dms(
+        'job',
+        'run',
+        '--socket',
+        socket,
+        '--json',
+        '--image',
+        IMAGE,
+        '--cpu',
+        '0.5',
+        '--',
+        'sh',
+        '-c',
+        'echo paid',
+      ),
+    ) as { id: string }
+    const page = await (await browser!.newContext()).newPage()
+    await page.goto((JSON.parse(await dms('dashboard', '--json', '--socket', socket)) as { url: string }).url)
+    await page.goto(`http://${ready.requester.tcp}/dashboard/#/jobs/${posted.id}`)
+    await page.waitForSelector('#job[data-state="completed"]', WAIT)
+    assert.equal(await page.textContent('#bids tbody td.rate'), `${PRICE} per result`)
+    assert.equal(await page.textContent('#bids tbody td:nth-child(3)'), String(PRICE), 'the total')
+    await page.screenshot({ path: join(ARTEFACTS, 'per-result-bids.png'), fullPage: true })
+    const shown = await dms('job', 'status', posted.id, '--socket', socket)
+    assert.match(shown, new RegExp(`escrow ${PRICE}, price ${PRICE} per result`))
+    assert.match(shown, new RegExp(`settled: paid ${PRICE}, refunded 0`))
+  })
+})

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process'
 import Docker from 'dockerode'
 import { ApiClient } from '../../dms/api/client.js'
 import { TERMINATION } from '../../dms/contracts/model.js'
-import { billableMs, costOfMs } from '../../dms/contracts/money.js'
+import { billableMs, billOf } from '../../dms/contracts/money.js'
 import { parseJobSpec } from '../../dms/orchestrator/job-spec.js'
 import type { StoredJob } from '../../dms/orchestrator/orchestrator.js'
 import { scoreBids } from '../../dms/orchestrator/select.js'
@@ -147,7 +147,7 @@ describe('cancel mid-run (real network, real Docker)', function () {
     // Paid exactly the time the receipt reports, the rest of the escrow refunded.
     const ms = billableMs(receipt.usage.wallSeconds, t.maxDurationSeconds)
     assert.ok(ms > 0, 'some time was used')
-    assert.equal(s.paidToProvider, Math.min(t.escrow, costOfMs(ms, t.pricePerHour)))
+    assert.equal(s.paidToProvider, billOf(t, { kind: 'cancel', ms }))
     assert.equal(s.paidToProvider + s.refundedToRequester, t.escrow)
     assert.ok(s.refundedToRequester > 0)
 
@@ -180,7 +180,10 @@ describe('cancel mid-run (real network, real Docker)', function () {
     const s = r.settlement!
     assert.equal(s.outcome, 'settled', 'a verified timed-out run is settled, not refunded')
     const ms = billableMs(receipt.usage.wallSeconds, t.maxDurationSeconds)
-    assert.equal(s.paidToProvider, Math.min(t.escrow, costOfMs(ms, t.pricePerHour)))
+    assert.equal(
+      s.paidToProvider,
+      billOf(t, { kind: 'result', status: receipt.status, exitCode: receipt.exitCode, ms }),
+    )
     assert.equal(s.paidToProvider + s.refundedToRequester, t.escrow)
     const docker = new Docker()
     const left = await docker.listContainers({

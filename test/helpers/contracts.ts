@@ -16,6 +16,8 @@ import {
 import { contractIdFor } from '../../dms/contracts/contract-id.js'
 import { escrowFor } from '../../dms/contracts/money.js'
 import { partyOf } from '../../dms/contracts/party.js'
+import { escrowFor as escrowOf } from '../../dms/pricing/price.js'
+import type { PriceTerms } from '../../dms/pricing/terms.js'
 import type { SettleRequest } from '../../dms/protocol/messages.js'
 
 export interface Who {
@@ -42,6 +44,11 @@ export interface ContractOpts {
   jobId?: string
   /** The terms' start deadline (ms since the epoch). @default none */
   startBy?: number
+  /**
+   * The bid's price terms, signed as today's bids carry them (the terms copy none). @default a
+   * dms 0.1 bid: `pricePerHour` and `minJobPrice`, copied into the terms
+   */
+  price?: PriceTerms
 }
 
 /** A contract signed by both parties, embedding the provider's signed bid. */
@@ -57,7 +64,11 @@ export function makeContract(
   const minJobPrice = o.minJobPrice ?? 0
   const jobId = o.jobId ?? randomUUID()
   const resources = { cpu: 1, memoryBytes: 64 * 1024 * 1024, diskBytes: 0, gpus: 0 }
-  const total = escrowFor(pricePerHour, maxDurationSeconds, minJobPrice)
+  const total =
+    o.price === undefined
+      ? escrowFor(pricePerHour, maxDurationSeconds, minJobPrice)
+      : escrowOf(o.price, { durationSeconds: maxDurationSeconds })
+  const price = o.price === undefined ? { pricePerHour, minJobPrice } : { price: o.price }
   const body: Omit<Bid, 'signature'> = {
     bidId: randomUUID(),
     jobId,
@@ -65,8 +76,7 @@ export function makeContract(
     resources,
     image: 'dms-test:1',
     maxDurationSeconds,
-    pricePerHour,
-    minJobPrice,
+    ...price,
     total,
     earliestStart: now,
     expectedFinish: now + maxDurationSeconds * 1000,
@@ -84,7 +94,7 @@ export function makeContract(
     resources,
     image: bid.image,
     maxDurationSeconds,
-    pricePerHour,
+    ...(o.price === undefined ? { pricePerHour } : {}),
     escrow: total,
     bid,
     createdAt: now,

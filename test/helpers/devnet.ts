@@ -27,14 +27,18 @@ export interface DevnetReady {
   providers: Array<{ peerId: string; socket: string; tcp: string }>
 }
 
-/** `dms devnet --providers <n>` (built CLI) in a temp folder, once ready; `stop` ends it and removes the folder. */
+/**
+ * `dms devnet --providers <n>` (built CLI) in a temp folder, with more `args` (e.g.
+ * `--price-per-result 700`), once ready; `stop` ends it and removes the folder.
+ */
 export async function startDevnet(
   providers: number,
+  args: string[] = [],
 ): Promise<{ ready: DevnetReady; stop: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'dms-e2e-devnet-'))
   const devnet = spawn(
     process.execPath,
-    ['bin/dms.js', 'devnet', '--providers', String(providers), '--json', '--dir', dir],
+    ['bin/dms.js', 'devnet', '--providers', String(providers), '--json', '--dir', dir, ...args],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   )
   const exited = new Promise((r) => devnet.once('exit', r))

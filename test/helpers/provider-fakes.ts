@@ -87,7 +87,6 @@ export function contractFor(bid: Bid, contractId = 'contract-1'): SignedContract
       resources: bid.resources,
       image: bid.image,
       maxDurationSeconds: bid.maxDurationSeconds,
-      pricePerHour: bid.pricePerHour,
       escrow: bid.total,
       bid,
       createdAt: bid.earliestStart,

@@ -211,7 +211,6 @@ export class Harness {
       resources: bid.resources,
       image: bid.image,
       maxDurationSeconds: bid.maxDurationSeconds,
-      pricePerHour: bid.pricePerHour,
       escrow: bid.total,
       bid,
       createdAt: this.clock.now(),

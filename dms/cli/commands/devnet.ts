@@ -11,7 +11,14 @@ export const registerDevnet: RegisterCommand = (program) => {
     .option('--dir <dir>', 'keep data, configs and logs in this folder (default: a temp folder, removed)')
     .option('--keep', 'keep the temp folder at stop')
     .option('--json', 'print one JSON line with every socket and peer id once ready')
-    .action(async (o: { providers: string; dir?: string; keep?: boolean; json?: boolean }) =>
-      (await import('../devnet.js')).devnetCommand(o),
+    .option('--price-per-result <n>', 'the providers bid this fixed price (micro-tokens) per verified result')
+    .action(
+      async (o: {
+        providers: string
+        dir?: string
+        keep?: boolean
+        json?: boolean
+        pricePerResult?: string
+      }) => (await import('../devnet.js')).devnetCommand(o),
     )
 }

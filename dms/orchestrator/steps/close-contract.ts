@@ -87,7 +87,6 @@ export function closeContractStep(d: CloseContractDeps): Step {
       resources: job.spec.resources,
       image: job.spec.image,
       maxDurationSeconds: job.spec.maxDurationSeconds,
-      pricePerHour: bid.pricePerHour,
       escrow: bid.total,
       bid,
       createdAt: now,

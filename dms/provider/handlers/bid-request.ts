@@ -18,6 +18,8 @@ import { FundsCache, fundsReason } from '../../contracts/funds.js'
 import { DOMAIN, type ApprovalCredential, type Bid } from '../../contracts/model.js'
 import { W } from '../../protocol/behaviours.js'
 import { handleTooLarge } from '../../protocol/bounds.js'
+import { escrowFor, quote as priceQuote } from '../../pricing/price.js'
+import type { PriceTerms } from '../../pricing/terms.js'
 import type { BidMessage, BidRequest, Decline } from '../../protocol/messages.js'
 import type { ResourceLedger } from '../../resources/ledger.js'
 import type { MachineInfo } from '../../resources/types.js'
@@ -26,7 +28,6 @@ import { acceptJob, compareCapability, declineKind, imageAllowed, type Comparato
 import { chooseEngine, type EngineChoice } from '../engine-choice.js'
 import { grantedResources } from '../disk-grant.js'
 import type { ImageCheck } from '../images.js'
-import { pricePerHour, totalFor } from '../pricing.js'
 import type { BidRequestGate } from '../bid-request-gate.js'
 import { overCap, shareOf, toPreempt, type Preemptible, type RequesterCap } from '../requester-cap.js'
 import { flatState } from '../bid-store.js'
@@ -70,6 +71,8 @@ export interface BidRequestInit {
   defaultDiskBytes?: number
   /** A requester with more unpaid (or claimed) jobs here is declined. @default no limit */
   maxUnpaidJobs?: number
+  /** The price this provider bids (specs/pricing.md). @default per hour at the offer's prices */
+  price?: PriceTerms
   /** The allocation deadline of each reservation, and bids for a later start (later-bid.ts). */
   slots?: SlotTiming & { later?: LaterBids }
 }
@@ -205,8 +208,9 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
         ],
         own,
       )
-    const perHour = pricePerHour(req.resources, offer.prices)
-    const total = totalFor(perHour, req.maxDurationSeconds, offer.prices)
+    // Priced as the contract-db will lock and bill it (specs/pricing.md).
+    const price = priceQuote(init.price ?? offer.prices, req.resources)
+    const total = escrowFor(price, { durationSeconds: req.maxDurationSeconds })
     // The escrow this bid would lock: what the requester must be able to pay here (not its max
     // price, a ceiling that a cheaper bid need not reach).
     if (!quote && req.funds !== undefined && req.funds.available < total)
@@ -274,7 +278,7 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     // job of the 10-node benchmark failed NO_BIDS, 2 tries of 3, with 10 s after the window).
     const expiresAt = now + (init.bidTtlMs ?? 30_000)
     if (quote) {
-      const bid = signBid(d, req, { bidId, engine, perHour, total, later, now, expiresAt, reserved: false })
+      const bid = signBid(d, req, { bidId, engine, price, total, later, now, expiresAt, reserved: false })
       d.log.debug({ jobId: req.jobId, total }, 'quote answered')
       await actor.send(msg.from, W.bid, { bid, approval: own }).catch(() => {})
       return
@@ -286,7 +290,7 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     } catch (err) {
       return decline(actor, msg, [(err as Error).message], own)
     }
-    const bid = signBid(d, req, { bidId, engine, perHour, total, later, now, expiresAt, reserved: true })
+    const bid = signBid(d, req, { bidId, engine, price, total, later, now, expiresAt, reserved: true })
     // The credential and the funds proof are checked and not stored: the request is kept without them.
     const { approval: _credential, funds: _funds, ...request } = req
     const machine = await d.book.create({ bid, request, requester: msg.from, held, history: [] })
@@ -306,7 +310,7 @@ function signBid(
   b: {
     bidId: string
     engine: string | undefined
-    perHour: number
+    price: PriceTerms
     total: number
     later?: number
     now: number
@@ -323,8 +327,7 @@ function signBid(
     image: req.image,
     ...(b.engine !== undefined ? { engine: b.engine } : {}),
     maxDurationSeconds: req.maxDurationSeconds,
-    pricePerHour: b.perHour,
-    minJobPrice: d.ledger.getOffer()!.prices.minJobPrice,
+    price: b.price,
     total: b.total,
     earliestStart: start,
     expectedFinish: start + req.maxDurationSeconds * 1000,

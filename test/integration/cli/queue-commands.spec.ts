@@ -49,8 +49,22 @@ describe('dms job run/status/quote for queued, scheduled and quoted jobs', funct
       return {
         quoteId: 'q',
         bids: [
-          { provider: '12D3KooWCheap', total: 500, pricePerHour: 1000, earliestStart: START, rank: 1 },
-          { provider: '12D3KooWDear', total: 900, pricePerHour: 1800, earliestStart: START, rank: 2 },
+          {
+            provider: '12D3KooWCheap',
+            total: 500,
+            price: '1000/hour',
+            pricePerHour: 1000,
+            earliestStart: START,
+            rank: 1,
+          },
+          {
+            provider: '12D3KooWDear',
+            total: 900,
+            price: '1800/hour',
+            pricePerHour: 1800,
+            earliestStart: START,
+            rank: 2,
+          },
         ],
         declines: [{ provider: '12D3KooWSmall', reasons: ['not enough cpu: need 1 core, free 0.5 core'] }],
         released: 2,
@@ -140,8 +154,8 @@ describe('dms job run/status/quote for queued, scheduled and quoted jobs', funct
   it('job quote prints the ranked bids and the declines', async function () {
     const r = await dms('job', 'quote', '--socket', sock, '--image', 'i', '--cpu', '1', '--', 'sh')
     assert.equal(r.code, 0, r.stderr)
-    assert.match(r.stdout, /^RANK +PROVIDER +TOTAL +PER HOUR +START$/m)
-    assert.match(r.stdout, /^1 +12D3KooWCheap +500 +1000 +\d{4}-/m)
+    assert.match(r.stdout, /^RANK +PROVIDER +TOTAL +PRICE +START$/m)
+    assert.match(r.stdout, /^1 +12D3KooWCheap +500 +1000\/hour +\d{4}-/m)
     assert.match(r.stdout, /^2 +12D3KooWDear +900 /m)
     assert.match(r.stdout, /declined: 12D3KooWSmall: not enough cpu/)
     assert.deepEqual((quoted[0] as { command: string[] }).command, ['sh'])

@@ -6,17 +6,14 @@
 import assert from 'node:assert/strict'
 import { DEVNET_PRICES } from '../../../dms/cli/devnet.js'
 import { DEFAULT_MAX_PRICE, maxPriceHint, parseDuration, waitExitCode } from '../../../dms/cli/job-run.js'
-import { pricePerHour, totalFor } from '../../../dms/provider/pricing.js'
+import { escrowFor, quote } from '../../../dms/pricing/price.js'
 
 const MiB = 1024 * 1024
 
 describe('dms job run defaults (issue 20)', () => {
   it("the default max price covers a devnet provider's ask for the default job (1 cpu, 256 MiB, 300 s)", () => {
-    const perHour = pricePerHour(
-      { cpu: 1, memoryBytes: 256 * MiB, diskBytes: 256 * MiB, gpus: 0 },
-      DEVNET_PRICES,
-    )
-    const ask = totalFor(perHour, 300, DEVNET_PRICES)
+    const price = quote(DEVNET_PRICES, { cpu: 1, memoryBytes: 256 * MiB, diskBytes: 256 * MiB, gpus: 0 })
+    const ask = escrowFor(price, { durationSeconds: 300 })
     assert.ok(ask <= DEFAULT_MAX_PRICE, `devnet asks ${ask}, the default max price is ${DEFAULT_MAX_PRICE}`)
   })
 

@@ -101,6 +101,8 @@ function directionProblem({ from, to }: Edge): string | undefined {
     return "dms/web/ (what the node's and the contract-db's web faces share) imports only actors/"
   if (a === 'dms/workload' && b !== 'dms/workload' && b !== 'actors')
     return 'dms/workload/ (what runs, below protocol/ and executor/) imports only actors/'
+  if (a === 'dms/pricing' && b !== 'dms/pricing' && b !== 'actors')
+    return 'dms/pricing/ (what a run costs, for every party) imports only actors/'
   if (a === 'dms/api' && b !== 'dms/api' && b !== 'actors' && b !== 'dms/web' && !API_SHAPES.has(to))
     return 'the REST API reaches the node only through its ports (dms/api/ports.ts)'
   if (ROOTS.has(to) && !ROOTS.has(from) && a !== 'dms/cli')

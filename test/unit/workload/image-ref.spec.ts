@@ -3,7 +3,7 @@ import { imageRefProblem, InvalidImageRefError, parseImageRef } from '../../../d
 
 const HEX64 = 'a'.repeat(64)
 
-describe('protocol/image-ref: the reference grammar shared by API, provider and executor', () => {
+describe('workload/image-ref: the reference grammar shared by API, provider and executor', () => {
   it('reads names, registries, ports, tags and digests, and gives one canonical form per image', () => {
     const cases: Array<[string, { registry: string; path: string; tag?: string; canonical: string }]> = [
       [

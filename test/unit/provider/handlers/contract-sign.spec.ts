@@ -134,7 +134,7 @@ describe('provider/handlers/contract-sign', () => {
       code: 'NOT_YOUR_BID',
     })
     const dearer = h.contract(bid)
-    dearer.terms.pricePerHour += 1
+    dearer.terms.pricePerHour = 1 // a dms 0.1 copy of the price that is not the bid's
     await assert.rejects(sign(h.msg({ contract: dearer })), { code: 'TERMS_MISMATCH' })
     const forged = { ...h.contract(bid), requesterSignature: h.contract(bid, h.stranger).requesterSignature }
     await assert.rejects(sign(h.msg({ contract: forged })), { code: 'BAD_SIGNATURE' })
@@ -173,7 +173,7 @@ describe('provider/handlers/contract-sign', () => {
     })
     const bid = await locked()
     const dearer = h.contract(bid)
-    dearer.terms.pricePerHour += 1
+    dearer.terms.pricePerHour = 1 // a dms 0.1 copy of the price that is not the bid's
     await assert.rejects(sign(h.msg({ contract: dearer })), { code: 'TERMS_MISMATCH' })
     const forged = { ...h.contract(bid), requesterSignature: h.contract(bid, h.stranger).requesterSignature }
     await assert.rejects(sign(h.msg({ contract: forged })), { code: 'BAD_SIGNATURE' })

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
-import { pricePerHour, totalFor } from '../../../dms/provider/pricing.js'
+import { escrowFor, hourlyRate, quote } from '../../../dms/pricing/price.js'
+import { perHour } from '../../../dms/pricing/terms.js'
 import type { Prices } from '../../../dms/resources/types.js'
 
 const GiB = 1024 ** 3
@@ -14,8 +15,18 @@ const prices = (over: Partial<Prices> = {}): Prices => ({
   ...over,
 })
 
-describe('provider/pricing', () => {
-  describe('pricePerHour', () => {
+// Today's price (per hour at the provider's onboarded per-resource rates), as dms 0.1 computed it.
+const pricePerHour = hourlyRate
+const totalFor = (rate: number, seconds: number, p: Prices) =>
+  escrowFor(perHour(rate, p.minJobPrice), { durationSeconds: seconds })
+
+describe('pricing: per hour', () => {
+  it('quotes per-hour terms at the hourly rate of the resources, with the minimum job price', () => {
+    const r = { cpu: 2, memoryBytes: 4 * GiB, diskBytes: 10 * GiB, gpus: 1 }
+    assert.deepEqual(quote(prices(), r), perHour(2 * 100 + 4 * 10 + 10 * 1 + 1000, 5))
+  })
+
+  describe('hourlyRate', () => {
     it('sums cpu, memory GiB, disk GiB and gpus at their prices', () => {
       const r = { cpu: 2, memoryBytes: 4 * GiB, diskBytes: 10 * GiB, gpus: 1 }
       assert.equal(pricePerHour(r, prices()), 2 * 100 + 4 * 10 + 10 * 1 + 1000)
@@ -51,7 +62,7 @@ describe('provider/pricing', () => {
     })
   })
 
-  describe('totalFor', () => {
+  describe('escrowFor', () => {
     it('is the hourly price times the duration in hours', () => {
       assert.equal(totalFor(100, 7200, prices()), 200)
       assert.equal(totalFor(100, 1800, prices()), 50)
