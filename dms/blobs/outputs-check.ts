@@ -11,7 +11,7 @@ import { hashOutputs } from '../workload/outputs.js'
 import type { JobResult, OutputEntry } from '../protocol/messages.js'
 import { outputsSizeProblem } from '../workload/run-rules.js'
 import type { BlobService } from './service.js'
-import { archiveSizeOf } from './tar.js'
+import { archiveSizeOf } from '../workload/tar.js'
 import { hashRange, tarEntries } from './tar-reader.js'
 import { blobsHandle, fetchBlobs, type FetchOptions } from './transfer.js'
 

@@ -5,7 +5,7 @@
 import { promises as fs } from 'node:fs'
 import { dirname, join } from 'node:path'
 import type { BlobStore } from './store.js'
-import { checkRelativePath } from './tar.js'
+import { checkRelativePath } from '../workload/tar.js'
 import type { InputFile } from '../protocol/blob-payloads.js'
 
 export type { InputFile, InputSource } from '../protocol/blob-payloads.js'

@@ -12,7 +12,7 @@ import {
   parseHeader,
   parsePax,
   TarFormatError,
-} from './tar.js'
+} from '../workload/tar.js'
 
 /** One regular file in an archive: where its bytes are. */
 export interface TarEntry {

@@ -117,18 +117,9 @@ export interface Usage {
   peakMemoryBytes: number
 }
 
-/** Longest `OutputsSkipped.detail` (characters). */
-export const MAX_SKIPPED_DETAIL = 1024
-
-/**
- * Entries under a run's /outputs that collection left out (a name that is not UTF-8, a path too
- * long to open, a symlink or FIFO, an unreadable file): how many, and why with a few names, escaped.
- */
-export interface OutputsSkipped {
-  count: number
-  /** For a person, at most MAX_SKIPPED_DETAIL characters. */
-  detail: string
-}
+// What a run left out of its outputs is the workload's (the engine reports it); the receipt signs it.
+export { MAX_SKIPPED_DETAIL, type OutputsSkipped } from '../workload/outputs.js'
+import type { OutputsSkipped } from '../workload/outputs.js'
 
 /** The provider's signed account of one allocation's run. */
 export interface Receipt {

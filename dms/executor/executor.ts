@@ -3,10 +3,10 @@
  * engine itself (the interface the provider depends on) is `engine.ts`.
  */
 
-import type { OutputsSkipped } from '../contracts/model.js'
+import type { OutputsSkipped } from '../workload/outputs.js'
 import type { Workload } from '../workload/workload.js'
 
-export type { OutputsSkipped } from '../contracts/model.js'
+export type { OutputsSkipped } from '../workload/outputs.js'
 export type { Workload, WorkloadMember } from '../workload/workload.js'
 export type AllocationId = string
 export type JobId = string
@@ -61,7 +61,7 @@ export interface OutputFile {
 }
 
 /**
- * A run's output files as one deterministic tar on the host (dms/blobs/tar.ts), written and hashed
+ * A run's output files as one deterministic tar on the host (dms/workload/tar.ts), written and hashed
  * as it was collected. Once `run` returns, the file is the caller's to move (into the blob store)
  * or delete.
  */

@@ -2,7 +2,7 @@
  * Counts the entries output collection leaves out, by reason, with a few of their names, and says
  * so in a bounded, printable form for the receipt (`Receipt.outputsSkipped`).
  */
-import { MAX_SKIPPED_DETAIL, type OutputsSkipped } from '../contracts/model.js'
+import { MAX_SKIPPED_DETAIL, type OutputsSkipped } from '../workload/outputs.js'
 
 /** Names kept as examples, per reason. */
 const SAMPLES_PER_REASON = 3

@@ -14,3 +14,16 @@ export function hashOutputs(outputs: ReadonlyArray<{ path: string; sha256: strin
   for (const file of sorted) hash.update(`${file.path}\0${file.sha256}\n`, 'utf8')
   return hash.digest('hex')
 }
+
+/** Longest `OutputsSkipped.detail` (characters). */
+export const MAX_SKIPPED_DETAIL = 1024
+
+/**
+ * Entries under a run's /outputs that collection left out (a name that is not UTF-8, a path too
+ * long to open, a symlink or FIFO, an unreadable file): how many, and why with a few names, escaped.
+ */
+export interface OutputsSkipped {
+  count: number
+  /** For a person, at most MAX_SKIPPED_DETAIL characters. */
+  detail: string
+}

@@ -1,10 +1,10 @@
 /**
- * Output archives for tests, through the real streaming writer and reader (dms/blobs/tar-*.ts):
+ * Output archives for tests, through the real streaming writer and reader (dms/workload/tar-writer.ts, dms/blobs/tar-reader.ts):
  * small in-memory files go in through temp files, and come back out as buffers.
  */
 import { promises as fs } from 'node:fs'
 import { join } from 'node:path'
-import { TarFileWriter, type WrittenArchive } from '../../dms/blobs/tar-writer.js'
+import { TarFileWriter, type WrittenArchive } from '../../dms/workload/tar-writer.js'
 import { tarEntries } from '../../dms/blobs/tar-reader.js'
 
 export interface MemFile {

@@ -1,6 +1,6 @@
 /**
  * Collects a finished container's /outputs (the host folder `dir`) into one deterministic tar file,
- * streamed from disk to disk and hashed as it is written (dms/blobs/tar-writer.ts), with each
+ * streamed from disk to disk and hashed as it is written (dms/workload/tar-writer.ts), with each
  * file's sha256 for the manifest. No file's content is ever held in memory.
  *
  * The folder was written by untrusted code:
@@ -16,7 +16,7 @@
  */
 import { isUtf8 } from 'node:buffer'
 import { constants, promises as fs, type Dir } from 'node:fs'
-import { TarFileWriter } from '../../blobs/tar-writer.js'
+import { TarFileWriter } from '../../workload/tar-writer.js'
 import type { OutputFile, OutputsArchive, OutputsSkipped } from '../executor.js'
 import { SkipTally } from '../skipped.js'
 

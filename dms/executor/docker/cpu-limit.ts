@@ -9,7 +9,7 @@
  * the first instant, only the period over which it is averaged is longer during the start.
  */
 import type Docker from 'dockerode'
-import type { Logger } from '../../log.js'
+import type { Logger } from 'pino'
 import { cpuProblem } from '../../workload/run-rules.js'
 import { InvalidSpecError } from '../errors.js'
 import { dockerMessage, dockerStatus } from './docker-errors.js'

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs'
 import { join } from 'node:path'
 import type Docker from 'dockerode'
-import { child, type Logger } from '../../log.js'
+import type { Logger } from 'pino'
 import {
   AllocationBusyError,
   AllocationNotFoundError,
@@ -70,7 +70,7 @@ export class DockerExecutor implements Engine {
     this.docker = new Dockerode({
       modem: guardedModem({ socketPath: init.socketPath }),
     } as Docker.DockerOptions)
-    this.log = child(components.log, 'dms:executor:docker')
+    this.log = components.log.child({ c: 'dms:executor:docker' })
     this.clock = components.clock ?? systemClock
     this.user = init.user ?? '65534:65534'
     if (/^(0|root)(:|$)/.test(this.user)) throw new Error('DockerExecutor user must not be root')

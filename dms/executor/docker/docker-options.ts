@@ -1,6 +1,6 @@
 /** What a DockerExecutor is built from: its components (injected) and its options (config). */
 import type { Clock } from '../../../actors/clock.js'
-import type { Logger } from '../../log.js'
+import type { Logger } from 'pino'
 
 export interface DockerExecutorComponents {
   log: Logger

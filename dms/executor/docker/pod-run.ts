@@ -7,7 +7,7 @@
 import { basename } from 'node:path'
 import type Docker from 'dockerode'
 import type { Clock } from '../../../actors/clock.js'
-import type { Logger } from '../../log.js'
+import type { Logger } from 'pino'
 import { AllocationNotFoundError, ImageNotFoundError, AllocationBusyError } from '../errors.js'
 import type {
   ExecutionEvent,

@@ -1,6 +1,6 @@
 import { delay, type Clock } from '../../../actors/clock.js'
 import type Docker from 'dockerode'
-import type { Logger } from '../../log.js'
+import type { Logger } from 'pino'
 
 /** What the samples saw; zeros when no sample could be taken (e.g. a job shorter than one request). */
 export interface SampledUsage {

@@ -5,7 +5,7 @@
  */
 import type Docker from 'dockerode'
 import { delay, type Clock } from '../../../actors/clock.js'
-import type { Logger } from '../../log.js'
+import type { Logger } from 'pino'
 import type { ExecutionEvent, ResourceUsage } from '../executor.js'
 import { dockerMessage } from './docker-errors.js'
 import { captureOutput } from './log-capture.js'

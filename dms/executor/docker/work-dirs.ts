@@ -5,7 +5,7 @@
  */
 import { promises as fs } from 'node:fs'
 import { join } from 'node:path'
-import type { Logger } from '../../log.js'
+import type { Logger } from 'pino'
 import { AllocationBusyError } from '../errors.js'
 import type { AllocationId, ExecutionSpec } from '../executor.js'
 import { mountQuota, releaseQuota } from './disk-quota.js'

@@ -11,7 +11,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Message } from '../../../actors/system.js'
-import { archiveSizeOf } from '../../../dms/blobs/tar.js'
+import { archiveSizeOf } from '../../../dms/workload/tar.js'
 import { signDoc } from '../../../dms/contracts/canonical.js'
 import {
   DOMAIN,

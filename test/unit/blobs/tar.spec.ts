@@ -6,7 +6,7 @@ import { open } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { findTarEntry, tarEntries } from '../../../dms/blobs/tar-reader.js'
-import { TarFileWriter } from '../../../dms/blobs/tar-writer.js'
+import { TarFileWriter } from '../../../dms/workload/tar-writer.js'
 import { tarOf, untar, type MemFile } from '../../helpers/tar.js'
 
 const file = (path: string, text: string): MemFile => ({ path, content: Buffer.from(text) })

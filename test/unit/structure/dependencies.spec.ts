@@ -99,6 +99,8 @@ function directionProblem({ from, to }: Edge): string | undefined {
     return 'only the CLI and the composition root import the REST API'
   if (a === 'dms/web' && b !== 'dms/web' && b !== 'actors')
     return "dms/web/ (what the node's and the contract-db's web faces share) imports only actors/"
+  if (a === 'dms/executor' && b !== 'dms/executor' && b !== 'dms/workload' && b !== 'actors')
+    return 'the engines (dms/executor/) import only dms/workload/ and actors/: what runs, nothing of the market'
   if (a === 'dms/workload' && b !== 'dms/workload' && b !== 'actors')
     return 'dms/workload/ (what runs, below protocol/ and executor/) imports only actors/'
   if (a === 'dms/pricing' && b !== 'dms/pricing' && b !== 'actors')
@@ -218,6 +220,8 @@ describe('the dependency structure (imports among actors/, proto/, dms/)', () =>
       ['actors/system.ts', 'dms/protocol/handles.ts'],
       ['dms/orchestrator/orchestrator.ts', 'dms/provider/allocation.ts'],
       ['dms/orchestrator/data-plane.ts', 'dms/executor/outputs.ts'],
+      ['dms/executor/docker/collect-outputs.ts', 'dms/blobs/store.ts'],
+      ['dms/executor/skipped.ts', 'dms/contracts/model.ts'],
       ['dms/provider/provider.ts', 'dms/api/server.ts'],
       ['dms/blobs/service.ts', 'dms/cli/main.ts'],
       ['dms/provider/provider.ts', 'dms/node.ts'],
