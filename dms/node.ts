@@ -22,6 +22,7 @@ import type { ResourceLedger } from './resources/ledger.js'
 import type { MachineMeter } from './resources/measure.js'
 import type { Onboarding } from './resources/onboarding.js'
 import type { ProcessFaults } from './process-guard.js'
+import { DmsError } from '../actors/errors.js'
 import { MissingComponentError, type Components, type NodeComponents } from './parts/components.js'
 import { NODE_PARTS } from './parts/index.js'
 
@@ -54,7 +55,12 @@ export class DmsNode {
     }
     this.lifecycle = new Lifecycle(
       (err, part) => log.warn({ err, part }, 'error while stopping'),
-      (err, part) => log.warn({ err, part }, 'a part failed to start: stopping what started'),
+      // An error with a code (DATA_DIR_IN_USE, a bad config...) is the caller's to tell its user in
+      // one line; only an unexpected one is worth a warning naming the part.
+      (err, part) =>
+        err instanceof DmsError
+          ? log.debug({ err, part }, 'a part failed to start: stopping what started')
+          : log.warn({ err, part }, 'a part failed to start: stopping what started'),
     )
   }
 

@@ -55,6 +55,7 @@ export function startInbox(c: InboxComponents, init: ProviderInit & { provisionT
       requesterCap: init.requesterCap,
       defaultDiskBytes: init.defaultDiskBytes,
       maxUnpaidJobs: init.maxUnpaidJobs,
+      price: init.price,
       slots: slotsOf(init),
     },
     c.counts,
