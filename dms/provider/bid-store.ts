@@ -7,7 +7,7 @@
 import { STORES } from '../store/tables.js'
 import type { StateValue } from 'xstate'
 import { Repo, type Db } from '../store/db.js'
-import { SINGLE_MEMBER, type Workload } from '../workload/workload.js'
+import { memberOf, singleMemberOf, type Workload } from '../workload/workload.js'
 import type { Allocation, BidContext, BidState } from './bid-context.js'
 
 /**
@@ -58,37 +58,8 @@ export type V2Bid = Omit<StoredBid, 'v' | 'snapshot'> & {
  * command, env and network (one member), or the invoked pod's members.
  */
 export function workloadOfV2(a: V2Allocation): Workload {
-  const network = (asked: boolean | undefined) => (asked === true ? ('outbound' as const) : ('none' as const))
-  if (a.members !== undefined && a.members.length > 0)
-    return {
-      members: a.members.map((m) => ({
-        name: m.name,
-        artifact: { kind: 'image', ref: m.image },
-        command: m.command,
-        env: m.env,
-        network: network(m.network),
-        resources: { cpu: m.cpu, memoryBytes: m.memoryBytes },
-      })),
-    }
-  const t = a.contract.terms
-  const r = t.resources
-  return {
-    members: [
-      {
-        name: SINGLE_MEMBER,
-        artifact: { kind: 'image', ref: t.image },
-        command: a.command,
-        env: a.env,
-        network: network(a.network),
-        resources: {
-          cpu: r.cpu,
-          memoryBytes: r.memoryBytes,
-          ...(r.diskBytes > 0 ? { diskBytes: r.diskBytes } : {}),
-          ...(r.gpus > 0 ? { gpus: { count: r.gpus } } : {}),
-        },
-      },
-    ],
-  }
+  if (a.members !== undefined && a.members.length > 0) return { members: a.members.map(memberOf) }
+  return { members: [singleMemberOf(a.contract.terms.image, a, a.contract.terms.resources)] }
 }
 
 /** A stored bid at today's version: a version 2 record's allocation gets its workload. */

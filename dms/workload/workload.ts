@@ -145,3 +145,50 @@ export function workloadTotals(w: Workload): {
   }
   return { cpu, memoryBytes, diskBytes, gpus }
 }
+
+/** The policy of a flat `network` flag (a job spec, records from before the workload). */
+export const policyOf = (network: boolean | undefined): NetworkPolicy =>
+  network === true ? 'outbound' : 'none'
+
+/** A container member as written outside the workload: a job spec's pod member, an older record. */
+export interface FlatMember {
+  name: string
+  image: string
+  command: string[]
+  env: Record<string, string>
+  network?: boolean
+  cpu: number
+  memoryBytes: number
+}
+
+/** The workload member of a flat one. */
+export const memberOf = (m: FlatMember): WorkloadMember => ({
+  name: m.name,
+  artifact: { kind: 'image', ref: m.image },
+  command: m.command,
+  env: m.env,
+  network: policyOf(m.network),
+  resources: { cpu: m.cpu, memoryBytes: m.memoryBytes },
+})
+
+/** A plain job's one member: its image and resources, with the command, env and network it runs. */
+export function singleMemberOf(
+  image: string,
+  run: { command: string[]; env: Record<string, string>; network?: boolean; workdir?: string },
+  r: { cpu: number; memoryBytes: number; diskBytes: number; gpus: number },
+): WorkloadMember {
+  return {
+    name: SINGLE_MEMBER,
+    artifact: { kind: 'image', ref: image },
+    command: run.command,
+    ...(run.workdir !== undefined ? { workdir: run.workdir } : {}),
+    env: run.env,
+    network: policyOf(run.network),
+    resources: {
+      cpu: r.cpu,
+      memoryBytes: r.memoryBytes,
+      ...(r.diskBytes > 0 ? { diskBytes: r.diskBytes } : {}),
+      ...(r.gpus > 0 ? { gpus: { count: r.gpus } } : {}),
+    },
+  }
+}
