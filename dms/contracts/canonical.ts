@@ -1,22 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { KeyPair } from '../../actors/identity.js'
 import { verifySignature } from '../../actors/identity.js'
-
-/** JSON with object keys sorted at every level: the byte form that documents are signed in. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') {
-    if (typeof value === 'number' && !Number.isFinite(value))
-      throw new Error('cannot sign a non-finite number')
-    return JSON.stringify(value)
-  }
-  // As JSON.stringify does: an undefined element is null, so a signature survives a JSON round trip.
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(',')}]`
-  const obj = value as Record<string, unknown>
-  const keys = Object.keys(obj)
-    .filter((k) => obj[k] !== undefined)
-    .sort()
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`
-}
+import { canonicalJson } from '../../actors/canonical-json.js'
 
 const bytesFor = (domain: string, doc: unknown) =>
   new TextEncoder().encode(`${domain}\0${canonicalJson(doc)}`)

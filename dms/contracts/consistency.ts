@@ -11,6 +11,7 @@ import { InvalidAmountError, isAmount } from '../pricing/amount.js'
 import { escrowFor, priceProblem } from '../pricing/price.js'
 import { priceOf, type PriceTerms } from '../pricing/terms.js'
 import { startByProblem } from './start.js'
+import { isWorkloadHash } from '../workload/hash.js'
 
 /** What a bid request asked for, which its bids (and their contracts) must repeat exactly. */
 export interface Asked {
@@ -73,8 +74,9 @@ export function bidTotalProblem(bid: Bid): string | undefined {
  * image, resources and max duration, and an escrow equal to the bid's total, which is itself its
  * price terms' escrow for the max duration. The price is the bid's (terms copy none of it; a dms 0.1
  * copy of `pricePerHour`, when present, must equal the bid's). A `startBy`, when there is one,
- * after the time the run can start and at most MAX_START_GRACE_SECONDS later (start.ts).
- * Undefined when they agree.
+ * after the time the run can start and at most MAX_START_GRACE_SECONDS later (start.ts). A
+ * `workloadHash`, when there is one, of a sha256's form (whether one is required is
+ * signed-workload.ts's). Undefined when they agree.
  */
 export function termsBidProblem(t: ContractTerms, bid: Bid): string | undefined {
   if (bid.provider !== t.provider?.peer) return 'the bid was made by another provider'
@@ -93,5 +95,7 @@ export function termsBidProblem(t: ContractTerms, bid: Bid): string | undefined 
   if (typeof total === 'string') return total
   if (bid.total !== total) return `the bid's total ${bid.total} is not price × max duration (${total})`
   if (t.escrow !== total) return `escrow ${String(t.escrow)} must equal price × max duration (${total})`
+  if (t.workloadHash !== undefined && !isWorkloadHash(t.workloadHash))
+    return 'workloadHash is not a sha256 in lowercase hex'
   return startByProblem(t, bid)
 }

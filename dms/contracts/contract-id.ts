@@ -6,7 +6,7 @@
  * ("Verify", check 7).
  */
 import { createHash } from 'node:crypto'
-import { canonicalJson } from './canonical.js'
+import { canonicalJson } from '../../actors/canonical-json.js'
 import type { ContractTerms } from './model.js'
 
 export interface ContractIdFacts {

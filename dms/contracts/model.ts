@@ -64,6 +64,14 @@ export interface ContractTerms {
   contractDb: string
   resources: Resources
   image: string
+  /**
+   * What runs, signed: `workloadHash` of the workload the requester will invoke (dms/workload/hash.ts;
+   * every member's artifact, command, env, workdir, network and resources). The provider refuses an
+   * invocation whose workload hashes otherwise (`WORKLOAD_MISMATCH`). Required of new terms by the
+   * provider and the contract-db (`WORKLOAD_UNSIGNED`); absent from contracts stored by earlier
+   * versions, whose invocation is checked against `image` and `resources` only.
+   */
+  workloadHash?: string
   maxDurationSeconds: number
   /**
    * dms 0.1 only: a copy of the bid's price per hour; when present it must equal it. The price is

@@ -69,6 +69,7 @@ const SIGNED_CONTRACT = S.obj({
     contractDb: peer,
     resources: RESOURCES,
     image: S.str(L.image),
+    workloadHash: S.opt(hash),
     maxDurationSeconds: S.num,
     pricePerHour: S.opt(S.num),
     escrow: S.num,

@@ -19,6 +19,8 @@ import { partyOf } from '../../dms/contracts/party.js'
 import { escrowFor as escrowOf } from '../../dms/pricing/price.js'
 import type { PriceTerms } from '../../dms/pricing/terms.js'
 import type { SettleRequest } from '../../dms/protocol/messages.js'
+import { workloadHash } from '../../dms/workload/hash.js'
+import { SINGLE_MEMBER, type Workload } from '../../dms/workload/workload.js'
 
 export interface Who {
   key: KeyPair
@@ -49,6 +51,27 @@ export interface ContractOpts {
    * dms 0.1 bid: `pricePerHour` and `minJobPrice`, copied into the terms
    */
   price?: PriceTerms
+  /**
+   * What the terms sign of what runs: a hash, or `false` for terms of an earlier version that sign
+   * none. @default the hash of `contractWorkload()`
+   */
+  workloadHash?: string | false
+}
+
+/** The one-member workload a `makeContract` contract signs by default: its image and resources. */
+export function contractWorkload(command: string[] = ['true']): Workload {
+  return {
+    members: [
+      {
+        name: SINGLE_MEMBER,
+        artifact: { kind: 'image', ref: 'dms-test:1' },
+        command,
+        env: {},
+        network: 'none',
+        resources: { cpu: 1, memoryBytes: 64 * 1024 * 1024 },
+      },
+    ],
+  }
 }
 
 /** A contract signed by both parties, embedding the provider's signed bid. */
@@ -93,6 +116,7 @@ export function makeContract(
     contractDb,
     resources,
     image: bid.image,
+    ...(o.workloadHash === false ? {} : { workloadHash: o.workloadHash ?? workloadHash(contractWorkload()) }),
     maxDurationSeconds,
     ...(o.price === undefined ? { pricePerHour } : {}),
     escrow: total,

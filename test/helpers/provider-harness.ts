@@ -4,6 +4,8 @@
  * that records what the provider sends. Messages are built as the actor runtime delivers them.
  */
 import { forTerms } from './workload.js'
+import { workloadHash } from '../../dms/workload/hash.js'
+import type { Workload } from '../../dms/workload/workload.js'
 import { EventEmitter } from 'node:events'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -199,8 +201,15 @@ export class Harness {
     return bid
   }
 
-  /** The requester's signed terms for `bid`. */
-  contract(bid: Bid, who: Who = this.requester): SignedContract {
+  /**
+   * The requester's signed terms for `bid`, signing `workload` (`false`: terms of an earlier
+   * version, which sign none). @default the workload `invocation` sends
+   */
+  contract(
+    bid: Bid,
+    who: Who = this.requester,
+    workload: Workload | false = defaultWorkload(bid),
+  ): SignedContract {
     const terms = {
       contractId: `contract-${bid.bidId}`,
       jobId: bid.jobId,
@@ -210,6 +219,7 @@ export class Harness {
       contractDb: this.contractDb.peer,
       resources: bid.resources,
       image: bid.image,
+      ...(workload === false ? {} : { workloadHash: workloadHash(workload) }),
       maxDurationSeconds: bid.maxDurationSeconds,
       escrow: bid.total,
       bid,
@@ -236,8 +246,12 @@ export class Harness {
       contract,
       proof: this.proof(contract),
       inputs: [],
-      workload: forTerms(contract.terms, ['sh', '-c', 'echo hi']),
+      workload: defaultWorkload(contract.terms),
       ...over,
     }
   }
 }
+
+/** What `Harness.invocation` runs by default, and `Harness.contract` signs: `sh -c 'echo hi'`. */
+export const defaultWorkload = (terms: Parameters<typeof forTerms>[0]): Workload =>
+  forTerms(terms, ['sh', '-c', 'echo hi'])

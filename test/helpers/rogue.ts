@@ -6,7 +6,8 @@
  */
 import type { Handle } from '../../actors/envelope.js'
 import type { Actor, Message } from '../../actors/system.js'
-import { canonicalJson, signDoc } from '../../dms/contracts/canonical.js'
+import { canonicalJson } from '../../actors/canonical-json.js'
+import { signDoc } from '../../dms/contracts/canonical.js'
 import {
   DOMAIN,
   type ApprovalCredential,

@@ -12,6 +12,7 @@ import { REFUSAL, refuse } from '../../contracts/errors.js'
 import { DOMAIN, type ContractProof, type Role, type SignedContract } from '../../contracts/model.js'
 import { contractIdMatches } from '../../contracts/contract-id.js'
 import { partyIsConsistent } from '../../contracts/party.js'
+import { unsignedWorkloadRefusal } from '../../contracts/signed-workload.js'
 import type { ContractInput } from '../contract-machine.js'
 import { START_DEADLINE_PASSED } from '../../contracts/start.js'
 import { DEADLINES, settleByFor, type DeadlineConfig } from '../deadlines.js'
@@ -92,6 +93,10 @@ export function verifyHandler(d: VerifyDeps): VerifyHandler {
       throw refuse(REFUSAL.expired, `contract expired at ${new Date(t.expiresAt).toISOString()}`)
     const badTerms = checkBidTerms(t)
     if (badTerms !== undefined) throw refuse(REFUSAL.badTerms, badTerms)
+    // Every contract this contract-db holds signs what runs, so that a dispute over it has the
+    // requester's word and the provider's; terms resent for a stored contract were answered above.
+    const unsigned = unsignedWorkloadRefusal(t)
+    if (unsigned !== undefined) throw unsigned
     // The start deadline (if any; consistency.ts bounded it against the bid): still ahead, and not
     // further than this contract-db holds escrow for. settleBy is counted from it (deadlines.ts).
     if (t.startBy !== undefined && t.startBy <= now)

@@ -25,8 +25,10 @@ import { startByFor } from '../../contracts/start.js'
 import { W } from '../../protocol/behaviours.js'
 import { publicKeyOf } from '../../protocol/handles.js'
 import type { ContractSignReply } from '../../protocol/messages.js'
+import { workloadHash } from '../../workload/hash.js'
 import { ContractRefusal, JobFailure, LockFirst, type Step } from '../job-machine.js'
 import type { JobRecord } from '../job-record.js'
+import { workloadOfJob } from '../job-workload.js'
 import type { StepDeps } from './deps.js'
 import { releaseBid, releaseLosers, winnerHandle } from './providers.js'
 
@@ -86,6 +88,9 @@ export function closeContractStep(d: CloseContractDeps): Step {
       contractDb: d.contractDb.peer,
       resources: job.spec.resources,
       image: job.spec.image,
+      // What runs, signed: the invoke step sends this very workload (invoke.ts), and the provider
+      // refuses any other (specs/protocol.md, "Contract terms").
+      workloadHash: workloadHash(workloadOfJob(job.spec)),
       maxDurationSeconds: job.spec.maxDurationSeconds,
       escrow: bid.total,
       bid,

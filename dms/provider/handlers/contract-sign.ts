@@ -4,7 +4,8 @@
  * contracts/consistency.ts, as the contract-db checks them) and the requester's signature, then
  * countersigned; the machine's `SIGN` keeps the contract's hash and id. A reserved bid is locked
  * first, as `/dms/job/request` locks it (the lock folded into the contract: one round trip fewer),
- * and refused the same way. Spec: specs/protocol.md ("Checks on the receiving side", "The lock
+ * and refused the same way. New terms must sign the workload (`workloadHash`: its form only is
+ * checked here, the workload itself at invoke); an older requester's are refused. Spec: specs/protocol.md ("Checks on the receiving side", "The lock
  * folded into the contract").
  */
 import { RefusedError } from '../../../actors/errors.js'
@@ -14,6 +15,7 @@ import { hashDoc, signDoc, verifyDoc } from '../../contracts/canonical.js'
 import { termsBidProblem } from '../../contracts/consistency.js'
 import { DOMAIN } from '../../contracts/model.js'
 import { partyIsConsistent } from '../../contracts/party.js'
+import { unsignedWorkloadRefusal } from '../../contracts/signed-workload.js'
 import { publicKeyOf } from '../../protocol/handles.js'
 import type { ContractSignReply, ContractSignRequest } from '../../protocol/messages.js'
 import { described, liveIn, lockBid, mine, type BidLookup } from './common.js'
@@ -50,6 +52,9 @@ export function contractSignHandler(d: ContractSignDeps) {
     // redrafts the very terms this provider signed; signing them again commits to nothing new.
     if (rec.snapshot.context.contractHash === contractHash)
       return { providerSignature: signDoc(d.key, DOMAIN.contract, t) }
+    // New terms must sign what runs; only terms signed before (above) may lack it.
+    const unsigned = unsignedWorkloadRefusal(t)
+    if (unsigned !== undefined) throw unsigned
     const locked = liveIn(d.book, rec, 'locked')
     const actor = locked ?? liveIn(d.book, rec, 'reserved')
     // Neither locked nor reserved: nothing to contract (BID_NOT_LOCKED is kept for what a provider

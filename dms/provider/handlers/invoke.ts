@@ -1,8 +1,8 @@
 /**
  * `/dms/job/invoke`: the contract, the contract-db's proof over its terms, and what to run. Checked
- * (the countersigned terms, the proof, the executor's rules), then the machine's `INVOKE`: it
- * allocates the ledger entry and starts the run. Spec: specs/protocol.md ("Checks on the receiving
- * side").
+ * (the countersigned terms, the proof, the workload against the terms' `workloadHash`, then against
+ * the bid and the executor's rules), then the machine's `INVOKE`: it allocates the ledger entry
+ * and starts the run. Spec: specs/protocol.md ("Checks on the receiving side").
  */
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../../actors/clock.js'
@@ -13,7 +13,10 @@ import type { Message } from '../../../actors/system.js'
 import { hashDoc, verifyDoc } from '../../contracts/canonical.js'
 import { DOMAIN } from '../../contracts/model.js'
 import { publicKeyOfPeer } from '../../contracts/party.js'
+import { WORKLOAD_MISMATCH } from '../../contracts/signed-workload.js'
 import type { Invocation, InvocationReply } from '../../protocol/messages.js'
+import { workloadHash } from '../../workload/hash.js'
+import type { Workload } from '../../workload/workload.js'
 import type { StoredBid } from '../bid-store.js'
 import { invokedWorkloadProblem } from '../invoked-workload.js'
 import { invocationProblem } from '../validate.js'
@@ -77,6 +80,15 @@ export function invokeHandler(d: InvokeDeps) {
       throw new RefusedError(
         START_DEADLINE_PASSED,
         `the contract had to start by ${new Date(t.startBy).toISOString()}: the contract-db expires it`,
+      )
+    // What runs is what the terms signed, before anything is done for it; terms stored by an
+    // earlier version sign none, and their workload is checked against image and resources only.
+    // (No workload at all is not a mismatch but a bad invocation: the check below names it.)
+    const invoked = inv.workload as Workload | undefined
+    if (t.workloadHash !== undefined && invoked != null && workloadHash(invoked) !== t.workloadHash)
+      throw new RefusedError(
+        WORKLOAD_MISMATCH,
+        'the invoked workload is not the one the contract signed (its workloadHash differs)',
       )
     const runIssue =
       invocationProblem(inv, t.resources.diskBytes) ??

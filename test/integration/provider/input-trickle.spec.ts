@@ -19,6 +19,7 @@ import { JumpClock } from '../../helpers/jump-clock.js'
 import { startNetwork, type TestNetwork } from '../../helpers/network.js'
 import type { TestPeer } from '../../helpers/peers.js'
 import { bidRequest, rogueRequester, startRogue } from '../../helpers/rogue.js'
+import { workloadHash } from '../../../dms/workload/hash.js'
 
 const MiB = 1024 * 1024
 /** Chunks served, each moving the clock 10 s: 50 of them are 500 s, past the 300 s budget. */
@@ -75,6 +76,7 @@ describe('provider: a trickled input cannot pin an allocation in provisioning', 
     const provider = handleOf(p.peerId, INBOX.provider, p.addrs())
     await r.actor.request(provider, W.jobRequest, { jobId: bid.jobId, bidId: bid.bidId })
     const now = clock.now()
+    const workload = forTerms(bid, ['sh', '-c', ':'])
     const terms: ContractTerms = {
       contractId: contractIdFor({
         requester: rogue.system.peerId,
@@ -89,6 +91,7 @@ describe('provider: a trickled input cannot pin an allocation in provisioning', 
       contractDb: net.contractDb.peerId,
       resources: bid.resources,
       image: bid.image,
+      workloadHash: workloadHash(workload),
       maxDurationSeconds: bid.maxDurationSeconds,
       escrow: bid.total,
       bid,
@@ -105,7 +108,7 @@ describe('provider: a trickled input cannot pin an allocation in provisioning', 
       contract,
       proof,
       inputs: [{ path: 'big', sha256: 'ef'.repeat(32), size: 64 * MiB }],
-      workload: forTerms(terms, ['sh', '-c', ':']),
+      workload,
     })
     invokeAnswered()
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { KeyPair, verifySignature } from '../../../actors/identity.js'
-import { canonicalJson, hashDoc, signDoc, verifyDoc } from '../../../dms/contracts/canonical.js'
+import { canonicalJson } from '../../../actors/canonical-json.js'
+import { hashDoc, signDoc, verifyDoc } from '../../../dms/contracts/canonical.js'
 import { DOMAIN } from '../../../dms/contracts/model.js'
 
 const key = KeyPair.fromSeed(Uint8Array.from({ length: 32 }, (_, i) => i + 100))

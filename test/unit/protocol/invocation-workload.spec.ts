@@ -8,6 +8,7 @@ import type { PayloadRefusal } from '../../../dms/protocol/codecs.js'
 import type { Invocation } from '../../../dms/protocol/messages.js'
 import { makeContract, newParty } from '../../helpers/contracts.js'
 import { container } from '../../helpers/workload.js'
+import { workloadHash } from '../../../dms/workload/hash.js'
 
 const contract = makeContract(newParty(), newParty(), newParty().peer)
 const proof = {
@@ -41,6 +42,19 @@ describe('protocol: the invocation carries the workload', () => {
     const w = inv({ gpus: 2, env: { A: '1' } })
     w.workload.members[0].artifact = { kind: 'bundle', sha256: 'ab'.repeat(32) }
     assert.deepEqual((roundTrip(w) as Invocation).workload, w.workload)
+  })
+
+  it("keeps its hash across the wire, which the terms sign, and the terms' workloadHash bounded", () => {
+    const w = inv({ env: { B: '2', A: '1' }, network: true })
+    w.workload.members[0].workdir = '/work'
+    const got = roundTrip(w) as Invocation
+    assert.equal(workloadHash(got.workload), workloadHash(w.workload))
+    assert.equal(got.contract.terms.workloadHash, contract.terms.workloadHash)
+    const long = { ...contract, terms: { ...contract.terms, workloadHash: 'a'.repeat(129) } }
+    assert.throws(() => roundTrip({ ...w, contract: long }), {
+      reason: 'too_long',
+      message: /workloadHash/,
+    })
   })
 
   it('bounds every field of it at decode, naming the field', () => {

@@ -135,6 +135,20 @@ describe('contract-db/handlers/verify', () => {
         'BAD_TERMS',
         /price/,
       ],
+      [
+        "a workloadHash not of a hash's form",
+        req.peer,
+        sign({ ...c.terms, workloadHash: 'not a hash' }, req, prov),
+        'BAD_TERMS',
+        /workloadHash/,
+      ],
+      [
+        'terms that sign no workload (an older requester)',
+        req.peer,
+        contract({ workloadHash: false }),
+        'WORKLOAD_UNSIGNED',
+        /sign no workload \(workloadHash\): the requester speaks an older protocol; upgrade it/,
+      ],
     ]
     for (const [what, submitter, doc, code, why] of cases) {
       const r = await refusal(verify(submitter, doc))
@@ -175,6 +189,14 @@ describe('contract-db/handlers/verify', () => {
     clock.advance(120_000) // past expiresAt: the first send was in time
     assert.deepEqual(await verify(req.peer, c), proof)
     assert.equal(proposed.length, 1, 'locked once')
+  })
+
+  it('idempotent for a contract stored before the upgrade: its terms, which sign no workload, get its proof', async () => {
+    const c = contract({ workloadHash: false })
+    const proof = { contractId: c.terms.contractId } as ContractRecord['proof']
+    stored.set(c.terms.contractId, { contract: c, state: 'active', proof } as ContractRecord)
+    assert.deepEqual(await verify(req.peer, c), proof)
+    assert.deepEqual(proposed, [])
   })
 
   it("no party occupies another's contract id: the id is derived from the requester and its draft", async () => {

@@ -8,6 +8,8 @@ import assert from 'node:assert/strict'
 import { createActor, waitFor } from 'xstate'
 import { DmsError, RemoteError, RequestTimeoutError, UnreachableError } from '../../../../actors/errors.js'
 import { hashDoc, signDoc, verifyDoc } from '../../../../dms/contracts/canonical.js'
+import { workloadOfJob } from '../../../../dms/orchestrator/job-workload.js'
+import { workloadHash } from '../../../../dms/workload/hash.js'
 import { ContractDbClient } from '../../../../dms/contract-clients/client.js'
 import {
   DOMAIN,
@@ -121,6 +123,8 @@ describe('orchestrator/steps/close-contract', () => {
     assert.equal(terms.contractDb, f.contractDb.peer)
     assert.equal(terms.escrow, bids[0].total)
     assert.equal(terms.expiresAt, T0 + TERMS_TTL_MS)
+    // What runs is signed: the hash of the workload the invoke step sends (workloadOfJob).
+    assert.equal(terms.workloadHash, workloadHash(workloadOfJob(job.spec)))
     assert.ok(verifyDoc(f.requester.key.publicKey, DOMAIN.contract, terms, contract!.requesterSignature))
     assert.ok(verifyDoc(p1.key.publicKey, DOMAIN.contract, terms, contract!.providerSignature!))
     assert.equal(proof?.contractId, terms.contractId)

@@ -11,7 +11,7 @@ import { DOMAIN } from '../../../../dms/contracts/model.js'
 import { contractSignHandler } from '../../../../dms/provider/handlers/contract-sign.js'
 import { jobRequestHandler } from '../../../../dms/provider/handlers/job-request.js'
 import { Harness } from '../../../helpers/provider-harness.js'
-import { contracted, handlers } from './flow.js'
+import { contracted, contractedBefore, handlers } from './flow.js'
 
 describe('provider/handlers/contract-sign', () => {
   let h: Harness
@@ -190,5 +190,28 @@ describe('provider/handlers/contract-sign', () => {
     const other = { ...contract, terms: { ...contract.terms, createdAt: contract.terms.createdAt + 1 } }
     await assert.rejects(sign(h.msg({ contract: other })), { code: 'BID_NOT_OPEN' })
     await assert.rejects(sign(h.msg({ contract }, h.stranger)), { code: 'NOT_YOUR_BID' })
+  })
+
+  it("refuses new terms that sign no workload (an older requester), and a workloadHash not of a hash's form, before the lock", async () => {
+    const bid = await h.bid()
+    await assert.rejects(sign(h.msg({ contract: h.contract(bid, h.requester, false) })), {
+      code: 'WORKLOAD_UNSIGNED',
+      message: /sign no workload \(workloadHash\): the requester speaks an older protocol; upgrade it/,
+    })
+    const odd = h.contract(bid)
+    odd.terms.workloadHash = 'Z'.repeat(64)
+    odd.requesterSignature = signDoc(h.requester.key, DOMAIN.contract, odd.terms)
+    await assert.rejects(sign(h.msg({ contract: odd })), { code: 'TERMS_MISMATCH' })
+    assert.equal((await h.book.get(bid.bidId))?.state, 'reserved', 'still open')
+    assert.equal(h.ledger.entries().find((e) => e.id === bid.bidId)?.state, 'reserved', 'nothing locked')
+    // Signed, it is countersigned.
+    const { providerSignature } = await sign(h.msg({ contract: h.contract(bid) }))
+    assert.ok(verifyDoc(h.provider.key.publicKey, DOMAIN.contract, h.contract(bid).terms, providerSignature))
+  })
+
+  it('countersigns again the terms without workloadHash it signed before the upgrade (a restored requester)', async () => {
+    const { contract } = await contractedBefore(h)
+    const { providerSignature } = await sign(h.msg({ contract }))
+    assert.equal(providerSignature, contract.providerSignature)
   })
 })

