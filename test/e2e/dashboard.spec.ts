@@ -385,8 +385,13 @@ describe('a provider priced per result: the CLI and the dashboard show its price
         'echo paid',
       ),
     ) as { id: string }
-    const page = await (await browser!.newContext()).newPage()
-    await page.goto((JSON.parse(await dms('dashboard', '--json', '--socket', socket)) as { url: string }).url)
+    // Signed in by the link in one tab, the job opened in another (as the tests above do): the
+    // job page loaded in the sign-in tab raced the link's own redirect and never rendered.
+    const context = await browser!.newContext()
+    await (
+      await context.newPage()
+    ).goto((JSON.parse(await dms('dashboard', '--json', '--socket', socket)) as { url: string }).url)
+    const page = await context.newPage()
     await page.goto(`http://${ready.requester.tcp}/dashboard/#/jobs/${posted.id}`)
     await page.waitForSelector('#job[data-state="completed"]', WAIT)
     assert.equal(await page.textContent('#bids tbody td.rate'), `${PRICE} per result`)
