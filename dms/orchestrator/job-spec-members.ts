@@ -6,6 +6,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { imageRefProblem, IMAGE_REF_MAX_LENGTH } from '../workload/image-ref.js'
+import type { FlatMember } from '../workload/workload.js'
 import {
   commandProblem,
   envProblem,
@@ -48,17 +49,12 @@ export const podMembersSchema = Type.Array(podMemberSchema, {
 
 export type PodMemberInput = Static<typeof podMemberSchema>
 
-/** A validated member, sizes in bytes. */
-export interface PodMemberSpec {
-  name: string
-  image: string
-  command: string[]
-  env: Record<string, string>
-  /** This member may use the network (only providers with `provider.allowNetwork` bid). */
-  network?: boolean
-  cpu: number
-  memoryBytes: number
-}
+/**
+ * A validated member, sizes in bytes: the flat container fields the workload is written from
+ * (`memberOf`). `network`: this member may use the network (only providers with
+ * `provider.allowNetwork` bid).
+ */
+export type PodMemberSpec = FlatMember
 
 /** Why a field is refused: its path and the problem (an InvalidJobSpecError to be). */
 export interface FieldProblem {
