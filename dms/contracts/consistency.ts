@@ -75,10 +75,9 @@ export function bidTotalProblem(bid: Bid): string | undefined {
  * itself its price terms' escrow for the max duration. What was bid for (image, resources, max
  * duration, price) is the bid's: terms of this version copy none of it (terms.ts reads it); a copy
  * that terms of an earlier version carry (`image`, `resources`, `maxDurationSeconds`, dms 0.1's
- * `pricePerHour`) must equal the bid's. A `startBy`, when there is one,
- * after the time the run can start and at most MAX_START_GRACE_SECONDS later (start.ts). A
- * `workloadHash`, when there is one, of a sha256's form (whether one is required is
- * signed-workload.ts's). Undefined when they agree.
+ * `pricePerHour`) must equal the bid's. A `startBy`, when there is one, after the time the run can
+ * start and at most MAX_START_GRACE_SECONDS later (start.ts). A `workloadHash`, when there is one,
+ * of a sha256's form (whether one is required is signed-workload.ts's). Undefined when they agree.
  */
 export function termsBidProblem(t: ContractTerms, bid: Bid): string | undefined {
   if (bid.provider !== t.provider?.peer) return 'the bid was made by another provider'

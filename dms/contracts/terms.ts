@@ -3,7 +3,7 @@
  * provider's signed bid they embed and copy none of it. Terms stored by earlier versions carry
  * signed copies of the bid's resources, image and max duration; those were checked equal to the
  * bid (consistency.ts) and are read as they were signed, never rewritten. Spec: specs/protocol.md
- * ("Contract terms").
+ * ("Contract closure").
  */
 import type { Resources } from '../resources/types.js'
 import type { ContractTerms } from './model.js'

@@ -87,7 +87,7 @@ export function closeContractStep(d: CloseContractDeps): Step {
       },
       contractDb: d.contractDb.peer,
       // What was bid for (image, resources, max duration, price) is the embedded bid's, which the
-      // terms reference and copy none of (specs/protocol.md, "Contract terms").
+      // terms reference and copy none of (specs/protocol.md, "Contract closure").
       // What runs, signed: the invoke step sends this very workload (invoke.ts), and the provider
       // refuses any other (specs/protocol.md, "Contract terms").
       workloadHash: workloadHash(workloadOfJob(job.spec)),
