@@ -17,7 +17,7 @@ const receipt = makeReceipt(contract, provider)
 
 const request = (members?: BidRequest['members']): BidRequest => ({
   jobId: 'j',
-  resources: contract.terms.resources,
+  resources: contract.terms.bid.resources,
   image: 'dms-test:1',
   maxDurationSeconds: 60,
   maxPrice: 1,
