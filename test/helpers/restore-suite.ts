@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ContractDbNode } from '../../dms/contract-db/node.js'
 import type { Account, ContractRecord } from '../../dms/contract-db/records.js'
+import type { Engine, EngineRun } from '../../dms/executor/engine.js'
+import type { ExecutionResult, ExecutionSpec } from '../../dms/executor/executor.js'
 import { NoopExecutor } from '../../dms/executor/noop.js'
 import { DmsNode } from '../../dms/node.js'
 import type { StoredJob } from '../../dms/orchestrator/orchestrator.js'
@@ -26,15 +28,37 @@ import {
   type FixtureManifest,
   type NodeFixture,
 } from './fixtures.js'
-import { jobReaches, TEST_PASSPHRASE } from './network.js'
+import { jobReaches, TEST_IMAGE, TEST_PASSPHRASE } from './network.js'
 
 const FINAL = ['completed', 'failed', 'cancelled']
+const MiB = 1024 * 1024
 const NODES = ['requester', 'provider-0', 'provider-1', 'contract-db'] as const
+
+/**
+ * An engine whose one run outlived the process that started it (as a container outlives a
+ * `kill -9` of its provider): it lists it, and re-attached, the run completes at once.
+ */
+class SurvivingEngine extends NoopExecutor {
+  /** The specs it was asked to re-attach, in order. */
+  readonly reattached: ExecutionSpec[] = []
+
+  constructor(private readonly survivor: Omit<EngineRun, 'handle' | 'running'>) {
+    super()
+  }
+  override listRuns(): Promise<EngineRun[]> {
+    return Promise.resolve([{ ...this.survivor, handle: 'survivor', running: true }])
+  }
+  override async reattach(spec: ExecutionSpec): Promise<ExecutionResult> {
+    if (spec.allocationId !== this.survivor.allocationId) return super.reattach(spec)
+    this.reattached.push(spec)
+    return this.run(spec)
+  }
+}
 
 /** What one version's provider stored, and what today's code must make of it. */
 export interface RestoreChecks {
-  /** The states of the allocations a provider's fixture holds for `jobId`. */
-  allocationStates(f: NodeFixture, jobId: string): string[]
+  /** The allocations a provider's fixture holds for `jobId` (its run's `hold`, as captured). */
+  allocations(f: NodeFixture, jobId: string): Array<{ allocationId: string; state: string }>
   /** How many bids a provider's fixture holds (each restored as one record). */
   bidCount(f: NodeFixture): number
   /** More of what the fixture must hold for this version's tests. */
@@ -71,11 +95,15 @@ export function restoreSuite(version: string, title: string, checks: RestoreChec
 
     const clock = () => clockFrom(manifest.capturedAt + 1000)
 
-    async function node(name: string, cfg: Omit<NodeConfig, 'dataDir'>): Promise<DmsNode> {
+    async function node(
+      name: string,
+      cfg: Omit<NodeConfig, 'dataDir'>,
+      executor: Engine = new NoopExecutor(),
+    ): Promise<DmsNode> {
       await writeFixture(fx[name], join(root, name))
       const n = new DmsNode(
         { dataDir: join(root, name), oneHost: true, api: false, ...cfg },
-        { passphrase: TEST_PASSPHRASE, clock: clock(), executor: new NoopExecutor() },
+        { passphrase: TEST_PASSPHRASE, clock: clock(), executor },
       )
       started.push(n)
       await n.start()
@@ -94,7 +122,9 @@ export function restoreSuite(version: string, title: string, checks: RestoreChec
       }
       assert.equal(byId.get(manifest.jobs.running)?.state, 'running')
       assert.deepEqual(
-        ['provider-0', 'provider-1'].flatMap((p) => checks.allocationStates(fx[p], manifest.jobs.running)),
+        ['provider-0', 'provider-1'].flatMap((p) =>
+          checks.allocations(fx[p], manifest.jobs.running).map((a) => a.state),
+        ),
         ['running'],
       )
       const contracts = recordsOf<ContractRecord>(fx['contract-db'], 'cdb-contracts')
@@ -136,7 +166,11 @@ export function restoreSuite(version: string, title: string, checks: RestoreChec
       assert.equal(typeof pastBids.record.error?.code, 'string')
     })
 
-    it('the whole network restored: the running job is settled as lost, every record is used', async () => {
+    /**
+     * The contract-db, both providers and the requester started on their fixtures, in that order,
+     * each checked as it starts (its records load); `executorOf` gives each provider its engine.
+     */
+    async function network(executorOf: (name: string) => Engine = () => new NoopExecutor()) {
       const cdbFixture = fx['contract-db']
       await writeFixture(cdbFixture, join(root, 'contract-db'))
       const cdb = new ContractDbNode(
@@ -170,25 +204,29 @@ export function restoreSuite(version: string, title: string, checks: RestoreChec
 
       const providers: DmsNode[] = []
       for (const name of ['provider-0', 'provider-1']) {
-        const p = await node(name, {
-          bootstrap: cdbPeer.addrs,
-          provider: {
-            contractDb: cdb.peerId,
-            offer: {
-              cpu: 1,
-              memoryBytes: 1,
-              diskBytes: 1,
-              gpus: 0,
-              prices: {
-                perCpuHour: 1,
-                perGiBMemoryHour: 1,
-                perGiBDiskHour: 0,
-                perGpuHour: 0,
-                minJobPrice: 1,
+        const p = await node(
+          name,
+          {
+            bootstrap: cdbPeer.addrs,
+            provider: {
+              contractDb: cdb.peerId,
+              offer: {
+                cpu: 1,
+                memoryBytes: 1,
+                diskBytes: 1,
+                gpus: 0,
+                prices: {
+                  perCpuHour: 1,
+                  perGiBMemoryHour: 1,
+                  perGiBDiskHour: 0,
+                  perGpuHour: 0,
+                  minJobPrice: 1,
+                },
               },
             },
           },
-        })
+          executorOf(name),
+        )
         assert.equal(p.peerId, manifest.nodes[name])
         // The stored offer wins over the config's, and the bid records load.
         assert.deepEqual(
@@ -203,7 +241,11 @@ export function restoreSuite(version: string, title: string, checks: RestoreChec
         bootstrap: [...cdbPeer.addrs, ...providers.flatMap((p) => p.addrs())],
         requester: { contractDb: cdbPeer },
       })
+      return { cdb, providers, requester, accountsBefore }
+    }
 
+    it('the whole network restored: the running job is settled as lost, every record is used', async () => {
+      const { cdb, providers, requester, accountsBefore } = await network()
       // The running job's provider restarted without its container: the run is reported lost,
       // and the requester settles it (nothing paid for a run that never finished).
       const running = await jobReaches(requester, manifest.jobs.running)
@@ -237,6 +279,63 @@ export function restoreSuite(version: string, title: string, checks: RestoreChec
       const total = (as: Account[]) => as.reduce((n, a) => n + a.balance + a.escrow, 0)
       assert.equal(total(await cdb.service.listAccounts()), total(accountsBefore))
       await checks.networkRestored?.({ requester, providers, cdb, fx }, manifest)
+    })
+
+    it("the whole network restored, the running job's run still there: re-attached, it completes and its contract settles as signed", async () => {
+      const [held] = (['provider-0', 'provider-1'] as const).flatMap((name) =>
+        checks.allocations(fx[name], manifest.jobs.running).map((a) => ({ name, ...a })),
+      )
+      const engine = new SurvivingEngine({ allocationId: held.allocationId, jobId: manifest.jobs.running })
+      const { cdb, requester, accountsBefore } = await network((name) =>
+        name === held.name ? engine : new NoopExecutor(),
+      )
+      const running = await jobReaches(requester, manifest.jobs.running)
+      assert.equal(running.state, 'completed')
+      // What was re-attached is what the stored records say runs: the captured `hold` job.
+      assert.deepEqual(
+        engine.reattached.map((s) => [
+          s.allocationId,
+          s.workload.members.map((m) => [m.artifact, m.command, m.resources]),
+        ]),
+        [
+          [
+            held.allocationId,
+            [[{ kind: 'image', ref: TEST_IMAGE }, ['hold'], { cpu: 0.5, memoryBytes: 64 * MiB }]],
+          ],
+        ],
+      )
+      // The contract, stored as that version signed it, is verified and settled by its terms: the
+      // provider is paid from its escrow, what is left goes back to the requester.
+      const contractId = running.record.contract!.terms.contractId
+      const stored = recordsOf<ContractRecord>(fx['contract-db'], STORES.cdbContracts.name).find(
+        (c) => c.contract.terms.contractId === contractId,
+      )!
+      assert.equal(stored.state, 'active')
+      const closed = (await cdb.service.contract(contractId))!
+      assert.equal(closed.state, 'settled')
+      assert.deepEqual(closed.contract, stored.contract)
+      const paid = running.record.settlement!.paidToProvider
+      assert.equal(running.record.settlement?.outcome, 'settled')
+      assert.ok(paid > 0 && paid <= stored.contract.terms.escrow, `paid ${paid}`)
+
+      // The other job ends too; then every account moved by exactly what the two settlements say.
+      const pastBids = await jobReaches(requester, manifest.jobs.pastBids)
+      assert.ok(FINAL.includes(pastBids.state))
+      const payments = new Map<string, number>()
+      for (const j of [running, pastBids]) {
+        const to = j.record.winner?.provider
+        if (to !== undefined && j.record.settlement !== undefined)
+          payments.set(to, (payments.get(to) ?? 0) + j.record.settlement.paidToProvider)
+      }
+      const paidTotal = [...payments.values()].reduce((n, p) => n + p, 0)
+      const before = new Map(accountsBefore.map((a) => [a.peer, a]))
+      const after = new Map((await cdb.service.listAccounts()).map((a) => [a.peer, a]))
+      const total = (a: Account | undefined) => (a === undefined ? 0 : a.balance + a.escrow)
+      for (const peer of new Set([...before.keys(), ...after.keys()])) {
+        const expected = (payments.get(peer) ?? 0) - (peer === manifest.nodes.requester ? paidTotal : 0)
+        assert.equal(total(after.get(peer)) - total(before.get(peer)), expected, `account ${peer}`)
+      }
+      assert.equal(after.get(manifest.nodes.requester)?.escrow, 0, 'no escrow held for ended jobs')
     })
   })
 }

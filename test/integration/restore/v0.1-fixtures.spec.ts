@@ -10,9 +10,9 @@ import { recordsOf } from '../../helpers/fixtures.js'
 import { restoreSuite } from '../../helpers/restore-suite.js'
 
 restoreSuite('v0.1', 'dms 0.1', {
-  allocationStates: (f, jobId) =>
+  allocations: (f, jobId) =>
     recordsOf<AllocationRecord>(f, STORES.v01Allocations.name)
       .filter((a) => a.jobId === jobId)
-      .map((a) => a.state),
+      .map((a) => ({ allocationId: a.allocationId, state: a.state })),
   bidCount: (f) => recordsOf<BidRecord>(f, STORES.v01Bids.name).length,
 })

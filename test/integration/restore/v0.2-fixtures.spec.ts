@@ -20,10 +20,13 @@ const MiB = 1024 * 1024
 const bidsOf = (f: NodeFixture) => recordsOf<V2Bid>(f, STORES.bids.name)
 
 restoreSuite('v0.2', 'dms before the workload', {
-  allocationStates: (f, jobId) =>
-    bidsOf(f)
-      .filter((r) => r.snapshot.context.bid.jobId === jobId && r.snapshot.context.allocation !== undefined)
-      .map((r) => r.state),
+  allocations: (f, jobId) =>
+    bidsOf(f).flatMap((r) => {
+      const a = r.snapshot.context.allocation
+      return r.snapshot.context.bid.jobId === jobId && a !== undefined
+        ? [{ allocationId: a.allocationId, state: r.state }]
+        : []
+    }),
   bidCount: (f) => bidsOf(f).length,
 
   fixtureHolds(fx, manifest) {
