@@ -4,7 +4,7 @@
  * suite: test/helpers/restore-suite.ts). That version kept one record per bid (`v: 2`) whose
  * allocation holds the container apart (image and resources in the contract's terms, command, env
  * and network beside them), and contract terms that sign no workload (`workloadHash`). Today's
- * provider reads them as version 3, each allocation with its workload made of those fields
+ * provider reads them at today's version (`STORES.bids.version`), each allocation with its workload made of those fields
  * (dms/provider/bid-store.ts `upgradeBid`); the contract-db settles the contracts as signed.
  */
 import assert from 'node:assert/strict'
@@ -84,12 +84,14 @@ restoreSuite('v0.2', 'dms before the workload', {
       [[{ kind: 'image', ref: TEST_IMAGE }, ['sh', '-c', 'echo c'], { cpu: 0.5, memoryBytes: 64 * MiB }]],
     )
     // A bid that went on after the restart is stored back at today's version.
+    const today = STORES.bids.version
     for (const [i, p] of providers.entries()) {
       const live = bidsOf(fx[`provider-${i}`]).filter((r) => r.state !== 'released')
       const onDisk = new Map(
         (await new Repo<StoredBid>(p.db, STORES.bids.name).values()).map((r) => [r.bidId, r]),
       )
-      for (const r of live) assert.equal(onDisk.get(r.bidId)?.v, 3, `bid ${r.bidId} stored at version 3`)
+      for (const r of live)
+        assert.equal(onDisk.get(r.bidId)?.v, today, `bid ${r.bidId} stored at version ${today}`)
     }
     // The contracts signed without a workload end settled, their terms as they were signed.
     for (const c of recordsOf<ContractRecord>(fx['contract-db'], STORES.cdbContracts.name)) {

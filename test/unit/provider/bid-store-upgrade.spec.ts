@@ -1,17 +1,14 @@
 /**
  * Bid records stored before the workload (version 2) are read at today's version: the
- * allocation's command, env, network and pod members become its workload (bid-store.ts). Both a
- * literal record and the records real nodes of that version stored (test/fixtures/v0.2).
+ * allocation's command, env, network and pod members become its workload (bid-store.ts).
  */
 import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { bidRepo, type StoredBid, type V2Bid } from '../../../dms/provider/bid-store.js'
-import { allocationOf, bidRecordOf } from '../../../dms/provider/views.js'
+import { bidRepo, type StoredBid } from '../../../dms/provider/bid-store.js'
 import { openDb, Repo, type Db } from '../../../dms/store/db.js'
 import { STORES } from '../../../dms/store/tables.js'
-import { loadFixture, recordsOf, writeFixture } from '../../helpers/fixtures.js'
 
 const MiB = 1024 * 1024
 const terms = {
@@ -97,30 +94,5 @@ describe('provider bid records of version 2', () => {
         ['b', { kind: 'image', ref: 'tool:2' }, 'outbound', { cpu: 0.5, memoryBytes: 32 * MiB }],
       ],
     )
-  })
-
-  it('the records of main before the workload (fixtures v0.2) all read at version 3 and show as bids', async () => {
-    await db.close()
-    const fixture = await loadFixture('v0.2', 'provider-0')
-    await writeFixture(fixture, dir)
-    db = await openDb(join(dir, 'db'))
-    const stored = recordsOf<V2Bid>(fixture, STORES.bids.name)
-    assert.deepEqual([...new Set(stored.map((r) => r.v))], [2])
-    const read = await bidRepo(db).values()
-    assert.deepEqual(
-      read.map((r) => [r.bidId, r.v, r.state]).sort(),
-      stored.map((r) => [r.bidId, 3, r.state]).sort(),
-    )
-    for (const r of read) assert.equal(bidRecordOf(r).bid.bidId, r.bidId)
-    const commands = new Map(
-      stored.flatMap((r) => r.snapshot.context.allocation ?? []).map((a) => [a.allocationId, a.command]),
-    )
-    const allocations = read.flatMap((r) => allocationOf(r) ?? [])
-    assert.equal(allocations.length, commands.size)
-    for (const a of allocations)
-      assert.deepEqual(
-        a.workload.members.map((m) => [m.artifact, m.command]),
-        [[{ kind: 'image', ref: 'dms-test:1' }, commands.get(a.allocationId)]],
-      )
   })
 })
