@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ApiClient } from '../../../dms/api/client.js'
 import type { NodeConfig } from '../../../dms/config.js'
+import { lockDirect } from '../../helpers/ledger.js'
 import { TEST_PASSPHRASE } from '../../helpers/network.js'
 import { DmsNode } from '../../../dms/node.js'
 import type { ResourcesView } from '../../../dms/resources/onboarding.js'
@@ -83,7 +84,7 @@ describe('onboarding through the REST API and the dms CLI', function () {
     assert.deepEqual(n.ledger!.getOffer()?.resources, changed.onboarded, 'the provider bids from it at once')
 
     // A lock taken now cannot be offered away.
-    await n.ledger!.lockDirect('l1', 'job-1', { cpu: 0.5, memoryBytes: 128 * MiB, diskBytes: 0, gpus: 0 })
+    await lockDirect(n.ledger!, 'l1', 'job-1', { cpu: 0.5, memoryBytes: 128 * MiB, diskBytes: 0, gpus: 0 })
     const below = await api.call<{ error: { code: string; message: string } }>('PUT', '/v1/resources/offer', {
       cpu: 0.25,
     })
