@@ -214,6 +214,7 @@ const priceSchema = typed<PriceTerms>()(
       minimum: priceAmount,
     }),
     obj({ model: Type.Literal('per-result'), currency: Type.Literal(CURRENCY), amount: priceAmount }),
+    obj({ model: Type.Literal('fixed'), currency: Type.Literal(CURRENCY), amount: priceAmount }),
   ]),
 )
 
@@ -275,7 +276,9 @@ export const providerSchema = obj({
    * The price this provider bids, whatever the job's resources (specs/pricing.md): e.g.
    * `{ "model": "per-time", "unit": "minute", "currency": "micro-token", "rate": 50, "minimum": 0 }`,
    * or a fixed price paid on a verified result:
-   * `{ "model": "per-result", "currency": "micro-token", "amount": 500 }`.
+   * `{ "model": "per-result", "currency": "micro-token", "amount": 500 }`, or a fixed price for the
+   * run within its time, whatever its exit: `{ "model": "fixed", "currency": "micro-token", "amount": 500 }`
+   * (`dms onboard --price-per-result` / `--price-fixed` write it).
    * @default per hour at the onboarded offer's prices (`dms onboard`)
    */
   price: opt(priceSchema),

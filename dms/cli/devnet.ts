@@ -12,7 +12,9 @@ import { ApiClient } from '../api/client.js'
 import type { NodeConfig } from '../config.js'
 import type { ContractDbConfig } from '../contract-db/node.js'
 import { PASSPHRASE_ENV } from '../keys.js'
-import { isPrice, MAX_PRICE, perResult } from '../pricing/terms.js'
+import { describePrice } from '../pricing/price.js'
+import type { PriceTerms } from '../pricing/terms.js'
+import { priceOfFlags } from './price-flags.js'
 import { BIN, childEnv, peerIdOf, startProcess, stopProcess, type DevnetProc } from './devnet-process.js'
 import { CliError, print } from './output.js'
 
@@ -68,8 +70,8 @@ export interface DevnetInit {
   providers: number
   /** Per-provider price per cpu-hour (micro-tokens). @default 1200000 each */
   prices?: number[]
-  /** The providers bid this fixed price per verified result instead (specs/pricing.md). @default per hour */
-  pricePerResult?: number
+  /** The price terms the providers bid instead (specs/pricing.md: per result, fixed). @default per hour */
+  price?: PriceTerms
   /** Where to keep data and logs. @default a new temp dir, removed at stop unless `keep` */
   dir?: string
   keep?: boolean
@@ -194,7 +196,7 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
         provider: {
           contractDb: cdb.peerId,
           ...(init.claimSweepMs !== undefined ? { claimSweepMs: init.claimSweepMs } : {}),
-          ...(init.pricePerResult !== undefined ? { price: perResult(init.pricePerResult) } : {}),
+          ...(init.price !== undefined ? { price: init.price } : {}),
           offer: {
             cpu: 1,
             memoryBytes: 512 * MiB,
@@ -207,8 +209,7 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
       })
       procs.push(p)
       providers.push(p)
-      const asks =
-        init.pricePerResult === undefined ? `${perCpuHour}/cpu-hour` : `${init.pricePerResult} per result`
+      const asks = init.price === undefined ? `${perCpuHour}/cpu-hour` : describePrice(init.price)
       say(`  ${name.padEnd(11)}  ${p.peerId}  offers 1 cpu, 512 MiB at ${asks}`)
     }
     const requesterCfg = (dataDir: string, more: Partial<RequesterConfig> = {}) => ({
@@ -267,11 +268,10 @@ export async function devnetCommand(opts: {
   keep?: boolean
   json?: boolean
   pricePerResult?: string
+  priceFixed?: string
 }): Promise<void> {
   const n = Number(opts.providers)
-  const pricePerResult = opts.pricePerResult === undefined ? undefined : Number(opts.pricePerResult)
-  if (pricePerResult !== undefined && !isPrice(pricePerResult))
-    throw new CliError(`--price-per-result must be a whole number of micro-tokens from 0 to ${MAX_PRICE}`)
+  const price = priceOfFlags(opts)
   let interrupted = false
   const early = () => (interrupted = true)
   process.once('SIGINT', early)
@@ -280,7 +280,7 @@ export async function devnetCommand(opts: {
     providers: n,
     dir: opts.dir,
     keep: opts.keep,
-    pricePerResult,
+    price,
     say: opts.json ? undefined : print,
   })
   const view = (p: DevnetProc) => ({

@@ -16,6 +16,15 @@ import type { Onboarding, OnboardRequest, ResourcesView } from '../resources/onb
 import type { Prices } from '../resources/types.js'
 import { DataDirInUseError, openDb } from '../store/db.js'
 import { CliError, isWide, print, printData } from './output.js'
+import {
+  modelFlagOf,
+  priceConfig,
+  priceOfFlags,
+  writePricedConfig,
+  type PriceModelFlags,
+  type PricedConfig,
+} from './price-flags.js'
+import { describePrice } from '../pricing/price.js'
 import { tableLines } from './table.js'
 
 export interface Target {
@@ -25,7 +34,11 @@ export interface Target {
   json?: boolean
 }
 
-export interface OnboardOptions extends Target {
+export interface OnboardOptions extends Target, PriceModelFlags {
+  /** The node's config file, whose `provider.price` the price model flags set (price-flags.ts). */
+  config?: string
+  /** Whether `--data-dir` was given: without it, a `--config`'s data dir is the target. */
+  dataDirGiven?: boolean
   cpu?: string
   memory?: string
   disk?: string
@@ -227,18 +240,62 @@ export function renderResources(v: ResourcesView): string {
   return lines.join('\n')
 }
 
+/** The per-hour price flags, by option key. */
+const HOURLY_FLAGS = [
+  ['priceCpu', '--price-cpu'],
+  ['priceMemory', '--price-memory'],
+  ['priceDisk', '--price-disk'],
+  ['priceGpu', '--price-gpu'],
+  ['minPrice', '--min-price'],
+] as const
+
+/**
+ * `dms onboard`: the offer (and its hourly rates) through the daemon or the data dir; with
+ * `--config`, the price model too: `--price-per-result`/`--price-fixed` set the config's
+ * `provider.price`, the per-hour flags remove it. Everything is checked before anything changes;
+ * the config is written once the offer is.
+ */
 export async function onboardCommand(o: OnboardOptions): Promise<void> {
+  const hourly = HOURLY_FLAGS.filter(([k]) => o[k] !== undefined).map(([, flag]) => flag)
+  const price = priceOfFlags(o, hourly)
+  const model = modelFlagOf(o)
+  if (model !== undefined && o.config === undefined)
+    throw new CliError(
+      `${model} is written into the node's config (provider.price): give its file with -c/--config <file>`,
+    )
   const req = onboardRequest(o)
+  const priced: PricedConfig | undefined =
+    o.config === undefined
+      ? undefined
+      : await priceConfig(
+          o.config,
+          price !== undefined ? { to: price } : hourly.length > 0 ? 'per-hour' : 'keep',
+          { env: process.env, defaultDataDir: o.dataDir },
+        )
+  const target = {
+    ...o,
+    dataDir: priced !== undefined && o.dataDirGiven !== true ? priced.dataDir : o.dataDir,
+  }
   const view = await withNode(
-    o,
+    target,
     (api) => api.ok<ResourcesView>('PUT', '/v1/resources/offer', req),
     (ob) => ob.onboard(req),
   )
+  const written = priced?.text !== undefined ? priced : undefined
+  if (written !== undefined) await writePricedConfig(written)
   if (o.json) {
-    printData(view)
+    printData(
+      written === undefined ? view : { ...view, config: { path: written.path, price: price ?? null } },
+    )
     return
   }
   print(`onboarded: ${formatResources(view.onboarded)}`)
+  if (written !== undefined)
+    print(
+      price === undefined
+        ? `price: per hour at the onboarded rates (provider.price removed from ${written.path}); a running node bids so from its next start`
+        : `price: ${describePrice(price)}, written to ${written.path} (provider.price); a running node bids it from its next start`,
+    )
   print(renderResources(view))
 }
 

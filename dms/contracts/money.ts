@@ -32,10 +32,11 @@ export function billableMs(wallSeconds: number, maxDurationSeconds: number): num
 }
 
 /**
- * What `e` pays under a contract's price: its embedded bid's terms (pricing's `bill`), capped at
- * the escrow. A bid with no price (refused at verification) pays nothing.
+ * What `e` pays under a contract's price: its embedded bid's terms (pricing's `bill`) for the
+ * bid's max duration, capped at the escrow. A bid with no price (refused at verification) pays
+ * nothing.
  */
 export function billOf(t: ContractTerms, e: BillEvent): Amount {
   const price = priceOf(t.bid)
-  return price === undefined ? 0 : bill(price, e, t.escrow)
+  return price === undefined ? 0 : bill(price, e, t.escrow, { durationSeconds: t.bid.maxDurationSeconds })
 }

@@ -26,8 +26,8 @@ export interface PriceModelRules<P extends PriceTerms = PriceTerms> {
   problem(p: P): string | undefined
   /** The escrow: the most a contract for `time` can pay. */
   escrow(p: P, time: TimeBid): Amount
-  /** What `e` pays, before the cap at the escrow. */
-  bill(p: P, e: BillEvent): Amount
-  /** For a person: "3600/hour", "500 per result". */
+  /** What `e` pays for a contract for `time`, before the cap at the escrow. */
+  bill(p: P, e: BillEvent, time: TimeBid): Amount
+  /** For a person: "3600/hour", "500 per result", "500 fixed". */
   describe(p: P): string
 }

@@ -5,6 +5,7 @@
  */
 import { InvalidAmountError, isAmount, type Amount } from './amount.js'
 import type { BillEvent, PriceModelRules } from './model.js'
+import { fixedRules } from './fixed.js'
 import { perResultRules } from './per-result.js'
 import { perTimeRules } from './per-time.js'
 import { CURRENCY, PRICE_MODELS, perHour, type PriceTerms, type TimeBid } from './terms.js'
@@ -13,6 +14,7 @@ import { CURRENCY, PRICE_MODELS, perHour, type PriceTerms, type TimeBid } from '
 const RULES: { [M in PriceTerms['model']]: PriceModelRules<Extract<PriceTerms, { model: M }>> } = {
   'per-time': perTimeRules,
   'per-result': perResultRules,
+  fixed: fixedRules,
 }
 
 const rulesOf = (p: PriceTerms) => RULES[p.model] as PriceModelRules
@@ -61,12 +63,12 @@ export function escrowFor(p: PriceTerms, time: TimeBid): Amount {
   return rulesOf(p).escrow(p, time)
 }
 
-/** What `e` pays at `p`, capped at `escrow`. */
-export function bill(p: PriceTerms, e: BillEvent, escrow: Amount): Amount {
-  return Math.min(escrow, rulesOf(p).bill(p, e))
+/** What `e` pays at `p` for a contract for `time`, capped at `escrow`. */
+export function bill(p: PriceTerms, e: BillEvent, escrow: Amount, time: TimeBid): Amount {
+  return Math.min(escrow, rulesOf(p).bill(p, e, time))
 }
 
-/** For a person: "3600/hour". */
+/** For a person: "3600/hour", "500 per result", "500 fixed". */
 export function describePrice(p: PriceTerms): string {
   return rulesOf(p).describe(p)
 }
@@ -91,6 +93,7 @@ export function priceProblem(v: unknown): string | undefined {
 const FIELDS: { [M in PriceTerms['model']]: string[] } = {
   'per-time': ['model', 'unit', 'currency', 'rate', 'minimum'],
   'per-result': ['model', 'currency', 'amount'],
+  fixed: ['model', 'currency', 'amount'],
 }
 
 export { InvalidAmountError, isAmount, type Amount, type BillEvent }

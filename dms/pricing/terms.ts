@@ -20,7 +20,7 @@ export const TIME_UNIT_MS = { second: 1000, minute: 60_000, hour: 3_600_000 } as
 export type TimeUnit = keyof typeof TIME_UNIT_MS
 
 /** The price models. A new one is a new member here, its rules in model files (specs/pricing.md). */
-export const PRICE_MODELS = ['per-time', 'per-result'] as const
+export const PRICE_MODELS = ['per-time', 'per-result', 'fixed'] as const
 export type PriceModel = (typeof PRICE_MODELS)[number]
 
 /**
@@ -49,8 +49,20 @@ export interface PerResultPrice {
   amount: Amount
 }
 
+/**
+ * A fixed price for the run within its time (the bid's TimeBid: a duration or a window): the
+ * escrow is `amount`; a run that ends on its own (completed, failed with an exit code, timed out)
+ * pays all of it, whatever its result; a requester's cancel pays the share of the time it held;
+ * a run that never started, a provider fault and an upheld rejection pay nothing.
+ */
+export interface FixedPrice {
+  model: 'fixed'
+  currency: Currency
+  amount: Amount
+}
+
 /** A bid's price terms, signed by the provider inside its bid. */
-export type PriceTerms = PerTimePrice | PerResultPrice
+export type PriceTerms = PerTimePrice | PerResultPrice | FixedPrice
 
 /**
  * The time a price is for: a duration (seconds, from whenever the run starts) or a fixed window
@@ -71,6 +83,11 @@ export function perHour(rate: Amount, minimum: Amount): PerTimePrice {
 /** A fixed `amount` paid on a verified result. */
 export function perResult(amount: Amount): PerResultPrice {
   return { model: 'per-result', currency: CURRENCY, amount }
+}
+
+/** A fixed `amount` for the run within its time. */
+export function fixedPrice(amount: Amount): FixedPrice {
+  return { model: 'fixed', currency: CURRENCY, amount }
 }
 
 /**

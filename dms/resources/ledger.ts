@@ -156,7 +156,7 @@ export class ResourceLedger {
   }
 
   /**
-   * Withdraws the offer (offboarding): `reserve` and `lockDirect` are refused from now on, while
+   * Withdraws the offer (offboarding): `reserve` is refused from now on, while
    * live entries keep their resources and move on as usual (a reservation may still be locked).
    * Withdrawing a withdrawn offer changes nothing. Returns the withdrawn offer.
    * @throws NotOnboardedError if there is no offer.
@@ -212,28 +212,6 @@ export class ResourceLedger {
       if (opts.expiresAt === undefined) delete next.expiresAt
       else next.expiresAt = opts.expiresAt
       return { change: { put: [next] }, result: next }
-    })
-  }
-
-  /**
-   * Locks resources without a prior reservation.
-   * @throws InsufficientResourcesError, EntryExistsError, NoOfferError, OfferWithdrawnError
-   */
-  async lockDirect(
-    id: string,
-    jobId: string,
-    resources: Resources,
-    opts: { expiresAt?: number } & Slot = {},
-  ): Promise<LedgerEntry> {
-    checkId(id, 'id')
-    checkId(jobId, 'jobId')
-    checkResources(resources, `lock ${id}`)
-    if (opts.expiresAt !== undefined) checkTime(opts.expiresAt, 'expiresAt')
-    return this.store.mutate('lockDirect', (now) => {
-      const entry = newEntry(id, jobId, resources, 'locked', opts, now)
-      if (opts.expiresAt !== undefined) entry.expiresAt = opts.expiresAt
-      this.checkNewEntry(entry, now)
-      return { change: { put: [entry] }, result: entry }
     })
   }
 

@@ -1,13 +1,14 @@
 /**
  * What the resource ledger's specs share (test/unit/resources/ledger*.spec.ts): a real ledger on
- * a level database in a temp dir, a clock the test sets by hand, an offer.
+ * a level database in a temp dir, a clock the test sets by hand, an offer; and a lock made without
+ * a bid (`lockDirect`), for any spec that needs resources held.
  */
 import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { silentLogger } from '../../dms/log.js'
-import { ResourceLedger } from '../../dms/resources/ledger.js'
+import { ResourceLedger, type LedgerEntry, type Slot } from '../../dms/resources/ledger.js'
 import type { Offer, Resources } from '../../dms/resources/types.js'
 import { openDb, type Db } from '../../dms/store/db.js'
 
@@ -21,6 +22,27 @@ export function offerOf(resources: Resources): Offer {
     prices: { perCpuHour: 100, perGiBMemoryHour: 10, perGiBDiskHour: 1, perGpuHour: 1000, minJobPrice: 5 },
     onboardedAt: T0,
   }
+}
+
+/** A reservation's deadline that never comes: the lock that follows replaces it at once. */
+const NEVER = Number.MAX_SAFE_INTEGER
+
+/**
+ * Locks `resources` for `jobId` at once (in `slot` when given) without a bid, through the ledger's
+ * own operations as a bid does: `reserve`, then `lock` with the caller's deadline `expiresAt`. It
+ * is refused as `reserve` refuses (NO_OFFER, OFFBOARDED, ENTRY_EXISTS, INSUFFICIENT_RESOURCES,
+ * INVALID_RESOURCES, INVALID_ENTRY). Two writes, not one: another mutation may run between them.
+ */
+export async function lockDirect(
+  ledger: Pick<ResourceLedger, 'reserve' | 'lock'>,
+  id: string,
+  jobId: string,
+  resources: Resources,
+  opts: { expiresAt?: number } & Slot = {},
+): Promise<LedgerEntry> {
+  const { expiresAt, ...slot } = opts
+  await ledger.reserve(id, jobId, resources, NEVER, slot)
+  return ledger.lock(id, expiresAt === undefined ? {} : { expiresAt })
 }
 
 /** A clock the test moves by setting `t`. */

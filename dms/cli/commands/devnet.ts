@@ -12,6 +12,10 @@ export const registerDevnet: RegisterCommand = (program) => {
     .option('--keep', 'keep the temp folder at stop')
     .option('--json', 'print one JSON line with every socket and peer id once ready')
     .option('--price-per-result <n>', 'the providers bid this fixed price (micro-tokens) per verified result')
+    .option(
+      '--price-fixed <n>',
+      'the providers bid this fixed price (micro-tokens) for a whole job, whatever its exit',
+    )
     .action(
       async (o: {
         providers: string
@@ -19,6 +23,7 @@ export const registerDevnet: RegisterCommand = (program) => {
         keep?: boolean
         json?: boolean
         pricePerResult?: string
+        priceFixed?: string
       }) => (await import('../devnet.js')).devnetCommand(o),
     )
 }

@@ -28,8 +28,22 @@ export const registerResources: RegisterCommand = (program, { defaultDataDir }) 
       .option('--price-memory <n>', 'micro-tokens per GiB-hour of memory (default: current, else 100)')
       .option('--price-disk <n>', 'micro-tokens per GiB-hour of disk (default: current, else 1)')
       .option('--price-gpu <n>', 'micro-tokens per GPU-hour (default: current, else 10000)')
-      .option('--min-price <n>', 'lowest price of any job, micro-tokens (default: current, else 1)'),
-  ).action(async (o: OnboardOptions) => (await resources()).onboardCommand(o))
+      .option('--min-price <n>', 'lowest price of any job, micro-tokens (default: current, else 1)')
+      .option(
+        '--price-per-result <n>',
+        "bid this price (micro-tokens) per verified result instead of per hour: written into --config's provider.price",
+      )
+      .option(
+        '--price-fixed <n>',
+        "bid this fixed price (micro-tokens) for a whole job, whatever its exit: written into --config's provider.price",
+      )
+      .option(
+        '-c, --config <file>',
+        "the node's config file: the price model flags set its provider.price, the per-hour flags remove it (read at the node's next start); its dataDir is the target unless --data-dir is given",
+      ),
+  ).action(async (o: OnboardOptions, cmd: Command) =>
+    (await resources()).onboardCommand({ ...o, dataDirGiven: cmd.getOptionValueSource('dataDir') === 'cli' }),
+  )
   target(
     program
       .command('offboard')

@@ -18,7 +18,6 @@ import { FundsCache, fundsReason } from '../../contracts/funds.js'
 import { DOMAIN, type ApprovalCredential, type Bid } from '../../contracts/model.js'
 import { W } from '../../protocol/behaviours.js'
 import { handleTooLarge } from '../../protocol/bounds.js'
-import { escrowFor, quote as priceQuote } from '../../pricing/price.js'
 import type { PriceTerms } from '../../pricing/terms.js'
 import type { BidMessage, BidRequest, Decline } from '../../protocol/messages.js'
 import type { ResourceLedger } from '../../resources/ledger.js'
@@ -33,6 +32,7 @@ import { overCap, shareOf, toPreempt, type Preemptible, type RequesterCap } from
 import { flatState } from '../bid-store.js'
 import { checkBidRequest } from '../validate.js'
 import type { ProviderBooks } from '../books.js'
+import { priceBid } from '../billing.js'
 import { add, fits, sum } from '../../resources/math.js'
 import { holdMs, laterStart, type LaterBids, type SlotTiming } from '../later-bid.js'
 
@@ -209,8 +209,9 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
         own,
       )
     // Priced as the contract-db will lock and bill it (specs/pricing.md).
-    const price = priceQuote(init.price ?? offer.prices, req.resources)
-    const total = escrowFor(price, { durationSeconds: req.maxDurationSeconds })
+    const priced = priceBid(init.price ?? offer.prices, req.resources, req.maxDurationSeconds)
+    if (typeof priced === 'string') return decline(actor, msg, [priced], own)
+    const { price, total } = priced
     // The escrow this bid would lock: what the requester must be able to pay here (not its max
     // price, a ceiling that a cheaper bid need not reach).
     if (!quote && req.funds !== undefined && req.funds.available < total)

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ApiClient } from '../../../dms/api/client.js'
-import type { NodeConfig } from '../../../dms/config.js'
+import { loadNodeConfig, type NodeConfig } from '../../../dms/config.js'
+import { lockDirect } from '../../helpers/ledger.js'
 import { TEST_PASSPHRASE } from '../../helpers/network.js'
 import { DmsNode } from '../../../dms/node.js'
 import type { ResourcesView } from '../../../dms/resources/onboarding.js'
@@ -83,7 +84,7 @@ describe('onboarding through the REST API and the dms CLI', function () {
     assert.deepEqual(n.ledger!.getOffer()?.resources, changed.onboarded, 'the provider bids from it at once')
 
     // A lock taken now cannot be offered away.
-    await n.ledger!.lockDirect('l1', 'job-1', { cpu: 0.5, memoryBytes: 128 * MiB, diskBytes: 0, gpus: 0 })
+    await lockDirect(n.ledger!, 'l1', 'job-1', { cpu: 0.5, memoryBytes: 128 * MiB, diskBytes: 0, gpus: 0 })
     const below = await api.call<{ error: { code: string; message: string } }>('PUT', '/v1/resources/offer', {
       cpu: 0.25,
     })
@@ -204,6 +205,66 @@ describe('onboarding through the REST API and the dms CLI', function () {
     assert.equal(off.code, 0, off.stderr)
     assert.match(off.stdout, /^offboarded: no new bids/)
     assert.notEqual(n.ledger!.getOffer()?.withdrawnAt, undefined)
+  })
+
+  it('dms onboard --price-fixed/--price-per-result write provider.price into --config, whose data dir it onboards', async () => {
+    const file = join(root, 'provider.json')
+    // A config as `dms run -c` checks it: a contract-db that is a peer id (this test reaches none).
+    const provider = {
+      contractDb: '12D3KooWAq3nNWkBVHYBAz9wkgcxUV2d6cnDvSFx3XFe2GvF1Pbk',
+      offer: configOffer,
+    }
+    const text = `${JSON.stringify(cfg({ provider }), null, 2)}\n`
+    await writeFile(file, text, { mode: 0o600 })
+    const refusals: Array<[string[], string]> = [
+      [
+        ['--price-fixed', '700', '--price-cpu', '5'],
+        '--price-fixed prices a whole job and --price-cpu its time by the hour: give one or the other',
+      ],
+      [
+        ['--price-fixed', '7', '--price-per-result', '7'],
+        '--price-per-result and --price-fixed are two price models: give one of them',
+      ],
+      [
+        ['--price-fixed', '-7'],
+        '--price-fixed must be a whole number of micro-tokens from 0 to 1000000000000, got "-7"',
+      ],
+    ]
+    for (const [flags, message] of refusals) {
+      const res = await dms(['onboard', '-c', file, ...flags])
+      assert.deepEqual([res.code, res.stderr], [1, `dms: ${message}\n`])
+    }
+    const noConfig = await dms(['onboard', '--data-dir', dataDir, '--price-per-result', '500'])
+    assert.equal(
+      noConfig.stderr,
+      "dms: --price-per-result is written into the node's config (provider.price): give its file with -c/--config <file>\n",
+    )
+    assert.equal(await readFile(file, 'utf8'), text, 'no refusal changed the config')
+
+    // No daemon, no --data-dir: the config's data dir is onboarded, and its price set.
+    const fixed = await dms(['onboard', '-c', file, '--price-fixed', '700', '--cpu', '0.5'])
+    assert.equal(fixed.code, 0, fixed.stderr)
+    assert.match(
+      fixed.stdout,
+      /^price: 700 fixed, written to .*provider\.json \(provider\.price\); a running node bids it from its next start$/m,
+    )
+    const written = loadNodeConfig(JSON.parse(await readFile(file, 'utf8')))
+    assert.deepEqual(written.provider?.price, { model: 'fixed', currency: 'micro-token', amount: 700 })
+    assert.equal((await stat(file)).mode & 0o777, 0o600)
+    const n = await start(written)
+    assert.equal(n.ledger!.getOffer()?.resources.cpu, 0.5, 'the offer went into the config data dir')
+
+    // The per-hour flags take the node back to per hour: the price goes, the rates change at once.
+    const hourly = await dms(['onboard', '-c', file, '--price-cpu', '2000', '--json'])
+    assert.equal(hourly.code, 0, hourly.stderr)
+    assert.deepEqual((JSON.parse(hourly.stdout) as { config: unknown }).config, { path: file, price: null })
+    assert.equal(loadNodeConfig(JSON.parse(await readFile(file, 'utf8'))).provider?.price, undefined)
+    assert.equal(n.ledger!.getOffer()?.prices.perCpuHour, 2000)
+
+    const help = await dms(['onboard', '--help'])
+    assert.match(help.stdout, /--price-per-result <n>/)
+    assert.match(help.stdout, /--price-fixed <n>/)
+    assert.match(help.stdout, /-c, --config <file>/)
   })
 
   it('says the data dir is in use when a daemon holds it without a socket', async () => {

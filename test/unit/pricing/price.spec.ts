@@ -74,8 +74,15 @@ describe('pricing: price terms', () => {
     const p: PriceTerms = { model: 'per-time', unit: 'minute', currency: 'micro-token', rate: 60, minimum: 0 }
     assert.equal(escrowFor(p, { durationSeconds: 90 }), 90)
     assert.equal(escrowFor(p, { start: 1000, finish: 31_000 }), 30, 'a fixed window')
-    assert.equal(bill(p, { kind: 'result', status: 'completed', exitCode: 0, ms: 1001 }, 90), 2)
-    assert.equal(bill(p, { kind: 'result', status: 'completed', exitCode: 0, ms: 999_999 }, 90), 90, 'capped')
+    assert.equal(
+      bill(p, { kind: 'result', status: 'completed', exitCode: 0, ms: 1001 }, 90, { durationSeconds: 90 }),
+      2,
+    )
+    assert.equal(
+      bill(p, { kind: 'result', status: 'completed', exitCode: 0, ms: 999_999 }, 90, { durationSeconds: 90 }),
+      90,
+      'capped',
+    )
     assert.equal(describePrice(p), '60/minute')
     assert.deepEqual(priceView(p), { price: '60/minute' })
     assert.deepEqual(priceView(perHour(7, 0)), { price: '7/hour', pricePerHour: 7 })

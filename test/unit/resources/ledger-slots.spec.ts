@@ -5,7 +5,15 @@ import { instantsOfInterest, planAt } from '../../../dms/resources/ledger-slots.
 import { fits, sum } from '../../../dms/resources/math.js'
 import type { Resources } from '../../../dms/resources/types.js'
 import { Repo, type Db } from '../../../dms/store/db.js'
-import { closeLedger, offerOf, openLedger, rejection, T0, type FakeClock } from '../../helpers/ledger.js'
+import {
+  closeLedger,
+  lockDirect,
+  offerOf,
+  openLedger,
+  rejection,
+  T0,
+  type FakeClock,
+} from '../../helpers/ledger.js'
 import { prng } from '../../helpers/prng.js'
 
 const S = 1000
@@ -29,7 +37,7 @@ describe('resources/ledger slots (bids for a later start)', () => {
 
   /** A running allocation of `n` cores until `until`. */
   async function running(id: string, n: number, until: number): Promise<void> {
-    await ledger.lockDirect(id, `job-${id}`, cpu(n), { until })
+    await lockDirect(ledger, id, `job-${id}`, cpu(n), { until })
     await ledger.allocate(id)
   }
 
@@ -54,7 +62,7 @@ describe('resources/ledger slots (bids for a later start)', () => {
     assert.match(late.message, /not enough CPU: need 1 core, free 0 cores/)
     const open = await rejection(ledger.reserve('c', 'jc', cpu(1), T0 + 5 * S))
     assert.ok(open instanceof InsufficientResourcesError, 'a run without a deadline overlaps every slot')
-    await ledger.lockDirect('c', 'jc', cpu(1), { until: T0 + 50 * S })
+    await lockDirect(ledger, 'c', 'jc', cpu(1), { until: T0 + 50 * S })
     await ledger.allocate('c')
 
     // b may not start while a and c run; an early start is refused; then a and c end early.
@@ -74,7 +82,7 @@ describe('resources/ledger slots (bids for a later start)', () => {
   it('an allocation overrunning its deadline keeps the next slot waiting until it is released', async () => {
     await ledger.setOffer(offerOf(cpu(1)))
     await running('a', 1, T0 + MIN)
-    await ledger.lockDirect('b', 'jb', cpu(1), { start: T0 + MIN, until: T0 + 2 * MIN })
+    await lockDirect(ledger, 'b', 'jb', cpu(1), { start: T0 + MIN, until: T0 + 2 * MIN })
     clock.t = T0 + 70 * S
     // At the present instant `a` still counts (unreleased); at future instants it no longer does.
     assert.equal(ledger.canStart('b'), false)
@@ -163,7 +171,7 @@ describe('resources/ledger slots (bids for a later start)', () => {
         p = ledger.release(id)
       } else if (r < 0.83) {
         kind = 'lockDirect open'
-        p = ledger.lockDirect(id, `job-${i}`, need)
+        p = lockDirect(ledger, id, `job-${i}`, need)
       } else {
         kind = 'advance'
         clock.t += pick([1, 5, 15, 45]) * S

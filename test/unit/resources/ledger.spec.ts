@@ -16,7 +16,15 @@ import { ResourceLedger, type LedgerEntry } from '../../../dms/resources/ledger.
 import { add, fits, sum } from '../../../dms/resources/math.js'
 import { ZERO, type Resources } from '../../../dms/resources/types.js'
 import { openDb, Repo, type Db } from '../../../dms/store/db.js'
-import { closeLedger, offerOf, openLedger, rejection, T0, type FakeClock } from '../../helpers/ledger.js'
+import {
+  closeLedger,
+  lockDirect,
+  offerOf,
+  openLedger,
+  rejection,
+  T0,
+  type FakeClock,
+} from '../../helpers/ledger.js'
 import { prng } from '../../helpers/prng.js'
 
 const GiB = 1024 ** 3
@@ -69,7 +77,7 @@ describe('resources/ResourceLedger', () => {
     const l = await ledger.lock('r1', { expiresAt: T0 + 5000 })
     assert.equal(l.state, 'locked')
     assert.equal(l.expiresAt, T0 + 5000)
-    await ledger.lockDirect('d1', 'j2', res(0.5, 1, 0, 1))
+    await lockDirect(ledger, 'd1', 'j2', res(0.5, 1, 0, 1))
     assert.deepEqual(ledger.summary(), {
       offer: res(4, 8, 100, 1),
       reserved: ZERO,
@@ -111,7 +119,7 @@ describe('resources/ResourceLedger', () => {
     assert.deepEqual(err.free, res(1, 1))
 
     const many = await rejection(
-      ledger.lockDirect('d1', 'j3', { cpu: 1.5, memoryBytes: 1536 * MiB, diskBytes: 0, gpus: 1 }),
+      lockDirect(ledger, 'd1', 'j3', { cpu: 1.5, memoryBytes: 1536 * MiB, diskBytes: 0, gpus: 1 }),
     )
     assert.equal(
       many.message,
@@ -139,7 +147,7 @@ describe('resources/ResourceLedger', () => {
     const dup = await rejection(ledger.reserve('r1', 'j1', res(1, 1), T0 + 1000))
     assert.ok(dup instanceof EntryExistsError)
     assert.match(dup.message, /ledger entry r1 already exists \(reserved\)/)
-    assert.ok((await rejection(ledger.lockDirect('r1', 'j1', res(1, 1)))) instanceof EntryExistsError)
+    assert.ok((await rejection(lockDirect(ledger, 'r1', 'j1', res(1, 1)))) instanceof EntryExistsError)
 
     const neg = await rejection(ledger.reserve('r2', 'j1', { ...res(1, 1), memoryBytes: -1 }, T0 + 1000))
     assert.ok(neg instanceof InvalidResourcesError)
@@ -215,8 +223,8 @@ describe('resources/ResourceLedger', () => {
   it('refuses to lower the offer below what is committed, saying what is committed', async () => {
     await ledger.setOffer(offerOf(res(4, 8, 10)))
     await ledger.reserve('r1', 'j1', res(1, 1), T0 + 1000)
-    await ledger.lockDirect('d1', 'j2', res(1, 2))
-    await ledger.lockDirect('a1', 'j3', res(1, 1))
+    await lockDirect(ledger, 'd1', 'j2', res(1, 2))
+    await lockDirect(ledger, 'a1', 'j3', res(1, 1))
     await ledger.allocate('a1')
 
     const err = await rejection(ledger.setOffer(offerOf(res(4, 3, 10))))
@@ -289,7 +297,7 @@ describe('resources/ResourceLedger', () => {
 
   it('keeps the allocation id on an allocated entry across a restart; an entry stored without one loads', async () => {
     await ledger.setOffer(offerOf(res(8, 16, 100, 2)))
-    await ledger.lockDirect('bid-1', 'j1', res(1, 1))
+    await lockDirect(ledger, 'bid-1', 'j1', res(1, 1))
     assert.equal((await ledger.allocate('bid-1', 'alloc-1')).allocationId, 'alloc-1')
     await ledger.stop()
     // As today's main stored an allocated entry: no allocationId.
@@ -321,8 +329,8 @@ describe('resources/ResourceLedger', () => {
     await step(() => ledger.reserve('long', 'j2', res(1, 2), T0 + 60_000))
     await step(() => ledger.reserve('locked', 'j3', res(2, 2), T0 + 1_000))
     await step(() => ledger.lock('locked', { expiresAt: T0 + 2_000 }))
-    await step(() => ledger.lockDirect('direct', 'j4', res(1, 1, 10, 1)))
-    await step(() => ledger.lockDirect('running', 'j5', res(1, 4, 20)))
+    await step(() => lockDirect(ledger, 'direct', 'j4', res(1, 1, 10, 1)))
+    await step(() => lockDirect(ledger, 'running', 'j5', res(1, 4, 20)))
     await step(() => ledger.allocate('running'))
 
     await ledger.stop()
@@ -448,7 +456,7 @@ describe('resources/ResourceLedger', () => {
         p = ledger.lock(id, rand() < 0.5 ? { expiresAt: T0 + i + 100 } : {})
       } else if (r < 0.65) {
         kind = 'lockDirect'
-        p = ledger.lockDirect(id, `job-${i}`, randomResources())
+        p = lockDirect(ledger, id, `job-${i}`, randomResources())
       } else if (r < 0.8) {
         kind = 'allocate'
         p = ledger.allocate(id)

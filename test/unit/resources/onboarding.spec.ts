@@ -8,6 +8,7 @@ import { ResourceLedger } from '../../../dms/resources/ledger.js'
 import { Onboarding } from '../../../dms/resources/onboarding.js'
 import type { MachineInfo, Resources } from '../../../dms/resources/types.js'
 import { openDb, type Db } from '../../../dms/store/db.js'
+import { lockDirect } from '../../helpers/ledger.js'
 
 const GiB = 1024 ** 3
 const T0 = 1_700_000_000_000
@@ -199,7 +200,7 @@ describe('resources/Onboarding', () => {
 
   it('refuses to drop below what is locked right now, and keeps the old offer', async () => {
     await onboarding.onboard({ cpu: 1.5, memory: '4GiB' })
-    await ledger.lockDirect('l1', 'j1', res(1, 2))
+    await lockDirect(ledger, 'l1', 'j1', res(1, 2))
     const err = await rejection(onboarding.onboard({ cpu: 0.5 }))
     assert.equal(err.code, 'OFFER_BELOW_COMMITTED')
     assert.match(
@@ -216,7 +217,7 @@ describe('resources/Onboarding', () => {
 
     await onboarding.onboard({ cpu: 1.5, memory: '4GiB' })
     await ledger.reserve('r1', 'j1', res(0.5, 1), T0 + 10_000)
-    await ledger.lockDirect('l1', 'j2', res(0.5, 1))
+    await lockDirect(ledger, 'l1', 'j2', res(0.5, 1))
     clock.t = T0 + 5
     const view = await onboarding.offboard()
     assert.equal(view.status, 'offboarded')
@@ -228,7 +229,7 @@ describe('resources/Onboarding', () => {
     const refused = await rejection(ledger.reserve('r2', 'j3', res(0.1, 0), T0 + 10_000))
     assert.equal(refused.code, 'OFFBOARDED')
     assert.match(refused.message, /run 'dms onboard'/)
-    assert.equal((await rejection(ledger.lockDirect('l2', 'j4', res(0.1, 0)))).code, 'OFFBOARDED')
+    assert.equal((await rejection(lockDirect(ledger, 'l2', 'j4', res(0.1, 0)))).code, 'OFFBOARDED')
     // What was promised still runs: the reservation locks, the lock allocates, both release.
     await ledger.lock('r1')
     await ledger.allocate('l1')
@@ -273,8 +274,8 @@ describe('resources/Onboarding', () => {
 
     await onboarding.onboard({ cpu: 1.5, memory: '6GiB', disk: '50GiB', gpus: [0, 1] })
     await ledger.reserve('r', 'j1', res(0.25, 1), T0 + 1000)
-    await ledger.lockDirect('l', 'j2', res(0.5, 1, 10, 1))
-    await ledger.lockDirect('a', 'j3', res(0.5, 2, 20, 1))
+    await lockDirect(ledger, 'l', 'j2', res(0.5, 1, 10, 1))
+    await lockDirect(ledger, 'a', 'j3', res(0.5, 2, 20, 1))
     await ledger.allocate('a')
     const v = await onboarding.view()
     assert.deepEqual(

@@ -9,6 +9,7 @@ import { waitFor } from 'xstate'
 import { flatState } from '../../../../dms/provider/bid-store.js'
 import { jobRequestHandler } from '../../../../dms/provider/handlers/job-request.js'
 import { issueApproval } from '../../../../dms/contracts/approval.js'
+import { lockDirect } from '../../../helpers/ledger.js'
 import { Harness } from '../../../helpers/provider-harness.js'
 
 describe('provider/handlers/bid-request', () => {
@@ -142,7 +143,7 @@ describe('provider/handlers/bid-request', () => {
   it('busy: bids its earliest slot and reserves it with laterBids, declines without', async () => {
     const now = h.clock.now()
     const runs = { cpu: 0.75, memoryBytes: 0, diskBytes: 0, gpus: 0 }
-    await h.ledger.lockDirect('run', 'job-0', runs, { until: now + 60_000 })
+    await lockDirect(h.ledger, 'run', 'job-0', runs, { until: now + 60_000 })
     await h.ledger.allocate('run')
     await h.bidRequest()(h.msg(h.request('job-1', 0.5)))
     assert.match((h.sent.at(-1)!.payload as { reasons: string[] }).reasons[0], /^not enough cpu/)
