@@ -92,7 +92,12 @@ export function invokeHandler(d: InvokeDeps) {
       )
     const runIssue =
       invocationProblem(inv, t.resources.diskBytes) ??
-      invokedWorkloadProblem(inv.workload, rec.snapshot.context.request, t, d.allowNetwork === true)
+      invokedWorkloadProblem(
+        inv.workload,
+        rec.snapshot.context.request.workloadNeeds,
+        t,
+        d.allowNetwork === true,
+      )
     if (runIssue !== undefined) throw new RefusedError('BAD_INVOCATION', runIssue)
     if (cancelled) throw new RefusedError('CANCELLED', 'the requester cancelled this contract')
     const actor = liveIn(d.book, rec, 'contracted')

@@ -10,6 +10,7 @@ import { flatState } from '../../../../dms/provider/bid-store.js'
 import { jobRequestHandler } from '../../../../dms/provider/handlers/job-request.js'
 import { issueApproval } from '../../../../dms/contracts/approval.js'
 import { Harness } from '../../../helpers/provider-harness.js'
+import { podNeeds } from '../../../helpers/needs.js'
 
 describe('provider/handlers/bid-request', () => {
   let h: Harness
@@ -58,10 +59,13 @@ describe('provider/handlers/bid-request', () => {
   it('bids for a pod it can run, and declines one whose member wants the network here, naming the member', async () => {
     const pod = (jobId: string, network?: boolean) => ({
       ...h.request(jobId, 0.4),
-      members: [
-        { name: 'a', image: 'dms-test:1' },
-        { name: 'b', image: 'dms-test:1', ...(network === true ? { network } : {}) },
-      ],
+      workloadNeeds: podNeeds(
+        [
+          { name: 'a', image: 'dms-test:1' },
+          { name: 'b', image: 'dms-test:1', network },
+        ],
+        { cpu: 0.2, memoryBytes: 32 * 1024 * 1024 },
+      ),
     })
     await h.bidRequest()(h.msg(pod('pod-1')))
     assert.equal(h.bids().find((b) => b.jobId === 'pod-1')?.image, 'dms-test:1')
@@ -77,19 +81,23 @@ describe('provider/handlers/bid-request', () => {
       'network not allowed here: member b asks for network access',
     ])
     assert.equal(h.counts.declines['network not allowed'], 1)
-    // A malformed pod (one member) is not even declined: ignored at the door.
+    // A malformed pod (a name twice) is not even declined: ignored at the door.
     const sent = h.sent.length
-    await h.bidRequest()(h.msg({ ...pod('pod-3'), members: [{ name: 'a', image: 'dms-test:1' }] }))
+    const [a] = pod('pod-3').workloadNeeds.members
+    await h.bidRequest()(h.msg({ ...pod('pod-3'), workloadNeeds: { members: [a, a] } }))
     assert.equal(h.sent.length, sent)
   })
 
   it("judges every member's image of a pod: a bad one is declined alone, a missing one named", async () => {
     const pod = (jobId: string, second: string) => ({
       ...h.request(jobId, 0.4),
-      members: [
-        { name: 'a', image: 'dms-test:1' },
-        { name: 'b', image: second },
-      ],
+      workloadNeeds: podNeeds(
+        [
+          { name: 'a', image: 'dms-test:1' },
+          { name: 'b', image: second },
+        ],
+        { cpu: 0.2, memoryBytes: 32 * 1024 * 1024 },
+      ),
     })
     const images = {
       refusal: (image: string) =>
