@@ -4,8 +4,9 @@
  * stand-in executor, a requester), a few jobs driven into known states, then every level record
  * of every node dumped as JSON, grouped by sublevel, with the node's sealed key.
  *
- *   node --import tsx --import ./actors/polyfill.ts scripts/capture-fixtures.ts [outDir]
- *   outDir @default test/fixtures/v0.1
+ *   node --import tsx --import ./actors/polyfill.ts scripts/capture-fixtures.ts <outDir>
+ *   outDir: a new directory (e.g. test/fixtures/v0.3); an existing one is refused, so the fixtures
+ *   of an earlier version are never overwritten by today's records
  *
  * What is captured (each node's database is read while the nodes run, as a kill -9 would leave it):
  * - requester: job A completed (final, no snapshot), job B `running` (its provider's allocation
@@ -19,6 +20,7 @@
  * nothing (like NoopExecutor) and holds the run of any job whose command is `hold` until stopped.
  */
 import '../actors/polyfill.js'
+import { existsSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Db } from '../dms/store/db.js'
@@ -31,7 +33,17 @@ import type { NodeFixture } from '../test/helpers/fixtures.js'
 import { jobReaches, startNetwork, TEST_IMAGE } from '../test/helpers/network.js'
 
 const MiB = 1024 * 1024
-const OUT = process.argv[2] ?? join(import.meta.dirname, '..', 'test', 'fixtures', 'v0.1')
+const OUT = process.argv[2]
+if (OUT === undefined || OUT === '') {
+  process.stderr.write('usage: capture-fixtures.ts <outDir> (a new directory, e.g. test/fixtures/v0.3)\n')
+  process.exit(2)
+}
+if (existsSync(OUT)) {
+  process.stderr.write(
+    `capture-fixtures: ${OUT} exists; fixtures of an earlier version are never overwritten\n`,
+  )
+  process.exit(2)
+}
 
 // Bounded: whatever happens, the process ends.
 setTimeout(() => {

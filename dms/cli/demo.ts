@@ -2,6 +2,7 @@ import { ApiClient } from '../api/client.js'
 import { verifyDoc } from '../contracts/canonical.js'
 import { DOMAIN } from '../contracts/model.js'
 import { publicKeyOfPeer } from '../contracts/party.js'
+import { termsMaxDuration } from '../contracts/terms.js'
 import { priceView } from '../pricing/price.js'
 import { priceOf } from '../pricing/terms.js'
 import { keyFromString } from '../../actors/identity.js'
@@ -65,7 +66,7 @@ export async function demoCommand(opts: { image: string; keep?: boolean }): Prom
       const t = job.contract.terms
       const { signature, ...proofBody } = job.proof
       print(
-        `  contract ${t.contractId}: escrow ${t.escrow}, ${priceView(priceOf(t.bid)).price}, max ${t.maxDurationSeconds}s`,
+        `  contract ${t.contractId}: escrow ${t.escrow}, ${priceView(priceOf(t.bid)).price}, max ${termsMaxDuration(t)}s`,
       )
       print(
         `    requester signature ${ok(verifyDoc(keyFromString(t.requester.publicKey), DOMAIN.contract, t, job.contract.requesterSignature))}`,

@@ -11,11 +11,14 @@ import { putBlob } from './blob.js'
 import { parseCpu, parseWholeNumber, UnitError } from '../resources/units.js'
 import { apiProblem, follow, LOGS_FROM, streamLogs, type JobView } from './job.js'
 import { memberLines } from './member-lines.js'
-import { DEFAULT_MAX_PRICE } from './flags.js'
+import { DEFAULT_MAX_PRICE, RUN_FIELD_FLAGS, type RunFieldFlag } from './flags.js'
 export { DEFAULT_MAX_PRICE }
 import { CliError, print, printData, terminalSafe, writeOutput } from './output.js'
 
-export interface JobRunOptions {
+/** `dms job run`'s options (commander's), with the run fields' flags (`RUN_FIELD_FLAGS`). */
+export type JobRunOptions = RunOptions & Partial<Record<RunFieldFlag, string>>
+
+interface RunOptions {
   socket: string
   file?: string
   image?: string
@@ -24,8 +27,6 @@ export interface JobRunOptions {
   disk?: string
   gpu?: string
   env?: string[]
-  /** The container's working directory (an absolute path). */
-  workdir?: string
   /** `file[:path]`: uploaded as a blob, staged at /inputs/<path>. */
   input?: string[]
   timeout?: string
@@ -49,7 +50,7 @@ const SPEC_FLAGS = [
   'disk',
   'gpu',
   'env',
-  'workdir',
+  ...RUN_FIELD_FLAGS.map((f) => f.field),
   'timeout',
   'maxPrice',
   'name',
@@ -167,7 +168,7 @@ export async function specFrom(opts: JobRunOptions, command: string[]): Promise<
     image: opts.image,
     command,
     env: envFrom(opts.env ?? []),
-    workdir: opts.workdir,
+    ...Object.fromEntries(RUN_FIELD_FLAGS.map((f) => [f.field, opts[f.field]])),
     resources: {
       cpu: read('--cpu', opts.cpu, 1, parseCpu),
       memory: opts.memory ?? '256MiB',

@@ -19,6 +19,7 @@ import type { BlobService } from '../blobs/service.js'
 import { DEFAULT_TRANSFER_PACE, transferBudgetMs, type TransferPace } from '../blobs/transfer.js'
 import { hashDoc } from '../contracts/canonical.js'
 import type { ContractTerms, SignedReceipt } from '../contracts/model.js'
+import { termsResources } from '../contracts/terms.js'
 import { W } from '../protocol/behaviours.js'
 import { handleOf, INBOX } from '../protocol/handles.js'
 import type { Arbitration } from './records.js'
@@ -154,7 +155,7 @@ export class OutputsArbiter implements RejectionArbiter {
       signal,
       timeoutMs: this.timeoutMs,
       deadline: { at: this.c.clock.now() + budgetMs, clock: this.c.clock, budgetMs },
-      diskBytes: t.resources.diskBytes,
+      diskBytes: termsResources(t).diskBytes,
     })
     if (result.archive !== undefined && !check.ok) await this.drop(result.archive.sha256)
     if (!check.ok) return upheld(check.reason)

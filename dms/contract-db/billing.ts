@@ -4,6 +4,7 @@
  */
 import { TERMINATION, type ContractTerms, type Receipt, type TerminationReason } from '../contracts/model.js'
 import { billableMs, billOf, type Amount } from '../contracts/money.js'
+import { termsMaxDuration } from '../contracts/terms.js'
 import type { Arbitration } from './records.js'
 
 /** Settle: the provider's checked receipt, the requester's verdict on it, and the check of a rejection. */
@@ -48,7 +49,7 @@ export function billFor(receipt: Receipt, ms: number, t: ContractTerms): Amount 
  * provider signs its own receipt and a run cannot have lasted longer than the contract has.
  */
 export function observedMs(wallSeconds: number, t: ContractTerms, at: Observed): number {
-  return Math.min(billableMs(wallSeconds, t.maxDurationSeconds), Math.max(0, at.now - at.activatedAt))
+  return Math.min(billableMs(wallSeconds, termsMaxDuration(t)), Math.max(0, at.now - at.activatedAt))
 }
 
 /** What the contract-db saw of a contract's time: when its escrow was locked, and now. */

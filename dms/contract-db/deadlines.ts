@@ -7,6 +7,7 @@
  * whose terms carry `startBy` and that has no start note by then expires at `startBy`.
  */
 import type { ContractTerms } from '../contracts/model.js'
+import { termsMaxDuration } from '../contracts/terms.js'
 import type { ContractRecord } from './records.js'
 
 export interface DeadlineConfig {
@@ -36,7 +37,7 @@ export function settleByFor(
   activatedAt: number,
   c: Pick<DeadlineConfig, 'settleGraceMs'>,
 ): number {
-  return Math.max(activatedAt, t.startBy ?? activatedAt) + t.maxDurationSeconds * 1000 + c.settleGraceMs
+  return Math.max(activatedAt, t.startBy ?? activatedAt) + termsMaxDuration(t) * 1000 + c.settleGraceMs
 }
 
 /**

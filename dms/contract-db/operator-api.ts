@@ -9,6 +9,7 @@ import type { Logger } from 'pino'
 import { RefusedError } from '../../actors/errors.js'
 import { claimSocket, markOwned, releaseSocket } from '../../actors/local-socket.js'
 import { InvalidAmountError, type Amount } from '../contracts/money.js'
+import { termsMaxDuration } from '../contracts/terms.js'
 import { priceView } from '../pricing/price.js'
 import { priceOf } from '../pricing/terms.js'
 import type { Account, ApprovedEntity, ContractRecord } from './records.js'
@@ -88,7 +89,7 @@ export const summarize = (r: ContractRecord): ContractSummary => {
     provider: t.provider.peer,
     escrow: t.escrow,
     ...priceView(priceOf(t.bid)),
-    maxDurationSeconds: t.maxDurationSeconds,
+    maxDurationSeconds: termsMaxDuration(t),
     activatedAt: r.activatedAt,
     paidToProvider: r.settlement?.paidToProvider,
     refundedToRequester: r.settlement?.refundedToRequester,

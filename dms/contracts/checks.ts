@@ -35,9 +35,10 @@ export function bidSignatureOk(bid: Bid): boolean {
 }
 
 /**
- * The terms embed the provider's signed bid and agree with it (consistency.ts): same job, bid,
- * provider, resources, image, price and max duration, and the escrow is exactly the bid's total
- * (price × max duration, at least the minimum job price).
+ * The terms embed the provider's signed bid and agree with it (consistency.ts): same job, bid and
+ * provider, the escrow exactly the bid's total (its price's escrow for the max duration), and any
+ * copy of the bid's resources, image, price or max duration that terms of an earlier version
+ * carry equal to the bid's. Terms of this version copy none: what was bid for is the bid's.
  */
 export function checkBidTerms(t: ContractTerms): string | undefined {
   const bid = t.bid

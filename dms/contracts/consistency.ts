@@ -70,27 +70,31 @@ export function bidTotalProblem(bid: Bid): string | undefined {
 }
 
 /**
- * Why contract terms `t` do not agree with the provider's bid `bid`: the same bid, job, provider,
- * image, resources and max duration, and an escrow equal to the bid's total, which is itself its
- * price terms' escrow for the max duration. The price is the bid's (terms copy none of it; a dms 0.1
- * copy of `pricePerHour`, when present, must equal the bid's). A `startBy`, when there is one,
- * after the time the run can start and at most MAX_START_GRACE_SECONDS later (start.ts). A
- * `workloadHash`, when there is one, of a sha256's form (whether one is required is
- * signed-workload.ts's). Undefined when they agree.
+ * Why contract terms `t` do not agree with the provider's bid `bid`: the same bid, job and
+ * provider, a max duration of whole seconds, and an escrow equal to the bid's total, which is
+ * itself its price terms' escrow for the max duration. What was bid for (image, resources, max
+ * duration, price) is the bid's: terms of this version copy none of it (terms.ts reads it); a copy
+ * that terms of an earlier version carry (`image`, `resources`, `maxDurationSeconds`, dms 0.1's
+ * `pricePerHour`) must equal the bid's. A `startBy`, when there is one, after the time the run can
+ * start and at most MAX_START_GRACE_SECONDS later (start.ts). A `workloadHash`, when there is one,
+ * of a sha256's form (whether one is required is signed-workload.ts's). Undefined when they agree.
  */
 export function termsBidProblem(t: ContractTerms, bid: Bid): string | undefined {
   if (bid.provider !== t.provider?.peer) return 'the bid was made by another provider'
   if (bid.bidId !== t.bidId) return `bid id ${String(t.bidId)} differs from the bid's ${bid.bidId}`
   if (bid.jobId !== t.jobId) return `job ${String(t.jobId)} differs from the bid's job ${bid.jobId}`
-  if (bid.image !== t.image) return `image ${String(t.image)} differs from the bid's ${bid.image}`
-  if (!isObj(t.resources) || hashDoc(bid.resources) !== hashDoc(t.resources))
+  // An earlier version's copies: one that disagrees with the bid would make the contract read two
+  // ways, so it is refused; terms without them read the signed bid's (terms.ts).
+  if (t.image !== undefined && t.image !== bid.image)
+    return `image ${String(t.image)} differs from the bid's ${bid.image}`
+  if (t.resources !== undefined && (!isObj(t.resources) || hashDoc(bid.resources) !== hashDoc(t.resources)))
     return 'resources differ from the bid'
   if (t.pricePerHour !== undefined && (!isAmount(t.pricePerHour) || t.pricePerHour !== bid.pricePerHour))
     return `price ${String(t.pricePerHour)}/hour differs from the bid's ${String(bid.pricePerHour)}`
-  if (!Number.isSafeInteger(t.maxDurationSeconds) || t.maxDurationSeconds <= 0)
+  if (t.maxDurationSeconds !== undefined && t.maxDurationSeconds !== bid.maxDurationSeconds)
+    return `max duration ${String(t.maxDurationSeconds)}s differs from the bid's ${bid.maxDurationSeconds}s`
+  if (!Number.isSafeInteger(bid.maxDurationSeconds) || bid.maxDurationSeconds <= 0)
     return 'max duration must be a positive whole number of seconds'
-  if (t.maxDurationSeconds !== bid.maxDurationSeconds)
-    return `max duration ${t.maxDurationSeconds}s differs from the bid's ${bid.maxDurationSeconds}s`
   const total = escrowOf(bid)
   if (typeof total === 'string') return total
   if (bid.total !== total) return `the bid's total ${bid.total} is not price × max duration (${total})`

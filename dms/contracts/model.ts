@@ -62,17 +62,24 @@ export interface ContractTerms {
   provider: Party
   /** Peer id of the contract-db that verifies and holds escrow. */
   contractDb: string
-  resources: Resources
-  image: string
+  /**
+   * Earlier versions only: a copy of the bid's resources, signed with these terms; when present it
+   * must equal the bid's. Terms of this version carry none of the bid's fields: read what was bid
+   * for with `termsResources`, `termsImage` and `termsMaxDuration` (terms.ts).
+   */
+  resources?: Resources
+  /** Earlier versions only: a copy of the bid's image (see `resources`). */
+  image?: string
   /**
    * What runs, signed: `workloadHash` of the workload the requester will invoke (dms/workload/hash.ts;
    * every member's artifact, command, env, workdir, network and resources). The provider refuses an
    * invocation whose workload hashes otherwise (`WORKLOAD_MISMATCH`). Required of new terms by the
    * provider and the contract-db (`WORKLOAD_UNSIGNED`); absent from contracts stored by earlier
-   * versions, whose invocation is checked against `image` and `resources` only.
+   * versions, whose invocation is checked against the image and resources contracted for only.
    */
   workloadHash?: string
-  maxDurationSeconds: number
+  /** Earlier versions only: a copy of the bid's max duration (see `resources`). */
+  maxDurationSeconds?: number
   /**
    * dms 0.1 only: a copy of the bid's price per hour; when present it must equal it. The price is
    * the embedded bid's (`priceOf(terms.bid)`).
@@ -81,8 +88,9 @@ export interface ContractTerms {
   /** Locked from the requester at verification: the bid's total for the max duration. 0 = volunteer. */
   escrow: number
   /**
-   * The provider's signed bid, embedded so the contract-db can check the terms against what the
-   * provider actually offered (job, resources, image, max duration, total) and read its price from.
+   * The provider's signed bid, embedded so every party reads what was bid for from what the
+   * provider actually signed (resources, image, max duration, price: terms.ts) and the contract-db
+   * checks the terms against it (job, provider, escrow = its total).
    */
   bid: Bid
   createdAt: number

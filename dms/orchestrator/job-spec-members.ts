@@ -5,24 +5,32 @@
  * naming the field (`members.1.image`).
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { imageRefProblem, IMAGE_REF_MAX_LENGTH } from '../workload/image-ref.js'
-import type { FlatMember } from '../workload/workload.js'
+import { runFieldsProblem, type RunFieldProblem } from '../workload/check.js'
+import { imageRefProblem } from '../workload/image-ref.js'
 import {
-  commandProblem,
-  envProblem,
+  cpuSchema,
+  imageRefSchema,
+  postedRunFields,
+  postedRunOf,
+  postingOf,
+  type FlatMember,
+} from '../workload/workload.js'
+import {
   MAX_CPU,
   MAX_POD_MEMBERS,
-  MIN_CPU,
   MIN_MEMORY_BYTES,
   MIN_POD_MEMBERS,
   POD_MEMBER_NAME_PATTERN,
 } from '../workload/run-rules.js'
-import { StringMap, strictObject as obj } from '../schema.js'
+import { strictObject as obj } from '../schema.js'
 
 /** A size: a byte count, or a number with a unit ("256MiB"). */
 const size = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ minLength: 1, maxLength: 32 })])
 
-/** One member as posted: its own container, and its share of the pod's cpu and memory. */
+/**
+ * One member as posted: its own container (its image, the workload member's run fields, its
+ * network flag), and its share of the pod's cpu and memory.
+ */
 export const podMemberSchema = obj({
   name: Type.String({
     minLength: 1,
@@ -30,13 +38,12 @@ export const podMemberSchema = obj({
     pattern: POD_MEMBER_NAME_PATTERN,
     description: "a workflow task's name; its outputs come back under `<name>/`",
   }),
-  image: Type.String({ minLength: 1, maxLength: IMAGE_REF_MAX_LENGTH }),
-  command: Type.Array(Type.String({ maxLength: 65536 }), { minItems: 1, maxItems: 256 }),
-  env: Type.Optional(StringMap(Type.String({ maxLength: 65536 }), { maxProperties: 256 })),
+  image: imageRefSchema,
+  ...postedRunFields,
   network: Type.Optional(
     Type.Boolean({ description: 'this member may use the network (default false: only lo)' }),
   ),
-  cpu: Type.Number({ minimum: MIN_CPU, maximum: MAX_CPU }),
+  cpu: cpuSchema,
   memory: size,
 })
 
@@ -44,7 +51,7 @@ export const podMembersSchema = Type.Array(podMemberSchema, {
   minItems: MIN_POD_MEMBERS,
   maxItems: MAX_POD_MEMBERS,
   description:
-    'a pod: 2-8 containers run together on one provider under one contract, sharing /pod; instead of image, command, env and network (specs/job-spec.md, "Pods")',
+    'a pod: 2-8 containers run together on one provider under one contract, sharing /pod; instead of image, command, env, workdir and network (specs/job-spec.md, "Pods")',
 })
 
 export type PodMemberInput = Static<typeof podMemberSchema>
@@ -62,6 +69,12 @@ export interface FieldProblem {
   problem: string
 }
 
+/** A run field's problem as a job spec names it (`command.1`, `env.A=B`), under `at`. */
+export const runProblemAt = (p: RunFieldProblem, at = ''): FieldProblem => ({
+  field: `${at}${p.field}${p.item === undefined ? '' : `.${p.item}`}`,
+  problem: p.problem,
+})
+
 /**
  * Checks members past their schema (images, commands, env, memory, unique names, totals) and
  * returns them with sizes in bytes, or the first problem. `bytes` reads a size (throws on a bad one).
@@ -78,17 +91,14 @@ export function parseMembers(
     seen.add(m.name)
     const image = imageRefProblem(m.image)
     if (image !== undefined) return { field: at('image'), problem: image }
-    const cmd = commandProblem(m.command)
-    if (cmd !== undefined) return { field: at(`command.${cmd.index}`), problem: cmd.problem }
-    const env = envProblem(m.env ?? {})
-    if (env !== undefined) return { field: at(`env.${env.name}`), problem: env.problem }
+    const run = runFieldsProblem(m)
+    if (run !== undefined) return runProblemAt(run, at(''))
     const memoryBytes = bytes(at('memory'), m.memory)
     if (memoryBytes < MIN_MEMORY_BYTES) return { field: at('memory'), problem: 'must be at least 6MiB' }
     out.push({
       name: m.name,
       image: m.image,
-      command: m.command,
-      env: m.env ?? {},
+      ...postedRunOf(m),
       ...(m.network === true ? { network: true } : {}),
       cpu: m.cpu,
       memoryBytes,
@@ -115,8 +125,7 @@ export function postedMember(m: PodMemberSpec): PodMemberInput {
   return {
     name: m.name,
     image: m.image,
-    command: m.command,
-    ...(Object.keys(m.env).length > 0 ? { env: m.env } : {}),
+    ...postingOf(m),
     ...(m.network === true ? { network: true } : {}),
     cpu: m.cpu,
     memory: m.memoryBytes,

@@ -5,6 +5,7 @@
  */
 import type { JobSpec, JobSpecInput } from './job-spec.js'
 import { postedMember } from './job-spec-members.js'
+import { postingOf } from '../workload/workload.js'
 
 export function postedSpecOf(s: JobSpec): JobSpecInput {
   const { allow, deny, direct, gossipFallback } = s.providers
@@ -23,8 +24,7 @@ export function postedSpecOf(s: JobSpec): JobSpecInput {
         }
       : {
           image: s.image,
-          command: s.command,
-          ...(Object.keys(s.env).length > 0 ? { env: s.env } : {}),
+          ...postingOf(s),
           resources: {
             cpu: s.resources.cpu,
             memory: s.resources.memoryBytes,

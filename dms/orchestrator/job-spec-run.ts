@@ -1,40 +1,42 @@
 /**
- * What a job runs (specs/job-spec.md): one container (`image`, `command`, `env`, `network`, its
+ * What a job runs (specs/job-spec.md): one container (`image`, its run fields, `network`, its
  * `resources`) or a pod (`members`, the job's cpu and memory their sums, the first member's image
- * the contract's). Checked with the executor's own rules (dms/workload/run-rules.ts) before
- * anything is contracted; a problem names the field.
+ * the contract's). The run fields (`command`, `env`, `workdir`, ...) are the workload member's
+ * (`memberRunFields`, dms/workload/workload.ts), taken by their names there: none is listed here.
+ * Checked with the executor's own rules (dms/workload/) before anything is contracted; a problem
+ * names the field.
  */
+import { runFieldsProblem } from '../workload/check.js'
 import { imageRefProblem } from '../workload/image-ref.js'
-import { commandProblem, envProblem, MIN_MEMORY_BYTES } from '../workload/run-rules.js'
+import { MIN_MEMORY_BYTES } from '../workload/run-rules.js'
+import { postedRunOf, RUN_FIELDS, type MemberRun } from '../workload/workload.js'
 import type { Resources } from '../resources/types.js'
 import {
   parseMembers,
   podTotals,
+  runProblemAt,
   type FieldProblem,
   type PodMemberInput,
   type PodMemberSpec,
 } from './job-spec-members.js'
 
 /** The part of a posted spec that says what runs (as `jobSpecSchema` checked it). */
-export interface RunInput {
+export type RunInput = Partial<MemberRun> & {
   image?: string
-  command?: string[]
-  env?: Record<string, string>
   network?: boolean
-  workdir?: string
   members?: PodMemberInput[]
   resources?: { cpu?: number; memory?: number | string; disk?: number | string; gpu?: number }
 }
 
-/** What runs, sizes in bytes (`JobSpec`'s fields of the same names). */
-export interface RunSpec {
+/**
+ * What runs, sizes in bytes (`JobSpec`'s fields of the same names): the run fields (`command`,
+ * `env`; `workdir`: where the command starts, absent for the image's own; ...), the image, the
+ * network flag and the resources.
+ */
+export type RunSpec = MemberRun & {
   image: string
-  command: string[]
-  env: Record<string, string>
   resources: Resources
   network?: boolean
-  /** Where the command starts (an absolute path). Absent: the image's own. */
-  workdir?: string
   members?: PodMemberSpec[]
 }
 
@@ -43,7 +45,7 @@ export type Bytes = (field: string, v: number | string | undefined) => number
 
 const required = (field: string): FieldProblem => ({ field, problem: 'is required' })
 
-/** One container: its own image, command, env, network and resources. */
+/** One container: its own image, run fields, network and resources. */
 export function parseContainerRun(s: RunInput, bytes: Bytes): RunSpec | FieldProblem {
   if (s.image === undefined) return required('image')
   if (s.command === undefined) return required('command')
@@ -52,16 +54,13 @@ export function parseContainerRun(s: RunInput, bytes: Bytes): RunSpec | FieldPro
   if (s.resources.memory === undefined) return required('resources.memory')
   const image = imageRefProblem(s.image)
   if (image !== undefined) return { field: 'image', problem: image }
-  const cmd = commandProblem(s.command)
-  if (cmd !== undefined) return { field: `command.${cmd.index}`, problem: cmd.problem }
-  const env = envProblem(s.env ?? {})
-  if (env !== undefined) return { field: `env.${env.name}`, problem: env.problem }
+  const run = runFieldsProblem(s)
+  if (run !== undefined) return runProblemAt(run)
   const memoryBytes = bytes('resources.memory', s.resources.memory)
   if (memoryBytes < MIN_MEMORY_BYTES) return { field: 'resources.memory', problem: 'must be at least 6MiB' }
   return {
     image: s.image,
-    command: s.command,
-    env: s.env ?? {},
+    ...postedRunOf({ ...s, command: s.command }),
     resources: {
       cpu: s.resources.cpu,
       memoryBytes,
@@ -69,13 +68,12 @@ export function parseContainerRun(s: RunInput, bytes: Bytes): RunSpec | FieldPro
       gpus: s.resources.gpu ?? 0,
     },
     ...(s.network === true ? { network: true } : {}),
-    ...(s.workdir !== undefined ? { workdir: s.workdir } : {}),
   }
 }
 
 /** A pod: its members, never a container of its own; its resources are the members' sums. */
 export function parsePodRun(s: RunInput, bytes: Bytes): RunSpec | FieldProblem {
-  for (const field of ['image', 'command', 'env', 'network', 'workdir'] as const) {
+  for (const field of ['image', ...RUN_FIELDS, 'network'] as const) {
     if (s[field] !== undefined)
       return { field, problem: 'must not be given with members: each member has its own' }
   }
@@ -93,4 +91,11 @@ export function parsePodRun(s: RunInput, bytes: Bytes): RunSpec | FieldProblem {
     members,
     resources: { ...podTotals(members), diskBytes: bytes('resources.disk', s.resources?.disk), gpus: 0 },
   }
+}
+
+/** A spec without its own run fields (a pod's job: each member has its own). */
+export function withoutRun<S extends MemberRun>(s: S): Omit<S, keyof MemberRun> {
+  const out: Record<string, unknown> = { ...s }
+  for (const k of RUN_FIELDS) delete out[k]
+  return out as Omit<S, keyof MemberRun>
 }

@@ -8,15 +8,13 @@ import { inputsProblem, type InputSource } from '../blobs/staging.js'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import type { ErrorObject } from 'ajv'
 import { compileOnUse } from '../schema.js'
-import { IMAGE_REF_MAX_LENGTH } from '../workload/image-ref.js'
-import { MAX_CPU, MIN_CPU } from '../workload/run-rules.js'
 import { publicKeyOfPeer } from '../contracts/party.js'
 import { parseBytes, UnitError } from '../resources/units.js'
 import type { Resources } from '../resources/types.js'
-import { StringEnum, StringMap, strictObject as obj } from '../schema.js'
+import { StringEnum, strictObject as obj } from '../schema.js'
 import { podMembersSchema, type PodMemberSpec } from './job-spec-members.js'
 import { parseContainerRun, parsePodRun, type RunSpec } from './job-spec-run.js'
-import { workdirSchema } from '../workload/workload.js'
+import { cpuSchema, imageRefSchema, postedRunFields } from '../workload/workload.js'
 import { MAX_START_WITHIN_SECONDS, parseStartBy, type StartBy } from './start-by.js'
 
 /** A queue id (`POST /v1/queues` answers one). */
@@ -33,6 +31,12 @@ export const MAX_START_AHEAD_MS = 30 * 86_400_000
 /** A size: a byte count, or a number with a unit ("256MiB"). */
 const size = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ minLength: 1, maxLength: 32 })])
 const opt = <T extends TSchema>(schema: T) => Type.Optional(schema)
+/**
+ * The workload member's run fields (`command`, `env`, `workdir`, ...: dms/workload/workload.ts),
+ * each optional here: `command` is required without members, and none is given with them
+ * (job-spec-run.ts).
+ */
+const runFields = Type.Partial(Type.Object(postedRunFields)).properties
 const peers = Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 256 })
 
 /** The job spec as posted (specs/job-spec.md): the check of `parseJobSpec` and its input type. */
@@ -45,30 +49,17 @@ export const jobSpecSchema = obj(
         pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
       }),
     ),
-    image: opt(
-      Type.String({
-        minLength: 1,
-        maxLength: IMAGE_REF_MAX_LENGTH,
-        description:
-          '[registry[:port]/]name[:tag][@digest] (specs/job-spec.md, "Image references"); required without members',
-      }),
-    ),
-    command: opt(
-      Type.Array(Type.String({ maxLength: 65536 }), {
-        minItems: 1,
-        maxItems: 256,
-        description: 'argv; required without members',
-      }),
-    ),
-    env: opt(StringMap(Type.String({ maxLength: 65536 }), { maxProperties: 256 })),
-    workdir: opt(workdirSchema),
+    image: opt({
+      ...imageRefSchema,
+      description:
+        '[registry[:port]/]name[:tag][@digest] (specs/job-spec.md, "Image references"); required without members',
+    }),
+    ...runFields,
     members: opt(podMembersSchema),
     resources: opt(
       obj(
         {
-          cpu: opt(
-            Type.Number({ minimum: MIN_CPU, maximum: MAX_CPU, description: 'required without members' }),
-          ),
+          cpu: opt({ ...cpuSchema, description: 'required without members' }),
           memory: opt({ ...size, description: 'required without members' }),
           disk: opt(size),
           gpu: opt(Type.Integer({ minimum: 0, maximum: 64 })),
@@ -191,8 +182,8 @@ export interface JobSpec extends RunSpec {
   /**
    * A pod (specs/job-spec.md, "Pods"): 2..8 containers run together. Then `image` is the first
    * member's (the contract's terms name one image), `command` is empty, `env` is `{}`, `network`
-   * and `workdir` are absent (each member has its own) and `resources` are the members' sums
-   * (and the disk).
+   * and the other run fields are absent (each member has its own) and `resources` are the
+   * members' sums (and the disk).
    */
   members?: PodMemberSpec[]
   resources: Resources

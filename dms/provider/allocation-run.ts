@@ -18,6 +18,7 @@ import { stageInputs } from '../blobs/staging.js'
 import { blobsHandle, fetchBlobs, LogForwarder } from '../blobs/transfer.js'
 import { peerMessage } from '../executor/errors.js'
 import type { SignedContract } from '../contracts/model.js'
+import { termsMaxDuration, termsResources } from '../contracts/terms.js'
 import type { Engine } from '../executor/engine.js'
 import type { ExecutionResult, ExecutionSpec, RunOptions } from '../executor/executor.js'
 import { notStarted } from '../executor/outputs.js'
@@ -102,8 +103,8 @@ async function run(
     jobId: t.jobId,
     allocationId: a.allocationId,
     workload: workloadOf(a, d.allowNetwork === true),
-    diskBytes: a.diskBytes || t.resources.diskBytes,
-    timeoutSeconds: t.maxDurationSeconds,
+    diskBytes: a.diskBytes || termsResources(t).diskBytes,
+    timeoutSeconds: termsMaxDuration(t),
   }
   const forwarder = new LogForwarder((l) => actor.send(input.requester, W.log, l), d.clock, {
     jobId: t.jobId,

@@ -6,6 +6,7 @@
  */
 import { STORES } from '../store/tables.js'
 import type { StateValue } from 'xstate'
+import { termsImage, termsResources } from '../contracts/terms.js'
 import { Repo, type Db } from '../store/db.js'
 import { memberOf, singleMemberOf, type Workload } from '../workload/workload.js'
 import type { Allocation, BidContext, BidState } from './bid-context.js'
@@ -70,7 +71,7 @@ export type V2Bid = Omit<StoredBid, 'v' | 'snapshot'> & {
  */
 export function workloadOfV2(a: V2Allocation): Workload {
   if (a.members !== undefined && a.members.length > 0) return { members: a.members.map(memberOf) }
-  return { members: [singleMemberOf(a.contract.terms.image, a, a.contract.terms.resources)] }
+  return { members: [singleMemberOf(termsImage(a.contract.terms), a, termsResources(a.contract.terms))] }
 }
 
 /**

@@ -5,7 +5,8 @@
  */
 import type { ContractTerms } from '../contracts/model.js'
 import { billableMs, billOf, type Amount } from '../contracts/money.js'
+import { termsMaxDuration } from '../contracts/terms.js'
 
 export function costSoFar(terms: ContractTerms, wallSeconds: number): Amount {
-  return billOf(terms, { kind: 'cancel', ms: billableMs(wallSeconds, terms.maxDurationSeconds) })
+  return billOf(terms, { kind: 'cancel', ms: billableMs(wallSeconds, termsMaxDuration(terms)) })
 }

@@ -6,7 +6,7 @@
  * workload's own fields were checked at decode (`workloadProblem`). A forged or changed workload
  * is refused before anything runs.
  */
-import type { ContractTerms } from '../contracts/model.js'
+import type { Contracted } from '../contracts/terms.js'
 import { workloadProblem } from '../workload/check.js'
 import type { WorkloadNeeds } from '../workload/needs.js'
 import { imageOf, workloadTotals, type Workload } from '../workload/workload.js'
@@ -16,7 +16,7 @@ import { memberNetworkRefused, NETWORK_REFUSED } from './capability.js'
 export function invokedWorkloadProblem(
   w: Workload,
   needs: WorkloadNeeds,
-  terms: Pick<ContractTerms, 'resources' | 'image'>,
+  terms: Pick<Contracted, 'resources' | 'image'>,
   allowNetwork: boolean,
 ): string | undefined {
   const bad = workloadProblem(w)

@@ -12,6 +12,7 @@ import type { Handle } from '../../actors/envelope.js'
 import type { InputFile } from '../blobs/staging.js'
 import { hashDoc } from '../contracts/canonical.js'
 import type { Bid, SignedContract } from '../contracts/model.js'
+import { termsResources } from '../contracts/terms.js'
 import type { LedgerEntry } from '../resources/ledger.js'
 import { Repo, type Db } from '../store/db.js'
 import type { BidState, HistoryEntry, RunSummary } from './bid-context.js'
@@ -88,7 +89,7 @@ export function fromV01(
       command: a.command,
       env: a.env,
       inputs: a.inputs ?? [],
-      diskBytes: a.diskBytes ?? terms!.resources.diskBytes,
+      diskBytes: a.diskBytes ?? termsResources(terms!).diskBytes,
       invokedAt: a.history[0]?.at ?? now,
       // 0.1 gave provisioning no deadline: its budget starts at the migration.
       provisionBy: now + provisionTimeoutMs,

@@ -8,6 +8,7 @@ import type { JobError } from '../orchestrator/job-record.js'
 import type { JobResult } from '../protocol/messages.js'
 import type { InputSpec, JobSpec } from '../orchestrator/job-spec.js'
 import { podTotals } from '../orchestrator/job-spec-members.js'
+import { withoutRun } from '../orchestrator/job-spec-run.js'
 import { sum } from '../contracts/money.js'
 import type { WorkflowTask } from './document.js'
 import { memberOf, podInputs } from './pods.js'
@@ -25,7 +26,7 @@ export function unitsByJob(rec: WorkflowRecord): Map<string, string[]> {
 
 /**
  * The one job of pod `pod`: a member per task (in document order, named after it, with its image,
- * command, env, network, cpu and memory), every task's inputs under the one /inputs, the disks
+ * run fields, network, cpu and memory), every task's inputs under the one /inputs, the disks
  * added up, and the prices added up (each task's maxPrice is what it may cost: the pod's contract
  * may cost their sum). The job-level fields are the same in every task (checkPods), so the first
  * task's are the pod's.
@@ -39,7 +40,8 @@ export function podJobSpec(
   const inputs = podInputs(members.map((m) => m.inputs))
   const { network: _network, inputs: _inputs, ...jobLevel } = first
   return {
-    ...jobLevel,
+    // Each member has its own run fields (command, env, workdir, ...): the first task's are not the pod's.
+    ...withoutRun(jobLevel),
     name: pod,
     image: specs[0].image,
     command: [],

@@ -6,6 +6,7 @@
  */
 import type { InputSpec, JobSpec } from '../orchestrator/job-spec.js'
 import { MAX_POD_MEMBERS, MIN_POD_MEMBERS } from '../workload/run-rules.js'
+import { runFieldsOf } from '../workload/workload.js'
 import { InvalidWorkflowError } from './errors.js'
 import { findCycle } from './graph.js'
 import { parseMembers, postedMember, type PodMemberSpec } from '../orchestrator/job-spec-members.js'
@@ -131,13 +132,15 @@ export function checkPods(tasks: readonly PodTask[]): void {
   }
 }
 
-/** A task as its pod's member: its container and its share of the pod's cpu and memory. */
+/**
+ * A task as its pod's member: its container (its image, its run fields: `memberRunFields`,
+ * dms/workload/workload.ts) and its share of the pod's cpu and memory.
+ */
 export function memberOf(t: Pick<PodTask, 'name' | 'job'>): PodMemberSpec {
   return {
     name: t.name,
     image: t.job.image,
-    command: t.job.command,
-    env: t.job.env,
+    ...runFieldsOf(t.job),
     ...(t.job.network === true ? { network: true } : {}),
     cpu: t.job.resources.cpu,
     memoryBytes: t.job.resources.memoryBytes,

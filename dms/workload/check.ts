@@ -5,7 +5,7 @@
  */
 import { Value } from '@sinclair/typebox/value'
 import { commandProblem, envProblem } from './run-rules.js'
-import { workloadSchema, type Workload } from './workload.js'
+import { workloadSchema, type MemberRun, type Workload } from './workload.js'
 
 /** What is wrong with a workload: the field at fault (`members.0.command.1`) and why. */
 export interface WorkloadProblem {
@@ -25,11 +25,33 @@ export function workloadProblem(w: unknown): WorkloadProblem | undefined {
     const at = `members.${i}`
     if (seen.has(m.name)) return { field: `${at}.name`, problem: `repeats ${JSON.stringify(m.name)}` }
     seen.add(m.name)
-    const cmd = commandProblem(m.command)
-    if (cmd !== undefined) return { field: `${at}.command.${cmd.index}`, problem: cmd.problem }
-    const env = envProblem(m.env)
-    if (env !== undefined)
-      return { field: `${at}.env.${JSON.stringify(env.name.slice(0, 64))}`, problem: env.problem }
+    const run = runFieldsProblem(m)
+    if (run !== undefined) {
+      const item = typeof run.item === 'string' ? JSON.stringify(run.item.slice(0, 64)) : run.item
+      return { field: `${at}.${run.field}${item === undefined ? '' : `.${item}`}`, problem: run.problem }
+    }
   }
+  return undefined
+}
+
+/** A run field at fault: which (`command`), the item in it (an argument's index, an env name), why. */
+export interface RunFieldProblem {
+  field: keyof MemberRun
+  item?: number | string
+  problem: string
+}
+
+/**
+ * What a member's run fields (`memberRunFields`) break of the rules their schema cannot say
+ * (run-rules.ts), or undefined. Every form of a member is checked with it: the workload by every
+ * party, a job spec's container and pod members before anything is contracted.
+ */
+export function runFieldsProblem(m: Partial<MemberRun>): RunFieldProblem | undefined {
+  if (m.command !== undefined) {
+    const cmd = commandProblem(m.command)
+    if (cmd !== undefined) return { field: 'command', item: cmd.index, problem: cmd.problem }
+  }
+  const env = envProblem(m.env ?? {})
+  if (env !== undefined) return { field: 'env', item: env.name, problem: env.problem }
   return undefined
 }

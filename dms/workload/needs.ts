@@ -6,21 +6,28 @@
  * Not the whole workload: the bid request is gossiped to every provider (or sent to a sample)
  * before any contract, and a member's command, env and working directory often hold secrets (API
  * keys, tokens). Those reach only the provider that won, in the invocation. The needs are the
- * member schema without those three fields, so a new member field that matters for bidding joins
- * them without a second declaration; a new field that may hold a secret must be added to
- * `RUN_ONLY` here.
+ * member schema without its run fields (`memberRunFields`: command, env, workdir), so a new run
+ * field stays with the winner and any other new member field joins the needs, each without a
+ * second declaration.
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import type { WorkloadProblem } from './check.js'
 import { MAX_POD_MEMBERS } from './run-rules.js'
-import { workloadMemberSchema, workloadTotals, type Workload, type WorkloadMember } from './workload.js'
+import {
+  RUN_FIELDS,
+  workloadMemberSchema,
+  workloadTotals,
+  type MemberRun,
+  type Workload,
+  type WorkloadMember,
+} from './workload.js'
 
-/** A member's fields that only the provider that won receives (in the invocation): never gossiped. */
-export const RUN_ONLY = ['command', 'env', 'workdir'] as const satisfies ReadonlyArray<keyof WorkloadMember>
-
-/** One member as a bidder sees it: its name, artifact, network policy and share of the resources. */
-export const memberNeedsSchema = Type.Omit(workloadMemberSchema, RUN_ONLY)
+/**
+ * One member as a bidder sees it: its name, artifact, network policy and share of the resources;
+ * not its run fields, which only the provider that won receives (in the invocation).
+ */
+export const memberNeedsSchema = Type.Omit(workloadMemberSchema, RUN_FIELDS as Array<keyof MemberRun>)
 
 /** The workload's needs: its members (1 for a plain job, 2..8 for a pod) without what they run with. */
 export const workloadNeedsSchema = Type.Object(
@@ -31,11 +38,15 @@ export const workloadNeedsSchema = Type.Object(
 export type MemberNeeds = Static<typeof memberNeedsSchema>
 export type WorkloadNeeds = Static<typeof workloadNeedsSchema>
 
-/** The needs of a workload: each member without its command, env and working directory. */
+/** The needs of a workload: each member without its run fields (command, env, working directory). */
 export function needsOf(w: Workload): WorkloadNeeds {
-  return {
-    members: w.members.map(({ command: _command, env: _env, workdir: _workdir, ...needs }) => needs),
-  }
+  return { members: w.members.map(memberNeeds) }
+}
+
+function memberNeeds(m: WorkloadMember): MemberNeeds {
+  const needs: Partial<WorkloadMember> = { ...m }
+  for (const f of RUN_FIELDS) delete needs[f]
+  return needs as MemberNeeds
 }
 
 /**

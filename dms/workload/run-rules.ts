@@ -16,6 +16,8 @@ export const MAX_CPU = 1024
 export const MIN_MEMORY_BYTES = 6 * 1024 * 1024
 /** An environment variable name the executor passes on: a POSIX shell identifier. */
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+/** Longest environment variable name, in characters. */
+export const ENV_NAME_MAX_LENGTH = 256
 
 /** Why `cpu` cannot be a job's CPU limit, or undefined. */
 export function cpuProblem(cpu: unknown): string | undefined {
@@ -41,12 +43,15 @@ export function commandProblem(command: readonly unknown[]): { index: number; pr
 
 /**
  * Why `env` cannot be a container's environment, or undefined: names are shell identifiers (no
- * `=`, space or NUL) and values hold no NUL. `name` is the variable at fault.
+ * `=`, space or NUL, at most ENV_NAME_MAX_LENGTH characters: the record schema cannot bound a
+ * key) and values hold no NUL. `name` is the variable at fault (a long one cut to 64 characters).
  */
 export function envProblem(
   env: Readonly<Record<string, unknown>>,
 ): { name: string; problem: string } | undefined {
   for (const [name, value] of Object.entries(env)) {
+    if (name.length > ENV_NAME_MAX_LENGTH)
+      return { name: name.slice(0, 64), problem: `the name is longer than ${ENV_NAME_MAX_LENGTH} characters` }
     if (!ENV_NAME.test(name))
       return { name, problem: 'the name must be letters, digits and _ and not start with a digit' }
     if (typeof value !== 'string') return { name, problem: 'must be a string' }

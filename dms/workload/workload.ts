@@ -6,7 +6,7 @@
  *
  * This folder sits below protocol/ and executor/: it imports only actors/ and itself.
  */
-import { Type, type Static } from '@sinclair/typebox'
+import { Type, type Static, type TObject } from '@sinclair/typebox'
 import { IMAGE_REF_MAX_LENGTH } from './image-ref.js'
 import { MAX_CPU, MAX_POD_MEMBERS, MIN_CPU, MIN_MEMORY_BYTES, POD_MEMBER_NAME_PATTERN } from './run-rules.js'
 
@@ -22,11 +22,14 @@ export const MAX_GPUS = 64
 
 const strict = { additionalProperties: false } as const
 
+/** An image reference's bounds (its grammar is `imageRefProblem`'s, dms/workload/image-ref.ts). */
+export const imageRefSchema = Type.String({ minLength: 1, maxLength: IMAGE_REF_MAX_LENGTH })
+
+/** A member's CPU cores (fractions allowed), enforced as a quota. */
+export const cpuSchema = Type.Number({ minimum: MIN_CPU, maximum: MAX_CPU })
+
 /** A container image, by reference (dms/workload/image-ref.ts): what a container engine runs. */
-export const imageArtifactSchema = Type.Object(
-  { kind: Type.Literal('image'), ref: Type.String({ minLength: 1, maxLength: IMAGE_REF_MAX_LENGTH }) },
-  strict,
-)
+export const imageArtifactSchema = Type.Object({ kind: Type.Literal('image'), ref: imageRefSchema }, strict)
 
 /**
  * A content-addressed bundle (a blob's sha256, hex) for a process engine. Declared so that the
@@ -65,7 +68,7 @@ export const gpuShareSchema = Type.Object(
 export const memberResourcesSchema = Type.Object(
   {
     /** CPU cores (fractions allowed), enforced as a quota. */
-    cpu: Type.Number({ minimum: MIN_CPU, maximum: MAX_CPU }),
+    cpu: cpuSchema,
     /** Memory limit in bytes (no swap). */
     memoryBytes: Type.Integer({ minimum: MIN_MEMORY_BYTES }),
     /** Disk the member may write to /outputs, in bytes. @default 0 (the provider's default quota) */
@@ -79,19 +82,53 @@ export const memberResourcesSchema = Type.Object(
 /** Whether a member may reach the network: `none` (only lo) or `outbound` (a bridged network). */
 export const networkPolicySchema = Type.Union([Type.Literal('none'), Type.Literal('outbound')])
 
+/** argv: the first item is the program (images have no default command here). */
+export const commandSchema = Type.Array(Type.String({ maxLength: ARG_MAX_LENGTH }), {
+  minItems: 1,
+  maxItems: MAX_ARGS,
+  description: 'argv: the first item is the program (images have no default command)',
+})
+
+/** The environment: names are shell identifiers (`envProblem`, run-rules.ts). */
+export const envSchema = Type.Record(
+  Type.String({ maxLength: 256 }),
+  Type.String({ maxLength: ARG_MAX_LENGTH }),
+  {
+    maxProperties: MAX_ARGS,
+  },
+)
+
+/**
+ * The fields of a member that every form of it carries under the same name and in the same shape:
+ * the workload member, a job spec's one container and its pod members (dms/orchestrator/), a
+ * workflow task, the stored job records. Declared once, here: a field added to this table reaches
+ * the job spec's schema (REST, workflows), its validated type and its mapping to the workload
+ * without a line elsewhere (`runFieldsOf` copies them by these names); bound it here, and add any
+ * rule its schema cannot say to `runFieldsProblem` (check.ts). A new field is optional (absent:
+ * the engine's default), so that records stored without it stay valid; a peer that does not know
+ * it refuses a workload that sets it (the schema is strict). The engine that honours it reads it
+ * from the member (specs/layout.md, "Where a new piece goes").
+ *
+ * The other fields have a form of their own outside the workload: `image` (the artifact),
+ * `network` (a flag, the policy here) and the resources (sizes with units in a job spec).
+ */
+export const memberRunFields = {
+  command: commandSchema,
+  env: envSchema,
+  /** Where the command starts. @default the artifact's own (an image's WORKDIR) */
+  workdir: Type.Optional(workdirSchema),
+}
+
+/** The run fields as a job spec posts them: `env` may be left out (`{}`). */
+export const postedRunFields = { ...memberRunFields, env: Type.Optional(envSchema) }
+
 /** One member of a workload: one container (or process) of the run. */
 export const workloadMemberSchema = Type.Object(
   {
     /** Unique in the workload; a pod's member names its outputs' folder (`<name>/`). */
     name: Type.String({ minLength: 1, maxLength: 64, pattern: POD_MEMBER_NAME_PATTERN }),
     artifact: artifactSchema,
-    /** argv; the first element is the program (images have no default command here). */
-    command: Type.Array(Type.String({ maxLength: ARG_MAX_LENGTH }), { minItems: 1, maxItems: MAX_ARGS }),
-    /** Where the command starts. @default the artifact's own (an image's WORKDIR) */
-    workdir: Type.Optional(workdirSchema),
-    env: Type.Record(Type.String({ maxLength: 256 }), Type.String({ maxLength: ARG_MAX_LENGTH }), {
-      maxProperties: MAX_ARGS,
-    }),
+    ...memberRunFields,
     /** @default 'none' */
     network: networkPolicySchema,
     resources: memberResourcesSchema,
@@ -114,6 +151,8 @@ export type GpuShare = Static<typeof gpuShareSchema>
 export type MemberResources = Static<typeof memberResourcesSchema>
 export type NetworkPolicy = Static<typeof networkPolicySchema>
 export type WorkloadMember = Static<typeof workloadMemberSchema>
+/** A member's run fields (`memberRunFields`): what every form of a member carries as is. */
+export type MemberRun = Static<TObject<typeof memberRunFields>>
 export type Workload = Static<typeof workloadSchema>
 
 /** The name of the one member of a plain job. */
@@ -150,39 +189,57 @@ export function workloadTotals(w: { members: ReadonlyArray<Pick<WorkloadMember, 
 export const policyOf = (network: boolean | undefined): NetworkPolicy =>
   network === true ? 'outbound' : 'none'
 
+/** The names of the run fields (`memberRunFields`). */
+export const RUN_FIELDS = Object.keys(memberRunFields) as ReadonlyArray<keyof MemberRun>
+
+/**
+ * The run fields of `x` (a job spec, a flat member, a stored record), by `memberRunFields`' names
+ * and only those given: whatever else `x` holds stays out of the workload.
+ */
+export function runFieldsOf(x: MemberRun): MemberRun {
+  const out: Record<string, unknown> = {}
+  for (const k of RUN_FIELDS) if (x[k] !== undefined) out[k] = x[k]
+  return out as MemberRun
+}
+
 /** A container member as written outside the workload: a job spec's pod member, an older record. */
-export interface FlatMember {
+export type FlatMember = MemberRun & {
   name: string
   image: string
-  command: string[]
-  env: Record<string, string>
   network?: boolean
   cpu: number
   memoryBytes: number
+}
+
+/** The run fields of a posted container or member, `env` defaulting to `{}`. */
+export const postedRunOf = (s: Omit<MemberRun, 'env'> & { env?: MemberRun['env'] }): MemberRun =>
+  runFieldsOf({ ...s, env: s.env ?? {} })
+
+/** The run fields in the posted form: `env` left out when empty (the inverse of `postedRunOf`). */
+export function postingOf(s: MemberRun): Omit<MemberRun, 'env'> & { env?: MemberRun['env'] } {
+  const { env, ...rest } = runFieldsOf(s)
+  return { ...rest, ...(Object.keys(env).length > 0 ? { env } : {}) }
 }
 
 /** The workload member of a flat one. */
 export const memberOf = (m: FlatMember): WorkloadMember => ({
   name: m.name,
   artifact: { kind: 'image', ref: m.image },
-  command: m.command,
-  env: m.env,
+  ...runFieldsOf(m),
   network: policyOf(m.network),
   resources: { cpu: m.cpu, memoryBytes: m.memoryBytes },
 })
 
-/** A plain job's one member: its image and resources, with the command, env and network it runs. */
+/** A plain job's one member: its image and resources, with the run fields and network it runs. */
 export function singleMemberOf(
   image: string,
-  run: { command: string[]; env: Record<string, string>; network?: boolean; workdir?: string },
+  run: MemberRun & { network?: boolean },
   r: { cpu: number; memoryBytes: number; diskBytes: number; gpus: number },
 ): WorkloadMember {
   return {
     name: SINGLE_MEMBER,
     artifact: { kind: 'image', ref: image },
-    command: run.command,
-    ...(run.workdir !== undefined ? { workdir: run.workdir } : {}),
-    env: run.env,
+    ...runFieldsOf(run),
     network: policyOf(run.network),
     resources: {
       cpu: r.cpu,

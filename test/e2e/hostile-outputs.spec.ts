@@ -14,6 +14,7 @@ import { ApiClient } from '../../dms/api/client.js'
 import type { StoredJob } from '../../dms/orchestrator/orchestrator.js'
 import { jobReaches, startNetwork, TEST_IMAGE, type TestNetwork } from '../helpers/network.js'
 import { HOSTILE_OUTPUTS } from '../fixtures/hostile-outputs.js'
+import { termsResources } from '../../dms/contracts/terms.js'
 
 const MiB = 1024 * 1024
 const sha256 = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex')
@@ -79,7 +80,7 @@ describe('hostile outputs (real nodes, real Docker)', function () {
     off()
     const running = (await orch.get(id))!
     // The bid and the contract state the job's own resources; the ledger holds the quota.
-    assert.equal(running.record.contract?.terms.resources.diskBytes, 0)
+    assert.equal(termsResources(running.record.contract!.terms).diskBytes, 0)
     const provider = net.providers[0]
     const held = provider.ledger!.entries()
     assert.deepEqual(

@@ -13,6 +13,7 @@ import { parseJobSpec } from '../../dms/orchestrator/job-spec.js'
 import type { StoredJob } from '../../dms/orchestrator/orchestrator.js'
 import { scoreBids } from '../../dms/orchestrator/select.js'
 import { jobReaches, startNetwork, TEST_IMAGE, type TestNetwork } from '../helpers/network.js'
+import { termsMaxDuration } from '../../dms/contracts/terms.js'
 
 const MiB = 1024 * 1024
 
@@ -145,7 +146,7 @@ describe('cancel mid-run (real network, real Docker)', function () {
     assert.equal(s.outcome, 'terminated')
     assert.equal(s.reason, TERMINATION.requesterCancelled)
     // Paid exactly the time the receipt reports, the rest of the escrow refunded.
-    const ms = billableMs(receipt.usage.wallSeconds, t.maxDurationSeconds)
+    const ms = billableMs(receipt.usage.wallSeconds, termsMaxDuration(t))
     assert.ok(ms > 0, 'some time was used')
     assert.equal(s.paidToProvider, billOf(t, { kind: 'cancel', ms }))
     assert.equal(s.paidToProvider + s.refundedToRequester, t.escrow)
@@ -179,7 +180,7 @@ describe('cancel mid-run (real network, real Docker)', function () {
     const t = r.contract!.terms
     const s = r.settlement!
     assert.equal(s.outcome, 'settled', 'a verified timed-out run is settled, not refunded')
-    const ms = billableMs(receipt.usage.wallSeconds, t.maxDurationSeconds)
+    const ms = billableMs(receipt.usage.wallSeconds, termsMaxDuration(t))
     assert.equal(
       s.paidToProvider,
       billOf(t, { kind: 'result', status: receipt.status, exitCode: receipt.exitCode, ms }),

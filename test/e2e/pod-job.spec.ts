@@ -11,6 +11,7 @@ import { promisify } from 'node:util'
 import { ApiClient } from '../../dms/api/client.js'
 import { parseJobSpec } from '../../dms/orchestrator/job-spec.js'
 import { jobReaches, startNetwork, TEST_IMAGE, type TestNetwork } from '../helpers/network.js'
+import { contractedFor } from '../../dms/contracts/terms.js'
 
 const MiB = 1024 * 1024
 const execFileP = promisify(execFile)
@@ -81,7 +82,7 @@ describe('pod jobs (real network, real Docker)', function () {
     )
     assert.equal(done.record.verification?.outputsHashOk, true)
     // The terms: the members' summed resources, the first member's image.
-    const terms = done.record.contract!.terms
+    const terms = contractedFor(done.record.contract!.terms)
     assert.deepEqual(
       [terms.resources.cpu, terms.resources.memoryBytes, terms.image],
       [1, 128 * MiB, TEST_IMAGE],

@@ -13,6 +13,7 @@ import { promisify } from 'node:util'
 import { jobIdOf, podJobIdOf } from '../../dms/workflows/machine.js'
 import type { StoredWorkflow } from '../../dms/workflows/runner.js'
 import { startNetwork, TEST_IMAGE, type TestNetwork } from '../helpers/network.js'
+import { contractedFor } from '../../dms/contracts/terms.js'
 
 const MiB = 1024 * 1024
 const execFileP = promisify(execFile)
@@ -120,7 +121,9 @@ describe('workflow pods (real network, real Docker)', function () {
       contracts.map((k) => k.state),
       ['settled', 'settled'],
     )
-    const podTerms = contracts.find((k) => k.contract.terms.jobId === pod.record.id)!.contract.terms
+    const podTerms = contractedFor(
+      contracts.find((k) => k.contract.terms.jobId === pod.record.id)!.contract.terms,
+    )
     assert.equal(podTerms.resources.cpu, 1)
     assert.equal(podTerms.resources.memoryBytes, 128 * MiB)
     assert.equal((await net.contractDb.service.account(net.requester.peerId)).escrow, 0)

@@ -56,6 +56,11 @@ export interface ContractOpts {
    * none. @default the hash of `contractWorkload()`
    */
   workloadHash?: string | false
+  /**
+   * Terms of an earlier version: with copies of the bid's resources, image and max duration.
+   * @default false: terms of this version, which copy none of the bid's fields
+   */
+  copies?: boolean
 }
 
 /** The one-member workload a `makeContract` contract signs by default: its image and resources. */
@@ -114,10 +119,8 @@ export function makeContract(
     requester: partyOf(requester.peer, requester.key.publicKey),
     provider: partyOf(provider.peer, provider.key.publicKey),
     contractDb,
-    resources,
-    image: bid.image,
+    ...(o.copies === true ? { resources, image: bid.image, maxDurationSeconds } : {}),
     ...(o.workloadHash === false ? {} : { workloadHash: o.workloadHash ?? workloadHash(contractWorkload()) }),
-    maxDurationSeconds,
     ...(o.price === undefined ? { pricePerHour } : {}),
     escrow: total,
     bid,

@@ -22,6 +22,8 @@ export interface NodeFixture {
 /** What was captured: when (on the nodes' clock), the jobs and their states, the nodes' peer ids. */
 export interface FixtureManifest {
   capturedAt: number
+  /** Which code stored them, where not a release (e.g. main at a commit). */
+  capturedFrom?: string
   jobs: { completed: string; running: string; pastBids: string }
   states: Record<string, string>
   nodes: Record<string, string>

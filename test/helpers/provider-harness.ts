@@ -18,6 +18,7 @@ import { issueFunds } from '../../dms/contracts/funds.js'
 import { hashDoc, signDoc } from '../../dms/contracts/canonical.js'
 import { DOMAIN, type Bid, type ContractProof, type SignedContract } from '../../dms/contracts/model.js'
 import { partyOf } from '../../dms/contracts/party.js'
+import { contractedFor } from '../../dms/contracts/terms.js'
 import { silentLogger } from '../../dms/log.js'
 import type { Logger } from '../../dms/log.js'
 import { BidRequestGate } from '../../dms/provider/bid-request-gate.js'
@@ -203,7 +204,8 @@ export class Harness {
 
   /**
    * The requester's signed terms for `bid`, signing `workload` (`false`: terms of an earlier
-   * version, which sign none). @default the workload `invocation` sends
+   * version, which sign none and copy the bid's resources, image and max duration).
+   * @default the workload `invocation` sends
    */
   contract(
     bid: Bid,
@@ -217,10 +219,9 @@ export class Harness {
       requester: partyOf(who.peer, who.key.publicKey),
       provider: partyOf(this.provider.peer, this.provider.key.publicKey),
       contractDb: this.contractDb.peer,
-      resources: bid.resources,
-      image: bid.image,
-      ...(workload === false ? {} : { workloadHash: workloadHash(workload) }),
-      maxDurationSeconds: bid.maxDurationSeconds,
+      ...(workload === false
+        ? { resources: bid.resources, image: bid.image, maxDurationSeconds: bid.maxDurationSeconds }
+        : { workloadHash: workloadHash(workload) }),
       escrow: bid.total,
       bid,
       createdAt: this.clock.now(),
@@ -246,7 +247,7 @@ export class Harness {
       contract,
       proof: this.proof(contract),
       inputs: [],
-      workload: defaultWorkload(contract.terms),
+      workload: defaultWorkload(contractedFor(contract.terms)),
       ...over,
     }
   }

@@ -1,5 +1,5 @@
 /** `dms job run|quote|list|prune|rerun|status|logs|outputs|cancel`: jobs on a requester node. */
-import { collect, DEFAULT_MAX_PRICE } from '../flags.js'
+import { collect, DEFAULT_MAX_PRICE, RUN_FIELD_FLAGS } from '../flags.js'
 import type { JobListOptions } from '../job.js'
 import type { JobRunOptions } from '../job-run.js'
 import type { RegisterCommand } from './types.js'
@@ -9,7 +9,7 @@ const jobs = () => import('../job.js')
 
 export const registerJob: RegisterCommand = (program, { socketOpt }) => {
   const job = program.command('job').description('post and inspect jobs on a requester node')
-  job
+  const run = job
     .command('run')
     .description(
       'post a job: -f spec.json (the whole spec: other spec flags are refused), or --image IMAGE [options] -- command args...',
@@ -25,7 +25,8 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
     .option('--disk <size>', "disk quota, e.g. 1GiB (default: the provider's)")
     .option('--gpu <n>', 'GPUs (default 0)')
     .option('--env <NAME=value>', 'environment variable (repeatable)', collect)
-    .option('--workdir <path>', "the command's working directory, an absolute path (default: the image's)")
+  for (const f of RUN_FIELD_FLAGS) run.option(f.flag, f.help)
+  run
     .option(
       '--input <file[:path]>',
       'upload a local file and stage it read-only at /inputs/<path> (default: its file name); repeatable, also with -f',

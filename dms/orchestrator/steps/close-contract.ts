@@ -86,12 +86,11 @@ export function closeContractStep(d: CloseContractDeps): Step {
         publicKey: keyToString(publicKeyOf(bid.provider)),
       },
       contractDb: d.contractDb.peer,
-      resources: job.spec.resources,
-      image: job.spec.image,
+      // What was bid for (image, resources, max duration, price) is the embedded bid's, which the
+      // terms reference and copy none of (specs/protocol.md, "Contract closure").
       // What runs, signed: the invoke step sends this very workload (invoke.ts), and the provider
       // refuses any other (specs/protocol.md, "Contract terms").
       workloadHash: workloadHash(workloadOfJob(job.spec)),
-      maxDurationSeconds: job.spec.maxDurationSeconds,
       escrow: bid.total,
       bid,
       createdAt: now,

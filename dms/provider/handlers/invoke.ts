@@ -13,6 +13,7 @@ import type { Message } from '../../../actors/system.js'
 import { hashDoc, verifyDoc } from '../../contracts/canonical.js'
 import { DOMAIN } from '../../contracts/model.js'
 import { publicKeyOfPeer } from '../../contracts/party.js'
+import { contractedFor } from '../../contracts/terms.js'
 import { WORKLOAD_MISMATCH } from '../../contracts/signed-workload.js'
 import type { Invocation, InvocationReply } from '../../protocol/messages.js'
 import { workloadHash } from '../../workload/hash.js'
@@ -90,12 +91,13 @@ export function invokeHandler(d: InvokeDeps) {
         WORKLOAD_MISMATCH,
         'the invoked workload is not the one the contract signed (its workloadHash differs)',
       )
+    const bidFor = contractedFor(t)
     const runIssue =
-      invocationProblem(inv, t.resources.diskBytes) ??
+      invocationProblem(inv, bidFor.resources.diskBytes) ??
       invokedWorkloadProblem(
         inv.workload,
         rec.snapshot.context.request.workloadNeeds,
-        t,
+        bidFor,
         d.allowNetwork === true,
       )
     if (runIssue !== undefined) throw new RefusedError('BAD_INVOCATION', runIssue)

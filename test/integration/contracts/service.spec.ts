@@ -178,12 +178,32 @@ describe('contract-db service', function () {
       assert.deepEqual(await svc.account(req.peer), { peer: req.peer, balance: 1000, escrow: 0 })
     })
 
-    it('refuses terms that differ from the signed bid: price, max duration, resources, escrow', async () => {
+    it("verifies terms that copy none of the bid (this version): what was bid for is the signed bid's, which the requester cannot change", async () => {
       const c = contract({ pricePerHour: 3600, maxDurationSeconds: 60 })
+      assert.ok(!('resources' in c.terms) && !('image' in c.terms) && !('maxDurationSeconds' in c.terms))
+      // A bid the requester changed to ask for more: the provider never signed it.
+      const bigger = { ...c.terms.bid, resources: { ...c.terms.bid.resources, cpu: 8 } }
+      const smuggled = sign({ ...c.terms, bid: bigger }, req, prov)
+      expectRefused(await refusal(svc.verify(req.peer, smuggled)), 'BAD_TERMS', /not signed by its provider/)
+      // A copy of other resources beside a bid without: the copy must equal the bid's.
+      const copied = sign({ ...c.terms, resources: bigger.resources }, req, prov)
+      expectRefused(await refusal(svc.verify(req.peer, copied)), 'BAD_TERMS', /resources differ/)
+      // The terms themselves: locked, and the deadline counted from the bid's max duration.
+      const proof = await svc.verify(req.peer, c)
+      assert.equal(proof.escrowLocked, 60)
+      assert.equal(proof.settleBy, proof.issuedAt + 60_000 + DEADLINES.settleGraceMs)
+      const rec = await svc.contract(c.terms.contractId)
+      assert.equal(rec?.state, 'active')
+      assert.equal(hashDoc(rec?.contract.terms), hashDoc(c.terms), 'stored as signed')
+    })
+
+    it('refuses terms of an earlier version whose copies differ from the signed bid, and any escrow but its total', async () => {
+      const c = contract({ pricePerHour: 3600, maxDurationSeconds: 60, copies: true })
       const cases: Array<[Partial<SignedContract['terms']>, RegExp]> = [
         [{ pricePerHour: 1 }, /price 1\/hour differs from the bid's 3600/],
         [{ maxDurationSeconds: 6000 }, /max duration 6000s differs/],
-        [{ resources: { ...c.terms.resources, cpu: 8 } }, /resources differ/],
+        [{ image: 'other:1' }, /image other:1 differs/],
+        [{ resources: { ...c.terms.bid.resources, cpu: 8 } }, /resources differ/],
         [{ escrow: 1 }, /escrow 1 must equal price × max duration \(60\)/],
         [{ jobId: 'another-job' }, /differs from the bid's job/],
       ]

@@ -146,11 +146,13 @@ describe('contract-db/operator-api (from ports)', () => {
 
   it('contracts: summaries newest first, one record, 404 for an unknown id, 500 INTERNAL for a failing port', async () => {
     const list = await client.call<{
-      contracts: Array<{ contractId: string; state: string; escrow: number }>
+      contracts: Array<{ contractId: string; state: string; escrow: number; maxDurationSeconds: number }>
     }>('GET', '/v1/contract-db/contracts')
+    // The max duration is the embedded bid's: the terms copy none of it.
+    assert.ok(!('maxDurationSeconds' in contracts[0].contract.terms))
     assert.deepEqual(
-      list.body.contracts.map((c) => [c.contractId, c.state, c.escrow]),
-      [contracts[1], contracts[2], contracts[0]].map((c) => [c.contract.terms.contractId, c.state, 60]),
+      list.body.contracts.map((c) => [c.contractId, c.state, c.escrow, c.maxDurationSeconds]),
+      [contracts[1], contracts[2], contracts[0]].map((c) => [c.contract.terms.contractId, c.state, 60, 60]),
     )
     const id = contracts[2].contract.terms.contractId
     assert.deepEqual((await client.call('GET', `/v1/contract-db/contracts/${id}`)).body, contracts[2])

@@ -9,6 +9,7 @@ import type { Handle } from '../../../actors/envelope.js'
 import { signDoc } from '../../../dms/contracts/canonical.js'
 import { bidAskedProblem, bidTotalProblem, termsBidProblem } from '../../../dms/contracts/consistency.js'
 import { DOMAIN, type ContractProof, type SignedContract, type Bid } from '../../../dms/contracts/model.js'
+import { contractedFor, termsImage, termsMaxDuration, termsResources } from '../../../dms/contracts/terms.js'
 import { closeContractStep } from '../../../dms/orchestrator/steps/close-contract.js'
 import { JobSession } from '../../../dms/orchestrator/session.js'
 import { ContractRefusal } from '../../../dms/orchestrator/job-machine.js'
@@ -21,8 +22,32 @@ const prov = newParty()
 const cdb = newParty()
 
 describe('dms/contracts/consistency', () => {
-  const c = makeContract(req, prov, cdb.peer, { pricePerHour: 3600, maxDurationSeconds: 60, minJobPrice: 10 })
+  // Terms of an earlier version: they copy the bid's resources, image and max duration.
+  const c = makeContract(req, prov, cdb.peer, {
+    pricePerHour: 3600,
+    maxDurationSeconds: 60,
+    minJobPrice: 10,
+    copies: true,
+  })
   const { bid } = c.terms
+
+  it("terms of this version copy none of the bid's fields: they read the bid's, which a requester cannot change", () => {
+    const { resources: _r, image: _i, maxDurationSeconds: _m, ...t } = c.terms
+    assert.equal(termsBidProblem(t, bid), undefined)
+    assert.deepEqual(contractedFor(t), {
+      resources: bid.resources,
+      image: bid.image,
+      maxDurationSeconds: bid.maxDurationSeconds,
+    })
+    assert.equal(termsResources(t), bid.resources)
+    assert.equal(termsImage(t), 'dms-test:1')
+    assert.equal(termsMaxDuration(t), 60)
+    // Stored terms of an earlier version read their signed copies, which equal the bid's.
+    assert.deepEqual(contractedFor(c.terms), contractedFor(t))
+    // The bid's own max duration must be whole seconds: there is no copy left to check it on.
+    assert.match(termsBidProblem(t, { ...bid, maxDurationSeconds: 0 }) ?? '', /positive whole number/)
+    assert.match(termsBidProblem(t, { ...bid, maxDurationSeconds: 1.5 }) ?? '', /positive whole number/)
+  })
 
   it('terms agree with their bid field by field, and lock exactly its total', () => {
     assert.equal(termsBidProblem(c.terms, bid), undefined)
@@ -31,9 +56,9 @@ describe('dms/contracts/consistency', () => {
       [{ bidId: 'other' }, /bid id other differs/],
       [{ jobId: 'other' }, /job other differs/],
       [{ image: 'other:1' }, /image other:1 differs/],
-      [{ resources: { ...c.terms.resources, cpu: 2 } }, /resources differ/],
+      [{ resources: { ...bid.resources, cpu: 2 } }, /resources differ/],
       [{ pricePerHour: 7200 }, /price 7200\/hour differs/],
-      [{ maxDurationSeconds: 0 }, /positive whole number/],
+      [{ maxDurationSeconds: 0 }, /max duration 0s differs/],
       [{ maxDurationSeconds: 61 }, /max duration 61s differs/],
       [{ escrow: c.terms.escrow + 1 }, /escrow \d+ must equal price × max duration/],
     ]
@@ -136,6 +161,10 @@ describe('dms/contracts/consistency', () => {
       const { contract, proof } = await result
       assert.deepEqual(sent, ['/dms/contract/sign', 'verify'])
       assert.equal(termsBidProblem(contract!.terms, bid), undefined)
+      // The terms reference the bid and copy none of what it is for (specs/protocol.md).
+      for (const copy of ['resources', 'image', 'maxDurationSeconds', 'pricePerHour'])
+        assert.ok(!(copy in contract!.terms), `the drafted terms carry no ${copy}`)
+      assert.deepEqual(contractedFor(contract!.terms).resources, bid.resources)
       assert.equal(proof?.contractId, contract?.terms.contractId)
     })
 

@@ -129,6 +129,26 @@ describe('bounds: every string and list a peer sends, checked at decode', () => 
     )
   })
 
+  it("decodes contract terms without the bid's copies (this version) and with them (an earlier version), bounding each copy", () => {
+    const earlier = makeContract(requester, provider, newParty().peer, { copies: true })
+    assert.ok(!('image' in contract.terms) && 'image' in earlier.terms)
+    for (const c of [contract, earlier])
+      assert.deepEqual(roundTrip(W.contractSign.name, { contract: c }), { contract: c })
+    const copied = (over: object) => ({ contract: { ...earlier, terms: { ...earlier.terms, ...over } } })
+    assert.throws(() => roundTrip(W.contractSign.name, copied({ image: 'i'.repeat(LIMITS.image + 1) })), {
+      reason: 'too_long',
+      message: /terms\.image/,
+    })
+    assert.throws(() => roundTrip(W.contractSign.name, copied({ maxDurationSeconds: '60' })), {
+      reason: 'bad_shape',
+      message: /terms\.maxDurationSeconds/,
+    })
+    assert.throws(() => roundTrip(W.contractSign.name, copied({ resources: { cpu: 1, extra: 1 } })), {
+      reason: 'bad_shape',
+      message: /terms\.resources/,
+    })
+  })
+
   it('bounds a document in bytes before parsing it', () => {
     const huge = { ...contract, terms: { ...contract.terms, image: 'i'.repeat(DOC_BYTES.contract) } }
     assert.throws(() => roundTrip(W.contractSign.name, { contract: huge }), {

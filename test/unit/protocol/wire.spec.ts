@@ -119,7 +119,7 @@ const samples: Array<[string, unknown]> = [
     W.bidRequest.name,
     {
       jobId: 'j-1',
-      workloadNeeds: plainNeeds('dms-test:1', terms.resources),
+      workloadNeeds: plainNeeds('dms-test:1', terms.bid.resources),
       maxDurationSeconds: 60,
       maxPrice: 10_000,
       deadline: 1_700_000_003_000,
@@ -130,7 +130,7 @@ const samples: Array<[string, unknown]> = [
     W.directBidRequest.name,
     {
       jobId: 'j-1',
-      workloadNeeds: plainNeeds('dms-test:1', terms.resources),
+      workloadNeeds: plainNeeds('dms-test:1', terms.bid.resources),
       maxDurationSeconds: 60,
       maxPrice: 10_000,
       deadline: 1_700_000_003_000,
@@ -197,7 +197,7 @@ const samples: Array<[string, unknown]> = [
     W.bidRequest.name,
     {
       jobId: 'j-2',
-      workloadNeeds: plainNeeds('dms-test:1', terms.resources, true),
+      workloadNeeds: plainNeeds('dms-test:1', terms.bid.resources, true),
       maxDurationSeconds: 60,
       maxPrice: 10_000,
       deadline: 1_700_000_003_000,
@@ -210,7 +210,7 @@ const samples: Array<[string, unknown]> = [
     W.bidRequest.name,
     {
       jobId: 'q-1',
-      workloadNeeds: plainNeeds('dms-test:1', terms.resources),
+      workloadNeeds: plainNeeds('dms-test:1', terms.bid.resources),
       maxDurationSeconds: 60,
       maxPrice: 10_000,
       deadline: 1_700_000_003_000,

@@ -35,6 +35,7 @@ describe('workload: one declared shape of what runs', () => {
       [{ members: [member({ command: ['a\0b'] })] }, 'members.0.command.0'],
       [{ members: [member({ env: { 'A=B': 'x' } })] }, 'members.0.env."A=B"'],
       [{ members: [member({ env: { A: 'x\0' } })] }, 'members.0.env."A"'],
+      [{ members: [member({ env: { ['A'.repeat(257)]: 'x' } })] }, 'members.0.env."AAAA'],
       [{ members: [member(), member()] }, 'members.1.name'],
       [{ members: [member({ artifact: { kind: 'image', ref: '' } })] }, 'members.0.artifact'],
       [{ members: [member({ resources: { cpu: 0.001, memoryBytes: 1 << 30 } })] }, 'members.0.resources.cpu'],

@@ -142,6 +142,47 @@ describe('provider/handlers/contract-sign', () => {
     assert.equal(h.ledger.entries().find((e) => e.id === bid.bidId)?.state, 'reserved', 'nothing locked')
   })
 
+  it("countersigns terms that copy none of the bid; refuses copies that are not the bid's and a bid changed to ask for more, before the lock", async () => {
+    const bid = await h.bid()
+    const plain = h.contract(bid)
+    for (const copy of ['resources', 'image', 'maxDurationSeconds']) assert.ok(!(copy in plain.terms))
+    const resigned = (terms: typeof plain.terms) => ({
+      terms,
+      requesterSignature: signDoc(h.requester.key, DOMAIN.contract, terms),
+    })
+    const more = { ...bid.resources, cpu: bid.resources.cpu * 4 }
+    const hostile = [
+      // Copies as an earlier version sent them, but not the bid's.
+      resigned({ ...plain.terms, resources: more }),
+      resigned({ ...plain.terms, image: 'evil:1' }),
+      resigned({ ...plain.terms, maxDurationSeconds: bid.maxDurationSeconds * 10 }),
+      // No copies, and the embedded bid changed to say more (its signature no longer the provider's).
+      resigned({ ...plain.terms, bid: { ...bid, resources: more } }),
+      resigned({ ...plain.terms, bid: { ...bid, maxDurationSeconds: bid.maxDurationSeconds * 10 } }),
+    ]
+    for (const contract of hostile)
+      await assert.rejects(
+        sign(h.msg({ contract })),
+        { code: 'TERMS_MISMATCH' },
+        JSON.stringify(contract.terms),
+      )
+    assert.equal(h.ledger.entries().find((e) => e.id === bid.bidId)?.state, 'reserved', 'nothing locked')
+    const { providerSignature } = await sign(h.msg({ contract: plain }))
+    assert.ok(verifyDoc(h.provider.key.publicKey, DOMAIN.contract, plain.terms, providerSignature))
+    assert.equal((await h.book.get(bid.bidId))?.snapshot.context.contractHash, hashDoc(plain.terms))
+    // Copies equal to the bid's (a requester that still sends them) say nothing new: countersigned.
+    const other = await h.bid('job-copies')
+    const copies = h.contract(other)
+    const withCopies = resigned({
+      ...copies.terms,
+      resources: other.resources,
+      image: other.image,
+      maxDurationSeconds: other.maxDurationSeconds,
+    })
+    await sign(h.msg({ contract: withCopies }, h.requester, 'job/job-copies'))
+    assert.equal((await h.book.get(other.bidId))?.state, 'contracted')
+  })
+
   it('folded: a bid is locked once (a job request and a sign at the same time: one of them)', async () => {
     const bid = await h.bid()
     const contract = h.contract(bid)

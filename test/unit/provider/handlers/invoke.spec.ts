@@ -5,6 +5,7 @@ import { defaultWorkload, Harness } from '../../../helpers/provider-harness.js'
 import { invokeHandler } from '../../../../dms/provider/handlers/invoke.js'
 import { allocationOf } from '../../../../dms/provider/views.js'
 import type { Bid } from '../../../../dms/contracts/model.js'
+import { contractedFor } from '../../../../dms/contracts/terms.js'
 import type { WorkloadMember } from '../../../../dms/workload/workload.js'
 import { contracted, contractedBefore, handlers } from './flow.js'
 import { forTerms, member, type ContainerInit } from '../../../helpers/workload.js'
@@ -44,7 +45,10 @@ describe('provider/handlers/invoke', () => {
     const { allocationId } = await handlers(h).invoke(h.msg(h.invocation(contract)))
     assert.equal(h.ledger.entries()[0].state, 'allocated')
     const run = h.fakes.runs.get(allocationId)!
-    assert.deepEqual(run.input.allocation.workload, forTerms(contract.terms, ['sh', '-c', 'echo hi']))
+    assert.deepEqual(
+      run.input.allocation.workload,
+      forTerms(contractedFor(contract.terms), ['sh', '-c', 'echo hi']),
+    )
     assert.equal((await h.book.get(bid.bidId))?.state, 'provisioning')
     // The same contract again (a requester restored in `invoking`): the same allocation, one run.
     assert.deepEqual(await handlers(h).invoke(h.msg(h.invocation(contract))), { allocationId })
@@ -127,7 +131,7 @@ describe('provider/handlers/invoke', () => {
 
   it('refuses a workload other than the one the terms signed (WORKLOAD_MISMATCH), before anything is allocated', async () => {
     const { contract } = await contracted(h)
-    const signed = defaultWorkload(contract.terms)
+    const signed = defaultWorkload(contractedFor(contract.terms))
     const [m] = signed.members
     // The same image and resources as the contract's, so the bid's checks alone would pass them.
     const others: WorkloadMember[] = [
@@ -150,16 +154,36 @@ describe('provider/handlers/invoke', () => {
     assert.deepEqual(h.fakes.runs.get(allocationId)!.input.allocation.workload, signed)
   })
 
+  it("checks the invoked workload against the bid's resources when the terms copy none: a signed workload asking more is refused", async () => {
+    // The requester signs a workload of four times the bid's cpu: the hash matches, the resources not.
+    const greedy = (bid: Bid) => {
+      const w = forTerms(bid, ['true'])
+      const [m] = w.members
+      return { members: [{ ...m, resources: { ...m.resources, cpu: bid.resources.cpu * 4 } }] }
+    }
+    const { contract } = await contracted(h, 'job-1', greedy)
+    assert.ok(!('resources' in contract.terms))
+    await assert.rejects(
+      handlers(h).invoke(h.msg(h.invocation(contract, { workload: greedy(contract.terms.bid) }))),
+      {
+        code: 'BAD_INVOCATION',
+        message: /not the contract's resources/,
+      },
+    )
+    assert.equal(h.ledger.entries()[0].state, 'locked', 'nothing allocated')
+    assert.equal(h.fakes.runs.size, 0, 'nothing run')
+  })
+
   it('runs a contract of an earlier version restored from the store (terms without workloadHash), checked against its image and resources', async () => {
     const { contract } = await contractedBefore(h)
     assert.equal(contract.terms.workloadHash, undefined)
     await h.restart()
-    const evil = forTerms({ ...contract.terms, image: 'evil:1' }, ['true'])
+    const evil = forTerms({ ...contractedFor(contract.terms), image: 'evil:1' }, ['true'])
     await assert.rejects(handlers(h).invoke(h.msg(h.invocation(contract, { workload: evil }))), {
       code: 'BAD_INVOCATION',
       message: /not the contract's image/,
     })
-    const workload = forTerms(contract.terms, ['sh', '-c', 'echo any command'])
+    const workload = forTerms(contractedFor(contract.terms), ['sh', '-c', 'echo any command'])
     const { allocationId } = await handlers(h).invoke(h.msg(h.invocation(contract, { workload })))
     assert.deepEqual(h.fakes.runs.get(allocationId)!.input.allocation.workload, workload)
   })
