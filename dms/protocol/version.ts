@@ -8,7 +8,9 @@
  *   carried (protocols 2 and 3 below were named in the specs only).
  * - 2: the invocation carries the workload whole (`Invocation.workload`).
  * - 3: the contract terms sign the workload's hash (`ContractTerms.workloadHash`).
- * - 4: the bid request carries the workload's needs (`BidRequest.workloadNeeds`) instead of its
- *   image, resources, network and members; the first number an envelope says other than 1.
+ * - 4: the contract terms reference the bid instead of copying its resources, image and max
+ *   duration, and the bid request carries the workload's needs (`BidRequest.workloadNeeds`)
+ *   instead of its image, resources, network and members; the first number an envelope says
+ *   other than 1.
  */
 export const PROTOCOL_VERSION = 4
