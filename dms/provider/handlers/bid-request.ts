@@ -206,7 +206,8 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
       (choice !== undefined && 'refusal' in choice ? choice.refusal : undefined) ??
       // Without a measurement no engine said it runs a bundle, and a bid names an image.
       (image === undefined || artifactKindOf(needs) !== 'image' ? 'no engine here runs a bundle' : undefined)
-    if (refusal !== undefined || image === undefined) return decline(actor, msg, [refusal!], own)
+    if (refusal !== undefined || image === undefined)
+      return decline(actor, msg, [refusal ?? 'no engine here runs a bundle'], own)
     const engine = choice !== undefined && 'engine' in choice ? choice.engine : undefined
     const unpaid = init.maxUnpaidJobs === undefined ? 0 : ((await d.books?.unpaidOf(msg.peer)) ?? 0)
     if (init.maxUnpaidJobs !== undefined && unpaid > init.maxUnpaidJobs)

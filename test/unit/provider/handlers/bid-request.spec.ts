@@ -112,6 +112,18 @@ describe('provider/handlers/bid-request', () => {
     assert.deepEqual(h.ledger.entries(), [], 'nothing reserved')
   })
 
+  it('declines needs whose artifact is a bundle, which no engine here runs, and reserves nothing', async () => {
+    const req = h.request('bundle-1', 0.4)
+    const [m] = req.workloadNeeds.members
+    const bundle = { ...m, artifact: { kind: 'bundle' as const, sha256: 'ab'.repeat(32) } }
+    await h.bidRequest()(h.msg({ ...req, workloadNeeds: { members: [bundle] } }))
+    assert.deepEqual((h.sent.at(-1)!.payload as { reasons: string[] }).reasons, [
+      'no engine here runs a bundle',
+    ])
+    assert.equal(h.bids().length, 0)
+    assert.deepEqual(h.ledger.entries(), [])
+  })
+
   it('declines a requester over its cap of the offer ("not now")', async () => {
     await h.bid('job-1', 0.4)
     await h.bidRequest()(h.msg(h.request('job-2', 0.4)))
