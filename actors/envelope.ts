@@ -6,6 +6,11 @@ import { checkWire } from './wire.js'
 
 export { Envelope, type Handle }
 
+/**
+ * The version an envelope says when its sender gives none: the runtime's own. An application
+ * speaking a protocol of its own passes its number (`ActorSystemInit.version`); the signature
+ * domain stays `v1` whatever the number.
+ */
 export const ENVELOPE_VERSION = 1
 const DOMAIN = new TextEncoder().encode('dms/envelope/v1\0')
 
@@ -19,6 +24,8 @@ export interface EnvelopeInit {
   replyTo?: Handle
   issuedAt: number
   ttlMs: number
+  /** The protocol version the sender speaks. @default ENVELOPE_VERSION */
+  version?: number
 }
 
 function signingBytes(env: Envelope): Uint8Array {
@@ -46,7 +53,7 @@ const SIGNATURE_TAIL = SIGNATURE_FIELD.length + 64
  */
 export function sealEnvelope(key: KeyPair, init: EnvelopeInit): Uint8Array {
   const env: Envelope = {
-    version: ENVELOPE_VERSION,
+    version: init.version ?? ENVELOPE_VERSION,
     sender: init.sender,
     toPeer: init.to?.peer ?? '',
     toInbox: init.to?.inbox ?? '',

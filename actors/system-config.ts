@@ -1,3 +1,4 @@
+import { ENVELOPE_VERSION } from './envelope.js'
 import type { MailboxInit } from './mailbox.js'
 
 /** The limits an actor system keeps (specs/protocol.md "Receive pipeline"). */
@@ -16,6 +17,14 @@ export interface ActorSystemInit {
   closedInboxMemory?: number
   /** Default mailbox of spawned actors. @default { capacity: 1024, overflow: 'drop-newest' } */
   mailbox?: MailboxInit
+  /**
+   * The protocol version this system speaks: sent in every envelope, and an envelope saying
+   * another is refused (`bad_version`) before its signature or payload is looked at.
+   * @default 1 (`ENVELOPE_VERSION`)
+   */
+  version?: number
+  /** Peers whose other version was logged, remembered so that each is logged once. @default 1024 */
+  versionPeerMemory?: number
 }
 
 export type SystemConfig = Required<Omit<ActorSystemInit, 'mailbox'>> & { mailbox: MailboxInit }
@@ -30,5 +39,7 @@ export function systemConfig(init: ActorSystemInit): SystemConfig {
     replayCacheSize: init.replayCacheSize ?? 100_000,
     closedInboxMemory: init.closedInboxMemory ?? 10_000,
     mailbox: init.mailbox ?? {},
+    version: init.version ?? ENVELOPE_VERSION,
+    versionPeerMemory: init.versionPeerMemory ?? 1024,
   }
 }

@@ -75,6 +75,8 @@ export class ActorSystem implements ActorHost {
   private readonly admissions = new Map<string, TopicAdmission>()
   readonly codecs: CodecRegistry
   private readonly cfg: SystemConfig
+  /** Peers already logged as speaking another protocol version (`tellVersion`). */
+  private readonly versionTold = new Set<string>()
 
   constructor(
     readonly components: ActorSystemComponents,
@@ -92,6 +94,11 @@ export class ActorSystem implements ActorHost {
 
   get peerId(): string {
     return this.components.transport.peerId
+  }
+
+  /** The protocol version this system speaks (`ActorSystemInit.version`). */
+  get version(): number {
+    return this.cfg.version
   }
 
   metrics(): ActorSystemMetrics {
@@ -186,6 +193,7 @@ export class ActorSystem implements ActorHost {
       payload: this.codecs.encode(behaviour, payload),
       replyTo: opts.replyTo,
       issuedAt: this.components.clock.now(),
+      version: this.cfg.version,
       ttlMs: opts.ttlMs ?? this.cfg.defaultTtlMs,
     })
     if (to.peer === this.peerId) {
@@ -213,6 +221,7 @@ export class ActorSystem implements ActorHost {
       behaviour,
       payload: this.codecs.encode(behaviour, payload),
       issuedAt: this.components.clock.now(),
+      version: this.cfg.version,
       ttlMs: ttlMs ?? this.cfg.defaultTtlMs,
     })
     await this.components.transport.publish(topic, bytes)
@@ -268,6 +277,22 @@ export class ActorSystem implements ActorHost {
     return IGNORED.has(reason) ? 'ignore' : 'reject'
   }
 
+  /**
+   * Logs once per peer (of the last `versionPeerMemory`) that it speaks another protocol version,
+   * with both numbers: an old or hostile peer sending many frames costs one line, not one each.
+   */
+  private tellVersion(from: string, theirs: number): void {
+    if (this.versionTold.has(from)) return
+    if (this.versionTold.size >= this.cfg.versionPeerMemory)
+      this.versionTold.delete(this.versionTold.values().next().value!)
+    this.versionTold.add(from)
+    const older = theirs < this.cfg.version ? 'the peer' : 'this node'
+    this.components.log.warn(
+      { peer: from, peerVersion: theirs, version: this.cfg.version },
+      `peer ${from} speaks protocol ${theirs}, this node ${this.cfg.version}: its messages are refused; upgrade ${older}`,
+    )
+  }
+
   private lateArrival(reason: LateReason, inbox: string): FrameVerdict {
     this.late[reason] = (this.late[reason] ?? 0) + 1
     this.components.log.debug({ reason, inbox }, 'message for a closed inbox dropped')
@@ -299,7 +324,10 @@ export class ActorSystem implements ActorHost {
     } catch (err) {
       return this.reject('malformed', { from, err: (err as Error).message })
     }
-    if (env.version !== 1) return this.reject('bad_version', { from })
+    if (env.version !== this.cfg.version) {
+      this.tellVersion(from, env.version)
+      return this.reject('bad_version', { from, version: env.version })
+    }
     if (env.sender === undefined || !verifyEnvelope(env, frame.bytes))
       return this.reject('bad_signature', { from })
     if (env.sender.peer !== from) return this.reject('wrong_peer', { from, claimed: env.sender.peer })

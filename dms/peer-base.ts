@@ -23,6 +23,7 @@ import { startUpkeep, type Upkeep } from './network/upkeep.js'
 import { openDb, type Db } from './store/db.js'
 import { BID_REQUEST_TOPIC, CAPACITY_TOPIC } from './protocol/handles.js'
 import { dmsCodecs } from './protocol/behaviours.js'
+import { PROTOCOL_VERSION } from './protocol/version.js'
 
 export interface PeerBaseConfig {
   dataDir: string
@@ -119,7 +120,7 @@ export async function startPeerBase(
   })
   const system = new ActorSystem(
     { transport, clock: c.clock, log: child(c.log, 'actors'), codecs },
-    { maxFrameBytes: cfg.network?.maxFrameBytes, mailbox: cfg.network?.mailbox },
+    { maxFrameBytes: cfg.network?.maxFrameBytes, mailbox: cfg.network?.mailbox, version: PROTOCOL_VERSION },
   )
   await host.start()
   lifecycle.onStop(() => host.stop(), 'host')

@@ -165,17 +165,14 @@ export namespace Resources {
 
 export interface BidRequest {
   jobId: string
-  resources?: Resources
-  image: string
   maxDurationSeconds: number
   maxPrice: number
   deadline: number
   exclude: string[]
   approval?: Uint8Array<ArrayBuffer>
-  network?: boolean
-  members: BidMember[]
   funds?: Uint8Array<ArrayBuffer>
   quote?: boolean
+  workloadNeeds: Uint8Array<ArrayBuffer>
 }
 
 export namespace BidRequest {
@@ -191,16 +188,6 @@ export namespace BidRequest {
         if ((obj.jobId != null && obj.jobId !== '')) {
           w.uint32(10)
           w.string(obj.jobId)
-        }
-
-        if (obj.resources != null) {
-          w.uint32(18)
-          Resources.codec().encode(obj.resources, w)
-        }
-
-        if ((obj.image != null && obj.image !== '')) {
-          w.uint32(26)
-          w.string(obj.image)
         }
 
         if ((obj.maxDurationSeconds != null && obj.maxDurationSeconds !== 0)) {
@@ -230,18 +217,6 @@ export namespace BidRequest {
           w.bytes(obj.approval)
         }
 
-        if (obj.network != null) {
-          w.uint32(72)
-          w.bool(obj.network)
-        }
-
-        if (obj.members != null && obj.members.length > 0) {
-          for (const value of obj.members) {
-            w.uint32(82)
-            BidMember.codec().encode(value, w)
-          }
-        }
-
         if (obj.funds != null) {
           w.uint32(90)
           w.bytes(obj.funds)
@@ -252,18 +227,22 @@ export namespace BidRequest {
           w.bool(obj.quote)
         }
 
+        if ((obj.workloadNeeds != null && obj.workloadNeeds.byteLength > 0)) {
+          w.uint32(106)
+          w.bytes(obj.workloadNeeds)
+        }
+
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
       }, (reader, length, opts = {}) => {
         const obj: any = {
           jobId: '',
-          image: '',
           maxDurationSeconds: 0,
           maxPrice: 0,
           deadline: 0,
           exclude: [],
-          members: []
+          workloadNeeds: uint8ArrayAlloc(0)
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -274,16 +253,6 @@ export namespace BidRequest {
           switch (tag >>> 3) {
             case 1: {
               obj.jobId = reader.string()
-              break
-            }
-            case 2: {
-              obj.resources = Resources.codec().decode(reader, reader.uint32(), {
-                limits: opts.limits?.resources
-              })
-              break
-            }
-            case 3: {
-              obj.image = reader.string()
               break
             }
             case 4: {
@@ -310,26 +279,16 @@ export namespace BidRequest {
               obj.approval = reader.bytes()
               break
             }
-            case 9: {
-              obj.network = reader.bool()
-              break
-            }
-            case 10: {
-              if (opts.limits?.members != null && obj.members.length === opts.limits.members) {
-                throw new MaxLengthError('Decode error - repeated field "members" had too many elements')
-              }
-
-              obj.members.push(BidMember.codec().decode(reader, reader.uint32(), {
-                limits: opts.limits?.members$
-              }))
-              break
-            }
             case 11: {
               obj.funds = reader.bytes()
               break
             }
             case 12: {
               obj.quote = reader.bool()
+              break
+            }
+            case 13: {
+              obj.workloadNeeds = reader.bytes()
               break
             }
             default: {
@@ -342,8 +301,7 @@ export namespace BidRequest {
         return obj
       }, function * (reader, length, prefix, opts = {}) {
         const obj = {
-          exclude: 0,
-          members: 0
+          exclude: 0
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -355,20 +313,6 @@ export namespace BidRequest {
             case 1: {
               yield {
                 field: `${prefix}.jobId`,
-                value: reader.string()
-              }
-              break
-            }
-            case 2: {
-              yield * Resources.codec().stream(reader, reader.uint32(), `${prefix}.resources`, {
-                limits: opts.limits?.resources
-              })
-
-              break
-            }
-            case 3: {
-              yield {
-                field: `${prefix}.image`,
                 value: reader.string()
               }
               break
@@ -416,31 +360,6 @@ export namespace BidRequest {
               }
               break
             }
-            case 9: {
-              yield {
-                field: `${prefix}.network`,
-                value: reader.bool()
-              }
-              break
-            }
-            case 10: {
-              if (opts.limits?.members != null && obj.members === opts.limits.members) {
-                throw new MaxLengthError('Streaming decode error - repeated field "members" had too many elements')
-              }
-
-              for (const evt of BidMember.codec().stream(reader, reader.uint32(), `${prefix}.members[]`, {
-                limits: opts.limits?.members$
-              })) {
-                yield {
-                  ...evt,
-                  index: obj.members
-                }
-              }
-
-              obj.members++
-
-              break
-            }
             case 11: {
               yield {
                 field: `${prefix}.funds`,
@@ -452,6 +371,13 @@ export namespace BidRequest {
               yield {
                 field: `${prefix}.quote`,
                 value: reader.bool()
+              }
+              break
+            }
+            case 13: {
+              yield {
+                field: `${prefix}.workloadNeeds`,
+                value: reader.bytes()
               }
               break
             }
@@ -469,31 +395,6 @@ export namespace BidRequest {
 
   export interface BidRequestJobIdFieldEvent {
     field: '$.jobId'
-    value: string
-  }
-
-  export interface BidRequestResourcesCpuFieldEvent {
-    field: '$.resources.cpu'
-    value: number
-  }
-
-  export interface BidRequestResourcesMemoryBytesFieldEvent {
-    field: '$.resources.memoryBytes'
-    value: number
-  }
-
-  export interface BidRequestResourcesDiskBytesFieldEvent {
-    field: '$.resources.diskBytes'
-    value: number
-  }
-
-  export interface BidRequestResourcesGpusFieldEvent {
-    field: '$.resources.gpus'
-    value: number
-  }
-
-  export interface BidRequestImageFieldEvent {
-    field: '$.image'
     value: string
   }
 
@@ -523,29 +424,6 @@ export namespace BidRequest {
     value: Uint8Array<ArrayBuffer>
   }
 
-  export interface BidRequestNetworkFieldEvent {
-    field: '$.network'
-    value: boolean
-  }
-
-  export interface BidRequestMembersNameFieldEvent {
-    field: '$.members[].name'
-    value: string
-    index: number
-  }
-
-  export interface BidRequestMembersImageFieldEvent {
-    field: '$.members[].image'
-    value: string
-    index: number
-  }
-
-  export interface BidRequestMembersNetworkFieldEvent {
-    field: '$.members[].network'
-    value: boolean
-    index: number
-  }
-
   export interface BidRequestFundsFieldEvent {
     field: '$.funds'
     value: Uint8Array<ArrayBuffer>
@@ -556,6 +434,11 @@ export namespace BidRequest {
     value: boolean
   }
 
+  export interface BidRequestWorkloadNeedsFieldEvent {
+    field: '$.workloadNeeds'
+    value: Uint8Array<ArrayBuffer>
+  }
+
   export function encode (obj: Partial<BidRequest>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, BidRequest.codec())
   }
@@ -564,142 +447,8 @@ export namespace BidRequest {
     return decodeMessage(buf, BidRequest.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BidRequest>): Generator<BidRequestJobIdFieldEvent | BidRequestResourcesCpuFieldEvent | BidRequestResourcesMemoryBytesFieldEvent | BidRequestResourcesDiskBytesFieldEvent | BidRequestResourcesGpusFieldEvent | BidRequestImageFieldEvent | BidRequestMaxDurationSecondsFieldEvent | BidRequestMaxPriceFieldEvent | BidRequestDeadlineFieldEvent | BidRequestExcludeFieldEvent | BidRequestApprovalFieldEvent | BidRequestNetworkFieldEvent | BidRequestMembersNameFieldEvent | BidRequestMembersImageFieldEvent | BidRequestMembersNetworkFieldEvent | BidRequestFundsFieldEvent | BidRequestQuoteFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BidRequest>): Generator<BidRequestJobIdFieldEvent | BidRequestMaxDurationSecondsFieldEvent | BidRequestMaxPriceFieldEvent | BidRequestDeadlineFieldEvent | BidRequestExcludeFieldEvent | BidRequestApprovalFieldEvent | BidRequestFundsFieldEvent | BidRequestQuoteFieldEvent | BidRequestWorkloadNeedsFieldEvent> {
     return streamMessage(buf, BidRequest.codec(), opts)
-  }
-}
-
-export interface BidMember {
-  name: string
-  image: string
-  network?: boolean
-}
-
-export namespace BidMember {
-  let _codec: Codec<BidMember>
-
-  export const codec = (): Codec<BidMember> => {
-    if (_codec == null) {
-      _codec = message<BidMember>((obj, w, opts = {}) => {
-        if (opts.lengthDelimited !== false) {
-          w.fork()
-        }
-
-        if ((obj.name != null && obj.name !== '')) {
-          w.uint32(10)
-          w.string(obj.name)
-        }
-
-        if ((obj.image != null && obj.image !== '')) {
-          w.uint32(18)
-          w.string(obj.image)
-        }
-
-        if (obj.network != null) {
-          w.uint32(24)
-          w.bool(obj.network)
-        }
-
-        if (opts.lengthDelimited !== false) {
-          w.ldelim()
-        }
-      }, (reader, length, opts = {}) => {
-        const obj: any = {
-          name: '',
-          image: ''
-        }
-
-        const end = length == null ? reader.len : reader.pos + length
-
-        while (reader.pos < end) {
-          const tag = reader.uint32()
-
-          switch (tag >>> 3) {
-            case 1: {
-              obj.name = reader.string()
-              break
-            }
-            case 2: {
-              obj.image = reader.string()
-              break
-            }
-            case 3: {
-              obj.network = reader.bool()
-              break
-            }
-            default: {
-              reader.skipType(tag & 7)
-              break
-            }
-          }
-        }
-
-        return obj
-      }, function * (reader, length, prefix, opts = {}) {
-        const end = length == null ? reader.len : reader.pos + length
-
-        while (reader.pos < end) {
-          const tag = reader.uint32()
-
-          switch (tag >>> 3) {
-            case 1: {
-              yield {
-                field: `${prefix}.name`,
-                value: reader.string()
-              }
-              break
-            }
-            case 2: {
-              yield {
-                field: `${prefix}.image`,
-                value: reader.string()
-              }
-              break
-            }
-            case 3: {
-              yield {
-                field: `${prefix}.network`,
-                value: reader.bool()
-              }
-              break
-            }
-            default: {
-              reader.skipType(tag & 7)
-              break
-            }
-          }
-        }
-      })
-    }
-
-    return _codec
-  }
-
-  export interface BidMemberNameFieldEvent {
-    field: '$.name'
-    value: string
-  }
-
-  export interface BidMemberImageFieldEvent {
-    field: '$.image'
-    value: string
-  }
-
-  export interface BidMemberNetworkFieldEvent {
-    field: '$.network'
-    value: boolean
-  }
-
-  export function encode (obj: Partial<BidMember>): Uint8Array<ArrayBuffer> {
-    return encodeMessage(obj, BidMember.codec())
-  }
-
-  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BidMember>): BidMember {
-    return decodeMessage(buf, BidMember.codec(), opts)
-  }
-
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<BidMember>): Generator<BidMemberNameFieldEvent | BidMemberImageFieldEvent | BidMemberNetworkFieldEvent> {
-    return streamMessage(buf, BidMember.codec(), opts)
   }
 }
 

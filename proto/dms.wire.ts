@@ -3,7 +3,6 @@ import type { WireSchema } from './wire-schema.js'
 
 export const ResourcesWire: WireSchema = {}
 export const BidRequestWire: WireSchema = {}
-export const BidMemberWire: WireSchema = {}
 export const BidWire: WireSchema = {}
 export const DeclineWire: WireSchema = {}
 export const ApprovalRequestWire: WireSchema = {}
@@ -50,22 +49,14 @@ Object.assign(ResourcesWire, {
 })
 Object.assign(BidRequestWire, {
   1: { wire: 2 },
-  2: { wire: 2, message: ResourcesWire },
-  3: { wire: 2 },
   4: { wire: 0 },
   5: { wire: 0 },
   6: { wire: 0 },
   7: { wire: 2 },
   8: { wire: 2 },
-  9: { wire: 0 },
-  10: { wire: 2, message: BidMemberWire },
   11: { wire: 2 },
   12: { wire: 0 },
-})
-Object.assign(BidMemberWire, {
-  1: { wire: 2 },
-  2: { wire: 2 },
-  3: { wire: 0 },
+  13: { wire: 2 },
 })
 Object.assign(BidWire, {
   1: { wire: 2 },

@@ -26,6 +26,7 @@ import { ActorSystem } from '../actors/system.js'
 import { ApiClient } from '../dms/api/client.js'
 import { silentLogger } from '../dms/log.js'
 import { W } from '../dms/protocol/behaviours.js'
+import { PROTOCOL_VERSION } from '../dms/protocol/version.js'
 import { BID_REQUEST_TOPIC } from '../dms/protocol/handles.js'
 import { createHost, type Host } from '../dms/network/host.js'
 import { Libp2pTransport } from '../dms/network/transport.js'
@@ -89,7 +90,10 @@ async function flood(
 ): Promise<{ host: Host; sent: () => number; done: Promise<void> }> {
   const host = await createHost(KeyPair.generate(), { oneHost: true, bootstrap: [addr] })
   const transport = new Libp2pTransport({ host, log: silentLogger })
-  const system = new ActorSystem({ transport, clock: systemClock, log: silentLogger })
+  const system = new ActorSystem(
+    { transport, clock: systemClock, log: silentLogger },
+    { version: PROTOCOL_VERSION },
+  )
   await host.start()
   await transport.start()
   await transport.waitForTopicPeers(BID_REQUEST_TOPIC, 1)
@@ -102,6 +106,7 @@ async function flood(
       payload: new Uint8Array(64),
       issuedAt: Date.now(),
       ttlMs: 60_000,
+      version: PROTOCOL_VERSION,
     }),
   )
   forged.payload = new Uint8Array(64).fill(1)

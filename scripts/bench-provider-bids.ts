@@ -27,7 +27,7 @@ const db = await openDb(join(dir, 'db'))
 const repo = bidRepo(db)
 const now = Date.now()
 const ended = (i: number): StoredBid => ({
-  v: 3,
+  v: 4,
   bidId: `b${i}`,
   state: 'released',
   at: now - N + i,
@@ -52,8 +52,16 @@ const ended = (i: number): StoredBid => ({
       },
       request: {
         jobId: `j${i}`,
-        resources: { cpu: 0.01, memoryBytes: 1 << 20, diskBytes: 0, gpus: 0 },
-        image: 'dms-test:1',
+        workloadNeeds: {
+          members: [
+            {
+              name: 'main',
+              artifact: { kind: 'image', ref: 'dms-test:1' },
+              network: 'none',
+              resources: { cpu: 0.01, memoryBytes: 1 << 20 },
+            },
+          ],
+        },
         maxDurationSeconds: 60,
         maxPrice: 1,
         deadline: now,

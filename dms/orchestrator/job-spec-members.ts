@@ -131,8 +131,3 @@ export function postedMember(m: PodMemberSpec): PodMemberInput {
     memory: m.memoryBytes,
   }
 }
-
-/** What a provider judges of a member before bidding, as a bid request and an invocation say it. */
-export function memberAsked(m: PodMemberSpec): { name: string; image: string; network?: true } {
-  return { name: m.name, image: m.image, ...(m.network === true ? { network: true as const } : {}) }
-}

@@ -67,9 +67,7 @@ export const approvalTo = (a: ApprovalCredential | undefined) =>
 export const approvalFrom = (b: Uint8Array | undefined) =>
   b === undefined ? {} : { approval: docFromBytes(b, asApproval) }
 
-/** A pod member's network flag: only `true` is said (absent: none). */
-export const netOf = (network: boolean | undefined) => (network === true ? { network: true } : {})
-/** A repeated field decodes to [] when absent: a pod's members are absent for one container. */
+/** A repeated field decodes to [] when absent: a result's members are absent for one container. */
 export const podOf = <T>(members: T[] | undefined) =>
   members !== undefined && members.length > 0 ? { members } : {}
 

@@ -37,7 +37,6 @@ import {
   docFromBytes,
   docToBytes,
   need,
-  netOf,
   podOf,
   proto,
   resources,
@@ -72,26 +71,51 @@ import type {
 } from './messages.js'
 import { DocumentShapeError } from './bounds.js'
 import { workloadProblem } from '../workload/check.js'
+import { needsProblem, type WorkloadNeeds } from '../workload/needs.js'
 import type { Workload } from '../workload/workload.js'
 
 const bidRequest = proto<BidRequest, P.BidRequest>(
   P.BidRequest,
   'BidRequest',
   PW.BidRequestWire,
-  ({ approval, funds, ...v }) => ({
+  ({ approval, funds, workloadNeeds, ...v }) => ({
     ...v,
     ...approvalTo(approval),
     ...(funds === undefined ? {} : { funds: docToBytes(funds) }),
+    workloadNeeds: docToBytes(workloadNeeds),
   }),
-  ({ approval, members, funds, quote, ...w }) => ({
+  ({ approval, funds, quote, workloadNeeds, ...w }) => ({
     ...w,
-    resources: resources(need(w.resources, 'resources')),
+    workloadNeeds: needsFromBytes(workloadNeeds),
     ...approvalFrom(approval),
     ...(funds === undefined ? {} : { funds: docFromBytes(funds, asFunds) }),
     ...(quote === true ? { quote: true } : {}),
-    ...podOf(members.map((m) => ({ name: m.name, image: m.image, ...netOf(m.network) }))),
   }),
 )
+
+/**
+ * The bid request's needs: required (a requester of protocol 3 or before sends image, resources
+ * and members instead, fields this provider no longer reads; its envelope is refused first) and
+ * checked by the workload module's check before any work is done for the request.
+ */
+function needsFromBytes(bytes: Uint8Array): WorkloadNeeds {
+  if (bytes.length === 0)
+    throw new DocumentShapeError(
+      'bad_shape',
+      'BidRequest.workloadNeeds',
+      'BidRequest.workloadNeeds is missing: the requester speaks an older protocol; upgrade it',
+    )
+  return docFromBytes(bytes, (v) => {
+    const problem = needsProblem(v)
+    if (problem !== undefined)
+      throw new DocumentShapeError(
+        'bad_shape',
+        `BidRequest.workloadNeeds.${problem.field}`,
+        `BidRequest.workloadNeeds.${problem.field} ${problem.problem}`,
+      )
+    return v as WorkloadNeeds
+  })
+}
 const bid = proto<BidMessage, P.Bid>(
   P.Bid,
   'Bid',

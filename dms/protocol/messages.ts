@@ -16,12 +16,18 @@ import type {
 } from '../contracts/model.js'
 import type { InputFile } from './blob-payloads.js'
 import type { Resources } from '../resources/types.js'
+import type { WorkloadNeeds } from '../workload/needs.js'
 import type { Workload } from '../workload/workload.js'
 
 export interface BidRequest {
   jobId: string
-  resources: Resources
-  image: string
+  /**
+   * What the job needs, whole: every member's name, artifact, network policy and resources
+   * (dms/workload/needs.ts), not its command, env or working directory. The request is gossiped to
+   * every provider before any contract, and those often hold secrets: they reach only the winner,
+   * in the invocation (specs/protocol.md, "Bid request: the workload's needs").
+   */
+  workloadNeeds: WorkloadNeeds
   maxDurationSeconds: number
   /** Highest acceptable total for the whole max duration. */
   maxPrice: number
@@ -31,13 +37,6 @@ export interface BidRequest {
   exclude: string[]
   /** The requester's approval credential: providers reserve and bid only for approved requesters. */
   approval?: ApprovalCredential
-  /** The job's container wants the network: only providers that allow it bid. Absent: no network. */
-  network?: boolean
-  /**
-   * A pod (specs/job-spec.md, "Pods"): its 2..8 containers, so a provider can decline one it
-   * cannot run. Then `image` is the first member's, `resources` the members' sums, `network` absent.
-   */
-  members?: BidMember[]
   /**
    * The requester's funds proof from the contract-db: a provider reserves nothing for a job whose
    * max price it does not cover (specs/contract-db.md, "Funds proofs").
@@ -45,14 +44,6 @@ export interface BidRequest {
   funds?: FundsProof
   /** A quote (`POST /v1/quotes`): the provider answers as for a job but reserves nothing. Absent: a job. */
   quote?: boolean
-}
-
-/** A pod member as a bid request names it: what a provider judges before bidding. */
-export interface BidMember {
-  name: string
-  image: string
-  /** This member wants the network. Absent: none. */
-  network?: boolean
 }
 
 /**

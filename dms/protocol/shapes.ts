@@ -20,6 +20,12 @@ export const DOC_BYTES = {
    * fields are then checked by `workloadProblem`.
    */
   workload: 16 * 1024 * 1024,
+  /**
+   * A workload's needs (dms/workload/needs.ts) in a bid request: at most 8 members of a name, an
+   * artifact, a network policy and resources, a few hundred bytes each; gossiped to every
+   * provider, so kept small. Its fields are then checked by `needsProblem`.
+   */
+  needs: 64 * 1024,
 } as const
 
 const id = S.str(L.id)
@@ -45,8 +51,6 @@ const inputFile = S.obj({
   ),
 })
 
-/** A pod member of a bid request (its name is a task name: 64). */
-const bidMember = { name: S.str(L.name), image: S.str(L.image), network: S.opt(S.bool) }
 /** A pod's member count is bounded at decode (2..8 are checked by the provider). */
 const members = (item: Shape) => S.arr(item, L.podMembers)
 
@@ -54,17 +58,14 @@ const members = (item: Shape) => S.arr(item, L.podMembers)
 export const WIRE_SHAPES = {
   BidRequest: S.obj({
     jobId: id,
-    resources: S.opt(RESOURCES),
-    image: S.str(L.image),
     maxDurationSeconds: S.num,
     maxPrice: S.num,
     deadline: S.num,
     exclude: S.arr(peer, L.exclude),
     approval: S.opt(doc),
-    network: S.opt(S.bool),
-    members: members(S.obj(bidMember)),
     funds: S.opt(doc),
     quote: S.opt(S.bool),
+    workloadNeeds: S.bytes(DOC_BYTES.needs),
   }),
   Bid: S.obj({ bid: doc, approval: S.opt(doc) }),
   Decline: S.obj({

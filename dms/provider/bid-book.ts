@@ -13,6 +13,7 @@ import type { Bid } from '../contracts/model.js'
 import { sum } from '../resources/math.js'
 import type { Resources } from '../resources/types.js'
 import type { Db } from '../store/db.js'
+import { STORES } from '../store/tables.js'
 import { allocationState, HOLDING, type BidContext, type BidState, type HistoryEntry } from './bid-context.js'
 import type { BidMachine } from './bid-machine.js'
 import { bidRepo, flatState, prunable, type RetentionInit, type StoredBid } from './bid-store.js'
@@ -313,7 +314,7 @@ export class BidBook {
 
   private recordOf(bidId: string, snap: BidSnapshot): StoredBid {
     return {
-      v: 3,
+      v: STORES.bids.version,
       bidId,
       state: flatState(snap.value),
       at: this.c.clock.now(),

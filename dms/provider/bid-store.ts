@@ -10,10 +10,12 @@ import { termsImage, termsResources } from '../contracts/terms.js'
 import { Repo, type Db } from '../store/db.js'
 import { memberOf, singleMemberOf, type Workload } from '../workload/workload.js'
 import type { Allocation, BidContext, BidState } from './bid-context.js'
+import { upgradeRequest, type V3Request } from './stored-request.js'
 
 /**
- * One bid as stored (version 3: the allocation holds its workload whole; version 2 records are
- * upgraded as they are read, `upgradeBid`; 0.1 stored bids and allocations apart: migrate-v01.ts).
+ * One bid as stored (version 4: the request carries the workload's needs; version 3: the
+ * allocation holds its workload whole; records of versions 2 and 3 are upgraded as they are read,
+ * `upgradeBid`; 0.1 stored bids and allocations apart: migrate-v01.ts).
  */
 export interface StoredBid {
   v: (typeof STORES)['bids']['version']
@@ -48,10 +50,19 @@ export type V2Allocation = Omit<Allocation, 'workload'> & {
   members?: V2Member[]
 }
 
-/** A bid record of version 2 (or 3: then returned as is). */
+/** A bid record of version 3: its request as protocol 3 sent it (stored-request.ts). */
+export type V3Bid = Omit<StoredBid, 'v' | 'snapshot'> & {
+  v: 3
+  snapshot: { value: StateValue; context: Omit<BidContext, 'request'> & { request: V3Request } }
+}
+
+/** A bid record of version 2. */
 export type V2Bid = Omit<StoredBid, 'v' | 'snapshot'> & {
   v: 2
-  snapshot: { value: StateValue; context: Omit<BidContext, 'allocation'> & { allocation?: V2Allocation } }
+  snapshot: {
+    value: StateValue
+    context: Omit<BidContext, 'allocation' | 'request'> & { request: V3Request; allocation?: V2Allocation }
+  }
 }
 
 /**
@@ -63,9 +74,23 @@ export function workloadOfV2(a: V2Allocation): Workload {
   return { members: [singleMemberOf(termsImage(a.contract.terms), a, termsResources(a.contract.terms))] }
 }
 
-/** A stored bid at today's version: a version 2 record's allocation gets its workload. */
-export function upgradeBid(rec: StoredBid | V2Bid): StoredBid {
-  if (rec.v === 3) return rec
+/**
+ * A stored bid at today's version: a version 2 record's allocation gets its workload, then the
+ * request of a version 3 record its workload's needs (`upgradeRequest`).
+ */
+export function upgradeBid(rec: StoredBid | V3Bid | V2Bid): StoredBid {
+  if (rec.v === 4) return rec
+  const v3 = rec.v === 3 ? rec : upgradeV2(rec)
+  const { request, ...context } = v3.snapshot.context
+  return {
+    ...v3,
+    v: 4,
+    snapshot: { ...v3.snapshot, context: { ...context, request: upgradeRequest(request) } },
+  }
+}
+
+/** A version 2 record at version 3: its allocation gets its workload. */
+function upgradeV2(rec: V2Bid): V3Bid {
   const { allocation, ...context } = rec.snapshot.context
   if (allocation === undefined) return { ...rec, v: 3, snapshot: { ...rec.snapshot, context } }
   const { command: _c, env: _e, network: _n, members: _m, ...kept } = allocation
@@ -82,11 +107,11 @@ export function upgradeBid(rec: StoredBid | V2Bid): StoredBid {
 /** The provider's bid records, each read at today's version (`upgradeBid`). */
 class BidRepo extends Repo<StoredBid> {
   override async get(key: string): Promise<StoredBid | undefined> {
-    const rec = (await super.get(key)) as StoredBid | V2Bid | undefined
+    const rec = (await super.get(key)) as StoredBid | V3Bid | V2Bid | undefined
     return rec === undefined ? undefined : upgradeBid(rec)
   }
   override async values(): Promise<StoredBid[]> {
-    return (await super.values()).map((rec) => upgradeBid(rec as StoredBid | V2Bid))
+    return (await super.values()).map((rec) => upgradeBid(rec as StoredBid | V3Bid | V2Bid))
   }
 }
 

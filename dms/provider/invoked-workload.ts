@@ -7,22 +7,23 @@
  * is refused before anything runs.
  */
 import type { Contracted } from '../contracts/terms.js'
-import type { BidRequest } from '../protocol/messages.js'
 import { workloadProblem } from '../workload/check.js'
+import type { WorkloadNeeds } from '../workload/needs.js'
 import { imageOf, workloadTotals, type Workload } from '../workload/workload.js'
 import { memberNetworkRefused, NETWORK_REFUSED } from './capability.js'
 
 /** Why the invoked workload does not match the bid request and the terms, or undefined. */
 export function invokedWorkloadProblem(
   w: Workload,
-  request: Pick<BidRequest, 'members' | 'network'>,
+  needs: WorkloadNeeds,
   terms: Pick<Contracted, 'resources' | 'image'>,
   allowNetwork: boolean,
 ): string | undefined {
   const bad = workloadProblem(w)
   if (bad !== undefined) return `workload.${bad.field} ${bad.problem}`
   const r = terms.resources
-  const asked = request.members
+  // The bid request's needs name one member for a plain job, each of a pod's 2..8 for a pod.
+  const asked = needs.members.length > 1 ? needs.members : undefined
   const members = w.members
   if (asked === undefined) {
     if (members.length !== 1) return 'workload: the bid request was for one container'
@@ -41,14 +42,13 @@ export function invokedWorkloadProblem(
     return undefined
   }
   if (members.length !== asked.length) return `workload: the bid request named ${asked.length} members`
-  if (terms.image !== asked[0].image) return "the contract's image is not the first member's"
+  if (terms.image !== imageOf(asked[0])) return "the contract's image is not the first member's"
   for (const [i, m] of members.entries()) {
     const at = `workload.members.${i}`
     if (m.name !== asked[i].name)
       return `${at}.name is not the bid request's ${JSON.stringify(asked[i].name)}`
-    if (imageOf(m) !== asked[i].image) return `${at}.artifact is not the bid request's image`
-    if ((m.network === 'outbound') !== (asked[i].network === true))
-      return `${at}.network is not the bid request's`
+    if (imageOf(m) !== imageOf(asked[i])) return `${at}.artifact is not the bid request's image`
+    if (m.network !== asked[i].network) return `${at}.network is not the bid request's`
     if (m.network === 'outbound' && !allowNetwork) return memberNetworkRefused(m.name)
     if (m.resources.gpus !== undefined || (m.resources.diskBytes ?? 0) !== 0)
       return `${at}.resources: a pod's member has no GPUs or disk of its own`

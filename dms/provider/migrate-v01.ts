@@ -13,16 +13,16 @@ import type { InputFile } from '../blobs/staging.js'
 import { hashDoc } from '../contracts/canonical.js'
 import type { Bid, SignedContract } from '../contracts/model.js'
 import { termsResources } from '../contracts/terms.js'
-import type { BidRequest } from '../protocol/messages.js'
 import type { LedgerEntry } from '../resources/ledger.js'
 import { Repo, type Db } from '../store/db.js'
-import type { BidContext, BidState, HistoryEntry, RunSummary } from './bid-context.js'
-import { bidRepo, upgradeBid, type StoredBid, type V2Allocation } from './bid-store.js'
+import type { BidState, HistoryEntry, RunSummary } from './bid-context.js'
+import { bidRepo, upgradeBid, type StoredBid, type V2Bid } from './bid-store.js'
+import type { V3Request } from './stored-request.js'
 
 /** A bid record as dms 0.1 stored it (sublevel `provider-bids`). */
 export interface V01Bid {
   bid: Bid
-  request: Omit<BidRequest, 'approval'>
+  request: V3Request
   requester: Handle
   state: 'offered' | 'locked' | 'contracted' | 'invoked' | 'expired' | 'released'
   contractHash?: string
@@ -63,7 +63,7 @@ export function fromV01(
   const { allocation: a, ledger } = old
   const bid = old.bid?.bid ?? a!.contract.terms.bid
   const terms = a?.contract.terms
-  const context: Omit<BidContext, 'allocation'> & { allocation?: V2Allocation } = {
+  const context: V2Bid['snapshot']['context'] = {
     bid,
     request: old.bid?.request ?? {
       jobId: bid.jobId,

@@ -43,8 +43,8 @@ export const STORES = {
   ledger: { name: 'ledger', version: 1, what: 'resource ledger entries (resources/ledger-store.ts)' },
   bids: {
     name: 'provider-machines',
-    version: 3,
-    what: 'each bid with its machine snapshot, `v: 3`; `v: 2` records are upgraded as read (provider/bid-store.ts)',
+    version: 4,
+    what: 'each bid with its machine snapshot, `v: 4`; `v: 2` and `v: 3` records are upgraded as read (provider/bid-store.ts)',
   },
   v01Bids: { name: 'provider-bids', version: 1, what: 'dms 0.1 bids, read once by provider/migrate-v01.ts' },
   v01Allocations: {

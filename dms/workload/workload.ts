@@ -162,11 +162,11 @@ export const SINGLE_MEMBER = 'main'
 export const isPod = (w: Workload): boolean => w.members.length > 1
 
 /** The image a member runs, or undefined when its artifact is not an image. */
-export const imageOf = (m: WorkloadMember): string | undefined =>
+export const imageOf = (m: Pick<WorkloadMember, 'artifact'>): string | undefined =>
   m.artifact.kind === 'image' ? m.artifact.ref : undefined
 
 /** The members' resources added up (in order from 0, as every party adds them). */
-export function workloadTotals(w: Workload): {
+export function workloadTotals(w: { members: ReadonlyArray<Pick<WorkloadMember, 'resources'>> }): {
   cpu: number
   memoryBytes: number
   diskBytes: number

@@ -1,6 +1,7 @@
 import { systemClock, type Clock } from '../../actors/clock.js'
 import { KeyPair } from '../../actors/identity.js'
 import { dmsCodecs } from '../../dms/protocol/behaviours.js'
+import { PROTOCOL_VERSION } from '../../dms/protocol/version.js'
 import { ActorSystem, type ActorSystemInit, type RejectReason } from '../../actors/system.js'
 import { createHost, type Host, type HostInit } from '../../dms/network/host.js'
 import { Libp2pTransport, type Libp2pTransportInit } from '../../dms/network/transport.js'
@@ -34,7 +35,7 @@ export async function startPeer(bootstrap: string[] = [], init: PeerInit = {}): 
   // DMS payload codecs; behaviours outside DMS (the runtime's own tests) fall back to JSON.
   const system = new ActorSystem(
     { transport, clock: init.actorClock ?? systemClock, log: silentLogger, codecs: dmsCodecs() },
-    init.system,
+    { version: PROTOCOL_VERSION, ...init.system },
   )
   await host.start()
   await transport.start()

@@ -31,6 +31,7 @@ import type { RetentionInit } from '../../dms/provider/bid-store.js'
 import { hashOutputs } from '../../dms/workload/outputs.js'
 import type { ResourceLedger } from '../../dms/resources/ledger.js'
 import { openDb, type Db } from '../../dms/store/db.js'
+import { plainNeeds } from './needs.js'
 
 export const REQUESTER = '12D3KooWRequesterPeerRequesterPeerRequesterPeerRe'
 export const TIMING: BidTiming = { contractWindowMs: 15_000, lockTtlMs: 60_000, provisionTimeoutMs: 300_000 }
@@ -62,8 +63,7 @@ export function bidContext(now: number, over: Partial<Bid> = {}, requester = REQ
     bid,
     request: {
       jobId: bid.jobId,
-      resources: bid.resources,
-      image: bid.image,
+      workloadNeeds: plainNeeds(bid.image, bid.resources),
       maxDurationSeconds: 60,
       maxPrice: 1000,
       deadline: now + 3000,

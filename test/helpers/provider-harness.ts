@@ -36,6 +36,7 @@ import { ResourceLedger } from '../../dms/resources/ledger.js'
 import { openDb, type Db } from '../../dms/store/db.js'
 import { newParty, type Who } from './contracts.js'
 import { Fakes, TIMING, testBook } from './provider-fakes.js'
+import { plainNeeds } from './needs.js'
 
 const MiB = 1024 * 1024
 
@@ -177,8 +178,7 @@ export class Harness {
   request(jobId = 'job-1', cpu = 0.5, who: Who = this.requester): BidRequest {
     return {
       jobId,
-      resources: { cpu, memoryBytes: 64 * MiB, diskBytes: 0, gpus: 0 },
-      image: 'dms-test:1',
+      workloadNeeds: plainNeeds('dms-test:1', { cpu, memoryBytes: 64 * MiB }),
       maxDurationSeconds: 60,
       maxPrice: 1_000_000,
       deadline: this.clock.now() + 3000,

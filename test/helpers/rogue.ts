@@ -23,6 +23,9 @@ import type { BidRequest } from '../../dms/protocol/messages.js'
 import * as P from '../../proto/dms.js'
 import type { TestNetwork } from './network.js'
 import { startPeer, type PeerInit, type TestPeer } from './peers.js'
+import { plainNeeds } from './needs.js'
+import { imageOfNeeds } from '../../dms/workload/needs.js'
+import { workloadTotals } from '../../dms/workload/workload.js'
 
 const enc = new TextEncoder()
 const json = (doc: unknown) => enc.encode(canonicalJson(doc))
@@ -42,9 +45,10 @@ export async function startRogue(bootstrap: string[], init: PeerInit = {}): Prom
   const request = codecs.codecFor(W.bidRequest.name)
   codecs.register(W.bidRequest.name, {
     request: {
-      encode: ({ approval, funds, ...v }: BidRequest) =>
+      encode: ({ approval, funds, workloadNeeds, ...v }: BidRequest) =>
         P.BidRequest.encode({
           ...v,
+          workloadNeeds: json(workloadNeeds),
           ...(approval ? { approval: json(approval) } : {}),
           ...(funds ? { funds: json(funds) } : {}),
         }),
@@ -87,8 +91,8 @@ export function rogueProvider(
         bidId: o.bidId ?? `rogue-${requests.length}-${req.jobId.slice(0, 8)}`,
         jobId: req.jobId,
         provider: peer.system.peerId,
-        resources: req.resources,
-        image: req.image,
+        resources: workloadTotals(req.workloadNeeds),
+        image: imageOfNeeds(req.workloadNeeds)!,
         maxDurationSeconds: req.maxDurationSeconds,
         pricePerHour,
         minJobPrice: 0,
@@ -162,8 +166,10 @@ export function bidRequest(
 ): BidRequest {
   return {
     jobId,
-    resources: { cpu, memoryBytes: 16 * 1024 * 1024, diskBytes: 0, gpus: 0 },
-    image: process.env.DMS_TEST_IMAGE ?? 'dms-test:1',
+    workloadNeeds: plainNeeds(process.env.DMS_TEST_IMAGE ?? 'dms-test:1', {
+      cpu,
+      memoryBytes: 16 * 1024 * 1024,
+    }),
     maxDurationSeconds: 60,
     maxPrice: ROGUE_FUNDS,
     deadline: Date.now() + 60_000,

@@ -5,12 +5,13 @@
  * first: without them providers reserve nothing, so the job fails at once, saying why.
  * Spec: specs/protocol.md ("Bid window", "Approval"), specs/contract-db.md ("Funds proofs").
  */
-import { memberAsked } from '../job-spec-members.js'
 import { delay, timeoutSignal } from '../../../actors/clock.js'
 import type { ApprovalCredential, FundsProof } from '../../contracts/model.js'
 import { W } from '../../protocol/behaviours.js'
 import { BID_REQUEST_TOPIC, handleOf, INBOX } from '../../protocol/handles.js'
 import { declinedForNow, type BidRequest } from '../../protocol/messages.js'
+import { workloadOfJob } from '../job-workload.js'
+import { needsOf } from '../../workload/needs.js'
 import { waitForWindow, type BidWindow, type WindowSummary } from '../bid-audience.js'
 import { SamplePlan, sampleOrder } from '../bid-sample.js'
 import { JobFailure, type Patch, type Step } from '../job-machine.js'
@@ -195,8 +196,8 @@ async function ask(
   })
   const req: BidRequest = {
     jobId: job.id,
-    resources: job.spec.resources,
-    image: job.spec.image,
+    // What each provider judges before bidding; command, env and workdir stay with the winner.
+    workloadNeeds: needsOf(workloadOfJob(job.spec)),
     maxDurationSeconds: job.spec.maxDurationSeconds,
     maxPrice: job.spec.maxPrice,
     deadline,
@@ -204,13 +205,6 @@ async function ask(
     // Renewed while this job waited, if need be.
     approval: d.approval.current() ?? creds.approval,
     ...('funds' in creds ? { funds: d.funds.current() ?? creds.funds } : { quote: true }),
-    ...(job.spec.network === true ? { network: true } : {}),
-    // A pod: what each provider judges before bidding (its images, who wants the network).
-    ...(job.spec.members !== undefined
-      ? {
-          members: job.spec.members.map(memberAsked),
-        }
-      : {}),
   }
   if (to === undefined) await d.actor.publish(BID_REQUEST_TOPIC, W.bidRequest, req, config.bidWindowMs + 5000)
   else

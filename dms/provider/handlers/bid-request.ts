@@ -21,7 +21,9 @@ import { handleTooLarge } from '../../protocol/bounds.js'
 import type { PriceTerms } from '../../pricing/terms.js'
 import type { BidMessage, BidRequest, Decline } from '../../protocol/messages.js'
 import type { ResourceLedger } from '../../resources/ledger.js'
-import type { MachineInfo } from '../../resources/types.js'
+import type { MachineInfo, Resources } from '../../resources/types.js'
+import { imageOfNeeds, imagesOfNeeds, needsNetwork, type WorkloadNeeds } from '../../workload/needs.js'
+import { workloadTotals } from '../../workload/workload.js'
 import type { BidBook } from '../bid-book.js'
 import { acceptJob, compareCapability, declineKind, imageAllowed, type Comparator } from '../capability.js'
 import { chooseEngine, type EngineChoice } from '../engine-choice.js'
@@ -111,12 +113,12 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
   // whose engine comes up later bids again. Why an engine is down (a local path, a command to run)
   // goes to this provider's log, once per measurement; the requester reads only its name.
   let toldAt = -1
-  const pickEngine = async (req: BidRequest): Promise<EngineChoice | undefined> => {
+  const pickEngine = async (needs: WorkloadNeeds): Promise<EngineChoice | undefined> => {
     if (d.machine === undefined) return undefined
     const need = {
-      artifactKind: 'image' as const,
-      gpus: req.resources.gpus,
-      network: req.network === true || (req.members ?? []).some((m) => m.network === true),
+      artifactKind: artifactKindOf(needs),
+      gpus: workloadTotals(needs).gpus,
+      network: needsNetwork(needs),
     }
     let m = await d.machine.get()
     let choice = chooseEngine(m.engines, need)
@@ -151,9 +153,9 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     )
   }
 
-  /** A pod's images other than the request's own (its first member's), each once. */
-  const podImages = (req: BidRequest): string[] =>
-    [...new Set((req.members ?? []).map((m) => m.image))].filter((image) => image !== req.image)
+  /** A pod's images other than the bid's own (its first member's), each once. */
+  const podImages = (needs: WorkloadNeeds): string[] =>
+    imagesOfNeeds(needs).filter((image) => image !== imageOfNeeds(needs))
 
   return async (actor: Actor, msg: Message<BidRequest>): Promise<void> => {
     const problem = checkBidRequest(msg.payload)
@@ -167,6 +169,11 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     // send traffic. A gossiped request passed this gate before it was delivered (and forwarded).
     if (msg.via !== 'gossip' && d.gate.judge(msg) !== undefined) return
     const req = msg.payload
+    const needs = req.workloadNeeds
+    // The bid names the first member's image and the members' resources added up.
+    const image = imageOfNeeds(needs)
+    const asked = workloadTotals(needs)
+    const pod = needs.members.length > 1
     const now = d.clock.now()
     // Without its own credential this provider's bids would be ignored: it stays silent too.
     const own = d.approval.current()
@@ -192,11 +199,15 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
       offer.withdrawnAt !== undefined
         ? 'offboarded'
         : (d.mode?.refusal() ??
-          d.images.refusal(req.image) ??
-          podImages(req).reduce<string | undefined>((r, image) => r ?? d.images.refusal(image), undefined))
-    const choice = early === undefined ? await pickEngine(req) : undefined
-    const refusal = early ?? (choice !== undefined && 'refusal' in choice ? choice.refusal : undefined)
-    if (refusal !== undefined) return decline(actor, msg, [refusal], own)
+          imagesOfNeeds(needs).reduce<string | undefined>((r, i) => r ?? d.images.refusal(i), undefined))
+    const choice = early === undefined ? await pickEngine(needs) : undefined
+    const refusal =
+      early ??
+      (choice !== undefined && 'refusal' in choice ? choice.refusal : undefined) ??
+      // Without a measurement no engine said it runs a bundle, and a bid names an image.
+      (image === undefined || artifactKindOf(needs) !== 'image' ? 'no engine here runs a bundle' : undefined)
+    if (refusal !== undefined || image === undefined)
+      return decline(actor, msg, [refusal ?? 'no engine here runs a bundle'], own)
     const engine = choice !== undefined && 'engine' in choice ? choice.engine : undefined
     const unpaid = init.maxUnpaidJobs === undefined ? 0 : ((await d.books?.unpaidOf(msg.peer)) ?? 0)
     if (init.maxUnpaidJobs !== undefined && unpaid > init.maxUnpaidJobs)
@@ -209,7 +220,7 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
         own,
       )
     // Priced as the contract-db will lock and bill it (specs/pricing.md).
-    const priced = priceBid(init.price ?? offer.prices, req.resources, req.maxDurationSeconds)
+    const priced = priceBid(init.price ?? offer.prices, asked, req.maxDurationSeconds)
     if (typeof priced === 'string') return decline(actor, msg, [priced], own)
     const { price, total } = priced
     // The escrow this bid would lock: what the requester must be able to pay here (not its max
@@ -218,7 +229,7 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
       return decline(actor, msg, [fundsReason('funds_short', req.funds, total)], own)
     const free = d.ledger.free()
     // What the ledger holds: the job's resources, with the default disk quota if it gave none.
-    const held = grantedResources(req.resources, free, init.defaultDiskBytes)
+    const held = grantedResources(asked, free, init.defaultDiskBytes)
     const slots = init.slots ?? { lockTtlMs: 60_000, provisionTimeoutMs: 300_000 }
     // No room now, but another requester holds more than its share in reservations it has not
     // locked: a request within its own share may take them over (requester-cap.ts).
@@ -242,17 +253,16 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
       compareCapability(held, later === undefined ? room : offer.resources),
       {
         ...init.preferences,
-        hasImage:
-          imageAllowed(init.preferences?.allowedImages, req.image) && (await d.images.canRun(req.image)),
+        hasImage: imageAllowed(init.preferences?.allowedImages, image) && (await d.images.canRun(image)),
         price: total,
         maxPrice: req.maxPrice,
         excluded: req.exclude.includes(d.peerId()),
-        network: req.network === true,
-        ...(req.members !== undefined
+        network: !pod && needsNetwork(needs),
+        ...(pod
           ? {
-              networkMembers: req.members.filter((m) => m.network === true).map((m) => m.name),
+              networkMembers: needs.members.filter((m) => m.network === 'outbound').map((m) => m.name),
               moreImages: await Promise.all(
-                podImages(req).map(async (image) => ({
+                podImages(needs).map(async (image) => ({
                   image,
                   hasImage:
                     imageAllowed(init.preferences?.allowedImages, image) && (await d.images.canRun(image)),
@@ -263,7 +273,7 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
         requester: msg.peer,
         activeJobs: d.ledger.entries().filter((e) => e.state !== 'reserved').length,
       },
-      req.image,
+      image,
       req.maxDurationSeconds,
     )
     // A quote holds nothing here: no cap applies to it.
@@ -279,7 +289,18 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     // job of the 10-node benchmark failed NO_BIDS, 2 tries of 3, with 10 s after the window).
     const expiresAt = now + (init.bidTtlMs ?? 30_000)
     if (quote) {
-      const bid = signBid(d, req, { bidId, engine, price, total, later, now, expiresAt, reserved: false })
+      const bid = signBid(d, req, {
+        bidId,
+        engine,
+        image,
+        asked,
+        price,
+        total,
+        later,
+        now,
+        expiresAt,
+        reserved: false,
+      })
       d.log.debug({ jobId: req.jobId, total }, 'quote answered')
       await actor.send(msg.from, W.bid, { bid, approval: own }).catch(() => {})
       return
@@ -291,7 +312,18 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     } catch (err) {
       return decline(actor, msg, [(err as Error).message], own)
     }
-    const bid = signBid(d, req, { bidId, engine, price, total, later, now, expiresAt, reserved: true })
+    const bid = signBid(d, req, {
+      bidId,
+      engine,
+      image,
+      asked,
+      price,
+      total,
+      later,
+      now,
+      expiresAt,
+      reserved: true,
+    })
     // The credential and the funds proof are checked and not stored: the request is kept without them.
     const { approval: _credential, funds: _funds, ...request } = req
     const machine = await d.book.create({ bid, request, requester: msg.from, held, history: [] })
@@ -304,6 +336,10 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
   }
 }
 
+/** The engine kind the needs ask for: a bundle if any member's artifact is one. */
+const artifactKindOf = (needs: WorkloadNeeds): 'image' | 'bundle' =>
+  needs.members.some((m) => m.artifact.kind !== 'image') ? 'bundle' : 'image'
+
 /** The bid for `req`, signed, so the contract that embeds it can be checked against it by the contract-db. */
 function signBid(
   d: Pick<BidRequestDeps, 'key' | 'peerId' | 'ledger'>,
@@ -311,6 +347,9 @@ function signBid(
   b: {
     bidId: string
     engine: string | undefined
+    image: string
+    /** The members' resources added up. */
+    asked: Resources
     price: PriceTerms
     total: number
     later?: number
@@ -324,8 +363,8 @@ function signBid(
     bidId: b.bidId,
     jobId: req.jobId,
     provider: d.peerId(),
-    resources: req.resources,
-    image: req.image,
+    resources: b.asked,
+    image: b.image,
     ...(b.engine !== undefined ? { engine: b.engine } : {}),
     maxDurationSeconds: req.maxDurationSeconds,
     price: b.price,

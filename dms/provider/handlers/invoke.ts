@@ -94,7 +94,12 @@ export function invokeHandler(d: InvokeDeps) {
     const bidFor = contractedFor(t)
     const runIssue =
       invocationProblem(inv, bidFor.resources.diskBytes) ??
-      invokedWorkloadProblem(inv.workload, rec.snapshot.context.request, bidFor, d.allowNetwork === true)
+      invokedWorkloadProblem(
+        inv.workload,
+        rec.snapshot.context.request.workloadNeeds,
+        bidFor,
+        d.allowNetwork === true,
+      )
     if (runIssue !== undefined) throw new RefusedError('BAD_INVOCATION', runIssue)
     if (cancelled) throw new RefusedError('CANCELLED', 'the requester cancelled this contract')
     const actor = liveIn(d.book, rec, 'contracted')

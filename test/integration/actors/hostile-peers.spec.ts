@@ -72,6 +72,7 @@ describe('actors over libp2p: hostile peers', function () {
       payload: new TextEncoder().encode(JSON.stringify({ from: 'mallory' })),
       issuedAt: Date.now(),
       ttlMs: 60_000,
+      version: victim.system.version,
       ...over,
     })
 
@@ -190,6 +191,7 @@ describe('actors over libp2p: hostile peers', function () {
           payload: new TextEncoder().encode('"forged"'),
           issuedAt: Date.now(),
           ttlMs: 60_000,
+          version: victim.system.version,
         }),
       )
       forged.payload = new TextEncoder().encode('"tampered"')

@@ -28,6 +28,8 @@ import { hashOutputs } from '../../../dms/workload/outputs.js'
 import { jobReaches, startNetwork, TEST_IMAGE, type TestNetwork } from '../../helpers/network.js'
 import { startPeer, type TestPeer } from '../../helpers/peers.js'
 import { tarOf } from '../../helpers/tar.js'
+import { imageOfNeeds } from '../../../dms/workload/needs.js'
+import { workloadTotals } from '../../../dms/workload/workload.js'
 
 const PRICE_PER_HOUR = 36_000
 const MANIFEST = [{ path: 'a', sha256: 'cd'.repeat(32), size: 3 * 1024 * 1024 }]
@@ -65,8 +67,8 @@ function hostileProvider(
         bidId: randomUUID(),
         jobId: req.jobId,
         provider: rogue.system.peerId,
-        resources: req.resources,
-        image: req.image,
+        resources: workloadTotals(req.workloadNeeds),
+        image: imageOfNeeds(req.workloadNeeds)!,
         maxDurationSeconds: req.maxDurationSeconds,
         pricePerHour: PRICE_PER_HOUR,
         minJobPrice: 0,

@@ -3,6 +3,7 @@
  * clock. The real libp2p path is covered in test/integration/actors.
  */
 import assert from 'node:assert/strict'
+import { pino } from 'pino'
 import { ManualClock } from '../../../actors/clock.js'
 import { decodeEnvelope, Envelope, sealEnvelope, type EnvelopeInit } from '../../../actors/envelope.js'
 import { CodecRegistry, type PayloadCodec } from '../../../actors/codec.js'
@@ -334,6 +335,93 @@ describe('actors/system', () => {
         assert.deepEqual(fx.system.rejections, { [c.reason]: 1 })
       })
     }
+
+    it('a system of another version refuses the envelope before decoding its payload, and logs each peer once with both numbers', async () => {
+      const net = new FakeNetwork()
+      const clock = new ManualClock(T0)
+      const lines: Array<Record<string, unknown>> = []
+      const log = pino(
+        { level: 'warn' },
+        { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) },
+      )
+      let decoded = 0
+      const counting: PayloadCodec<unknown> = {
+        encode: (v) => new TextEncoder().encode(JSON.stringify(v)),
+        decode: (b) => {
+          decoded++
+          return JSON.parse(new TextDecoder().decode(b)) as unknown
+        },
+      }
+      const codecs = new CodecRegistry().register('/test/hit', { request: counting, reply: counting })
+      const system = new ActorSystem(
+        { transport: new FakeTransport(PEER_A, net), clock, log, codecs },
+        { version: 4 },
+      )
+      stops.push(() => system.stop())
+      const calls: Message[] = []
+      system.spawn('svc', KeyPair.generate()).on('/test/hit', (m) => void calls.push(m))
+      const remote = KeyPair.generate()
+      const frame = (version: number | undefined, from: PeerIdStr): InboundFrame => ({
+        bytes: sealEnvelope(remote, {
+          sender: {
+            publicKey: remote.publicKey as Uint8Array<ArrayBuffer>,
+            peer: from,
+            inbox: 'c',
+            addrs: [],
+          },
+          to: { peer: PEER_A, inbox: 'svc' },
+          behaviour: '/test/hit',
+          payload: new TextEncoder().encode('{}'),
+          issuedAt: clock.now(),
+          ttlMs: 60_000,
+          ...(version === undefined ? {} : { version }),
+        }),
+        from,
+        via: 'direct',
+      })
+      for (let i = 0; i < 50; i++) system.receive(frame(undefined, PEER_B))
+      system.receive(frame(5, '12D3KooWNewer'))
+      system.receive(frame(4, PEER_B))
+      await new Promise((r) => setImmediate(r))
+      assert.deepEqual(system.rejections, { bad_version: 51 })
+      assert.equal(decoded, 1, 'a payload of another version was decoded')
+      assert.equal(calls.length, 1)
+      const told = lines.filter((l) => l.peerVersion !== undefined)
+      assert.deepEqual(
+        told.map((l) => [l.peer, l.peerVersion, l.version]),
+        [
+          [PEER_B, 1, 4],
+          ['12D3KooWNewer', 5, 4],
+        ],
+      )
+      assert.match(String(told[0].msg), /speaks protocol 1, this node 4.*upgrade the peer/)
+      assert.match(String(told[1].msg), /upgrade this node/)
+    })
+
+    it('two systems of the same non-default version talk, and say it in every envelope', async () => {
+      const net = new FakeNetwork()
+      const clock = new ManualClock(T0)
+      const x = new ActorSystem(
+        { transport: new FakeTransport('X', net), clock, log: silentLogger },
+        { version: 4 },
+      )
+      const y = new ActorSystem(
+        { transport: new FakeTransport('Y', net), clock, log: silentLogger },
+        { version: 4 },
+      )
+      stops.push(
+        () => x.stop(),
+        () => y.stop(),
+      )
+      const echo = x.spawn('echo', KeyPair.generate()).on('/test/echo', (m) => m.payload)
+      const caller = y.spawn('caller', KeyPair.generate())
+      assert.deepEqual(await caller.request(echo.handle, '/test/echo', { a: 1 }, { timeoutMs: 1000 }), {
+        a: 1,
+      })
+      const sent = (y.components.transport as unknown as FakeTransport).sent.at(-1)!
+      assert.equal(decodeEnvelope(sent.bytes).version, 4)
+      assert.deepEqual(x.rejections, {})
+    })
 
     it('rejects the same bytes a second time as replayed', async () => {
       const fx = setup()

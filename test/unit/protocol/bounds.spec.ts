@@ -13,6 +13,7 @@ import { W } from '../../../dms/protocol/behaviours.js'
 import { DOC_BYTES } from '../../../dms/protocol/shapes.js'
 import { dmsCodecs } from '../../../dms/protocol/behaviours.js'
 import type { PayloadRefusal } from '../../../dms/protocol/codecs.js'
+import { plainNeeds } from '../../helpers/needs.js'
 
 const requester = newParty()
 const provider = newParty()
@@ -48,8 +49,7 @@ describe('bounds: every string and list a peer sends, checked at decode', () => 
         W.bidRequest.name,
         (n) => ({
           jobId: 'j',
-          resources: bid.resources,
-          image: 'i',
+          workloadNeeds: plainNeeds('i', bid.resources),
           maxDurationSeconds: 1,
           maxPrice: 1,
           deadline: 1,

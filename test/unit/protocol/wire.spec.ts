@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { container } from '../../helpers/workload.js'
+import { plainNeeds } from '../../helpers/needs.js'
 import { KeyPair, keyToString } from '../../../actors/identity.js'
 import { issueApproval } from '../../../dms/contracts/approval.js'
 import { issueFunds } from '../../../dms/contracts/funds.js'
@@ -118,8 +119,7 @@ const samples: Array<[string, unknown]> = [
     W.bidRequest.name,
     {
       jobId: 'j-1',
-      resources: terms.resources,
-      image: 'dms-test:1',
+      workloadNeeds: plainNeeds('dms-test:1', terms.bid.resources),
       maxDurationSeconds: 60,
       maxPrice: 10_000,
       deadline: 1_700_000_003_000,
@@ -130,8 +130,7 @@ const samples: Array<[string, unknown]> = [
     W.directBidRequest.name,
     {
       jobId: 'j-1',
-      resources: terms.resources,
-      image: 'dms-test:1',
+      workloadNeeds: plainNeeds('dms-test:1', terms.bid.resources),
       maxDurationSeconds: 60,
       maxPrice: 10_000,
       deadline: 1_700_000_003_000,
@@ -198,14 +197,12 @@ const samples: Array<[string, unknown]> = [
     W.bidRequest.name,
     {
       jobId: 'j-2',
-      resources: terms.resources,
-      image: 'dms-test:1',
+      workloadNeeds: plainNeeds('dms-test:1', terms.bid.resources, true),
       maxDurationSeconds: 60,
       maxPrice: 10_000,
       deadline: 1_700_000_003_000,
       exclude: [],
       approval,
-      network: true,
       funds,
     },
   ],
@@ -213,8 +210,7 @@ const samples: Array<[string, unknown]> = [
     W.bidRequest.name,
     {
       jobId: 'q-1',
-      resources: terms.resources,
-      image: 'dms-test:1',
+      workloadNeeds: plainNeeds('dms-test:1', terms.bid.resources),
       maxDurationSeconds: 60,
       maxPrice: 10_000,
       deadline: 1_700_000_003_000,
@@ -317,7 +313,10 @@ describe('dms/protocol (protobuf payload codecs)', () => {
 
   it('refuses garbage and documents of the wrong shape', () => {
     assert.throws(() => codecs.decode(W.bid.name, new Uint8Array([0xff, 0xff, 0xff])))
-    assert.throws(() => codecs.decode(W.bidRequest.name, new Uint8Array(0)), /resources is missing/)
+    assert.throws(
+      () => codecs.decode(W.bidRequest.name, new Uint8Array(0)),
+      /BidRequest\.workloadNeeds is missing: the requester speaks an older protocol/,
+    )
     const badDoc = codecs.encode(W.contractSign.name, {
       contract: { ...contract, terms: { ...terms, escrow: '9' } },
     })
@@ -389,9 +388,12 @@ describe('dms/protocol (protobuf payload codecs)', () => {
         message: /field 4 has wire type 2/,
       },
     )
-    // resources (field 2) whose cpu (field 1, a double) is a varint.
+    // Capacity news' free resources (field 2) whose cpu (field 1, a double) is a varint.
+    const news = new Uint8Array([(1 << 3) | 2, 1, 0x6a, (2 << 3) | 2, 2, (1 << 3) | 0, 1])
+    assert.throws(() => codecs.decode(W.capacityNews.name, news), /field 1 has wire type 0, expected 1/)
+    // A bid request of protocol 3 (resources, field 2, instead of the needs): refused at the wire.
     const req = new Uint8Array([(1 << 3) | 2, 1, 0x6a, (2 << 3) | 2, 2, (1 << 3) | 0, 1])
-    assert.throws(() => codecs.decode(W.bidRequest.name, req), /field 1 has wire type 0, expected 1/)
+    assert.throws(() => codecs.decode(W.bidRequest.name, req), /unknown field 2/)
     // An invocation of protocol 1 (command, field 3, instead of the workload): refused at the wire.
     const inv = codecs.encode(W.invoke.name, samples.find(([name]) => name === W.invoke.name)![1])
     assert.throws(

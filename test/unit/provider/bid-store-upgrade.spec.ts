@@ -1,6 +1,7 @@
 /**
  * Bid records stored before the workload (version 2) are read at today's version: the
- * allocation's command, env, network and pod members become its workload (bid-store.ts).
+ * allocation's command, env, network and pod members become its workload; records of version 3
+ * (before protocol 4) get their request's needs (bid-store.ts, stored-request.ts).
  */
 import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -65,7 +66,7 @@ describe('provider bid records of version 2', () => {
     await raw.put('pod', v2('pod', { command: [], env: {}, members }))
     const repo = bidRepo(db)
     const one = (await repo.get('one')) as StoredBid
-    assert.equal(one.v, 3)
+    assert.equal(one.v, 4)
     const a = one.snapshot.context.allocation!
     assert.deepEqual(a.workload, {
       members: [
@@ -94,5 +95,77 @@ describe('provider bid records of version 2', () => {
         ['b', { kind: 'image', ref: 'tool:2' }, 'outbound', { cpu: 0.5, memoryBytes: 32 * MiB }],
       ],
     )
+  })
+
+  it("of version 3 are read with the request's needs: one container's, or a pod's members given the pod's total", async () => {
+    const raw = new Repo<unknown>(db, STORES.bids.name)
+    const v3 = (bidId: string, request: Record<string, unknown>) => ({
+      v: 3,
+      bidId,
+      state: 'reserved',
+      at: 1,
+      snapshot: {
+        value: 'reserved',
+        context: {
+          history: [],
+          request: {
+            jobId: bidId,
+            maxDurationSeconds: 60,
+            maxPrice: 9,
+            deadline: 5,
+            exclude: ['x'],
+            ...request,
+          },
+        },
+      },
+    })
+    const resources = { cpu: 1, memoryBytes: 64 * MiB, diskBytes: 8 * MiB, gpus: 2 }
+    await raw.put('one', v3('one', { resources, image: 'dms-test:1', network: true }))
+    const members = [
+      { name: 'a', image: 'dms-test:1' },
+      { name: 'b', image: 'tool:2', network: true },
+    ]
+    await raw.put(
+      'pod',
+      v3('pod', { resources: { ...resources, diskBytes: 0, gpus: 0 }, image: 'dms-test:1', members }),
+    )
+    const repo = bidRepo(db)
+    const one = (await repo.get('one'))!
+    assert.equal(one.v, 4)
+    assert.deepEqual(one.snapshot.context.request, {
+      jobId: 'one',
+      maxDurationSeconds: 60,
+      maxPrice: 9,
+      deadline: 5,
+      exclude: ['x'],
+      workloadNeeds: {
+        members: [
+          {
+            name: 'main',
+            artifact: { kind: 'image', ref: 'dms-test:1' },
+            network: 'outbound',
+            resources: { cpu: 1, memoryBytes: 64 * MiB, diskBytes: 8 * MiB, gpus: { count: 2 } },
+          },
+        ],
+      },
+    })
+    const pod = (await repo.values()).find((r) => r.bidId === 'pod')!
+    assert.deepEqual(pod.snapshot.context.request.workloadNeeds, {
+      members: [
+        {
+          name: 'a',
+          artifact: { kind: 'image', ref: 'dms-test:1' },
+          network: 'none',
+          resources: { cpu: 1, memoryBytes: 64 * MiB },
+        },
+        {
+          name: 'b',
+          artifact: { kind: 'image', ref: 'tool:2' },
+          network: 'outbound',
+          resources: { cpu: 1, memoryBytes: 64 * MiB },
+        },
+      ],
+    })
+    assert.equal('image' in pod.snapshot.context.request, false)
   })
 })

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict'
 import type { BidRequest } from '../../../dms/protocol/messages.js'
-import type { Workload, WorkloadMember } from '../../../dms/workload/workload.js'
+import { needsOf, type WorkloadNeeds } from '../../../dms/workload/needs.js'
+import { workloadTotals, type Workload, type WorkloadMember } from '../../../dms/workload/workload.js'
 import { forTerms, member as podMember, type ContainerInit } from '../../helpers/workload.js'
 import { acceptJob, compareCapability } from '../../../dms/provider/capability.js'
 import { LIMITS } from '../../../dms/protocol/bounds.js'
@@ -14,20 +15,6 @@ import { memberOutcomes } from '../../../dms/provider/publish.js'
 import { checkBidRequest } from '../../../dms/provider/validate.js'
 
 const MiB = 1024 * 1024
-const request = (over: Partial<BidRequest> = {}): BidRequest => ({
-  jobId: 'j1',
-  resources: { cpu: 1, memoryBytes: 128 * MiB, diskBytes: 0, gpus: 0 },
-  image: 'dms-test:1',
-  maxDurationSeconds: 60,
-  maxPrice: 1000,
-  deadline: 1,
-  exclude: [],
-  members: [
-    { name: 'a', image: 'dms-test:1' },
-    { name: 'b', image: 'tool:2', network: true },
-  ],
-  ...over,
-})
 const member = (name: string, more: Partial<ContainerInit> = {}): WorkloadMember =>
   podMember(name, {
     image: 'dms-test:1',
@@ -37,33 +24,54 @@ const member = (name: string, more: Partial<ContainerInit> = {}): WorkloadMember
     ...more,
   })
 const members = () => [member('a'), member('b', { image: 'tool:2', network: true })]
+/** The pod's needs as its bid request states them: the members without command and env. */
+const podNeeds = (): WorkloadNeeds => needsOf({ members: members() })
+const request = (over: Partial<BidRequest> = {}): BidRequest => ({
+  jobId: 'j1',
+  workloadNeeds: podNeeds(),
+  maxDurationSeconds: 60,
+  maxPrice: 1000,
+  deadline: 1,
+  exclude: [],
+  ...over,
+})
+/** A plain job's needs: the terms' image and resources, one member. */
+const oneNeeds = (): WorkloadNeeds => needsOf(forTerms(terms, ['true']))
 const inv = (m: WorkloadMember[] = members()): Workload => ({ members: m })
 const terms = { image: 'dms-test:1', resources: { cpu: 1, memoryBytes: 128 * MiB, diskBytes: 0, gpus: 0 } }
 
 describe('provider: pods', () => {
   it('takes a well-formed pod bid request and names what is wrong in another', () => {
     assert.equal(checkBidRequest(request()), undefined)
-    const m = request().members!
-    assert.equal(checkBidRequest(request({ members: [m[0]] })), 'members')
-    assert.equal(checkBidRequest(request({ members: Array(9).fill(m[0]) })), 'members')
-    assert.equal(checkBidRequest(request({ members: [m[0], { ...m[1], name: 'a' }] })), 'members[1].name')
-    assert.equal(checkBidRequest(request({ members: [m[0], { ...m[1], name: '.x' }] })), 'members[1].name')
-    assert.equal(checkBidRequest(request({ members: [m[0], { ...m[1], image: '' }] })), 'members[1].image')
-    assert.equal(
-      checkBidRequest(request({ members: [m[0], { ...m[1], image: 'x'.repeat(513) }] })),
-      'members[1].image',
+    const [a, b] = podNeeds().members
+    const pod = (...m: unknown[]) => request({ workloadNeeds: { members: m } as WorkloadNeeds })
+    assert.equal(checkBidRequest(pod(a)), undefined, 'one member is a plain job')
+    assert.match(checkBidRequest(pod()) ?? '', /^workloadNeeds\.members /)
+    assert.match(checkBidRequest(pod(...Array<unknown>(9).fill(a))) ?? '', /^workloadNeeds\.members /)
+    assert.match(
+      checkBidRequest(pod(a, { ...b, name: 'a' })) ?? '',
+      /^workloadNeeds\.members\.1\.name repeats "a"/,
     )
-    assert.equal(
-      checkBidRequest(request({ members: [m[0], { ...m[1], network: 'yes' as unknown as boolean }] })),
-      'members[1].network',
+    assert.match(checkBidRequest(pod(a, { ...b, name: '.x' })) ?? '', /^workloadNeeds\.members\.1\.name /)
+    const image = (ref: string) => ({ ...b, artifact: { kind: 'image', ref } })
+    assert.match(checkBidRequest(pod(a, image(''))) ?? '', /^workloadNeeds\.members\.1\.artifact/)
+    assert.match(
+      checkBidRequest(pod(a, image('x'.repeat(513)))) ?? '',
+      /^workloadNeeds\.members\.1\.artifact/,
     )
-    // The terms name the first member's image; the pod has no network of its own.
-    assert.equal(checkBidRequest(request({ image: 'tool:2' })), 'image')
-    assert.equal(checkBidRequest(request({ network: true })), 'network')
+    assert.match(
+      checkBidRequest(pod(a, { ...b, network: true })) ?? '',
+      /^workloadNeeds\.members\.1\.network/,
+    )
+    // What only the winner gets has no place in the needs: a request carrying it is malformed.
+    assert.match(
+      checkBidRequest(pod(a, { ...b, env: { KEY: 'secret' } })) ?? '',
+      /^workloadNeeds\.members\.1/,
+    )
   })
 
   it("declines a pod for any member's image or network, with the usual reasons", () => {
-    const fits = compareCapability(request().resources, {
+    const fits = compareCapability(workloadTotals(podNeeds()), {
       cpu: 2,
       memoryBytes: 512 * MiB,
       diskBytes: 0,
@@ -107,16 +115,13 @@ describe('provider: pods', () => {
   })
 
   it('takes the workload of the pod it bid on: same members, shares that add up to the terms', () => {
-    assert.equal(invokedWorkloadProblem(inv(), request(), terms, true), undefined)
+    assert.equal(invokedWorkloadProblem(inv(), podNeeds(), terms, true), undefined)
     // One container bid on, one invoked: the terms' image and resources.
-    assert.equal(
-      invokedWorkloadProblem(forTerms(terms, ['true']), request({ members: undefined }), terms, true),
-      undefined,
-    )
+    assert.equal(invokedWorkloadProblem(forTerms(terms, ['true']), oneNeeds(), terms, true), undefined)
   })
 
   it('refuses a forged workload whose members differ from the bid request or the terms', () => {
-    const refused = (w: Workload, allow = true, r = request()) => invokedWorkloadProblem(w, r, terms, allow)
+    const refused = (w: Workload, allow = true, r = podNeeds()) => invokedWorkloadProblem(w, r, terms, allow)
     const [a, b] = members()
     assert.match(
       refused(inv([a, { ...b, name: 'c' }])) ?? '',
@@ -140,15 +145,15 @@ describe('provider: pods', () => {
     assert.match(refused(inv([a, { ...b, command: [] }])) ?? '', /members\.1\.command/)
     assert.match(refused(inv([a, { ...b, env: { 'A=B': 'x' } }])) ?? '', /members\.1\.env\."A=B"/)
     assert.equal(refused(inv(), false), 'network not allowed here: member b asks for network access')
-    assert.match(refused(inv(), true, request({ members: undefined })) ?? '', /was for one container/)
+    assert.match(refused(inv(), true, oneNeeds()) ?? '', /was for one container/)
     assert.match(
-      invokedWorkloadProblem(inv(), request(), { ...terms, image: 'tool:2' }, true) ?? '',
+      invokedWorkloadProblem(inv(), podNeeds(), { ...terms, image: 'tool:2' }, true) ?? '',
       /image is not the first member's/,
     )
   })
 
   it("refuses a plain job's workload that is not the contract's image and resources", () => {
-    const one = request({ members: undefined })
+    const one = oneNeeds()
     const refused = (w: Workload, allow = true) => invokedWorkloadProblem(w, one, terms, allow)
     assert.match(refused(forTerms({ ...terms, image: 'evil:1' }, ['true'])) ?? '', /not the contract's image/)
     const more = { ...terms, resources: { ...terms.resources, memoryBytes: 256 * MiB } }

@@ -45,6 +45,34 @@ describe('orchestrator/steps/collect-bids', () => {
     assert.deepEqual(patch.providerAddrs?.[p1.peer], ['/ip4/127.0.0.1/tcp/4001'])
   })
 
+  it("asks for the job's needs, whole, and never its command, env or working directory", async () => {
+    const f = stepDeps()
+    f.transport.subscribers = [p1.peer]
+    f.actor.onPublish = (req: BidRequest) => f.session.addBid(signedBid(p1, req.jobId), from(p1))
+    const job = jobRecord()
+    job.spec = {
+      ...job.spec,
+      command: ['sh', '-c', 'curl -H "$TOKEN" https://example.test'],
+      env: { TOKEN: 'sk-live-secret' },
+      workdir: '/srv/private',
+      network: true,
+      resources: { cpu: 1.5, memoryBytes: 96 * 1024 * 1024, diskBytes: 1024, gpus: 2 },
+    }
+    await collectBidsStep(f.deps)(job, never())
+    const req = f.actor.sent[0].payload as BidRequest
+    assert.deepEqual(req.workloadNeeds, {
+      members: [
+        {
+          name: 'main',
+          artifact: { kind: 'image', ref: 'dms-test:1' },
+          network: 'outbound',
+          resources: { cpu: 1.5, memoryBytes: 96 * 1024 * 1024, diskBytes: 1024, gpus: { count: 2 } },
+        },
+      ],
+    })
+    assert.doesNotMatch(JSON.stringify(req), /sk-live-secret|TOKEN|curl|\/srv\/private/)
+  })
+
   it('a window with a bid closes once the stragglers had their time (not at its deadline)', async () => {
     const f = stepDeps()
     f.transport.subscribers = [p1.peer, p2.peer]

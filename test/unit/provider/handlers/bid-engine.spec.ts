@@ -11,6 +11,7 @@ import { bidSignatureOk } from '../../../../dms/contracts/checks.js'
 import type { EngineCapabilities } from '../../../../dms/executor/engine.js'
 import type { MachineInfo } from '../../../../dms/resources/types.js'
 import { Harness } from '../../../helpers/provider-harness.js'
+import { plainNeeds } from '../../../helpers/needs.js'
 
 const docker: EngineCapabilities = {
   name: 'docker',
@@ -103,7 +104,8 @@ describe('provider/handlers/bid-request: the engine', () => {
 
   it('declines a job no offered engine can run, naming what it needs', async () => {
     const handle = h.bidRequest({ machine: meter(h, [{ ...docker, networkPolicies: ['none'] }]) })
-    await handle(h.msg({ ...h.request('job-1', 0.5), network: true }))
+    const workloadNeeds = plainNeeds('dms-test:1', { cpu: 0.5, memoryBytes: 64 * 1024 * 1024 }, true)
+    await handle(h.msg({ ...h.request('job-1', 0.5), workloadNeeds }))
     const [decline] = h.sent
     assert.deepEqual((decline.payload as { reasons: string[] }).reasons, [
       'no engine here runs an image with a network',

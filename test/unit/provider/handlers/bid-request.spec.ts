@@ -11,6 +11,7 @@ import { jobRequestHandler } from '../../../../dms/provider/handlers/job-request
 import { issueApproval } from '../../../../dms/contracts/approval.js'
 import { lockDirect } from '../../../helpers/ledger.js'
 import { Harness } from '../../../helpers/provider-harness.js'
+import { podNeeds } from '../../../helpers/needs.js'
 
 describe('provider/handlers/bid-request', () => {
   let h: Harness
@@ -59,10 +60,13 @@ describe('provider/handlers/bid-request', () => {
   it('bids for a pod it can run, and declines one whose member wants the network here, naming the member', async () => {
     const pod = (jobId: string, network?: boolean) => ({
       ...h.request(jobId, 0.4),
-      members: [
-        { name: 'a', image: 'dms-test:1' },
-        { name: 'b', image: 'dms-test:1', ...(network === true ? { network } : {}) },
-      ],
+      workloadNeeds: podNeeds(
+        [
+          { name: 'a', image: 'dms-test:1' },
+          { name: 'b', image: 'dms-test:1', network },
+        ],
+        { cpu: 0.2, memoryBytes: 32 * 1024 * 1024 },
+      ),
     })
     await h.bidRequest()(h.msg(pod('pod-1')))
     assert.equal(h.bids().find((b) => b.jobId === 'pod-1')?.image, 'dms-test:1')
@@ -78,19 +82,23 @@ describe('provider/handlers/bid-request', () => {
       'network not allowed here: member b asks for network access',
     ])
     assert.equal(h.counts.declines['network not allowed'], 1)
-    // A malformed pod (one member) is not even declined: ignored at the door.
+    // A malformed pod (a name twice) is not even declined: ignored at the door.
     const sent = h.sent.length
-    await h.bidRequest()(h.msg({ ...pod('pod-3'), members: [{ name: 'a', image: 'dms-test:1' }] }))
+    const [a] = pod('pod-3').workloadNeeds.members
+    await h.bidRequest()(h.msg({ ...pod('pod-3'), workloadNeeds: { members: [a, a] } }))
     assert.equal(h.sent.length, sent)
   })
 
   it("judges every member's image of a pod: a bad one is declined alone, a missing one named", async () => {
     const pod = (jobId: string, second: string) => ({
       ...h.request(jobId, 0.4),
-      members: [
-        { name: 'a', image: 'dms-test:1' },
-        { name: 'b', image: second },
-      ],
+      workloadNeeds: podNeeds(
+        [
+          { name: 'a', image: 'dms-test:1' },
+          { name: 'b', image: second },
+        ],
+        { cpu: 0.2, memoryBytes: 32 * 1024 * 1024 },
+      ),
     })
     const images = {
       refusal: (image: string) =>
@@ -103,6 +111,18 @@ describe('provider/handlers/bid-request', () => {
     await h.bidRequest({ images })(h.msg(pod('pod-2', 'missing:1')))
     assert.deepEqual(reasons(), ['image missing:1 is not available on this provider'])
     assert.deepEqual(h.ledger.entries(), [], 'nothing reserved')
+  })
+
+  it('declines needs whose artifact is a bundle, which no engine here runs, and reserves nothing', async () => {
+    const req = h.request('bundle-1', 0.4)
+    const [m] = req.workloadNeeds.members
+    const bundle = { ...m, artifact: { kind: 'bundle' as const, sha256: 'ab'.repeat(32) } }
+    await h.bidRequest()(h.msg({ ...req, workloadNeeds: { members: [bundle] } }))
+    assert.deepEqual((h.sent.at(-1)!.payload as { reasons: string[] }).reasons, [
+      'no engine here runs a bundle',
+    ])
+    assert.equal(h.bids().length, 0)
+    assert.deepEqual(h.ledger.entries(), [])
   })
 
   it('declines a requester over its cap of the offer ("not now")', async () => {

@@ -9,12 +9,9 @@ import { contractedFor } from '../../../../dms/contracts/terms.js'
 import type { WorkloadMember } from '../../../../dms/workload/workload.js'
 import { contracted, contractedBefore, handlers } from './flow.js'
 import { forTerms, member, type ContainerInit } from '../../../helpers/workload.js'
+import { needsOf } from '../../../../dms/workload/needs.js'
 
 const MiB = 1024 * 1024
-const pod = [
-  { name: 'a', image: 'dms-test:1' },
-  { name: 'b', image: 'dms-test:1' },
-]
 const invokedMember = (name: string, more: Partial<ContainerInit> = {}) =>
   member(name, {
     image: 'dms-test:1',
@@ -27,7 +24,8 @@ const invokedMember = (name: string, more: Partial<ContainerInit> = {}) =>
 /** A pod's bid (0.5 cores, 64 MiB: two members' shares) locked and contracted, signing `members`. */
 async function podContracted(h: Harness, members: WorkloadMember[]) {
   const { lock, sign } = handlers(h)
-  await h.bidRequest()(h.msg({ ...h.request('pod-1', 0.5), members: pod }, h.requester, 'job/pod-1'))
+  const workloadNeeds = needsOf({ members: [invokedMember('a'), invokedMember('b')] })
+  await h.bidRequest()(h.msg({ ...h.request('pod-1', 0.5), workloadNeeds }, h.requester, 'job/pod-1'))
   const bid = h.bids().find((b) => b.jobId === 'pod-1')!
   await lock(h.msg({ jobId: bid.jobId, bidId: bid.bidId }))
   const contract = h.contract(bid, h.requester, { members })
