@@ -288,19 +288,9 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     // loaded requester selecting after several windows would find it lapsed (measured: the first
     // job of the 10-node benchmark failed NO_BIDS, 2 tries of 3, with 10 s after the window).
     const expiresAt = now + (init.bidTtlMs ?? 30_000)
+    const offered = { bidId, engine, image, asked, price, total, later, now, expiresAt }
     if (quote) {
-      const bid = signBid(d, req, {
-        bidId,
-        engine,
-        image,
-        asked,
-        price,
-        total,
-        later,
-        now,
-        expiresAt,
-        reserved: false,
-      })
+      const bid = signBid(d, req, { ...offered, reserved: false })
       d.log.debug({ jobId: req.jobId, total }, 'quote answered')
       await actor.send(msg.from, W.bid, { bid, approval: own }).catch(() => {})
       return
@@ -312,18 +302,7 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     } catch (err) {
       return decline(actor, msg, [(err as Error).message], own)
     }
-    const bid = signBid(d, req, {
-      bidId,
-      engine,
-      image,
-      asked,
-      price,
-      total,
-      later,
-      now,
-      expiresAt,
-      reserved: true,
-    })
+    const bid = signBid(d, req, { ...offered, reserved: true })
     // The credential and the funds proof are checked and not stored: the request is kept without them.
     const { approval: _credential, funds: _funds, ...request } = req
     const machine = await d.book.create({ bid, request, requester: msg.from, held, history: [] })
