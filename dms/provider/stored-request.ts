@@ -33,7 +33,10 @@ function needsOfV3(r: V3Request): WorkloadNeeds {
   const run = { command: ['-'], env: {} }
   if (r.members !== undefined && r.members.length > 0) {
     const share = { cpu: r.resources.cpu, memoryBytes: r.resources.memoryBytes }
-    return needsOf({ members: r.members.map((m) => memberOf({ ...m, ...run, ...share })) })
+    return needsOf(
+      { members: r.members.map((m) => memberOf({ ...m, ...run, ...share })) },
+      r.resources.diskBytes,
+    )
   }
   return needsOf({ members: [singleMemberOf(r.image, { ...run, network: r.network }, r.resources)] })
 }

@@ -1,9 +1,8 @@
 import { inputsProblem } from '../blobs/staging.js'
 import { SHA256_HEX } from '../blobs/store.js'
 import type { BidRequest, Invocation } from '../protocol/messages.js'
-import { needsProblem } from '../workload/needs.js'
+import { needsProblem, needsTotals } from '../workload/needs.js'
 import { cpuProblem, inputsSizeProblem } from '../workload/run-rules.js'
-import { workloadTotals } from '../workload/workload.js'
 import { resourcesProblem } from '../resources/math.js'
 
 const isInt = (v: unknown, min = 0) => typeof v === 'number' && Number.isSafeInteger(v) && v >= min
@@ -20,7 +19,7 @@ export function checkBidRequest(r: unknown): string | undefined {
   if (typeof q.jobId !== 'string' || q.jobId.length === 0 || q.jobId.length > 128) return 'jobId'
   const needs = needsProblem(q.workloadNeeds)
   if (needs !== undefined) return `workloadNeeds.${needs.field} ${needs.problem}`
-  const total = workloadTotals(q.workloadNeeds!)
+  const total = needsTotals(q.workloadNeeds!)
   // A CPU share below the executor's floor would be reserved as (almost) nothing and run unlimited.
   const bad = resourcesProblem(total) ?? cpuProblem(total.cpu)
   if (bad !== undefined) return `workloadNeeds: the members' resources add up wrong: ${bad}`

@@ -29,18 +29,37 @@ import {
  */
 export const memberNeedsSchema = Type.Omit(workloadMemberSchema, RUN_FIELDS as Array<keyof MemberRun>)
 
-/** The workload's needs: its members (1 for a plain job, 2..8 for a pod) without what they run with. */
+/**
+ * The workload's needs: its members (1 for a plain job, 2..8 for a pod) without what they run
+ * with, and a pod's shared disk (its /outputs and /pod), which no member has on its own: the pod's
+ * disk lives in the contract's resources, not in the workload, so without it here a provider would
+ * bid a pod no disk and the requester would refuse the bid. Absent for a plain job (its member's
+ * resources carry its disk) and for a pod that asks none.
+ */
 export const workloadNeedsSchema = Type.Object(
-  { members: Type.Array(memberNeedsSchema, { minItems: 1, maxItems: MAX_POD_MEMBERS }) },
+  {
+    members: Type.Array(memberNeedsSchema, { minItems: 1, maxItems: MAX_POD_MEMBERS }),
+    podDiskBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+  },
   { additionalProperties: false },
 )
 
 export type MemberNeeds = Static<typeof memberNeedsSchema>
 export type WorkloadNeeds = Static<typeof workloadNeedsSchema>
 
-/** The needs of a workload: each member without its run fields (command, env, working directory). */
-export function needsOf(w: Workload): WorkloadNeeds {
-  return { members: w.members.map(memberNeeds) }
+/**
+ * The needs of a workload: each member without its run fields (command, env, working directory),
+ * and for a pod its shared disk (`podDiskBytes`, left out when 0).
+ */
+export function needsOf(w: Workload, podDiskBytes = 0): WorkloadNeeds {
+  const members = w.members.map(memberNeeds)
+  return members.length > 1 && podDiskBytes > 0 ? { members, podDiskBytes } : { members }
+}
+
+/** What the needs ask in all: the members' resources added up, with a pod's shared disk. */
+export function needsTotals(n: WorkloadNeeds): ReturnType<typeof workloadTotals> {
+  const t = workloadTotals(n)
+  return { ...t, diskBytes: t.diskBytes + (n.podDiskBytes ?? 0) }
 }
 
 function memberNeeds(m: WorkloadMember): MemberNeeds {
@@ -72,7 +91,9 @@ export function needsProblem(n: unknown): WorkloadProblem | undefined {
         problem: 'is not a whole number below 2^53',
       }
   }
-  const t = workloadTotals(needs)
+  if (needs.podDiskBytes !== undefined && needs.members.length < 2)
+    return { field: 'podDiskBytes', problem: "is a pod's: a plain job's disk is its member's" }
+  const t = needsTotals(needs)
   if (!Number.isSafeInteger(t.memoryBytes))
     return { field: 'members', problem: 'memoryBytes add up past 2^53' }
   if (!Number.isSafeInteger(t.diskBytes)) return { field: 'members', problem: 'diskBytes add up past 2^53' }

@@ -197,7 +197,10 @@ async function ask(
   const req: BidRequest = {
     jobId: job.id,
     // What each provider judges before bidding; command, env and workdir stay with the winner.
-    workloadNeeds: needsOf(workloadOfJob(job.spec)),
+    workloadNeeds: needsOf(
+      workloadOfJob(job.spec),
+      job.spec.members !== undefined ? job.spec.resources.diskBytes : 0,
+    ),
     maxDurationSeconds: job.spec.maxDurationSeconds,
     maxPrice: job.spec.maxPrice,
     deadline,

@@ -22,7 +22,13 @@ import type { PriceTerms } from '../../pricing/terms.js'
 import type { BidMessage, BidRequest, Decline } from '../../protocol/messages.js'
 import type { ResourceLedger } from '../../resources/ledger.js'
 import type { MachineInfo, Resources } from '../../resources/types.js'
-import { imageOfNeeds, imagesOfNeeds, needsNetwork, type WorkloadNeeds } from '../../workload/needs.js'
+import {
+  imageOfNeeds,
+  imagesOfNeeds,
+  needsNetwork,
+  needsTotals,
+  type WorkloadNeeds,
+} from '../../workload/needs.js'
 import { workloadTotals } from '../../workload/workload.js'
 import type { BidBook } from '../bid-book.js'
 import { acceptJob, compareCapability, declineKind, imageAllowed, type Comparator } from '../capability.js'
@@ -170,9 +176,9 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     if (msg.via !== 'gossip' && d.gate.judge(msg) !== undefined) return
     const req = msg.payload
     const needs = req.workloadNeeds
-    // The bid names the first member's image and the members' resources added up.
+    // The bid names the first member's image and the members' resources added up (a pod's disk too).
     const image = imageOfNeeds(needs)
-    const asked = workloadTotals(needs)
+    const asked = needsTotals(needs)
     const pod = needs.members.length > 1
     const now = d.clock.now()
     // Without its own credential this provider's bids would be ignored: it stays silent too.

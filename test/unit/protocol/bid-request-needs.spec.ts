@@ -11,7 +11,7 @@ import * as P from '../../../proto/dms.js'
 import { W, dmsCodecs } from '../../../dms/protocol/behaviours.js'
 import type { BidRequest } from '../../../dms/protocol/messages.js'
 import { DOC_BYTES } from '../../../dms/protocol/shapes.js'
-import { needsOf, type WorkloadNeeds } from '../../../dms/workload/needs.js'
+import { needsOf, needsTotals, type WorkloadNeeds } from '../../../dms/workload/needs.js'
 import type { WorkloadMember } from '../../../dms/workload/workload.js'
 
 const MiB = 1024 * 1024
@@ -129,5 +129,25 @@ describe('protocol: the bid request carries the workload needs', () => {
     const huge = (name: string) => ({ ...m, name, resources: { cpu: 1, memoryBytes: 2 ** 52 } })
     refused({ members: [huge('a'), huge('b'), huge('c')] }, /members memoryBytes add up past 2\^53/)
     refused(res({ diskBytes: 1e300 }), /diskBytes add up past 2\^53/)
+  })
+
+  it("carries a pod's shared disk, which no member has on its own; refuses it on a plain job and out of bounds", () => {
+    const pod = needsOf({ members: [secretMember('a'), secretMember('b')] }, 16 * MiB)
+    assert.equal(pod.podDiskBytes, 16 * MiB)
+    assert.deepEqual(
+      needsTotals(decode(encode(request(pod))).workloadNeeds).diskBytes,
+      16 * MiB + 2 * 8 * MiB,
+    )
+    assert.equal(needsOf({ members: [secretMember('a'), secretMember('b')] }).podDiskBytes, undefined)
+    assert.equal(needsOf({ members: [secretMember('a')] }, 16 * MiB).podDiskBytes, undefined)
+    const [m] = needsOf({ members: [secretMember('a')] }).members
+    const refused = (needs: unknown, field: RegExp) =>
+      assert.throws(() => decode(hostile(needs)), { reason: 'bad_shape', message: field })
+    refused({ members: [m], podDiskBytes: MiB }, /podDiskBytes is a pod's/)
+    const two = [m, { ...m, name: 'b' }]
+    refused({ members: two, podDiskBytes: 0 }, /podDiskBytes/)
+    refused({ members: two, podDiskBytes: 1.5 }, /podDiskBytes/)
+    refused({ members: two, podDiskBytes: 2 ** 60 }, /podDiskBytes/)
+    refused({ members: two, podDiskBytes: Number.MAX_SAFE_INTEGER }, /diskBytes add up past 2\^53/)
   })
 })

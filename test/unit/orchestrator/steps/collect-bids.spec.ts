@@ -73,6 +73,33 @@ describe('orchestrator/steps/collect-bids', () => {
     assert.doesNotMatch(JSON.stringify(req), /sk-live-secret|TOKEN|curl|\/srv\/private/)
   })
 
+  it("asks for a pod's shared disk beside its members' needs (the contract's disk; no member has one)", async () => {
+    const f = stepDeps()
+    f.transport.subscribers = [p1.peer]
+    f.actor.onPublish = (req: BidRequest) => f.session.addBid(signedBid(p1, req.jobId), from(p1))
+    const job = jobRecord()
+    const member = (name: string) => ({
+      name,
+      image: 'dms-test:1',
+      command: ['true'],
+      env: {},
+      cpu: 0.5,
+      memoryBytes: 64 * 1024 * 1024,
+    })
+    job.spec = {
+      ...job.spec,
+      members: [member('a'), member('b')],
+      resources: { cpu: 1, memoryBytes: 128 * 1024 * 1024, diskBytes: 16 * 1024 * 1024, gpus: 0 },
+    }
+    await collectBidsStep(f.deps)(job, never())
+    const req = f.actor.sent[0].payload as BidRequest
+    assert.deepEqual(
+      req.workloadNeeds.members.map((m) => m.name),
+      ['a', 'b'],
+    )
+    assert.equal(req.workloadNeeds.podDiskBytes, 16 * 1024 * 1024)
+  })
+
   it('a window with a bid closes once the stragglers had their time (not at its deadline)', async () => {
     const f = stepDeps()
     f.transport.subscribers = [p1.peer, p2.peer]
