@@ -10,7 +10,7 @@ import { CID } from 'multiformats/cid'
 import * as raw from 'multiformats/codecs/raw'
 import { sha256 } from 'multiformats/hashes/sha2'
 import type { Logger } from 'pino'
-import type { Clock } from '../../actors/clock.js'
+import { timeoutSignal, type Clock } from '../../actors/clock.js'
 import type { PeerIdStr } from './dial-keeper.js'
 
 /** `network.dht` (specs/config.md). */
@@ -111,30 +111,42 @@ export class Rendezvous {
     await this.round
   }
 
-  /** One announce + lookup round now (also what the timer runs). */
+  /**
+   * One announce + lookup round now (also what the timer runs). It ends by its deadline (the
+   * interval, at least 5 s, on the injected clock) even if the DHT ignores the abort: a round that
+   * hung would stop every later one, and the node would never find a provider again.
+   */
   async lookup(): Promise<void> {
     const key = await providersKey()
-    const signal = AbortSignal.any([this.ac.signal, AbortSignal.timeout(Math.max(5000, this.interval))])
+    const signal = timeoutSignal(Math.max(5000, this.interval), {
+      clock: this.c.clock,
+      signal: this.ac.signal,
+    })
     if (this.init.announce)
-      await this.c.host.provide(key, signal).catch((err: unknown) => {
+      await untilAborted(this.c.host.provide(key, signal), signal).catch((err: unknown) => {
         this.c.log?.debug({ err: (err as Error).message }, 'announcing as a provider on the DHT failed')
       })
     let dialled = 0
+    const found = this.c.host.findProviders(key, signal)[Symbol.asyncIterator]()
     try {
-      for await (const p of this.c.host.findProviders(key, signal)) {
+      for (;;) {
+        const next = await untilAborted(found.next(), signal)
+        if (next.done === true) break
+        const p = next.value
         if (p.id === this.c.host.self) continue
         if (this.c.host.connected(p.id)) {
           this.emit({ peer: p.id, ok: true, dialled: false })
           continue
         }
         if (dialled++ >= this.maxDials) continue
-        await this.c.host.dial(p.id, p.addrs, signal).then(
+        await untilAborted(this.c.host.dial(p.id, p.addrs, signal), signal).then(
           () => this.emit({ peer: p.id, ok: true, dialled: true }),
           (err: unknown) =>
             this.emit({ peer: p.id, ok: false, dialled: true, error: (err as Error).message }),
         )
       }
     } catch (err) {
+      void found.return?.().catch(() => {})
       if (!this.ac.signal.aborted)
         this.c.log?.debug({ err: (err as Error).message }, 'looking up providers on the DHT failed')
     }
@@ -156,4 +168,26 @@ export class Rendezvous {
     }
     for (const fn of [...this.listeners]) fn(e)
   }
+}
+
+/** `p`, or the signal's reason once it aborts, whichever comes first (`p` is left to settle alone). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    p.catch(() => {})
+    return Promise.reject(signal.reason as Error)
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error)
+    signal.addEventListener('abort', onAbort, { once: true })
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(v)
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(err instanceof Error ? err : new Error(String(err)))
+      },
+    )
+  })
 }

@@ -66,4 +66,41 @@ describe('Rendezvous', () => {
     assert.deepEqual(calls.dials, ['a', 'b'])
     await r.stop()
   })
+
+  it('a round the DHT never answers (abort ignored) ends by its deadline, and the next round finds the provider', async () => {
+    const clock = new ManualClock()
+    const { host, calls } = fakeHost(['p1'], new Set())
+    const never = new Promise<never>(() => {})
+    let hang = true
+    host.provide = () => {
+      calls.provide++
+      return hang ? never : Promise.resolve()
+    }
+    const r = new Rendezvous({ host, clock }, { announce: true, lookupIntervalMs: 2000 })
+    const found: string[] = []
+    r.onFound((e) => found.push(e.peer))
+    r.start()
+    await clock.advanceAsync(1000)
+    assert.deepEqual([calls.provide, calls.find], [1, 0], 'the announce hangs')
+    hang = false
+    await clock.advanceAsync(5000)
+    assert.equal(calls.find, 1, 'the hung round gave up at 5 s and went on to its lookup')
+    await clock.advanceAsync(2000)
+    assert.equal(calls.provide, 2, 'and the next round came')
+    assert.deepEqual(found, ['p1'])
+
+    // A lookup whose iterator never yields is given up the same way.
+    const stalled = fakeHost([], new Set())
+    stalled.host.findProviders = async function* () {
+      stalled.calls.find++
+      yield await never
+    }
+    const q = new Rendezvous({ host: stalled.host, clock }, { announce: false, lookupIntervalMs: 2000 })
+    q.start()
+    await clock.advanceAsync(1000)
+    await clock.advanceAsync(5000)
+    await clock.advanceAsync(2000)
+    assert.equal(stalled.calls.find, 2, 'a second lookup after the stalled one')
+    await Promise.all([r.stop(), q.stop()])
+  })
 })
