@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes a Docker engine available on this machine, then returns.
-# On Debian/Ubuntu as root: installs docker.io (and busybox-static for the test image) if missing,
+# On Debian/Ubuntu as root: installs what is missing (docker.io, docker-cli where the distribution
+# splits the command out as Debian 13 does, busybox-static for the test image: docker-packages.sh),
 # starts dockerd in the background if it is not answering, and waits for the socket.
 # Elsewhere: says what to do and exits non-zero.
 # Idempotent: running it again with an engine already up does nothing but check.
@@ -31,15 +32,21 @@ if [ "$(id -u)" != 0 ]; then
   exit 1
 fi
 
-need=()
-command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
-command -v docker >/dev/null 2>&1 || need+=(docker.io)
-dpkg -s busybox-static >/dev/null 2>&1 || need+=(busybox-static) # the test image is built from it
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export DEBIAN_FRONTEND=noninteractive
+mapfile -t need < <(bash "$HERE/docker-packages.sh")
 if [ ${#need[@]} -gt 0 ]; then
-  say "installing: ${need[*]} (apt-get)"
-  export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >/dev/null
+  # Asked again after the update: on a fresh system the lists are empty and docker-cli unknown.
+  mapfile -t need < <(bash "$HERE/docker-packages.sh")
+  say "installing: ${need[*]} (apt-get)"
   apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+if ! command -v docker >/dev/null 2>&1; then
+  say "no docker command after installing ${need[*]:-nothing}: the engine may be up, but this script and"
+  say "the tests drive it with the docker CLI. Install the package holding /usr/bin/docker (Debian 13:"
+  say "apt-get install docker-cli) and run this again."
+  exit 1
 fi
 
 if ! engine_up; then
@@ -56,7 +63,13 @@ if ! engine_up; then
 fi
 
 if ! engine_up; then
-  say "dockerd did not answer within ${WAIT_S}s; last lines of $LOG:"
+  if pgrep -x dockerd >/dev/null; then
+    say "dockerd is running but 'docker version' got no answer from $SOCK within ${WAIT_S}s:"
+    docker version 2>&1 | tail -n 3 >&2 || true
+  else
+    say "dockerd is not running (it exited, or never started)."
+  fi
+  say "last lines of $LOG:"
   tail -n 20 "$LOG" >&2 || true
   exit 1
 fi
