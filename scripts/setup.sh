@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Sets up everything DMS needs on this machine, idempotently:
-# Node.js check, npm dependencies, the build, a running Docker engine, and the local test image.
-# On a fresh Debian machine run it as root (it installs docker.io, busybox-static and chromium
-# with apt-get; chromium is the browser of the dashboard's tests, test/e2e/dashboard.spec.ts).
+# Node.js check, npm dependencies, the build (skipped when dist/ is newer than every input), a
+# running Docker engine, and the local test image. On a fresh Debian machine run it as root (it
+# installs docker.io, docker-cli where needed and busybox-static with apt-get).
+# DMS_SETUP_BROWSER=1 (scripts/test.sh) also installs chromium, the browser of the dashboard's
+# tests (test/e2e/dashboard.spec.ts): about 380 MB the demo does not need.
+# DMS_REBUILD=1 builds even when dist/ looks up to date.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,8 +26,7 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   say "installing npm dependencies (npm ci)"
   npm ci --no-audit --no-fund --loglevel=error
 fi
-say "building (tsc)"
-npm run -s build
+bash scripts/build-if-stale.sh
 
 # `dms` on the PATH: npm's global bin links to this checkout (a later build is picked up). An
 # existing `dms` elsewhere is left alone; DMS_SETUP_LINK=0 skips this (the tests do not need it).
@@ -38,6 +40,6 @@ elif [ "$(readlink -f "$(command -v dms)")" != "$(readlink -f bin/dms.js)" ]; th
 fi
 
 bash scripts/docker-bootstrap.sh
-bash scripts/chromium-bootstrap.sh
+if [ "${DMS_SETUP_BROWSER:-0}" = 1 ]; then bash scripts/chromium-bootstrap.sh; fi
 bash scripts/build-test-image.sh
 say "ready"
