@@ -22,7 +22,15 @@ if [ "$major" -lt 20 ]; then
   exit 1
 fi
 
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+if [ -L node_modules ]; then
+  # Shared with another checkout (a git worktree): npm ci here would empty the folder it links
+  # to under every checkout using it, and a fresh checkout's lock file always looks newer.
+  if [ package-lock.json -nt node_modules/.package-lock.json ] &&
+    ! cmp -s package-lock.json "$(readlink -f node_modules)/../package-lock.json"; then
+    say "node_modules links to $(readlink -f node_modules), installed from another package-lock.json:"
+    say "not reinstalling through the link; run npm ci in that checkout if the dependencies changed."
+  fi
+elif [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm dependencies (npm ci)"
   npm ci --no-audit --no-fund --loglevel=error
 fi
