@@ -18,6 +18,7 @@ import type { ProviderInit } from './provider/provider.js'
 import type { Prices } from './resources/types.js'
 import { CURRENCY, MAX_PRICE, TIME_UNIT_MS, type PriceTerms, type TimeUnit } from './pricing/terms.js'
 import { StringEnum, strictObject as obj, typed } from './schema.js'
+import { LOG_DRIVERS, MAX_ULIMITS, ULIMIT_NAMES } from './executor/docker/engine-profile.js'
 
 /** Log levels accepted by `log.level` and `DMS_LOG_LEVEL`. */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const
@@ -256,6 +257,25 @@ export const providerSchema = obj({
       registries: opt(
         typed<NonNullable<NonNullable<ProviderInit['images']>['registries']>>()(
           Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 256 }),
+        ),
+      ),
+      /**
+       * The log driver the engine keeps each container's output with (specs/executor.md,
+       * "Docker-API engines"); podman refuses `local`: `k8s-file` there. @default "local"
+       */
+      logDriver: opt(StringEnum(LOG_DRIVERS)),
+      /**
+       * Resource limits set in every container, e.g. `[{ "name": "nofile", "soft": 1024, "hard": 1024 }]`
+       * for an engine whose defaults exceed the host's. @default [] (the engine's defaults)
+       */
+      ulimits: opt(
+        Type.Array(
+          obj({
+            name: StringEnum(ULIMIT_NAMES),
+            soft: Type.Integer({ minimum: -1, maximum: Number.MAX_SAFE_INTEGER }),
+            hard: Type.Integer({ minimum: -1, maximum: Number.MAX_SAFE_INTEGER }),
+          }),
+          { maxItems: MAX_ULIMITS },
         ),
       ),
     }),

@@ -44,6 +44,8 @@ async function executorOf(c: Components & { peerId: string; archiveDir: string }
       socketPath: p?.docker?.socketPath,
       pullImages: p?.docker?.pullImages,
       diskQuota: p?.docker?.diskQuota,
+      logDriver: p?.docker?.logDriver,
+      ulimits: p?.docker?.ulimits,
       workDir: join(cfg.dataDir, 'work'),
       // Archives are written next to the blob store, so publishing one is a rename.
       archiveDir: c.archiveDir,

@@ -5,6 +5,7 @@ import { workloadProblem } from '../../workload/check.js'
 import { imageRefProblem } from '../../workload/image-ref.js'
 import type { WorkloadMember } from '../../workload/workload.js'
 import { startCpuLimit } from './cpu-limit.js'
+import { engineUlimits, logConfig, type LogDriver, type Ulimit } from './engine-profile.js'
 
 /** Where the container sees its output folder. */
 export const OUTPUTS_TARGET = '/outputs'
@@ -25,6 +26,10 @@ export interface ContainerSettings {
   outputsDir: string
   /** Cap on the bytes the engine keeps of the container's output (for replay after a restart). */
   maxLogBytes: number
+  /** The engine's log driver for that copy (engine-profile.ts). @default 'local' */
+  logDriver?: LogDriver
+  /** Resource limits set in the container; none leaves the engine's defaults. @default [] */
+  ulimits?: readonly Ulimit[]
   /** A pod member: its name (in the container's name and `<prefix>.member` label). */
   member?: string
   /** A pod member: the host folder bind-mounted read-write at /pod, shared by the members. */
@@ -158,16 +163,12 @@ export function createOptions(
             ],
           }
         : {}),
-      // Output is read live through attach; the engine keeps a capped copy (its `local` driver,
-      // one file) only so that a restarted provider can replay it when it re-attaches.
-      LogConfig: {
-        Type: 'local',
-        Config: {
-          'max-size': String(Math.max(1024 * 1024, 2 * settings.maxLogBytes)),
-          'max-file': '1',
-          compress: 'false',
-        },
-      },
+      // Output is read live through attach; the engine keeps a capped copy (Docker's `local`
+      // driver, one file) only so that a restarted provider can replay it when it re-attaches.
+      LogConfig: logConfig(settings.logDriver ?? 'local', settings.maxLogBytes),
+      ...(settings.ulimits !== undefined && settings.ulimits.length > 0
+        ? { Ulimits: engineUlimits(settings.ulimits) }
+        : {}),
       AutoRemove: false,
       RestartPolicy: { Name: 'no' },
     },

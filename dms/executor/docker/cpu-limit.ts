@@ -71,11 +71,29 @@ export async function tightenCpu(container: Docker.Container, cpu: number, log: 
   try {
     await container.update(running)
   } catch (err) {
-    // Gone or stopped already (a short job): nothing left to tighten.
-    if (dockerStatus(err) === 404) return
+    if (dockerStatus(err) === 404) {
+      // Gone already (a short job): nothing left to tighten. But an engine without the update
+      // endpoint (podman's Docker API) answers 404 for a container that is there: say so.
+      if (!(await stillThere(container))) return
+      log.warn(
+        { err: dockerMessage(err), containerId: container.id },
+        'the engine has no container update (404 for a container it holds): the start period stays (the same share)',
+      )
+      return
+    }
     log.warn(
       { err: dockerMessage(err), containerId: container.id },
       'could not set the running CPU period: the start period stays (the same share)',
     )
+  }
+}
+
+/** Whether the engine still holds `container` (any answer but its inspect is taken as gone). */
+async function stillThere(container: Docker.Container): Promise<boolean> {
+  try {
+    await container.inspect()
+    return true
+  } catch {
+    return false
   }
 }

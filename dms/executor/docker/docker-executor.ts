@@ -11,6 +11,7 @@ import {
 import type { AllocationId, ExecutionEvent, ExecutionResult, ExecutionSpec, RunOptions } from '../executor.js'
 import type { ArtifactRef, Engine, EngineCapabilities, EngineRun } from '../engine.js'
 import { stillStarting, tightenCpu } from './cpu-limit.js'
+import { LOG_DRIVERS, ulimitsProblem, type LogDriver, type Ulimit } from './engine-profile.js'
 import {
   ALLOCATION_ID,
   checkImage,
@@ -63,6 +64,8 @@ export class DockerExecutor implements Engine {
   private readonly diskQuota: boolean
   private readonly pullImages: boolean
   private readonly owner: string
+  private readonly logDriver: LogDriver
+  private readonly ulimits: readonly Ulimit[]
   private readonly active = new Set<AllocationId>()
 
   constructor(components: DockerExecutorComponents, init: DockerExecutorInit) {
@@ -88,6 +91,13 @@ export class DockerExecutor implements Engine {
     })
     this.pullImages = init.pullImages ?? false
     this.owner = init.owner ?? 'local'
+    this.logDriver = init.logDriver ?? 'local'
+    if (!(LOG_DRIVERS as readonly string[]).includes(this.logDriver)) {
+      throw new Error(`DockerExecutor logDriver must be one of ${LOG_DRIVERS.join(', ')}`)
+    }
+    this.ulimits = init.ulimits ?? []
+    const ulimits = ulimitsProblem(this.ulimits)
+    if (ulimits !== undefined) throw new Error(`DockerExecutor ulimits: ${ulimits}`)
     if (!this.diskQuota) {
       this.log.warn(
         'disk quotas are off (not root, or docker.diskQuota is false): a job can fill the host disk ' +
@@ -233,6 +243,8 @@ export class DockerExecutor implements Engine {
         labelPrefix: this.labelPrefix,
         owner: this.owner,
         maxLogBytes: this.maxLogBytes,
+        logDriver: this.logDriver,
+        ulimits: this.ulimits,
       },
       statsIntervalMs: this.statsIntervalMs,
       limits: { maxBytes: this.maxOutputBytes, maxFiles: this.maxOutputFiles },
@@ -380,6 +392,8 @@ export class DockerExecutor implements Engine {
       owner: this.owner,
       outputsDir,
       maxLogBytes: this.maxLogBytes,
+      logDriver: this.logDriver,
+      ulimits: this.ulimits,
     })
     try {
       return await this.engine(() => this.docker.createContainer(opts))

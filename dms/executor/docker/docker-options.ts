@@ -1,6 +1,7 @@
 /** What a DockerExecutor is built from: its components (injected) and its options (config). */
 import type { Clock } from '../../../actors/clock.js'
 import type { Logger } from 'pino'
+import type { LogDriver, Ulimit } from './engine-profile.js'
 
 export interface DockerExecutorComponents {
   log: Logger
@@ -47,4 +48,15 @@ export interface DockerExecutorInit {
    * @default 'local'
    */
   owner?: string
+  /**
+   * The log driver the engine keeps each container's output with (for replay on re-attach).
+   * Podman's Docker API refuses `local`: use `k8s-file` or `json-file` there.
+   * @default 'local'
+   */
+  logDriver?: LogDriver
+  /**
+   * Resource limits set in every container (e.g. `nofile`), for an engine whose defaults exceed
+   * what the host allows. @default [] (the engine's defaults)
+   */
+  ulimits?: Ulimit[]
 }

@@ -33,6 +33,36 @@ export function classifyExit(facts: ExitFacts): { status: ExecutionStatus; reaso
   return { status: 'completed' }
 }
 
+/** The share of its memory limit at which a SIGKILLed container is taken as out of memory. */
+export const OOM_PEAK_SHARE = 0.9
+
+export interface MemoryFacts {
+  /** The engine's State.OOMKilled. */
+  engineSaid: boolean
+  exitCode: number
+  /** Whether this process killed the container (then 137 is ours). */
+  killedByUs: boolean
+  /** The highest memory use sampled (cgroup v1: the cgroup's own high-water mark). 0: none seen. */
+  peakMemoryBytes: number
+  /** The container's memory limit; 0: none. */
+  memoryLimitBytes: number
+}
+
+/**
+ * Whether the memory limit ended the run. Docker says so (OOMKilled); podman leaves OOMKilled
+ * false and reports only exit code 137 (SIGKILL), so a SIGKILL that nobody here sent, with memory
+ * seen at the limit, is taken as the kernel's OOM kill.
+ */
+export function outOfMemory(f: MemoryFacts): boolean {
+  if (f.engineSaid) return true
+  return (
+    f.exitCode === 137 &&
+    !f.killedByUs &&
+    f.memoryLimitBytes > 0 &&
+    f.peakMemoryBytes >= OOM_PEAK_SHARE * f.memoryLimitBytes
+  )
+}
+
 /**
  * Seconds from start to exit as the engine recorded them (State.StartedAt/FinishedAt, nanosecond
  * timestamps); `measured` (from this side of the socket) when those are missing.

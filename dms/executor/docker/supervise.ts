@@ -9,7 +9,7 @@ import type { Logger } from 'pino'
 import type { ExecutionEvent, ResourceUsage } from '../executor.js'
 import { dockerMessage } from './docker-errors.js'
 import { captureOutput } from './log-capture.js'
-import { wallSeconds, type StopReason } from './outcome.js'
+import { outOfMemory, wallSeconds, type StopReason } from './outcome.js'
 import { StatsSampler } from './stats-sampler.js'
 
 /** How long to wait for the output stream to drain once the container has exited. */
@@ -94,19 +94,23 @@ export function supervise(container: Docker.Container, init: SuperviseInit): Sup
       stderr.flushText()
       const wasKilled = await killed
       // The run happened whatever the engine says next: without its record, our own clock counts.
-      const state: Partial<Docker.ContainerInspectInfo['State']> = await container
-        .inspect()
-        .then((i) => i.State)
-        .catch((err: unknown) => {
-          log.warn({ err: dockerMessage(err) }, 'could not inspect the exited container')
-          return {}
-        })
+      const info: Partial<Docker.ContainerInspectInfo> = await container.inspect().catch((err: unknown) => {
+        log.warn({ err: dockerMessage(err) }, 'could not inspect the exited container')
+        return {}
+      })
+      const state: Partial<Docker.ContainerInspectInfo['State']> = info.State ?? {}
       emit({ type: 'exited', exitCode })
       return {
         exitCode,
         stopRequested: requested,
         killed: wasKilled,
-        oomKilled: state.OOMKilled === true,
+        oomKilled: outOfMemory({
+          engineSaid: state.OOMKilled === true,
+          exitCode,
+          killedByUs: wasKilled,
+          peakMemoryBytes: sampled.peakMemoryBytes,
+          memoryLimitBytes: info.HostConfig?.Memory ?? 0,
+        }),
         usage: {
           wallSeconds: wallSeconds(state, measuredWall),
           cpuSeconds: sampled.cpuSeconds,

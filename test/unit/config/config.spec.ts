@@ -14,6 +14,26 @@ function refused(file: unknown, env: Record<string, string> = {}): ConfigError {
 }
 
 describe('node config: schema and DMS_* overrides', () => {
+  it("takes a Docker-API engine's log driver and ulimits, and refuses others", () => {
+    const docker = (d: unknown) => ({ dataDir: 'd', provider: { contractDb: CDB, docker: d } })
+    const ok = loadNodeConfig(
+      docker({ logDriver: 'k8s-file', ulimits: [{ name: 'nofile', soft: 1024, hard: 1024 }] }),
+      {},
+      'c',
+    )
+    assert.equal(ok.provider?.docker?.logDriver, 'k8s-file')
+    assert.deepEqual(ok.provider?.docker?.ulimits, [{ name: 'nofile', soft: 1024, hard: 1024 }])
+    assert.equal(refused(docker({ logDriver: 'syslog' })).field, 'provider.docker.logDriver')
+    assert.match(
+      refused(docker({ ulimits: [{ name: 'nofiles', soft: 1, hard: 1 }] })).field,
+      /provider\.docker\.ulimits/,
+    )
+    assert.match(
+      refused(docker({ ulimits: [{ name: 'nofile', soft: -5, hard: 1 }] })).field,
+      /provider\.docker\.ulimits/,
+    )
+  })
+
   it('accepts a full provider + requester config unchanged', () => {
     const file = {
       dataDir: '/var/lib/dms',

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { createOptions, tmpSizeBytes, validateSpec } from '../../../dms/executor/docker/container-config.js'
 import type { ExecutionSpec } from '../../../dms/executor/executor.js'
+import { ulimitsProblem, type Ulimit } from '../../../dms/executor/docker/engine-profile.js'
 import { containerSpec, type ContainerSpecInit } from '../../helpers/workload.js'
 
 const MiB = 1024 * 1024
@@ -57,6 +58,48 @@ describe('container-config', function () {
     const log = create(base).HostConfig?.LogConfig
     assert.equal(log?.Type, 'local')
     assert.deepEqual(log?.Config, { 'max-size': String(2 * MiB), 'max-file': '1', compress: 'false' })
+  })
+
+  it("uses the engine's log driver and ulimits when given (podman refuses `local`), none by default", function () {
+    assert.equal(create(base).HostConfig?.Ulimits, undefined, "Docker's: the engine's default ulimits")
+    const podman = create(base, {
+      ...settings,
+      logDriver: 'k8s-file',
+      ulimits: [{ name: 'nofile', soft: 1024, hard: 4096 }],
+    }).HostConfig
+    assert.deepEqual(podman?.LogConfig, { Type: 'k8s-file', Config: { 'max-size': String(2 * MiB) } })
+    assert.deepEqual(podman?.Ulimits, [{ Name: 'nofile', Soft: 1024, Hard: 4096 }])
+    assert.deepEqual(create(base, { ...settings, logDriver: 'none' }).HostConfig?.LogConfig, {
+      Type: 'none',
+      Config: {},
+    })
+  })
+
+  it('refuses ulimits an engine would choke on or a typo would weaken', function () {
+    assert.equal(
+      ulimitsProblem([
+        { name: 'nofile', soft: 64, hard: 64 },
+        { name: 'core', soft: 0, hard: -1 },
+      ]),
+      undefined,
+    )
+    const bad = (u: unknown[]) => ulimitsProblem(u as Ulimit[])
+    assert.match(bad([{ name: 'nofiles', soft: 1, hard: 1 }]) ?? '', /unknown ulimit "nofiles"/)
+    assert.match(
+      bad([
+        { name: 'nofile', soft: 1, hard: 1 },
+        { name: 'nofile', soft: 2, hard: 2 },
+      ]) ?? '',
+      /twice/,
+    )
+    assert.match(bad([{ name: 'nofile', soft: 8, hard: 4 }]) ?? '', /soft above hard/)
+    assert.match(bad([{ name: 'nofile', soft: -1, hard: 4 }]) ?? '', /soft above hard/)
+    assert.match(bad([{ name: 'nofile', soft: 1.5, hard: 4 }]) ?? '', /not -1 or a non-negative integer/)
+    assert.match(bad([{ name: 'nofile', soft: -2, hard: 4 }]) ?? '', /not -1/)
+    assert.match(
+      bad(Array.from({ length: 16 }, () => ({ name: 'core', soft: 0, hard: 0 }))) ?? '',
+      /at most 15/,
+    )
   })
 
   it('rejects bad disk and GPU amounts', function () {

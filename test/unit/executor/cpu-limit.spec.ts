@@ -10,12 +10,18 @@ import {
   tightenCpu,
 } from '../../../dms/executor/docker/cpu-limit.js'
 import { silentLogger } from '../../../dms/log.js'
+import { pino } from 'pino'
 
-/** A container whose only call is `update`, recording what it was asked (a mock: no engine). */
-function mockContainer(fail?: { statusCode: number }) {
+/**
+ * A container whose calls are `update`, recording what it was asked, and `inspect` (a mock: no
+ * engine; test/e2e/executor/engine-profile.spec.ts has the real engine's 404).
+ */
+function mockContainer(fail?: { statusCode: number }, exists = false) {
   const updates: unknown[] = []
   const container = {
     id: 'c1',
+    inspect: () =>
+      exists ? Promise.resolve({}) : Promise.reject(Object.assign(new Error('gone'), { statusCode: 404 })),
     update: (opts: unknown) => {
       updates.push(opts)
       return fail === undefined ? Promise.resolve({}) : Promise.reject(Object.assign(new Error('x'), fail))
@@ -57,6 +63,16 @@ describe('executor CPU limit (cpu-limit.ts)', function () {
   it('never throws: a container already gone, or an engine that refuses, keeps the start limit', async function () {
     await tightenCpu(mockContainer({ statusCode: 404 }).container, 0.1, silentLogger)
     await tightenCpu(mockContainer({ statusCode: 500 }).container, 0.1, silentLogger)
+  })
+
+  it('logs an engine without the update endpoint (404 for a container it still holds), not one already gone', async function () {
+    const warned: string[] = []
+    const log = pino({ level: 'warn' }, { write: (line: string) => warned.push(line) })
+    await tightenCpu(mockContainer({ statusCode: 404 }).container, 0.1, log)
+    assert.deepEqual(warned, [], 'a container already gone is not worth a warning')
+    await tightenCpu(mockContainer({ statusCode: 404 }, true).container, 0.1, log)
+    assert.equal(warned.length, 1)
+    assert.match(warned[0], /the engine has no container update/)
   })
 
   it('at re-attach, tightens only a running container that still has a start period', function () {
