@@ -11,6 +11,7 @@ import {
 import type { AllocationId, ExecutionEvent, ExecutionResult, ExecutionSpec, RunOptions } from '../executor.js'
 import type { ArtifactRef, Engine, EngineCapabilities, EngineRun } from '../engine.js'
 import { stillStarting, tightenCpu } from './cpu-limit.js'
+import { EngineSelfCheckError, selfCheck } from './self-check.js'
 import { LOG_DRIVERS, ulimitsProblem, type LogDriver, type Ulimit } from './engine-profile.js'
 import {
   ALLOCATION_ID,
@@ -67,6 +68,9 @@ export class DockerExecutor implements Engine {
   private readonly logDriver: LogDriver
   private readonly ulimits: readonly Ulimit[]
   private readonly active = new Set<AllocationId>()
+  private readonly workDir: string
+  /** The engine self-check, once it passed or the engine refused (self-check.ts). */
+  private checked: Promise<void> | undefined
 
   constructor(components: DockerExecutorComponents, init: DockerExecutorInit) {
     // A modem that never follows the engine's redirects off the socket (guarded-modem.ts).
@@ -89,6 +93,7 @@ export class DockerExecutor implements Engine {
       user: this.user,
       diskQuota: this.diskQuota,
     })
+    this.workDir = init.workDir
     this.pullImages = init.pullImages ?? false
     this.owner = init.owner ?? 'local'
     this.logDriver = init.logDriver ?? 'local'
@@ -118,9 +123,49 @@ export class DockerExecutor implements Engine {
     }
     try {
       const version = await this.engine(() => this.docker.version())
+      const refused = await this.selfCheck()
+      if (refused !== undefined) return { ...can, available: false, version: version.Version, why: refused }
       return { ...can, available: true, version: version.Version }
     } catch (err) {
       return { ...can, available: false, why: err instanceof Error ? err.message : String(err) }
+    }
+  }
+
+  /**
+   * Why the engine cannot run a hardened container (self-check.ts), or undefined when it can.
+   * Checked once: a refusal stands until the provider restarts (its config or engine changed);
+   * an engine that did not answer is asked again next time (rejects).
+   */
+  private async selfCheck(): Promise<string | undefined> {
+    this.checked ??= this.engine(() =>
+      selfCheck(
+        this.docker,
+        {
+          user: this.user,
+          labelPrefix: this.labelPrefix,
+          owner: this.owner,
+          maxLogBytes: this.maxLogBytes,
+          logDriver: this.logDriver,
+          ulimits: this.ulimits,
+        },
+        join(this.workDir, 'self-check'),
+      ),
+    ).then(
+      () => undefined,
+      (err: unknown) => {
+        if (err instanceof EngineSelfCheckError) {
+          this.log.error({ why: err.message }, 'the engine failed its self-check: declining every job')
+        }
+        throw err
+      },
+    )
+    try {
+      await this.checked
+      return undefined
+    } catch (err) {
+      if (err instanceof EngineSelfCheckError) return err.message
+      this.checked = undefined
+      throw err
     }
   }
 

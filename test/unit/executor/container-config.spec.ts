@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict'
-import { createOptions, tmpSizeBytes, validateSpec } from '../../../dms/executor/docker/container-config.js'
+import {
+  createOptions,
+  tmpSizeBytes,
+  validateSpec,
+  type ContainerSettings,
+} from '../../../dms/executor/docker/container-config.js'
 import type { ExecutionSpec } from '../../../dms/executor/executor.js'
 import { ulimitsProblem, type Ulimit } from '../../../dms/executor/docker/engine-profile.js'
 import { containerSpec, type ContainerSpecInit } from '../../helpers/workload.js'
@@ -18,7 +23,7 @@ const init: ContainerSpecInit = {
 const spec = (over: Partial<ContainerSpecInit> = {}): ExecutionSpec => containerSpec({ ...init, ...over })
 const base = spec()
 /** The create request of a spec's one container. */
-const create = (s: ExecutionSpec, set = settings) => createOptions(s, s.workload.members[0], set)
+const create = (s: ExecutionSpec, set: ContainerSettings = settings) => createOptions(s, s.workload.members[0], set)
 const settings = {
   user: '65534:65534',
   labelPrefix: 'dms',
