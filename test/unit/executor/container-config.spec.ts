@@ -23,7 +23,8 @@ const init: ContainerSpecInit = {
 const spec = (over: Partial<ContainerSpecInit> = {}): ExecutionSpec => containerSpec({ ...init, ...over })
 const base = spec()
 /** The create request of a spec's one container. */
-const create = (s: ExecutionSpec, set: ContainerSettings = settings) => createOptions(s, s.workload.members[0], set)
+const create = (s: ExecutionSpec, set: ContainerSettings = settings) =>
+  createOptions(s, s.workload.members[0], set)
 const settings = {
   user: '65534:65534',
   labelPrefix: 'dms',
