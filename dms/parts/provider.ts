@@ -121,7 +121,20 @@ export const providerPart: NodePartFactory = async (c) => {
       },
     },
   )
-  return partOf('provider', provider, { meter, onboarding, provider })
+  return partOf(
+    'provider',
+    {
+      // The machine and its engines (with the engine's self-check, specs/executor.md "Docker-API
+      // engines") are measured before the first bid request can come, not by it: a check that
+      // took the first request's time made that provider miss its bid window.
+      start: async () => {
+        await meter.get()
+        await provider.start()
+      },
+      stop: () => provider.stop(),
+    },
+    { meter, onboarding, provider },
+  )
 }
 
 /** The provider's metrics: its allocations (events, after one read of the store) and declines. */

@@ -2,7 +2,8 @@
  * A stand-in Docker engine (named as such: a mock) for the faults a real engine cannot be made to
  * produce on demand: an HTTP server on a unix socket in a temp dir that records every request and
  * answers each as its `answer` says, including a redirect elsewhere, a reset, or bytes that are
- * not HTTP. The engine's version is answered as a real one, so a provider sees it as available.
+ * not HTTP. The engine's version and the provider's self-check (dms/executor/docker/self-check.ts)
+ * are answered as a real engine answers them, so a provider sees it as available.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
@@ -19,6 +20,22 @@ export interface FakeEngine {
   /** Resolves once a request whose `METHOD path` passes `test` has come (now or later). */
   seen(test: (request: string) => boolean): Promise<string>
   stop(): Promise<void>
+}
+
+/** A real engine's answers to the self-check: its image is there, the program it asks for is not. */
+function selfCheckAnswer(method: string, path: string): EngineAnswer | undefined {
+  if (method === 'GET' && path.startsWith('/images/dms-self-check:1/json')) return { status: 200, json: {} }
+  if (method === 'POST' && /^\/containers\/create\?name=dms-self-check-/.test(path)) {
+    return { status: 201, json: { Id: 'self-check', Warnings: [] } }
+  }
+  if (method === 'POST' && path.startsWith('/containers/self-check/start')) {
+    return {
+      status: 400,
+      json: { message: 'exec: "/dms-self-check-absent": stat: no such file or directory' },
+    }
+  }
+  if (method === 'DELETE' && path.startsWith('/containers/self-check')) return { status: 204 }
+  return undefined
 }
 
 export async function startFakeEngine(
@@ -43,7 +60,8 @@ export async function startFakeEngine(
       res.end(JSON.stringify({ Version: '20.10.24-fake', ApiVersion: '1.41' }))
       return
     }
-    const a = answer(req.method ?? '', path)
+    const check = selfCheckAnswer(req.method ?? '', path)
+    const a = check ?? answer(req.method ?? '', path)
     if ('reset' in a) {
       req.socket.destroy()
       return
