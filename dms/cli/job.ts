@@ -66,6 +66,25 @@ export async function streamLogs(
   return undefined
 }
 
+/** Whether the provider cut a job's output (any stream, any pod member) at its cap. */
+export function wasTruncated(job: Pick<JobView, 'result'>): boolean {
+  const r = job.result as { truncated?: unknown; members?: Array<{ truncated?: unknown }> } | undefined
+  return r?.truncated === true || (r?.members ?? []).some((m) => m.truncated === true)
+}
+
+/**
+ * The line that says a job's output was cut, and how to get all of it: the provider keeps only
+ * the start of each stream (at most LIMITS.log, 256 KiB, in a result), so the rest is in no log.
+ */
+export function truncatedNote(id: string): string {
+  // A cut may fall mid-line: on a terminal, start the note on a line of its own.
+  const nl = process.stdout.isTTY ? '\n' : ''
+  return (
+    `${nl}dms: output truncated: the provider keeps only the first 256 KiB of each stream, the rest is lost. ` +
+    `Write large output to a file under /outputs and fetch it with: dms job outputs ${id} --out DIR`
+  )
+}
+
 /** What a scheduled or queued job waits for, for `job status`; undefined in any other state. */
 export function waitingFor(job: JobView): string | undefined {
   const iso = (t: number) => new Date(t).toISOString()
@@ -280,7 +299,7 @@ export async function jobLogsCommand(
   const parts = logs.members ?? [logs]
   if (parts.every((p) => p.stdout === '' && p.stderr === '')) await neverRan(opts.socket, id)
   writeOutput(logs)
-  if (logs.truncated) process.stderr.write('dms: (logs truncated by the provider)\n')
+  if (parts.some((p) => p.truncated) || logs.truncated) process.stderr.write(`${truncatedNote(id)}\n`)
 }
 
 /** Fails with why a job has no logs when it never started running (no bids, refused, cancelled). */

@@ -83,6 +83,25 @@ describe('dms job run --wait and piped output (issue 20)', function () {
           declines: [],
           error: { code: 'NO_BIDS', message: 'no provider answered the bid request' },
         }
+      if (id === 'job-trunc')
+        return {
+          id,
+          state: 'completed',
+          spec: {},
+          history: [
+            { state: 'bidding', at: 1 },
+            { state: 'completed', at: 2 },
+          ],
+          bids: [],
+          declines: [],
+          // Cut by the provider's cap in the middle of a line.
+          result: {
+            stdout: 'line 1\nline 2 is cu',
+            stderr: '',
+            truncated: true,
+            receipt: { receipt: { exitCode: 0 } },
+          },
+        }
       const exitCode = Number((req.params as { id: string }).id.slice(4))
       const state = exitCode === 0 ? 'completed' : 'failed'
       return {
@@ -100,7 +119,11 @@ describe('dms job run --wait and piped output (issue 20)', function () {
         error: exitCode === 0 ? undefined : { code: 'RUN_FAILED', message: `exit code ${exitCode}` },
       }
     })
-    app.get('/v1/jobs/:id/logs', () => ({ stdout: '', stderr: '', truncated: false }))
+    app.get('/v1/jobs/:id/logs', (req) =>
+      (req.params as { id: string }).id === 'job-trunc'
+        ? { stdout: 'line 1\nline 2 is cu', stderr: '', truncated: true }
+        : { stdout: '', stderr: '', truncated: false },
+    )
     app.get('/v1/jobs/:id/outputs', () => ({
       archive: null,
       files: [{ path: 'a.txt', sha256: createHash('sha256').update('42').digest('hex'), size: 2 }],
@@ -150,6 +173,31 @@ describe('dms job run --wait and piped output (issue 20)', function () {
     assert.equal(r.code, 3, r.stderr)
     assert.equal(r.stdout, 'job says hi\n')
     assert.match(r.stderr, /RUN_FAILED: exit code 3/)
+  })
+
+  it('--wait and job logs say when the provider cut the output, and how to get all of it (issue 35)', async () => {
+    const r = await run(process.execPath, [
+      'bin/dms.js',
+      'job',
+      'run',
+      '--socket',
+      sock,
+      '--wait',
+      '--image',
+      'x:1',
+      '--',
+      'sh',
+      'trunc',
+    ])
+    assert.equal(r.code, 0, r.stderr)
+    // stdout stays the job's bytes as kept; the note is stderr's last line.
+    assert.equal(r.stdout, 'line 1\nline 2 is cu')
+    const last = r.stderr.trimEnd().split('\n').at(-1) ?? ''
+    assert.match(last, /^dms: output truncated: .*256 KiB/)
+    assert.match(last, /dms job outputs job-trunc --out DIR$/)
+    const logs = await run(process.execPath, ['bin/dms.js', 'job', 'logs', 'job-trunc', '--socket', sock])
+    assert.equal(logs.stdout, 'line 1\nline 2 is cu')
+    assert.match(logs.stderr, /^dms: output truncated: .*dms job outputs job-trunc --out DIR\n$/)
   })
 
   it('job list | head -2 prints the header and one job, no EPIPE trace, and dms exits 0', async () => {
