@@ -3,6 +3,7 @@
  * is chosen once per invocation with `-o table|wide|json|yaml` (`--json` = `-o json`).
  */
 import type { Command } from 'commander'
+import { didYouMean } from './did-you-mean.js'
 import { DmsError } from '../../actors/errors.js'
 import { terminalSafe } from '../terminal-safe.js'
 import { toYaml } from './yaml.js'
@@ -36,7 +37,7 @@ export function applyOutputOption(o: { output?: unknown; json?: unknown }): Outp
     const f = o.output as OutputFormat
     if (!OUTPUT_FORMATS.includes(f))
       throw new CliError(
-        `-o/--output: ${JSON.stringify(o.output)} is not one of ${OUTPUT_FORMATS.join(', ')}`,
+        `-o/--output: ${JSON.stringify(o.output)} is not one of ${OUTPUT_FORMATS.join(', ')}${typeof o.output === 'string' ? didYouMean(o.output, OUTPUT_FORMATS) : ''}`,
       )
     if (o.json === true && f !== 'json') throw new CliError(`--json and -o ${f}: give only one of them`)
     format = f
