@@ -8,7 +8,7 @@ import { basename, posix } from 'node:path'
 import { ApiClient } from '../api/client.js'
 import { specOfDocument } from '../orchestrator/job-spec-posted.js'
 import { putBlob } from './blob.js'
-import { parseCpu, parseWholeNumber, UnitError } from '../resources/units.js'
+import { parseBytes, parseCpu, parseWholeNumber, UnitError } from '../resources/units.js'
 import {
   apiProblem,
   follow,
@@ -171,6 +171,9 @@ export async function specFrom(opts: JobRunOptions, command: string[]): Promise<
       throw err
     }
   }
+  // Checked here, sent as written: a bad size is refused before any input is uploaded.
+  read('--memory', opts.memory, 0, parseBytes)
+  read('--disk', opts.disk, 0, parseBytes)
   const spec = {
     name: opts.name,
     image: opts.image,

@@ -242,6 +242,21 @@ describe('dms job run --wait and piped output (issue 20)', function () {
     assert.equal(body.maxDuration, 5400)
   })
 
+  it('job run takes cpu in millicores and sizes as Docker writes them (issue 35)', async () => {
+    const n = posted.length
+    const args = ['bin/dms.js', 'job', 'run', '--socket', sock, '--image', 'x:1']
+    const r = await run(process.execPath, [...args, '--cpu', '500m', '--memory', '64m', '--', 'sh', '0'])
+    assert.equal(r.code, 0, r.stderr)
+    assert.deepEqual((posted[n] as { resources: unknown }).resources, { cpu: 0.5, memory: '64m' })
+    const bad = await run(process.execPath, [...args, '--cpu', '500x', '--', 'sh', '0'])
+    assert.equal(bad.code, 1)
+    assert.match(bad.stderr, /^dms: --cpu: invalid CPU amount "500x": .*500m\n$/)
+    const size = await run(process.execPath, [...args, '--memory', '64 parsecs', '--', 'sh', '0'])
+    assert.equal(size.code, 1)
+    assert.match(size.stderr, /^dms: --memory: invalid size "64 parsecs": unknown unit "parsecs".*64m\n$/)
+    assert.equal(posted.length, n + 1, 'a refused --cpu or --memory posted nothing')
+  })
+
   it('job run -f refuses spec flags given with it, naming them, instead of ignoring them', async () => {
     const n = posted.length
     const file = join(dir, 'spec.json')
