@@ -24,7 +24,7 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
     .option('--memory <size>', 'memory, e.g. 256MiB (default 256MiB)')
     .option('--disk <size>', "disk quota, e.g. 1GiB (default: the provider's)")
     .option('--gpu <n>', 'GPUs (default 0)')
-    .option('--env <NAME=value>', 'environment variable (repeatable)', collect)
+    .option('-e, --env <NAME=value>', 'environment variable (repeatable)', collect)
   for (const f of RUN_FIELD_FLAGS) run.option(f.flag, f.help)
   run
     .option(
@@ -84,6 +84,7 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
     )
   job
     .command('list')
+    .alias('ls')
     .description("one page of this requester's jobs, newest first (a table; --json for the reply)")
     .option('--state <state>', 'only jobs in this state (e.g. failed, running, completed)')
     .option('--queue <id>', 'only jobs of this queue')
@@ -116,6 +117,7 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
     )
   job
     .command('status')
+    .alias('describe')
     .description("show a job's state, history, bids, contract, allocation, usage and settlement")
     .argument('<id>', 'job id')
     .option('--json', 'print JSON')
@@ -127,7 +129,7 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
     .command('logs')
     .description("print a job's stdout and stderr")
     .argument('<id>', 'job id')
-    .option('--follow', 'stream the logs until the job ends')
+    .option('-f, --follow', 'stream the logs until the job ends')
     .option('--member <name>', "a pod's member: only its output")
     .option('--json', 'print JSON')
     .option(...socketOpt)
@@ -147,6 +149,7 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
     )
   job
     .command('cancel')
+    .alias('stop')
     .description('cancel a job that has not ended')
     .argument('<id>', 'job id')
     .option('--json', 'print JSON')

@@ -257,6 +257,31 @@ describe('dms job run --wait and piped output (issue 20)', function () {
     assert.equal(posted.length, n + 1, 'a refused --cpu or --memory posted nothing')
   })
 
+  it('job run takes -e for --env, and job describe is job status (issue 35)', async () => {
+    const n = posted.length
+    const r = await run(process.execPath, [
+      'bin/dms.js',
+      'job',
+      'run',
+      '--socket',
+      sock,
+      '--image',
+      'x:1',
+      '-e',
+      'A=1',
+      '-e',
+      'B=2',
+      '--',
+      'sh',
+      '0',
+    ])
+    assert.equal(r.code, 0, r.stderr)
+    assert.deepEqual((posted[n] as { env: unknown }).env, { A: '1', B: '2' })
+    const d = await run(process.execPath, ['bin/dms.js', 'job', 'describe', 'job-0', '--socket', sock])
+    assert.equal(d.code, 0, d.stderr)
+    assert.match(d.stdout, /^job-0 {2}completed\n/)
+  })
+
   it('job run -f refuses spec flags given with it, naming them, instead of ignoring them', async () => {
     const n = posted.length
     const file = join(dir, 'spec.json')
