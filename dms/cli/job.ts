@@ -8,7 +8,7 @@ import { priceOf } from '../pricing/terms.js'
 import { parseWholeNumber, UnitError } from '../resources/units.js'
 import { resolveJobId } from './job-id.js'
 import { memberLines } from './member-lines.js'
-import { CliError, isWide, print, printData, printSafe, writeOutput } from './output.js'
+import { CliError, isWide, print, printData, printNote, printSafe, writeOutput } from './output.js'
 import { printRows, printTable } from './table.js'
 
 export type JobView = JobRecord & { state: string }
@@ -211,7 +211,7 @@ export async function jobListCommand(opts: JobListOptions): Promise<void> {
     .ok<{ jobs: Row[]; next?: string }>('GET', `/v1/jobs?${query.toString()}`)
     .catch((err: unknown) => apiProblem(err))
   if (opts.json) return printData(page)
-  if (page.jobs.length === 0) return print('no jobs')
+  if (page.jobs.length === 0) return printNote('no jobs')
   printRows<Row>(
     [
       { header: 'ID', cell: (j) => j.id },
@@ -224,7 +224,7 @@ export async function jobListCommand(opts: JobListOptions): Promise<void> {
     ],
     page.jobs,
   )
-  if (page.next !== undefined) print(`more: add --cursor ${page.next}`)
+  if (page.next !== undefined) printNote(`more: add --cursor ${page.next}`)
 }
 
 /** `dms job prune`: ended jobs by age or count (defaults: the node's `requester.retention`). */

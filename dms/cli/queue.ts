@@ -4,7 +4,7 @@
  */
 import { ApiClient, ApiClientError, RouteMissingError } from '../api/client.js'
 import { parseWholeNumber, UnitError } from '../resources/units.js'
-import { CliError, printData, printSafe } from './output.js'
+import { CliError, printData, printNote, printSafe } from './output.js'
 import { printRows, type Column } from './table.js'
 
 interface QueueView {
@@ -80,7 +80,7 @@ export async function queueListCommand(o: Opts): Promise<void> {
     .ok<{ queues: QueueView[] }>('GET', '/v1/queues')
     .catch((err: unknown) => problem(err))
   if (o.json) return printData({ queues })
-  if (queues.length === 0) return printSafe('no queues')
+  if (queues.length === 0) return printNote('no queues')
   printRows(COLUMNS, queues)
 }
 
