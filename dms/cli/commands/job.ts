@@ -20,8 +20,8 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
       'job spec file (JSON, see specs/job-spec.md); the output of `dms job status --json` is taken too (its spec)',
     )
     .option('--image <image>', 'container image')
-    .option('--cpu <cores>', 'CPU cores (default 1)')
-    .option('--memory <size>', 'memory, e.g. 256MiB (default 256MiB)')
+    .option('--cpu <cores>', 'CPU cores, or millicores: 0.5, 500m (default 1)')
+    .option('--memory <size>', 'memory, e.g. 256MiB, 64m, 1Gi (default 256MiB)')
     .option('--disk <size>', "disk quota, e.g. 1GiB (default: the provider's)")
     .option('--gpu <n>', 'GPUs (default 0)')
     .option('-e, --env <NAME=value>', 'environment variable (repeatable)', collect)
@@ -70,8 +70,11 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
     .argument('[command...]', 'the command to run in the container')
     .option('-f, --file <spec>', 'job spec file (JSON, see specs/job-spec.md)')
     .option('--image <image>', 'container image')
-    .option('--cpu <cores>', 'CPU cores (default 1)')
-    .option('--memory <size>', 'memory, e.g. 256MiB (default 256MiB)')
+    .option('--cpu <cores>', 'CPU cores, or millicores: 0.5, 500m (default 1)')
+    .option('--memory <size>', 'memory, e.g. 256MiB, 64m, 1Gi (default 256MiB)')
+    .option('--disk <size>', "disk quota, e.g. 1GiB (default: the provider's)")
+    .option('--gpu <n>', 'GPUs (default 0)')
+    .option('-e, --env <NAME=value>', 'environment variable (repeatable)', collect)
     .option('--timeout <duration>', 'max duration: seconds, or 90s, 10m, 2h, 1h30m (default 300)')
     .option(
       '--max-price <amount>',

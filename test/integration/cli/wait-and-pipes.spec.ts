@@ -119,6 +119,10 @@ describe('dms job run --wait and piped output (issue 20)', function () {
         error: exitCode === 0 ? undefined : { code: 'RUN_FAILED', message: `exit code ${exitCode}` },
       }
     })
+    app.post('/v1/quotes', (req) => {
+      posted.push(req.body)
+      return { bids: [], declines: [] }
+    })
     app.get('/v1/jobs/:id/logs', (req) =>
       (req.params as { id: string }).id === 'job-trunc'
         ? { stdout: 'line 1\nline 2 is cu', stderr: '', truncated: true }
@@ -280,6 +284,34 @@ describe('dms job run --wait and piped output (issue 20)', function () {
     const d = await run(process.execPath, ['bin/dms.js', 'job', 'describe', 'job-0', '--socket', sock])
     assert.equal(d.code, 0, d.stderr)
     assert.match(d.stdout, /^job-0 {2}completed\n/)
+  })
+
+  it('job quote takes --gpu, --disk and -e/--env as job run does (issue 35)', async () => {
+    const n = posted.length
+    const r = await run(process.execPath, [
+      'bin/dms.js',
+      'job',
+      'quote',
+      '--socket',
+      sock,
+      '--image',
+      'x:1',
+      '--gpu',
+      '1',
+      '--disk',
+      '1g',
+      '-e',
+      'A=1',
+      '--env',
+      'B=2',
+      '--',
+      'sh',
+      '0',
+    ])
+    assert.equal(r.code, 0, r.stderr)
+    const body = posted[n] as { env: unknown; resources: unknown }
+    assert.deepEqual(body.env, { A: '1', B: '2' })
+    assert.deepEqual(body.resources, { cpu: 1, memory: '256MiB', disk: '1g', gpu: 1 })
   })
 
   it('job run -f refuses spec flags given with it, naming them, instead of ignoring them', async () => {

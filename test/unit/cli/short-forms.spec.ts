@@ -36,6 +36,7 @@ describe('short forms (issue 35)', () => {
   it('job run -e is --env, job logs -f and workflow logs -f are --follow', () => {
     const p = program()
     assert.equal(sub(p, 'job', 'run').options.find((o) => o.short === '-e')?.long, '--env')
+    assert.equal(sub(p, 'job', 'quote').options.find((o) => o.short === '-e')?.long, '--env')
     assert.equal(sub(p, 'job', 'logs').options.find((o) => o.short === '-f')?.long, '--follow')
     assert.equal(sub(p, 'workflow', 'logs').options.find((o) => o.short === '-f')?.long, '--follow')
   })
