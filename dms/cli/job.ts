@@ -257,6 +257,7 @@ export async function jobPruneCommand(opts: {
 
 /** `dms job rerun <id>`: a new job from an ended job's spec. */
 export async function jobRerunCommand(id: string, opts: { socket: string; json?: boolean }): Promise<void> {
+  id = await resolveJobId(opts.socket, id)
   const res = await new ApiClient(opts.socket)
     .ok<{ id: string; state: string }>('POST', `/v1/jobs/${encodeURIComponent(id)}/rerun`)
     .catch((err: unknown) => apiProblem(err, 'rerun refused: '))
