@@ -3,7 +3,6 @@
  * own claims, refunded to requesters, outstanding, and per requester the paid, unpaid and claimed
  * jobs. From the running node's REST socket, else read from the data directory.
  */
-import { mkdir } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { systemClock } from '../../actors/clock.js'
 import { ApiClient, ApiClientError, DaemonNotRunningError } from '../api/client.js'
@@ -11,6 +10,7 @@ import type { EarningsReply } from '../api/schemas.js'
 import { silentLogger } from '../log.js'
 import { ProviderBooks } from '../provider/books.js'
 import { DataDirInUseError, openDb } from '../store/db.js'
+import { existingNodeDb } from './node-data.js'
 import { CliError, print, printData } from './output.js'
 import { printTable } from './table.js'
 
@@ -28,10 +28,10 @@ async function readBooks(o: EarningsOptions): Promise<EarningsReply> {
     if (err instanceof ApiClientError) throw new CliError(err.message)
     if (!(err instanceof DaemonNotRunningError)) throw err
   }
-  await mkdir(dataDir, { recursive: true, mode: 0o700 })
+  const path = existingNodeDb(dataDir)
   let db
   try {
-    db = await openDb(join(dataDir, 'db'))
+    db = await openDb(path)
   } catch (err) {
     if (err instanceof DataDirInUseError) throw new CliError(err.message)
     throw err

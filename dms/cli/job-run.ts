@@ -8,8 +8,16 @@ import { basename, posix } from 'node:path'
 import { ApiClient } from '../api/client.js'
 import { specOfDocument } from '../orchestrator/job-spec-posted.js'
 import { putBlob } from './blob.js'
-import { parseCpu, parseWholeNumber, UnitError } from '../resources/units.js'
-import { apiProblem, follow, LOGS_FROM, streamLogs, type JobView } from './job.js'
+import { parseBytes, parseCpu, parseWholeNumber, UnitError } from '../resources/units.js'
+import {
+  apiProblem,
+  follow,
+  LOGS_FROM,
+  streamLogs,
+  truncatedNote,
+  wasTruncated,
+  type JobView,
+} from './job.js'
 import { memberLines } from './member-lines.js'
 import { DEFAULT_MAX_PRICE, RUN_FIELD_FLAGS, type RunFieldFlag } from './flags.js'
 export { DEFAULT_MAX_PRICE }
@@ -163,6 +171,9 @@ export async function specFrom(opts: JobRunOptions, command: string[]): Promise<
       throw err
     }
   }
+  // Checked here, sent as written: a bad size is refused before any input is uploaded.
+  read('--memory', opts.memory, 0, parseBytes)
+  read('--disk', opts.disk, 0, parseBytes)
   const spec = {
     name: opts.name,
     image: opts.image,
@@ -239,6 +250,8 @@ export async function jobRunCommand(command: string[], opts: JobRunOptions): Pro
     if (job.error) say(terminalSafe(`${job.state}: ${job.error.code}: ${job.error.message}`))
     const hint = maxPriceHint(job)
     if (hint !== undefined) say(hint)
+    // Last, so that it is the line a reader sees: the output above is not all the job wrote.
+    if (wasTruncated(job)) say(truncatedNote(id))
   }
   const code = waitExitCode(job)
   if (code !== 0)

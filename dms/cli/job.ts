@@ -8,7 +8,7 @@ import { priceOf } from '../pricing/terms.js'
 import { parseWholeNumber, UnitError } from '../resources/units.js'
 import { resolveJobId } from './job-id.js'
 import { memberLines } from './member-lines.js'
-import { CliError, isWide, print, printData, printSafe, writeOutput } from './output.js'
+import { CliError, isWide, print, printData, printNote, printSafe, writeOutput } from './output.js'
 import { printRows, printTable } from './table.js'
 
 export type JobView = JobRecord & { state: string }
@@ -64,6 +64,25 @@ export async function streamLogs(
     throw err
   }
   return undefined
+}
+
+/** Whether the provider cut a job's output (any stream, any pod member) at its cap. */
+export function wasTruncated(job: Pick<JobView, 'result'>): boolean {
+  const r = job.result as { truncated?: unknown; members?: Array<{ truncated?: unknown }> } | undefined
+  return r?.truncated === true || (r?.members ?? []).some((m) => m.truncated === true)
+}
+
+/**
+ * The line that says a job's output was cut, and how to get all of it: the provider keeps only
+ * the start of each stream (at most LIMITS.log, 256 KiB, in a result), so the rest is in no log.
+ */
+export function truncatedNote(id: string): string {
+  // A cut may fall mid-line: on a terminal, start the note on a line of its own.
+  const nl = process.stdout.isTTY ? '\n' : ''
+  return (
+    `${nl}dms: output truncated: the provider keeps only the first 256 KiB of each stream, the rest is lost. ` +
+    `Write large output to a file under /outputs and fetch it with: dms job outputs ${id} --out DIR`
+  )
 }
 
 /** What a scheduled or queued job waits for, for `job status`; undefined in any other state. */
@@ -192,7 +211,7 @@ export async function jobListCommand(opts: JobListOptions): Promise<void> {
     .ok<{ jobs: Row[]; next?: string }>('GET', `/v1/jobs?${query.toString()}`)
     .catch((err: unknown) => apiProblem(err))
   if (opts.json) return printData(page)
-  if (page.jobs.length === 0) return print('no jobs')
+  if (page.jobs.length === 0) return printNote('no jobs')
   printRows<Row>(
     [
       { header: 'ID', cell: (j) => j.id },
@@ -205,7 +224,7 @@ export async function jobListCommand(opts: JobListOptions): Promise<void> {
     ],
     page.jobs,
   )
-  if (page.next !== undefined) print(`more: add --cursor ${page.next}`)
+  if (page.next !== undefined) printNote(`more: add --cursor ${page.next}`)
 }
 
 /** `dms job prune`: ended jobs by age or count (defaults: the node's `requester.retention`). */
@@ -238,6 +257,7 @@ export async function jobPruneCommand(opts: {
 
 /** `dms job rerun <id>`: a new job from an ended job's spec. */
 export async function jobRerunCommand(id: string, opts: { socket: string; json?: boolean }): Promise<void> {
+  id = await resolveJobId(opts.socket, id)
   const res = await new ApiClient(opts.socket)
     .ok<{ id: string; state: string }>('POST', `/v1/jobs/${encodeURIComponent(id)}/rerun`)
     .catch((err: unknown) => apiProblem(err, 'rerun refused: '))
@@ -280,7 +300,7 @@ export async function jobLogsCommand(
   const parts = logs.members ?? [logs]
   if (parts.every((p) => p.stdout === '' && p.stderr === '')) await neverRan(opts.socket, id)
   writeOutput(logs)
-  if (logs.truncated) process.stderr.write('dms: (logs truncated by the provider)\n')
+  if (parts.some((p) => p.truncated) || logs.truncated) process.stderr.write(`${truncatedNote(id)}\n`)
 }
 
 /** Fails with why a job has no logs when it never started running (no bids, refused, cancelled). */

@@ -1,8 +1,10 @@
 /**
  * The CLI's own output: results on stdout, one-line reasons on stderr. The format of the results
- * is chosen once per invocation with `-o table|wide|json|yaml` (`--json` = `-o json`).
+ * is chosen once per invocation with `-o table|wide|json|yaml|name` (`--json` = `-o json`, `-q` =
+ * `-o name`: the ids only), and `--no-headers` drops a table's header row.
  */
 import type { Command } from 'commander'
+import { didYouMean } from './did-you-mean.js'
 import { DmsError } from '../../actors/errors.js'
 import { terminalSafe } from '../terminal-safe.js'
 import { toYaml } from './yaml.js'
@@ -17,26 +19,52 @@ export class CliError extends DmsError {
 }
 
 export const print = (s: string): void => void process.stdout.write(`${s}\n`)
-export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml'] as const
+export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml', 'name'] as const
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number]
 let format: OutputFormat = 'table'
+let headers = true
 
 /** The format chosen for this invocation (`table` unless `-o` or `--json` said otherwise). */
 export const outputFormat = (): OutputFormat => format
 /** `-o wide`: tables show their extra columns. */
 export const isWide = (): boolean => format === 'wide'
+/** `-o name` / `-q`: a table prints only its ID column, one id a line, for scripts. */
+export const isNames = (): boolean => format === 'name'
+/** Whether a table prints its header row (`--no-headers` and `-o name` say no). */
+export const showHeaders = (): boolean => headers && format !== 'name'
+
+/**
+ * A line about the data rather than data ("no jobs", "more: add --cursor …"): on stdout beside a
+ * table, on stderr when a script reads the rows (`-o name`, `--no-headers`).
+ */
+export function printNote(s: string): void {
+  if (showHeaders()) printSafe(s)
+  else process.stderr.write(`${terminalSafe(s)}\n`)
+}
 
 /**
  * Reads `-o`/`--json` of the command about to run. For json and yaml it sets `o.json`, the test
  * every command makes for "print the data, not the table", and `printData` then writes that format.
  */
-export function applyOutputOption(o: { output?: unknown; json?: unknown }): OutputFormat {
+export function applyOutputOption(o: {
+  output?: unknown
+  json?: unknown
+  quiet?: unknown
+  headers?: unknown
+}): OutputFormat {
   format = 'table'
+  headers = o.headers !== false
+  if (o.quiet === true) {
+    if (o.output !== undefined && o.output !== 'name')
+      throw new CliError(`-q and -o ${JSON.stringify(o.output)}: -q is -o name, give only one of them`)
+    if (o.json === true) throw new CliError('-q and --json: give only one of them')
+    o.output = 'name'
+  }
   if (o.output !== undefined) {
     const f = o.output as OutputFormat
     if (!OUTPUT_FORMATS.includes(f))
       throw new CliError(
-        `-o/--output: ${JSON.stringify(o.output)} is not one of ${OUTPUT_FORMATS.join(', ')}`,
+        `-o/--output: ${JSON.stringify(o.output)} is not one of ${OUTPUT_FORMATS.join(', ')}${typeof o.output === 'string' ? didYouMean(o.output, OUTPUT_FORMATS) : ''}`,
       )
     if (o.json === true && f !== 'json') throw new CliError(`--json and -o ${f}: give only one of them`)
     format = f
@@ -52,7 +80,12 @@ export function applyOutputOption(o: { output?: unknown; json?: unknown }): Outp
 export function addOutputOptions(program: Command): void {
   const walk = (c: Command) => {
     if (c.options.some((opt) => opt.long === '--json' && opt.description === 'print JSON'))
-      c.option('-o, --output <format>', 'table (default), wide (more columns), json (= --json) or yaml')
+      c.option(
+        '-o, --output <format>',
+        'table (default), wide (more columns), json (= --json), yaml, or name (ids only)',
+      )
+        .option('-q, --quiet', 'ids only, one a line (= -o name)')
+        .option('--no-headers', 'tables without their header row')
     c.commands.forEach(walk)
   }
   walk(program)

@@ -4,7 +4,8 @@
  */
 import { ApiClient, ApiClientError, RouteMissingError } from '../api/client.js'
 import { parseWholeNumber, UnitError } from '../resources/units.js'
-import { CliError, printData, printSafe } from './output.js'
+import { CliError, printData, printNote, printSafe } from './output.js'
+import { resolveListedId } from './resolve-id.js'
 import { printRows, type Column } from './table.js'
 
 interface QueueView {
@@ -80,11 +81,21 @@ export async function queueListCommand(o: Opts): Promise<void> {
     .ok<{ queues: QueueView[] }>('GET', '/v1/queues')
     .catch((err: unknown) => problem(err))
   if (o.json) return printData({ queues })
-  if (queues.length === 0) return printSafe('no queues')
+  if (queues.length === 0) return printNote('no queues')
   printRows(COLUMNS, queues)
 }
 
+/** A queue by its id, its tag, or a unique id prefix (resolve-id.ts). */
+const queueId = (o: Opts, given: string) =>
+  resolveListedId('queue', given, async () =>
+    (await new ApiClient(o.socket).ok<{ queues: QueueView[] }>('GET', '/v1/queues')).queues.map((q) => ({
+      id: q.id,
+      name: q.tag,
+    })),
+  )
+
 export async function queueStatusCommand(id: string, o: Opts): Promise<void> {
+  id = await queueId(o, id)
   const q = await call(o, 'GET', `/v1/queues/${encodeURIComponent(id)}`)
   if (o.json) return printData(q)
   show(q, o)
@@ -94,6 +105,7 @@ export async function queueStatusCommand(id: string, o: Opts): Promise<void> {
 
 /** `drain` (POST .../drain) or `cancel` (DELETE): the queue as it is after. */
 export async function queueEndCommand(how: 'drain' | 'cancel', id: string, o: Opts): Promise<void> {
+  id = await queueId(o, id)
   const path = `/v1/queues/${encodeURIComponent(id)}`
   show(await (how === 'drain' ? call(o, 'POST', `${path}/drain`) : call(o, 'DELETE', path)), o)
 }

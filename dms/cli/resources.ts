@@ -15,6 +15,7 @@ import { formatResources } from '../resources/units.js'
 import type { Onboarding, OnboardRequest, ResourcesView } from '../resources/onboarding.js'
 import type { Prices } from '../resources/types.js'
 import { DataDirInUseError, openDb } from '../store/db.js'
+import { existingNodeDb } from './node-data.js'
 import { CliError, isWide, print, printData } from './output.js'
 import {
   modelFlagOf,
@@ -58,6 +59,8 @@ async function withNode<T>(
   t: Target,
   viaApi: (api: ApiClient) => Promise<T>,
   direct: (o: Onboarding) => Promise<T>,
+  /** Whether the offline path may create the data directory (onboarding does; a read never). */
+  create = false,
 ): Promise<T> {
   const dataDir = resolve(t.dataDir)
   const socket = t.socket ?? join(dataDir, 'dms.sock')
@@ -67,7 +70,9 @@ async function withNode<T>(
     } catch (err) {
       if (!(err instanceof DaemonNotRunningError)) throw err
     }
-    await mkdir(dataDir, { recursive: true, mode: 0o700 }) // as the node creates it
+    if (create)
+      await mkdir(dataDir, { recursive: true, mode: 0o700 }) // as the node creates it
+    else existingNodeDb(dataDir)
     // Loaded only here: `dms --help` and the API path need none of them (start-up time).
     const [{ ResourceLedger }, { DockerExecutor }, { MachineMeter }, { Onboarding }] = await Promise.all([
       import('../resources/ledger.js'),
@@ -280,6 +285,7 @@ export async function onboardCommand(o: OnboardOptions): Promise<void> {
     target,
     (api) => api.ok<ResourcesView>('PUT', '/v1/resources/offer', req),
     (ob) => ob.onboard(req),
+    true,
   )
   const written = priced?.text !== undefined ? priced : undefined
   if (written !== undefined) await writePricedConfig(written)

@@ -1,5 +1,5 @@
 /** Tables for the CLI's default output: a header row, columns padded to their widest cell. */
-import { isWide, printSafe } from './output.js'
+import { isNames, isWide, printSafe, showHeaders } from './output.js'
 
 type Cell = string | number | undefined
 
@@ -17,7 +17,14 @@ export function tableLines(headers: string[], rows: Cell[][]): string[] {
 
 /** Prints `rows` under `headers`, each line made terminal-safe. */
 export function printTable(headers: string[], rows: Cell[][]): void {
-  for (const l of tableLines(headers, rows)) printSafe(l)
+  if (isNames()) {
+    // The ID column (else the first): what the next command takes.
+    const at = Math.max(0, headers.indexOf('ID'))
+    for (const r of rows) if (r[at] !== undefined) printSafe(String(r[at]))
+    return
+  }
+  const lines = tableLines(headers, rows)
+  for (const l of showHeaders() ? lines : lines.slice(1)) printSafe(l)
 }
 
 /** A column of `printRows`: its header, its cell for a row, and whether only `-o wide` shows it. */

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises'
 import { ApiClient, ApiClientError, RouteMissingError } from '../api/client.js'
 import type { TaskRow, WorkflowRecord } from '../workflows/record.js'
-import { CliError, isWide, print, printData, printSafe, terminalSafe } from './output.js'
+import { CliError, isWide, print, printData, printNote, printSafe, terminalSafe } from './output.js'
 import { printTable } from './table.js'
 import { jobLogsCommand, jobOutputsCommand } from './job.js'
 
@@ -114,7 +114,7 @@ export async function workflowListCommand(opts: { socket: string; json?: boolean
     .ok<{ workflows: Row[] }>('GET', '/v1/workflows')
     .catch((err: unknown) => apiProblem(err))
   if (opts.json) return printData({ workflows })
-  if (workflows.length === 0) return print('no workflows')
+  if (workflows.length === 0) return printNote('no workflows')
   printTable(
     ['ID', 'STATE', 'COMPLETED', 'CREATED', 'NAME'],
     workflows.map((w) => [

@@ -105,10 +105,25 @@ export function noBidsError(context: JobRecord): JobError {
       context.bids.length === 0
         ? context.declines.length === 0
           ? `no provider answered the bid request (${context.providersConnected ?? 0} providers connected)`
-          : `no provider bid: ${context.declines.map((d) => `${d.provider.slice(-8)}: ${d.reasons.join('; ')}`).join(' | ')}`
+          : `no provider bid: ${context.declines.map((d) => `${d.provider.slice(-8)}: ${d.reasons.join('; ')}`).join(' | ')}${queueHint(context)}`
         : contracting
           ? `no bid could be contracted: ${told}`
           : 'every bidding provider declined the job request',
     declines: context.declines,
   }
+}
+
+/**
+ * When every provider declined only for room (`not enough …`, capability.ts and the ledger's
+ * InsufficientResourcesError) and the job would not wait: how to wait. A devnet's third concurrent
+ * job failed at once without a word of --queue-timeout (issue 35).
+ */
+function queueHint(job: JobRecord): string {
+  if ((job.spec.queueTimeoutSeconds ?? 0) > 0) return ''
+  const roomOnly = job.declines.every(
+    (d) => d.reasons.length > 0 && d.reasons.every((r) => r.startsWith('not enough ')),
+  )
+  return roomOnly
+    ? ' (if the providers are busy rather than too small, post the job with --queue-timeout 10m, or queueTimeout in the spec, to wait in `queued` for room)'
+    : ''
 }

@@ -2,8 +2,10 @@
  * Human units for resource amounts: parsing what a person types (`4GiB`, `0.5`) and formatting
  * what we show them (`4 GiB`, `0.5 cores`).
  *
- * Sizes follow IEC: KiB/MiB/GiB/TiB are powers of 1024, KB/MB/GB/TB powers of 1000. Single-letter
- * units (`4g`) are refused on purpose: Docker reads them as 1024-based, most people as 1000-based.
+ * Sizes follow IEC: KiB/MiB/GiB/TiB are powers of 1024, KB/MB/GB/TB powers of 1000. The forms
+ * people bring from other tools are read as those tools read them (issue 35): Docker's single
+ * letters (`64m`, `1g`, either case) and Kubernetes' `Ki`/`Mi`/`Gi`/`Ti` are 1024-based. CPU takes
+ * Kubernetes' millicores too (`500m` is half a core). specs/resources.md, "Amounts and units".
  */
 import { DmsError } from '../../actors/errors.js'
 import type { Resources } from './types.js'
@@ -21,10 +23,21 @@ export class UnitError extends DmsError {
 
 const BINARY: Record<string, number> = { kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4 }
 const DECIMAL: Record<string, number> = { kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12 }
-const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, ...BINARY, ...DECIMAL }
+// Docker's `-m 64m` and Kubernetes' `64Mi` (units are compared in lower case).
+const HABITS: Record<string, number> = {
+  k: 1024,
+  m: 1024 ** 2,
+  g: 1024 ** 3,
+  t: 1024 ** 4,
+  ki: 1024,
+  mi: 1024 ** 2,
+  gi: 1024 ** 3,
+  ti: 1024 ** 4,
+}
+const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, ...BINARY, ...DECIMAL, ...HABITS }
 
 const ACCEPTED_BYTES =
-  'a number of bytes, or a number followed by one of B, KiB, MiB, GiB, TiB (1024-based) or KB, MB, GB, TB (1000-based), e.g. 4GiB or 512MiB'
+  'a number of bytes, or a number followed by one of B, KiB, MiB, GiB, TiB (1024-based, also written Ki, Mi, Gi, Ti or k, m, g, t) or KB, MB, GB, TB (1000-based), e.g. 4GiB, 512MiB or 64m'
 
 const NUMBER_WITH_UNIT = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?)\s*([a-z]*)$/i
 
@@ -77,15 +90,23 @@ export function formatBytes(n: number): string {
 }
 
 const DECIMAL_NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/
+// Kubernetes' millicores: whole, at most 9 digits (a million cores), lower-case `m` only.
+const MILLICORES = /^(\d{1,9})m$/
 
 /**
- * Reads a number of CPU cores: `'2'`, `'0.5'`.
+ * Reads a number of CPU cores: `'2'`, `'0.5'`, or millicores: `'500m'` (0.5).
  * @throws UnitError for non-numbers and values <= 0.
  */
 export function parseCpu(input: string | number): number {
   const text = typeof input === 'number' ? String(input) : input.trim()
   const shown = JSON.stringify(input)
-  const accepted = 'expected a number of CPU cores greater than 0, e.g. 2 or 0.5'
+  const accepted = 'expected a number of CPU cores greater than 0, e.g. 2 or 0.5, or millicores, e.g. 500m'
+  const milli = MILLICORES.exec(text)
+  if (milli !== null) {
+    const value = Number(milli[1]) / 1000
+    if (value <= 0) throw new UnitError(`invalid CPU amount ${shown}: ${accepted}`, input)
+    return value
+  }
   if (!DECIMAL_NUMBER.test(text)) throw new UnitError(`invalid CPU amount ${shown}: ${accepted}`, input)
   const value = Number(text)
   if (!Number.isFinite(value) || value <= 0) {

@@ -20,11 +20,11 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
       'job spec file (JSON, see specs/job-spec.md); the output of `dms job status --json` is taken too (its spec)',
     )
     .option('--image <image>', 'container image')
-    .option('--cpu <cores>', 'CPU cores (default 1)')
-    .option('--memory <size>', 'memory, e.g. 256MiB (default 256MiB)')
+    .option('--cpu <cores>', 'CPU cores, or millicores: 0.5, 500m (default 1)')
+    .option('--memory <size>', 'memory, e.g. 256MiB, 64m, 1Gi (default 256MiB)')
     .option('--disk <size>', "disk quota, e.g. 1GiB (default: the provider's)")
     .option('--gpu <n>', 'GPUs (default 0)')
-    .option('--env <NAME=value>', 'environment variable (repeatable)', collect)
+    .option('-e, --env <NAME=value>', 'environment variable (repeatable)', collect)
   for (const f of RUN_FIELD_FLAGS) run.option(f.flag, f.help)
   run
     .option(
@@ -70,8 +70,11 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
     .argument('[command...]', 'the command to run in the container')
     .option('-f, --file <spec>', 'job spec file (JSON, see specs/job-spec.md)')
     .option('--image <image>', 'container image')
-    .option('--cpu <cores>', 'CPU cores (default 1)')
-    .option('--memory <size>', 'memory, e.g. 256MiB (default 256MiB)')
+    .option('--cpu <cores>', 'CPU cores, or millicores: 0.5, 500m (default 1)')
+    .option('--memory <size>', 'memory, e.g. 256MiB, 64m, 1Gi (default 256MiB)')
+    .option('--disk <size>', "disk quota, e.g. 1GiB (default: the provider's)")
+    .option('--gpu <n>', 'GPUs (default 0)')
+    .option('-e, --env <NAME=value>', 'environment variable (repeatable)', collect)
     .option('--timeout <duration>', 'max duration: seconds, or 90s, 10m, 2h, 1h30m (default 300)')
     .option(
       '--max-price <amount>',
@@ -84,6 +87,7 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
     )
   job
     .command('list')
+    .alias('ls')
     .description("one page of this requester's jobs, newest first (a table; --json for the reply)")
     .option('--state <state>', 'only jobs in this state (e.g. failed, running, completed)')
     .option('--queue <id>', 'only jobs of this queue')
@@ -116,6 +120,7 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
     )
   job
     .command('status')
+    .alias('describe')
     .description("show a job's state, history, bids, contract, allocation, usage and settlement")
     .argument('<id>', 'job id')
     .option('--json', 'print JSON')
@@ -127,7 +132,7 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
     .command('logs')
     .description("print a job's stdout and stderr")
     .argument('<id>', 'job id')
-    .option('--follow', 'stream the logs until the job ends')
+    .option('-f, --follow', 'stream the logs until the job ends')
     .option('--member <name>', "a pod's member: only its output")
     .option('--json', 'print JSON')
     .option(...socketOpt)
@@ -147,6 +152,7 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
     )
   job
     .command('cancel')
+    .alias('stop')
     .description('cancel a job that has not ended')
     .argument('<id>', 'job id')
     .option('--json', 'print JSON')

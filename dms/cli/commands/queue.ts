@@ -21,12 +21,14 @@ export const registerQueue: RegisterCommand = (program, { socketOpt }) => {
     )
   queue
     .command('list')
+    .alias('ls')
     .description('every queue, newest first, with the counts of its jobs')
     .option('--json', 'print JSON')
     .option(...socketOpt)
     .action(async (o: Opts) => (await queues()).queueListCommand(o))
   queue
     .command('status')
+    .alias('describe')
     .description("a queue's state, counts and history")
     .argument('<id>', 'queue id')
     .option('--json', 'print JSON')
@@ -41,6 +43,7 @@ export const registerQueue: RegisterCommand = (program, { socketOpt }) => {
     .action(async (id: string, o: Opts) => (await queues()).queueEndCommand('drain', id, o))
   queue
     .command('cancel')
+    .alias('stop')
     .description('cancel the queue and every live job of it')
     .argument('<id>', 'queue id')
     .option('--json', 'print JSON')

@@ -19,12 +19,14 @@ export const registerWorkflow: RegisterCommand = (program, { socketOpt }) => {
     .action(async (o: WorkflowRunOptions) => (await wf()).workflowRunCommand(o))
   workflow
     .command('list')
+    .alias('ls')
     .description("list this requester's workflows, newest first")
     .option('--json', 'print JSON')
     .option(...socketOpt)
     .action(async (o: { socket: string; json?: boolean }) => (await wf()).workflowListCommand(o))
   workflow
     .command('status')
+    .alias('describe')
     .description("show a workflow's state, escrow plan and per-task table")
     .argument('<id>', 'workflow id')
     .option('--json', 'print JSON')
@@ -34,6 +36,7 @@ export const registerWorkflow: RegisterCommand = (program, { socketOpt }) => {
     )
   workflow
     .command('cancel')
+    .alias('stop')
     .description('cancel every live task of a workflow (the time used is paid); no new task starts')
     .argument('<id>', 'workflow id')
     .option('--json', 'print JSON')
@@ -46,7 +49,7 @@ export const registerWorkflow: RegisterCommand = (program, { socketOpt }) => {
     .description("print one task's logs (a pod's task: its own container's, from the pod's job)")
     .argument('<id>', 'workflow id')
     .argument('<task>', 'task name')
-    .option('--follow', 'stream the logs until the job ends')
+    .option('-f, --follow', 'stream the logs until the job ends')
     .option('--json', 'print JSON')
     .option(...socketOpt)
     .action(async (id: string, task: string, o: { socket: string; json?: boolean; follow?: boolean }) =>

@@ -33,6 +33,36 @@ describe('dms usage errors (issue 29)', function () {
     assert.match(arg.stderr, /^dms: missing required argument 'id' \(see dms job status --help\)\n$/)
   })
 
+  it('a typo is one line with a did-you-mean hint, also through `dms help` and -o (issue 35)', async () => {
+    const cmd = await dms('jbo')
+    assert.equal(cmd.stderr, "dms: unknown command 'jbo'; did you mean job? (see dms --help)\n")
+    const sub = await dms('job', 'lsit')
+    assert.equal(sub.stderr, "dms: unknown command 'lsit'; did you mean list? (see dms job --help)\n")
+    const flag = await dms('job', 'run', '--imgae', 'x')
+    assert.equal(
+      flag.stderr,
+      "dms: unknown option '--imgae'; did you mean --image? (see dms job run --help)\n",
+    )
+    const help = await dms('help', 'jbo')
+    assert.equal(help.code, 2)
+    assert.equal(help.stdout, '')
+    assert.equal(help.stderr, "dms: unknown command 'jbo'; did you mean job? (see dms --help)\n")
+    const deep = await dms('help', 'job', 'lsit')
+    assert.equal(deep.code, 2)
+    assert.equal(deep.stderr, "dms: unknown command 'lsit'; did you mean list? (see dms job --help)\n")
+    const far = await dms('help', 'zzzzzz')
+    assert.equal(far.stderr, "dms: unknown command 'zzzzzz' (see dms --help)\n")
+    const format = await dms('version', '-o', 'jsno')
+    assert.equal(format.code, 1)
+    assert.match(format.stderr, /^dms: -o\/--output: "jsno" is not one of .*; did you mean json\?\n$/)
+  })
+
+  it("dms help <command> still prints that command's usage, exit 0", async () => {
+    const r = await dms('help', 'job', 'list')
+    assert.equal(r.code, 0)
+    assert.match(r.stdout, /^Usage: dms job list/)
+  })
+
   it('help still prints the usage and exits 0', async () => {
     const r = await dms('job', 'list', '--help')
     assert.equal(r.code, 0)

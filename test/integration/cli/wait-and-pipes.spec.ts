@@ -83,6 +83,25 @@ describe('dms job run --wait and piped output (issue 20)', function () {
           declines: [],
           error: { code: 'NO_BIDS', message: 'no provider answered the bid request' },
         }
+      if (id === 'job-trunc')
+        return {
+          id,
+          state: 'completed',
+          spec: {},
+          history: [
+            { state: 'bidding', at: 1 },
+            { state: 'completed', at: 2 },
+          ],
+          bids: [],
+          declines: [],
+          // Cut by the provider's cap in the middle of a line.
+          result: {
+            stdout: 'line 1\nline 2 is cu',
+            stderr: '',
+            truncated: true,
+            receipt: { receipt: { exitCode: 0 } },
+          },
+        }
       const exitCode = Number((req.params as { id: string }).id.slice(4))
       const state = exitCode === 0 ? 'completed' : 'failed'
       return {
@@ -100,7 +119,15 @@ describe('dms job run --wait and piped output (issue 20)', function () {
         error: exitCode === 0 ? undefined : { code: 'RUN_FAILED', message: `exit code ${exitCode}` },
       }
     })
-    app.get('/v1/jobs/:id/logs', () => ({ stdout: '', stderr: '', truncated: false }))
+    app.post('/v1/quotes', (req) => {
+      posted.push(req.body)
+      return { bids: [], declines: [] }
+    })
+    app.get('/v1/jobs/:id/logs', (req) =>
+      (req.params as { id: string }).id === 'job-trunc'
+        ? { stdout: 'line 1\nline 2 is cu', stderr: '', truncated: true }
+        : { stdout: '', stderr: '', truncated: false },
+    )
     app.get('/v1/jobs/:id/outputs', () => ({
       archive: null,
       files: [{ path: 'a.txt', sha256: createHash('sha256').update('42').digest('hex'), size: 2 }],
@@ -152,6 +179,31 @@ describe('dms job run --wait and piped output (issue 20)', function () {
     assert.match(r.stderr, /RUN_FAILED: exit code 3/)
   })
 
+  it('--wait and job logs say when the provider cut the output, and how to get all of it (issue 35)', async () => {
+    const r = await run(process.execPath, [
+      'bin/dms.js',
+      'job',
+      'run',
+      '--socket',
+      sock,
+      '--wait',
+      '--image',
+      'x:1',
+      '--',
+      'sh',
+      'trunc',
+    ])
+    assert.equal(r.code, 0, r.stderr)
+    // stdout stays the job's bytes as kept; the note is stderr's last line.
+    assert.equal(r.stdout, 'line 1\nline 2 is cu')
+    const last = r.stderr.trimEnd().split('\n').at(-1) ?? ''
+    assert.match(last, /^dms: output truncated: .*256 KiB/)
+    assert.match(last, /dms job outputs job-trunc --out DIR$/)
+    const logs = await run(process.execPath, ['bin/dms.js', 'job', 'logs', 'job-trunc', '--socket', sock])
+    assert.equal(logs.stdout, 'line 1\nline 2 is cu')
+    assert.match(logs.stderr, /^dms: output truncated: .*dms job outputs job-trunc --out DIR\n$/)
+  })
+
   it('job list | head -2 prints the header and one job, no EPIPE trace, and dms exits 0', async () => {
     const r = await run('bash', [
       '-c',
@@ -192,6 +244,74 @@ describe('dms job run --wait and piped output (issue 20)', function () {
     assert.deepEqual(body.env, { A: '1', B: 'x=y' })
     assert.deepEqual(body.resources, { cpu: 1, memory: '256MiB', disk: '1GiB', gpu: 1 })
     assert.equal(body.maxDuration, 5400)
+  })
+
+  it('job run takes cpu in millicores and sizes as Docker writes them (issue 35)', async () => {
+    const n = posted.length
+    const args = ['bin/dms.js', 'job', 'run', '--socket', sock, '--image', 'x:1']
+    const r = await run(process.execPath, [...args, '--cpu', '500m', '--memory', '64m', '--', 'sh', '0'])
+    assert.equal(r.code, 0, r.stderr)
+    assert.deepEqual((posted[n] as { resources: unknown }).resources, { cpu: 0.5, memory: '64m' })
+    const bad = await run(process.execPath, [...args, '--cpu', '500x', '--', 'sh', '0'])
+    assert.equal(bad.code, 1)
+    assert.match(bad.stderr, /^dms: --cpu: invalid CPU amount "500x": .*500m\n$/)
+    const size = await run(process.execPath, [...args, '--memory', '64 parsecs', '--', 'sh', '0'])
+    assert.equal(size.code, 1)
+    assert.match(size.stderr, /^dms: --memory: invalid size "64 parsecs": unknown unit "parsecs".*64m\n$/)
+    assert.equal(posted.length, n + 1, 'a refused --cpu or --memory posted nothing')
+  })
+
+  it('job run takes -e for --env, and job describe is job status (issue 35)', async () => {
+    const n = posted.length
+    const r = await run(process.execPath, [
+      'bin/dms.js',
+      'job',
+      'run',
+      '--socket',
+      sock,
+      '--image',
+      'x:1',
+      '-e',
+      'A=1',
+      '-e',
+      'B=2',
+      '--',
+      'sh',
+      '0',
+    ])
+    assert.equal(r.code, 0, r.stderr)
+    assert.deepEqual((posted[n] as { env: unknown }).env, { A: '1', B: '2' })
+    const d = await run(process.execPath, ['bin/dms.js', 'job', 'describe', 'job-0', '--socket', sock])
+    assert.equal(d.code, 0, d.stderr)
+    assert.match(d.stdout, /^job-0 {2}completed\n/)
+  })
+
+  it('job quote takes --gpu, --disk and -e/--env as job run does (issue 35)', async () => {
+    const n = posted.length
+    const r = await run(process.execPath, [
+      'bin/dms.js',
+      'job',
+      'quote',
+      '--socket',
+      sock,
+      '--image',
+      'x:1',
+      '--gpu',
+      '1',
+      '--disk',
+      '1g',
+      '-e',
+      'A=1',
+      '--env',
+      'B=2',
+      '--',
+      'sh',
+      '0',
+    ])
+    assert.equal(r.code, 0, r.stderr)
+    const body = posted[n] as { env: unknown; resources: unknown }
+    assert.deepEqual(body.env, { A: '1', B: '2' })
+    assert.deepEqual(body.resources, { cpu: 1, memory: '256MiB', disk: '1g', gpu: 1 })
   })
 
   it('job run -f refuses spec flags given with it, naming them, instead of ignoring them', async () => {

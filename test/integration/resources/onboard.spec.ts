@@ -186,9 +186,9 @@ describe('onboarding through the REST API and the dms CLI', function () {
       tooMuch.stderr,
       /^dms: cannot offer 4096 cores of CPU: this machine has \d+ cores?, minus [\d.]+ cores? reserved for the host = [\d.]+ cores? at most\n$/,
     )
-    const badUnit = await dms(['onboard', '--data-dir', dataDir, '--memory', '4g'])
+    const badUnit = await dms(['onboard', '--data-dir', dataDir, '--memory', '4q'])
     assert.equal(badUnit.code, 1)
-    assert.match(badUnit.stderr, /^dms: invalid size "4g": unknown unit "g"/)
+    assert.match(badUnit.stderr, /^dms: invalid size "4q": unknown unit "q"/)
     const badPrice = await dms(['onboard', '--data-dir', dataDir, '--price-cpu', '-5'])
     assert.match(badPrice.stderr, /^dms: --price-cpu must be a whole number of micro-tokens/)
 

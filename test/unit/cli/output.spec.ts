@@ -143,3 +143,41 @@ describe('CLI output formats (issue 20)', () => {
     assert.equal(escapeUnsafe('plain é ✓'), 'plain é ✓', 'other text unchanged')
   })
 })
+
+describe('ids only and no headers (issue 35)', () => {
+  afterEach(() => applyOutputOption({}))
+  type Row = { id: string; state: string }
+  const rows: Row[] = [
+    { id: 'a1', state: 'running' },
+    { id: 'b2', state: 'completed' },
+  ]
+  const table = () =>
+    stdoutOf(() =>
+      printRows<Row>(
+        [
+          { header: 'STATE', cell: (r) => r.state },
+          { header: 'ID', cell: (r) => r.id },
+        ],
+        rows,
+      ),
+    )
+
+  it('-q and -o name print the ID column only, one a line, no header', () => {
+    applyOutputOption({ quiet: true })
+    assert.equal(table(), 'a1\nb2\n')
+    applyOutputOption({ output: 'name' })
+    assert.equal(table(), 'a1\nb2\n')
+  })
+
+  it('--no-headers drops the header row and keeps the columns', () => {
+    applyOutputOption({ headers: false })
+    assert.equal(table(), 'running    a1\ncompleted  b2\n')
+    applyOutputOption({})
+    assert.match(table(), /^STATE {6}ID\n/)
+  })
+
+  it('-q with another format is refused, naming both', () => {
+    assert.throws(() => applyOutputOption({ quiet: true, output: 'json' }), /-q and -o "json"/)
+    assert.throws(() => applyOutputOption({ quiet: true, json: true }), /-q and --json/)
+  })
+})

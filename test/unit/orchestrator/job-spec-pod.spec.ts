@@ -97,7 +97,7 @@ describe('orchestrator/job-spec pods (members)', () => {
     refused(bad({ cpu: 0 }), 'members.1.cpu')
     refused(bad({ cpu: 2000 }), 'members.1.cpu')
     refused(bad({ memory: '1MiB' }), 'members.1.memory', /at least 6MiB/)
-    refused(bad({ memory: '4g' }), 'members.1.memory')
+    refused(bad({ memory: '4q' }), 'members.1.memory')
     refused(bad({ name: '.pod' }), 'members.1.name')
     refused(bad({ name: 'a/b' }), 'members.1.name')
     refused(bad({ name: 'x'.repeat(65) }), 'members.1.name')

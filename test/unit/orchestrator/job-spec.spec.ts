@@ -95,6 +95,15 @@ describe('orchestrator/job-spec parseJobSpec', () => {
     assert.equal(at(min), min)
   })
 
+  it('reads sizes as Docker and Kubernetes write them: 64m, 64Mi, 1g (issue 35)', () => {
+    const bytes = (memory: string, disk: string) => {
+      const r = parseJobSpec({ ...valid(), resources: { cpu: 1, memory, disk } }).resources
+      return [r.memoryBytes, r.diskBytes]
+    }
+    assert.deepEqual(bytes('64m', '1g'), [64 * MiB, 1024 * MiB])
+    assert.deepEqual(bytes('64Mi', '2Gi'), [64 * MiB, 2048 * MiB])
+  })
+
   it('refuses a value that is not an object', () => {
     for (const bad of [null, 'spec', 42, []]) refusal(bad)
   })

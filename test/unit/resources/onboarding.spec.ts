@@ -166,7 +166,8 @@ describe('resources/Onboarding', () => {
       [{ cpu: 'two' }, 'INVALID_UNIT', /invalid CPU amount "two"/],
       [{ memory: '-4GiB' }, 'INVALID_UNIT', /invalid size "-4GiB": a size cannot be negative/],
       [{ memory: '4XB' }, 'INVALID_UNIT', /unknown unit "XB"; expected .*GiB/],
-      [{ disk: '4g' }, 'INVALID_UNIT', /unknown unit "g"/],
+      [{ disk: '4q' }, 'INVALID_UNIT', /unknown unit "q"/],
+      [{ cpu: '0m' }, 'INVALID_UNIT', /invalid CPU amount "0m"/],
       [
         { prices: { perCpuHour: -1 } },
         'INVALID_PRICE',

@@ -72,10 +72,27 @@ describe('resources/units', () => {
       const err = unitError(() => parseBytes('4XB'))
       assert.equal(err.value, '4XB')
       assert.match(err.message, /invalid size "4XB": unknown unit "XB"/)
-      assert.match(err.message, /KiB, MiB, GiB, TiB \(1024-based\)/)
+      assert.match(
+        err.message,
+        /KiB, MiB, GiB, TiB \(1024-based, also written Ki, Mi, Gi, Ti or k, m, g, t\)/,
+      )
       assert.match(err.message, /KB, MB, GB, TB \(1000-based\)/)
-      // Single letters are ambiguous (docker reads 4g as GiB): refused, not guessed.
-      unitError(() => parseBytes('4g'))
+      unitError(() => parseBytes('4PiB'))
+      unitError(() => parseBytes('4Gb!'))
+    })
+
+    it("reads Docker's single letters and Kubernetes' Ki/Mi/Gi/Ti as 1024-based (issue 35)", () => {
+      assert.equal(parseBytes('64m'), 64 * 1024 ** 2)
+      assert.equal(parseBytes('64M'), 64 * 1024 ** 2)
+      assert.equal(parseBytes('1g'), 1024 ** 3)
+      assert.equal(parseBytes('8k'), 8 * 1024)
+      assert.equal(parseBytes('1t'), 1024 ** 4)
+      assert.equal(parseBytes('64Mi'), 64 * 1024 ** 2)
+      assert.equal(parseBytes('2Gi'), 2 * 1024 ** 3)
+      assert.equal(parseBytes('512Ki'), 512 * 1024)
+      assert.match(unitError(() => parseBytes('-64m')).message, /negative/)
+      assert.match(unitError(() => parseBytes('9000000t')).message, /too large/)
+      assert.match(unitError(() => parseBytes('64x')).message, /unknown unit "x".*64m/)
     })
 
     it('rejects fractional bytes and sizes beyond 2^53', () => {
@@ -123,6 +140,14 @@ describe('resources/units', () => {
         const err = unitError(() => parseCpu(bad))
         assert.match(err.message, /invalid CPU amount .*: expected a number of CPU cores greater than 0/)
       }
+    })
+
+    it("reads Kubernetes' millicores, whole and bounded (issue 35)", () => {
+      assert.equal(parseCpu('500m'), 0.5)
+      assert.equal(parseCpu('1m'), 0.001)
+      assert.equal(parseCpu('2000m'), 2)
+      for (const bad of ['0m', '-500m', '1.5m', '500M', 'm', '1234567890m'])
+        assert.match(unitError(() => parseCpu(bad)).message, /invalid CPU amount .*millicores, e\.g\. 500m/)
     })
   })
 

@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict'
+import { resolveListedId } from '../../../dms/cli/resolve-id.js'
+
+const QUEUES = [
+  { id: '3f2a1111-0000-4000-8000-000000000001', name: 'nightly' },
+  { id: '3f2b2222-0000-4000-8000-000000000002', name: 'batch' },
+  { id: '9c003333-0000-4000-8000-000000000003', name: 'batch' },
+]
+
+describe('ids by name or prefix (issue 35)', () => {
+  const resolve = (given: string) => resolveListedId('queue', given, () => Promise.resolve(QUEUES))
+
+  it('takes a queue by its tag or by a unique id prefix', async () => {
+    assert.equal(await resolve('nightly'), QUEUES[0].id)
+    assert.equal(await resolve('3f2a'), QUEUES[0].id)
+    assert.equal(await resolve('9c00'), QUEUES[2].id)
+  })
+
+  it('refuses an ambiguous tag or prefix, listing the matches', async () => {
+    await assert.rejects(
+      resolve('batch'),
+      /queue "batch" is ambiguous: 3f2b2222.*, 9c003333.*give more of the id/,
+    )
+    const twins = [...QUEUES, { id: '3f2a9999-0000-4000-8000-000000000009', name: 'other' }]
+    await assert.rejects(
+      resolveListedId('queue', '3f2a', () => Promise.resolve(twins)),
+      /queue "3f2a" is ambiguous: 3f2a1111-.*, 3f2a9999-/,
+    )
+  })
+
+  it('passes a full id, an unknown name or a short prefix through without a list', async () => {
+    let listed = 0
+    const counting = (given: string) =>
+      resolveListedId('queue', given, () => {
+        listed++
+        return Promise.resolve(QUEUES)
+      })
+    assert.equal(await counting(QUEUES[1].id), QUEUES[1].id)
+    assert.equal(listed, 0)
+    assert.equal(await counting('nope'), 'nope')
+    assert.equal(await counting('3f2'), '3f2')
+  })
+})
