@@ -2,7 +2,8 @@
 # Sets up everything DMS needs on this machine, idempotently:
 # Node.js check, npm dependencies, the build, a running Docker engine, and the local test image.
 # On a fresh Debian machine run it as root (it installs docker.io, busybox-static and chromium
-# with apt-get; chromium is the browser of the dashboard's tests, test/e2e/dashboard.spec.ts).
+# with apt-get; chromium is the browser of the dashboard's tests, test/e2e/dashboard.spec.ts;
+# postgresql gives the contract-db's PostgreSQL tests their throwaway clusters).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,5 +40,6 @@ fi
 
 bash scripts/docker-bootstrap.sh
 bash scripts/chromium-bootstrap.sh
+bash scripts/postgres-bootstrap.sh
 bash scripts/build-test-image.sh
 say "ready"
