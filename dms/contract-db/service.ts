@@ -49,7 +49,7 @@ import { verifyHandler, type VerifyHandler } from './handlers/verify.js'
 import { afterLockFault } from './fault-kill.js'
 import { DEADLINES, deadlinesOf, type DeadlineConfig } from './deadlines.js'
 import { LevelContractDbStore } from './store/level.js'
-import type { ContractDbStore } from './store/port.js'
+import type { ContractDbStore, StoreBackend } from './store/port.js'
 import { Accounts } from './ledger.js'
 import { conservationOf, CreditedBook, type Conservation } from './conservation.js'
 import { VolunteerCount } from './volunteers.js'
@@ -192,6 +192,11 @@ export class ContractDbService {
 
   get peerId(): string {
     return this.components.system.peerId
+  }
+
+  /** Where the books are: `level` or `postgres`. */
+  get backend(): StoreBackend {
+    return this.store.backend
   }
 
   start(): void {
