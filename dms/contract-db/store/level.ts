@@ -45,7 +45,13 @@ export class LevelContractDbStore implements ContractDbStore {
   }
 
   open(): Promise<void> {
-    this.opened ??= this.queue.run(() => this.buildDueIndex())
+    // A failed open (a disk error) is tried again at the next call, not remembered.
+    this.opened ??= this.queue
+      .run(() => this.buildDueIndex())
+      .catch((err: unknown) => {
+        this.opened = undefined
+        throw err
+      })
     return this.opened
   }
 
