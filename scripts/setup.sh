@@ -3,8 +3,9 @@
 # Node.js check, npm dependencies, the build (skipped when dist/ is newer than every input), a
 # running Docker engine, and the local test image. On a fresh Debian machine run it as root (it
 # installs docker.io, docker-cli where needed and busybox-static with apt-get).
-# DMS_SETUP_BROWSER=1 (scripts/test.sh) also installs chromium, the browser of the dashboard's
-# tests (test/e2e/dashboard.spec.ts): about 380 MB the demo does not need.
+# DMS_SETUP_TESTS=1 (scripts/test.sh) also installs what only the tests use: chromium, the browser
+# of the dashboard's tests (test/e2e/dashboard.spec.ts, about 380 MB), and postgresql, whose
+# throwaway clusters the contract-db's PostgreSQL tests start. The demo needs neither.
 # DMS_REBUILD=1 builds even when dist/ looks up to date.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,6 +49,9 @@ elif [ "$(readlink -f "$(command -v dms)")" != "$(readlink -f bin/dms.js)" ]; th
 fi
 
 bash scripts/docker-bootstrap.sh
-if [ "${DMS_SETUP_BROWSER:-0}" = 1 ]; then bash scripts/chromium-bootstrap.sh; fi
+if [ "${DMS_SETUP_TESTS:-0}" = 1 ]; then
+  bash scripts/chromium-bootstrap.sh
+  bash scripts/postgres-bootstrap.sh
+fi
 bash scripts/build-test-image.sh
 say "ready"

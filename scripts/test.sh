@@ -3,7 +3,7 @@
 # generated protobuf code, then runs every test (unit, integration on loopback, e2e with Docker).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DMS_SETUP_LINK=0 DMS_SETUP_BROWSER=1 bash scripts/setup.sh
+DMS_SETUP_LINK=0 DMS_SETUP_TESTS=1 bash scripts/setup.sh
 echo "== typecheck";     npm run -s typecheck
 echo "== lint";          npm run -s lint
 echo "== format";        npm run -s format:check

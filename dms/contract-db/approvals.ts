@@ -1,5 +1,5 @@
 /**
- * The registry of approved entities (sublevel `cdb-approved`): only approved peers are parties to
+ * The registry of approved entities (the store's approvals, store/port.ts): only approved peers are parties to
  * contracts and get approval credentials. Spec: specs/contract-db.md ("Accounts and approvals").
  * Callers serialise read-then-write operations.
  */
@@ -8,12 +8,19 @@ import type { Clock } from '../../actors/clock.js'
 import { REFUSAL, refuse } from '../contracts/errors.js'
 import { DEFAULT_ROLES, ROLES, type Role } from '../contracts/model.js'
 import { publicKeyOfPeer } from '../contracts/party.js'
-import type { Repo } from '../store/db.js'
 import type { ApprovedEntity } from './records.js'
+
+/** Where approvals are kept: a table by peer id (the store's, or a level `Repo` in tests). */
+export interface ApprovalTable {
+  get(peer: string): Promise<ApprovedEntity | undefined>
+  put(peer: string, e: ApprovedEntity): Promise<void>
+  del(peer: string): Promise<void>
+  values(): Promise<ApprovedEntity[]>
+}
 
 export class Approvals {
   constructor(
-    private readonly repo: Repo<ApprovedEntity>,
+    private readonly repo: ApprovalTable,
     private readonly c: { clock: Pick<Clock, 'now'>; log: Logger },
   ) {}
 

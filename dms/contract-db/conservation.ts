@@ -9,18 +9,10 @@
  * from then on.
  */
 import type { Amount } from '../contracts/money.js'
-import type { Repo } from '../store/db.js'
-import type { Account } from './records.js'
+import type { CdbReads, CdbTx } from './store/port.js'
+import type { Account, CreditedTotal } from './records.js'
 
-/** The stored total of what entered the ledger from outside (operator credits). */
-export interface CreditedTotal {
-  /** Micro-tokens credited, all accounts together. */
-  credited: Amount
-  /** When the total was first written (the database's first start with it). */
-  initialisedAt: number
-  /** What it started from: 0 for a new database, the accounts' holdings for an older one. */
-  initialisedWith: Amount
-}
+export type { CreditedTotal } from './records.js'
 
 /** The check, as the operator's page shows it. */
 export interface Conservation {
@@ -35,8 +27,6 @@ export interface Conservation {
   initialisedWith: Amount
   accounts: number
 }
-
-const KEY = 'credited'
 
 /** What the accounts hold, balances and escrow summed. */
 export function holdings(accounts: readonly Account[]): { balances: number; escrow: number } {
@@ -67,17 +57,17 @@ export function conservationOf(total: CreditedTotal, accounts: readonly Account[
 
 /** The credited total. Callers serialise its reads and writes with the accounts' (the service's queue). */
 export class CreditedBook {
-  constructor(
-    private readonly repo: Repo<CreditedTotal>,
-    private readonly now: () => number,
-  ) {}
+  constructor(private readonly now: () => number) {}
 
   /**
    * The stored total, or (none stored: a new database, or one from before the total) a first one
-   * from what the accounts hold now, with `fresh` set: the caller writes it (`putOp`).
+   * from what the accounts hold now, with `fresh` set: the caller writes it (`put`).
    */
-  async current(accounts: () => Promise<Account[]>): Promise<{ total: CreditedTotal; fresh: boolean }> {
-    const stored = await this.repo.get(KEY)
+  async current(
+    reads: Pick<CdbReads, 'credited'>,
+    accounts: () => Promise<Account[]>,
+  ): Promise<{ total: CreditedTotal; fresh: boolean }> {
+    const stored = await reads.credited()
     if (stored !== undefined) return { total: stored, fresh: false }
     const { balances, escrow } = holdings(await accounts())
     const held = balances + escrow
@@ -89,7 +79,7 @@ export class CreditedBook {
     return { ...total, credited: total.credited + amount }
   }
 
-  putOp(total: CreditedTotal) {
-    return this.repo.putOp(KEY, total)
+  put(tx: CdbTx, total: CreditedTotal): void {
+    tx.putCredited(total)
   }
 }

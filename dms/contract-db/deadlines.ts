@@ -60,3 +60,15 @@ export function deadlinesOf(
     ...(notStartedBy !== undefined ? { notStartedBy } : {}),
   }
 }
+
+/**
+ * The earliest a contract can come due for expiry, whatever the deadline config: its `settleBy`
+ * (its lock, for a record of 0.1 without one), or its `startBy` while it has no start note. Every
+ * `expiresAt` of `deadlinesOf` is at or after it, so the expiry index is keyed on it and stays
+ * right when a restart changes the config; the sweep still checks `expiresAt` of what it reads.
+ */
+export function watchFrom(rec: ContractRecord): number {
+  const settle = rec.settleBy ?? rec.activatedAt
+  const startBy = rec.contract.terms.startBy
+  return startBy !== undefined && rec.started === undefined ? Math.min(settle, startBy) : settle
+}

@@ -14,8 +14,8 @@ import { REFUSAL, refuse } from '../contracts/errors.js'
 import type { ContractTerms } from '../contracts/model.js'
 import { InvalidAmountError, isAmount, type Amount } from '../contracts/money.js'
 import { publicKeyOfPeer } from '../contracts/party.js'
-import type { Repo } from '../store/db.js'
 import type { Account } from './records.js'
+import type { CdbReads, CdbTx } from './store/port.js'
 
 /** A change of one account, in micro-tokens (deltas: negative takes away). */
 export interface Move {
@@ -72,41 +72,43 @@ export function applyMoves(current: ReadonlyMap<string, Account>, moves: readonl
   return [...next.values()]
 }
 
-/** The accounts (sublevel `cdb-accounts`). Callers serialise read-then-write operations. */
+/** The accounts, over the contract-db's store (store/port.ts). */
 export class Accounts {
   constructor(
-    private readonly repo: Repo<Account>,
+    private readonly store: Pick<CdbReads, 'account'> & { accounts(): Promise<Account[]> },
     private readonly log: Logger,
   ) {}
 
   /** The peer's account; an unknown peer reads as zeros. */
   async get(peer: string): Promise<Account> {
-    return (await this.repo.get(peer)) ?? zero(peer)
+    return (await this.store.account(peer)) ?? zero(peer)
   }
 
   list(): Promise<Account[]> {
-    return this.repo.values()
+    return this.store.accounts()
   }
 
-  /** The batch operations that apply `moves` (checked as `applyMoves` does). */
-  async opsFor(moves: readonly Move[]): Promise<Array<ReturnType<Repo<Account>['putOp']>>> {
+  /** Applies `moves` in `tx` (checked as `applyMoves` does: a refused move writes nothing). */
+  async apply(tx: CdbTx, moves: readonly Move[]): Promise<void> {
     const current = new Map<string, Account>()
-    for (const m of moves) if (!current.has(m.peer)) current.set(m.peer, await this.get(m.peer))
-    return applyMoves(current, moves).map((acc) => this.repo.putOp(acc.peer, acc))
+    for (const m of moves)
+      if (!current.has(m.peer)) current.set(m.peer, (await tx.account(m.peer)) ?? zero(m.peer))
+    for (const acc of applyMoves(current, moves)) tx.putAccount(acc)
   }
 
   /**
-   * The write that adds `amount` (> 0) to the peer's balance: the only way money enters the
-   * ledger. The caller puts it in one batch with the credited total (conservation.ts).
+   * Adds `amount` (> 0) to the peer's balance in `tx`: the only way money enters the ledger. The
+   * caller adds it to the credited total in the same transaction (conservation.ts).
    */
-  async creditOp(peer: string, amount: Amount) {
+  async credit(tx: CdbTx, peer: string, amount: Amount): Promise<Account> {
     if (!isAmount(amount) || amount === 0) throw new InvalidAmountError('a credit (> 0)', amount)
     if (publicKeyOfPeer(peer) === undefined)
       throw refuse(REFUSAL.badPeerId, `${peer} is not an Ed25519 peer id`)
-    const acc = await this.get(peer)
+    const acc = (await tx.account(peer)) ?? zero(peer)
     const next = { ...acc, balance: acc.balance + amount }
     if (!isAmount(next.balance)) throw new InvalidAmountError('the resulting balance', next.balance)
-    return { account: next, op: this.repo.putOp(peer, next) }
+    tx.putAccount(next)
+    return next
   }
 
   /** Logs a credit once written. */

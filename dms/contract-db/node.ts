@@ -208,7 +208,7 @@ export class ContractDbNode {
         credit: (peer, amount) => svc.credit(peer, amount),
       },
       contracts: { list: () => svc.listContracts(), get: (id) => svc.contract(id) },
-      identity: { peerId: () => this.peerId, addrs: () => this.addrs() },
+      identity: { peerId: () => this.peerId, addrs: () => this.addrs(), backend: () => svc.backend },
       metrics: { rejections: () => this.system.rejections },
       dashboard: {
         link: () => {

@@ -13,6 +13,7 @@ import { termsMaxDuration } from '../contracts/terms.js'
 import { priceView } from '../pricing/price.js'
 import { priceOf } from '../pricing/terms.js'
 import type { Account, ApprovedEntity, ContractRecord } from './records.js'
+import type { StoreBackend } from './store/port.js'
 
 export interface ApprovalsPort {
   list(): Promise<ApprovedEntity[]>
@@ -32,10 +33,12 @@ export interface ContractsPort {
   get(id: string): Promise<ContractRecord | undefined>
 }
 
-/** Who this contract-db is on the network. */
+/** Who this contract-db is on the network, and where its books are (specs/contract-db.md, "Storage backends"). */
 export interface IdentityPort {
   peerId(): string
   addrs(): string[]
+  /** The store's backend: `level` or `postgres`. */
+  backend(): StoreBackend
 }
 
 export interface MetricsPort {
@@ -152,6 +155,7 @@ export class OperatorApi {
         role: 'contract-db',
         peerId: identity.peerId(),
         addrs: identity.addrs(),
+        backend: identity.backend(),
         approved: (await approvals.list()).length,
         contracts: byState,
         rejections: metrics.rejections(),

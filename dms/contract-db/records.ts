@@ -76,3 +76,13 @@ export interface ContractRecord {
   detail?: string
   history: Array<{ state: StoredState; at: number }>
 }
+
+/** The stored total (`cdb-books`, conservation.ts) of what entered the ledger from outside (operator credits). */
+export interface CreditedTotal {
+  /** Micro-tokens credited, all accounts together. */
+  credited: Amount
+  /** When the total was first written (the database's first start with it). */
+  initialisedAt: number
+  /** What it started from: 0 for a new database, the accounts' holdings for an older one. */
+  initialisedWith: Amount
+}

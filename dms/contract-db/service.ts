@@ -8,7 +8,6 @@
  * contract's transitions are driven by the contract machine (contract-book.ts), which writes a
  * contract's record and the money it moves in one batch.
  */
-import { STORES } from '../store/tables.js'
 import type { Logger } from 'pino'
 import type { Clock } from '../../actors/clock.js'
 import type { KeyPair } from '../../actors/identity.js'
@@ -30,7 +29,7 @@ import type { Amount } from '../contracts/money.js'
 import { W } from '../protocol/behaviours.js'
 import { handleOf, INBOX, jobInbox } from '../protocol/handles.js'
 import type { SettleRequest, TerminateRequest } from '../protocol/messages.js'
-import { Repo, type Db } from '../store/db.js'
+import type { Db } from '../store/db.js'
 import { Approvals } from './approvals.js'
 import type { Change } from './changes.js'
 import { ContractBook } from './contract-book.js'
@@ -49,6 +48,8 @@ import { terminateHandler, type TerminateHandler } from './handlers/terminate.js
 import { verifyHandler, type VerifyHandler } from './handlers/verify.js'
 import { afterLockFault } from './fault-kill.js'
 import { DEADLINES, deadlinesOf, type DeadlineConfig } from './deadlines.js'
+import { LevelContractDbStore } from './store/level.js'
+import type { ContractDbStore, StoreBackend } from './store/port.js'
 import { Accounts } from './ledger.js'
 import { conservationOf, CreditedBook, type Conservation } from './conservation.js'
 import { VolunteerCount } from './volunteers.js'
@@ -75,7 +76,10 @@ export type BooksChange = 'contract' | 'account' | 'approval'
 export interface ContractDbComponents {
   system: ActorSystem
   key: KeyPair
+  /** The node's level database: the books live there unless `store` is given. */
   db: Db
+  /** Where the books live (store/port.ts). @default the level backend over `db` */
+  store?: ContractDbStore
   /** Time of every record, and the contract actors' timers. */
   clock: Clock
   log: Logger
@@ -95,7 +99,7 @@ export class ContractDbService {
   private readonly accounts: Accounts
   private readonly creditedBook: CreditedBook
   private readonly listeners = new Set<(what: BooksChange) => void>()
-  private readonly contracts: Repo<ContractRecord>
+  private readonly store: ContractDbStore
   private readonly book: ContractBook
   private readonly volunteers: VolunteerCount
   private readonly deadlines: DeadlineConfig
@@ -121,11 +125,19 @@ export class ContractDbService {
     const { db, key, clock, log, system } = components
     this.deadlines = { ...DEADLINES, ...init.deadlines }
     this.sweepMs = init.expirySweepMs ?? 60_000
-    this.approvals = new Approvals(new Repo(db, STORES.cdbApproved.name), { clock, log })
-    this.accounts = new Accounts(new Repo(db, STORES.cdbAccounts.name), log)
-    this.contracts = new Repo(db, STORES.cdbContracts.name)
-    this.creditedBook = new CreditedBook(new Repo(db, STORES.cdbBooks.name), () => clock.now())
-    this.volunteers = new VolunteerCount(() => this.contracts.values())
+    const store = (this.store = components.store ?? new LevelContractDbStore(db))
+    this.approvals = new Approvals(
+      {
+        get: (peer) => store.approval(peer),
+        put: (_, e) => store.transaction((tx) => tx.putApproval(e)),
+        del: (peer) => store.transaction((tx) => tx.delApproval(peer)),
+        values: () => store.approvals(),
+      },
+      { clock, log },
+    )
+    this.accounts = new Accounts(store, log)
+    this.creditedBook = new CreditedBook(() => clock.now())
+    this.volunteers = new VolunteerCount(() => store.contracts({ state: 'active' }))
     this.book = new ContractBook({
       clock,
       effects: {
@@ -135,7 +147,7 @@ export class ContractDbService {
       },
     })
     const contracts: ClosableContracts = {
-      get: (id) => this.contracts.get(id),
+      get: (id) => this.store.contract(id),
       accepts: (rec, type) => this.book.accepts(rec, type),
       close: (rec, facts) => this.book.close(rec, facts),
     }
@@ -149,7 +161,7 @@ export class ContractDbService {
         approvals: this.approvals,
         accounts: this.accounts,
         contracts: {
-          get: (id) => this.contracts.get(id),
+          get: (id) => this.store.contract(id),
           // Fault injection for the chaos run (fault-kill.ts): unset, nothing.
           propose: (input) =>
             this.book.propose(input).then((rec) => {
@@ -180,6 +192,11 @@ export class ContractDbService {
 
   get peerId(): string {
     return this.components.system.peerId
+  }
+
+  /** Where the books are: `level` or `postgres`. */
+  get backend(): StoreBackend {
+    return this.store.backend
   }
 
   start(): void {
@@ -220,8 +237,7 @@ export class ContractDbService {
     return this.serial(async () => {
       const now = this.components.clock.now()
       const expired: ContractRecord[] = []
-      for (const rec of await this.contracts.values()) {
-        if (rec.state !== 'active') continue
+      for (const rec of await this.store.dueBy(now)) {
         const due = deadlinesOf(rec, this.deadlines)
         if (due.expiresAt > now) continue
         const notStarted = due.notStartedBy !== undefined && due.notStartedBy < now
@@ -339,9 +355,12 @@ export class ContractDbService {
    */
   credit(peer: string, amount: Amount): Promise<Account> {
     return this.serial(async () => {
-      const { account, op } = await this.accounts.creditOp(peer, amount)
-      const { total } = await this.creditedBook.current(() => this.accounts.list())
-      await this.components.db.batch([op, this.creditedBook.putOp(CreditedBook.plus(total, amount))] as never)
+      const account = await this.store.transaction(async (tx) => {
+        const acc = await this.accounts.credit(tx, peer, amount)
+        const { total } = await this.creditedBook.current(tx, () => this.accounts.list())
+        this.creditedBook.put(tx, CreditedBook.plus(total, amount))
+        return acc
+      })
       this.accounts.credited(peer, amount)
       this.changed('account')
       return account
@@ -350,21 +369,26 @@ export class ContractDbService {
 
   /**
    * Opens the books: a database without a credited total (new, or from before it) gets one from
-   * what its accounts hold (conservation.ts). Run once at start, before the service serves.
+   * what its accounts hold (conservation.ts); the store builds an index an older one lacks. Run
+   * once at start, before the service serves.
    */
   openBooks(): Promise<void> {
     return this.serial(async () => {
-      const { total, fresh } = await this.creditedBook.current(() => this.accounts.list())
-      if (!fresh) return
-      await this.components.db.batch([this.creditedBook.putOp(total)] as never)
-      this.components.log.info({ credited: total.credited }, 'credited total initialised from the accounts')
+      await this.store.open()
+      const fresh = await this.store.transaction(async (tx) => {
+        const { total, fresh } = await this.creditedBook.current(tx, () => this.accounts.list())
+        if (fresh) this.creditedBook.put(tx, total)
+        return fresh ? total : undefined
+      })
+      if (fresh === undefined) return
+      this.components.log.info({ credited: fresh.credited }, 'credited total initialised from the accounts')
     })
   }
 
   /** The conservation check: credited == balances + escrow, read between two writes. */
   conservation(): Promise<Conservation> {
     return this.serial(async () => {
-      const { total } = await this.creditedBook.current(() => this.accounts.list())
+      const { total } = await this.creditedBook.current(this.store, () => this.accounts.list())
       return conservationOf(total, await this.accounts.list())
     })
   }
@@ -394,20 +418,21 @@ export class ContractDbService {
   }
 
   contract(id: string): Promise<ContractRecord | undefined> {
-    return this.contracts.get(id)
+    return this.store.contract(id)
   }
 
   listContracts(): Promise<ContractRecord[]> {
-    return this.contracts.values()
+    return this.store.contracts()
   }
 
   // ---- the contract machine's effects ----
 
   /** A contract's record and the money it moves, in one atomic batch. */
   private async commit(change: Change): Promise<void> {
-    const id = change.record.contract.terms.contractId
-    const ops = [this.contracts.putOp(id, change.record), ...(await this.accounts.opsFor(change.moves))]
-    await this.components.db.batch(ops as never)
+    await this.store.transaction(async (tx) => {
+      await this.accounts.apply(tx, change.moves)
+      tx.putContract(change.record)
+    })
     this.volunteers.written(change)
     this.changed('contract')
   }

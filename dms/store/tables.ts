@@ -73,6 +73,11 @@ export const STORES = {
   cdbAccounts: { name: 'cdb-accounts', version: 1, what: 'accounts: balance and escrow' },
   cdbContracts: { name: 'cdb-contracts', version: 1, what: 'contracts and their documents' },
   cdbBooks: { name: 'cdb-books', version: 1, what: 'totals of the books: `credited` (conservation.ts)' },
+  cdbDue: {
+    name: 'cdb-due',
+    version: 1,
+    what: 'index of active contracts by `watchFrom` (contract-db/store/level.ts), for the expiry sweep',
+  },
 } as const satisfies Record<string, StoreTable>
 
 /** A table's name on disk: only these can be opened (`Repo`, `sublevel`). */

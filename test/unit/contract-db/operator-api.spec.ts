@@ -56,7 +56,11 @@ describe('contract-db/operator-api (from ports)', () => {
         return Promise.resolve(contracts.find((c) => c.contract.terms.contractId === id))
       },
     },
-    identity: { peerId: () => 'cdb-peer', addrs: () => ['/ip4/127.0.0.1/tcp/1/p2p/cdb-peer'] },
+    identity: {
+      peerId: () => 'cdb-peer',
+      addrs: () => ['/ip4/127.0.0.1/tcp/1/p2p/cdb-peer'],
+      backend: () => 'level',
+    },
     metrics: { rejections: () => ({ bad_signature: 3 }) },
     log: silentLogger,
   }
@@ -82,13 +86,14 @@ describe('contract-db/operator-api (from ports)', () => {
     assert.equal((await stat(api.socketPath)).mode & 0o777, 0o600)
   })
 
-  it('/v1/info: identity, approvals, contracts by state and the rejection counters', async () => {
+  it('/v1/info: identity, the store backend, approvals, contracts by state and the rejection counters', async () => {
     const { status, body } = await client.call('GET', '/v1/info')
     assert.equal(status, 200)
     assert.deepEqual(body, {
       role: 'contract-db',
       peerId: 'cdb-peer',
       addrs: ['/ip4/127.0.0.1/tcp/1/p2p/cdb-peer'],
+      backend: 'level',
       approved: 1,
       contracts: { active: 2, settled: 1 },
       rejections: { bad_signature: 3 },

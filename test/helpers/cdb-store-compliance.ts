@@ -1,0 +1,153 @@
+/**
+ * The contract-db store compliance suite (specs/contract-db.md, "Storage backends"): what every
+ * backend behind `ContractDbStore` must do, checked through the port alone. A backend's spec calls
+ * `cdbStoreCompliance(name, open)`; `open` gives a fresh, empty store and a cleanup.
+ *
+ * Checked: a transaction's writes land together or not at all, it reads its own writes,
+ * concurrent read-then-write transactions lose no update, approvals are deleted, listings
+ * select by state and party, and the expiry index (`dueBy`) holds exactly the active contracts
+ * whose `watchFrom` has come, following a start note and a close.
+ */
+import assert from 'node:assert/strict'
+import type { ContractRecord, StoredState } from '../../dms/contract-db/records.js'
+import type { ContractDbStore } from '../../dms/contract-db/store/port.js'
+
+/** A fresh empty store of the backend, and what removes it. */
+export type OpenStore = () => Promise<{ store: ContractDbStore; cleanup: () => Promise<void> }>
+
+/**
+ * A contract record with only what the store reads (id, parties, deadlines, state): the store
+ * keeps documents whole and checks none of them.
+ */
+export function storedContract(
+  id: string,
+  o: {
+    state?: StoredState
+    requester?: string
+    provider?: string
+    activatedAt?: number
+    settleBy?: number
+    startBy?: number
+    started?: boolean
+  } = {},
+): ContractRecord {
+  const terms = {
+    contractId: id,
+    requester: { peer: o.requester ?? 'req' },
+    provider: { peer: o.provider ?? 'prov' },
+    escrow: 0,
+    ...(o.startBy !== undefined ? { startBy: o.startBy } : {}),
+  }
+  return {
+    contract: { terms },
+    state: o.state ?? 'active',
+    activatedAt: o.activatedAt ?? 1000,
+    settleBy: o.settleBy ?? 10_000,
+    ...(o.started === true ? { started: { at: 1500, note: {} } } : {}),
+    history: [{ state: o.state ?? 'active', at: o.activatedAt ?? 1000 }],
+  } as unknown as ContractRecord
+}
+
+const ids = (recs: ContractRecord[]) => recs.map((r) => r.contract.terms.contractId).sort()
+
+export function cdbStoreCompliance(name: string, open: OpenStore): void {
+  describe(`contract-db store compliance: ${name}`, function () {
+    let store: ContractDbStore
+    let cleanup: () => Promise<void>
+
+    beforeEach(async () => {
+      ;({ store, cleanup } = await open())
+      await store.open()
+    })
+    afterEach(async () => {
+      await cleanup()
+    })
+
+    it('a transaction writes all it wrote, or nothing when its function fails', async () => {
+      await store.transaction((tx) => {
+        tx.putAccount({ peer: 'a', balance: 5, escrow: 1 })
+        tx.putContract(storedContract('c1'))
+        tx.putCredited({ credited: 6, initialisedAt: 1, initialisedWith: 0 })
+      })
+      await assert.rejects(
+        store.transaction((tx) => {
+          tx.putAccount({ peer: 'a', balance: 0, escrow: 0 })
+          tx.putContract(storedContract('c2'))
+          throw new Error('refused')
+        }),
+        /refused/,
+      )
+      assert.deepEqual(await store.account('a'), { peer: 'a', balance: 5, escrow: 1 })
+      assert.equal(await store.contract('c2'), undefined)
+      assert.equal((await store.credited())?.credited, 6)
+      assert.deepEqual(ids(await store.dueBy(Number.MAX_SAFE_INTEGER)), ['c1'])
+    })
+
+    it('a transaction reads its own writes, and a write is a copy of what was given', async () => {
+      await store.transaction(async (tx) => {
+        const acc = { peer: 'a', balance: 1, escrow: 0 }
+        tx.putAccount(acc)
+        acc.balance = 99
+        assert.equal((await tx.account('a'))?.balance, 1)
+        tx.putApproval({ peer: 'p', approvedAt: 1 })
+        tx.delApproval('p')
+        assert.equal(await tx.approval('p'), undefined)
+      })
+      assert.equal((await store.account('a'))?.balance, 1)
+      assert.equal(await store.approval('p'), undefined)
+    })
+
+    it('concurrent read-then-write transactions lose no update', async () => {
+      await Promise.all(
+        Array.from({ length: 20 }, () =>
+          store.transaction(async (tx) => {
+            const acc = (await tx.account('a')) ?? { peer: 'a', balance: 0, escrow: 0 }
+            await new Promise((r) => setImmediate(r))
+            tx.putAccount({ ...acc, balance: acc.balance + 1 })
+          }),
+        ),
+      )
+      assert.equal((await store.account('a'))?.balance, 20)
+    })
+
+    it('approvals are put, listed and deleted', async () => {
+      await store.transaction((tx) => {
+        tx.putApproval({ peer: 'p1', approvedAt: 1 })
+        tx.putApproval({ peer: 'p2', approvedAt: 2, roles: ['provider'] })
+      })
+      await store.transaction((tx) => tx.delApproval('p1'))
+      assert.deepEqual(await store.approvals(), [{ peer: 'p2', approvedAt: 2, roles: ['provider'] }])
+    })
+
+    it('contracts are listed by state and by party', async () => {
+      await store.transaction((tx) => {
+        tx.putContract(storedContract('c1', { requester: 'r1', provider: 'p1' }))
+        tx.putContract(storedContract('c2', { requester: 'r2', provider: 'p1', state: 'settled' }))
+        tx.putContract(storedContract('c3', { requester: 'r2', provider: 'p2' }))
+      })
+      assert.deepEqual(ids(await store.contracts()), ['c1', 'c2', 'c3'])
+      assert.deepEqual(ids(await store.contracts({ state: 'active' })), ['c1', 'c3'])
+      assert.deepEqual(ids(await store.contracts({ party: 'p1' })), ['c1', 'c2'])
+      assert.deepEqual(ids(await store.contracts({ party: 'r2', state: 'active' })), ['c3'])
+    })
+
+    it('dueBy: the active contracts whose watchFrom has come, following start notes and closes', async () => {
+      await store.transaction((tx) => {
+        tx.putContract(storedContract('late', { settleBy: 5000 }))
+        tx.putContract(storedContract('later', { settleBy: 9000 }))
+        tx.putContract(storedContract('unstarted', { settleBy: 9000, startBy: 3000 }))
+        tx.putContract(storedContract('closed', { settleBy: 2000, state: 'settled' }))
+      })
+      assert.deepEqual(ids(await store.dueBy(2999)), [])
+      assert.deepEqual(ids(await store.dueBy(3000)), ['unstarted'])
+      assert.deepEqual(ids(await store.dueBy(5000)), ['late', 'unstarted'])
+      // A start note moves it from its startBy to its settleBy; a close takes it out.
+      await store.transaction((tx) => {
+        tx.putContract(storedContract('unstarted', { settleBy: 9000, startBy: 3000, started: true }))
+        tx.putContract(storedContract('late', { settleBy: 5000, state: 'expired' }))
+      })
+      assert.deepEqual(ids(await store.dueBy(8999)), [])
+      assert.deepEqual(ids(await store.dueBy(9000)), ['later', 'unstarted'])
+    })
+  })
+}
