@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything DMS needs on this machine, idempotently:
-# Node.js check, npm dependencies, the build, a running Docker engine, and the local test image.
+# Node.js check, npm dependencies, the build, a running Docker engine, the process engine's
+# tools (util-linux; scripts/sandbox-bootstrap.sh), and the local test image.
 # On a fresh Debian machine run it as root (it installs docker.io, busybox-static and chromium
 # with apt-get; chromium is the browser of the dashboard's tests, test/e2e/dashboard.spec.ts).
 set -euo pipefail
@@ -39,5 +40,6 @@ fi
 
 bash scripts/docker-bootstrap.sh
 bash scripts/chromium-bootstrap.sh
+bash scripts/sandbox-bootstrap.sh
 bash scripts/build-test-image.sh
 say "ready"
