@@ -134,6 +134,31 @@ describe('ProcessEngine: a hostile job (real namespaces and cgroups)', function 
     assert.ok(Number(result.stdout.trim()) < 16, `started ${result.stdout.trim()} of 40`)
   })
 
+  it("keeps two jobs running at once apart: neither sees the other's processes or outputs", async () => {
+    const a = spec(
+      'echo a > /outputs/mine; sleep 2; ls /outputs; ps -e -o comm= 2>/dev/null | sort -u | tr "\\n" " "',
+    )
+    const b = spec(
+      'sleep 1; echo "outputs:$(ls /outputs)"; ls /proc | grep -c "^[0-9]"; ls / | grep -c sandbox || true',
+    )
+    const [ra, rb] = await Promise.all([engine.run(a), engine.run(b)])
+    assert.equal(ra.status, 'completed', `${ra.reason} ${ra.stderr}`)
+    assert.equal(rb.status, 'completed', rb.stderr)
+    assert.equal(ra.stdout.split('\n')[0], 'mine')
+    const [bOutputs, bPids, bSeen] = rb.stdout.split('\n')
+    assert.equal(bOutputs, 'outputs:', "b's /outputs is empty: a's file is not there")
+    assert.ok(Number(bPids) <= 4, `b sees ${bPids} pids`)
+    assert.equal(bSeen, '0')
+  })
+
+  it("bounds /outputs by the job's disk quota while it runs", async () => {
+    const s = { ...spec('head -c 67108864 /dev/zero > /outputs/big; echo $?'), diskBytes: 8 * 1024 * 1024 }
+    const result = await engine.run(s)
+    assert.equal(result.status, 'completed', result.stderr)
+    assert.notEqual(result.stdout.trim(), '0', `the write past the quota failed: ${result.stderr}`)
+    assert.match(result.stderr, /No space left on device/)
+  })
+
   it('gets only what the job gave in its environment', async () => {
     process.env.DMS_TEST_HOST_SECRET = 'leaked'
     try {
