@@ -472,15 +472,17 @@ async function readNumber(file: string): Promise<number | undefined> {
 const readPid = (runDir: string): Promise<number | undefined> => readNumber(join(runDir, 'pid'))
 const readExit = (runDir: string): Promise<number | undefined> => readNumber(join(runDir, 'exit'))
 
-/** Whether the runner is still alive (no exit file, and its pid answers). */
+/**
+ * Whether the runner is still alive: no exit file, and its pid is a runner of this folder (after
+ * a reboot the pid may be another process's: then the run is over, never waited on forever).
+ */
 async function isRunning(runDir: string): Promise<boolean> {
   if ((await readExit(runDir)) !== undefined) return false
   const pid = await readPid(runDir)
   if (pid === undefined) return false
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
+  const cmdline = await fs.readFile(`/proc/${pid}/cmdline`).catch(() => undefined)
+  if (cmdline === undefined) return false
+  const args = cmdline.toString('utf8').split('\0')
+  // sh -c RUNNER dms-runner <runDir> ...
+  return args[3] === 'dms-runner' && args[4] === runDir
 }

@@ -159,6 +159,28 @@ describe('ProcessEngine: a hostile job (real namespaces and cgroups)', function 
     assert.match(result.stderr, /No space left on device/)
   })
 
+  it('does not take a reused pid for its runner (after a reboot): the run is over, not waited on', async () => {
+    const s = spec('true')
+    const runDir = join(workDir, s.allocationId, 'run')
+    await fs.mkdir(runDir, { recursive: true })
+    const record = { v: 1, jobId: s.jobId, allocationId: s.allocationId, startedAt: Date.now() }
+    await fs.writeFile(join(runDir, 'run.json'), JSON.stringify(record))
+    await fs.writeFile(join(runDir, 'pid'), `${process.pid}\n`) // alive, but no runner
+    const listed = (await engine.listRuns()).filter((r) => r.allocationId === s.allocationId)
+    assert.deepEqual(
+      listed.map((r) => r.running),
+      [false],
+    )
+    const result = await engine.reattach(s)
+    assert.equal(result.status, 'failed')
+    assert.equal(result.exitCode, 137)
+    assert.deepEqual(
+      (await engine.listRuns()).filter((r) => r.allocationId === s.allocationId),
+      [],
+      'cleaned up',
+    )
+  })
+
   it('gets only what the job gave in its environment', async () => {
     process.env.DMS_TEST_HOST_SECRET = 'leaked'
     try {
