@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up everything DMS needs on this machine, idempotently:
 # Node.js check, npm dependencies, the build (skipped when dist/ is newer than every input), a
-# running Docker engine, and the local test image. On a fresh Debian machine run it as root (it
+# running Docker engine, the process engine's tools (util-linux; scripts/sandbox-bootstrap.sh), and
+# the local test image. On a fresh Debian machine run it as root (it
 # installs docker.io, docker-cli where needed and busybox-static with apt-get).
 # DMS_SETUP_TESTS=1 (scripts/test.sh) also installs what only the tests use: chromium, the browser
 # of the dashboard's tests (test/e2e/dashboard.spec.ts, about 380 MB), and postgresql, whose
@@ -53,5 +54,6 @@ if [ "${DMS_SETUP_TESTS:-0}" = 1 ]; then
   bash scripts/chromium-bootstrap.sh
   bash scripts/postgres-bootstrap.sh
 fi
+bash scripts/sandbox-bootstrap.sh
 bash scripts/build-test-image.sh
 say "ready"

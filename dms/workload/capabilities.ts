@@ -12,8 +12,11 @@
  */
 export type EngineName = string
 
-/** What an engine runs: an OCI image, or a content-addressed bundle of files (a process engine). */
-export type ArtifactKind = 'image' | 'bundle'
+/**
+ * What an engine runs: an OCI image, a content-addressed bundle of files, or a program the
+ * provider offers (`runtime`, by path) (the last two: a process engine).
+ */
+export type ArtifactKind = 'image' | 'bundle' | 'runtime'
 
 /** A workload's network: `none` (a loopback only) or `open` (the engine's outbound network). */
 export type NetworkPolicy = 'none' | 'open'
@@ -21,7 +24,7 @@ export type NetworkPolicy = 'none' | 'open'
 /** One artifact a workload names, for the presence check. */
 export interface ArtifactRef {
   kind: ArtifactKind
-  /** An image reference (`dms-test:1`) or a bundle's hash. */
+  /** An image reference (`dms-test:1`), a bundle's hash or a runtime's path. */
   ref: string
 }
 

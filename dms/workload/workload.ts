@@ -41,6 +41,19 @@ export const bundleArtifactSchema = Type.Object(
 )
 
 /**
+ * A program the provider offers (an allow-list, e.g. `/usr/bin/python3`), by its absolute path on
+ * the provider: what a process engine runs when the workload brings no files of its own. The
+ * member's command starts with this path. 1-256 of `A-Z a-z 0-9 . _ + - /`, no `..` segment.
+ */
+export const runtimeArtifactSchema = Type.Object(
+  {
+    kind: Type.Literal('runtime'),
+    path: Type.String({ minLength: 2, maxLength: 256, pattern: '^(/[A-Za-z0-9_+-][A-Za-z0-9._+-]*)+$' }),
+  },
+  strict,
+)
+
+/**
  * A working directory: an absolute path (in the container or process), no NUL (the kernel's paths
  * are NUL-terminated), at most 4096 characters.
  */
@@ -52,7 +65,7 @@ export const workdirSchema = Type.String({
 })
 
 /** What a member runs, independent of the engine. */
-export const artifactSchema = Type.Union([imageArtifactSchema, bundleArtifactSchema])
+export const artifactSchema = Type.Union([imageArtifactSchema, bundleArtifactSchema, runtimeArtifactSchema])
 
 /** A member's GPUs: how many, and optionally which model and how much memory each has at least. */
 export const gpuShareSchema = Type.Object(

@@ -29,6 +29,7 @@ import {
   needsTotals,
   type WorkloadNeeds,
 } from '../../workload/needs.js'
+import type { ArtifactKind } from '../../workload/capabilities.js'
 import { workloadTotals } from '../../workload/workload.js'
 import type { BidBook } from '../bid-book.js'
 import { acceptJob, compareCapability, declineKind, imageAllowed, type Comparator } from '../capability.js'
@@ -321,9 +322,9 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
   }
 }
 
-/** The engine kind the needs ask for: a bundle if any member's artifact is one. */
-const artifactKindOf = (needs: WorkloadNeeds): 'image' | 'bundle' =>
-  needs.members.some((m) => m.artifact.kind !== 'image') ? 'bundle' : 'image'
+/** The artifact kind the needs ask for: the first that is not an image, else an image. */
+const artifactKindOf = (needs: WorkloadNeeds): ArtifactKind =>
+  needs.members.find((m) => m.artifact.kind !== 'image')?.artifact.kind ?? 'image'
 
 /** The bid for `req`, signed, so the contract that embeds it can be checked against it by the contract-db. */
 function signBid(

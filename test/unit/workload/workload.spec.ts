@@ -49,6 +49,28 @@ describe('workload: one declared shape of what runs', () => {
     }
   })
 
+  it('a runtime artifact is an absolute path of plain segments: no "..", no empty or odd segment', () => {
+    const runtime = (path: string): Workload => ({
+      members: [member({ artifact: { kind: 'runtime', path }, command: [path] })],
+    })
+    assert.equal(workloadProblem(runtime('/usr/bin/python3')), undefined)
+    assert.equal(workloadProblem(runtime('/opt/py-3.12/bin/python3.12')), undefined)
+    for (const bad of [
+      'python3',
+      '/',
+      '/usr/../etc/passwd',
+      '/usr//bin/sh',
+      '/usr/bin/',
+      '/.hidden',
+      '/a b',
+      `/${'a'.repeat(256)}`,
+    ]) {
+      const p = workloadProblem(runtime(bad))
+      assert.ok(p !== undefined, `${bad} passed`)
+      assert.ok(p.field.startsWith('members.0.artifact'), `${p.field} for ${bad}`)
+    }
+  })
+
   it('adds the members up in order', () => {
     const w: Workload = {
       members: [
