@@ -61,7 +61,11 @@ describe('contract-db/operator-api (from ports)', () => {
       addrs: () => ['/ip4/127.0.0.1/tcp/1/p2p/cdb-peer'],
       backend: () => 'level',
     },
-    metrics: { rejections: () => ({ bad_signature: 3 }) },
+    metrics: {
+      rejections: () => ({ bad_signature: 3 }),
+      contentType: 'text/plain; version=0.0.4; charset=utf-8',
+      render: () => Promise.resolve('dms_contract_db_contracts{state="active"} 1\n'),
+    },
     log: silentLogger,
   }
 
