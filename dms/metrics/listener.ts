@@ -40,11 +40,25 @@ export interface MetricsListenerInit extends MetricsListenerConfig {
   tokenPath: string
 }
 
-/** A metrics listener's settings refused before it listens (`code` says which). */
+/**
+ * A metrics listener that cannot serve, as the operator fixes it (`code` says why): a host that is
+ * no IP address, one beyond loopback without `public`, an address the system refuses.
+ */
 export class MetricsListenerConfigError extends DmsError<{ host: string }> {
-  constructor(code: 'METRICS_BAD_HOST' | 'METRICS_NOT_LOOPBACK', host: string, message: string) {
-    super(code, message, { host })
+  constructor(
+    code: 'METRICS_BAD_HOST' | 'METRICS_NOT_LOOPBACK' | 'METRICS_CANNOT_LISTEN',
+    host: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(code, message, { host }, options)
   }
+}
+
+const OS_REASONS: Partial<Record<string, string>> = {
+  EADDRINUSE: 'address in use',
+  EADDRNOTAVAIL: 'address not available on this machine',
+  EACCES: 'permission denied',
 }
 
 const LOOPBACK = (host: string) => host === '::1' || (isIP(host) === 4 && host.startsWith('127.'))
@@ -135,7 +149,19 @@ export class MetricsListener {
     app.get('/metrics', async (_req, reply) =>
       reply.header('content-type', this.source.contentType).send(await this.source.render()),
     )
-    await app.listen({ host: this.init.host ?? '127.0.0.1', port: this.init.port })
+    const host = this.init.host ?? '127.0.0.1'
+    try {
+      await app.listen({ host, port: this.init.port })
+    } catch (err) {
+      await app.close()
+      const code = (err as { code?: string }).code ?? ''
+      throw new MetricsListenerConfigError(
+        'METRICS_CANNOT_LISTEN',
+        host,
+        `metrics: cannot listen on ${host}:${this.init.port}: ${OS_REASONS[code] ?? (err as Error).message}`,
+        { cause: err },
+      )
+    }
     const a = app.server.address() as AddressInfo
     this.address = `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`
     this.token = token

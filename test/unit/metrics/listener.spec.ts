@@ -101,6 +101,16 @@ describe('metrics listener', () => {
     assert.equal((await fetch(`http://127.0.0.1:${port}/metrics`)).status, 401)
   })
 
+  it("a port in use is named as the metrics listener's, and nothing is left listening", async () => {
+    const first = await listen({ token: TOKEN })
+    const port = Number(first.address?.split(':')[1])
+    await assert.rejects(listen({ port, token: TOKEN }), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'METRICS_CANNOT_LISTEN')
+      assert.equal(err.message, `metrics: cannot listen on 127.0.0.1:${port}: address in use`)
+      return true
+    })
+  })
+
   it('listens on ::1 when asked', async () => {
     const l = await listen({ host: '::1', token: TOKEN })
     assert.match(l.address ?? '', /^\[::1\]:\d+$/)
