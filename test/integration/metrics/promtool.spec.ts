@@ -7,6 +7,10 @@
  */
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { parseJobSpec } from '../../../dms/orchestrator/job-spec.js'
 import { jobReaches, startNetwork, TEST_IMAGE, type TestNetwork } from '../../helpers/network.js'
 
@@ -26,6 +30,23 @@ function promtool(text: string): Promise<{ status: number | null; out: string }>
     p.stdin.end(text)
   })
 }
+
+/** The `prometheus.yml` snippet specs/rest-api.md documents. */
+async function documentedScrapeConfig(): Promise<string> {
+  const spec = await readFile(join(import.meta.dirname, '../../../specs/rest-api.md'), 'utf8')
+  const yaml = /```yaml\n(scrape_configs:[\s\S]*?)```/.exec(spec)?.[1]
+  assert.ok(yaml !== undefined, 'specs/rest-api.md has no scrape config')
+  return yaml
+}
+
+/** A free TCP port on 127.0.0.1 (Prometheus takes no port 0 it would tell). */
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number }
+      s.close(() => resolve(port))
+    })
+  })
 
 /** GET /metrics on a metrics listener with its token. */
 async function scrape(listener: { address?: string; token?: string } | undefined): Promise<string> {
@@ -86,6 +107,71 @@ describe('metrics of every role, checked by promtool', function () {
       const { status, out } = await promtool(text)
       assert.equal(status, 0, `${role}: promtool check metrics says\n${out}`)
       assert.equal(out.trim(), '', role)
+    }
+  })
+
+  it('a real Prometheus server scrapes the three roles with the documented scrape config', async function () {
+    const { requester, providers, contractDb } = net!
+    const dir = await mkdtemp(join(tmpdir(), 'dms-prometheus-'))
+    const roles = {
+      'dms-requester': requester.metricsListener!,
+      'dms-provider': providers[0].metricsListener!,
+      'dms-contract-db': contractDb.metricsListener!,
+    }
+    // The documented config with this run's token files and addresses, nothing else changed.
+    let yaml = await documentedScrapeConfig()
+    for (const [job, l] of Object.entries(roles)) {
+      await writeFile(join(dir, `${job}.token`), `${l.token}\n`)
+      yaml = yaml.replace(`/etc/prometheus/${job}.token`, join(dir, `${job}.token`))
+    }
+    // Each job's targets (in the order of `roles`) become this run's listener; a scrape a second.
+    const listeners = Object.values(roles)
+    yaml = yaml
+      .replace(/targets: \[[^\]]*\]/g, () => `targets: ['${listeners.shift()?.address}']`)
+      .replace(/^scrape_configs:/m, 'global: { scrape_interval: 1s }\nscrape_configs:')
+    await writeFile(join(dir, 'prometheus.yml'), yaml)
+    const check = spawnSync('promtool', ['check', 'config', join(dir, 'prometheus.yml')], {
+      encoding: 'utf8',
+    })
+    assert.equal(check.status, 0, check.stdout + check.stderr)
+    if (spawnSync('prometheus', ['--version'], { stdio: 'ignore' }).status !== 0) {
+      await rm(dir, { recursive: true, force: true })
+      return this.skip()
+    }
+    const port = await freePort()
+    const server = spawn(
+      'prometheus',
+      [
+        `--config.file=${join(dir, 'prometheus.yml')}`,
+        `--storage.tsdb.path=${join(dir, 'data')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+      ],
+      { stdio: 'ignore' },
+    )
+    const exited = new Promise((r) => server.once('exit', r))
+    try {
+      // Prometheus is polled: it tells nobody when a scrape is done.
+      const deadline = Date.now() + 30_000
+      let up: Record<string, string> = {}
+      while (Date.now() < deadline) {
+        const res = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=up`).catch(() => undefined)
+        if (res?.ok === true) {
+          const body = (await res.json()) as {
+            data: { result: Array<{ metric: { job: string }; value: [number, string] }> }
+          }
+          up = Object.fromEntries(body.data.result.map((r) => [r.metric.job, r.value[1]]))
+          if (Object.keys(roles).every((job) => up[job] === '1')) break
+        }
+        await new Promise((r) => setTimeout(r, 250))
+      }
+      assert.deepEqual(up, { 'dms-requester': '1', 'dms-provider': '1', 'dms-contract-db': '1' })
+      const q = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=dms_contract_db_conservation_ok`)
+      const ok = (await q.json()) as { data: { result: Array<{ value: [number, string] }> } }
+      assert.equal(ok.data.result[0]?.value[1], '1')
+    } finally {
+      server.kill('SIGTERM')
+      await exited
+      await rm(dir, { recursive: true, force: true })
     }
   })
 
