@@ -104,6 +104,7 @@ export class ProcessEngine implements Engine {
       available: pre.ok,
       ...(pre.ok ? { version: `cgroup-v${pre.cgroup}` } : { why: pre.why }),
       artifactKinds: ['runtime'],
+      runtimes: [...this.runtimes],
       gpus: false,
       networkPolicies: ['none'],
       diskQuota: this.diskQuota,
