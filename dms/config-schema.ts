@@ -20,6 +20,8 @@ import { CURRENCY, MAX_PRICE, TIME_UNIT_MS, type PriceTerms, type TimeUnit } fro
 import { StringEnum, strictObject as obj, typed } from './schema.js'
 import { LOG_DRIVERS, MAX_ULIMITS, ULIMIT_NAMES } from './executor/docker/engine-profile.js'
 import type { MetricsListenerConfig } from './metrics/listener.js'
+import { ENGINE_NAMES } from './executor/engine.js'
+import { RUNTIME_PATH_MAX_LENGTH, RUNTIME_PATH_PATTERN } from './workload/workload.js'
 
 /** Log levels accepted by `log.level` and `DMS_LOG_LEVEL`. */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const
@@ -258,10 +260,36 @@ export const providerSchema = obj({
   ),
   /**
    * The engines this provider offers (specs/executor.md, "Engines"): each is measured, shown by
-   * `dms resources`, and a job is bid for on one of them. `docker` is the only engine today.
-   * @default ["docker"]
+   * `dms resources`, and a job is bid for and run on the first one, in this order, that runs its
+   * artifact: `docker` (images), `process` (runtimes, in Linux namespaces: for hosts without a
+   * Docker engine). @default ["docker"]
    */
-  engines: opt(Type.Array(Type.Literal('docker'), { minItems: 1, maxItems: 8, uniqueItems: true })),
+  engines: opt(Type.Array(StringEnum(ENGINE_NAMES), { minItems: 1, maxItems: 8, uniqueItems: true })),
+  /** The process engine's settings (specs/executor.md, "The process engine"), when `engines` names it. */
+  process: opt(
+    obj({
+      /**
+       * The programs a job may run (`runtime` artifacts), by absolute path; a job's command starts
+       * with one. @default ["/bin/sh", "/usr/bin/python3"]
+       */
+      runtimes: opt(
+        Type.Array(
+          Type.String({ minLength: 2, maxLength: RUNTIME_PATH_MAX_LENGTH, pattern: RUNTIME_PATH_PATTERN }),
+          { minItems: 1, maxItems: 64, uniqueItems: true },
+        ),
+      ),
+      /**
+       * Host paths bound read-only at the same place in every sandbox (absent ones are skipped).
+       * @default ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc/ssl", "/etc/alternatives"]
+       */
+      binds: opt(
+        Type.Array(Type.String({ minLength: 2, maxLength: 1024, pattern: RUNTIME_PATH_PATTERN }), {
+          maxItems: 64,
+          uniqueItems: true,
+        }),
+      ),
+    }),
+  ),
   /** Docker engine and executor settings (specs/executor.md). */
   docker: opt(
     obj({

@@ -41,6 +41,7 @@ export const apiPart: NodePartFactory = (c) => {
     requestStop: c.requestStop,
     workflows: c.workflows,
     provider: c.provider,
+    ...(c.meter !== undefined ? { engines: () => c.meter?.last()?.engines } : {}),
     onboarding: c.onboarding,
   })
   const api = new ApiServer(
