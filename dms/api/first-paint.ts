@@ -8,32 +8,17 @@
 import type { AllocationSummary, InfoReply } from './schemas.js'
 import type { ApiPorts, JobView } from './ports.js'
 import { priceOf } from './job-routes.js'
+import { CELL_MAX, clockTime, esc, tally } from '../web/html.js'
 
 /** The ports a first paint reads. */
 export type FirstPaintPorts = Pick<ApiPorts, 'info' | 'jobs' | 'allocations' | 'peers'>
 
 /** Rows of jobs and of allocations a first paint shows (the newest). */
 export const FIRST_PAINT_ROWS = 20
-/** Longest text a cell shows; longer is cut with `…`. */
-export const FIRST_PAINT_CELL = 80
-
-const ENTITIES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-}
-
-/** Text made safe for HTML (an element's text or a quoted attribute), cut to `max` characters. */
-export function esc(v: string | number | undefined, max = FIRST_PAINT_CELL): string {
-  const s = String(v ?? '')
-  const cut = s.length > max ? `${s.slice(0, max - 1)}…` : s
-  return cut.replace(/[&<>"']/g, (c) => ENTITIES[c])
-}
+/** Longest text a cell shows (dms/web/html.ts). */
+export const FIRST_PAINT_CELL = CELL_MAX
 
 const short = (peer: string | undefined) => (peer === undefined ? '-' : `…${esc(peer.slice(-8))}`)
-const clock = (ms: number) => new Date(ms).toISOString().slice(11, 19)
 const age = (ms: number) => {
   const s = Math.max(0, Math.round(ms / 1000))
   return s < 60
@@ -45,16 +30,6 @@ const age = (ms: number) => {
         : `${Math.round(s / 86400)} d`
 }
 const MiB = 1024 * 1024
-
-/** `a: 1 · b: 2` of a tally, biggest first. */
-function tally(values: string[]): string {
-  const n = new Map<string, number>()
-  for (const v of values) n.set(v, (n.get(v) ?? 0) + 1)
-  return [...n]
-    .sort((a, b) => b[1] - a[1])
-    .map(([k, c]) => `${c} ${esc(k)}`)
-    .join(' · ')
-}
 
 const failed = (what: string, err: unknown) =>
   `<p class="error">${esc(what)} could not be read: ${esc(err instanceof Error ? err.message : 'unknown error', 200)}</p>`
@@ -98,7 +73,7 @@ function providerSection(
       return (
         `<tr data-allocation="${esc(a.allocationId)}" data-state="${esc(a.state)}"><td class="mono">${esc(a.allocationId?.slice(0, 8))}</td>` +
         `<td><span class="state s-${esc(a.state)}">${esc(a.state)}</span></td><td class="mono">${short(a.requester)}</td>` +
-        `<td class="mono">${at > 0 ? clock(at) : '-'}</td>` +
+        `<td class="mono">${at > 0 ? clockTime(at) : '-'}</td>` +
         `<td>${u?.cpuSeconds?.toFixed(2) ?? '-'}</td><td>${u?.memoryBytes === undefined ? '-' : `${Math.round(u.memoryBytes / MiB)} MiB`}</td>` +
         `<td>${u?.wallSeconds?.toFixed(1) ?? '-'}</td><td>${a.payment?.paid ?? '-'}</td></tr>`
       )
@@ -145,7 +120,7 @@ export async function firstPaint(ports: FirstPaintPorts, now: number): Promise<s
   const roles = [requester && 'requester', provider && 'provider'].filter(Boolean).join(', ') || 'no role'
   const parts = [
     `<header><strong>DMS</strong></header><main id="summary">`,
-    `<p class="note">A summary as of ${clock(now)} UTC.<noscript> The live pages need JavaScript: ` +
+    `<p class="note">A summary as of ${clockTime(now)} UTC.<noscript> The live pages need JavaScript: ` +
       `reload this page for fresh figures.</noscript></p>`,
     `<h1>Node</h1><p class="mono">${esc(info.peerId, 100)} · ${roles}${info.version !== undefined ? ` · dms ${esc(info.version)}` : ''}</p>`,
   ]
