@@ -19,6 +19,7 @@ import type { Prices } from './resources/types.js'
 import { CURRENCY, MAX_PRICE, TIME_UNIT_MS, type PriceTerms, type TimeUnit } from './pricing/terms.js'
 import { StringEnum, strictObject as obj, typed } from './schema.js'
 import { LOG_DRIVERS, MAX_ULIMITS, ULIMIT_NAMES } from './executor/docker/engine-profile.js'
+import type { MetricsListenerConfig } from './metrics/listener.js'
 
 /** Log levels accepted by `log.level` and `DMS_LOG_LEVEL`. */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const
@@ -159,6 +160,23 @@ export const apiSchema = obj({
   /** Temp bytes all uploads in progress may hold together (503 past it). @default 2 GiB */
   uploadsMaxBytes: opt(Type.Integer({ minimum: 1024 * 1024, maximum: 1024 ** 4 })),
 })
+
+/**
+ * `metrics`: a TCP listener of its own serving `GET /metrics` only, to a read-only bearer token
+ * of its own (specs/rest-api.md, "Metrics listener"); the same for a node and a contract-db.
+ */
+export const metricsSchema = typed<MetricsListenerConfig>()(
+  obj({
+    /** An IP address; one that is not loopback needs `public: true`. @default '127.0.0.1' */
+    host: opt(Type.String({ minLength: 2, maxLength: 45 })),
+    /** 0 picks a free port (9464 is the usual one for an exporter). */
+    port: Type.Integer({ minimum: 0, maximum: 65535 }),
+    /** @default a random token generated into '<dataDir>/metrics-token' (mode 0600) */
+    token: opt(Type.String({ minLength: 16, maxLength: 256 })),
+    /** Serve on an address that is not loopback (0.0.0.0, a LAN address). @default false */
+    public: opt(Type.Boolean()),
+  }),
+)
 
 /** `requester`: the Orchestrator's own options (`OrchestratorInit`). */
 export const requesterSchema = typed<OrchestratorInit>()(
@@ -369,6 +387,8 @@ export const nodeConfigSchema = obj({
    * false disables it. @default { socket: '<dataDir>/dms.sock' }
    */
   api: opt(Type.Union([Type.Unsafe<false>({ const: false }), apiSchema])),
+  /** Prometheus metrics on a listener of their own, with a read-only token. @default none */
+  metrics: opt(metricsSchema),
   /** Requester role: post jobs and drive them to settlement. */
   requester: opt(requesterSchema),
   /** Provider role: bid for jobs and run them in Docker. */
@@ -402,6 +422,8 @@ export const contractDbConfigSchema = obj({
       port: Type.Integer({ minimum: 0, maximum: 65535 }),
     }),
   ),
+  /** Prometheus metrics on a listener of their own, with a read-only token. @default none */
+  metrics: opt(metricsSchema),
   /** Lifetime of the approval credentials it issues. @default 600000 */
   approvalTtlMs: opt(posInt),
   /** The most volunteer contracts one requester may have active. @default 16 */
