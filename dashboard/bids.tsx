@@ -6,7 +6,14 @@
 import { scoreBids, WEIGHTS } from '../dms/orchestrator/select.js'
 import { priceView } from '../dms/pricing/price.js'
 import { priceOf } from '../dms/pricing/terms.js'
-import { short, type JobView } from './types.js'
+import { FINAL, short, type JobView } from './types.js'
+
+/** Why an ended job has no bid: who declined, who did not answer. */
+function noBids(declined: number, connected: number): string {
+  if (connected === 0) return 'No bids: no provider was connected.'
+  if (declined >= connected) return `No bids: all ${connected} connected providers declined.`
+  return `No bids: ${declined} of ${connected} connected providers declined, the others did not answer.`
+}
 
 export function Bids({ job }: { job: JobView }) {
   const r = job.record
@@ -29,7 +36,13 @@ export function Bids({ job }: { job: JobView }) {
         lower wins.
       </p>
       {ranked.length === 0 ? (
-        <p>No bids {job.state === 'bidding' ? 'yet' : ''}.</p>
+        <p id="no-bids">
+          {!FINAL.has(job.state)
+            ? 'No bids yet.'
+            : job.state === 'cancelled'
+              ? 'No bids before the job was cancelled.'
+              : noBids(r.declines.length, r.providersConnected ?? 0)}
+        </p>
       ) : (
         <div class="scroll">
           <table>

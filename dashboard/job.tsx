@@ -1,6 +1,7 @@
 /** One job: its journey, bids, contract and proof, live logs, outputs and settlement; cancel. */
 import { useEffect, useState } from 'preact/hooks'
 import { api, subscribe } from './api.js'
+import { usePainted } from './first-paint.js'
 import { perKey } from './live.js'
 import { Bids } from './bids.js'
 import { Logs } from './logs.js'
@@ -28,6 +29,7 @@ export function JobPage({ id }: { id: string }) {
     }
   }, [id])
 
+  usePainted(job !== undefined || error !== undefined)
   if (job === undefined) return <p class={error ? 'error' : ''}>{error ?? 'Loading…'}</p>
   const r = job.record
   const cancel = () => {

@@ -1,6 +1,7 @@
 /** The requester's jobs, newest first, updated live from the job events. */
 import { useEffect, useState } from 'preact/hooks'
 import { api, subscribe } from './api.js'
+import { usePainted } from './first-paint.js'
 import { perKey } from './live.js'
 import { age, short, summaryOf, type JobDetail, type JobSummary } from './types.js'
 
@@ -39,6 +40,8 @@ export function JobList() {
       off()
     }
   }, [])
+
+  usePainted(jobs !== undefined || error !== undefined)
 
   const shown = (jobs ?? []).filter(
     (j) =>

@@ -4,6 +4,7 @@
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api, subscribe, type LogEvent } from './api.js'
+import { FINAL } from './types.js'
 
 type Output = { stdout: string; stderr: string; truncated: boolean }
 
@@ -51,12 +52,12 @@ export function Logs({ id, state }: { id: string; state: string }) {
       live = false
       off()
     }
-  }, [id, state === 'completed' || state === 'failed'])
+  }, [id, FINAL.has(state)])
 
   return (
     <section>
       <h2>Logs</h2>
-      <pre id="logs">{text === '' ? '(no output yet)' : text}</pre>
+      <pre id="logs">{text !== '' ? text : FINAL.has(state) ? '(no output)' : '(no output yet)'}</pre>
       {truncated && <p class="note">truncated at the provider's limit</p>}
     </section>
   )

@@ -6,6 +6,7 @@
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { api, signOut } from './api.js'
+import { holdFirstPaint } from './first-paint.js'
 import { JobList } from './jobs.js'
 import { JobPage } from './job.js'
 import { NetworkPage } from './network.js'
@@ -32,13 +33,14 @@ function pageOf(hash: string, roles: Roles): { page: string; id?: string } {
   return { page: roles.requester ? 'jobs' : roles.provider ? 'provider' : 'network' }
 }
 
-function App() {
+function App({ summary }: { summary: boolean }) {
   const hash = useHash()
   const [roles, setRoles] = useState<Roles | undefined>(undefined)
   useEffect(() => {
     void api<{ roles: Roles }>('GET', '/v1/info').then((i) => setRoles(i.roles))
   }, [])
-  if (roles === undefined) return <p>Loading…</p>
+  // The server's summary is on screen meanwhile (first-paint.ts).
+  if (roles === undefined) return summary ? null : <p>Loading…</p>
   const { page, id } = pageOf(hash, roles)
   const link = (to: string, label: string, on: boolean) => (
     <a href={`#/${to}`} class={on ? 'on' : ''} id={`nav-${to}`}>
@@ -76,4 +78,5 @@ function App() {
   )
 }
 
-render(<App />, document.getElementById('app') as HTMLElement)
+const root = document.getElementById('app') as HTMLElement
+render(<App summary={holdFirstPaint(root)} />, root)

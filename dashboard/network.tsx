@@ -1,5 +1,6 @@
 /** This node's peers (roles, connection, latency, gossip standing) and the gossip topics' peers. */
 import { api } from './api.js'
+import { usePainted } from './first-paint.js'
 import { useLive } from './live.js'
 
 interface Peer {
@@ -25,8 +26,14 @@ export function NetworkPage() {
     () => Promise.all([api<{ peers: Peer[] }>('GET', '/v1/peers'), api<Info>('GET', '/v1/info')]),
     ['peer'],
   )
+  usePainted(data !== undefined || error !== undefined)
   if (data === undefined) return <p class={error ? 'error' : ''}>{error ?? 'Loading…'}</p>
   const [{ peers }, info] = data
+  // Every topic this node subscribes to (its peers may not: /dms/capacity/1 is the requester's),
+  // and every topic a peer does.
+  const live = new Map((info.topics?.known ?? []).map((t) => [t.topic, t.peers]))
+  const subscribed = new Set(info.topics?.subscribed ?? [])
+  const topics = [...new Set([...subscribed, ...live.keys()])].sort()
   return (
     <article id="network">
       <h1>Network</h1>
@@ -84,11 +91,11 @@ export function NetworkPage() {
             </tr>
           </thead>
           <tbody>
-            {(info.topics?.known ?? []).map((t) => (
-              <tr data-topic={t.topic}>
-                <td class="mono">{t.topic}</td>
-                <td>{t.peers}</td>
-                <td>{info.topics?.subscribed.includes(t.topic) ? 'yes' : ''}</td>
+            {topics.map((t) => (
+              <tr data-topic={t} data-subscribed={subscribed.has(t)}>
+                <td class="mono">{t}</td>
+                <td>{live.get(t) ?? 0}</td>
+                <td>{subscribed.has(t) ? 'yes' : ''}</td>
               </tr>
             ))}
           </tbody>

@@ -4,6 +4,7 @@
  */
 import { useState } from 'preact/hooks'
 import { api, ApiProblem } from './api.js'
+import { usePainted } from './first-paint.js'
 
 interface Field {
   key: string
@@ -106,6 +107,7 @@ export function NewJob() {
   )
   const [problem, setProblem] = useState<{ field?: string; message: string } | undefined>(undefined)
   const [busy, setBusy] = useState(false)
+  usePainted(true)
 
   const submit = (e: Event) => {
     e.preventDefault()

@@ -8,6 +8,7 @@ import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import type { Overview } from '../dms/contract-db/web.js'
 import { api, signOut } from './api.js'
+import { holdFirstPaint, usePainted } from './first-paint.js'
 import { short, time } from './types.js'
 
 const STATES = ['active', 'settled', 'terminated', 'claimed', 'expired'] as const
@@ -72,9 +73,11 @@ function ConservationFigure({ c }: { c: Overview['conservation'] }) {
   )
 }
 
-function App() {
+function App({ summary }: { summary: boolean }) {
   const { data, error } = useBooks()
-  if (data === undefined) return <p>{error ?? 'Loading…'}</p>
+  usePainted(data !== undefined || error !== undefined)
+  // The server's summary is on screen meanwhile (first-paint.ts).
+  if (data === undefined) return error === undefined && summary ? null : <p>{error ?? 'Loading…'}</p>
   const approved = new Set(data.approved.map((a) => a.peer))
   return (
     <>
@@ -198,4 +201,5 @@ function App() {
   )
 }
 
-render(<App />, document.getElementById('app') as HTMLElement)
+const root = document.getElementById('app') as HTMLElement
+render(<App summary={holdFirstPaint(root)} />, root)

@@ -1,10 +1,12 @@
 /**
  * The provider's machine and offer (free, reserved, locked, allocated as one bar per resource),
- * its allocations (running ones with their usage so far), declines by reason, and earnings.
- * Reloaded on each allocation event.
+ * its allocations (running ones with their usage so far, ended ones with the usage their receipt
+ * stated), declines by reason, and earnings: what this provider earned, and apart from it what
+ * went back to the requesters. Reloaded on each allocation event.
  */
 import { useEffect } from 'preact/hooks'
 import { api } from './api.js'
+import { usePainted } from './first-paint.js'
 import { useLive } from './live.js'
 import { short, time } from './types.js'
 
@@ -24,7 +26,8 @@ interface Allocation {
   requester: string
   state: string
   history: Array<{ state: string; at: number }>
-  usage?: { cpuSeconds: number; memoryBytes: number; wallSeconds: number; logBytes: number }
+  /** So far while it runs (with `costSoFar`); once it ran, as its receipt stated. */
+  usage?: { cpuSeconds: number; memoryBytes: number; wallSeconds: number; logBytes?: number }
   costSoFar?: number
   payment?: { escrow: number; status: string; paid?: number; refunded?: number }
 }
@@ -81,12 +84,13 @@ export function ProviderPage() {
     ['allocation'],
   )
   // Usage of a running allocation has no event: while one runs, it is read again every 5 s.
-  const running = data?.[1].allocations.some((a) => a.usage !== undefined) ?? false
+  const running = data?.[1].allocations.some((a) => a.costSoFar !== undefined) ?? false
   useEffect(() => {
     if (!running) return
     const t = setInterval(reload, USAGE_REFRESH_MS)
     return () => clearInterval(t)
   }, [running, reload])
+  usePainted(data !== undefined || error !== undefined)
   if (data === undefined) return <p class={error ? 'error' : ''}>{error ?? 'Loading…'}</p>
   const [r, { allocations }, e, info] = data
   const declines = Object.entries(info.declines ?? {}).sort((a, b) => b[1] - a[1])
@@ -114,11 +118,13 @@ export function ProviderPage() {
         <section id="earnings">
           <h2>Earnings</h2>
           <dl>
-            <dt>Paid</dt>
+            <dt>Earned</dt>
             <dd>{e.paid}</dd>
             <dt>Claimed</dt>
             <dd>{e.claimed}</dd>
-            <dt>Refunded</dt>
+            <dt title="the part of the escrow the contract-db gave back to the requesters">
+              Returned to requesters
+            </dt>
             <dd>{e.refunded}</dd>
             <dt>Outstanding</dt>
             <dd>{e.outstanding}</dd>
@@ -147,6 +153,8 @@ export function ProviderPage() {
                   <th>Wall s</th>
                   <th>Cost so far</th>
                   <th>Payment</th>
+                  <th>Earned</th>
+                  <th>Returned</th>
                 </tr>
               </thead>
               <tbody>
@@ -162,11 +170,9 @@ export function ProviderPage() {
                     <td>{a.usage === undefined ? '-' : `${Math.round(a.usage.memoryBytes / MiB)} MiB`}</td>
                     <td>{a.usage?.wallSeconds.toFixed(1) ?? '-'}</td>
                     <td>{a.costSoFar ?? '-'}</td>
-                    <td>
-                      {a.payment === undefined
-                        ? '-'
-                        : `${a.payment.status}${a.payment.paid !== undefined ? ` ${a.payment.paid}` : ''}`}
-                    </td>
+                    <td>{a.payment?.status ?? '-'}</td>
+                    <td>{a.payment?.paid ?? '-'}</td>
+                    <td>{a.payment?.refunded ?? '-'}</td>
                   </tr>
                 ))}
               </tbody>

@@ -134,14 +134,17 @@ export const nodeModePort = (p: ProviderService, requestStop: () => void): NodeM
 
 /**
  * The provider's allocations, as stored; a running one with its usage so far and what that time
- * costs at the contract's price (the settlement bills wall time, specs/contract-db.md).
+ * costs at the contract's price (the settlement bills wall time, specs/contract-db.md), an ended
+ * one with the usage its receipt stated.
  */
 export const allocationsPort = (p: ProviderService): AllocationsPort => ({
   list: async () => {
     const books = new Map((await p.books.list()).map((e) => [e.contractId, e]))
     return (await p.listAllocations()).map((a) => {
       const e = books.get(a.contract.terms.contractId)
-      const usage = p.usage.get(a.allocationId)
+      const live = p.usage.get(a.allocationId)
+      // Once it ran: the usage its receipt states (memory is the peak).
+      const ran = a.result?.usage
       const t = a.contract.terms
       return {
         allocationId: a.allocationId,
@@ -152,12 +155,17 @@ export const allocationsPort = (p: ProviderService): AllocationsPort => ({
         history: a.history,
         result: a.result,
         ...(e !== undefined ? { payment: paymentOf(e) } : {}),
-        ...(usage !== undefined
-          ? {
-              usage,
-              costSoFar: costSoFar(t, usage.wallSeconds),
-            }
-          : {}),
+        ...(live !== undefined
+          ? { usage: live, costSoFar: costSoFar(t, live.wallSeconds) }
+          : ran !== undefined
+            ? {
+                usage: {
+                  cpuSeconds: ran.cpuSeconds,
+                  memoryBytes: ran.peakMemoryBytes,
+                  wallSeconds: ran.wallSeconds,
+                },
+              }
+            : {}),
       }
     })
   },

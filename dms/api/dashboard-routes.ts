@@ -18,6 +18,8 @@ export interface DashboardOptions {
   origin: () => string | undefined
   /** Where the built page lies (tests may point elsewhere). */
   dir?: string
+  /** The page's first paint, rendered on the server (first-paint.ts). @default none */
+  firstPaint?: () => Promise<string>
 }
 
 /** Whether a request may see pages and data: the socket, a bearer token or a live session. */
@@ -63,6 +65,7 @@ export function dashboardRoutes(app: FastifyInstance, o: DashboardOptions): Prom
     assets: ['app.js', 'app.css'],
     command: 'dms dashboard',
     dir: o.dir,
+    firstPaint: o.firstPaint,
   })
   return Promise.resolve()
 }

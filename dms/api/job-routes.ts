@@ -43,7 +43,7 @@ function summary(j: JobView): NonNullable<JobList['jobs']>[number] {
 }
 
 /** Paid to the provider once settled, else the winning bid's total (undefined before a winner). */
-function priceOf(r: JobView['record']): number | undefined {
+export function priceOf(r: JobView['record']): number | undefined {
   if (r.settlement !== undefined) return r.settlement.paidToProvider
   return r.bids.find((b) => b.bidId === r.winner?.bidId)?.total
 }

@@ -16,6 +16,7 @@ import { bearerMatches, cookieNameFor, DashboardSessions } from '../web/sessions
 import { authorised, dashboardRoutes } from './dashboard-routes.js'
 import { dataRoutes } from './data-routes.js'
 import { eventsRoutes } from './events-routes.js'
+import { firstPaint } from './first-paint.js'
 import { apiError, STATUS, validationError } from './errors.js'
 import { jobRoutes } from './job-routes.js'
 import { modeRoutes } from './mode-routes.js'
@@ -81,6 +82,7 @@ export function buildApi(
     token: opts.token,
     origin: opts.origin ?? (() => undefined),
     dir: opts.dashboardDir,
+    firstPaint: () => firstPaint(ports, Date.now()),
   }
   securityHeaders(app)
   if (opts.token !== undefined) {

@@ -10,6 +10,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { guardWrites } from '../web/csrf.js'
 import { isPage, isPublic, loginPage, pageRoutes, securityHeaders, webError } from '../web/pages.js'
+import { operatorFirstPaint } from './first-paint.js'
 import { cookieNameFor, DashboardSessions } from '../web/sessions.js'
 import type { Conservation } from './conservation.js'
 import { summarize, type ContractSummary, type OperatorPorts } from './operator-api.js'
@@ -123,6 +124,7 @@ export class OperatorWeb {
       assets: ['operator.js', 'app.css'],
       command,
       dir: this.init.dir,
+      firstPaint: async () => operatorFirstPaint(await this.overview(), Date.now()),
     })
     app.get('/v1/contract-db/overview', () => this.overview())
     this.events(app)

@@ -6,7 +6,7 @@
 import type { Handle } from '../../actors/envelope.js'
 import type { InputFile } from '../blobs/staging.js'
 import type { Bid, SignedContract } from '../contracts/model.js'
-import type { ExecutionResult } from '../executor/executor.js'
+import type { ExecutionResult, ResourceUsage } from '../executor/executor.js'
 import type { BidRequest, JobResult, JobUpdate } from '../protocol/messages.js'
 import type { Resources } from '../resources/types.js'
 import type { Workload } from '../workload/workload.js'
@@ -35,6 +35,11 @@ export type RunSummary = {
   exitCode: number
   reason?: string
   outputsHash: string
+  /**
+   * What the run used, as its receipt states it (kept so an ended allocation still shows its
+   * usage: `GET /v1/allocations`, the dashboard). Absent on records made before it was kept.
+   */
+  usage?: ResourceUsage
 }
 
 export type HistoryEntry = {

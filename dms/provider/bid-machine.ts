@@ -207,6 +207,7 @@ export function createBidMachine(clock: Pick<Clock, 'now'>, timing: BidTiming) {
           exitCode: context.run?.exitCode ?? -1,
           reason: `the result could not be published: ${String((event as { error?: unknown }).error)}`,
           outputsHash: hashOutputs([]),
+          ...(context.run !== undefined ? { usage: context.run.usage } : {}),
         },
         run: undefined,
       })),

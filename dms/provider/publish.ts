@@ -84,6 +84,7 @@ async function publish(d: PublishDeps, input: PublishInput): Promise<PublishOutp
       exitCode: result.exitCode,
       ...(result.reason !== undefined ? { reason: result.reason } : {}),
       outputsHash: result.outputsHash,
+      usage: result.usage,
     },
   }
 }

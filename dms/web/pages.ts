@@ -37,6 +37,11 @@ export function dashboardDir(): string {
 export const writeTokenMeta = (token: string) => `<meta name="dms-write-token" content="${token}" />`
 const WRITE_TOKEN_SLOT = writeTokenMeta('')
 
+/** Where a page's HTML receives its first paint (PageOptions.firstPaint). */
+export const FIRST_PAINT_SLOT = '<div id="first-paint"></div>'
+/** A first paint not ready by then is left out: the page is sent without it. */
+export const FIRST_PAINT_TIMEOUT_MS = 2000
+
 /** What anyone may fetch without signing in: the sign-in route and the pages' static code. */
 export const isPublic = (url: string) =>
   url.startsWith('/dashboard/login') || /^\/dashboard\/assets\/[a-z-]+\.(js|css)$/.test(url)
@@ -87,6 +92,12 @@ export interface PageOptions {
   command: string
   /** Where the built page lies. @default dashboardDir() */
   dir?: string
+  /**
+   * HTML put into the page's `<div id="first-paint">` for a signed-in browser: what it shows
+   * before the page's script has its data, or without a script (specs/dashboard.md, "First
+   * paint"). Left out when it fails or takes over FIRST_PAINT_TIMEOUT_MS. @default none
+   */
+  firstPaint?: () => Promise<string>
 }
 
 const doc = (summary: string, responses: Record<number, { description: string }>) => ({
@@ -156,9 +167,13 @@ export function pageRoutes(app: FastifyInstance, o: PageOptions): void {
     const html = await asset(o.page)
     if (html === undefined) return notBuilt(rep)
     const token = o.sessions.writeToken(req.headers.cookie) ?? ''
-    return rep
-      .type('text/html; charset=utf-8')
-      .send(html.toString('utf8').replace(WRITE_TOKEN_SLOT, writeTokenMeta(token)))
+    const first = o.firstPaint === undefined ? '' : await withTimeout(o.firstPaint(), FIRST_PAINT_TIMEOUT_MS)
+    return rep.type('text/html; charset=utf-8').send(
+      html
+        .toString('utf8')
+        .replace(WRITE_TOKEN_SLOT, writeTokenMeta(token))
+        .replace(FIRST_PAINT_SLOT, () => `<div id="first-paint">${first}</div>`),
+    )
   }
   const pageDoc = doc('the dashboard page (signed in)', { 200: { description: 'text/html' } })
   app.get('/dashboard', { config: pageDoc }, async (_req, rep) => rep.redirect('/dashboard/', 302))
@@ -182,6 +197,20 @@ export function pageRoutes(app: FastifyInstance, o: PageOptions): void {
       return rep.type(type).send(data)
     },
   )
+}
+
+/** What `p` gives within `ms`, else '' (also when it fails): a page is never held up by it. */
+async function withTimeout(p: Promise<string>, ms: number): Promise<string> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(''), ms)
+    timer.unref()
+  })
+  try {
+    return await Promise.race([p.catch(() => ''), late])
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 /** The JSON error shape of both APIs (`{ error: { code, message } }`). */

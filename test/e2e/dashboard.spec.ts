@@ -199,11 +199,86 @@ describe('dashboard in chromium against a devnet', function () {
     await page.click('#cancel')
     await page.waitForSelector('#job[data-state="cancelled"]', WAIT)
     assert.equal(await page.$('#cancel'), null, 'no cancel button on an ended job')
+    assert.doesNotMatch((await page.textContent('#job')) ?? '', /\byet\b/, 'an ended job says what happened')
     await shot(page, 'job-cancelled')
     await page.goto(`${origin}/dashboard/#/new`)
     await page.waitForSelector('#new-job')
     await shot(page, 'new-job')
     await page.close()
+  })
+
+  it('an ended job without a contract says why: no provider bid, nothing to settle, no outputs', async function () {
+    const page = await context.newPage()
+    await page.goto(`${origin}/dashboard/#/jobs`)
+    await page.waitForSelector('#jobs')
+    const posted = await page.request.post(`${origin}/v1/jobs`, {
+      headers: await writeHeaders(page),
+      // More cpu than either provider offers: both decline.
+      data: {
+        name: 'nobody can',
+        image: IMAGE,
+        command: ['sh', '-c', ':'],
+        resources: { cpu: 512, memory: '32MiB' },
+        maxDuration: 60,
+        maxPrice: 100_000,
+      },
+    })
+    assert.equal(posted.status(), 201, await posted.text())
+    const { id } = (await posted.json()) as { id: string }
+    await page.goto(`${origin}/dashboard/#/jobs/${id}`)
+    await page.waitForSelector('#job[data-state="failed"]', WAIT)
+    assert.match((await page.textContent('#job-error')) ?? '', /^NO_BIDS/)
+    assert.equal(await page.textContent('#no-bids'), 'No bids: all 2 connected providers declined.')
+    assert.equal(
+      await page.textContent('#no-contract'),
+      'No contract was made: no provider bid (2 declined).',
+    )
+    assert.match((await page.textContent('#no-settlement')) ?? '', /^Nothing to settle: no contract was made/)
+    assert.match((await page.textContent('#outputs')) ?? '', /the job ended without a result/)
+    await page.locator('#logs', { hasText: '(no output)' }).waitFor(WAIT)
+    assert.doesNotMatch(
+      (await page.textContent('#job')) ?? '',
+      /\byet\b/,
+      'nothing waits for what cannot come',
+    )
+    await shot(page, 'job-no-bids')
+    await page.close()
+  })
+
+  it('the first paint is the node, not "Loading…": a plain headless chromium, and a browser with scripts off', async function () {
+    // What a user's `chromium --headless --dump-dom <link>` (or --screenshot) captures: the page
+    // as it stands at its load event, before the script has read anything.
+    const { stdout } = await exec(chromiumPath(), [
+      '--headless',
+      '--no-sandbox',
+      '--disable-dev-shm-usage',
+      '--disable-gpu',
+      '--dump-dom',
+      await loginLink(),
+    ])
+    assert.doesNotMatch(stdout, /Loading…/)
+    assert.match(stdout, /data-state="completed"[^]*from the form|from the form[^]*completed/)
+
+    const noScript = await browser.newContext({
+      javaScriptEnabled: false,
+      viewport: { width: 1280, height: 800 },
+    })
+    const page = await noScript.newPage()
+    assert.equal((await page.goto(await loginLink()))?.status(), 200)
+    await page.waitForSelector('#summary')
+    const rows = page.locator('#summary-jobs tbody tr')
+    assert.ok((await rows.count()) >= 3)
+    for (const [name, state] of [
+      ['from the form', 'completed'],
+      ['to cancel', 'cancelled'],
+      ['nobody can', 'failed'],
+    ])
+      assert.equal(await rows.filter({ hasText: name }).getAttribute('data-state'), state)
+    assert.match((await page.textContent('#summary')) ?? '', new RegExp(ready.requester.peerId))
+    assert.match((await page.textContent('#summary')) ?? '', /The live pages need JavaScript/)
+    assert.match((await page.textContent('#summary-network')) ?? '', /\/dms\/capacity\/1/)
+    await shot(page, 'first-paint')
+    await noScript.close()
   })
 
   it("a provider's page: the offer as a bar, an allocation live while it runs, then released; the network page", async function () {
@@ -257,9 +332,40 @@ describe('dashboard in chromium against a devnet', function () {
     )
     await page.waitForSelector(`#allocations tr[data-job="${jobId}"][data-state="released"]`, WAIT)
     assert.match((await row.textContent()) ?? '', /released/)
-    // The books are shown: paid, claimed, refunded, outstanding.
-    assert.match((await page.textContent('#earnings')) ?? '', /Paid\d+Claimed\d+Refunded\d+Outstanding\d+/)
+    // Once released, the usage its receipt stated (cpu s, memory, wall s).
+    const cell = async (n: number) => (await row.locator(`td:nth-child(${n})`).textContent()) ?? ''
+    assert.match(await cell(5), /^\d+\.\d{2}$/, 'cpu seconds')
+    assert.match(await cell(6), /^\d+ MiB$/, 'memory')
+    assert.ok(Number(await cell(7)) > 0, 'wall seconds')
+    // Earned and returned: two columns, filled once the contract-db's settlement is in the books.
+    assert.deepEqual(await page.locator('#allocations th').allTextContents(), [
+      'Allocation',
+      'State',
+      'Requester',
+      'Started',
+      'CPU s',
+      'Memory',
+      'Wall s',
+      'Cost so far',
+      'Payment',
+      'Earned',
+      'Returned',
+    ])
+    // The books: what this provider earned, and apart from it what went back to requesters.
+    assert.match(
+      (await page.textContent('#earnings')) ?? '',
+      /Earned\d+Claimed\d+Returned to requesters\d+Outstanding\d+/,
+    )
     await shot(page, 'provider')
+    // The provider's first paint, scripts off: its books and the released allocation's usage.
+    const noScript = await browser.newContext({ javaScriptEnabled: false })
+    const plain = await noScript.newPage()
+    await plain.goto(await loginLink(provider.socket))
+    assert.match((await plain.textContent('#summary-provider')) ?? '', /Returned to requesters\d+/)
+    const summaryRow = plain.locator(`#summary-provider tr[data-state="released"]`).first()
+    assert.match((await summaryRow.locator('td:nth-child(5)').textContent()) ?? '', /^\d+\.\d{2}$/)
+    await shot(plain, 'provider-first-paint')
+    await noScript.close()
 
     // The requester's network: both providers connected, with their roles; the bid topic's peers.
     await requester.goto(`${origin}/dashboard/#/network`)
@@ -270,6 +376,18 @@ describe('dashboard in chromium against a devnet', function () {
       assert.match((await row.textContent()) ?? '', /provider/)
     }
     await requester.waitForSelector('#topics tr[data-topic="/dms/bid-requests/1"]')
+    // Every topic the node subscribes to, as the node says: /dms/capacity/1 too, which no
+    // provider subscribes to.
+    const topics = (await (await requester.request.get(`${origin}/v1/topics`)).json()) as {
+      subscribed: string[]
+    }
+    assert.ok(topics.subscribed.includes('/dms/capacity/1'))
+    for (const t of topics.subscribed)
+      assert.equal(
+        await requester.getAttribute(`#topics tr[data-topic="${t}"]`, 'data-subscribed'),
+        'true',
+        `${t} is shown as subscribed here`,
+      )
     await shot(requester, 'network')
     await page.goto(`${origin}/dashboard/#/jobs`)
     await page.waitForSelector('#jobs')
@@ -309,6 +427,14 @@ describe('dashboard in chromium against a devnet', function () {
     for (const s of ['active', 'settled', 'terminated', 'claimed', 'expired']) total += await count(s)
     assert.equal(await page.locator('#contracts tbody tr').count(), total)
     await shot(page, 'contract-db')
+    // Its first paint, scripts off: the green figure and the contracts by state.
+    const noScript = await browser.newContext({ javaScriptEnabled: false })
+    const plain = await noScript.newPage()
+    await plain.goto((JSON.parse((await operator('dashboard', '--json')).stdout) as { url: string }).url)
+    assert.equal(await plain.getAttribute('#summary-conservation', 'data-ok'), 'true')
+    assert.ok(Number(await plain.textContent('#summary-contracts [data-state="settled"] b')) >= 1)
+    await shot(plain, 'contract-db-first-paint')
+    await noScript.close()
     await page.setViewportSize({ width: 390, height: 844 })
     const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'))
     assert.ok(overflow <= 0, `${overflow} px wider than the phone's screen`)

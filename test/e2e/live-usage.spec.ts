@@ -81,7 +81,34 @@ describe('live usage of a running job (real network, real Docker)', function () 
     const m = /^dms_jobs_running_cpu_seconds ([\d.]+)$/m.exec(String(metrics))
     assert.ok(m !== null && Number(m[1]) > 0)
 
+    // Once released, the allocation still shows what the run used (as its receipt stated it),
+    // and no cost so far: it is not running any more.
+    const provider = net.providers[0].provider!
+    const released = new Promise<void>((resolve) => {
+      const on = (_id: string, state: string | undefined) => {
+        if (state !== 'released') return
+        provider.events.off('allocation', on)
+        resolve()
+      }
+      provider.events.on('allocation', on)
+    })
     await api.ok('DELETE', `/v1/jobs/${id}`)
     assert.equal((await jobReaches(net.requester, id)).state, 'cancelled')
+    await released
+    const after = (
+      await new ApiClient(net.providers[0].socketPath!).ok<{
+        allocations: Array<{
+          jobId: string
+          state: string
+          usage?: { cpuSeconds: number; memoryBytes: number; wallSeconds: number }
+          costSoFar?: number
+        }>
+      }>('GET', '/v1/allocations')
+    ).allocations.find((x) => x.jobId === id)
+    assert.equal(after?.state, 'released')
+    assert.ok((after?.usage?.cpuSeconds ?? 0) >= a!.usage!.cpuSeconds, JSON.stringify(after))
+    assert.ok((after?.usage?.memoryBytes ?? 0) > 0)
+    assert.ok((after?.usage?.wallSeconds ?? 0) > 0)
+    assert.equal(after?.costSoFar, undefined)
   })
 })

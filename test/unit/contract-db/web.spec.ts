@@ -2,7 +2,7 @@
  * The contract-db operator's dashboard listener over fake ports and real loopback TCP: a link
  * from the operator socket signs a browser in once; without a session there is the login page
  * and 401, never data; the strict CSP on every answer; the overview (a red conservation figure
- * when the port's books do not add up); a `books` event after each change, streams bounded and
+ * when the port's books do not add up, in the page's first paint too); a `books` event after each change, streams bounded and
  * unsubscribed on close.
  */
 import assert from 'node:assert/strict'
@@ -17,7 +17,7 @@ import type { BooksChange } from '../../../dms/contract-db/service.js'
 import { OperatorWeb, type Overview } from '../../../dms/contract-db/web.js'
 import { silentLogger } from '../../../dms/log.js'
 import { WRITE_TOKEN_HEADER } from '../../../dms/web/csrf.js'
-import { CSP } from '../../../dms/web/pages.js'
+import { CSP, FIRST_PAINT_SLOT } from '../../../dms/web/pages.js'
 import { makeContract, newParty } from '../../helpers/contracts.js'
 import { closed, openStream, readUntil } from '../../helpers/event-stream.js'
 
@@ -66,7 +66,7 @@ describe('contract-db/web: the operator dashboard listener (from ports)', () => 
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'dms-cdb-web-'))
-    await writeFile(join(dir, 'operator.html'), '<!doctype html><div id="app"></div>')
+    await writeFile(join(dir, 'operator.html'), `<!doctype html>${FIRST_PAINT_SLOT}<div id="app"></div>`)
     await writeFile(join(dir, 'operator.js'), 'export {}')
     web = new OperatorWeb(
       {
@@ -136,7 +136,7 @@ describe('contract-db/web: the operator dashboard listener (from ports)', () => 
       const body = await page.text()
       assert.match(body, /Not signed in/)
       assert.match(body, /dms contract-db dashboard/)
-      assert.doesNotMatch(body, /id="app"/)
+      assert.doesNotMatch(body, /id="app"|id="summary|credited/)
       assert.equal(page.headers.get('content-security-policy'), CSP)
       for (const path of ['/v1/contract-db/overview', '/v1/events', '/v1/contract-db/accounts']) {
         const data = await at(path, { headers })
@@ -156,7 +156,14 @@ describe('contract-db/web: the operator dashboard listener (from ports)', () => 
     const cookie = await signIn()
     const page = await at('/dashboard/', { headers: { cookie } })
     assert.equal(page.status, 200)
-    assert.match(await page.text(), /id="app"/)
+    const html = await page.text()
+    assert.match(html, /id="app"/)
+    // Its first paint, before any script: the red figure, the contracts by state, the accounts.
+    assert.match(html, /<section id="summary-conservation" class="figure broken" data-ok="false">/)
+    assert.match(html, /✗ credited 100 ≠ balances 50 \+ escrow 60/)
+    assert.match(html, /10 micro-tokens more than was ever credited/)
+    assert.match(html, /data-state="active">active <b>1<\/b>/)
+    assert.match(html, /1 accounts, 1 approved entities/)
     const r = await at('/v1/contract-db/overview', { headers: { cookie } })
     assert.equal(r.status, 200)
     const o = (await r.json()) as Overview
