@@ -130,7 +130,8 @@ export interface WorkflowsPort {
   cancel(id: string): Promise<WorkflowView>
   /**
    * Fetches one task's outputs to this node (checked against its signed manifest) so the job's
-   * outputs routes serve them: `TASK_NOT_FOUND`, `OUTPUTS_NOT_READY`, `OUTPUTS_NOT_FETCHED`.
+   * outputs routes serve them: `TASK_NOT_FOUND`, `OUTPUTS_NOT_READY`, `OUTPUTS_RELEASED`,
+   * `OUTPUTS_NOT_FETCHED`.
    */
   outputs(id: string, task: string): Promise<TaskOutputsView>
 }
