@@ -134,6 +134,8 @@ export interface WorkflowsPort {
    * `OUTPUTS_NOT_FETCHED`.
    */
   outputs(id: string, task: string): Promise<TaskOutputsView>
+  /** Every stored change of any workflow (`GET /v1/events`); returns the unsubscribe function. */
+  onChange?(fn: (wf: WorkflowView) => void): () => void
 }
 
 /** One task's outputs, fetched: its job, manifest and archive. */
