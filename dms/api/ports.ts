@@ -130,9 +130,12 @@ export interface WorkflowsPort {
   cancel(id: string): Promise<WorkflowView>
   /**
    * Fetches one task's outputs to this node (checked against its signed manifest) so the job's
-   * outputs routes serve them: `TASK_NOT_FOUND`, `OUTPUTS_NOT_READY`, `OUTPUTS_NOT_FETCHED`.
+   * outputs routes serve them: `TASK_NOT_FOUND`, `OUTPUTS_NOT_READY`, `OUTPUTS_RELEASED`,
+   * `OUTPUTS_NOT_FETCHED`.
    */
   outputs(id: string, task: string): Promise<TaskOutputsView>
+  /** Every stored change of any workflow (`GET /v1/events`); returns the unsubscribe function. */
+  onChange?(fn: (wf: WorkflowView) => void): () => void
 }
 
 /** One task's outputs, fetched: its job, manifest and archive. */

@@ -139,7 +139,12 @@ export function buildApi(
   void app.register(topicRoutes, { topics: ports.topics })
   void app.register(workflowRoutes, { workflows: ports.workflows })
   void app.register(dashboardRoutes, dashboard)
-  void app.register(eventsRoutes, { jobs: ports.jobs, allocations: ports.allocations, peers: ports.peers })
+  void app.register(eventsRoutes, {
+    jobs: ports.jobs,
+    allocations: ports.allocations,
+    peers: ports.peers,
+    workflows: ports.workflows,
+  })
   return { app, openapi }
 }
 

@@ -145,11 +145,15 @@ export const workflowRoutes: FastifyPluginAsync<WorkflowRoutesOptions> = (
         doc: {
           summary: "fetch one task's outputs to this node, even those left at its provider",
           description:
-            "A task whose outputs were handed on to other tasks left them at its provider: they are fetched now and checked file by file against the manifest the provider signed (the receipt's outputsHash). Then `GET /v1/jobs/<jobId>/outputs...` serves them. A task of a pod: `jobId` is the pod's job and `files` are the task's own, under `<task>/` (with `pod`). Archives released after the workflow ended are gone: 502 OUTPUTS_NOT_FETCHED (specs/workflow.md, \"Outputs on demand\").",
+            "A task whose outputs were handed on to other tasks left them at its provider: they are fetched now and checked file by file against the manifest the provider signed (the receipt's outputsHash). Then `GET /v1/jobs/<jobId>/outputs...` serves them. A task of a pod: `jobId` is the pod's job and `files` are the task's own, under `<task>/` (with `pod`). Outputs handed on and not fetched before the workflow ended were released at its end (unless the document set keepOutputs): 410 OUTPUTS_RELEASED (specs/workflow.md, \"Outputs on demand\").",
           responses: {
             200: { description: "the task's job, manifest and archive", schema: TaskOutputsReply },
             404: { description: 'WORKFLOW_NOT_FOUND, TASK_NOT_FOUND' },
             409: { description: 'OUTPUTS_NOT_READY: the task has not completed' },
+            410: {
+              description:
+                'OUTPUTS_RELEASED: left at the provider for the tasks downstream and released when the workflow ended (keep them with keepOutputs)',
+            },
             502: { description: 'OUTPUTS_NOT_FETCHED: not fetched from the provider, or not matching' },
           },
         },

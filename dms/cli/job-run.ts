@@ -19,6 +19,7 @@ import {
   type JobView,
 } from './job.js'
 import { memberLines } from './member-lines.js'
+import { queueFlag } from './resolve-id.js'
 import { DEFAULT_MAX_PRICE, RUN_FIELD_FLAGS, type RunFieldFlag } from './flags.js'
 export { DEFAULT_MAX_PRICE }
 import { CliError, print, printData, terminalSafe, writeOutput } from './output.js'
@@ -47,6 +48,8 @@ interface RunOptions {
   startBy?: string
   /** Push orchestration: the bid request goes to these providers only (`providers.direct`). */
   provider?: string[]
+  /** A queue's id, tag or id prefix: the job joins it (the spec's `queue`). */
+  queue?: string
   wait?: boolean
   follow?: boolean
   json?: boolean
@@ -141,6 +144,11 @@ function directOf(
   return { providers: { ...(spec.providers ?? {}), direct: opts.provider } }
 }
 
+/** --queue, as the spec's `queue`: the id of the queue named by its id, tag or id prefix. */
+async function queueOf(opts: JobRunOptions): Promise<{ queue?: string }> {
+  return opts.queue === undefined ? {} : { queue: await queueFlag(opts.socket, opts.queue) }
+}
+
 export async function specFrom(opts: JobRunOptions, command: string[]): Promise<unknown> {
   if (opts.file !== undefined) {
     const given = SPEC_FLAGS.filter((k) => opts[k] !== undefined)
@@ -156,7 +164,7 @@ export async function specFrom(opts: JobRunOptions, command: string[]): Promise<
       throw new CliError(`cannot read job spec ${opts.file}: ${(err as Error).message}`)
     }
     if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) return spec
-    const withFlags = { ...spec, ...whenOf(opts), ...directOf(opts, spec) }
+    const withFlags = { ...spec, ...whenOf(opts), ...directOf(opts, spec), ...(await queueOf(opts)) }
     // Uploaded last: nothing is sent for a command line that is refused.
     const uploaded = await uploadInputs(opts)
     if (uploaded.length === 0) return withFlags
@@ -203,6 +211,7 @@ export async function specFrom(opts: JobRunOptions, command: string[]): Promise<
     ),
     ...whenOf(opts),
     ...directOf(opts, {}),
+    ...(await queueOf(opts)),
   }
   const inputs = await uploadInputs(opts)
   return inputs.length > 0 ? { ...spec, inputs } : spec

@@ -3,16 +3,16 @@ import { mkdir, rename, rm } from 'node:fs/promises'
 import { dirname, isAbsolute, resolve as resolvePath, sep } from 'node:path'
 import { ApiClient, ApiClientError, downloadTo, ndjson, RouteMissingError } from '../api/client.js'
 import type { JobRecord } from '../orchestrator/job-record.js'
-import { priceView } from '../pricing/price.js'
-import { priceOf } from '../pricing/terms.js'
 import { parseWholeNumber, UnitError } from '../resources/units.js'
 import { resolveJobId } from './job-id.js'
+import { queueFlag } from './resolve-id.js'
 import { memberLines } from './member-lines.js'
 import { CliError, isWide, print, printData, printNote, printSafe, writeOutput } from './output.js'
-import { printRows, printTable } from './table.js'
+import { printRows, printTable, type Column } from './table.js'
 
 export type JobView = JobRecord & { state: string }
-const FINAL = new Set(['completed', 'failed', 'cancelled'])
+/** The states a job ends in. */
+export const FINAL = new Set(['completed', 'failed', 'cancelled'])
 
 /** Follows a job until it ends, printing each state as it is entered. Polls the REST API. */
 export async function follow(
@@ -85,92 +85,6 @@ export function truncatedNote(id: string): string {
   )
 }
 
-/** What a scheduled or queued job waits for, for `job status`; undefined in any other state. */
-export function waitingFor(job: JobView): string | undefined {
-  const iso = (t: number) => new Date(t).toISOString()
-  if (job.state === 'scheduled' && job.spec.startAt !== undefined)
-    return `waiting: starts bidding at ${iso(job.spec.startAt)}`
-  if (job.state === 'queued' && job.queue !== undefined)
-    return (
-      `waiting: for a provider with room until ${iso(job.queue.deadline)} ` +
-      `(${job.queue.rounds} bid rounds so far; bids again on capacity news, a provider joining, or a backoff)`
-    )
-  // A provider that bid for a later start holds the run until its slot (specs/queueing.md).
-  if (job.state !== 'invoking' && job.state !== 'running') return undefined
-  const step = (job.updates ?? []).findLast((u) => u.detail !== 'heartbeat')
-  if (step?.state === 'waiting' && job.winner) {
-    const by = job.contract?.terms.startBy
-    return `waiting for its slot on ${job.winner.provider}${by !== undefined ? ` (starts by ${iso(by)})` : ''}`
-  }
-  return undefined
-}
-
-export async function jobStatusCommand(id: string, opts: { socket: string; json?: boolean }): Promise<void> {
-  id = await resolveJobId(opts.socket, id)
-  const api = new ApiClient(opts.socket)
-  let job: JobView & {
-    usage?: { wallSeconds: number } | null
-    liveUsage?: { cpuSeconds: number; memoryBytes: number; logBytes: number; wallSeconds: number } | null
-  }
-  try {
-    job = await api.ok<JobView>('GET', `/v1/jobs/${encodeURIComponent(id)}`)
-  } catch (err) {
-    apiProblem(err)
-  }
-  if (opts.json) {
-    printData(job)
-    return
-  }
-  printSafe(`${job.id}  ${job.state}${job.spec.name ? `  (${job.spec.name})` : ''}`)
-  for (const h of job.history) printSafe(`  ${new Date(h.at).toISOString()}  ${h.state}`)
-  const waiting = waitingFor(job)
-  if (waiting !== undefined) printSafe(waiting)
-  for (const d of job.queue?.declines ?? [])
-    printSafe(`declined while queued: ${d.provider.slice(-8)}: ${d.reasons.join('; ')}`)
-  printSafe(`bids: ${job.bids.length}, declines: ${job.declines.length}`)
-  for (const a of job.attempts ?? [])
-    printSafe(`attempt: ${a.provider} (${a.error.code}: ${a.error.message})`)
-  for (const f of job.spec.inputs ?? [])
-    printSafe(
-      `input: /inputs/${f.path}${f.sha256 ? `  blob ${f.sha256.slice(0, 16)}…` : ''}${f.size !== undefined ? `  ${f.size} bytes` : ''}`,
-    )
-  if (job.rerunOf) printSafe(`rerun of: ${job.rerunOf}`)
-  if (job.spec.queue) printSafe(`queue: ${job.spec.queue}`)
-  if (job.retryAt !== undefined) printSafe(`next attempt at: ${new Date(job.retryAt).toISOString()}`)
-  if (job.winner) printSafe(`provider: ${job.winner.provider} (${job.winner.why})`)
-  if (job.contract)
-    printSafe(
-      `contract: ${job.contract.terms.contractId}, escrow ${job.contract.terms.escrow}, price ${priceView(priceOf(job.contract.terms.bid)).price}`,
-    )
-  if (job.allocationId) printSafe(`allocation: ${job.allocationId}`)
-  const live = job.liveUsage
-  if (live && !FINAL.has(job.state))
-    printSafe(
-      `usage so far: ${live.cpuSeconds.toFixed(2)}s cpu, ${live.memoryBytes} bytes memory peak, ${live.logBytes} bytes of logs, ${live.wallSeconds.toFixed(1)}s wall`,
-    )
-  if (job.usage) printSafe(`usage: ${job.usage.wallSeconds.toFixed(2)}s wall`)
-  if (job.result)
-    printSafe(
-      `result: ${job.result.receipt.receipt.status}, exit code ${job.result.receipt.receipt.exitCode}`,
-    )
-  // A pod: one line per member, its result once it came (specs/job-spec.md, "Pods").
-  for (const m of job.spec.members ?? []) {
-    const r = job.result?.members?.find((x) => x.name === m.name)
-    printSafe(
-      `member ${m.name}: ${m.image}${m.network === true ? ', network' : ''}${
-        r !== undefined
-          ? `  ${r.status}, exit code ${r.exitCode}${r.reason !== undefined ? ` (${r.reason})` : ''}`
-          : ''
-      }`,
-    )
-  }
-  if (job.settlement)
-    printSafe(
-      `settled: paid ${job.settlement.paidToProvider}, refunded ${job.settlement.refundedToRequester}`,
-    )
-  if (job.error) printSafe(`error: ${job.error.code}: ${job.error.message}`)
-}
-
 export interface JobListOptions {
   socket: string
   json?: boolean
@@ -181,20 +95,48 @@ export interface JobListOptions {
   cursor?: string
 }
 
+/** One row of `GET /v1/jobs`. */
+export interface JobRow {
+  id: string
+  name?: string
+  state: string
+  createdAt: number
+  queue?: string
+  rerunOf?: string
+  provider?: string
+}
+
+/** The columns of `job list`. */
+export const JOB_COLUMNS: Array<Column<JobRow>> = [
+  { header: 'ID', cell: (j) => j.id },
+  { header: 'STATE', cell: (j) => j.state },
+  { header: 'CREATED', cell: (j) => new Date(j.createdAt).toISOString() },
+  { header: 'QUEUE', cell: (j) => j.queue },
+  { header: 'PROVIDER', cell: (j) => j.provider, wide: true },
+  { header: 'RERUN OF', cell: (j) => j.rerunOf, wide: true },
+  { header: 'NAME', cell: (j) => j.name ?? '' },
+]
+
 /** One page of jobs (`GET /v1/jobs` with its filters), as a table; says how to get the next. */
 export async function jobListCommand(opts: JobListOptions): Promise<void> {
-  type Row = {
-    id: string
-    name?: string
-    state: string
-    createdAt: number
-    queue?: string
-    rerunOf?: string
-    provider?: string
-  }
+  const page = await readJobPage(opts.socket, await jobListQuery(opts))
+  if (opts.json) return printData(page)
+  if (page.jobs.length === 0) return printNote('no jobs')
+  printRows(JOB_COLUMNS, page.jobs)
+  if (page.next !== undefined) printNote(`more: add --cursor ${page.next}`)
+}
+
+/** `GET /v1/jobs?…`, its errors as one-line CLI errors. */
+export const readJobPage = (socket: string, query: URLSearchParams) =>
+  new ApiClient(socket)
+    .ok<{ jobs: JobRow[]; next?: string }>('GET', `/v1/jobs?${query.toString()}`)
+    .catch((err: unknown) => apiProblem(err))
+
+/** `job list`'s filters as the query of `GET /v1/jobs`, checked (a queue by its tag or prefix). */
+export async function jobListQuery(opts: JobListOptions): Promise<URLSearchParams> {
   const query = new URLSearchParams()
   if (opts.state !== undefined) query.set('state', opts.state)
-  if (opts.queue !== undefined) query.set('queue', opts.queue)
+  if (opts.queue !== undefined) query.set('queue', await queueFlag(opts.socket, opts.queue))
   if (opts.since !== undefined) {
     const t = Date.parse(opts.since)
     if (Number.isNaN(t)) throw new CliError(`--since: not a date or time: ${JSON.stringify(opts.since)}`)
@@ -207,24 +149,7 @@ export async function jobListCommand(opts: JobListOptions): Promise<void> {
     throw err
   }
   if (opts.cursor !== undefined) query.set('cursor', opts.cursor)
-  const page = await new ApiClient(opts.socket)
-    .ok<{ jobs: Row[]; next?: string }>('GET', `/v1/jobs?${query.toString()}`)
-    .catch((err: unknown) => apiProblem(err))
-  if (opts.json) return printData(page)
-  if (page.jobs.length === 0) return printNote('no jobs')
-  printRows<Row>(
-    [
-      { header: 'ID', cell: (j) => j.id },
-      { header: 'STATE', cell: (j) => j.state },
-      { header: 'CREATED', cell: (j) => new Date(j.createdAt).toISOString() },
-      { header: 'QUEUE', cell: (j) => j.queue },
-      { header: 'PROVIDER', cell: (j) => j.provider, wide: true },
-      { header: 'RERUN OF', cell: (j) => j.rerunOf, wide: true },
-      { header: 'NAME', cell: (j) => j.name ?? '' },
-    ],
-    page.jobs,
-  )
-  if (page.next !== undefined) printNote(`more: add --cursor ${page.next}`)
+  return query
 }
 
 /** `dms job prune`: ended jobs by age or count (defaults: the node's `requester.retention`). */

@@ -5,7 +5,7 @@
 import { ApiClient, ApiClientError, RouteMissingError } from '../api/client.js'
 import { parseWholeNumber, UnitError } from '../resources/units.js'
 import { CliError, printData, printNote, printSafe } from './output.js'
-import { resolveListedId } from './resolve-id.js'
+import { resolveQueueId } from './resolve-id.js'
 import { printRows, type Column } from './table.js'
 
 interface QueueView {
@@ -85,14 +85,7 @@ export async function queueListCommand(o: Opts): Promise<void> {
   printRows(COLUMNS, queues)
 }
 
-/** A queue by its id, its tag, or a unique id prefix (resolve-id.ts). */
-const queueId = (o: Opts, given: string) =>
-  resolveListedId('queue', given, async () =>
-    (await new ApiClient(o.socket).ok<{ queues: QueueView[] }>('GET', '/v1/queues')).queues.map((q) => ({
-      id: q.id,
-      name: q.tag,
-    })),
-  )
+const queueId = (o: Opts, given: string) => resolveQueueId(o.socket, given)
 
 export async function queueStatusCommand(id: string, o: Opts): Promise<void> {
   id = await queueId(o, id)

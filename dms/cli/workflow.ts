@@ -3,11 +3,13 @@ import { readFile } from 'node:fs/promises'
 import { ApiClient, ApiClientError, RouteMissingError } from '../api/client.js'
 import type { TaskRow, WorkflowRecord } from '../workflows/record.js'
 import { CliError, isWide, print, printData, printNote, printSafe, terminalSafe } from './output.js'
-import { printTable } from './table.js'
+import { printRows, printTable, type Column } from './table.js'
 import { jobLogsCommand, jobOutputsCommand } from './job.js'
+import { resolveWorkflowId } from './resolve-id.js'
 
 export type WorkflowView = WorkflowRecord & { state: string }
-const FINAL = new Set(['completed', 'failed', 'cancelled'])
+/** The states a workflow ends in. */
+export const FINAL_WORKFLOW = new Set(['completed', 'failed', 'cancelled'])
 
 function apiProblem(err: unknown, prefix = ''): never {
   if (err instanceof ApiClientError) throw new CliError(`${prefix}${err.message}`)
@@ -58,7 +60,7 @@ async function follow(
         onTask(name, row)
       }
     }
-    if (FINAL.has(wf.state)) return wf
+    if (FINAL_WORKFLOW.has(wf.state)) return wf
     await new Promise((r) => setTimeout(r, 200)) // display refresh
   }
 }
@@ -100,37 +102,65 @@ export async function workflowStatusCommand(
   id: string,
   opts: { socket: string; json?: boolean },
 ): Promise<void> {
+  id = await resolveWorkflowId(opts.socket, id)
   const wf = await get(new ApiClient(opts.socket), id)
   if (opts.json) return printData(wf)
-  printSafe(
-    `${wf.id}  ${wf.state}${wf.workflow.name ? `  (${wf.workflow.name})` : ''}  escrow plan ${wf.escrowPlan}`,
-  )
-  for (const line of taskTable(wf)) print(line)
+  for (const line of workflowStatusLines(wf)) print(line)
 }
 
+/** What `workflow status` prints, terminal-safe: the workflow's line, then its task table. */
+export function workflowStatusLines(wf: WorkflowView): string[] {
+  return [
+    terminalSafe(
+      `${wf.id}  ${wf.state}${wf.workflow.name ? `  (${wf.workflow.name})` : ''}  escrow plan ${wf.escrowPlan}`,
+    ),
+    ...taskTable(wf),
+  ]
+}
+
+/** `GET /v1/workflows/:id`, its errors as one-line CLI errors. */
+export const readWorkflow = (socket: string, id: string): Promise<WorkflowView> =>
+  get(new ApiClient(socket), id)
+
+/** One row of `GET /v1/workflows`. */
+export interface WorkflowRow {
+  id: string
+  name?: string
+  state: string
+  createdAt: number
+  tasks: number
+  completed: number
+}
+
+/** The columns of `workflow list`. */
+export const WORKFLOW_COLUMNS: Array<Column<WorkflowRow>> = [
+  { header: 'ID', cell: (w) => w.id },
+  { header: 'STATE', cell: (w) => w.state },
+  { header: 'COMPLETED', cell: (w) => `${w.completed}/${w.tasks}` },
+  { header: 'CREATED', cell: (w) => new Date(w.createdAt).toISOString() },
+  { header: 'NAME', cell: (w) => w.name ?? '' },
+]
+
+/** `GET /v1/workflows`, its errors as one-line CLI errors. */
+export const readWorkflows = async (socket: string): Promise<WorkflowRow[]> =>
+  (
+    await new ApiClient(socket)
+      .ok<{ workflows: WorkflowRow[] }>('GET', '/v1/workflows')
+      .catch((err: unknown) => apiProblem(err))
+  ).workflows
+
 export async function workflowListCommand(opts: { socket: string; json?: boolean }): Promise<void> {
-  type Row = { id: string; name?: string; state: string; createdAt: number; tasks: number; completed: number }
-  const { workflows } = await new ApiClient(opts.socket)
-    .ok<{ workflows: Row[] }>('GET', '/v1/workflows')
-    .catch((err: unknown) => apiProblem(err))
+  const workflows = await readWorkflows(opts.socket)
   if (opts.json) return printData({ workflows })
   if (workflows.length === 0) return printNote('no workflows')
-  printTable(
-    ['ID', 'STATE', 'COMPLETED', 'CREATED', 'NAME'],
-    workflows.map((w) => [
-      w.id,
-      w.state,
-      `${w.completed}/${w.tasks}`,
-      new Date(w.createdAt).toISOString(),
-      w.name ?? '',
-    ]),
-  )
+  printRows(WORKFLOW_COLUMNS, workflows)
 }
 
 export async function workflowCancelCommand(
   id: string,
   opts: { socket: string; json?: boolean },
 ): Promise<void> {
+  id = await resolveWorkflowId(opts.socket, id)
   const r = await new ApiClient(opts.socket)
     .ok<{ id: string; state: string }>('DELETE', `/v1/workflows/${encodeURIComponent(id)}`)
     .catch((err: unknown) => apiProblem(err))
@@ -147,6 +177,7 @@ export async function workflowLogsCommand(
   task: string,
   opts: { socket: string; json?: boolean; follow?: boolean },
 ): Promise<void> {
+  id = await resolveWorkflowId(opts.socket, id)
   const wf = await get(new ApiClient(opts.socket), id)
   const t = wf.workflow.tasks.find((x) => x.name === task)
   if (t === undefined) throw new CliError(`workflow ${id} has no task ${task}`)
@@ -171,6 +202,7 @@ export async function workflowOutputsCommand(
     jobId: string
     files: Array<{ path: string; sha256: string; size: number }>
   }
+  id = await resolveWorkflowId(opts.socket, id)
   const r = await new ApiClient(opts.socket)
     .ok<Fetched>('POST', `/v1/workflows/${encodeURIComponent(id)}/tasks/${encodeURIComponent(task)}/outputs`)
     .catch((err: unknown) => apiProblem(err))

@@ -48,3 +48,19 @@ export class BalanceUnknownError extends DmsError {
     )
   }
 }
+
+/**
+ * A task's outputs were left at its provider for the tasks downstream and released when the
+ * workflow ended (specs/workflow.md, "Archives released"): they are gone, not merely unreachable.
+ */
+export class OutputsReleasedError extends DmsError<{ task: string; workflowState: string }> {
+  readonly statusCode = 410
+  constructor(id: string, task: string, state: string) {
+    super(
+      'OUTPUTS_RELEASED',
+      `task ${task}'s outputs were left at its provider for the tasks downstream and released when workflow ${id} ended (${state}): ` +
+        'fetch them while the workflow runs (dms workflow outputs), or set "keepOutputs": true in the workflow document to keep them after the end',
+      { task, workflowState: state },
+    )
+  }
+}

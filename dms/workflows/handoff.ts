@@ -10,7 +10,9 @@
 import { DmsError } from '../../actors/errors.js'
 import type { JobRecord } from '../orchestrator/job-record.js'
 import type { InputSpec } from '../orchestrator/job-spec.js'
-import type { FromTask } from './document.js'
+import type { FromTask, Workflow } from './document.js'
+import { unitsByJob } from './pod-job.js'
+import { FINAL_WORKFLOW_STATES, type WorkflowRecord, type WorkflowState } from './record.js'
 
 export class HandoffError extends DmsError {
   constructor(message: string) {
@@ -47,4 +49,22 @@ export function handOff(from: FromTask, up: UpstreamJob | undefined, member?: st
     size: m.size,
     source: { peer: provider, addrs, archive: archive.sha256, archiveSize: archive.size, entry: m.path },
   }))
+}
+
+/**
+ * Whether a task downstream takes the outputs of `tasks` (one task, or a pod's): their job then
+ * keeps its archive at its provider (`outputsStay`), where the dependants fetch it.
+ */
+export function handedOn(workflow: Pick<Workflow, 'tasks'>, tasks: readonly string[]): boolean {
+  return workflow.tasks.some((d) => d.from.some((f) => tasks.includes(f.fromTask)))
+}
+
+/**
+ * Whether job `jobId` of a workflow kept its archive at its provider for the tasks downstream and
+ * the workflow has ended without `keepOutputs`, so that archive was released (or is being):
+ * specs/workflow.md, "Archives released".
+ */
+export function releasedAtEnd(wf: { state: WorkflowState; record: WorkflowRecord }, jobId: string): boolean {
+  if (!FINAL_WORKFLOW_STATES.includes(wf.state) || wf.record.workflow.keepOutputs === true) return false
+  return handedOn(wf.record.workflow, unitsByJob(wf.record).get(jobId) ?? [])
 }

@@ -20,11 +20,12 @@ import type { JobRecord } from '../orchestrator/job-record.js'
 import type { JobSpec } from '../orchestrator/job-spec.js'
 import { Repo, type Db } from '../store/db.js'
 import { parseWorkflow, type Workflow } from './document.js'
-import { handOff } from './handoff.js'
+import { handedOn, handOff, releasedAtEnd } from './handoff.js'
 import { storeTaskInputs } from './inputs.js'
 import {
   BalanceUnknownError,
   InsufficientBalanceError,
+  OutputsReleasedError,
   TaskNotFoundError,
   WorkflowEndedError,
   WorkflowNotFoundError,
@@ -202,6 +203,14 @@ export class WorkflowRunner {
         'OUTPUTS_NOT_READY',
         `task ${task} is ${row.state}: only a completed task's outputs can be fetched`,
       )
+    // Released at the end (specs/workflow.md): said at once, not as the provider's "not shared".
+    const archive = (await this.c.jobs.get(row.jobId))?.record.result?.archive
+    if (
+      releasedAtEnd(stored, row.jobId) &&
+      archive !== undefined &&
+      !(await this.c.blobs.has(archive.sha256))
+    )
+      throw new OutputsReleasedError(id, task, stored.state)
     const fetched = await this.c.jobs.outputs(row.jobId)
     // A pod's task: its subtree of the pod's archive (`<task>/...`, paths as the job's routes serve them).
     const pod = stored.record.workflow.tasks.find((t) => t.name === task)?.pod
@@ -311,12 +320,14 @@ export class WorkflowRunner {
       members.push({ task: t, inputs })
     }
     // A task whose outputs are handed on keeps them at its provider, where its dependants fetch them.
-    const handedOn = rec.workflow.tasks.some((d) => d.from.some((f) => names.includes(f.fromTask)))
     const spec: JobSpec =
       tasks[0].pod === undefined
         ? { ...tasks[0].job, ...(members[0].inputs.length > 0 ? { inputs: members[0].inputs } : {}) }
         : podJobSpec(tasks[0].pod, members)
-    const job = await this.c.jobs.post(handedOn ? { ...spec, outputsStay: true } : spec, jobId)
+    const job = await this.c.jobs.post(
+      handedOn(rec.workflow, names) ? { ...spec, outputsStay: true } : spec,
+      jobId,
+    )
     // Cancelled while it was being posted: the cancel found no job, so it is sent now.
     if (actor.getSnapshot().value === 'cancelling') await this.c.jobs.cancel(jobId).catch(() => undefined)
     this.sendJob(actor, names, job)

@@ -6,6 +6,7 @@ import type { RegisterCommand } from './types.js'
 
 // Loaded by the command that runs, not for `dms --help` (start-up time).
 const jobs = () => import('../job.js')
+const watching = () => import('../job-watch.js')
 
 export const registerJob: RegisterCommand = (program, { socketOpt }) => {
   const job = program.command('job').description('post and inspect jobs on a requester node')
@@ -56,6 +57,7 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
       'send the bid request straight to this provider, never on gossip (repeat for several)',
       collect,
     )
+    .option('--queue <queue>', 'join this queue: its id, its tag or a unique id prefix (also with -f)')
     .option(
       '--wait',
       "wait for the job to end: states on stderr, then its stdout and stderr; exits with the container's exit code (2 if it never ran)",
@@ -98,13 +100,16 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
     .alias('ls')
     .description("one page of this requester's jobs, newest first (a table; --json for the reply)")
     .option('--state <state>', 'only jobs in this state (e.g. failed, running, completed)')
-    .option('--queue <id>', 'only jobs of this queue')
+    .option('--queue <queue>', 'only jobs of this queue: its id, tag or a unique id prefix')
     .option('--since <time>', 'only jobs created at or after this time (ISO 8601)')
     .option('--limit <n>', 'jobs per page (1-1000)', '20')
     .option('--cursor <cursor>', 'the next page, as the previous one said')
+    .option('-w, --watch', 'then print each job of the page again as it changes (until Ctrl-C)')
     .option('--json', 'print JSON')
     .option(...socketOpt)
-    .action(async (o: JobListOptions) => (await jobs()).jobListCommand(o))
+    .action(async (o: JobListOptions & { watch?: boolean }) =>
+      o.watch ? (await watching()).jobListWatch(o) : (await jobs()).jobListCommand(o),
+    )
   job
     .command('prune')
     .description(
@@ -120,7 +125,7 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
   job
     .command('rerun')
     .description('post a new job from the spec of an ended job (linked to it by rerunOf)')
-    .argument('<id>', 'job id')
+    .argument('<id>', 'job id or a unique prefix of it')
     .option('--json', 'print JSON')
     .option(...socketOpt)
     .action(async (id: string, o: { socket: string; json?: boolean }) =>
@@ -130,16 +135,19 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
     .command('status')
     .alias('describe')
     .description("show a job's state, history, bids, contract, allocation, usage and settlement")
-    .argument('<id>', 'job id')
+    .argument('<id>', 'job id or a unique prefix of it')
+    .option('-w, --watch', 'print it again each time it changes, until the job ends (or Ctrl-C)')
     .option('--json', 'print JSON')
     .option(...socketOpt)
-    .action(async (id: string, o: { socket: string; json?: boolean }) =>
-      (await jobs()).jobStatusCommand(id, o),
+    .action(async (id: string, o: { socket: string; json?: boolean; watch?: boolean }) =>
+      o.watch
+        ? (await watching()).jobStatusWatch(id, o)
+        : (await import('../job-status.js')).jobStatusCommand(id, o),
     )
   job
     .command('logs')
     .description("print a job's stdout and stderr")
-    .argument('<id>', 'job id')
+    .argument('<id>', 'job id or a unique prefix of it')
     .option('-f, --follow', 'stream the logs until the job ends')
     .option('--member <name>', "a pod's member: only its output")
     .option('--json', 'print JSON')
@@ -150,7 +158,7 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
   job
     .command('outputs')
     .description("list a job's output files, or download them with --out")
-    .argument('<id>', 'job id')
+    .argument('<id>', 'job id or a unique prefix of it')
     .option('--out <dir>', 'write the files (and outputs.tar if any) into this folder, checking each sha256')
     .option('--force', 'overwrite files that already exist in --out')
     .option('--json', 'print JSON')
@@ -162,7 +170,7 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
     .command('cancel')
     .alias('stop')
     .description('cancel a job that has not ended')
-    .argument('<id>', 'job id')
+    .argument('<id>', 'job id or a unique prefix of it')
     .option('--json', 'print JSON')
     .option(...socketOpt)
     .action(async (id: string, o: { socket: string; json?: boolean }) =>

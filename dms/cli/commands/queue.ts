@@ -10,7 +10,9 @@ export const registerQueue: RegisterCommand = (program, { socketOpt }) => {
     .description('group jobs in queues: create, list, status, drain, cancel')
   queue
     .command('create')
-    .description('create a queue; post jobs to it with "queue": <id> in their spec')
+    .description(
+      'create a queue; post jobs to it with dms job run --queue <tag>, or "queue": <id> in their spec',
+    )
     .argument('<tag>', 'a name for people (1-64 characters)')
     .option('--max-retries <n>', 'default retries of its jobs that set none (0-10)')
     .option('--idle-expiry <seconds>', 'expire after this long with no live job (default: the node config)')
@@ -30,14 +32,14 @@ export const registerQueue: RegisterCommand = (program, { socketOpt }) => {
     .command('status')
     .alias('describe')
     .description("a queue's state, counts and history")
-    .argument('<id>', 'queue id')
+    .argument('<id>', 'queue id, tag or unique id prefix')
     .option('--json', 'print JSON')
     .option(...socketOpt)
     .action(async (id: string, o: Opts) => (await queues()).queueStatusCommand(id, o))
   queue
     .command('drain')
     .description('refuse new jobs; the queue ends "drained" with its last live job')
-    .argument('<id>', 'queue id')
+    .argument('<id>', 'queue id, tag or unique id prefix')
     .option('--json', 'print JSON')
     .option(...socketOpt)
     .action(async (id: string, o: Opts) => (await queues()).queueEndCommand('drain', id, o))
@@ -45,7 +47,7 @@ export const registerQueue: RegisterCommand = (program, { socketOpt }) => {
     .command('cancel')
     .alias('stop')
     .description('cancel the queue and every live job of it')
-    .argument('<id>', 'queue id')
+    .argument('<id>', 'queue id, tag or unique id prefix')
     .option('--json', 'print JSON')
     .option(...socketOpt)
     .action(async (id: string, o: Opts) => (await queues()).queueEndCommand('cancel', id, o))

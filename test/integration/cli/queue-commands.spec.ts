@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -24,6 +24,7 @@ async function dms(...args: string[]): Promise<{ code: number; stdout: string; s
   }
 }
 
+const NIGHTLY = '3f2a1111-0000-4000-8000-000000000001'
 const DEADLINE = Date.parse('2026-11-22T18:10:00Z')
 const START = Date.parse('2026-11-22T19:00:00Z')
 
@@ -34,12 +35,24 @@ describe('dms job run/status/quote for queued, scheduled and quoted jobs', funct
   let sock: string
   const posted: unknown[] = []
   const quoted: unknown[] = []
+  const listed: unknown[] = []
 
   before(async function () {
     assert.ok(existsSync('dist/dms/cli/main.js'), 'the CLI is not built: run `npm run build`')
     dir = await mkdtemp(join(tmpdir(), 'dms-cli-q-'))
     sock = join(dir, 'dms.sock')
     app = Fastify()
+    app.get('/v1/queues', () => ({
+      queues: [
+        { id: NIGHTLY, tag: 'nightly' },
+        { id: '3f2b2222-0000-4000-8000-000000000002', tag: 'batch' },
+        { id: '9c003333-0000-4000-8000-000000000003', tag: 'batch' },
+      ],
+    }))
+    app.get('/v1/jobs', (req) => {
+      listed.push(req.query)
+      return { jobs: [] }
+    })
     app.post('/v1/jobs', (req, reply) => {
       posted.push(req.body)
       return reply.status(201).send({ id: 'j1', state: 'bidding' })
@@ -137,6 +150,45 @@ describe('dms job run/status/quote for queued, scheduled and quoted jobs', funct
       assert.match(refused.stderr, /--queue-timeout: invalid duration/)
     }
     assert.equal(posted.length, 1, 'nothing posted for a bad duration')
+  })
+
+  it('job run --queue takes a queue by tag or id prefix and posts its id, with -f too; job list --queue as well', async function () {
+    const before = posted.length
+    const byTag = await dms('job', 'run', '--socket', sock, '--queue', 'nightly', '--image', 'i', '--', 'sh')
+    assert.equal(byTag.code, 0, byTag.stderr)
+    assert.equal((posted.at(-1) as { queue?: string }).queue, NIGHTLY)
+    const file = join(dir, 'spec.json')
+    await writeFile(
+      file,
+      JSON.stringify({ image: 'i', command: ['sh'], resources: { cpu: 1, memory: '64MiB' } }),
+    )
+    const withFile = await dms('job', 'run', '--socket', sock, '-f', file, '--queue', '3f2a')
+    assert.equal(withFile.code, 0, withFile.stderr)
+    assert.equal((posted.at(-1) as { queue?: string }).queue, NIGHTLY)
+    const ambiguous = await dms(
+      'job',
+      'run',
+      '--socket',
+      sock,
+      '--queue',
+      'batch',
+      '--image',
+      'i',
+      '--',
+      'sh',
+    )
+    assert.equal(ambiguous.code, 1)
+    assert.match(ambiguous.stderr, /queue "batch" is ambiguous: 3f2b2222-.*, 9c003333-/)
+    const unknown = await dms('job', 'run', '--socket', sock, '--queue', 'nope', '--image', 'i', '--', 'sh')
+    assert.equal(unknown.code, 1)
+    assert.match(
+      unknown.stderr,
+      /--queue "nope": no queue has that id, tag or id prefix \(dms queue ls lists them\)/,
+    )
+    assert.equal(posted.length, before + 2, 'nothing posted for an ambiguous or unknown queue')
+    const list = await dms('job', 'list', '--socket', sock, '--queue', 'nightly')
+    assert.equal(list.code, 0, list.stderr)
+    assert.equal((listed.at(-1) as { queue?: string }).queue, NIGHTLY)
   })
 
   it('job status says what a queued or scheduled job waits for, and until when', async function () {

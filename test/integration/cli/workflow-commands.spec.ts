@@ -11,6 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import { cli } from '../../helpers/cli-process.js'
 import { detachedPorts } from '../../../dms/api/null-ports.js'
 import { ApiServer } from '../../../dms/api/server.js'
 import { BlobStore } from '../../../dms/blobs/store.js'
@@ -238,5 +239,30 @@ describe('dms workflow commands (built CLI, real API and runner)', function () {
     const ghost = await dms('workflow', 'logs', id, 'ghost', '--socket', sock)
     assert.equal(ghost.code, 1)
     assert.match(ghost.stderr, /workflow [0-9a-f-]{36} has no task ghost/)
+  })
+
+  it('takes a workflow by name or id prefix (an ambiguous one refused, naming the ids); status -w follows it to its end', async () => {
+    const twin = { name: 'twin', tasks: [{ name: 'slow', job: job('sleep') }] }
+    const a = (await runner.post(twin)).record.id
+    const b = (await runner.post(twin)).record.id
+    const ambiguous = await dms('workflow', 'status', 'twin', '--socket', sock)
+    assert.equal(ambiguous.code, 1)
+    assert.match(
+      ambiguous.stderr,
+      new RegExp(`workflow "twin" is ambiguous: (${a}, ${b}|${b}, ${a}); give more`),
+    )
+    const byPrefix = await dms('workflow', 'status', a.slice(0, 8), '--socket', sock)
+    assert.equal(byPrefix.code, 0, byPrefix.stderr)
+    assert.match(byPrefix.stdout, new RegExp(`^${a} {2}running {2}\\(twin\\)`))
+
+    // Watched: printed, then printed again from the workflow's events once cancelled; it ends with it.
+    const w = cli('workflow', 'status', '-w', a.slice(0, 8), '--socket', sock)
+    await w.printed(`${a}  running`)
+    const cancel = await dms('workflow', 'stop', a.slice(0, 8), '--socket', sock)
+    assert.equal(cancel.stdout.trim(), `${a} cancelling`)
+    assert.equal(await w.exited, 0, w.err())
+    assert.match(w.out(), new RegExp(`\\n\\n${a} {2}cancelled {2}\\(twin\\)`))
+    assert.match(w.out(), /^slow +cancelled +cancelled/m)
+    await dms('workflow', 'cancel', b, '--socket', sock)
   })
 })

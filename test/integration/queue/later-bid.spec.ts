@@ -5,7 +5,7 @@
  * (heartbeats keep it alive, `job status` says so), and runs as soon as the first one ends.
  */
 import assert from 'node:assert/strict'
-import { waitingFor } from '../../../dms/cli/job.js'
+import { waitingFor } from '../../../dms/cli/job-status.js'
 import { parseJobSpec } from '../../../dms/orchestrator/job-spec.js'
 import type { StoredJob } from '../../../dms/orchestrator/orchestrator.js'
 import { HeldExecutor } from '../../helpers/held-executor.js'

@@ -28,6 +28,18 @@ describe('ids by name or prefix (issue 35)', () => {
     )
   })
 
+  it('takes a tag as long as an id (tags go to 64 characters), and a workflow by its name', async () => {
+    const long = 'a-nightly-batch-of-renders-for-the-whole-team'
+    const queues = [...QUEUES, { id: '7e007777-0000-4000-8000-000000000007', name: long }]
+    assert.equal(await resolveListedId('queue', long, () => Promise.resolve(queues)), queues[3].id)
+    const workflows = [
+      { id: 'aa001111-0000-4000-8000-000000000001', name: 'etl' },
+      { id: 'bb002222-0000-4000-8000-000000000002' },
+    ]
+    assert.equal(await resolveListedId('workflow', 'etl', () => Promise.resolve(workflows)), workflows[0].id)
+    assert.equal(await resolveListedId('workflow', 'bb00', () => Promise.resolve(workflows)), workflows[1].id)
+  })
+
   it('passes a full id, an unknown name or a short prefix through without a list', async () => {
     let listed = 0
     const counting = (given: string) =>

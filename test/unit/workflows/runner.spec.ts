@@ -260,6 +260,54 @@ describe('workflow runner (real level, faked jobs port)', () => {
     assert.deepEqual(fake.released.sort(), [jobIdOf(id, 'A'), jobIdOf(id, 'B')].sort())
   })
 
+  it('outputs handed on and released at the end are refused at once, 410 OUTPUTS_RELEASED, saying how to keep them', async () => {
+    const handedOn = (keepOutputs?: boolean) =>
+      runner.post({
+        ...(keepOutputs !== undefined ? { keepOutputs } : {}),
+        tasks: [
+          { name: 'A', job },
+          { name: 'B', job, from: [{ fromTask: 'A', path: 'x.txt' }] },
+        ],
+      })
+    const archive = { sha256: 'ab'.repeat(32), size: 10 }
+    const result = { archive, outputs: [{ path: 'x.txt', sha256: 'cd'.repeat(32), size: 1 }] } as never
+    const run = async (keepOutputs?: boolean) => {
+      const { record } = await handedOn(keepOutputs)
+      const id = record.id
+      await when(id, started(id, 'A'))
+      fake.set(jobIdOf(id, 'A'), 'completed', undefined, { result, winner: { provider: 'p' } as never })
+      await when(id, started(id, 'B'))
+      // While it runs, a downstream task may still need it: fetched from the provider.
+      await runner.outputs(id, 'A')
+      fake.set(jobIdOf(id, 'B'), 'completed')
+      await when(id, (w) => w.released !== undefined)
+      return id
+    }
+    const id = await run()
+    fake.fetched.length = 0
+    await assert.rejects(runner.outputs(id, 'A'), (err: Error & { code?: string; statusCode?: number }) => {
+      assert.equal(err.code, 'OUTPUTS_RELEASED')
+      assert.equal(err.statusCode, 410)
+      assert.match(err.message, /released when workflow .* ended \(completed\)/)
+      assert.match(err.message, /"keepOutputs": true/)
+      return true
+    })
+    assert.deepEqual(fake.fetched, [], 'no fetch is tried for an archive that is gone')
+    // B's outputs were downloaded in its verifying (nothing downstream): still served.
+    assert.equal((await runner.outputs(id, 'B')).jobId, jobIdOf(id, 'B'))
+    // Fetched to this node before the end: it is here, and served.
+    const here = await blobs.put(new TextEncoder().encode('kept here'))
+    const id2 = await run()
+    fake.jobs.get(jobIdOf(id2, 'A'))!.record.result = {
+      ...(result as object),
+      archive: { sha256: here, size: 9 },
+    } as never
+    assert.equal((await runner.outputs(id2, 'A')).jobId, jobIdOf(id2, 'A'))
+    // keepOutputs: nothing was released, so the fetch goes to the provider.
+    const kept = await run(true)
+    assert.equal((await runner.outputs(kept, 'A')).jobId, jobIdOf(kept, 'A'))
+  })
+
   it('keepOutputs: nothing is released when the workflow ends, and it is recorded so', async () => {
     const { record } = await runner.post({ keepOutputs: true, tasks: [{ name: 'A', job }] })
     const id = record.id
