@@ -132,9 +132,9 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (base: FastifyI
         responses: {
           200: {
             description:
-              "without follow: the output so far, as JSON (a pod's member by member); with follow=true: application/x-ndjson, one LogLine a line ({ stream, data, member? }, then { end: true, state })",
+              "without follow: the output so far, as JSON (a pod's member by member); with follow=true: application/x-ndjson, each line a LogLine (the schema given) ({ stream, data, member? }, then { end: true, state })",
             schema: LogsReply,
-            alsoAs: { 'application/x-ndjson': { schema: { type: 'string' }, itemSchema: LogLine } },
+            alsoAs: { 'application/x-ndjson': LogLine },
           },
           400: { description: 'INVALID_REQUEST: member given for a job that is not a pod' },
           404: { description: 'JOB_NOT_FOUND; MEMBER_NOT_FOUND: the pod has no such member' },

@@ -22,10 +22,10 @@ export interface ResponseDoc {
   /** Its content type. @default 'application/json' */
   contentType?: string
   /**
-   * More content types the same status answers with (e.g. an NDJSON stream beside JSON); a
-   * stream's `itemSchema` is the schema of each item (a line), as OpenAPI 3.2 names it.
+   * More content types the same status answers with, and their schemas (e.g. an NDJSON stream
+   * beside JSON: the schema of one line, as is usual before OpenAPI 3.2's `itemSchema`).
    */
-  alsoAs?: Record<string, { schema: object; itemSchema?: object }>
+  alsoAs?: Record<string, object>
 }
 
 /** What a route documents beyond its request schemas. Put it in the route's `config.doc`. */
@@ -171,11 +171,7 @@ export function openApiDocument(routes: Recorded[], version: string): object {
       const content: Record<string, object> = {}
       if (schema !== undefined || res.contentType !== undefined)
         content[res.contentType ?? 'application/json'] = { schema: c.hoist(schema ?? {}) }
-      for (const [type, s] of Object.entries(res.alsoAs ?? {}))
-        content[type] = {
-          schema: c.hoist(s.schema),
-          ...(s.itemSchema !== undefined ? { itemSchema: c.hoist(s.itemSchema) } : {}),
-        }
+      for (const [type, s] of Object.entries(res.alsoAs ?? {})) content[type] = { schema: c.hoist(s) }
       responses[status] = {
         description: res.description,
         ...(Object.keys(content).length > 0 ? { content } : {}),

@@ -117,10 +117,10 @@ export const QuoteReply = reply({
 export type QuoteReply = Static<typeof QuoteReply>
 
 export const JobSummary = reply({
-  id: opt(str),
+  id: str,
   name: opt(str),
-  state: opt(str),
-  createdAt: opt(int),
+  state: str,
+  createdAt: int,
   provider: opt(str),
   queue: opt(str),
   rerunOf: opt(str),

@@ -1655,10 +1655,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         jobs?: {
-                            id?: string;
+                            id: string;
                             name?: string;
-                            state?: string;
-                            createdAt?: number;
+                            state: string;
+                            createdAt: number;
                             provider?: string;
                             queue?: string;
                             rerunOf?: string;
@@ -1878,14 +1878,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description without follow: the output so far, as JSON (a pod's member by member); with follow=true: application/x-ndjson, one LogLine a line ({ stream, data, member? }, then { end: true, state }) */
+            /** @description without follow: the output so far, as JSON (a pod's member by member); with follow=true: application/x-ndjson, each line a LogLine (the schema given) ({ stream, data, member? }, then { end: true, state }) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Logs"];
-                    "application/x-ndjson": string;
+                    "application/x-ndjson": components["schemas"]["LogLine"];
                 };
             };
             /** @description INVALID_REQUEST: member given for a job that is not a pod */
