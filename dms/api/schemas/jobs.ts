@@ -155,6 +155,7 @@ export const JobReply = Type.Object(
     state: Type.String(described(`one of ${JOB_STATES.join(', ')}`)),
     spec: Type.Unsafe<JobSpec>({
       type: 'object',
+      additionalProperties: true,
       description:
         'the spec as stored: sizes in bytes (`resources.memoryBytes`), `maxDurationSeconds`, defaults filled in. To post the job again, post `postedSpec`',
     }),
@@ -174,7 +175,11 @@ export const JobReply = Type.Object(
     result: opt(
       Type.Object({
         jobId: str,
-        receipt: Type.Unsafe<SignedReceipt>({ type: 'object', description: "the provider's signed receipt" }),
+        receipt: Type.Unsafe<SignedReceipt>({
+          type: 'object',
+          additionalProperties: true,
+          description: "the provider's signed receipt",
+        }),
         stdout: str,
         stderr: str,
         truncated: Type.Boolean(),
@@ -198,6 +203,7 @@ export const JobReply = Type.Object(
     settlement: opt(
       Type.Unsafe<Settlement>({
         type: 'object',
+        additionalProperties: true,
         description:
           '{ contractId, outcome, paidToProvider, refundedToRequester, ... }, signed by the contract-db',
       }),
@@ -209,6 +215,7 @@ export const JobReply = Type.Object(
     usage: Type.Union([
       Type.Unsafe<Usage>({
         type: 'object',
+        additionalProperties: true,
         description: "the signed receipt's usage ({ wallSeconds, ... })",
       }),
       Type.Null(),
@@ -216,6 +223,7 @@ export const JobReply = Type.Object(
     liveUsage: Type.Union([
       Type.Unsafe<LiveUsage & { at: number }>({
         type: 'object',
+        additionalProperties: true,
         description: "{ cpuSeconds, memoryBytes, logBytes, wallSeconds, at }: the provider's last heartbeat",
       }),
       Type.Null(),

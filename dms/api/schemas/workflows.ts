@@ -27,6 +27,7 @@ export const WorkflowReply = Type.Object(
     state: Type.String(described('running, cancelling, completed, failed or cancelled')),
     workflow: Type.Unsafe<Workflow>({
       type: 'object',
+      additionalProperties: true,
       description: "the document as parsed: each task's job is a stored spec (sizes in bytes)",
     }),
     createdAt: int,

@@ -830,7 +830,9 @@ export interface components {
             /** @description one of bidding, selecting, requesting, contracting, invoking, running, verifying, settling, cancelling, retrying, completed, failed, cancelled */
             state: string;
             /** @description the spec as stored: sizes in bytes (`resources.memoryBytes`), `maxDurationSeconds`, defaults filled in. To post the job again, post `postedSpec` */
-            spec: Record<string, never>;
+            spec: {
+                [key: string]: unknown;
+            };
             postedSpec: components["schemas"]["JobSpec"];
             /** @description ms since the epoch */
             createdAt: number;
@@ -858,7 +860,9 @@ export interface components {
             result?: {
                 jobId: string;
                 /** @description the provider's signed receipt */
-                receipt: Record<string, never>;
+                receipt: {
+                    [key: string]: unknown;
+                };
                 stdout: string;
                 stderr: string;
                 truncated: boolean;
@@ -876,14 +880,20 @@ export interface components {
                 }[];
             };
             /** @description { contractId, outcome, paidToProvider, refundedToRequester, ... }, signed by the contract-db */
-            settlement?: Record<string, never>;
+            settlement?: {
+                [key: string]: unknown;
+            };
             allocation: {
                 id: string;
                 provider?: string;
                 state: string | null;
             } | null;
-            usage: Record<string, never> | null;
-            liveUsage: Record<string, never> | null;
+            usage: {
+                [key: string]: unknown;
+            } | null;
+            liveUsage: {
+                [key: string]: unknown;
+            } | null;
         };
         Logs: {
             stdout: string;
@@ -939,7 +949,9 @@ export interface components {
             /** @description running, cancelling, completed, failed or cancelled */
             state: string;
             /** @description the document as parsed: each task's job is a stored spec (sizes in bytes) */
-            workflow: Record<string, never>;
+            workflow: {
+                [key: string]: unknown;
+            };
             createdAt: number;
             /** @description the sum of the tasks' maxPrice, checked against the balance */
             escrowPlan: number;
@@ -1194,8 +1206,12 @@ export interface operations {
                             /** @description peer id */
                             requester?: string;
                             state?: string;
-                            history?: Record<string, never>[];
-                            result?: Record<string, never>;
+                            history?: {
+                                [key: string]: unknown;
+                            }[];
+                            result?: {
+                                [key: string]: unknown;
+                            };
                             payment?: {
                                 escrow: number;
                                 settleBy?: number;
@@ -2389,7 +2405,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description error */
@@ -2479,7 +2497,9 @@ export interface operations {
                             state?: "active" | "draining" | "drained" | "cancelled" | "expired";
                             createdAt?: number;
                             lastActivityAt?: number;
-                            history?: Record<string, never>[];
+                            history?: {
+                                [key: string]: unknown;
+                            }[];
                             counts?: {
                                 active?: number;
                                 completed?: number;
@@ -2545,7 +2565,9 @@ export interface operations {
                         state?: "active" | "draining" | "drained" | "cancelled" | "expired";
                         createdAt?: number;
                         lastActivityAt?: number;
-                        history?: Record<string, never>[];
+                        history?: {
+                            [key: string]: unknown;
+                        }[];
                         counts?: {
                             active?: number;
                             completed?: number;
@@ -2601,7 +2623,9 @@ export interface operations {
                         state?: "active" | "draining" | "drained" | "cancelled" | "expired";
                         createdAt?: number;
                         lastActivityAt?: number;
-                        history?: Record<string, never>[];
+                        history?: {
+                            [key: string]: unknown;
+                        }[];
                         counts?: {
                             active?: number;
                             completed?: number;
@@ -2666,7 +2690,9 @@ export interface operations {
                         state?: "active" | "draining" | "drained" | "cancelled" | "expired";
                         createdAt?: number;
                         lastActivityAt?: number;
-                        history?: Record<string, never>[];
+                        history?: {
+                            [key: string]: unknown;
+                        }[];
                         counts?: {
                             active?: number;
                             completed?: number;
@@ -2731,7 +2757,9 @@ export interface operations {
                         state?: "active" | "draining" | "drained" | "cancelled" | "expired";
                         createdAt?: number;
                         lastActivityAt?: number;
-                        history?: Record<string, never>[];
+                        history?: {
+                            [key: string]: unknown;
+                        }[];
                         counts?: {
                             active?: number;
                             completed?: number;
@@ -2863,7 +2891,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description NOT_A_PROVIDER: this node has no "provider" config section */
@@ -2917,7 +2947,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description OFFER_BELOW_COMMITTED; NOT_A_PROVIDER: this node has no "provider" config section */
@@ -2964,7 +2996,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description NOT_ONBOARDED; NOT_A_PROVIDER: this node has no "provider" config section */

@@ -89,6 +89,19 @@ describe('the OpenAPI document drives a generated client (issue 35)', () => {
     assert.deepEqual(json(p['/v1/jobs/{id}'].get, 404), ref('Error'))
   })
 
+  it('has no bare object schema (a generated client reads it as an empty object)', () => {
+    const bare: string[] = []
+    const walk = (v: unknown, at: string): void => {
+      if (typeof v !== 'object' || v === null) return
+      const o = v as Record<string, unknown>
+      const open = o.additionalProperties ?? o.patternProperties
+      if (o.type === 'object' && o.properties === undefined && open === undefined) bare.push(at)
+      for (const [k, x] of Object.entries(o)) walk(x, `${at}/${k}`)
+    }
+    walk(doc, '#')
+    assert.deepEqual(bare, [])
+  })
+
   it('makes the one-file output path a path parameter (no literal *)', () => {
     assert.equal(
       Object.keys(doc.paths).some((p) => p.includes('*')),
