@@ -738,8 +738,10 @@ export interface components {
         };
         JobSpec: {
             name?: string;
-            /** @description [registry[:port]/]name[:tag][@digest] (specs/job-spec.md, "Image references"); required without members */
+            /** @description [registry[:port]/]name[:tag][@digest] (specs/job-spec.md, "Image references"); required without members or runtime */
             image?: string;
+            /** @description instead of image: a program the provider offers, by its absolute path (e.g. /usr/bin/python3), run by a process engine; command starts with it (specs/job-spec.md, "Runtimes") */
+            runtime?: string;
             /** @description argv: the first item is the program (images have no default command) */
             command?: string[];
             env?: {
@@ -1599,6 +1601,23 @@ export interface operations {
                         declines?: {
                             [key: string]: number;
                         };
+                        /** @description provider: the engines it offers (provider.engines), as last measured */
+                        engines?: {
+                            name?: string;
+                            available?: boolean;
+                            version?: string;
+                            /** @description why it is unavailable: for this node's operator (never sent to a peer) */
+                            why?: string;
+                            /** @description what it runs */
+                            artifactKinds?: ("image" | "bundle" | "runtime")[];
+                            /** @description the runtimes it offers, by path (a process engine) */
+                            runtimes?: string[];
+                            /** @description passes GPUs through */
+                            gpus?: boolean;
+                            networkPolicies?: ("none" | "open")[];
+                            diskQuota?: boolean;
+                            fetchesArtifacts?: boolean;
+                        }[];
                         topics?: {
                             /** @description gossip topics this node is subscribed to */
                             subscribed?: string[];
