@@ -17,7 +17,8 @@ import { isCode } from '../../actors/errors.js'
 import type { JobLog } from '../protocol/messages.js'
 import { RouteError } from './errors.js'
 import type { BlobsPort, JobLogs, JobsPort, JobView } from './ports.js'
-import { BlobParams, isSet, LogsQuery } from './schemas.js'
+import { BINARY, type RouteDoc } from './openapi.js'
+import { BlobParams, BlobReply, isSet, LogLine, LogsReply, LogsQuery, OutputsReply } from './schemas.js'
 
 export interface DataRoutesOptions {
   blobs: BlobsPort
@@ -29,9 +30,7 @@ export interface DataRoutesOptions {
 const FINAL = new Set(['completed', 'failed', 'cancelled'])
 
 /** The OpenAPI description of a route (read by the API's route recorder, dms/api/openapi.ts). */
-const doc = (summary: string, responses: Record<number, { description: string }>) => ({
-  doc: { summary, responses },
-})
+const doc = (d: RouteDoc) => ({ doc: d })
 
 const tooLarge = (size: number, limit: number) =>
   new RouteError(
@@ -56,11 +55,16 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (base: FastifyI
     '/v1/blobs',
     {
       bodyLimit: blobs.maxBlobBytes,
-      config: doc('upload an input blob (application/octet-stream); refer to it by sha256 in a job spec', {
-        201: { description: '{ sha256, size }' },
-        408: { description: 'UPLOAD_STALLED: no bytes for api.uploadIdleMs' },
-        413: { description: 'over 1 GiB' },
-        503: { description: 'UPLOADS_BUSY: uploads in progress hold api.uploadsMaxBytes' },
+      config: doc({
+        summary: 'upload an input blob (application/octet-stream); refer to it by sha256 in a job spec',
+        rawBody: 'application/octet-stream',
+        responses: {
+          201: { description: 'stored', schema: BlobReply },
+          408: { description: 'UPLOAD_STALLED: no bytes for api.uploadIdleMs' },
+          413: { description: 'BLOB_TOO_LARGE: over 1 GiB' },
+          415: { description: 'FST_ERR_CTP_INVALID_MEDIA_TYPE: not application/octet-stream' },
+          503: { description: 'UPLOADS_BUSY: uploads in progress hold api.uploadsMaxBytes' },
+        },
       }),
     },
     async (req, reply) => {
@@ -100,10 +104,13 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (base: FastifyI
     '/v1/blobs/:sha256',
     {
       schema: { params: BlobParams },
-      config: doc("a blob's bytes, by its sha256 (64 lowercase hex)", {
-        200: { description: 'application/octet-stream' },
-        400: { description: 'INVALID_REQUEST: params/sha256 is not a sha256' },
-        404: { description: 'BLOB_NOT_FOUND' },
+      config: doc({
+        summary: "a blob's bytes, by its sha256 (64 lowercase hex)",
+        responses: {
+          200: { description: 'its bytes', contentType: 'application/octet-stream', schema: BINARY },
+          400: { description: 'INVALID_REQUEST: params/sha256 is not a sha256' },
+          404: { description: 'BLOB_NOT_FOUND' },
+        },
       }),
     },
     async (req, reply) => {
@@ -118,17 +125,21 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (base: FastifyI
     '/v1/jobs/:id/logs',
     {
       schema: { querystring: LogsQuery },
-      config: doc(
-        "a job's stdout and stderr; with follow=true an NDJSON stream of live output ending with the job's state",
-        {
+      config: doc({
+        summary:
+          "a job's stdout and stderr; with follow=true an NDJSON stream of live output ending with the job's state",
+        role: 'requester',
+        responses: {
           200: {
             description:
-              "{ stdout, stderr, truncated } (a pod's: members: [{ name, stdout, stderr, truncated }]), or application/x-ndjson lines ({ stream, data, member? })",
+              "without follow: the output so far, as JSON (a pod's member by member); with follow=true: application/x-ndjson, each line a LogLine (the schema given) ({ stream, data, member? }, then { end: true, state })",
+            schema: LogsReply,
+            alsoAs: { 'application/x-ndjson': LogLine },
           },
           400: { description: 'INVALID_REQUEST: member given for a job that is not a pod' },
           404: { description: 'JOB_NOT_FOUND; MEMBER_NOT_FOUND: the pod has no such member' },
         },
-      ),
+      }),
     },
     async (req, reply) => {
       const id = req.params.id
@@ -179,8 +190,13 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (base: FastifyI
   app.get<{ Params: { id: string } }>(
     '/v1/jobs/:id/outputs',
     {
-      config: doc("the outputs' manifest and archive id", {
-        200: { description: '{ state, archive, files, verified }' },
+      config: doc({
+        summary: "the outputs' manifest and archive id",
+        role: 'requester',
+        responses: {
+          200: { description: 'the manifest (empty until the result came)', schema: OutputsReply },
+          404: { description: 'JOB_NOT_FOUND' },
+        },
       }),
     },
     async (req) => {
@@ -197,8 +213,13 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (base: FastifyI
   app.get<{ Params: { id: string } }>(
     '/v1/jobs/:id/outputs.tar',
     {
-      config: doc('the outputs as one tar (as fetched and checked)', {
-        404: { description: 'OUTPUTS_NOT_AVAILABLE' },
+      config: doc({
+        summary: 'the outputs as one tar (as fetched and checked)',
+        role: 'requester',
+        responses: {
+          200: { description: 'the archive', contentType: 'application/x-tar', schema: BINARY },
+          404: { description: 'JOB_NOT_FOUND; OUTPUTS_NOT_AVAILABLE: no fetched archive' },
+        },
       }),
     },
     async (req, reply) => {
@@ -219,7 +240,16 @@ export const dataRoutes: FastifyPluginAsync<DataRoutesOptions> = (base: FastifyI
 
   app.get<{ Params: { id: string; '*': string } }>(
     '/v1/jobs/:id/outputs/*',
-    { config: doc('one output file, by its path', { 404: { description: 'OUTPUT_NOT_FOUND' } }) },
+    {
+      config: doc({
+        summary: "one output file, by its path in the outputs' manifest (e.g. sub/answer.txt)",
+        role: 'requester',
+        responses: {
+          200: { description: "the file's bytes", contentType: 'application/octet-stream', schema: BINARY },
+          404: { description: 'JOB_NOT_FOUND; OUTPUT_NOT_FOUND' },
+        },
+      }),
+    },
     async (req, reply) => {
       const { record } = await jobOf(req.params.id)
       const path = req.params['*']

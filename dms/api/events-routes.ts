@@ -69,7 +69,7 @@ export function eventsRoutes(app: FastifyInstance, o: EventsOptions): Promise<vo
           summary:
             "server-sent events from the node's change feeds: job (id, state), log (jobId, stream, data, member of a pod), allocation (id, state), peer (peerId, connected), workflow (id, state); ?only= keeps some kinds",
           responses: {
-            200: { description: 'text/event-stream', contentType: 'text/event-stream' },
+            200: { description: 'the stream', contentType: 'text/event-stream', schema: { type: 'string' } },
             503: { description: `TOO_MANY_STREAMS: ${max} streams are open already` },
           },
         },

@@ -6,6 +6,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { isCode } from '../../actors/errors.js'
+import { jobSpecSchema } from '../orchestrator/job-spec.js'
+import { postedSpecOf } from '../orchestrator/job-spec-posted.js'
 import { apiError } from './errors.js'
 import type { JobsPort, JobView } from './ports.js'
 import {
@@ -18,6 +20,7 @@ import {
   JobStateReply,
   QuoteReply,
   type JobListReply as JobList,
+  type JobReply as JobReplyShape,
   type JobStateReply as JobState,
 } from './schemas.js'
 
@@ -48,8 +51,11 @@ export function priceOf(r: JobView['record']): number | undefined {
   return r.bids.find((b) => b.bidId === r.winner?.bidId)?.total
 }
 
-/** `GET /v1/jobs/:id`: the record with its state, its allocation and its usage. */
-function detail(job: JobView): Record<string, unknown> {
+/**
+ * `GET /v1/jobs/:id`: the record with its state, its allocation, its usage and its spec in the form
+ * `POST /v1/jobs` takes (`postedSpec`: posted as is, it runs the same job again).
+ */
+function detail(job: JobView): JobReplyShape {
   const r = job.record
   const last = r.updates?.[r.updates.length - 1]
   return {
@@ -62,6 +68,7 @@ function detail(job: JobView): Record<string, unknown> {
     usage: r.result?.receipt.receipt.usage ?? null,
     // While it runs: what its provider last reported (heartbeats), with when it came.
     liveUsage: job.liveUsage ?? null,
+    postedSpec: postedSpecOf(r.spec),
   }
 }
 
@@ -74,10 +81,16 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = (base: FastifyIns
       config: {
         doc: {
           summary: 'post a job',
-          body: { type: 'object', description: 'a job spec (specs/job-spec.md)' },
+          role: 'requester',
+          body: jobSpecSchema,
           description:
             'The body is a job spec (specs/job-spec.md), checked by parseJobSpec: a refusal is 400 INVALID_JOB_SPEC with `field`.',
-          responses: { 201: { description: 'stored; its journey has started', schema: JobStateReply } },
+          responses: {
+            201: { description: 'stored; its journey has started', schema: JobStateReply },
+            400: { description: 'INVALID_JOB_SPEC, with `field`' },
+            404: { description: 'QUEUE_NOT_FOUND: `queue` names no queue' },
+            409: { description: 'QUEUE_DRAINING, QUEUE_ENDED: `queue` takes no jobs' },
+          },
         },
       },
     },
@@ -99,10 +112,14 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = (base: FastifyIns
       config: {
         doc: {
           summary: 'quote a job: one bid round without locking or contracting',
-          body: { type: 'object', description: 'a job spec (specs/job-spec.md)' },
+          role: 'requester',
+          body: jobSpecSchema,
           description:
             'Runs one bid round for the spec (as a job would, under a fresh job id) and answers the bids that came back, ranked as a job would rank them, and the declines with their reasons. Every bid is released at once; nothing is stored. A refused spec is 400 INVALID_JOB_SPEC with `field`.',
-          responses: { 200: { description: 'the bids and declines', schema: QuoteReply } },
+          responses: {
+            200: { description: 'the bids and declines', schema: QuoteReply },
+            400: { description: 'INVALID_JOB_SPEC, with `field`' },
+          },
         },
       },
     },
@@ -122,6 +139,7 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = (base: FastifyIns
     {
       config: {
         doc: {
+          role: 'requester',
           summary: "one page of this requester's jobs, newest first",
           description:
             'Filters: `state`, `queue`, `since` (created at or after, ms). `limit` (1..1000, default 100) jobs per page; `next` is the cursor of the page after, absent on the last. Read from indexes (specs/rest-api.md, "Listing jobs"); an unknown query field is 400 INVALID_REQUEST.',
@@ -146,6 +164,7 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = (base: FastifyIns
       schema: { body: PruneBody },
       config: {
         doc: {
+          role: 'requester',
           summary: 'prune ended jobs by age or count, with the blobs no stored job uses and their grants',
           description:
             'Each field defaults to the config\'s `requester.retention`; a job that is not final is never pruned (specs/queues.md, "Retention").',
@@ -165,6 +184,7 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = (base: FastifyIns
       schema: { params: JobIdParams },
       config: {
         doc: {
+          role: 'requester',
           summary: 'rerun an ended job: a new job from its spec, linked by `rerunOf`',
           description: "The new job joins the old one's queue while that queue is active, else no queue.",
           responses: {
@@ -184,9 +204,10 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = (base: FastifyIns
       schema: { params: JobIdParams },
       config: {
         doc: {
+          role: 'requester',
           summary: 'one job: state, history, bids, contract, allocation, usage, result, settlement',
           description:
-            'The stored JobRecord (dms/orchestrator/job-record.ts) with `state`, plus `allocation` (id, provider, last update) and `usage` (from the signed receipt) once known.',
+            'The stored JobRecord (dms/orchestrator/job-record.ts) with `state`, plus `allocation` (id, provider, last update) and `usage` (from the signed receipt) once known, and `postedSpec`: the spec as POST /v1/jobs takes it (post it as is to run the job again).',
           responses: {
             200: { description: 'the job', schema: JobReply },
             404: { description: 'JOB_NOT_FOUND' },
@@ -209,6 +230,7 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = (base: FastifyIns
       schema: { params: JobIdParams },
       config: {
         doc: {
+          role: 'requester',
           summary: 'cancel a job: the provider stops it and the contract pays the time used',
           responses: {
             202: { description: 'the cancel is under way', schema: JobStateReply },

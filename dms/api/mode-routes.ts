@@ -21,6 +21,7 @@ export const modeRoutes: FastifyPluginAsync<ModeRoutesOptions> = (base: FastifyI
     {
       config: {
         doc: {
+          role: 'provider',
           summary: "the provider's mode: ready, paused, draining or drained",
           responses: { 200: { description: 'the mode', schema: ModeReply } },
         },
@@ -33,6 +34,7 @@ export const modeRoutes: FastifyPluginAsync<ModeRoutesOptions> = (base: FastifyI
     {
       config: {
         doc: {
+          role: 'provider',
           summary: 'stop taking new jobs (declined "paused"); work in progress goes on',
           responses: { 200: { description: 'paused', schema: ModeReply }, 409: conflict },
         },
@@ -45,6 +47,7 @@ export const modeRoutes: FastifyPluginAsync<ModeRoutesOptions> = (base: FastifyI
     {
       config: {
         doc: {
+          role: 'provider',
           summary: 'take new jobs again (from paused, draining or drained)',
           responses: { 200: { description: 'ready', schema: ModeReply }, 409: conflict },
         },
@@ -58,6 +61,7 @@ export const modeRoutes: FastifyPluginAsync<ModeRoutesOptions> = (base: FastifyI
       schema: { body: DrainBody },
       config: {
         doc: {
+          role: 'provider',
           summary:
             'drain: decline new jobs, free open reservations, finish the work in progress; then drained (and stopped, with `stop`)',
           responses: { 202: { description: 'draining, or drained', schema: ModeReply }, 409: conflict },

@@ -74,6 +74,7 @@ export const nodeRoutes: FastifyPluginAsync<NodeRoutesOptions> = (app: FastifyIn
     {
       config: {
         doc: {
+          role: 'provider',
           summary: "this provider's allocations (running and ended)",
           responses: {
             200: { description: 'allocations, newest first', schema: AllocationListReply },
@@ -90,6 +91,7 @@ export const nodeRoutes: FastifyPluginAsync<NodeRoutesOptions> = (app: FastifyIn
     {
       config: {
         doc: {
+          role: 'provider',
           summary: "this provider's books: paid, claimed, refunded and outstanding, per requester",
           responses: {
             200: { description: 'the books (micro-tokens and counts)', schema: EarningsReply },

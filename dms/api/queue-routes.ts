@@ -22,6 +22,7 @@ export const queueRoutes: FastifyPluginAsync<QueueRoutesOptions> = (base: Fastif
       schema: { body: NewQueueBody },
       config: {
         doc: {
+          role: 'requester',
           summary: 'create a queue (a batch of jobs); jobs join it with `queue` in their spec',
           responses: { 201: { description: 'the queue, active', schema: QueueReply } },
         },
@@ -35,6 +36,7 @@ export const queueRoutes: FastifyPluginAsync<QueueRoutesOptions> = (base: Fastif
     {
       config: {
         doc: {
+          role: 'requester',
           summary: 'every queue, newest first, with its counts',
           responses: { 200: { description: 'the queues', schema: QueueListReply } },
         },
@@ -49,6 +51,7 @@ export const queueRoutes: FastifyPluginAsync<QueueRoutesOptions> = (base: Fastif
       schema: { params: QueueIdParams },
       config: {
         doc: {
+          role: 'requester',
           summary: 'one queue: state, history, counts of its jobs (active, completed, failed, cancelled)',
           responses: { 200: { description: 'the queue', schema: QueueReply }, 404: notFound },
         },
@@ -68,6 +71,7 @@ export const queueRoutes: FastifyPluginAsync<QueueRoutesOptions> = (base: Fastif
       schema: { params: QueueIdParams },
       config: {
         doc: {
+          role: 'requester',
           summary: 'drain: new jobs are refused (409 QUEUE_DRAINING), live ones finish; then `drained`',
           responses: {
             202: { description: 'draining (or drained, when no job was live)', schema: QueueReply },
@@ -86,6 +90,7 @@ export const queueRoutes: FastifyPluginAsync<QueueRoutesOptions> = (base: Fastif
       schema: { params: QueueIdParams },
       config: {
         doc: {
+          role: 'requester',
           summary: 'cancel a queue and every live job of it (each ends `cancelled`)',
           responses: {
             202: { description: 'cancelled; its jobs are being cancelled', schema: QueueReply },

@@ -47,6 +47,7 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = (
       schema: { querystring: RefreshQuery },
       config: {
         doc: {
+          role: 'provider',
           summary: "the provider's machine, offer, and free/reserved/locked/allocated resources",
           description: '`?refresh=true` measures the machine again (ResourcesView, specs/resources.md).',
           responses: { 200: { description: 'ResourcesView', schema: ResourcesReply } },
@@ -61,6 +62,7 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = (
       schema: { body: onboardRequestSchema },
       config: {
         doc: {
+          role: 'provider',
           summary: 'onboard, or change the offer in place (dms onboard)',
           responses: {
             200: { description: 'ResourcesView after the change', schema: ResourcesReply },
@@ -77,6 +79,7 @@ export const resourceRoutes: FastifyPluginAsync<ResourceRoutesOptions> = (
     {
       config: {
         doc: {
+          role: 'provider',
           summary: 'offboard: withdraw the offer (dms offboard); running work finishes',
           responses: {
             200: { description: 'ResourcesView after the change', schema: ResourcesReply },

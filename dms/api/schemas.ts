@@ -9,6 +9,7 @@
  */
 export { ErrorReply, isSet, type ApiError } from './schemas/common.js'
 export * from './schemas/jobs.js'
+export * from './schemas/data.js'
 export * from './schemas/queues.js'
 export * from './schemas/workflows.js'
 export * from './schemas/provider.js'

@@ -14,7 +14,7 @@ export interface TopicRoutesOptions {
 
 const refused = {
   400: { description: 'UNKNOWN_TOPIC (not a DMS topic) or INVALID_REQUEST, naming body/topic' },
-  409: { description: 'TOPIC_NOT_OPTIONAL (a role needs it); NOT_A_REQUESTER' },
+  409: { description: 'TOPIC_NOT_OPTIONAL (a role needs it)' },
 }
 
 export const topicRoutes: FastifyPluginAsync<TopicRoutesOptions> = (base: FastifyInstance, { topics }) => {
@@ -38,6 +38,7 @@ export const topicRoutes: FastifyPluginAsync<TopicRoutesOptions> = (base: Fastif
         schema: { body: TopicBody },
         config: {
           doc: {
+            role: 'requester',
             summary:
               action === 'subscribe'
                 ? 'join an optional DMS topic (kept across restarts)'

@@ -6,6 +6,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { isCode } from '../../actors/errors.js'
+import { workflowSchema } from '../workflows/document.js'
 import { apiError } from './errors.js'
 import type { WorkflowsPort, WorkflowView } from './ports.js'
 import {
@@ -17,6 +18,7 @@ import {
   WorkflowTaskParams,
   type JobStateReply as StateReply,
   type WorkflowListReply as WorkflowList,
+  type WorkflowReply as WorkflowRead,
 } from './schemas.js'
 
 export interface WorkflowRoutesOptions {
@@ -49,16 +51,15 @@ export const workflowRoutes: FastifyPluginAsync<WorkflowRoutesOptions> = (
       config: {
         doc: {
           summary: 'post a workflow: tasks that depend on each other, outputs that become inputs',
-          body: {
-            type: 'object',
-            description: 'a workflow document (specs/workflow.md, specs/workflow.schema.json)',
-          },
+          role: 'requester',
+          body: workflowSchema,
           description:
             "Checked by parseWorkflow: a refusal is 400 INVALID_WORKFLOW with `field`. A balance at the contract-db short of the sum of the tasks' maxPrice is 402 INSUFFICIENT_BALANCE, saying by how much.",
           responses: {
             201: { description: 'stored; its first tasks are posted', schema: WorkflowStateReply },
             400: { description: 'INVALID_WORKFLOW' },
             402: { description: 'INSUFFICIENT_BALANCE' },
+            503: { description: 'BALANCE_UNKNOWN: the contract-db does not answer' },
           },
         },
       },
@@ -79,6 +80,7 @@ export const workflowRoutes: FastifyPluginAsync<WorkflowRoutesOptions> = (
     {
       config: {
         doc: {
+          role: 'requester',
           summary: "list this requester's workflows, newest first",
           responses: { 200: { description: 'the workflows', schema: WorkflowListReply } },
         },
@@ -96,6 +98,7 @@ export const workflowRoutes: FastifyPluginAsync<WorkflowRoutesOptions> = (
       schema: { params: JobIdParams },
       config: {
         doc: {
+          role: 'requester',
           summary: 'one workflow: state, document, escrow plan and the per-task table',
           description:
             'The stored WorkflowRecord (dms/workflows/record.ts) with `state`; `tasks` maps each task to its state, job id, job state, error and times.',
@@ -110,11 +113,12 @@ export const workflowRoutes: FastifyPluginAsync<WorkflowRoutesOptions> = (
       const wf = await workflows.get(req.params.id)
       if (wf === undefined)
         return reply.status(404).send(apiError('WORKFLOW_NOT_FOUND', `no workflow ${req.params.id}`))
-      return {
+      const read: WorkflowRead = {
         state: wf.state,
         ...wf.record,
         ...(wf.released !== undefined ? { released: wf.released } : {}),
       }
+      return read
     },
   )
 
@@ -124,6 +128,7 @@ export const workflowRoutes: FastifyPluginAsync<WorkflowRoutesOptions> = (
       schema: { params: JobIdParams },
       config: {
         doc: {
+          role: 'requester',
           summary:
             'cancel a workflow: every live task is cancelled (paying the time used), no new task starts',
           responses: {
@@ -143,6 +148,7 @@ export const workflowRoutes: FastifyPluginAsync<WorkflowRoutesOptions> = (
       schema: { params: WorkflowTaskParams },
       config: {
         doc: {
+          role: 'requester',
           summary: "fetch one task's outputs to this node, even those left at its provider",
           description:
             "A task whose outputs were handed on to other tasks left them at its provider: they are fetched now and checked file by file against the manifest the provider signed (the receipt's outputsHash). Then `GET /v1/jobs/<jobId>/outputs...` serves them. A task of a pod: `jobId` is the pod's job and `files` are the task's own, under `<task>/` (with `pod`). Outputs handed on and not fetched before the workflow ended were released at its end (unless the document set keepOutputs): 410 OUTPUTS_RELEASED (specs/workflow.md, \"Outputs on demand\").",

@@ -56,6 +56,9 @@ export function postedSpecOf(s: JobSpec): JobSpecInput {
     ...(Object.keys(providers).length > 0 ? { providers } : {}),
     ...(s.queueTimeoutSeconds !== undefined ? { queueTimeout: s.queueTimeoutSeconds } : {}),
     ...(s.startAt !== undefined ? { startAt: new Date(s.startAt).toISOString() } : {}),
+    ...(s.startBy !== undefined
+      ? { startBy: 'at' in s.startBy ? new Date(s.startBy.at).toISOString() : `${s.startBy.withinSeconds}s` }
+      : {}),
     ...(s.retryPolicy !== undefined
       ? {
           retryPolicy: {

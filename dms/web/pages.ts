@@ -100,9 +100,13 @@ export interface PageOptions {
   firstPaint?: () => Promise<string>
 }
 
-const doc = (summary: string, responses: Record<number, { description: string }>) => ({
-  doc: { summary, responses },
-})
+/** A route's OpenAPI description (dms/api/openapi.ts, `RouteDoc`): `open` needs no credential. */
+const doc = (
+  summary: string,
+  responses: Record<number, { description: string; contentType?: string; schema?: object }>,
+  more: { open?: boolean; operationId?: string } = {},
+) => ({ doc: { summary, responses, ...more } })
+const html = { contentType: 'text/html', schema: { type: 'string' } }
 
 /** The sign-in (a one-time code for a session cookie), sign-out, the page and its assets. */
 export function pageRoutes(app: FastifyInstance, o: PageOptions): void {
@@ -129,10 +133,14 @@ export function pageRoutes(app: FastifyInstance, o: PageOptions): void {
           { additionalProperties: false },
         ),
       },
-      config: doc('exchanges a one-time login code for a session cookie, then shows the dashboard', {
-        303: { description: 'signed in: to /dashboard/' },
-        401: { description: 'the login page (code unknown, used or lapsed)' },
-      }),
+      config: doc(
+        'exchanges a one-time login code for a session cookie, then shows the dashboard',
+        {
+          303: { description: 'signed in: to /dashboard/' },
+          401: { description: 'the login page (code unknown, used or lapsed)', ...html },
+        },
+        { open: true },
+      ),
     },
     async (req, rep) => {
       const s = req.query.code === undefined ? undefined : o.sessions.redeem(req.query.code)
@@ -175,18 +183,27 @@ export function pageRoutes(app: FastifyInstance, o: PageOptions): void {
         .replace(FIRST_PAINT_SLOT, () => `<div id="first-paint">${first}</div>`),
     )
   }
-  const pageDoc = doc('the dashboard page (signed in)', { 200: { description: 'text/html' } })
-  app.get('/dashboard', { config: pageDoc }, async (_req, rep) => rep.redirect('/dashboard/', 302))
+  const pageDoc = doc('the dashboard page (signed in)', { 200: { description: 'the page', ...html } })
+  const redirect = doc(
+    'the dashboard page (signed in): redirects to /dashboard/',
+    { 302: { description: 'to /dashboard/' } },
+    { operationId: 'getDashboardRedirect' },
+  )
+  app.get('/dashboard', { config: redirect }, async (_req, rep) => rep.redirect('/dashboard/', 302))
   app.get('/dashboard/', { config: pageDoc }, page)
 
   app.get<{ Params: { name: string } }>(
     '/dashboard/assets/:name',
     {
       schema: { params: Type.Object({ name: Type.String({ maxLength: 32 }) }) },
-      config: doc("the dashboard's script and style (public: code, no data)", {
-        200: { description: 'application/javascript or text/css' },
-        404: { description: 'NOT_FOUND' },
-      }),
+      config: doc(
+        "the dashboard's script and style (public: code, no data)",
+        {
+          200: { description: 'application/javascript or text/css' },
+          404: { description: 'NOT_FOUND' },
+        },
+        { open: true },
+      ),
     },
     async (req, rep) => {
       const name = req.params.name

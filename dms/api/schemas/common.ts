@@ -9,8 +9,11 @@ export const opt = <T extends TSchema>(schema: T) => Type.Optional(schema)
 export const str = Type.String()
 export const int = Type.Integer()
 export const described = (description: string) => ({ description })
-/** Any JSON object (a stored record shown as it is). */
-export const anyObject = Type.Unsafe<Record<string, unknown>>({ type: 'object' })
+/**
+ * Any JSON object (a stored record shown as it is); `additionalProperties` says so to a generated
+ * client (`{ [key: string]: unknown }`, where a bare object type reads as an empty one).
+ */
+export const anyObject = Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true })
 /** A reply object whose fields are documented and all optional (as the routes have always said). */
 export const reply = <P extends TProperties>(properties: P) => Type.Object(properties)
 

@@ -1,8 +1,11 @@
 /** The job routes' shapes: `/v1/jobs...`, `/v1/quotes` and `/v1/blobs/:sha256` (specs/rest-api.md). */
 import { Type, type Static } from '@sinclair/typebox'
 import { StringEnum, strictObject } from '../../schema.js'
-import { anyObject, described, flag, int, opt, reply, str } from './common.js'
+import { described, flag, int, opt, reply, str } from './common.js'
 import { queueId } from './queues.js'
+import type { Settlement, SignedReceipt, Usage } from '../../contracts/model.js'
+import { jobSpecSchema, type JobSpec } from '../../orchestrator/job-spec.js'
+import type { LiveUsage } from '../../protocol/messages.js'
 
 /** `:id` of the job routes. */
 export const JobIdParams = strictObject({ id: Type.String({ minLength: 1, maxLength: 100 }) })
@@ -81,7 +84,7 @@ export const BlobParams = strictObject({ sha256: Type.String({ pattern: '^[0-9a-
 export type BlobParams = Static<typeof BlobParams>
 
 /** `POST /v1/jobs` (201) and `DELETE /v1/jobs/:id` (202). */
-export const JobStateReply = reply({ id: opt(str), state: opt(str) })
+export const JobStateReply = reply({ id: str, state: str })
 export type JobStateReply = Static<typeof JobStateReply>
 
 /** `POST /v1/quotes`: the bids a bid round brought (ranked; nothing reserved for them) and the declines. */
@@ -114,10 +117,10 @@ export const QuoteReply = reply({
 export type QuoteReply = Static<typeof QuoteReply>
 
 export const JobSummary = reply({
-  id: opt(str),
+  id: str,
   name: opt(str),
-  state: opt(str),
-  createdAt: opt(int),
+  state: str,
+  createdAt: int,
   provider: opt(str),
   queue: opt(str),
   rerunOf: opt(str),
@@ -134,5 +137,102 @@ export const JobListReply = reply({
 })
 export type JobListReply = Static<typeof JobListReply>
 
-/** `GET /v1/jobs/:id`: the stored JobRecord with `state`, `allocation` and `usage`. */
-export const JobReply = anyObject
+/** One output file: its path under /outputs, its hash and size (the provider's signed manifest). */
+export const OutputFile = Type.Object({ path: str, sha256: str, size: int }, { $id: 'OutputFile' })
+/** The outputs' archive (a deterministic tar), by its hash. */
+export const OutputArchive = Type.Object({ sha256: str, size: int }, { $id: 'OutputArchive' })
+
+const at = Type.Integer(described('ms since the epoch'))
+
+/**
+ * `GET /v1/jobs/:id`: the stored JobRecord (dms/orchestrator/job-record.ts) with `state`,
+ * `allocation`, `usage`, `liveUsage` and `postedSpec`. Its main fields are typed; the route's
+ * answer is declared with this type, so a field that changes shape fails to compile here.
+ */
+export const JobReply = Type.Object(
+  {
+    id: str,
+    state: Type.String(described(`one of ${JOB_STATES.join(', ')}`)),
+    spec: Type.Unsafe<JobSpec>({
+      type: 'object',
+      additionalProperties: true,
+      description:
+        'the spec as stored: sizes in bytes (`resources.memoryBytes`), `maxDurationSeconds`, defaults filled in. To post the job again, post `postedSpec`',
+    }),
+    postedSpec: jobSpecSchema,
+    createdAt: at,
+    rerunOf: opt(str),
+    history: Type.Array(Type.Object({ state: str, at })),
+    error: opt(
+      Type.Object({
+        code: Type.String(described('NO_BIDS, QUEUE_TIMEOUT, ... (specs/state-machines.md)')),
+        message: str,
+        declines: opt(Type.Array(Type.Object({ provider: str, reasons: Type.Array(str) }))),
+      }),
+    ),
+    winner: opt(Type.Object({ bidId: str, provider: str, why: str })),
+    allocationId: opt(str),
+    result: opt(
+      Type.Object({
+        jobId: str,
+        receipt: Type.Unsafe<SignedReceipt>({
+          type: 'object',
+          additionalProperties: true,
+          description: "the provider's signed receipt",
+        }),
+        stdout: str,
+        stderr: str,
+        truncated: Type.Boolean(),
+        outputs: Type.Array(OutputFile),
+        archive: opt(OutputArchive),
+        members: opt(
+          Type.Array(
+            Type.Object({
+              name: str,
+              status: StringEnum(['completed', 'failed', 'timed_out', 'cancelled']),
+              exitCode: int,
+              reason: opt(str),
+              stdout: str,
+              stderr: str,
+              truncated: Type.Boolean(),
+            }),
+          ),
+        ),
+      }),
+    ),
+    settlement: opt(
+      Type.Unsafe<Settlement>({
+        type: 'object',
+        additionalProperties: true,
+        description:
+          '{ contractId, outcome, paidToProvider, refundedToRequester, ... }, signed by the contract-db',
+      }),
+    ),
+    allocation: Type.Union([
+      Type.Object({ id: str, provider: opt(str), state: Type.Union([str, Type.Null()]) }),
+      Type.Null(),
+    ]),
+    usage: Type.Union([
+      Type.Unsafe<Usage>({
+        type: 'object',
+        additionalProperties: true,
+        description: "the signed receipt's usage ({ wallSeconds, ... })",
+      }),
+      Type.Null(),
+    ]),
+    liveUsage: Type.Union([
+      Type.Unsafe<LiveUsage & { at: number }>({
+        type: 'object',
+        additionalProperties: true,
+        description: "{ cpuSeconds, memoryBytes, logBytes, wallSeconds, at }: the provider's last heartbeat",
+      }),
+      Type.Null(),
+    ]),
+  },
+  {
+    $id: 'Job',
+    description:
+      'the stored job; fields not listed here (bids, contract, proof, updates, ...) are in specs/rest-api.md',
+  },
+)
+export type JobReply = Static<typeof JobReply>

@@ -1,7 +1,8 @@
 /** The workflow routes' shapes: `/v1/workflows...` (specs/workflow.md). */
 import { Type, type Static } from '@sinclair/typebox'
 import { strictObject } from '../../schema.js'
-import { anyObject, described, int, opt, reply, str } from './common.js'
+import type { Workflow } from '../../workflows/document.js'
+import { described, int, opt, reply, str } from './common.js'
 import { JobStateReply } from './jobs.js'
 
 /** `POST /v1/workflows` (201) and `DELETE /v1/workflows/:id` (202). */
@@ -16,8 +17,42 @@ export const WorkflowSummary = reply({
 })
 export const WorkflowListReply = reply({ workflows: opt(Type.Array(WorkflowSummary)) })
 export type WorkflowListReply = Static<typeof WorkflowListReply>
-/** `GET /v1/workflows/:id`: the stored WorkflowRecord with `state` (the per-task table in `tasks`). */
-export const WorkflowReply = anyObject
+/**
+ * `GET /v1/workflows/:id`: the stored WorkflowRecord (dms/workflows/record.ts) with `state` (the
+ * per-task table in `tasks`). The route's answer is declared with this type.
+ */
+export const WorkflowReply = Type.Object(
+  {
+    id: str,
+    state: Type.String(described('running, cancelling, completed, failed or cancelled')),
+    workflow: Type.Unsafe<Workflow>({
+      type: 'object',
+      additionalProperties: true,
+      description: "the document as parsed: each task's job is a stored spec (sizes in bytes)",
+    }),
+    createdAt: int,
+    escrowPlan: Type.Integer(described("the sum of the tasks' maxPrice, checked against the balance")),
+    tasks: Type.Record(
+      Type.String(),
+      Type.Object({
+        state: Type.String(described('waiting, started, completed, failed or cancelled')),
+        jobId: opt(Type.String(described("the task's job: see it with the job routes"))),
+        jobState: opt(str),
+        error: opt(Type.Object({ code: str, message: str })),
+        startedAt: opt(int),
+        endedAt: opt(int),
+      }),
+    ),
+    history: Type.Array(Type.Object({ state: str, at: int })),
+    released: opt(
+      Type.Boolean(
+        described('once ended: the archives left at providers were released (false: keepOutputs)'),
+      ),
+    ),
+  },
+  { $id: 'WorkflowRecord' },
+)
+export type WorkflowReply = Static<typeof WorkflowReply>
 
 /** `:id` and `:task` of `POST /v1/workflows/:id/tasks/:task/outputs`. */
 export const WorkflowTaskParams = strictObject({

@@ -10,20 +10,27 @@ import { buildApi } from '../../../dms/api/server.js'
 import type { QuoteReply } from '../../../dms/api/schemas.js'
 import { silentLogger } from '../../../dms/log.js'
 import type { JobRecord } from '../../../dms/orchestrator/job-record.js'
+import { parseJobSpec } from '../../../dms/orchestrator/job-spec.js'
 import type { JobLog } from '../../../dms/protocol/messages.js'
 
-const record = (id: string, createdAt: number, extra: Partial<JobRecord> = {}): JobRecord =>
-  ({
-    id,
-    spec: { name: `job ${id}` },
-    createdAt,
-    history: [],
-    bids: [],
-    declines: [],
-    tried: [],
-    updates: [],
-    ...extra,
-  }) as unknown as JobRecord
+const record = (id: string, createdAt: number, extra: Partial<JobRecord> = {}): JobRecord => ({
+  id,
+  spec: parseJobSpec({
+    name: `job ${id}`,
+    image: 'alpine:3',
+    command: ['true'],
+    resources: { cpu: 1, memory: '64MiB' },
+    maxDuration: 60,
+    maxPrice: 10,
+  }),
+  createdAt,
+  history: [],
+  bids: [],
+  declines: [],
+  tried: [],
+  updates: [],
+  ...extra,
+})
 
 /** An in-memory requester: jobs by id, listeners called by `emit`. */
 class FakeJobs implements JobsPort {
@@ -132,6 +139,16 @@ describe('REST routes over their ports', () => {
     assert.equal(one.id, 'new')
     assert.deepEqual(one.allocation, { id: 'a1', provider: 'P', state: 'running' })
     assert.equal(one.usage, null)
+    // The spec in the form POST /v1/jobs takes: posted as is, it is the same job again.
+    assert.deepEqual(one.postedSpec, {
+      name: 'job new',
+      image: 'alpine:3',
+      command: ['true'],
+      resources: { cpu: 1, memory: 64 * 1024 * 1024 },
+      maxDuration: 60,
+      maxPrice: 10,
+      retries: 3,
+    })
     const none = await app.inject({ method: 'GET', url: '/v1/jobs/nope' })
     assert.equal(none.statusCode, 404)
     assert.equal(none.json<{ error: { code: string } }>().error.code, 'JOB_NOT_FOUND')

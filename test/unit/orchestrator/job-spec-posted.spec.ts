@@ -34,6 +34,24 @@ const specs: Array<Record<string, unknown>> = [
     retryPolicy: { attempts: 2, backoff: 5, on: ['runFailed', 'timedOut'] },
     queue: 'q-1',
   },
+  {
+    name: 'start by a time',
+    image: 'alpine:3',
+    command: ['true'],
+    resources: { cpu: 1, memory: '64MiB' },
+    maxDuration: 60,
+    maxPrice: 5,
+    startBy: '2026-11-22T14:00:00.000Z',
+  },
+  {
+    name: 'start within',
+    image: 'alpine:3',
+    command: ['true'],
+    resources: { cpu: 1, memory: '64MiB' },
+    maxDuration: 60,
+    maxPrice: 5,
+    startBy: '1h30m',
+  },
 ]
 
 describe('a stored job spec posted again (issue 20)', () => {

@@ -78,7 +78,11 @@ function areaOf(file: string): string {
  */
 const API_SHAPES = new Set([
   'dms/schema.ts',
+  'dms/contracts/model.ts', // receipts and settlements in a job, types
   'dms/orchestrator/job-record.ts',
+  'dms/orchestrator/job-spec.ts', // the job spec's schema: the body of POST /v1/jobs
+  'dms/orchestrator/job-spec-posted.ts', // a stored spec in that form (GET /v1/jobs/:id)
+  'dms/workflows/document.ts', // the workflow document's schema: the body of POST /v1/workflows
   'dms/protocol/messages.ts',
   'dms/resources/onboard-request.ts',
   'dms/resources/onboarding.ts', // ResourcesView, a type
