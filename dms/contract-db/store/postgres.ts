@@ -43,6 +43,14 @@ export function redactedUrl(url: string): string {
   }
 }
 
+/** `url` with `password` in it (the client lets a URL's fields win over separate ones). */
+function withPassword(url: string, password: string | undefined): string {
+  if (password === undefined) return url
+  const u = new URL(url)
+  u.password = password
+  return u.toString()
+}
+
 type Queryable = Pick<pg.PoolClient, 'query'>
 
 export class PostgresContractDbStore implements ContractDbStore {
@@ -59,8 +67,7 @@ export class PostgresContractDbStore implements ContractDbStore {
     this.log = components.log ?? silentLogger
     this.maxRetries = init.maxRetries ?? 8
     this.pool = new pg.Pool({
-      connectionString: init.url,
-      ...(init.password !== undefined ? { password: init.password } : {}),
+      connectionString: withPassword(init.url, init.password),
       max: init.maxConnections ?? 4,
       connectionTimeoutMillis: 10_000,
     })
