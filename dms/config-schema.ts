@@ -464,6 +464,23 @@ export const contractDbConfigSchema = obj({
   disputeWindowMs: opt(nonNegInt),
   /** How often active contracts past their deadlines are expired. @default 60000 */
   expirySweepMs: opt(posInt),
+  /**
+   * Where the books live (specs/contract-db.md, "Storage backends"): `level` in `<dataDir>/db`, or
+   * a PostgreSQL database several instances may share. @default { backend: 'level' }
+   */
+  store: opt(
+    obj({
+      backend: StringEnum(['level', 'postgres']),
+      /** `postgres://user@host:port/db` (postgres only; required there). */
+      url: opt(Type.String({ minLength: 1, maxLength: 2048, pattern: '^postgres(ql)?://' })),
+      /** A file holding the database password (first line), so that the config holds none. */
+      passwordFile: opt(Type.String({ minLength: 1, maxLength: 4096 })),
+      /** Connections to the database. @default 4 */
+      maxConnections: opt(Type.Integer({ minimum: 1, maximum: 64 })),
+    }),
+  ),
+  /** This instance's name, which `/v1/info` reports (several may share one database). @default '<hostname>:<pid>' */
+  instance: opt(Type.String({ pattern: '^[A-Za-z0-9._:-]{1,64}$' })),
 })
 
 export type ContractDbFileConfig = Static<typeof contractDbConfigSchema>

@@ -171,5 +171,13 @@ export function loadContractDbConfig(file: unknown, source = 'config'): Contract
   if (typeof file !== 'object' || file === null || Array.isArray(file))
     throw new ConfigError('', `${source}: must be a JSON object`)
   checkSchema(validateContractDb(), file, source)
+  const store = (file as ContractDbFileConfig).store
+  if (store?.backend === 'postgres' && store.url === undefined)
+    throw new ConfigError('store.url', `${source}: "store.url": the postgres backend needs a postgres:// URL`)
+  if (store?.backend === 'level' && (store.url ?? store.passwordFile ?? store.maxConnections) !== undefined)
+    throw new ConfigError(
+      'store',
+      `${source}: "store": url, passwordFile and maxConnections are for the postgres backend`,
+    )
   return file
 }

@@ -3,6 +3,8 @@
  * that moves with it, in one atomic batch (specs/contract-db.md, "States"). Pure: the contract
  * machine plans a change with these, and its `commit` effect writes it.
  */
+import type { RefusedError } from '../../actors/errors.js'
+import { REFUSAL, refuse } from '../contracts/errors.js'
 import type { Settlement, SignedReceipt, SignedStartNote, SignedVerification } from '../contracts/model.js'
 import {
   claimClosing,
@@ -26,6 +28,8 @@ export interface Change {
   record: ContractRecord
   /** The accounts it moves. */
   moves: Move[]
+  /** The stored record it was planned from; none for a lock (nothing is stored before it). */
+  base?: ContractRecord
 }
 
 /** Signs a settlement's body with the contract-db's key (under DOMAIN.settlement). */
@@ -99,16 +103,46 @@ export function closeChange(data: ContractData, e: CloseFacts, now: number, sign
     to,
     record: { ...reached(data, to, now), settlement, closedBy: e.by, detail, ...claim, ...arbitration },
     moves: closeMoves(t, paid),
+    base: { ...data, state: 'active' },
   }
 }
 
 /** A dispute of a claim: the record keeps the requester's verification; nothing moves. */
 export function disputeChange(data: ContractData, e: DisputeFacts, now: number): Change {
   const record = { ...data, state: 'claimed' as const, dispute: { verification: e.verification, at: now } }
-  return { to: 'claimed', record, moves: [] }
+  return { to: 'claimed', record, moves: [], base: { ...data, state: 'claimed' } }
 }
 
 /** A start note: the active contract records when it started; nothing moves. */
 export function startChange(data: ContractData, e: StartFacts, now: number): Change {
-  return { to: 'active', record: { ...data, state: 'active', started: { at: now, note: e.note } }, moves: [] }
+  return {
+    to: 'active',
+    record: { ...data, state: 'active', started: { at: now, note: e.note } },
+    moves: [],
+    base: { ...data, state: 'active' },
+  }
+}
+
+/** What tells two versions of a contract's record apart: every change moves one of these. */
+const versionOf = (rec: ContractRecord) =>
+  `${rec.state}/${rec.history.length}/${rec.started !== undefined}/${rec.dispute !== undefined}`
+
+/**
+ * Why `change` must not be written over `stored` (the record as its transaction reads it), or
+ * undefined when it may. Another writer (a second contract-db instance on the same database,
+ * specs/contract-db.md "Several instances") may have changed the contract since the change was
+ * planned: then it is refused as a repeat would be, with the state and settlement now stored, and
+ * nothing moves twice.
+ */
+export function staleChange(stored: ContractRecord | undefined, change: Change): RefusedError | undefined {
+  const id = change.record.contract.terms.contractId
+  if (change.base === undefined)
+    return stored === undefined
+      ? undefined
+      : refuse(REFUSAL.duplicate, `contract ${id} was already submitted`, { state: stored.state })
+  if (stored !== undefined && versionOf(stored) === versionOf(change.base)) return undefined
+  return refuse(REFUSAL.notActive, `contract ${id} changed meanwhile: it is ${stored?.state ?? 'gone'}`, {
+    state: stored?.state,
+    settlement: stored?.settlement,
+  })
 }

@@ -1,5 +1,6 @@
 import { CONTRACT_DB_SOCKET } from './paths.js'
 import { rm } from 'node:fs/promises'
+import { hostname } from 'node:os'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { systemClock, type Clock } from '../../actors/clock.js'
@@ -20,6 +21,7 @@ import { MetricsListener, type MetricsListenerConfig } from '../metrics/listener
 import { OutputsArbiter } from './arbiter.js'
 import { ContractDbMetrics } from './metrics.js'
 import { OperatorApi, type OperatorPorts } from './operator-api.js'
+import { openContractDbStore, type ContractDbStoreConfig } from './store/open.js'
 import { ContractDbService } from './service.js'
 import { OperatorWeb } from './web.js'
 
@@ -59,6 +61,10 @@ export interface ContractDbConfig {
   disputeWindowMs?: number
   /** How often active contracts past their deadlines are expired. @default 60000 */
   expirySweepMs?: number
+  /** Where the books live (specs/contract-db.md, "Storage backends"). @default { backend: 'level' } */
+  store?: ContractDbStoreConfig
+  /** This instance's name, reported by `/v1/info`. @default '<hostname>:<pid>' */
+  instance?: string
 }
 
 export { CONTRACT_DB_SOCKET }
@@ -102,6 +108,11 @@ export class ContractDbNode {
     this.passphrase = components.passphrase ?? envPassphrase()
     this.killAfterLock = components.killAfterLock
     this.lifecycle = new Lifecycle((err, part) => this.log.warn({ err, part }, 'error while stopping'))
+  }
+
+  /** This instance's name (`instance` in the config), which `/v1/info` reports. */
+  get instance(): string {
+    return this.config.instance ?? `${hostname()}:${process.pid}`
   }
 
   get status(): LifecycleStatus {
@@ -161,11 +172,14 @@ export class ContractDbNode {
     // Serves the archives of overruled rejections to their requesters (granted to them only).
     const blobActor = startBlobActor(this.system, this.key, blobs)
     this.lifecycle.onStop(() => blobActor.stop(), 'blobs')
+    const books = await openContractDbStore(cfg.store, { db: this.db, log })
+    this.lifecycle.onStop(() => books.close(), 'store')
     this.service = new ContractDbService(
       {
         system: this.system,
         key: this.key,
         db: this.db,
+        store: books.store,
         clock,
         log: child(log, 'dms:contract-db'),
         arbiter: (actor) =>
@@ -245,7 +259,12 @@ export class ContractDbNode {
         credit: (peer, amount) => svc.credit(peer, amount),
       },
       contracts: { list: () => svc.listContracts(), get: (id) => svc.contract(id) },
-      identity: { peerId: () => this.peerId, addrs: () => this.addrs(), backend: () => svc.backend },
+      identity: {
+        peerId: () => this.peerId,
+        addrs: () => this.addrs(),
+        backend: () => svc.backend,
+        instance: () => this.instance,
+      },
       metrics: {
         rejections: () => this.system.rejections,
         contentType: this.metrics.contentType,

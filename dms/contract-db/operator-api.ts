@@ -39,6 +39,8 @@ export interface IdentityPort {
   addrs(): string[]
   /** The store's backend: `level` or `postgres`. */
   backend(): StoreBackend
+  /** This instance's name (several may share one PostgreSQL database). */
+  instance(): string
 }
 
 export interface MetricsPort {
@@ -163,6 +165,7 @@ export class OperatorApi {
         peerId: identity.peerId(),
         addrs: identity.addrs(),
         backend: identity.backend(),
+        instance: identity.instance(),
         approved: (await approvals.list()).length,
         contracts: byState,
         rejections: metrics.rejections(),

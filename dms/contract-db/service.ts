@@ -33,7 +33,7 @@ import { handleOf, INBOX, jobInbox } from '../protocol/handles.js'
 import type { SettleRequest, TerminateRequest } from '../protocol/messages.js'
 import type { Db } from '../store/db.js'
 import { Approvals } from './approvals.js'
-import type { Change } from './changes.js'
+import { staleChange, type Change } from './changes.js'
 import type { CdbRequest, ContractDbEvents } from './events.js'
 import { ContractBook } from './contract-book.js'
 import { approvalHandler, type ApprovalHandler } from './handlers/approval.js'
@@ -450,9 +450,14 @@ export class ContractDbService {
 
   // ---- the contract machine's effects ----
 
-  /** A contract's record and the money it moves, in one atomic batch. */
+  /**
+   * A contract's record and the money it moves, in one transaction, unless the record changed
+   * since the change was planned (another instance wrote it): refused then, nothing written.
+   */
   private async commit(change: Change): Promise<void> {
     await this.store.transaction(async (tx) => {
+      const stale = staleChange(await tx.contract(change.record.contract.terms.contractId), change)
+      if (stale !== undefined) throw stale
       await this.accounts.apply(tx, change.moves)
       tx.putContract(change.record)
     })

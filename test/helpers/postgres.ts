@@ -1,7 +1,8 @@
 /**
  * A throwaway PostgreSQL cluster for a test (scripts/postgres-cluster.sh): on 127.0.0.1, a free
  * port, a random password, in a temp folder removed by `stop`. Undefined when this machine has no
- * PostgreSQL server programs (scripts/postgres-bootstrap.sh installs them): the test skips.
+ * PostgreSQL server programs (scripts/postgres-bootstrap.sh installs them): the test skips, except
+ * under `CI=true`, where a missing server is an error (CI never silently skips these tests).
  */
 import { execFile } from 'node:child_process'
 import { existsSync, readdirSync } from 'node:fs'
@@ -28,8 +29,26 @@ export function hasPostgresServer(): boolean {
   return (process.env.PATH ?? '').split(':').some((d) => d !== '' && existsSync(join(d, 'initdb')))
 }
 
-export async function startPostgres(): Promise<TestPostgres | undefined> {
-  if (!hasPostgresServer()) return undefined
+/** No PostgreSQL server programs under CI: the tests that need one fail rather than skip. */
+export class PostgresMissingError extends Error {
+  override name = 'PostgresMissingError'
+  constructor() {
+    super('CI=true and no PostgreSQL server programs (initdb): run scripts/postgres-bootstrap.sh')
+  }
+}
+
+/**
+ * A fresh cluster; undefined (the caller skips) when the server programs are missing, unless
+ * `CI` is `true` in `o.env`: then it throws PostgresMissingError. `o.hasServer` says whether the
+ * programs are here. @default process.env, hasPostgresServer
+ */
+export async function startPostgres(
+  o: { env?: NodeJS.ProcessEnv; hasServer?: () => boolean } = {},
+): Promise<TestPostgres | undefined> {
+  if (!(o.hasServer ?? hasPostgresServer)()) {
+    if ((o.env ?? process.env).CI === 'true') throw new PostgresMissingError()
+    return undefined
+  }
   const parent = await mkdtemp(join(tmpdir(), 'dms-pg-'))
   // As root the server runs as `postgres`, which must reach the cluster's folder (not list it).
   await chmod(parent, 0o711)

@@ -5,11 +5,18 @@
  */
 import type { Logger } from 'pino'
 import type { Clock } from '../../../actors/clock.js'
+import { isCode } from '../../../actors/errors.js'
 import { keyFromString } from '../../../actors/identity.js'
 import { hashDoc, verifyDoc } from '../../contracts/canonical.js'
 import { checkBidTerms } from '../../contracts/checks.js'
 import { REFUSAL, refuse } from '../../contracts/errors.js'
-import { DOMAIN, type ContractProof, type Role, type SignedContract } from '../../contracts/model.js'
+import {
+  DOMAIN,
+  type ContractProof,
+  type ContractTerms,
+  type Role,
+  type SignedContract,
+} from '../../contracts/model.js'
 import { contractIdMatches } from '../../contracts/contract-id.js'
 import { partyIsConsistent } from '../../contracts/party.js'
 import { unsignedWorkloadRefusal } from '../../contracts/signed-workload.js'
@@ -83,12 +90,7 @@ export function verifyHandler(d: VerifyDeps): VerifyHandler {
     // while the contract is active; anything else under a stored id is a replay, named as such
     // even once the contract has expired.
     const stored = await d.contracts.get(t.contractId)
-    if (stored !== undefined) {
-      if (stored.state === 'active' && hashDoc(stored.contract.terms) === hashDoc(t)) return stored.proof
-      throw refuse(REFUSAL.duplicate, `contract ${t.contractId} was already submitted`, {
-        state: stored.state,
-      })
-    }
+    if (stored !== undefined) return storedAnswer(stored, t)
     if (!(typeof t.expiresAt === 'number' && t.expiresAt > now))
       throw refuse(REFUSAL.expired, `contract expired at ${new Date(t.expiresAt).toISOString()}`)
     const badTerms = checkBidTerms(t)
@@ -133,8 +135,21 @@ export function verifyHandler(d: VerifyDeps): VerifyHandler {
       contractDb: d.self,
     }
     const proof: ContractProof = { ...body, signature: d.signProof(body) }
-    await d.contracts.propose({ contract: signed, proof, activatedAt: now, settleBy })
+    try {
+      await d.contracts.propose({ contract: signed, proof, activatedAt: now, settleBy })
+    } catch (err) {
+      // Another instance locked it meanwhile (the same terms sent to both): answered as a repeat.
+      const locked = isCode(err, REFUSAL.duplicate) ? await d.contracts.get(t.contractId) : undefined
+      if (locked === undefined) throw err
+      return storedAnswer(locked, t)
+    }
     d.log.info({ contractId: t.contractId, escrow: t.escrow }, 'contract verified, escrow locked')
     return proof
   }
+}
+
+/** A stored contract's terms sent again: the stored proof while active, else a replay refused. */
+function storedAnswer(stored: ContractRecord, t: ContractTerms): ContractProof {
+  if (stored.state === 'active' && hashDoc(stored.contract.terms) === hashDoc(t)) return stored.proof
+  throw refuse(REFUSAL.duplicate, `contract ${t.contractId} was already submitted`, { state: stored.state })
 }

@@ -2,13 +2,13 @@
  * The throwaway PostgreSQL cluster the contract-db's PostgreSQL tests run on
  * (scripts/postgres-cluster.sh, test/helpers/postgres.ts): it serves on loopback with a password,
  * and stopping it leaves no server and no folder. Skips where no server programs are installed
- * (scripts/postgres-bootstrap.sh).
+ * (scripts/postgres-bootstrap.sh), except under CI=true, where that is an error.
  */
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { promisify } from 'node:util'
-import { startPostgres, type TestPostgres } from '../../helpers/postgres.js'
+import { PostgresMissingError, startPostgres, type TestPostgres } from '../../helpers/postgres.js'
 
 const run = promisify(execFile)
 const psql = (url: string, sql: string) => run('psql', ['-w', url, '-Atc', sql], { timeout: 20_000 })
@@ -36,5 +36,11 @@ describe('a throwaway PostgreSQL cluster for tests', function () {
     pg = undefined
     assert.equal(existsSync(dir), false)
     await assert.rejects(psql(url.toString(), 'select 1'))
+  })
+
+  it('under CI=true a missing server is an error, not a skip', async () => {
+    const hasServer = () => false
+    await assert.rejects(startPostgres({ env: { CI: 'true' }, hasServer }), PostgresMissingError)
+    assert.equal(await startPostgres({ env: {}, hasServer }), undefined)
   })
 })

@@ -9,6 +9,12 @@
  *  - every refusal is one the request deserved.
  * Deterministic: a seeded generator. A failure prints the seed; rerun it with
  * DMS_PROPERTY_SEED=<seed> DMS_PROPERTY_RUNS=1.
+ *
+ * It runs over each backend of the store (specs/contract-db.md, "Storage backends"): level, and
+ * PostgreSQL on a throwaway cluster; and with two instances over the same books, each operation
+ * sent to one of them and the duplicate of a close to the other, so that they race (the books
+ * decide: no double close, money conserved). Two instances over level run a third of the seeds;
+ * PostgreSQL runs DMS_PROPERTY_PG_RUNS seeds (default 3: each costs a second or more).
  */
 import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -20,15 +26,34 @@ import { DOMAIN, type Settlement, type SignedContract } from '../../../dms/contr
 import { ContractDbService } from '../../../dms/contract-db/service.js'
 import { signStartNote } from '../../../dms/contracts/start.js'
 import { silentLogger } from '../../../dms/log.js'
-import { openDb, type Db } from '../../../dms/store/db.js'
+import { LevelContractDbStore } from '../../../dms/contract-db/store/level.js'
+import type { ContractDbStore } from '../../../dms/contract-db/store/port.js'
+import { PostgresContractDbStore } from '../../../dms/contract-db/store/postgres.js'
+import { openDb } from '../../../dms/store/db.js'
 import { makeContract, makeReceipt, makeSettle, newParty, type Who } from '../../helpers/contracts.js'
 import { startPeer, type TestPeer } from '../../helpers/peers.js'
+import { startPostgres, type TestPostgres } from '../../helpers/postgres.js'
+import { freshDatabase } from '../../helpers/postgres-db.js'
 import { prng } from '../../helpers/prng.js'
 
 const BASE_SEED = Number(process.env.DMS_PROPERTY_SEED ?? 20_261_121)
 const RUNS = Number(process.env.DMS_PROPERTY_RUNS ?? 30)
+const PG_RUNS = Number(process.env.DMS_PROPERTY_PG_RUNS ?? process.env.DMS_PROPERTY_RUNS ?? 3)
 const BATCHES = 40
 const START0 = { started: 0, notStarted: 0 }
+
+/** What a run exercised (the generator must reach every path). */
+interface RunStats {
+  ops: number
+  ok: number
+  refused: number
+  closes: number
+  claimed: number
+  expired: number
+  disputed: number
+  started: number
+  notStarted: number
+}
 
 /** A seeded PRNG (mulberry32) with the draws the schedule needs. */
 function rng(seed: number) {
@@ -53,16 +78,54 @@ interface Known {
 
 type Op = {
   label: string
-  run: () => Promise<unknown>
+  /** Which instance it is sent to. */
+  on: number
+  run: (svc: ContractDbService) => Promise<unknown>
   allowed: string[]
   contractId?: string
   closes?: boolean
 }
 
+/** One run's books: the stores of its instances over them, reopened at a restart. */
+interface Books {
+  stores: ContractDbStore[]
+  /** Closes the stores (a restart, or the run's end). */
+  close(): Promise<void>
+}
+
+/** Opens the books of run `name` for `instances` instances (the same books again after a close). */
+type OpenBooks = (name: string, instances: number) => Promise<Books>
+
+/** Level: one database per run, one store over it shared by the instances (each has its own queue). */
+function levelBooks(root: () => string): OpenBooks {
+  return async (name) => {
+    const db = await openDb(join(root(), name))
+    const store = new LevelContractDbStore(db)
+    return { stores: [store, store], close: () => db.close() }
+  }
+}
+
+/** PostgreSQL: one schema per run, a store (its own connections) per instance. */
+function postgresBooks(cluster: () => TestPostgres): OpenBooks {
+  const urls = new Map<string, string>()
+  return async (name, instances) => {
+    let url = urls.get(name)
+    if (url === undefined) urls.set(name, (url = (await freshDatabase(cluster())).url))
+    const stores = Array.from({ length: instances }, () => new PostgresContractDbStore({ url }))
+    return {
+      stores,
+      close: async () => {
+        for (const s of stores) await s.close()
+      },
+    }
+  }
+}
+
 describe('contract-db property: money is conserved and no contract closes twice', function () {
-  this.timeout(120_000)
+  this.timeout(300_000)
   let peer: TestPeer
   let root: string
+  let cluster: TestPostgres | undefined
 
   before(async () => {
     peer = await startPeer()
@@ -70,10 +133,40 @@ describe('contract-db property: money is conserved and no contract closes twice'
   })
   after(async () => {
     await peer.stop()
+    await cluster?.stop()
     await rm(root, { recursive: true, force: true })
   })
 
-  it(`holds over ${RUNS} seeded runs of ${BATCHES} concurrent batches`, async () => {
+  property(
+    'level',
+    RUNS,
+    1,
+    levelBooks(() => root),
+  )
+  property(
+    'level, two instances over one store',
+    Math.ceil(RUNS / 3),
+    2,
+    levelBooks(() => root),
+  )
+
+  describe('over PostgreSQL', () => {
+    before(async function () {
+      cluster = await startPostgres()
+      if (cluster === undefined) this.skip()
+    })
+    const books = postgresBooks(() => cluster!)
+    property('postgres', PG_RUNS, 1, books)
+    property('postgres, two racing instances', PG_RUNS, 2, books)
+  })
+
+  function property(name: string, runs: number, instances: number, books: OpenBooks) {
+    it(`${name}: holds over ${runs} seeded runs of ${BATCHES} concurrent batches`, async () => {
+      await holds(runs, (seed) => runOnce(seed, `${name}-${seed}`, instances, books))
+    })
+  }
+
+  async function holds(RUNS: number, runOnce: (seed: number) => Promise<RunStats>) {
     let stats = { ops: 0, ok: 0, refused: 0, closes: 0, claimed: 0, expired: 0, disputed: 0, ...START0 }
     for (let i = 0; i < RUNS; i++) {
       const seed = BASE_SEED + i
@@ -112,39 +205,48 @@ describe('contract-db property: money is conserved and no contract closes twice'
           stats.notStarted > 0),
       JSON.stringify(stats),
     )
-  })
+  }
 
-  async function runOnce(seed: number) {
+  async function runOnce(seed: number, name: string, instances: number, openBooks: OpenBooks) {
     const r = rng(seed)
     const clock = new ManualClock(Date.now())
-    const dir = join(root, String(seed))
-    let db: Db = await openDb(dir)
+    let books = await openBooks(name, instances)
     // Short deadlines, so that claims, disputes and expiry happen within a run's clock.
     const open = () =>
-      new ContractDbService(
-        { system: peer.system, key: peer.key, db, clock, log: silentLogger },
-        { deadlines: { settleGraceMs: 1000, claimWindowMs: 60_000, disputeWindowMs: 120_000 } },
-      )
-    let svc = open()
+      books.stores
+        .slice(0, instances)
+        .map(
+          (store) =>
+            new ContractDbService(
+              { system: peer.system, key: peer.key, db: undefined as never, store, clock, log: silentLogger },
+              { deadlines: { settleGraceMs: 1000, claimWindowMs: 60_000, disputeWindowMs: 120_000 } },
+            ),
+        )
+    let services = open()
+    for (const s of services) await s.openBooks()
+    const svc0 = () => services[0]
     const cdb = peer.system.peerId
     const approved = [newParty(), newParty(), newParty()]
     const stranger = newParty() // never approved
     const everyone = [...approved, stranger]
-    for (const p of approved) await svc.approve(p.peer)
+    for (const p of approved) await svc0().approve(p.peer)
     let credited = 0
     const known: Known[] = []
     const closes = new Map<string, Settlement[]>()
     const stats = { ops: 0, ok: 0, refused: 0, closes: 0, claimed: 0, expired: 0, disputed: 0, ...START0 }
 
     const genOp = (): Op => {
+      // One instance: no draw, so that its seeds keep their schedules.
+      const on = instances === 1 ? 0 : r.int(0, instances - 1)
       const roll = r.next()
       if (roll < 0.2) {
         const who = r.pick(everyone)
         const amount = r.int(1, 400)
         return {
+          on,
           label: `credit ${amount}`,
           allowed: ['ok'],
-          run: async () => {
+          run: async (svc) => {
             const acc = await svc.credit(who.peer, amount)
             credited += amount
             return acc
@@ -179,10 +281,11 @@ describe('contract-db property: money is conserved and no contract closes twice'
                   ? ['ok', 'TOO_MANY_CONTRACTS']
                   : ['ok', 'INSUFFICIENT_FUNDS']
         return {
+          on,
           label: `verify ${c.terms.escrow}`,
           allowed,
           contractId: c.terms.contractId,
-          run: () => svc.verify(req.peer, c),
+          run: (svc) => svc.verify(req.peer, c),
         }
       }
       // Claimed contracts are few among many: picked more often, so their disputes are exercised.
@@ -192,6 +295,7 @@ describe('contract-db property: money is conserved and no contract closes twice'
       if (roll < 0.6) {
         // A replayed submission of an earlier contract.
         return {
+          on,
           label: 'verify again',
           // Its requester's resend of a stored contract: the stored proof while active.
           allowed: k.accepted
@@ -207,7 +311,7 @@ describe('contract-db property: money is conserved and no contract closes twice'
                 'START_DEADLINE_PASSED',
               ],
           contractId: id,
-          run: () => svc.verify(k.req.peer, k.c),
+          run: (svc) => svc.verify(k.req.peer, k.c),
         }
       }
       const who = r.pick([
@@ -234,11 +338,12 @@ describe('contract-db property: money is conserved and no contract closes twice'
         if (forged) req.receipt = makeReceipt(k.c, k.req) // not the provider's signature
         const allowed = forged ? base.map((c) => (c === 'ok' ? 'BAD_SIGNATURE' : c)) : base
         return {
+          on,
           label: `settle by ${third ? 'stranger' : who === k.req ? 'requester' : 'provider'}`,
           allowed,
           contractId: id,
           closes: true,
-          run: () => svc.settle(who.peer, req),
+          run: (svc) => svc.settle(who.peer, req),
         }
       }
       if (roll < 0.9) {
@@ -252,11 +357,12 @@ describe('contract-db property: money is conserved and no contract closes twice'
               : ['BAD_REASON', 'CONTRACT_NOT_ACTIVE', 'CLAIM_TOO_EARLY']
           : [...base, 'BAD_REASON', 'CLAIM_TOO_EARLY']
         return {
+          on,
           label: `claim by ${third ? 'stranger' : who === k.req ? 'requester' : 'provider'}`,
           allowed,
           contractId: id,
           closes: true,
-          run: () => svc.terminate(who.peer, { contractId: id, reason: 'REQUESTER_SILENT', receipt }),
+          run: (svc) => svc.terminate(who.peer, { contractId: id, reason: 'REQUESTER_SILENT', receipt }),
         }
       }
       if (roll < 0.92) {
@@ -268,17 +374,19 @@ describe('contract-db property: money is conserved and no contract closes twice'
             : ['NOT_A_PARTY']
           : ['UNKNOWN_CONTRACT', 'NOT_A_PARTY', 'ok', 'START_DEADLINE_PASSED', 'CONTRACT_NOT_ACTIVE']
         return {
+          on,
           label: `start note by ${third ? 'stranger' : who === k.req ? 'requester' : 'provider'}`,
           allowed,
           contractId: id,
-          run: () => svc.started(who.peer, note),
+          run: (svc) => svc.started(who.peer, note),
         }
       }
       if (roll < 0.945) {
         return {
+          on,
           label: 'expire due',
           allowed: ['ok'],
-          run: async () => {
+          run: async (svc) => {
             for (const rec of await svc.expireDue()) {
               const cid = rec.contract.terms.contractId
               closes.set(cid, [...(closes.get(cid) ?? []), rec.settlement!])
@@ -292,21 +400,23 @@ describe('contract-db property: money is conserved and no contract closes twice'
         const badReason = reason === 'REQUESTER_CANCELLED' && who === k.prov
         const allowed = badReason ? base.map((c) => (c === 'ok' ? 'BAD_REASON' : c)) : base
         return {
+          on,
           label: `terminate ${reason}`,
           allowed,
           contractId: id,
           closes: true,
-          run: () => svc.terminate(who.peer, { contractId: id, reason }),
+          run: (svc) => svc.terminate(who.peer, { contractId: id, reason }),
         }
       }
       return {
+        on,
         label: 'restart',
         allowed: ['ok'],
         run: async () => {
-          svc.stop()
-          await db.close()
-          db = await openDb(dir)
-          svc = open()
+          for (const s of services) s.stop()
+          await books.close()
+          books = await openBooks(name, instances)
+          services = open()
         },
       }
     }
@@ -320,14 +430,16 @@ describe('contract-db property: money is conserved and no contract closes twice'
         batch = batch.filter((o) => o.label === 'restart').slice(0, 1)
       else if (r.chance(0.3)) {
         const close = batch.find((o) => o.closes)
-        if (close !== undefined) batch.push({ ...close, label: `${close.label} (duplicate)` })
+        // Sent to the other instance, where there are two: they race on the same contract.
+        if (close !== undefined)
+          batch.push({ ...close, on: (close.on + 1) % instances, label: `${close.label} (duplicate)` })
       }
-      const results = await Promise.allSettled(batch.map((o) => o.run()))
+      const results = await Promise.allSettled(batch.map((o) => o.run(services[o.on])))
       for (const [i, res] of results.entries()) {
         const op = batch[i]
         const outcome =
           res.status === 'fulfilled' ? 'ok' : ((res.reason as { code?: string }).code ?? String(res.reason))
-        trace.push(`${b}: ${op.label} -> ${outcome}`)
+        trace.push(`${b}: ${op.label}${instances > 1 ? ` @${op.on}` : ''} -> ${outcome}`)
         stats.ops++
         if (outcome === 'ok') stats.ok++
         else stats.refused++
@@ -350,21 +462,21 @@ describe('contract-db property: money is conserved and no contract closes twice'
       }
       // What was verified in this batch is known to be accepted from now on.
       for (const k of known) {
-        const rec = await svc.contract(k.c.terms.contractId)
+        const rec = await svc0().contract(k.c.terms.contractId)
         if (rec !== undefined) k.accepted = true
         if (rec?.state === 'claimed') k.claimed = true
       }
-      await checkInvariants(svc, credited, closes, trace)
+      for (const s of services) await checkInvariants(s, credited, closes, trace)
     }
-    for (const rec of await svc.listContracts()) {
+    for (const rec of await svc0().listContracts()) {
       if (rec.state === 'claimed') stats.claimed++
       if (rec.state === 'expired') stats.expired++
       if (rec.dispute !== undefined) stats.disputed++
       if (rec.started !== undefined) stats.started++
       if (rec.state === 'expired' && rec.detail === 'not started by startBy') stats.notStarted++
     }
-    svc.stop()
-    await db.close()
+    for (const s of services) s.stop()
+    await books.close()
     return stats
   }
 })

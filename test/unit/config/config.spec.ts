@@ -236,4 +236,21 @@ describe('contract-db config file', () => {
     assert.deepEqual(loadContractDbConfig(file), file)
     assert.throws(() => loadContractDbConfig({ expirySweepMs: 0 }), /expirySweepMs/)
   })
+
+  it('chooses the store: level by default, postgres with a URL; a bad pairing is refused naming the field', () => {
+    const pg = { store: { backend: 'postgres', url: 'postgres://dms@db:5432/dms', passwordFile: '/run/pw' } }
+    assert.deepEqual(loadContractDbConfig(pg), pg)
+    assert.deepEqual(loadContractDbConfig({ store: { backend: 'level' } }), { store: { backend: 'level' } })
+    assert.throws(() => loadContractDbConfig({ store: { backend: 'postgres' } }), /"store\.url"/)
+    assert.throws(
+      () => loadContractDbConfig({ store: { backend: 'level', url: 'postgres://h/d' } }),
+      /"store"/,
+    )
+    assert.throws(() => loadContractDbConfig({ store: { backend: 'mysql' } }), /store\.backend/)
+    assert.throws(
+      () => loadContractDbConfig({ store: { backend: 'postgres', url: 'http://h/d' } }),
+      /store\.url/,
+    )
+    assert.throws(() => loadContractDbConfig({ instance: 'a b' }), /instance/)
+  })
 })

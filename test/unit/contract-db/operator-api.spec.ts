@@ -61,6 +61,7 @@ describe('contract-db/operator-api (from ports)', () => {
       peerId: () => 'cdb-peer',
       addrs: () => ['/ip4/127.0.0.1/tcp/1/p2p/cdb-peer'],
       backend: () => 'level',
+      instance: () => 'cdb-1',
     },
     metrics: {
       rejections: () => ({ bad_signature: 3 }),
@@ -113,6 +114,7 @@ describe('contract-db/operator-api (from ports)', () => {
       peerId: 'cdb-peer',
       addrs: ['/ip4/127.0.0.1/tcp/1/p2p/cdb-peer'],
       backend: 'level',
+      instance: 'cdb-1',
       approved: 1,
       contracts: { active: 2, settled: 1 },
       rejections: { bad_signature: 3 },

@@ -59,7 +59,7 @@ describe('contract-db/web: the operator dashboard listener (from ports)', () => 
       credit: () => Promise.reject(new Error('not here')),
     },
     contracts: { list: () => Promise.resolve([record]), get: () => Promise.resolve(undefined) },
-    identity: { peerId: () => 'cdb-peer', addrs: () => [], backend: () => 'level' },
+    identity: { peerId: () => 'cdb-peer', addrs: () => [], backend: () => 'level', instance: () => 'cdb-1' },
     metrics: { rejections: () => ({}), contentType: 'text/plain', render: () => Promise.resolve('') },
     log: silentLogger,
   }
