@@ -162,9 +162,11 @@ describe('workflow runner: pods (real level, faked jobs port)', () => {
   it("a task's outputs on demand are its subtree of the pod's archive", async () => {
     const id = await toPod()
     const pod = podJobIdOf(id, 'p')
-    fake.outputFiles.set(pod, [file('a/x.txt', 'a'), file('b/y.txt', 'b'), file('ab/z', 'c')])
-    fake.set(pod, 'completed', undefined, result([]))
-    await when(id, (w) => w.record.tasks.b.state === 'completed')
+    const files = [file('a/x.txt', 'a'), file('b/y.txt', 'b'), file('ab/z', 'c')]
+    fake.outputFiles.set(pod, files)
+    // While the workflow runs: handed-on outputs are released once it ends (OUTPUTS_RELEASED).
+    fake.set(pod, 'completed', undefined, result(files))
+    await when(id, (w) => w.record.tasks.down.state === 'started' && fake.jobs.has(jobIdOf(id, 'down')))
     assert.deepEqual(await runner.outputs(id, 'a'), {
       task: 'a',
       pod: 'p',
