@@ -50,9 +50,13 @@ const sha256 = (data: string | Buffer): string => createHash('sha256').update(da
 /** Interface names of the workload's network namespace, from /proc/net/dev. */
 const NET_NAMES = "sed -n 's/^ *\\([^:]*\\):.*/\\1/p' /proc/net/dev | sort | tr '\\n' ' '"
 
-export function engineCompliance(name: string, modulePath: string): void {
+/**
+ * @param timeoutMs each test's limit: an engine whose containers take longer to set up (podman:
+ *   conmon, and a CNI network for the open one) may ask for more. @default 30000
+ */
+export function engineCompliance(name: string, modulePath: string, timeoutMs = 30_000): void {
   describe(`engine compliance: ${name}`, function () {
-    this.timeout(30_000)
+    this.timeout(timeoutMs)
     let m: EngineUnderTest
     let stateDir: string
     let engine: Engine
