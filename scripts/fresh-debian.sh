@@ -13,7 +13,7 @@
 # to /root/dms there. Timings of each phase go to stderr.
 # Env: DMS_FRESH_DIR (default /var/lib/dms-fresh: the debootstrapped bases are cached there, one
 # per suite, and the same with nodejs and npm installed; each run copies that one), DMS_FRESH_MIRROR (default http://deb.debian.org/debian),
-# DMS_FRESH_KEEP=1 keeps the run's root file system.
+# DMS_FRESH_KEEP=1 keeps the run's root file system; DMS_FRESH_ROOT=<a kept one> runs there again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,7 +38,8 @@ done
 DIR=${DMS_FRESH_DIR:-/var/lib/dms-fresh}
 MIRROR=${DMS_FRESH_MIRROR:-http://deb.debian.org/debian}
 BASE=$DIR/$SUITE.base
-ROOT=$DIR/$SUITE.run.$$
+ROOT=${DMS_FRESH_ROOT:-$DIR/$SUITE.run.$$}
+[ -z "${DMS_FRESH_ROOT:-}" ] || DMS_FRESH_KEEP=1
 NS=dms-fresh-$SUITE-$WHAT
 HOST_IF=dmsf-${SUITE:0:4}-${WHAT:0:1}
 T0=$(date +%s)
@@ -91,6 +92,8 @@ R=$1; CMD=$2; NAME=$3
 DMS_FRESH_CA=${DMS_FRESH_CA:-}
 mount --make-rprivate /
 hostname "$NAME"
+# The root a mount point, as on a machine: dockerd's unpacking remounts / (EINVAL on a folder).
+mount --bind "$R" "$R"
 mount -t proc proc "$R/proc"
 mount -t sysfs sysfs "$R/sys"
 mount --rbind /sys/fs/cgroup "$R/sys/fs/cgroup"
@@ -103,7 +106,9 @@ exec chroot "$R" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
 EOS
 )
 run_inside() { # root, command
-  ip netns exec "$NS" unshare --mount --pid --uts --ipc --fork --kill-child bash -c "$INNER" inner "$1" "$2" "$NS"
+  # nsenter, not `ip netns exec`: that mounts a sysfs of its own over /sys, hiding the cgroup
+  # hierarchies dockerd needs ("Devices cgroup isn't mounted").
+  nsenter --net="/run/netns/$NS" unshare --mount --pid --uts --ipc --fork --kill-child bash -c "$INNER" inner "$1" "$2" "$NS"
 }
 
 NODE_BASE=$DIR/$SUITE.node
@@ -118,10 +123,14 @@ apt-get update -qq && apt-get install -y -qq nodejs npm >/dev/null && apt-get cl
   mv "$NODE_BASE.tmp" "$NODE_BASE"
 fi
 
-phase "copying the fresh system (nodejs and npm only) and this checkout to $ROOT"
-cp -a "$NODE_BASE" "$ROOT"
-mkdir -p "$ROOT/root/dms"
-git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -C "$ROOT/root/dms" -xf -
+if [ -n "${DMS_FRESH_ROOT:-}" ]; then
+  phase "again in $DMS_FRESH_ROOT (kept by an earlier run: not fresh)"
+else
+  phase "copying the fresh system (nodejs and npm only) and this checkout to $ROOT"
+  cp -a "$NODE_BASE" "$ROOT"
+  mkdir -p "$ROOT/root/dms"
+  git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -C "$ROOT/root/dms" -xf -
+fi
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
 echo "$NS" >"$ROOT/etc/hostname"
 # A machine behind a TLS-intercepting proxy (as this one is) trusts the proxy's CA: so does the
