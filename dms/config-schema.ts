@@ -19,6 +19,9 @@ import type { Prices } from './resources/types.js'
 import { CURRENCY, MAX_PRICE, TIME_UNIT_MS, type PriceTerms, type TimeUnit } from './pricing/terms.js'
 import { StringEnum, strictObject as obj, typed } from './schema.js'
 import { LOG_DRIVERS, MAX_ULIMITS, ULIMIT_NAMES } from './executor/docker/engine-profile.js'
+import type { MetricsListenerConfig } from './metrics/listener.js'
+import { ENGINE_NAMES } from './executor/engine.js'
+import { RUNTIME_PATH_MAX_LENGTH, RUNTIME_PATH_PATTERN } from './workload/workload.js'
 
 /** Log levels accepted by `log.level` and `DMS_LOG_LEVEL`. */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const
@@ -160,6 +163,23 @@ export const apiSchema = obj({
   uploadsMaxBytes: opt(Type.Integer({ minimum: 1024 * 1024, maximum: 1024 ** 4 })),
 })
 
+/**
+ * `metrics`: a TCP listener of its own serving `GET /metrics` only, to a read-only bearer token
+ * of its own (specs/rest-api.md, "Metrics listener"); the same for a node and a contract-db.
+ */
+export const metricsSchema = typed<MetricsListenerConfig>()(
+  obj({
+    /** An IP address; one that is not loopback needs `public: true`. @default '127.0.0.1' */
+    host: opt(Type.String({ minLength: 2, maxLength: 45 })),
+    /** 0 picks a free port (9464 is the usual one for an exporter). */
+    port: Type.Integer({ minimum: 0, maximum: 65535 }),
+    /** @default a random token generated into '<dataDir>/metrics-token' (mode 0600) */
+    token: opt(Type.String({ minLength: 16, maxLength: 256 })),
+    /** Serve on an address that is not loopback (0.0.0.0, a LAN address). @default false */
+    public: opt(Type.Boolean()),
+  }),
+)
+
 /** `requester`: the Orchestrator's own options (`OrchestratorInit`). */
 export const requesterSchema = typed<OrchestratorInit>()(
   obj({
@@ -240,10 +260,36 @@ export const providerSchema = obj({
   ),
   /**
    * The engines this provider offers (specs/executor.md, "Engines"): each is measured, shown by
-   * `dms resources`, and a job is bid for on one of them. `docker` is the only engine today.
-   * @default ["docker"]
+   * `dms resources`, and a job is bid for and run on the first one, in this order, that runs its
+   * artifact: `docker` (images), `process` (runtimes, in Linux namespaces: for hosts without a
+   * Docker engine). @default ["docker"]
    */
-  engines: opt(Type.Array(Type.Literal('docker'), { minItems: 1, maxItems: 8, uniqueItems: true })),
+  engines: opt(Type.Array(StringEnum(ENGINE_NAMES), { minItems: 1, maxItems: 8, uniqueItems: true })),
+  /** The process engine's settings (specs/executor.md, "The process engine"), when `engines` names it. */
+  process: opt(
+    obj({
+      /**
+       * The programs a job may run (`runtime` artifacts), by absolute path; a job's command starts
+       * with one. @default ["/bin/sh", "/usr/bin/python3"]
+       */
+      runtimes: opt(
+        Type.Array(
+          Type.String({ minLength: 2, maxLength: RUNTIME_PATH_MAX_LENGTH, pattern: RUNTIME_PATH_PATTERN }),
+          { minItems: 1, maxItems: 64, uniqueItems: true },
+        ),
+      ),
+      /**
+       * Host paths bound read-only at the same place in every sandbox (absent ones are skipped).
+       * @default ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc/ssl", "/etc/alternatives"]
+       */
+      binds: opt(
+        Type.Array(Type.String({ minLength: 2, maxLength: 1024, pattern: RUNTIME_PATH_PATTERN }), {
+          maxItems: 64,
+          uniqueItems: true,
+        }),
+      ),
+    }),
+  ),
   /** Docker engine and executor settings (specs/executor.md). */
   docker: opt(
     obj({
@@ -369,6 +415,8 @@ export const nodeConfigSchema = obj({
    * false disables it. @default { socket: '<dataDir>/dms.sock' }
    */
   api: opt(Type.Union([Type.Unsafe<false>({ const: false }), apiSchema])),
+  /** Prometheus metrics on a listener of their own, with a read-only token. @default none */
+  metrics: opt(metricsSchema),
   /** Requester role: post jobs and drive them to settlement. */
   requester: opt(requesterSchema),
   /** Provider role: bid for jobs and run them in Docker. */
@@ -402,6 +450,8 @@ export const contractDbConfigSchema = obj({
       port: Type.Integer({ minimum: 0, maximum: 65535 }),
     }),
   ),
+  /** Prometheus metrics on a listener of their own, with a read-only token. @default none */
+  metrics: opt(metricsSchema),
   /** Lifetime of the approval credentials it issues. @default 600000 */
   approvalTtlMs: opt(posInt),
   /** The most volunteer contracts one requester may have active. @default 16 */

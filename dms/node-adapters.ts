@@ -45,6 +45,7 @@ import { costSoFar } from './provider/billing.js'
 import type { BookEntry } from './provider/books.js'
 import type { ProviderService } from './provider/provider.js'
 import type { Onboarding } from './resources/onboarding.js'
+import type { EngineCapabilities } from './workload/capabilities.js'
 import { checkOptionalTopic, DMS_TOPICS } from './protocol/topics.js'
 import type { CapacityNewsListener } from './orchestrator/capacity-news.js'
 
@@ -65,6 +66,8 @@ export interface ApiParts {
   queues?: QueueBook
   workflows?: WorkflowRunner
   provider?: ProviderService
+  /** The provider's engines as last measured (undefined before the first measurement). */
+  engines?: () => EngineCapabilities[] | undefined
   /** Stops the node (`dms drain --stop`, once drained). */
   requestStop: () => void
   onboarding?: Onboarding
@@ -233,6 +236,7 @@ export const infoPort = (
     ...(n.provider !== undefined
       ? { bidRequestsIgnored: n.provider.bidRequestsIgnored, declines: n.provider.declines }
       : {}),
+    ...(n.engines?.() !== undefined ? { engines: n.engines() } : {}),
     topics: { subscribed: n.transport.subscribedTopics(), known: n.transport.knownTopics() },
     capacity: {
       ...(n.orchestrator !== undefined

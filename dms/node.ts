@@ -8,6 +8,7 @@ import type { Libp2pTransport } from './network/transport.js'
 import type { Upkeep } from './network/upkeep.js'
 import type { Db } from './store/db.js'
 import type { NodeMetrics } from './api/metrics/node-metrics.js'
+import type { MetricsListener } from './metrics/listener.js'
 import type { ApiServer } from './api/server.js'
 import type { NodeConfig } from './config.js'
 import type { BlobService } from './blobs/service.js'
@@ -171,6 +172,11 @@ export class DmsNode {
 
   get socketPath(): string | undefined {
     return this.api?.socketPath
+  }
+
+  /** The metrics listener (config `metrics`): its `address` and `token` once started. */
+  get metricsListener(): MetricsListener | undefined {
+    return this.components.metricsListener
   }
 
   /** `host:port` of the API's TCP listener, when `api.tcp` is configured. */

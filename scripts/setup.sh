@@ -7,8 +7,9 @@
 # where needed and busybox-static with apt-get).
 # DMS_SETUP_TESTS=1 (scripts/test.sh) also installs what only the tests use: chromium, the browser
 # of the dashboard's tests (test/e2e/dashboard.spec.ts, about 380 MB), and postgresql, whose
-# throwaway clusters the contract-db's PostgreSQL tests start, and podman, the second Docker-API
-# engine the executor is tested on. The demo needs none of them.
+# throwaway clusters the contract-db's PostgreSQL tests start, prometheus, whose promtool checks
+# every role's metrics (about 96 MB installed), and podman, the second Docker-API engine the
+# executor is tested on. The demo needs none of them.
 # DMS_REBUILD=1 builds even when dist/ looks up to date.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,6 +57,7 @@ bash scripts/docker-bootstrap.sh
 if [ "${DMS_SETUP_TESTS:-0}" = 1 ]; then
   bash scripts/chromium-bootstrap.sh
   bash scripts/postgres-bootstrap.sh
+  bash scripts/promtool-bootstrap.sh
   bash scripts/podman-bootstrap.sh
 fi
 bash scripts/sandbox-bootstrap.sh

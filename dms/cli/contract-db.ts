@@ -82,6 +82,7 @@ export async function runService(opts: { dataDir?: string; config?: string }): P
     addrs: node.addrs(),
     socket: node.socketPath ?? null,
     tcp: node.webAddress ?? null,
+    metrics: node.metricsAddress ?? null,
   }
   process.stdout.write(`${JSON.stringify(ready)}\n`)
   log.info(ready, 'contract-db running')

@@ -30,6 +30,8 @@ interface RunOptions {
   socket: string
   file?: string
   image?: string
+  /** A program the provider offers (process engine), by path; the command's args follow `--`. */
+  runtime?: string
   cpu?: string
   memory?: string
   disk?: string
@@ -53,6 +55,7 @@ interface RunOptions {
 /** The spec flags: with -f they are refused rather than silently ignored. */
 const SPEC_FLAGS = [
   'image',
+  'runtime',
   'cpu',
   'memory',
   'disk',
@@ -159,8 +162,15 @@ export async function specFrom(opts: JobRunOptions, command: string[]): Promise<
     if (uploaded.length === 0) return withFlags
     return { ...withFlags, inputs: [...((spec as { inputs?: unknown[] }).inputs ?? []), ...uploaded] }
   }
-  if (opts.image === undefined || command.length === 0)
-    throw new CliError('give a spec with -f spec.json, or --image IMAGE and a command after --')
+  if (opts.image !== undefined && opts.runtime !== undefined)
+    throw new CliError(
+      '--image and --runtime: give one (a container image, or a program the provider offers)',
+    )
+  // A runtime is the program: what follows -- are its arguments, and may be none.
+  if (opts.runtime === undefined && (opts.image === undefined || command.length === 0))
+    throw new CliError(
+      'give a spec with -f spec.json, or --image IMAGE and a command after --, or --runtime PATH and its arguments after --',
+    )
   // Decimal only: Number() would read "0x10" as 16 and "" as 0.
   const read = <T>(flag: string, v: string | undefined, dflt: T, parse: (v: string) => T): T => {
     if (v === undefined) return dflt
@@ -176,8 +186,9 @@ export async function specFrom(opts: JobRunOptions, command: string[]): Promise<
   read('--disk', opts.disk, 0, parseBytes)
   const spec = {
     name: opts.name,
-    image: opts.image,
-    command,
+    ...(opts.runtime !== undefined
+      ? { runtime: opts.runtime, command: [opts.runtime, ...command] }
+      : { image: opts.image, command }),
     env: envFrom(opts.env ?? []),
     ...Object.fromEntries(RUN_FIELD_FLAGS.map((f) => [f.field, opts[f.field]])),
     resources: {

@@ -155,6 +155,7 @@ function engineLine(e: ResourcesView['machine']['engines'][number]): string {
   if (!e.available) return `${e.name}: unavailable (${e.why ?? 'unknown'})`
   const can = [
     e.artifactKinds.join(', '),
+    ...(e.runtimes !== undefined && e.runtimes.length > 0 ? [`runtimes ${e.runtimes.join(' ')}`] : []),
     `network ${e.networkPolicies.join('/')}`,
     ...(e.gpus ? ['gpus'] : []),
     ...(e.diskQuota ? ['disk quota'] : []),

@@ -145,6 +145,7 @@ export async function runCommand(opts: {
       addrs: node.addrs(),
       socket: node.socketPath ?? null,
       tcp: node.apiTcpAddress ?? null,
+      metrics: node.metricsListener?.address ?? null,
       dataDir: cfg.dataDir,
     })}\n`,
   )

@@ -4,6 +4,7 @@
  */
 import { SocketInUseError } from '../../actors/local-socket.js'
 import { listenProblems } from '../network/listen-check.js'
+import { MetricsListenerConfigError } from '../metrics/listener.js'
 import { KeyFileError, PassphraseRequiredError, WrongPassphraseError } from '../keys.js'
 import { DataDirInUseError } from '../store/db.js'
 import { CliError } from './output.js'
@@ -24,7 +25,8 @@ export async function startProblem(
     throw new CliError(
       `another dms is using the data directory ${where.dataDir}: stop it first, or choose another --data-dir`,
     )
-  if (err instanceof SocketInUseError) throw new CliError(err.message)
+  if (err instanceof SocketInUseError || err instanceof MetricsListenerConfigError)
+    throw new CliError(err.message)
   const e = err as {
     name?: string
     message?: string

@@ -16,7 +16,9 @@ import { child, silentLogger } from '../log.js'
 import { BlobService } from '../blobs/service.js'
 import { BlobStore } from '../blobs/store.js'
 import { startBlobActor } from '../blobs/transfer.js'
+import { MetricsListener, type MetricsListenerConfig } from '../metrics/listener.js'
 import { OutputsArbiter } from './arbiter.js'
+import { ContractDbMetrics } from './metrics.js'
 import { OperatorApi, type OperatorPorts } from './operator-api.js'
 import { ContractDbService } from './service.js'
 import { OperatorWeb } from './web.js'
@@ -40,6 +42,11 @@ export interface ContractDbConfig {
    * dashboard` prints a sign-in link. @default none
    */
   web?: { host?: '127.0.0.1' | '::1'; port: number }
+  /**
+   * Prometheus metrics on a TCP listener of their own, to a read-only token (specs/contract-db.md,
+   * "Metrics"); the operator socket serves them too (`GET /metrics`). @default none
+   */
+  metrics?: MetricsListenerConfig
   /** Lifetime of the approval credentials it issues (specs/contract-db.md). @default 600000 */
   approvalTtlMs?: number
   /** The most volunteer contracts one requester may have active (specs/contract-db.md). @default 16 */
@@ -70,6 +77,9 @@ export class ContractDbNode {
   service!: ContractDbService
   api?: OperatorApi
   web?: OperatorWeb
+  /** Counted at the service's events; served on the operator socket and the metrics listener. */
+  metrics!: ContractDbMetrics
+  metricsListener?: MetricsListener
   private readonly lifecycle: Lifecycle
   readonly clock: Clock
   readonly log: Logger
@@ -113,6 +123,11 @@ export class ContractDbNode {
   /** `host:port` of the operator's dashboard, when it has one. */
   get webAddress(): string | undefined {
     return this.web?.address
+  }
+
+  /** `host:port` of the metrics listener, when it has one. */
+  get metricsAddress(): string | undefined {
+    return this.metricsListener?.address
   }
 
   /** Starts the shared peer parts, the service and the operator API; a failed start stops what it started. */
@@ -169,10 +184,32 @@ export class ContractDbNode {
       },
     )
     await this.service.openBooks()
+    // Subscribed before the service serves, so that no write goes uncounted.
+    const svc = this.service
+    const host = this.host
+    this.metrics = new ContractDbMetrics({
+      clock,
+      backend: svc.backend,
+      events: svc.events,
+      receive: this.system,
+      connectedPeers: () => new Set(host.getConnections().map((c) => c.remotePeer.toString())).size,
+      contractStates: async () =>
+        (await svc.listContracts()).map((r) => ({ id: r.contract.terms.contractId, state: r.state })),
+      conservation: () => svc.conservation(),
+    })
+    this.lifecycle.onStop(() => this.metrics.stop(), 'metrics')
     this.service.start()
     this.lifecycle.onStop(() => this.service.stop(), 'service')
+    await this.metrics.scan()
+    if (cfg.metrics !== undefined) {
+      this.metricsListener = new MetricsListener(this.metrics, {
+        ...cfg.metrics,
+        tokenPath: join(cfg.dataDir, 'metrics-token'),
+      })
+      await this.metricsListener.start()
+      this.lifecycle.onStop(() => this.metricsListener?.stop(), 'metrics listener')
+    }
     if (cfg.web !== undefined) {
-      const svc = this.service
       this.web = new OperatorWeb(
         {
           ...this.operatorPorts(child(log, 'dms:contract-db:web')),
@@ -209,7 +246,11 @@ export class ContractDbNode {
       },
       contracts: { list: () => svc.listContracts(), get: (id) => svc.contract(id) },
       identity: { peerId: () => this.peerId, addrs: () => this.addrs(), backend: () => svc.backend },
-      metrics: { rejections: () => this.system.rejections },
+      metrics: {
+        rejections: () => this.system.rejections,
+        contentType: this.metrics.contentType,
+        render: () => this.metrics.render(),
+      },
       dashboard: {
         link: () => {
           const origin = this.web?.origin

@@ -44,6 +44,10 @@ export interface IdentityPort {
 export interface MetricsPort {
   /** Refused inbound frames, by reason. */
   rejections(): Readonly<Record<string, number>>
+  /** The Prometheus text's content type. */
+  readonly contentType: string
+  /** The contract-db's metrics in the Prometheus text format (metrics.ts). */
+  render(): Promise<string>
 }
 
 /** One-time login links to the operator's dashboard (web.ts); undefined: it has no listener. */
@@ -148,6 +152,9 @@ export class OperatorApi {
     )
 
     app.get('/v1/health', () => ({ ok: true }))
+    app.get('/metrics', async (_req, reply) =>
+      reply.header('content-type', metrics.contentType).send(await metrics.render()),
+    )
     app.get('/v1/info', async () => {
       const byState: Record<string, number> = {}
       for (const r of await contracts.list()) byState[r.state] = (byState[r.state] ?? 0) + 1

@@ -8,7 +8,9 @@
  * contract's transitions are driven by the contract machine (contract-book.ts), which writes a
  * contract's record and the money it moves in one batch.
  */
+import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
+import { codeOf } from '../../actors/errors.js'
 import type { Clock } from '../../actors/clock.js'
 import type { KeyPair } from '../../actors/identity.js'
 import { SerialQueue } from '../../actors/serial.js'
@@ -32,6 +34,7 @@ import type { SettleRequest, TerminateRequest } from '../protocol/messages.js'
 import type { Db } from '../store/db.js'
 import { Approvals } from './approvals.js'
 import type { Change } from './changes.js'
+import type { CdbRequest, ContractDbEvents } from './events.js'
 import { ContractBook } from './contract-book.js'
 import { approvalHandler, type ApprovalHandler } from './handlers/approval.js'
 import { fundsHandler, type FundsHandler } from './handlers/funds.js'
@@ -93,6 +96,8 @@ export interface ContractDbComponents {
 }
 
 export class ContractDbService {
+  /** Writes and refusals as they happen (events.ts): the metrics count them. */
+  readonly events = new EventEmitter<ContractDbEvents>()
   private actor?: Actor
   private readonly queue = new SerialQueue()
   private readonly approvals: Approvals
@@ -203,12 +208,12 @@ export class ContractDbService {
     if (this.actor !== undefined) return
     this.actor = this.components.system
       .spawn(INBOX.contractDb, this.components.key)
-      .on(W.contractVerify, (m) => this.verify(m.peer, m.payload.contract))
-      .on(W.settle, (m) => this.settle(m.peer, m.payload))
-      .on(W.terminate, (m) => this.terminate(m.peer, m.payload))
-      .on(W.contractStarted, (m) => this.started(m.peer, m.payload.note))
-      .on(W.approval, (m) => this.approvalFor(m.peer))
-      .on(W.funds, (m) => this.fundsFor(m.peer))
+      .on(W.contractVerify, (m) => this.answer('verify', this.verify(m.peer, m.payload.contract)))
+      .on(W.settle, (m) => this.answer('settle', this.settle(m.peer, m.payload)))
+      .on(W.terminate, (m) => this.answer('terminate', this.terminate(m.peer, m.payload)))
+      .on(W.contractStarted, (m) => this.answer('start', this.started(m.peer, m.payload.note)))
+      .on(W.approval, (m) => this.answer('approval', this.approvalFor(m.peer)))
+      .on(W.funds, (m) => this.answer('funds', this.fundsFor(m.peer)))
       // A peer's own account, read only (a requester checks a workflow's escrow plan against it).
       .on(W.balance, async (m) => {
         const { balance, escrow } = await this.account(m.peer)
@@ -265,6 +270,23 @@ export class ContractDbService {
           if (this.actor !== undefined) this.scheduleSweep()
         })
     }, this.sweepMs)
+  }
+
+  /** A peer's request as answered: a refusal is told with its code (events.ts), then thrown on. */
+  private answer<T>(request: CdbRequest, answer: Promise<T>): Promise<T> {
+    return answer.catch((err: unknown) => {
+      this.tell('refused', request, codeOf(err))
+      throw err
+    })
+  }
+
+  /** Emits an event; a listener that throws is logged, never a failure of the write it follows. */
+  private tell<K extends keyof ContractDbEvents>(event: K, ...args: ContractDbEvents[K]): void {
+    try {
+      ;(this.events.emit as (e: K, ...a: ContractDbEvents[K]) => boolean)(event, ...args)
+    } catch (err) {
+      this.components.log.warn({ err, event }, 'event listener failed')
+    }
   }
 
   /** Runs `fn` after every operation queued before it (one at a time). */
@@ -362,6 +384,7 @@ export class ContractDbService {
         return acc
       })
       this.accounts.credited(peer, amount)
+      this.tell('credit', peer, amount)
       this.changed('account')
       return account
     })
@@ -434,6 +457,7 @@ export class ContractDbService {
       tx.putContract(change.record)
     })
     this.volunteers.written(change)
+    this.tell('contract', change)
     this.changed('contract')
   }
 

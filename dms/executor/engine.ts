@@ -15,6 +15,12 @@ export type {
   NetworkPolicy,
 } from '../workload/capabilities.js'
 
+/**
+ * The engines a provider can offer (`provider.engines`, built by `executorOf` in
+ * dms/parts/provider.ts): `docker` runs images, `process` runs runtimes in Linux namespaces.
+ */
+export const ENGINE_NAMES = ['docker', 'process'] as const
+
 /** A run this engine holds (running or ended, not yet removed), e.g. one left by an earlier process. */
 export interface EngineRun {
   allocationId: AllocationId
@@ -52,3 +58,10 @@ export interface Engine {
   /** Removes what is left of an allocation nobody runs any more. */
   removeAllocation(allocationId: AllocationId): Promise<void>
 }
+
+/**
+ * What the provider runs allocations through: one engine, or the router over the engines it offers
+ * (router.ts), which sends each workload to the engine that runs it. What each engine can run is
+ * measured from the engines themselves (`MachineInfo.engines`), not from this.
+ */
+export type Runner = Omit<Engine, 'capabilities'>

@@ -6,6 +6,13 @@
 import type { JobSpec, JobSpecInput } from './job-spec.js'
 import { postedMember } from './job-spec-members.js'
 import { postingOf } from '../workload/workload.js'
+import { runtimeOfName } from '../workload/artifact-name.js'
+
+/** A container's artifact name as posted: `runtime` for a runtime's, else `image`. */
+function artifactPosting(name: string): { image: string } | { runtime: string } {
+  const runtime = runtimeOfName(name)
+  return runtime !== undefined ? { runtime } : { image: name }
+}
 
 export function postedSpecOf(s: JobSpec): JobSpecInput {
   const { allow, deny, direct, gossipFallback } = s.providers
@@ -23,7 +30,7 @@ export function postedSpecOf(s: JobSpec): JobSpecInput {
           ...(s.resources.diskBytes > 0 ? { resources: { disk: s.resources.diskBytes } } : {}),
         }
       : {
-          image: s.image,
+          ...artifactPosting(s.image),
           ...postingOf(s),
           resources: {
             cpu: s.resources.cpu,

@@ -7,6 +7,7 @@
  * names the field.
  */
 import { runFieldsProblem } from '../workload/check.js'
+import { artifactName, runtimePathProblem } from '../workload/artifact-name.js'
 import { imageRefProblem } from '../workload/image-ref.js'
 import { MIN_MEMORY_BYTES } from '../workload/run-rules.js'
 import { postedRunOf, RUN_FIELDS, type MemberRun } from '../workload/workload.js'
@@ -23,6 +24,7 @@ import {
 /** The part of a posted spec that says what runs (as `jobSpecSchema` checked it). */
 export type RunInput = Partial<MemberRun> & {
   image?: string
+  runtime?: string
   network?: boolean
   members?: PodMemberInput[]
   resources?: { cpu?: number; memory?: number | string; disk?: number | string; gpu?: number }
@@ -30,10 +32,14 @@ export type RunInput = Partial<MemberRun> & {
 
 /**
  * What runs, sizes in bytes (`JobSpec`'s fields of the same names): the run fields (`command`,
- * `env`; `workdir`: where the command starts, absent for the image's own; ...), the image, the
- * network flag and the resources.
+ * `env`; `workdir`: where the command starts, absent for the image's own; ...), the artifact's
+ * name, the network flag and the resources.
  */
 export type RunSpec = MemberRun & {
+  /**
+   * The artifact's name (dms/workload/artifact-name.ts): an image reference, or `runtime:<path>`
+   * for a job posted with `runtime`. Bids and contracts name it the same way.
+   */
   image: string
   resources: Resources
   network?: boolean
@@ -45,21 +51,37 @@ export type Bytes = (field: string, v: number | string | undefined) => number
 
 const required = (field: string): FieldProblem => ({ field, problem: 'is required' })
 
-/** One container: its own image, run fields, network and resources. */
+/** The artifact's name of one container: its image, or its runtime (`runtime:<path>`). */
+function artifactNameOf(s: RunInput): string | FieldProblem {
+  if (s.image !== undefined && s.runtime !== undefined)
+    return { field: 'runtime', problem: 'must not be given with image: a job runs one or the other' }
+  if (s.runtime !== undefined) {
+    const problem = runtimePathProblem(s.runtime)
+    if (problem !== undefined) return { field: 'runtime', problem }
+    if (s.command !== undefined && s.command[0] !== s.runtime)
+      return { field: 'command.0', problem: `must be the runtime's path ${s.runtime}` }
+    return artifactName({ kind: 'runtime', path: s.runtime })
+  }
+  if (s.image === undefined) return { field: 'image', problem: 'is required (or runtime)' }
+  const image = imageRefProblem(s.image)
+  return image !== undefined ? { field: 'image', problem: image } : s.image
+}
+
+/** One container: its own image (or runtime), run fields, network and resources. */
 export function parseContainerRun(s: RunInput, bytes: Bytes): RunSpec | FieldProblem {
-  if (s.image === undefined) return required('image')
+  if (s.image === undefined && s.runtime === undefined) return artifactNameOf(s) as FieldProblem
   if (s.command === undefined) return required('command')
   if (s.resources === undefined) return required('resources')
   if (s.resources.cpu === undefined) return required('resources.cpu')
   if (s.resources.memory === undefined) return required('resources.memory')
-  const image = imageRefProblem(s.image)
-  if (image !== undefined) return { field: 'image', problem: image }
+  const image = artifactNameOf(s)
+  if (typeof image !== 'string') return image
   const run = runFieldsProblem(s)
   if (run !== undefined) return runProblemAt(run)
   const memoryBytes = bytes('resources.memory', s.resources.memory)
   if (memoryBytes < MIN_MEMORY_BYTES) return { field: 'resources.memory', problem: 'must be at least 6MiB' }
   return {
-    image: s.image,
+    image,
     ...postedRunOf({ ...s, command: s.command }),
     resources: {
       cpu: s.resources.cpu,
@@ -73,7 +95,7 @@ export function parseContainerRun(s: RunInput, bytes: Bytes): RunSpec | FieldPro
 
 /** A pod: its members, never a container of its own; its resources are the members' sums. */
 export function parsePodRun(s: RunInput, bytes: Bytes): RunSpec | FieldProblem {
-  for (const field of ['image', ...RUN_FIELDS, 'network'] as const) {
+  for (const field of ['image', 'runtime', ...RUN_FIELDS, 'network'] as const) {
     if (s[field] !== undefined)
       return { field, problem: 'must not be given with members: each member has its own' }
   }

@@ -14,7 +14,13 @@ import type { Resources } from '../resources/types.js'
 import { StringEnum, strictObject as obj } from '../schema.js'
 import { podMembersSchema, type PodMemberSpec } from './job-spec-members.js'
 import { parseContainerRun, parsePodRun, type RunSpec } from './job-spec-run.js'
-import { cpuSchema, imageRefSchema, postedRunFields } from '../workload/workload.js'
+import {
+  cpuSchema,
+  imageRefSchema,
+  postedRunFields,
+  RUNTIME_PATH_MAX_LENGTH,
+  RUNTIME_PATH_PATTERN,
+} from '../workload/workload.js'
 import { MAX_START_WITHIN_SECONDS, parseStartBy, type StartBy } from './start-by.js'
 
 /** A queue id (`POST /v1/queues` answers one). */
@@ -52,8 +58,17 @@ export const jobSpecSchema = obj(
     image: opt({
       ...imageRefSchema,
       description:
-        '[registry[:port]/]name[:tag][@digest] (specs/job-spec.md, "Image references"); required without members',
+        '[registry[:port]/]name[:tag][@digest] (specs/job-spec.md, "Image references"); required without members or runtime',
     }),
+    runtime: opt(
+      Type.String({
+        minLength: 2,
+        maxLength: RUNTIME_PATH_MAX_LENGTH,
+        pattern: RUNTIME_PATH_PATTERN,
+        description:
+          'instead of image: a program the provider offers, by its absolute path (e.g. /usr/bin/python3), run by a process engine; command starts with it (specs/job-spec.md, "Runtimes")',
+      }),
+    ),
     ...runFields,
     members: opt(podMembersSchema),
     resources: opt(

@@ -1,6 +1,10 @@
-/** The REST API on the node's socket (and TCP listener), its ports made from the started parts. */
+/**
+ * The node's faces: the REST API on its socket (and TCP listener), its ports made from the
+ * started parts; the metrics listener, with a token of its own.
+ */
 import { join } from 'node:path'
 import { ApiServer } from '../api/server.js'
+import { MetricsListener } from '../metrics/listener.js'
 import { BlobUploads } from '../blobs/uploads.js'
 import { child } from '../log.js'
 import { apiPorts } from '../node-adapters.js'
@@ -37,6 +41,7 @@ export const apiPart: NodePartFactory = (c) => {
     requestStop: c.requestStop,
     workflows: c.workflows,
     provider: c.provider,
+    ...(c.meter !== undefined ? { engines: () => c.meter?.last()?.engines } : {}),
     onboarding: c.onboarding,
   })
   const api = new ApiServer(
@@ -48,4 +53,16 @@ export const apiPart: NodePartFactory = (c) => {
     },
   )
   return partOf('api', api, { api })
+}
+
+/** `GET /metrics` alone on a listener of its own, to a read-only token (config `metrics`). */
+export const metricsListenerPart: NodePartFactory = (c) => {
+  const cfg = c.config.metrics
+  if (cfg === undefined) return undefined
+  const { metrics } = need(c, 'metrics')
+  const metricsListener = new MetricsListener(metrics, {
+    ...cfg,
+    tokenPath: join(c.config.dataDir, 'metrics-token'),
+  })
+  return partOf('metrics listener', metricsListener, { metricsListener })
 }

@@ -10,6 +10,7 @@ import type { KeyPair } from '../../actors/identity.js'
 import type { Part, PartFactory } from '../../actors/lifecycle.js'
 import type { ActorSystem } from '../../actors/system.js'
 import type { NodeMetrics } from '../api/metrics/node-metrics.js'
+import type { MetricsListener } from '../metrics/listener.js'
 import type { ApiServer } from '../api/server.js'
 import type { BlobService } from '../blobs/service.js'
 import type { NodeConfig } from '../config.js'
@@ -89,6 +90,7 @@ export interface Components extends Omit<NodeComponents, 'clock' | 'log' | 'pass
   queues?: QueueBook
   workflows?: WorkflowRunner
   api?: ApiServer
+  metricsListener?: MetricsListener
 }
 
 /** One part of a node. */

@@ -3,7 +3,7 @@
  * (specs/layout.md, "Where a new piece goes"): it takes what the parts before it provide.
  */
 import type { NodePartFactory } from './components.js'
-import { apiPart } from './api.js'
+import { apiPart, metricsListenerPart } from './api.js'
 import { approvalsPart, blobsPart, metricsPart, peerBasePart, relayApprovalPart } from './base.js'
 import { ledgerPart, providerMetricsPart, providerPart } from './provider.js'
 import { orchestratorPart, queuesPart, requesterMetricsPart, workflowsPart } from './requester.js'
@@ -24,4 +24,5 @@ export const NODE_PARTS: readonly NodePartFactory[] = [
   queuesPart,
   workflowsPart,
   apiPart,
+  metricsListenerPart,
 ]

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path'
 import type { ApprovalClient } from '../contract-clients/approval-client.js'
-import type { Engine } from '../executor/engine.js'
+import type { Engine, ENGINE_NAMES, Runner } from '../executor/engine.js'
 import { child } from '../log.js'
 import { providerMetrics } from '../node-metrics.js'
 import { applyConfigOffer } from '../resources/config-offer.js'
@@ -32,30 +32,67 @@ export const ledgerPart: NodePartFactory = async (c) => {
   )
 }
 
-/** The engine a provider runs its jobs in: the one given (benchmarks, tests), else Docker. */
-async function executorOf(c: Components & { peerId: string; archiveDir: string }): Promise<Engine> {
-  if (c.executor !== undefined) return c.executor
-  const cfg = c.config
-  const p = cfg.provider
-  const { DockerExecutor } = await import('../executor/docker/docker-executor.js')
-  return new DockerExecutor(
-    { log: child(c.log, 'dms:executor') },
-    {
-      socketPath: p?.docker?.socketPath,
-      pullImages: p?.docker?.pullImages,
-      diskQuota: p?.docker?.diskQuota,
-      logDriver: p?.docker?.logDriver,
-      ulimits: p?.docker?.ulimits,
-      workDir: join(cfg.dataDir, 'work'),
-      // Archives are written next to the blob store, so publishing one is a rename.
-      archiveDir: c.archiveDir,
-      owner: c.peerId,
-      // Outputs travel as a blob (an archive fetched in chunks); logs travel in the result
-      // and live in /dms/job/log messages, so they stay small enough for one frame.
-      maxOutputBytes: p?.maxOutputBytes ?? 256 * 1024 * 1024,
-      maxLogBytes: 256 * 1024,
-    },
-  )
+/**
+ * The engines a provider offers (`provider.engines`, in order; specs/executor.md "Engines") and
+ * the runner its allocations go through: the one engine given (benchmarks, tests), else each
+ * configured engine built here, behind the router (which picks by capabilities, not by name).
+ */
+async function enginesOf(
+  c: Components & { peerId: string; archiveDir: string },
+): Promise<{ engines: Engine[]; runner: Runner }> {
+  if (c.executor !== undefined) return { engines: [c.executor], runner: c.executor }
+  const names = c.config.provider?.engines ?? ['docker']
+  const engines = await Promise.all(names.map((name) => ENGINE_BUILDERS[name](c)))
+  if (engines.length === 1) return { engines, runner: engines[0] }
+  const { EngineRouter } = await import('../executor/router.js')
+  return { engines, runner: new EngineRouter({ engines, log: child(c.log, 'dms:executor') }) }
+}
+
+type EngineContext = Components & { peerId: string; archiveDir: string }
+
+// Outputs travel as a blob (an archive fetched in chunks); logs travel in the result and live in
+// /dms/job/log messages, so they stay small enough for one frame.
+const MAX_LOG_BYTES = 256 * 1024
+const maxOutputBytesOf = (c: EngineContext): number => c.config.provider?.maxOutputBytes ?? 256 * 1024 * 1024
+
+/** How each engine named in `provider.engines` is built (its code loaded only when offered). */
+const ENGINE_BUILDERS: Record<(typeof ENGINE_NAMES)[number], (c: EngineContext) => Promise<Engine>> = {
+  docker: async (c) => {
+    const p = c.config.provider
+    const { DockerExecutor } = await import('../executor/docker/docker-executor.js')
+    return new DockerExecutor(
+      { log: child(c.log, 'dms:executor') },
+      {
+        socketPath: p?.docker?.socketPath,
+        pullImages: p?.docker?.pullImages,
+        diskQuota: p?.docker?.diskQuota,
+        logDriver: p?.docker?.logDriver,
+        ulimits: p?.docker?.ulimits,
+        workDir: join(c.config.dataDir, 'work'),
+        // Archives are written next to the blob store, so publishing one is a rename.
+        archiveDir: c.archiveDir,
+        owner: c.peerId,
+        maxOutputBytes: maxOutputBytesOf(c),
+        maxLogBytes: MAX_LOG_BYTES,
+      },
+    )
+  },
+  process: async (c) => {
+    const p = c.config.provider
+    const { ProcessEngine } = await import('../executor/process/process-engine.js')
+    return new ProcessEngine(
+      { log: child(c.log, 'dms:executor'), clock: c.clock },
+      {
+        // Its own folder: its runs are found by their folders, Docker's by their labels.
+        workDir: join(c.config.dataDir, 'process-work'),
+        archiveDir: c.archiveDir,
+        ...(p?.process?.runtimes !== undefined ? { runtimes: p.process.runtimes } : {}),
+        ...(p?.process?.binds !== undefined ? { binds: p.process.binds } : {}),
+        maxOutputBytes: maxOutputBytesOf(c),
+        maxLogBytes: MAX_LOG_BYTES,
+      },
+    )
+  },
 }
 
 /** The provider, over its engine and machine measurement; `dms onboard` over its ledger. */
@@ -76,8 +113,12 @@ export const providerPart: NodePartFactory = async (c) => {
     import('../resources/onboarding.js'),
     import('../provider/provider.js'),
   ])
-  const executor = await executorOf({ ...c, peerId: transport.peerId, archiveDir: blobs.store.tmpDir })
-  const meter = new MachineMeter({ engines: [executor], clock }, { dataDir: c.config.dataDir })
+  const { engines, runner: executor } = await enginesOf({
+    ...c,
+    peerId: transport.peerId,
+    archiveDir: blobs.store.tmpDir,
+  })
+  const meter = new MachineMeter({ engines, clock }, { dataDir: c.config.dataDir })
   const onboarding = new Onboarding({ ledger, meter, clock })
   const provider = new ProviderService(
     {

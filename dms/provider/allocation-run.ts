@@ -19,7 +19,7 @@ import { blobsHandle, fetchBlobs, LogForwarder } from '../blobs/transfer.js'
 import { peerMessage } from '../executor/errors.js'
 import type { SignedContract } from '../contracts/model.js'
 import { termsMaxDuration, termsResources } from '../contracts/terms.js'
-import type { Engine } from '../executor/engine.js'
+import type { Runner } from '../executor/engine.js'
 import type { ExecutionResult, ExecutionSpec, RunOptions } from '../executor/executor.js'
 import { notStarted } from '../executor/outputs.js'
 import { W } from '../protocol/behaviours.js'
@@ -29,7 +29,7 @@ import type { LiveUsageBoard } from './live-usage.js'
 import type { ExecuteCommand, ExecuteInput } from './bid-machine.js'
 
 export interface AllocationRunDeps {
-  executor: Engine
+  executor: Runner
   blobs: BlobService
   clock: Clock
   log: Logger

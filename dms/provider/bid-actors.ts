@@ -12,7 +12,7 @@ import { exponential, retry } from '../../actors/retry.js'
 import type { Actor } from '../../actors/system.js'
 import type { BlobService } from '../blobs/service.js'
 import type { SignedContract } from '../contracts/model.js'
-import type { Engine } from '../executor/engine.js'
+import type { Runner } from '../executor/engine.js'
 import { W } from '../protocol/behaviours.js'
 import { HEARTBEAT, type JobResult, type JobUpdate } from '../protocol/messages.js'
 import type { Handle } from '../../actors/envelope.js'
@@ -27,7 +27,7 @@ import type { KeptArchives } from './kept-archives.js'
 
 export interface BidActorDeps {
   ledger: Pick<ResourceLedger, 'lock' | 'allocate' | 'release' | 'canStart' | 'onFreed'>
-  executor: Engine
+  executor: Runner
   blobs: BlobService
   /** The archives kept for requesters, each with its release deadline (kept-archives.ts). */
   archives?: Pick<KeptArchives, 'published'>

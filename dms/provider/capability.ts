@@ -4,6 +4,7 @@
 import { formatAmount } from '../resources/errors.js'
 import { DIMENSIONS, sub } from '../resources/math.js'
 import type { Resources } from '../resources/types.js'
+import { runtimeOfName } from '../workload/artifact-name.js'
 
 export interface CapabilityComparison {
   /** true when every required amount fits in what is available. */
@@ -96,7 +97,12 @@ export function acceptJob(
   if (p.network === true && p.allowNetwork !== true) reasons.push(NETWORK_REFUSED)
   if (p.allowNetwork !== true) for (const m of p.networkMembers ?? []) reasons.push(memberNetworkRefused(m))
   for (const one of [{ image, hasImage: p.hasImage }, ...(p.moreImages ?? [])]) {
-    if (!imageAllowed(p.allowedImages, one.image)) reasons.push(`image ${one.image} is not allowed here`)
+    // A runtime's allow-list is its engine's (provider.process.runtimes), not allowedImages.
+    const runtime = runtimeOfName(one.image)
+    if (runtime !== undefined) {
+      if (!one.hasImage) reasons.push(`runtime ${runtime} is not offered here`)
+    } else if (!imageAllowed(p.allowedImages, one.image))
+      reasons.push(`image ${one.image} is not allowed here`)
     else if (!one.hasImage) reasons.push(`image ${one.image} is not available on this provider`)
   }
   const maxDur = p.maxDurationSeconds ?? 86_400
@@ -128,6 +134,7 @@ const DECLINE_KINDS: Array<[RegExp, string]> = [
   [/^image registry .* is not used by this provider$/, 'registry not used'],
   [/^image .* is not allowed here$/, 'image not allowed'],
   [/^image .* is not available on this provider$/, 'image not available'],
+  [/^runtime .* is not offered here$/, 'runtime not offered'],
   [/^max duration /, 'max duration'],
   [/^price /, 'price'],
   [/^below minimum price:/, 'below minimum price'],

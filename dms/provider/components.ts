@@ -7,7 +7,7 @@ import type { ActorSystem } from '../../actors/system.js'
 import type { Transport } from '../../actors/transport.js'
 import type { BlobService } from '../blobs/service.js'
 import type { ApprovalCredential } from '../contracts/model.js'
-import type { Engine } from '../executor/engine.js'
+import type { Runner } from '../executor/engine.js'
 import type { ResourceLedger } from '../resources/ledger.js'
 import type { MachineInfo } from '../resources/types.js'
 import type { Db } from '../store/db.js'
@@ -23,7 +23,7 @@ export interface ProviderComponents {
    * every bid request with "engine <name> unavailable" (engine-choice.ts). Not given: engines are not checked, and bids name none.
    */
   machine?: { get(): Promise<MachineInfo>; refresh(): Promise<MachineInfo> }
-  executor: Engine
+  executor: Runner
   db: Db
   clock: Clock
   log: Logger

@@ -2,11 +2,14 @@
  * The provider's view of a bid request's image: refused for its form or its registry before the
  * engine is ever asked, then looked up through a short-lived, bounded cache, so that bid requests
  * (one peer's flood of them, or many requesters asking for the same image) cost at most one engine
- * look-up per image per `ttlMs`. Spec: specs/job-spec.md ("Provider policy").
+ * look-up per image per `ttlMs`. A runtime (`runtime:<path>`, artifact-name.ts) is looked up the
+ * same way, by its name: the engine that offers it says whether it is offered and present. Spec:
+ * specs/job-spec.md ("Provider policy").
  */
 import type { Clock } from '../../actors/clock.js'
 import type { Logger } from 'pino'
-import type { Engine } from '../executor/engine.js'
+import type { ArtifactRef, Engine } from '../executor/engine.js'
+import { runtimeOfName } from '../workload/artifact-name.js'
 import { DEFAULT_REGISTRY, InvalidImageRefError, parseImageRef } from '../workload/image-ref.js'
 
 export interface ImageCheckComponents {
@@ -56,6 +59,8 @@ export class ImageCheck {
    * use), or undefined. Never asks the engine.
    */
   refusal(image: string): string | undefined {
+    // A runtime is judged by the engine that offers it (its allow-list), in `canRun`.
+    if (runtimeOfName(image) !== undefined) return undefined
     try {
       const ref = parseImageRef(image)
       if (!this.registries.has(ref.registry))
@@ -72,13 +77,16 @@ export class ImageCheck {
    * `ttlMs`, or a new look-up shared by every caller meanwhile. An engine error counts as "no".
    */
   async canRun(image: string): Promise<boolean> {
-    const key = parseImageRef(image).canonical
+    const runtime = runtimeOfName(image)
+    const key = runtime !== undefined ? image : parseImageRef(image).canonical
     const now = this.c.clock.now()
     const hit = this.cache.get(key)
     if (hit !== undefined && now - hit.at < this.ttlMs) return hit.answer
     this.cache.delete(key)
     this.lookups++
-    const answer = this.c.executor.hasArtifact({ kind: 'image', ref: image }).catch((err: unknown) => {
+    const artifact: ArtifactRef =
+      runtime !== undefined ? { kind: 'runtime', ref: runtime } : { kind: 'image', ref: image }
+    const answer = this.c.executor.hasArtifact(artifact).catch((err: unknown) => {
       this.c.log.debug({ err, image }, 'image look-up failed')
       return false
     })

@@ -9,6 +9,7 @@
 import type { Contracted } from '../contracts/terms.js'
 import { workloadProblem } from '../workload/check.js'
 import type { WorkloadNeeds } from '../workload/needs.js'
+import { artifactName } from '../workload/artifact-name.js'
 import { imageOf, workloadTotals, type Workload } from '../workload/workload.js'
 import { memberNetworkRefused, NETWORK_REFUSED } from './capability.js'
 
@@ -28,7 +29,9 @@ export function invokedWorkloadProblem(
   if (asked === undefined) {
     if (members.length !== 1) return 'workload: the bid request was for one container'
     const [m] = members
-    if (imageOf(m) !== terms.image) return "workload.members.0.artifact is not the contract's image"
+    // The terms name the artifact as the bid did: an image's reference, or `runtime:<path>`.
+    if (artifactName(m.artifact) !== terms.image)
+      return "workload.members.0.artifact is not the contract's image"
     // The bid request may not have said: the workload is what the container gets.
     if (m.network === 'outbound' && !allowNetwork) return NETWORK_REFUSED
     const t = workloadTotals(w)

@@ -198,6 +198,11 @@ export class MachineMeter {
     return this.inFlight ?? this.refresh()
   }
 
+  /** The last measurement, or undefined before the first ends; measures nothing. */
+  last(): MachineInfo | undefined {
+    return this.cached
+  }
+
   /** Measures again; the newest measurement started is the one kept. A failed one is not cached. */
   async refresh(): Promise<MachineInfo> {
     const seq = ++this.seq

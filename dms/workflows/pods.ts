@@ -4,6 +4,7 @@
  * document must satisfy for its pods (each refusal naming the field at fault), and the units the
  * machine and the runner schedule (a task alone, or a pod).
  */
+import { runtimeOfName } from '../workload/artifact-name.js'
 import type { InputSpec, JobSpec } from '../orchestrator/job-spec.js'
 import { MAX_POD_MEMBERS, MIN_POD_MEMBERS } from '../workload/run-rules.js'
 import { runFieldsOf } from '../workload/workload.js'
@@ -87,6 +88,11 @@ export function checkPods(tasks: readonly PodTask[]): void {
         )
       if (t.job.resources.gpus > 0)
         throw new InvalidWorkflowError(`tasks.${i}.job.resources.gpu`, `a pod's members take no GPU`)
+      if (runtimeOfName(t.job.image) !== undefined)
+        throw new InvalidWorkflowError(
+          `tasks.${i}.job.runtime`,
+          `a pod's members are containers: a runtime runs alone on the process engine`,
+        )
       for (const [key, field] of JOB_LEVEL)
         if (JSON.stringify(t.job[key]) !== JSON.stringify(first.job[key]))
           throw new InvalidWorkflowError(

@@ -45,6 +45,8 @@ export interface EngineCapabilities {
   why?: string
   /** The artifact kinds it runs. */
   artifactKinds: ArtifactKind[]
+  /** The runtimes it offers (`runtime` artifacts), by path: a process engine's allow-list. */
+  runtimes?: string[]
   /** Whether it can pass GPUs through to a workload. */
   gpus: boolean
   /** The network policies it enforces. */
@@ -53,4 +55,42 @@ export interface EngineCapabilities {
   diskQuota: boolean
   /** Whether a missing artifact is fetched (pulled) rather than refused. */
   fetchesArtifacts: boolean
+}
+
+/** What a workload needs of an engine (specs/executor.md, "Engines", "Choice"). */
+export interface EngineNeed {
+  artifactKind: ArtifactKind
+  /** GPUs the workload asks for, all members together. */
+  gpus: number
+  /** Whether a member asks for a network. */
+  network: boolean
+}
+
+/** The members' fields an engine need is read from (a workload's, or its needs in a bid request). */
+interface NeedingMember {
+  artifact: { kind: ArtifactKind }
+  network: string
+  resources: { gpus?: { count: number } }
+}
+
+/**
+ * What `w` needs of an engine: the first artifact kind that is not an image (else an image), its
+ * GPUs and whether a member asks for the network. The provider chooses the engine it bids on with
+ * it and its engine router the engine that runs the job: the same answer both times.
+ */
+export function engineNeedOf(w: { members: readonly NeedingMember[] }): EngineNeed {
+  return {
+    artifactKind: w.members.find((m) => m.artifact.kind !== 'image')?.artifact.kind ?? 'image',
+    gpus: w.members.reduce((n, m) => n + (m.resources.gpus?.count ?? 0), 0),
+    network: w.members.some((m) => m.network === 'outbound'),
+  }
+}
+
+/** Whether `e` could run a workload with `need`, were it available. */
+export function engineFits(e: EngineCapabilities, need: EngineNeed): boolean {
+  return (
+    e.artifactKinds.includes(need.artifactKind) &&
+    (need.gpus === 0 || e.gpus) &&
+    e.networkPolicies.includes(need.network ? 'open' : 'none')
+  )
 }

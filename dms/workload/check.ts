@@ -1,7 +1,8 @@
 /**
  * The one check of a workload, run by every party that receives one (the provider before it
  * reserves or runs, the executor before the engine is asked): its schema (bounds on every field),
- * then what a schema cannot say (the run rules of run-rules.ts, unique member names).
+ * then what a schema cannot say (the run rules of run-rules.ts, unique member names, a runtime's
+ * command starting with its path).
  */
 import { Value } from '@sinclair/typebox/value'
 import { commandProblem, envProblem } from './run-rules.js'
@@ -30,6 +31,9 @@ export function workloadProblem(w: unknown): WorkloadProblem | undefined {
       const item = typeof run.item === 'string' ? JSON.stringify(run.item.slice(0, 64)) : run.item
       return { field: `${at}.${run.field}${item === undefined ? '' : `.${item}`}`, problem: run.problem }
     }
+    // A runtime runs as its own program: an engine must not be asked to start another one.
+    if (m.artifact.kind === 'runtime' && m.command[0] !== m.artifact.path)
+      return { field: `${at}.command.0`, problem: `must be the runtime's path ${m.artifact.path}` }
   }
   return undefined
 }

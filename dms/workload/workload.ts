@@ -40,6 +40,11 @@ export const bundleArtifactSchema = Type.Object(
   strict,
 )
 
+/** A runtime's path: absolute, plain segments of `A-Z a-z 0-9 . _ + -`, none starting with a dot. */
+export const RUNTIME_PATH_PATTERN = '^(/[A-Za-z0-9_+-][A-Za-z0-9._+-]*)+$'
+/** Longest runtime path, in characters. */
+export const RUNTIME_PATH_MAX_LENGTH = 256
+
 /**
  * A program the provider offers (an allow-list, e.g. `/usr/bin/python3`), by its absolute path on
  * the provider: what a process engine runs when the workload brings no files of its own. The
@@ -48,7 +53,7 @@ export const bundleArtifactSchema = Type.Object(
 export const runtimeArtifactSchema = Type.Object(
   {
     kind: Type.Literal('runtime'),
-    path: Type.String({ minLength: 2, maxLength: 256, pattern: '^(/[A-Za-z0-9_+-][A-Za-z0-9._+-]*)+$' }),
+    path: Type.String({ minLength: 2, maxLength: RUNTIME_PATH_MAX_LENGTH, pattern: RUNTIME_PATH_PATTERN }),
   },
   strict,
 )
@@ -243,15 +248,18 @@ export const memberOf = (m: FlatMember): WorkloadMember => ({
   resources: { cpu: m.cpu, memoryBytes: m.memoryBytes },
 })
 
-/** A plain job's one member: its image and resources, with the run fields and network it runs. */
+/**
+ * A plain job's one member: its artifact (a string is an image reference) and resources, with the
+ * run fields and network it runs.
+ */
 export function singleMemberOf(
-  image: string,
+  artifact: Artifact | string,
   run: MemberRun & { network?: boolean },
   r: { cpu: number; memoryBytes: number; diskBytes: number; gpus: number },
 ): WorkloadMember {
   return {
     name: SINGLE_MEMBER,
-    artifact: { kind: 'image', ref: image },
+    artifact: typeof artifact === 'string' ? { kind: 'image', ref: artifact } : artifact,
     ...runFieldsOf(run),
     network: policyOf(run.network),
     resources: {

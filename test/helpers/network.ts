@@ -63,13 +63,15 @@ export async function startNetwork(
     contractDbListen?: string[]
     /** More of the contract-db's config (deadlines...). */
     contractDb?: Partial<ContractDbConfig>
+    /** More config for every node, providers and requesters (e.g. `metrics`, `api`). */
+    nodes?: Partial<Omit<NodeConfig, 'dataDir' | 'provider' | 'requester'>>
   } = {},
 ): Promise<TestNetwork> {
   const root = await mkdtemp(join(tmpdir(), 'dms-net-'))
   const started: Array<{ stop(): Promise<void> }> = []
   const startNode = async (name: string, cfg: Omit<NodeConfig, 'dataDir'>) => {
     const node = new DmsNode(
-      { dataDir: join(root, name), oneHost: true, ...cfg },
+      { dataDir: join(root, name), oneHost: true, ...opts.nodes, ...cfg },
       { passphrase: TEST_PASSPHRASE, ...opts.components },
     )
     await node.start()

@@ -2,12 +2,13 @@
  * `GET /metrics`: the node's metrics (prom-client, Prometheus text 0.0.4), counted at events: the
  * composition root (dms/node-adapters.ts) calls `rejected`, `payloadRefused`, ... as things happen
  * and each role's metrics with each stored change. A scrape reads counters and a few numbers kept
- * in memory (connections, actors, the ledger's sums), never the database. Names, labels and
- * meanings: specs/rest-api.md, "Metrics".
+ * in memory (connections, actors, the ledger's sums), never the database; then the process's
+ * runtime metrics (dms/metrics/runtime.ts). Names, labels and meanings: specs/rest-api.md, "Metrics".
  */
 import { Counter, Gauge, Registry } from 'prom-client'
 import type { MetricsPort } from '../ports.js'
-import { readGauge, seed, type Counts } from './counts.js'
+import { readGauge, seed, type Counts } from '../../metrics/counts.js'
+import { renderWithRuntime } from '../../metrics/runtime.js'
 import { ProviderMetrics, type ProviderSources } from './provider-metrics.js'
 import { RequesterMetrics, type RequesterSources } from './requester-metrics.js'
 
@@ -146,7 +147,8 @@ export class NodeMetrics implements MetricsPort {
     return new ProviderMetrics(this.registry, sources)
   }
 
+  /** The node's families, then the process's runtime ones (`process_*`, `nodejs_*`). */
   render(): Promise<string> {
-    return this.registry.metrics()
+    return renderWithRuntime(this.registry)
   }
 }

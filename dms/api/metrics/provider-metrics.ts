@@ -4,8 +4,8 @@
  * specs/rest-api.md, "Metrics".
  */
 import { Counter, Gauge, type Registry } from 'prom-client'
-import { mirroredCounter, seed, type Counts } from './counts.js'
-import { StateTally } from './state-tally.js'
+import { mirroredCounter, seed, type Counts } from '../../metrics/counts.js'
+import { StateTally } from '../../metrics/state-tally.js'
 
 const KINDS = ['offer', 'reserved', 'locked', 'allocated', 'free'] as const
 const DIMS = ['cpu', 'memoryBytes', 'diskBytes', 'gpus'] as const

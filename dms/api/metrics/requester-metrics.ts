@@ -5,8 +5,8 @@
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
 import type { JobView } from '../ports.js'
-import { mirroredCounter, readGauge, type Counts } from './counts.js'
-import { StateTally, type Change } from './state-tally.js'
+import { mirroredCounter, readGauge, type Counts } from '../../metrics/counts.js'
+import { StateTally, type Change } from '../../metrics/state-tally.js'
 
 export interface RequesterSources {
   /** Bids not ranked, by reason (counted by the orchestrator as it judges each bid). */

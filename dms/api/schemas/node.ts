@@ -33,6 +33,20 @@ export type PeerSummary = Static<typeof PeerSummary>
 export const PeerListReply = reply({ peers: opt(Type.Array(PeerSummary)) })
 
 const counts = StringMap(int)
+
+/** One engine a provider offers, as last measured (specs/executor.md, "Engines"). */
+export const EngineInfo = reply({
+  name: opt(str),
+  available: opt(Type.Boolean()),
+  version: opt(str),
+  why: opt(Type.String(described("why it is unavailable: for this node's operator (never sent to a peer)"))),
+  artifactKinds: opt(Type.Array(StringEnum(['image', 'bundle', 'runtime']), described('what it runs'))),
+  runtimes: opt(Type.Array(str, described('the runtimes it offers, by path (a process engine)'))),
+  gpus: opt(Type.Boolean(described('passes GPUs through'))),
+  networkPolicies: opt(Type.Array(StringEnum(['none', 'open']))),
+  diskQuota: opt(Type.Boolean()),
+  fetchesArtifacts: opt(Type.Boolean()),
+})
 export const InfoReply = reply({
   peerId: opt(str),
   version: opt(str),
@@ -58,6 +72,9 @@ export const InfoReply = reply({
     StringMap(int, described('provider: bid requests dropped without an answer, by reason')),
   ),
   declines: opt(StringMap(int, described('provider: bid requests declined, by reason'))),
+  engines: opt(
+    Type.Array(EngineInfo, described('provider: the engines it offers (provider.engines), as last measured')),
+  ),
   topics: opt(
     reply({
       subscribed: opt(Type.Array(str, described('gossip topics this node is subscribed to'))),

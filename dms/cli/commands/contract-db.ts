@@ -27,7 +27,7 @@ export const registerContractDb: RegisterCommand = (program) => {
     .option('--data-dir <dir>', 'data directory (overrides the config file; env DMS_CONTRACT_DB_DIR)')
     .option(
       '-c, --config <file>',
-      'config JSON: { dataDir, listen, bootstrap, oneHost, socket, web, approvalTtlMs, maxActiveVolunteerContracts, settleGraceMs, claimWindowMs, disputeWindowMs, expirySweepMs } (specs/config.md)',
+      'config JSON: { dataDir, listen, bootstrap, oneHost, socket, web, metrics, approvalTtlMs, maxActiveVolunteerContracts, settleGraceMs, claimWindowMs, disputeWindowMs, expirySweepMs } (specs/config.md)',
     )
     .action(async (o: { dataDir?: string; config?: string }) => (await cdbCli()).runService(o))
 

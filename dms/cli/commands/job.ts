@@ -12,14 +12,18 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
   const run = job
     .command('run')
     .description(
-      'post a job: -f spec.json (the whole spec: other spec flags are refused), or --image IMAGE [options] -- command args...',
+      'post a job: -f spec.json (the whole spec: other spec flags are refused), or --image IMAGE [options] -- command args..., or --runtime PATH [options] -- args...',
     )
-    .argument('[command...]', 'the command to run in the container')
+    .argument('[command...]', "the command to run in the container (with --runtime: the runtime's arguments)")
     .option(
       '-f, --file <spec>',
       'job spec file (JSON, see specs/job-spec.md); the output of `dms job status --json` is taken too (its spec)',
     )
     .option('--image <image>', 'container image')
+    .option(
+      '--runtime <path>',
+      'instead of --image: a program the provider offers (process engine), e.g. /bin/sh; the arguments follow --',
+    )
     .option('--cpu <cores>', 'CPU cores, or millicores: 0.5, 500m (default 1)')
     .option('--memory <size>', 'memory, e.g. 256MiB, 64m, 1Gi (default 256MiB)')
     .option('--disk <size>', "disk quota, e.g. 1GiB (default: the provider's)")
@@ -65,11 +69,15 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
   job
     .command('quote')
     .description(
-      'ask for bids without running: one bid round, no contract, every reservation released (-f spec.json, or --image ... -- command)',
+      'ask for bids without running: one bid round, no contract, every reservation released (-f spec.json, or --image ... -- command, or --runtime ... -- args)',
     )
     .argument('[command...]', 'the command to run in the container')
     .option('-f, --file <spec>', 'job spec file (JSON, see specs/job-spec.md)')
     .option('--image <image>', 'container image')
+    .option(
+      '--runtime <path>',
+      'instead of --image: a program the provider offers (process engine), e.g. /bin/sh; the arguments follow --',
+    )
     .option('--cpu <cores>', 'CPU cores, or millicores: 0.5, 500m (default 1)')
     .option('--memory <size>', 'memory, e.g. 256MiB, 64m, 1Gi (default 256MiB)')
     .option('--disk <size>', "disk quota, e.g. 1GiB (default: the provider's)")

@@ -14,10 +14,10 @@ import { delay, systemClock, type Clock } from '../../../actors/clock.js'
 import { workloadProblem } from '../../workload/check.js'
 import { isPod } from '../../workload/workload.js'
 import { ALLOCATION_ID } from '../docker/container-config.js'
-import { LogCapture } from '../docker/log-capture.js'
-import type { StopReason } from '../docker/outcome.js'
-import { runResult } from '../docker/run-result.js'
-import { WorkDirs } from '../docker/work-dirs.js'
+import { LogCapture } from '../shared/log-capture.js'
+import type { StopReason } from '../shared/outcome.js'
+import { runResult } from '../shared/run-result.js'
+import { WorkDirs } from '../shared/work-dirs.js'
 import type { ArtifactRef, Engine, EngineCapabilities, EngineRun } from '../engine.js'
 import { AllocationBusyError, AllocationNotFoundError, InvalidSpecError } from '../errors.js'
 import type { AllocationId, ExecutionEvent, ExecutionResult, ExecutionSpec, RunOptions } from '../executor.js'
@@ -104,6 +104,7 @@ export class ProcessEngine implements Engine {
       available: pre.ok,
       ...(pre.ok ? { version: `cgroup-v${pre.cgroup}` } : { why: pre.why }),
       artifactKinds: ['runtime'],
+      runtimes: [...this.runtimes],
       gpus: false,
       networkPolicies: ['none'],
       diskQuota: this.diskQuota,

@@ -29,11 +29,11 @@ import {
   needsTotals,
   type WorkloadNeeds,
 } from '../../workload/needs.js'
-import type { ArtifactKind } from '../../workload/capabilities.js'
-import { workloadTotals } from '../../workload/workload.js'
+import { engineNeedOf } from '../../workload/capabilities.js'
+import { artifactName } from '../../workload/artifact-name.js'
 import type { BidBook } from '../bid-book.js'
 import { acceptJob, compareCapability, declineKind, imageAllowed, type Comparator } from '../capability.js'
-import { chooseEngine, type EngineChoice } from '../engine-choice.js'
+import { chooseEngine, noEngineRefusal, type EngineChoice } from '../engine-choice.js'
 import { grantedResources } from '../disk-grant.js'
 import type { ImageCheck } from '../images.js'
 import type { BidRequestGate } from '../bid-request-gate.js'
@@ -122,11 +122,7 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
   let toldAt = -1
   const pickEngine = async (needs: WorkloadNeeds): Promise<EngineChoice | undefined> => {
     if (d.machine === undefined) return undefined
-    const need = {
-      artifactKind: artifactKindOf(needs),
-      gpus: workloadTotals(needs).gpus,
-      network: needsNetwork(needs),
-    }
+    const need = engineNeedOf(needs)
     let m = await d.machine.get()
     let choice = chooseEngine(m.engines, need)
     if ('refusal' in choice && d.clock.now() - m.measuredAt >= ENGINE_RECHECK_MS) {
@@ -177,8 +173,9 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     if (msg.via !== 'gossip' && d.gate.judge(msg) !== undefined) return
     const req = msg.payload
     const needs = req.workloadNeeds
-    // The bid names the first member's image and the members' resources added up (a pod's disk too).
-    const image = imageOfNeeds(needs)
+    // The bid names the first member's artifact (an image, `runtime:<path>`: artifact-name.ts) and
+    // the members' resources added up (a pod's disk too).
+    const image = artifactName(needs.members[0].artifact)
     const asked = needsTotals(needs)
     const pod = needs.members.length > 1
     const now = d.clock.now()
@@ -208,13 +205,15 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
         : (d.mode?.refusal() ??
           imagesOfNeeds(needs).reduce<string | undefined>((r, i) => r ?? d.images.refusal(i), undefined))
     const choice = early === undefined ? await pickEngine(needs) : undefined
+    const need = engineNeedOf(needs)
     const refusal =
       early ??
       (choice !== undefined && 'refusal' in choice ? choice.refusal : undefined) ??
-      // Without a measurement no engine said it runs a bundle, and a bid names an image.
-      (image === undefined || artifactKindOf(needs) !== 'image' ? 'no engine here runs a bundle' : undefined)
-    if (refusal !== undefined || image === undefined)
-      return decline(actor, msg, [refusal ?? 'no engine here runs a bundle'], own)
+      // Without a measurement no engine said it runs anything but images; no engine runs a bundle.
+      ((choice === undefined && need.artifactKind !== 'image') || need.artifactKind === 'bundle'
+        ? noEngineRefusal(need)
+        : undefined)
+    if (refusal !== undefined) return decline(actor, msg, [refusal], own)
     const engine = choice !== undefined && 'engine' in choice ? choice.engine : undefined
     const unpaid = init.maxUnpaidJobs === undefined ? 0 : ((await d.books?.unpaidOf(msg.peer)) ?? 0)
     if (init.maxUnpaidJobs !== undefined && unpaid > init.maxUnpaidJobs)
@@ -260,7 +259,9 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
       compareCapability(held, later === undefined ? room : offer.resources),
       {
         ...init.preferences,
-        hasImage: imageAllowed(init.preferences?.allowedImages, image) && (await d.images.canRun(image)),
+        hasImage:
+          (need.artifactKind === 'runtime' || imageAllowed(init.preferences?.allowedImages, image)) &&
+          (await d.images.canRun(image)),
         price: total,
         maxPrice: req.maxPrice,
         excluded: req.exclude.includes(d.peerId()),
@@ -321,10 +322,6 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     })
   }
 }
-
-/** The artifact kind the needs ask for: the first that is not an image, else an image. */
-const artifactKindOf = (needs: WorkloadNeeds): ArtifactKind =>
-  needs.members.find((m) => m.artifact.kind !== 'image')?.artifact.kind ?? 'image'
 
 /** The bid for `req`, signed, so the contract that embeds it can be checked against it by the contract-db. */
 function signBid(

@@ -128,6 +128,27 @@ describe('dms start refusals (issue 20)', function () {
     assert.match(far.stderr, /\/ip4\/192\.0\.2\.1\/tcp\/0: address not available/)
   })
 
+  it('metrics beyond loopback without "public", or on a port in use, are refused, saying how to fix it, exit 1', async () => {
+    await writeFile(
+      join(dir, 'm1.json'),
+      JSON.stringify({ dataDir: join(dir, 'm1'), metrics: { host: '0.0.0.0', port: 0 } }),
+    )
+    const wide = await dms('run', '-c', join(dir, 'm1.json'))
+    assert.equal(wide.code, 1, wide.stderr)
+    assert.match(wide.stderr, /metrics\.host 0\.0\.0\.0 is reachable from other machines: set "public": true/)
+    const busy: Server = createServer()
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r))
+    const port = (busy.address() as { port: number }).port
+    try {
+      await writeFile(join(dir, 'm2.json'), JSON.stringify({ dataDir: join(dir, 'm2'), metrics: { port } }))
+      const cdb = await dms('contract-db', 'run', '-c', join(dir, 'm2.json'))
+      assert.equal(cdb.code, 1, cdb.stderr)
+      assert.match(cdb.stderr, new RegExp(`metrics: cannot listen on 127.0.0.1:${port}: address in use`))
+    } finally {
+      busy.close()
+    }
+  })
+
   it('a contract-db config with a misspelt field is refused, naming it', async () => {
     await writeFile(join(dir, 'typo.json'), JSON.stringify({ dataDr: join(dir, 'cdb-typo') }))
     const r = await dms('contract-db', 'run', '-c', join(dir, 'typo.json'))

@@ -24,8 +24,8 @@ const sources = (over: Partial<NodeSources> = {}): NodeSources => ({
   ...over,
 })
 
-/** The sample lines of `text` (no HELP, TYPE or blank lines). */
-const samples = (text: string) => text.split('\n').filter((l) => l !== '' && !l.startsWith('#'))
+/** The node's own sample lines of `text` (no HELP, TYPE, blank or runtime lines). */
+const samples = (text: string) => text.split('\n').filter((l) => l.startsWith('dms_'))
 
 const job = (id: string, state: string, extra: Partial<JobRecord> = {}): JobView => ({
   state,
@@ -106,6 +106,22 @@ describe('metrics (prom-client, counted at events)', () => {
       'dms_bid_topic_peers 1',
       'dms_gossip_graylisted_peers 0',
     ])
+  })
+
+  it("then the process's runtime metrics: memory, CPU, event loop lag, GC, one family each", async () => {
+    const text = await new NodeMetrics(sources()).render()
+    assert.ok(text.indexOf('dms_gossip_graylisted_peers') < text.indexOf('process_cpu_seconds_total'))
+    for (const family of [
+      'process_cpu_seconds_total',
+      'process_resident_memory_bytes',
+      'process_open_fds',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_gc_duration_seconds',
+    ])
+      assert.equal(text.split('\n').filter((l) => l.startsWith(`# TYPE ${family} `)).length, 1, family)
+    // Gauges prom-client names like counters, which promtool refuses, are left out.
+    assert.doesNotMatch(text, /^# TYPE nodejs_active_\w+_total /m)
   })
 
   it('requester: jobs by state, escrow, payments and durations follow each stored change, once', async () => {

@@ -160,6 +160,16 @@ describe('node config: schema and DMS_* overrides', () => {
     assert.equal(bad({ pnet: {} }).field, 'network.pnet.keyFile')
   })
 
+  it('metrics: a listener of its own; a short token, a missing port or an unknown field is refused', () => {
+    const metrics = { host: '0.0.0.0', port: 9464, token: 'a'.repeat(32), public: true }
+    assert.deepEqual(loadNodeConfig({ dataDir: 'd', metrics }).metrics, metrics)
+    assert.match(refused({ dataDir: 'd', metrics: { port: 9464, token: 'short' } }).message, /metrics\.token/)
+    assert.match(refused({ dataDir: 'd', metrics: { host: '127.0.0.1' } }).message, /metrics.*port/)
+    assert.match(refused({ dataDir: 'd', metrics: { port: 1, allowAll: true } }).message, /metrics\.allowAll/)
+    assert.deepEqual(loadContractDbConfig({ metrics: { port: 0 } }).metrics, { port: 0 })
+    assert.throws(() => loadContractDbConfig({ metrics: { port: 70_000 } }), /metrics\.port/)
+  })
+
   it('requester bid window settings', () => {
     const requester = { contractDb: { peer: CDB, addrs: [] }, bidSilentAfter: 5, bidStragglerMs: 0 }
     assert.deepEqual(loadNodeConfig({ dataDir: 'd', requester }).requester, requester)

@@ -9,6 +9,8 @@ const load = (engines: unknown) =>
 describe('config: provider.engines', () => {
   it('takes the engines there are, and leaves the default to the node', () => {
     assert.deepEqual(load(['docker']).provider?.engines, ['docker'])
+    assert.deepEqual(load(['process']).provider?.engines, ['process'])
+    assert.deepEqual(load(['process', 'docker']).provider?.engines, ['process', 'docker'])
     assert.equal(
       loadNodeConfig({ dataDir: 'd', provider: { contractDb: CDB } }, {}, 'c').provider?.engines,
       undefined,
@@ -26,5 +28,20 @@ describe('config: provider.engines', () => {
         },
       )
     }
+  })
+
+  it("takes the process engine's runtimes, absolute plain paths only", () => {
+    const withRuntimes = (runtimes: unknown) =>
+      loadNodeConfig(
+        { dataDir: 'd', provider: { contractDb: CDB, engines: ['process'], process: { runtimes } } },
+        {},
+        'c',
+      )
+    assert.deepEqual(withRuntimes(['/bin/sh']).provider?.process?.runtimes, ['/bin/sh'])
+    for (const bad of [['sh'], ['/usr/../bin/sh'], [], ['/bin/sh', '/bin/sh']])
+      assert.throws(
+        () => withRuntimes(bad),
+        (err: unknown) => err instanceof ConfigError && /^provider\.process\.runtimes/.test(err.field ?? ''),
+      )
   })
 })

@@ -3,6 +3,7 @@
  * names, refusals become 400 with their code, and the socket is the operator's alone.
  */
 import assert from 'node:assert/strict'
+import { request } from 'node:http'
 import { mkdtemp, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -61,7 +62,11 @@ describe('contract-db/operator-api (from ports)', () => {
       addrs: () => ['/ip4/127.0.0.1/tcp/1/p2p/cdb-peer'],
       backend: () => 'level',
     },
-    metrics: { rejections: () => ({ bad_signature: 3 }) },
+    metrics: {
+      rejections: () => ({ bad_signature: 3 }),
+      contentType: 'text/plain; version=0.0.4; charset=utf-8',
+      render: () => Promise.resolve('dms_contract_db_contracts{state="active"} 1\n'),
+    },
     log: silentLogger,
   }
 
@@ -80,6 +85,20 @@ describe('contract-db/operator-api (from ports)', () => {
     const r = await client.call<{ error: { code: string } }>('POST', '/v1/dashboard/login')
     assert.equal(r.status, 409)
     assert.equal(r.body.error.code, 'DASHBOARD_OFF')
+  })
+
+  it("GET /metrics: the metrics port's Prometheus text, with its content type", async () => {
+    const res = await new Promise<{ type?: string; body: string }>((resolve, reject) => {
+      const req = request({ socketPath: api.socketPath, path: '/metrics' }, (r) => {
+        let body = ''
+        r.on('data', (c: Buffer) => (body += c.toString()))
+        r.on('end', () => resolve({ type: r.headers['content-type'], body }))
+      })
+      req.on('error', reject)
+      req.end()
+    })
+    assert.equal(res.type, 'text/plain; version=0.0.4; charset=utf-8')
+    assert.equal(res.body, 'dms_contract_db_contracts{state="active"} 1\n')
   })
 
   it('listens on a socket only its owner may use', async () => {

@@ -60,7 +60,7 @@ describe('contract-db/web: the operator dashboard listener (from ports)', () => 
     },
     contracts: { list: () => Promise.resolve([record]), get: () => Promise.resolve(undefined) },
     identity: { peerId: () => 'cdb-peer', addrs: () => [], backend: () => 'level' },
-    metrics: { rejections: () => ({}) },
+    metrics: { rejections: () => ({}), contentType: 'text/plain', render: () => Promise.resolve('') },
     log: silentLogger,
   }
 

@@ -105,7 +105,16 @@ function directionProblem({ from, to }: Edge): string | undefined {
     return 'dms/workload/ (what runs, below protocol/ and executor/) imports only actors/'
   if (a === 'dms/pricing' && b !== 'dms/pricing' && b !== 'actors')
     return 'dms/pricing/ (what a run costs, for every party) imports only actors/'
-  if (a === 'dms/api' && b !== 'dms/api' && b !== 'actors' && b !== 'dms/web' && !API_SHAPES.has(to))
+  if (a === 'dms/metrics' && b !== 'dms/metrics' && b !== 'actors')
+    return "dms/metrics/ (what every role's Prometheus metrics share) imports only actors/"
+  if (
+    a === 'dms/api' &&
+    b !== 'dms/api' &&
+    b !== 'actors' &&
+    b !== 'dms/web' &&
+    b !== 'dms/metrics' &&
+    !API_SHAPES.has(to)
+  )
     return 'the REST API reaches the node only through its ports (dms/api/ports.ts)'
   if (ROOTS.has(to) && !ROOTS.has(from) && a !== 'dms/cli')
     return 'a part never takes a whole node (its composition root): pass it small ports'
@@ -220,7 +229,7 @@ describe('the dependency structure (imports among actors/, proto/, dms/)', () =>
       ['actors/system.ts', 'dms/protocol/handles.ts'],
       ['dms/orchestrator/orchestrator.ts', 'dms/provider/allocation.ts'],
       ['dms/orchestrator/data-plane.ts', 'dms/executor/outputs.ts'],
-      ['dms/executor/docker/collect-outputs.ts', 'dms/blobs/store.ts'],
+      ['dms/executor/shared/collect-outputs.ts', 'dms/blobs/store.ts'],
       ['dms/executor/skipped.ts', 'dms/contracts/model.ts'],
       ['dms/provider/provider.ts', 'dms/api/server.ts'],
       ['dms/blobs/service.ts', 'dms/cli/main.ts'],

@@ -12,6 +12,8 @@ import type { EngineCapabilities } from '../../../../dms/executor/engine.js'
 import type { MachineInfo } from '../../../../dms/resources/types.js'
 import { Harness } from '../../../helpers/provider-harness.js'
 import { plainNeeds } from '../../../helpers/needs.js'
+import { needsOf } from '../../../../dms/workload/needs.js'
+import { singleMemberOf } from '../../../../dms/workload/workload.js'
 
 const docker: EngineCapabilities = {
   name: 'docker',
@@ -111,5 +113,82 @@ describe('provider/handlers/bid-request: the engine', () => {
       'no engine here runs an image with a network',
     ])
     assert.deepEqual(h.counts.declines, { 'no engine': 1 })
+  })
+
+  it('a provider whose only engine is the process engine bids for a runtime, and declines an image', async () => {
+    const process: EngineCapabilities = {
+      name: 'process',
+      available: true,
+      artifactKinds: ['runtime'],
+      runtimes: ['/bin/sh'],
+      gpus: false,
+      networkPolicies: ['none'],
+      diskQuota: true,
+      fetchesArtifacts: false,
+    }
+    const asked: string[] = []
+    const handle = h.bidRequest({
+      machine: meter(h, [process]),
+      images: {
+        refusal: () => undefined,
+        canRun: (name) => {
+          asked.push(name)
+          return Promise.resolve(name === 'runtime:/bin/sh')
+        },
+      },
+    })
+    const r = { cpu: 0.5, memoryBytes: 64 * 1024 * 1024 }
+    const needs = (artifact: string | { kind: 'runtime'; path: string }, network?: boolean) =>
+      needsOf({
+        members: [
+          singleMemberOf(
+            artifact,
+            { command: ['/bin/sh'], env: {}, network },
+            { ...r, diskBytes: 0, gpus: 0 },
+          ),
+        ],
+      })
+    await handle(
+      h.msg({ ...h.request('rt', 0.5), workloadNeeds: needs({ kind: 'runtime', path: '/bin/sh' }) }),
+    )
+    await handle(h.msg({ ...h.request('img', 0.5), workloadNeeds: needs('dms-test:1') }))
+    await handle(
+      h.msg({ ...h.request('py', 0.5), workloadNeeds: needs({ kind: 'runtime', path: '/usr/bin/python3' }) }),
+    )
+    await handle(
+      h.msg({ ...h.request('net', 0.5), workloadNeeds: needs({ kind: 'runtime', path: '/bin/sh' }, true) }),
+    )
+    assert.deepEqual(
+      h.bids().map((b) => [b.jobId, b.engine, b.image]),
+      [['rt', 'process', 'runtime:/bin/sh']],
+    )
+    const declines = h.sent
+      .filter((s) => s.behaviour === '/dms/job/decline')
+      .map((d) => d.payload as { jobId: string; reasons: string[] })
+    assert.deepEqual(
+      declines.map((d) => [d.jobId, d.reasons]),
+      [
+        ['img', ['no engine here runs an image']],
+        ['py', ['runtime /usr/bin/python3 is not offered here']],
+        ['net', ['no engine here runs a runtime with a network']],
+      ],
+    )
+    assert.deepEqual(h.counts.declines, { 'no engine': 2, 'runtime not offered': 1 })
+    assert.deepEqual(asked, ['runtime:/bin/sh', 'runtime:/usr/bin/python3'], 'only runtimes are looked up')
+  })
+
+  it('without a measurement, declines a runtime (only images were ever bid for so)', async () => {
+    const handle = h.bidRequest({})
+    const workloadNeeds = needsOf({
+      members: [
+        singleMemberOf(
+          { kind: 'runtime', path: '/bin/sh' },
+          { command: ['/bin/sh'], env: {} },
+          { cpu: 0.5, memoryBytes: 64 * 1024 * 1024, diskBytes: 0, gpus: 0 },
+        ),
+      ],
+    })
+    await handle(h.msg({ ...h.request('rt', 0.5), workloadNeeds }))
+    assert.deepEqual((h.sent[0].payload as { reasons: string[] }).reasons, ['no engine here runs a runtime'])
   })
 })

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { Gauge, Registry } from 'prom-client'
-import { StateTally } from '../../../dms/api/metrics/state-tally.js'
+import { StateTally } from '../../../dms/metrics/state-tally.js'
 
 const setup = () => {
   const gauge = new Gauge({ name: 'g', help: 'g', labelNames: ['state'], registers: [new Registry()] })
