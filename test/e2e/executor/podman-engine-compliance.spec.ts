@@ -26,5 +26,10 @@ describe('podman engine (real podman, Docker-compatible API)', function () {
   })
   // Measured under load on 2 cores: the network test took 27 s (two containers, one with a CNI
   // network), where Docker's took 12.5 s.
-  engineCompliance('docker', join(import.meta.dirname, 'podman-engine.ts'), 60_000)
+  engineCompliance('docker', join(import.meta.dirname, 'podman-engine.ts'), {
+    timeoutMs: 60_000,
+    // The executor names podman's OOM kill only when a stats sample caught the memory near the
+    // limit; a fast one is just "exit code 137" (1 run in 2 at light load).
+    unnamedOom: 'podman leaves OOMKilled false; the peak is sampled, not read from the cgroup',
+  })
 })
