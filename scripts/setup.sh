@@ -1,27 +1,27 @@
 #!/usr/bin/env bash
 # Sets up everything DMS needs on this machine, idempotently:
-# Node.js check, npm dependencies, the build (skipped when dist/ is newer than every input), a
-# running Docker engine, the process engine's tools (util-linux; scripts/sandbox-bootstrap.sh), and
-# the local test image. On a fresh Debian machine run it as root (it
-# installs docker.io, docker-cli where needed and busybox-static with apt-get).
+# a supported Node.js (scripts/node-env.sh: the LTS build from npm where the machine's is too
+# old), npm dependencies, the build (skipped when dist/ is newer than every input), a running
+# Docker engine, the process engine's tools (util-linux; scripts/sandbox-bootstrap.sh), and the
+# local test image. On a fresh Debian machine run it as root (it installs docker.io, docker-cli
+# where needed and busybox-static with apt-get).
 # DMS_SETUP_TESTS=1 (scripts/test.sh) also installs what only the tests use: chromium, the browser
 # of the dashboard's tests (test/e2e/dashboard.spec.ts, about 380 MB), and postgresql, whose
-# throwaway clusters the contract-db's PostgreSQL tests start, and prometheus, whose promtool checks
-# every role's metrics (about 96 MB installed). The demo needs none of them.
+# throwaway clusters the contract-db's PostgreSQL tests start, prometheus, whose promtool checks
+# every role's metrics (about 96 MB installed), and podman, the second Docker-API engine the
+# executor is tested on. The demo needs none of them.
 # DMS_REBUILD=1 builds even when dist/ looks up to date.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 
-if ! command -v node >/dev/null 2>&1; then
-  say "Node.js 20.10+ is required and was not found. Install it (e.g. from https://nodejs.org or your"
-  say "distribution's nodejs >= 20 package), then run this again."
-  exit 1
-fi
-major=$(node -p 'process.versions.node.split(".")[0]')
-if [ "$major" -lt 20 ]; then
-  say "Node.js $(node --version) is too old: DMS needs 20.10 or newer."
+# shellcheck source=node-env.sh
+. scripts/node-env.sh
+if ! dms_node_supported; then
+  say "Node.js 20.19+ or 22+ is required; found $(node --version 2>/dev/null || echo none), and no npm to fetch"
+  say "the LTS build with. Install Node.js (e.g. your distribution's nodejs and npm, or https://nodejs.org),"
+  say "then run this again."
   exit 1
 fi
 
@@ -46,6 +46,9 @@ if [ "${DMS_SETUP_LINK:-1}" = 0 ]; then
 elif ! command -v dms >/dev/null 2>&1; then
   say "linking the dms command (npm link: $(npm prefix -g)/bin/dms)"
   npm link --no-audit --no-fund --ignore-scripts --loglevel=error
+  if [ -n "${DMS_NODE_BIN:-}" ]; then
+    say "dms runs on the node first on the PATH: put $DMS_NODE_BIN before it (export PATH=\"$DMS_NODE_BIN:\$PATH\")"
+  fi
 elif [ "$(readlink -f "$(command -v dms)")" != "$(readlink -f bin/dms.js)" ]; then
   say "dms on the PATH is $(command -v dms), not this checkout's: run npm link here to switch"
 fi
@@ -55,6 +58,7 @@ if [ "${DMS_SETUP_TESTS:-0}" = 1 ]; then
   bash scripts/chromium-bootstrap.sh
   bash scripts/postgres-bootstrap.sh
   bash scripts/promtool-bootstrap.sh
+  bash scripts/podman-bootstrap.sh
 fi
 bash scripts/sandbox-bootstrap.sh
 bash scripts/build-test-image.sh

@@ -27,8 +27,8 @@ export interface ProviderSpec {
   perCpuHour: number
   /** Disk offered. @default 1 GiB (four jobs at the default disk quota of 256 MiB) */
   diskBytes?: number
-  /** The provider's Docker engine socket. @default dockerode's default */
-  docker?: { socketPath?: string }
+  /** The provider's Docker-API engine: its socket, log driver, ulimits (specs/config.md). @default Docker's defaults */
+  docker?: NonNullable<NodeConfig['provider']>['docker']
   /** Accept policy and other provider settings (specs/config.md). */
   policy?: Omit<NonNullable<NodeConfig['provider']>, 'contractDb' | 'offer' | 'docker'>
 }

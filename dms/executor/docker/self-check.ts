@@ -35,11 +35,10 @@ async function ensureImage(docker: Docker): Promise<void> {
   } catch (err) {
     if (dockerStatus(err) !== 404) throw err
   }
-  const [repo, tag] = SELF_CHECK_IMAGE.split(':')
-  // Two 512-byte zero blocks: a tar archive with no entries.
+  // Two 512-byte zero blocks: a tar archive with no entries. The tag goes in `repo` (the API
+  // allows it there): podman 4.3 ignores a separate `tag` and names the image `:latest`.
   const progress = await docker.importImage(Readable.from([Buffer.alloc(1024)]), {
-    repo,
-    tag,
+    repo: SELF_CHECK_IMAGE,
   })
   await new Promise<void>((resolve, reject) =>
     docker.modem.followProgress(progress, (err: Error | null) => (err === null ? resolve() : reject(err))),

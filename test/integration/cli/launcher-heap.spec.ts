@@ -48,8 +48,12 @@ describe('the dms launcher and the young generation (bin/dms.js)', function () {
     return Number(m[1])
   }
 
-  it('keeps the young generation of a process that stays up at its initial 2 MiB', async () => {
-    assert.ok((await youngAfterRun('')) <= 2 * MiB)
+  it('keeps the young generation of a process that stays up small, far below what V8 grows it to', async () => {
+    // V8 starts at 1 MiB. Held by the launcher's flag it ends at 2 MiB (Node 20.20, 24.22) or
+    // 4 MiB (Debian's 20.19.2, issue 35); by default at 32 MiB (Node 20) to 128 MiB (Node 24).
+    const [up, short] = await Promise.all([youngAfterRun(''), youngAfterRun('', ['--version'])])
+    assert.ok(up <= 4 * MiB, `young generation ${up / MiB} MiB`)
+    assert.ok(up * 8 <= short, `young generation ${up / MiB} MiB, by default ${short / MiB} MiB`)
   })
 
   it('leaves a short command with V8’s default', async () => {
