@@ -39,17 +39,14 @@ elif [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock
 fi
 bash scripts/build-if-stale.sh
 
-# `dms` on the PATH: npm's global bin links to this checkout (a later build is picked up). An
-# existing `dms` elsewhere is left alone; DMS_SETUP_LINK=0 skips this (the tests do not need it).
+# `dms` on the PATH (scripts/link-dms.sh). An existing `dms` elsewhere is left alone;
+# DMS_SETUP_LINK=0 skips this (the tests do not need it).
 if [ "${DMS_SETUP_LINK:-1}" = 0 ]; then
   :
 elif ! command -v dms >/dev/null 2>&1; then
-  say "linking the dms command (npm link: $(npm prefix -g)/bin/dms)"
-  npm link --no-audit --no-fund --ignore-scripts --loglevel=error
-  if [ -n "${DMS_NODE_BIN:-}" ]; then
-    say "dms runs on the node first on the PATH: put $DMS_NODE_BIN before it (export PATH=\"$DMS_NODE_BIN:\$PATH\")"
-  fi
-elif [ "$(readlink -f "$(command -v dms)")" != "$(readlink -f bin/dms.js)" ]; then
+  bash scripts/link-dms.sh
+elif [ "$(readlink -f "$(command -v dms)")" != "$(readlink -f bin/dms.js)" ] &&
+  ! grep -qF "\"$PWD/bin/dms.js\"" "$(command -v dms)" 2>/dev/null; then
   say "dms on the PATH is $(command -v dms), not this checkout's: run npm link here to switch"
 fi
 
