@@ -250,7 +250,12 @@ export class ContractDbService {
         try {
           expired.push(await this.book.close(rec, { type: 'EXPIRE', by: this.peerId, detail }))
         } catch (err) {
-          this.components.log.warn({ err, contractId: rec.contract.terms.contractId }, 'contract not expired')
+          // Closed meanwhile by another instance over the same store: nothing left to expire.
+          const level = codeOf(err) === 'CONTRACT_NOT_ACTIVE' ? 'debug' : 'warn'
+          this.components.log[level](
+            { err, contractId: rec.contract.terms.contractId },
+            'contract not expired',
+          )
         }
       }
       if (expired.length > 0)
