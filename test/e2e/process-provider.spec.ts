@@ -13,7 +13,7 @@ import type { NodeConfig } from '../../dms/config.js'
 import type { StoredJob } from '../../dms/orchestrator/orchestrator.js'
 import { BID_REQUEST_TOPIC } from '../../dms/protocol/handles.js'
 import { jobIdOf } from '../../dms/workflows/machine.js'
-import type { StoredWorkflow } from '../../dms/workflows/runner.js'
+import { workflowEnds } from '../helpers/workflow-ends.js'
 import { jobReaches, prices, startNetwork, TEST_IMAGE, type TestNetwork } from '../helpers/network.js'
 import { peerIdOfDataDir, startDms, type DmsProcess } from '../helpers/processes.js'
 
@@ -27,27 +27,6 @@ const shJob = (script: string) => ({
   maxDuration: 60,
   maxPrice: 100_000,
 })
-
-/** Resolves with the workflow once it is final (subscribed before it reads). */
-function workflowEnds(net: TestNetwork, id: string): Promise<StoredWorkflow> {
-  const runner = net.requester.workflows!
-  return new Promise((resolve) => {
-    const final = (w: StoredWorkflow | undefined) =>
-      w !== undefined && w.record.id === id && ['completed', 'failed', 'cancelled'].includes(w.state)
-    const off = runner.onChange((w) => {
-      if (final(w)) {
-        off()
-        resolve(w)
-      }
-    })
-    void runner.get(id).then((w) => {
-      if (final(w)) {
-        off()
-        resolve(w!)
-      }
-    })
-  })
-}
 
 describe('a provider with only the process engine (separate process, no Docker)', function () {
   this.timeout(90_000)

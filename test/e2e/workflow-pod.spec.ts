@@ -11,7 +11,7 @@ import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { jobIdOf, podJobIdOf } from '../../dms/workflows/machine.js'
-import type { StoredWorkflow } from '../../dms/workflows/runner.js'
+import { workflowEnds } from '../helpers/workflow-ends.js'
 import { startNetwork, TEST_IMAGE, type TestNetwork } from '../helpers/network.js'
 import { contractedFor } from '../../dms/contracts/terms.js'
 
@@ -24,27 +24,6 @@ const job = (script: string, cpu = 0.5) => ({
   maxDuration: 60,
   maxPrice: 5000,
 })
-
-/** Resolves with the workflow once it is final (event-driven: subscribed before it reads). */
-function workflowEnds(net: TestNetwork, id: string): Promise<StoredWorkflow> {
-  const runner = net.requester.workflows!
-  return new Promise((resolve) => {
-    const final = (w: StoredWorkflow | undefined) =>
-      w !== undefined && w.record.id === id && ['completed', 'failed', 'cancelled'].includes(w.state)
-    const off = runner.onChange((w) => {
-      if (final(w)) {
-        off()
-        resolve(w)
-      }
-    })
-    void runner.get(id).then((w) => {
-      if (final(w)) {
-        off()
-        resolve(w!)
-      }
-    })
-  })
-}
 
 describe('workflow pods (real network, real Docker)', function () {
   this.timeout(120_000)

@@ -13,6 +13,7 @@ import { ApiClient } from '../../dms/api/client.js'
 import type { StoredJob } from '../../dms/orchestrator/orchestrator.js'
 import { jobIdOf } from '../../dms/workflows/machine.js'
 import type { StoredWorkflow } from '../../dms/workflows/runner.js'
+import { workflowEnds } from '../helpers/workflow-ends.js'
 import { startNetwork, TEST_IMAGE, type TestNetwork } from '../helpers/network.js'
 
 const MiB = 1024 * 1024
@@ -24,27 +25,6 @@ const job = (script: string, maxDuration = 60) => ({
   maxDuration,
   maxPrice: 5000,
 })
-
-/** Resolves with the workflow once it is final (event-driven: subscribed before it reads). */
-function workflowEnds(net: TestNetwork, id: string): Promise<StoredWorkflow> {
-  const runner = net.requester.workflows!
-  return new Promise((resolve) => {
-    const final = (w: StoredWorkflow | undefined) =>
-      w !== undefined && w.record.id === id && ['completed', 'failed', 'cancelled'].includes(w.state)
-    const off = runner.onChange((w) => {
-      if (final(w)) {
-        off()
-        resolve(w)
-      }
-    })
-    void runner.get(id).then((w) => {
-      if (final(w)) {
-        off()
-        resolve(w!)
-      }
-    })
-  })
-}
 
 /** Resolves once the workflow ended and every archive left at a provider for it was released. */
 function archivesReleased(net: TestNetwork, id: string): Promise<StoredWorkflow> {
