@@ -198,7 +198,10 @@ describe('ProcessEngine: a hostile job (real namespaces and cgroups)', function 
     })
     await assert.rejects(engine.run(python), { name: 'InvalidSpecError', message: /not offered/ })
     const other = spec('true', { command: ['/usr/bin/id'] })
-    await assert.rejects(engine.run(other), { name: 'InvalidSpecError', message: /must be the runtime's path/ })
+    await assert.rejects(engine.run(other), {
+      name: 'InvalidSpecError',
+      message: /must be the runtime's path/,
+    })
     await assert.rejects(engine.run(spec('true', { network: 'outbound' })), { name: 'InvalidSpecError' })
     const image = spec('true', { artifact: { kind: 'image', ref: 'dms-test:1' } })
     await assert.rejects(engine.run(image), { name: 'InvalidSpecError', message: /runtimes only/ })
