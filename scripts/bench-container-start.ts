@@ -20,7 +20,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import Docker from 'dockerode'
 import { startCpuLimit } from '../dms/executor/docker/cpu-limit.js'
-import { releaseQuota } from '../dms/executor/shared/disk-quota.js'
+import { releaseQuota } from '../dms/executor/common/disk-quota.js'
 
 const execFile = promisify(execFileCb)
 const N = Number(process.env.BENCH_N ?? 10)

@@ -107,7 +107,7 @@ describe('workflow restore (requester SIGKILLed, real Docker)', function () {
     requester = await startDms(configPath)
     procs.push(requester)
     const finished = requester.logLine((l) => l.msg === 'workflow finished' && l.workflowId === posted.id)
-    // The pod's shared folder on the provider's disk (dms/executor/shared/work-dirs.ts).
+    // The pod's shared folder on the provider's disk (dms/executor/common/work-dirs.ts).
     await writeFile(join(workDir, spec.allocationId, 'outputs', '.pod', 'go'), '')
     const line = await finished
     assert.equal(line.state, 'completed')

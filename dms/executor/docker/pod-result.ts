@@ -7,9 +7,9 @@
  */
 import type { ExecutionResult, MemberResult, ResourceUsage } from '../executor.js'
 import { hashOutputs } from '../../workload/outputs.js'
-import { collectOutputs, type CollectLimits } from '../shared/collect-outputs.js'
-import { quotaReached } from '../shared/disk-quota.js'
-import { classifyExit } from '../shared/outcome.js'
+import { collectOutputs, type CollectLimits } from '../common/collect-outputs.js'
+import { quotaReached } from '../common/disk-quota.js'
+import { classifyExit } from '../common/outcome.js'
 import type { Ended } from './supervise.js'
 
 /** A member's end, or why it never ran (its container was gone or never started). */

@@ -19,11 +19,11 @@ import type {
 import { notStarted } from '../outputs.js'
 import { createOptions, imageOfMember, type ContainerSettings } from './container-config.js'
 import { dockerMessage, dockerStatus } from './docker-errors.js'
-import { classifyExit, parseDockerTime } from '../shared/outcome.js'
+import { classifyExit, parseDockerTime } from '../common/outcome.js'
 import { stillStarting, tightenCpu } from './cpu-limit.js'
 import { podResult, type MemberEnd } from './pod-result.js'
 import { supervise, type OutputStream, type Supervised } from './supervise.js'
-import type { WorkDirs } from '../shared/work-dirs.js'
+import type { WorkDirs } from '../common/work-dirs.js'
 
 export interface PodDeps {
   docker: Docker

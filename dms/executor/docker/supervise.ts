@@ -8,8 +8,8 @@ import { delay, type Clock } from '../../../actors/clock.js'
 import type { Logger } from 'pino'
 import type { ExecutionEvent, ResourceUsage } from '../executor.js'
 import { dockerMessage } from './docker-errors.js'
-import { captureOutput } from '../shared/log-capture.js'
-import { outOfMemory, wallSeconds, type StopReason } from '../shared/outcome.js'
+import { captureOutput } from '../common/log-capture.js'
+import { outOfMemory, wallSeconds, type StopReason } from '../common/outcome.js'
 import { StatsSampler } from './stats-sampler.js'
 
 /** How long to wait for the output stream to drain once the container has exited. */

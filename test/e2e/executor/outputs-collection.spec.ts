@@ -13,7 +13,7 @@ import { DockerExecutor } from '../../../dms/executor/docker/docker-executor.js'
 import type { ExecutionSpec } from '../../../dms/executor/executor.js'
 import { containerSpec, type ContainerSpecInit } from '../../helpers/workload.js'
 import { silentLogger } from '../../../dms/log.js'
-import { removeTree } from '../../../dms/executor/shared/remove-tree.js'
+import { removeTree } from '../../../dms/executor/common/remove-tree.js'
 import { HOSTILE_OUTPUTS } from '../../fixtures/hostile-outputs.js'
 import { untar } from '../../helpers/tar.js'
 

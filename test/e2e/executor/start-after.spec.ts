@@ -13,7 +13,7 @@ import Docker from 'dockerode'
 import { DockerExecutor } from '../../../dms/executor/docker/docker-executor.js'
 import type { ExecutionEvent, ExecutionSpec } from '../../../dms/executor/executor.js'
 import { containerSpec, member as podMember } from '../../helpers/workload.js'
-import { isMountPoint } from '../../../dms/executor/shared/disk-quota.js'
+import { isMountPoint } from '../../../dms/executor/common/disk-quota.js'
 import { silentLogger } from '../../../dms/log.js'
 
 const IMAGE = process.env.DMS_TEST_IMAGE ?? 'dms-test:1'

@@ -1,12 +1,12 @@
 /**
- * The executor's output reader (dms/executor/shared/log-capture.ts) on hand-made engine frames:
+ * The executor's output reader (dms/executor/common/log-capture.ts) on hand-made engine frames:
  * frames split anywhere across reads are demultiplexed into the two captures; past a stream's cap
  * its bytes are skipped unread; once both streams are over the cap the reader is told to stop
  * (the log flood of the red-team run: the provider no longer reads a byte of it).
  */
 import assert from 'node:assert/strict'
 import { PassThrough } from 'node:stream'
-import { captureOutput, LogCapture, LogDemux } from '../../../dms/executor/shared/log-capture.js'
+import { captureOutput, LogCapture, LogDemux } from '../../../dms/executor/common/log-capture.js'
 
 /** One engine frame: type (1 stdout, 2 stderr), 3 zero bytes, length (BE u32), payload. */
 const frame = (type: 1 | 2, text: string | Buffer): Buffer => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { OOM_PEAK_SHARE, outOfMemory, type MemoryFacts } from '../../../dms/executor/shared/outcome.js'
+import { OOM_PEAK_SHARE, outOfMemory, type MemoryFacts } from '../../../dms/executor/common/outcome.js'
 
 const MiB = 1024 * 1024
 /** A container with a 64 MiB limit SIGKILLed by someone else, its memory seen at the limit. */

@@ -233,7 +233,7 @@ describe('the dependency structure (imports among actors/, proto/, dms/)', () =>
       ['actors/system.ts', 'dms/protocol/handles.ts'],
       ['dms/orchestrator/orchestrator.ts', 'dms/provider/allocation.ts'],
       ['dms/orchestrator/data-plane.ts', 'dms/executor/outputs.ts'],
-      ['dms/executor/shared/collect-outputs.ts', 'dms/blobs/store.ts'],
+      ['dms/executor/common/collect-outputs.ts', 'dms/blobs/store.ts'],
       ['dms/executor/skipped.ts', 'dms/contracts/model.ts'],
       ['dms/provider/provider.ts', 'dms/api/server.ts'],
       ['dms/blobs/service.ts', 'dms/cli/main.ts'],
