@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Docker from 'dockerode'
 import { DockerExecutor } from '../../../dms/executor/docker/docker-executor.js'
-import type { ExecutionSpec } from '../../../dms/executor/executor.js'
+import type { ExecutionEvent, ExecutionSpec } from '../../../dms/executor/executor.js'
 import { containerSpec, member as podMember, type ContainerSpecInit } from '../../helpers/workload.js'
 import { silentLogger } from '../../../dms/log.js'
 
@@ -40,11 +40,38 @@ describe('DockerExecutor: the CPU limit at the start (real Docker)', function ()
   let workDir: string
   let ex: DockerExecutor
 
+  // The executor sets the running period right after the start, while the workload's first
+  // instruction may still be on its way (on a loaded machine it often is): the test holds each
+  // update until the workload has printed its first reading, so that reading is the start limit
+  // and never a read torn by the update (quota from before it, period from after).
+  const proto = Object.getPrototypeOf(docker.getContainer('x')) as { update: (...a: unknown[]) => Promise<unknown> }
+  const update = proto.update
+  let firstReadings: Promise<void> = Promise.resolve()
+
   before(() => {
     workDir = mkdtempSync(join(tmpdir(), 'dms-cpu-limit-'))
     ex = new DockerExecutor({ log: silentLogger }, { workDir })
+    proto.update = async function (this: unknown, ...args: unknown[]) {
+      await firstReadings
+      return update.apply(this, args)
+    }
   })
-  after(() => rmSync(workDir, { recursive: true, force: true }))
+  after(() => {
+    proto.update = update
+    rmSync(workDir, { recursive: true, force: true })
+  })
+
+  /** Resolves once each of `count` members has printed its first line. */
+  function holdUpdatesUntilFirstLines(count: number): (e: ExecutionEvent) => void {
+    const seen = new Set<string>()
+    let release!: () => void
+    firstReadings = new Promise<void>((res) => (release = res))
+    return (e) => {
+      if (e.type !== 'log' || e.stream !== 'stdout') return
+      seen.add(e.member ?? '')
+      if (seen.size === count) release()
+    }
+  }
 
   const spec = (command: string[], over: Partial<ContainerSpecInit> = {}): ExecutionSpec => {
     const allocationId = `cpu-${randomBytes(6).toString('hex')}`
@@ -68,15 +95,17 @@ describe('DockerExecutor: the CPU limit at the start (real Docker)', function ()
     const script = [
       LIMITS,
       'echo "first $(limits) net $(ls /sys/class/net | tr "\\n" " ")disk $(df -k /outputs | tail -1 | awk \'{print $2}\')"',
-      'until limits | grep -q "/100000 "; do sleep 0.02; done',
+      'until limits | grep -q "^10000/100000 "; do sleep 0.02; done',
       'echo "then $(limits)"',
     ].join('\n')
     const s = spec(['sh', '-c', script])
     let onStarted!: () => void
     const started = new Promise<void>((res) => (onStarted = res))
     let atStart: Promise<Docker.HostConfig> | undefined
+    const firstLine = holdUpdatesUntilFirstLines(1)
     const result = await ex.run(s, {
       onEvent: (e) => {
+        firstLine(e)
         if (e.type === 'created') {
           const c = docker.getContainer(e.handle)
           // The share is the container's when the run says it started (`running`).
@@ -105,14 +134,14 @@ describe('DockerExecutor: the CPU limit at the start (real Docker)', function ()
   })
 
   it('a pod: each member starts with its share over a long period, then gets the 100 ms period', async function () {
-    const script = `${LIMITS}\nfirst=$(limits)\nuntil limits | grep -q "/100000 "; do sleep 0.02; done\necho "$first then $(limits)"`
+    const script = `${LIMITS}\necho "$(limits)"\nuntil limits | grep -q "^10000/100000 "; do sleep 0.02; done\necho "then $(limits)"`
     const member = (name: string) =>
       podMember(name, { image: IMAGE, command: ['sh', '-c', script], cpu: 0.1, memoryBytes: 16 * MiB })
     const s: ExecutionSpec = { ...spec(['true']), workload: { members: [member('a'), member('b')] } }
-    const result = await ex.run(s)
+    const result = await ex.run(s, { onEvent: holdUpdatesUntilFirstLines(2) })
     assert.equal(result.status, 'completed', JSON.stringify(result.members))
     for (const m of result.members ?? [])
-      assert.equal(m.stdout, `50000/500000 ${16 * MiB} 64 then 10000/100000 ${16 * MiB} 64\n`, m.name)
+      assert.equal(m.stdout, `50000/500000 ${16 * MiB} 64\nthen 10000/100000 ${16 * MiB} 64\n`, m.name)
     assert.equal(result.members?.length, 2)
   })
 
