@@ -44,7 +44,9 @@ describe('DockerExecutor: the CPU limit at the start (real Docker)', function ()
   // instruction may still be on its way (on a loaded machine it often is): the test holds each
   // update until the workload has printed its first reading, so that reading is the start limit
   // and never a read torn by the update (quota from before it, period from after).
-  const proto = Object.getPrototypeOf(docker.getContainer('x')) as { update: (...a: unknown[]) => Promise<unknown> }
+  const proto = Object.getPrototypeOf(docker.getContainer('x')) as {
+    update: (...a: unknown[]) => Promise<unknown>
+  }
   const update = proto.update
   let firstReadings: Promise<void> = Promise.resolve()
 
