@@ -20,4 +20,4 @@ if [ "$(command -v node)" != "$lts_bin/node" ]; then
   PATH="$lts_bin:$PATH" bash -c 'node --version && npm run -s build && npx mocha --reporter dot "test/unit/**/*.spec.ts"'
 fi
 echo "== tests"
-npx mocha --reporter spec 'test/unit/**/*.spec.ts' 'test/integration/**/*.spec.ts' 'test/e2e/**/*.spec.ts'
+npx mocha --reporter ./test/helpers/file-times-reporter.ts 'test/unit/**/*.spec.ts' 'test/integration/**/*.spec.ts' 'test/e2e/**/*.spec.ts'
