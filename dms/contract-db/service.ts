@@ -55,7 +55,6 @@ import { LevelContractDbStore } from './store/level.js'
 import type { ContractDbStore, StoreBackend } from './store/port.js'
 import { Accounts } from './ledger.js'
 import { conservationOf, CreditedBook, type Conservation } from './conservation.js'
-import { VolunteerCount } from './volunteers.js'
 import { type Account, type ApprovedEntity, type ContractRecord } from './records.js'
 
 export interface ContractDbInit {
@@ -106,7 +105,6 @@ export class ContractDbService {
   private readonly listeners = new Set<(what: BooksChange) => void>()
   private readonly store: ContractDbStore
   private readonly book: ContractBook
-  private readonly volunteers: VolunteerCount
   private readonly deadlines: DeadlineConfig
   private readonly sweepMs: number
   private sweepTimer?: unknown
@@ -142,7 +140,6 @@ export class ContractDbService {
     )
     this.accounts = new Accounts(store, log)
     this.creditedBook = new CreditedBook(() => clock.now())
-    this.volunteers = new VolunteerCount(() => store.contracts({ state: 'active' }))
     this.book = new ContractBook({
       clock,
       effects: {
@@ -173,7 +170,7 @@ export class ContractDbService {
               if (rec.state === 'active') afterLock()
               return rec
             }),
-          activeVolunteers: (peer) => this.volunteers.of(peer),
+          activeVolunteers: (peer) => this.store.activeVolunteers(peer),
         },
         maxActiveVolunteers: init.maxActiveVolunteerContracts ?? MAX_ACTIVE_VOLUNTEER_CONTRACTS,
         deadlines: this.deadlines,
@@ -413,12 +410,12 @@ export class ContractDbService {
     })
   }
 
-  /** The conservation check: credited == balances + escrow, read between two writes. */
+  /**
+   * The conservation check: credited == balances + escrow, read in one snapshot of the books
+   * (`store.books()`), so a write by another instance cannot fall between the two reads.
+   */
   conservation(): Promise<Conservation> {
-    return this.serial(async () => {
-      const { total } = await this.creditedBook.current(this.store, () => this.accounts.list())
-      return conservationOf(total, await this.accounts.list())
-    })
+    return this.serial(async () => conservationOf(...this.creditedBook.of(await this.store.books())))
   }
 
   /** Tells `fn` of each write (a contract, an account, an approval); returns the unsubscribe. */
@@ -466,7 +463,6 @@ export class ContractDbService {
       await this.accounts.apply(tx, change.moves)
       tx.putContract(change.record)
     })
-    this.volunteers.written(change)
     this.tell('contract', change)
     this.changed('contract')
   }

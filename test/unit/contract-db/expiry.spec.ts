@@ -37,6 +37,8 @@ function counted(inner: ContractDbStore) {
     contracts: (q) => (reads.listings++, inner.contracts(q)),
     accounts: () => inner.accounts(),
     approvals: () => inner.approvals(),
+    books: () => inner.books(),
+    activeVolunteers: (peer) => inner.activeVolunteers(peer),
   }
   return { store, reads }
 }
