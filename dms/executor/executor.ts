@@ -37,6 +37,12 @@ export interface ExecutionSpec {
   diskBytes?: number
   /** Host folder mounted read-only at /inputs (the job's staged input blobs). */
   inputsDir?: string
+  /**
+   * The host's GPUs this run gets, by index (nvidia-smi's; `MachineInfo.gpus[].index`): the ones
+   * the provider's ledger holds for it, as many as the workload asks. The engine passes exactly
+   * these, never others; a workload asking GPUs without them is refused.
+   */
+  gpuIndices?: number[]
 }
 
 /** How one member of a pod ended. */
