@@ -288,6 +288,11 @@ export const providerSchema = obj({
           uniqueItems: true,
         }),
       ),
+      /**
+       * The folder holding the GPUs' device nodes (`nvidia0`..., `nvidiactl`, `nvidia-uvm`); a
+       * folder of stand-in nodes for tests. @default "/dev"
+       */
+      gpuDevDir: opt(Type.String({ minLength: 2, maxLength: 1024, pattern: RUNTIME_PATH_PATTERN })),
     }),
   ),
   /** Docker engine and executor settings (specs/executor.md). */

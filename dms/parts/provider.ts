@@ -88,6 +88,7 @@ const ENGINE_BUILDERS: Record<(typeof ENGINE_NAMES)[number], (c: EngineContext) 
         archiveDir: c.archiveDir,
         ...(p?.process?.runtimes !== undefined ? { runtimes: p.process.runtimes } : {}),
         ...(p?.process?.binds !== undefined ? { binds: p.process.binds } : {}),
+        ...(p?.process?.gpuDevDir !== undefined ? { gpuDevDir: p.process.gpuDevDir } : {}),
         maxOutputBytes: maxOutputBytesOf(c),
         maxLogBytes: MAX_LOG_BYTES,
       },

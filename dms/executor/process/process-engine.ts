@@ -23,6 +23,8 @@ import { AllocationBusyError, AllocationNotFoundError, InvalidSpecError } from '
 import type { AllocationId, ExecutionEvent, ExecutionResult, ExecutionSpec, RunOptions } from '../executor.js'
 import { notStarted } from '../outputs.js'
 import { Cgroup } from './cgroup.js'
+import { gpuDeviceNodes, gpuEnv, hostGpus } from './gpu-devices.js'
+import { pinnedGpus } from '../common/gpu-indices.js'
 import { checkPrerequisites, SYSTEM_PATH, type Prerequisites } from './prerequisites.js'
 import {
   DEFAULT_BINDS,
@@ -67,6 +69,7 @@ export class ProcessEngine implements Engine {
   private readonly maxOutputFiles: number
   private readonly pollMs: number
   private readonly diskQuota: boolean
+  private readonly gpuDevDir: string
   private readonly active = new Set<AllocationId>()
   private prerequisites: Promise<Prerequisites> | undefined
 
@@ -88,6 +91,7 @@ export class ProcessEngine implements Engine {
     this.maxOutputFiles = init.maxOutputFiles ?? 10_000
     this.pollMs = init.pollMs ?? 100
     this.diskQuota = init.diskQuota ?? process.getuid?.() === 0
+    this.gpuDevDir = init.gpuDevDir ?? '/dev'
     this.dirs = new WorkDirs({
       workDir: init.workDir,
       archiveDir: init.archiveDir ?? join(init.workDir, 'archives'),
@@ -105,7 +109,7 @@ export class ProcessEngine implements Engine {
       ...(pre.ok ? { version: `cgroup-v${pre.cgroup}` } : { why: pre.why }),
       artifactKinds: ['runtime'],
       runtimes: [...this.runtimes],
-      gpus: false,
+      gpus: (await hostGpus(this.gpuDevDir)).length > 0,
       networkPolicies: ['none'],
       diskQuota: this.diskQuota,
       fetchesArtifacts: false,
@@ -227,8 +231,7 @@ export class ProcessEngine implements Engine {
     }
     if (m.network !== 'none')
       throw new InvalidSpecError(`${at}.network`, 'must be none on the process engine')
-    if (m.resources.gpus !== undefined)
-      throw new InvalidSpecError(`${at}.resources.gpus`, 'are not passed yet')
+    pinnedGpus(spec, m)
   }
 
   private async start(
@@ -238,6 +241,8 @@ export class ProcessEngine implements Engine {
     log: Logger,
   ): Promise<ExecutionResult> {
     const m = spec.workload.members[0]
+    const gpus = pinnedGpus(spec, m)
+    const devices = await gpuDeviceNodes(this.gpuDevDir, gpus)
     const outputs = await this.dirs.makeOutputs(spec.allocationId)
     await this.dirs.limitOutputs(spec)
     const runDir = this.runDirOf(spec.allocationId)
@@ -262,7 +267,9 @@ export class ProcessEngine implements Engine {
       workdir: m.workdir ?? '/',
       cpuLimit: cgroup.cpuLimit(m.resources.cpu),
       binds: this.binds,
-      env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/tmp', ...m.env },
+      devices,
+      // The GPUs' variables last: a job cannot point CUDA at GPUs it was not given.
+      env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/tmp', ...m.env, ...gpuEnv(gpus) },
       command: m.command,
     })
     const child = spawn('/bin/sh', argv, { detached: true, stdio: 'ignore', env: { PATH: SYSTEM_PATH } })
