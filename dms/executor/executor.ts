@@ -83,6 +83,13 @@ export interface ResourceUsage {
   wallSeconds: number
   cpuSeconds: number
   peakMemoryBytes: number
+  /**
+   * With GPUs: busy GPU-seconds, each sample's utilisation (0..1 per GPU) times the time since
+   * the one before, over the run's GPUs (common/gpu-meter.ts). Absent without GPUs.
+   */
+  gpuSeconds?: number
+  /** With GPUs: the most memory its GPUs held at once, as sampled. Absent without GPUs. */
+  gpuPeakMemoryBytes?: number
 }
 
 export type ExecutionStatus = 'completed' | 'failed' | 'timed_out' | 'cancelled'

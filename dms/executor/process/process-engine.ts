@@ -25,6 +25,7 @@ import { notStarted } from '../outputs.js'
 import { Cgroup } from './cgroup.js'
 import { gpuDeviceNodes, gpuEnv, hostGpus } from './gpu-devices.js'
 import { pinnedGpus } from '../common/gpu-indices.js'
+import { findNvidiaSmi, GpuMeter, nvidiaSmiQuery, PolledGpuMeter } from '../common/gpu-meter.js'
 import { checkPrerequisites, SYSTEM_PATH, type Prerequisites } from './prerequisites.js'
 import {
   DEFAULT_BINDS,
@@ -72,6 +73,7 @@ export class ProcessEngine implements Engine {
   private readonly gpuDevDir: string
   private readonly active = new Set<AllocationId>()
   private prerequisites: Promise<Prerequisites> | undefined
+  private nvidiaSmi: Promise<string | undefined> | undefined
 
   constructor(
     components: ProcessEngineComponents,
@@ -320,6 +322,7 @@ export class ProcessEngine implements Engine {
     let killed = false
     let exitCode: number | undefined
     let lastSample = 0
+    const gpus = await this.gpuMeterOf(spec)
     for (;;) {
       await stdout.read()
       await stderr.read()
@@ -340,6 +343,7 @@ export class ProcessEngine implements Engine {
         lastSample = now
         const u = await cgroup.usage()
         emit({ type: 'usage', cpuSeconds: u.cpuSeconds, memoryBytes: u.memoryBytes })
+        gpus?.tick(now)
       }
       await delay(this.pollMs, { clock: this.clock })
     }
@@ -349,6 +353,7 @@ export class ProcessEngine implements Engine {
     stderr.capture.flushText()
     const u = await cgroup.usage()
     const oomKilled = await cgroup.oomKilled()
+    const gpuUsage = await gpus?.end(this.clock.now())
     emit({ type: 'exited', exitCode })
     const archiveFile = await this.dirs.freshArchive(spec.allocationId)
     const result = await runResult({
@@ -361,6 +366,7 @@ export class ProcessEngine implements Engine {
         wallSeconds: (this.clock.now() - startedAt) / 1000,
         cpuSeconds: u.cpuSeconds,
         peakMemoryBytes: u.peakMemoryBytes,
+        ...gpuUsage,
       },
       stdout: stdout.capture.text(),
       stderr: stderr.capture.text(),
@@ -373,6 +379,16 @@ export class ProcessEngine implements Engine {
     const { status, reason, usage } = result
     log.info({ status, exitCode, reason, wallSeconds: usage.wallSeconds }, 'run finished')
     return result
+  }
+
+  /** The GPU meter of a run with GPUs, when there is an nvidia-smi to ask; undefined otherwise. */
+  private async gpuMeterOf(spec: ExecutionSpec): Promise<PolledGpuMeter | undefined> {
+    const indices = pinnedGpus(spec, spec.workload.members[0])
+    if (indices.length === 0) return undefined
+    this.nvidiaSmi ??=
+      this.init.nvidiaSmi !== undefined ? Promise.resolve(this.init.nvidiaSmi) : findNvidiaSmi()
+    const smi = await this.nvidiaSmi
+    return smi === undefined ? undefined : new PolledGpuMeter(new GpuMeter(nvidiaSmiQuery(smi), indices))
   }
 
   /** Kills what is left in the cgroup, removes it, the quota and the work folder; logs what it could not. */

@@ -57,6 +57,11 @@ export interface ProcessEngineInit {
    * `nvidiaN`. A folder of stand-in nodes in tests. @default '/dev'
    */
   gpuDevDir?: string
+  /**
+   * The `nvidia-smi` a GPU run's use is sampled through (a stand-in script in tests). @default the
+   * first of /usr/bin, /usr/local/nvidia/bin, /usr/local/bin that has one; none: GPU use is not metered
+   */
+  nvidiaSmi?: string
   /** Enforce `diskBytes` with a loop-mounted file system on /outputs. @default true when root */
   diskQuota?: boolean
 }

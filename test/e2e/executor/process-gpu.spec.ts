@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { promises as fs } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -24,11 +24,19 @@ describe('ProcessEngine: GPUs pinned by index (stand-in device nodes)', function
   this.timeout(30_000)
   let workDir: string
   let devDir: string
+  let smi: string
   let engine: ProcessEngine
 
   before(() => {
     workDir = mkdtempSync(join(tmpdir(), 'dms-process-gpu-'))
     devDir = join(workDir, 'stand-in-dev')
+    // A stand-in nvidia-smi: every GPU 60% busy with 1 GiB in use; it notes what it was asked.
+    smi = join(workDir, 'stand-in-nvidia-smi')
+    writeFileSync(
+      smi,
+      `#!/bin/sh\necho "$@" >> "${workDir}/smi-args"\nfor i in 0 1 2 3; do echo "$i, 60, 1024"; done\n`,
+    )
+    chmodSync(smi, 0o755)
     execFileSync('mkdir', [devDir])
     for (const n of ['nvidia0', 'nvidia1', 'nvidia2', 'nvidia3', 'nvidiactl', 'nvidia-uvm'])
       execFileSync('mknod', ['-m', '666', join(devDir, n), 'c', '1', '5'])
@@ -39,6 +47,7 @@ describe('ProcessEngine: GPUs pinned by index (stand-in device nodes)', function
         cgroupParent: 'dms-test-gpu',
         runtimes: ['/bin/sh'],
         gpuDevDir: devDir,
+        nvidiaSmi: smi,
       },
     )
   })
@@ -99,6 +108,21 @@ describe('ProcessEngine: GPUs pinned by index (stand-in device nodes)', function
       '0000 /dev/nvidia3',
       '0000 /dev/nvidiactl',
     ])
+  })
+
+  it('meters its GPUs’ use through nvidia-smi (a stand-in here) into the usage', async () => {
+    const result = await engine.run(spec('sleep 2', 2, [3, 1]))
+    assert.equal(result.status, 'completed', `${result.reason}: ${result.stderr}`)
+    // Two GPUs at 60% for about 2 s, sampled every 500 ms: about 2.4 busy GPU-seconds.
+    const { gpuSeconds, gpuPeakMemoryBytes } = result.usage
+    assert.ok(
+      gpuSeconds !== undefined && gpuSeconds > 1 && gpuSeconds <= 2 * 0.6 * result.usage.wallSeconds + 0.01,
+      String(gpuSeconds),
+    )
+    assert.equal(gpuPeakMemoryBytes, 2 * 1024 * 1024 * 1024, 'its two GPUs, not the four the stand-in lists')
+    const asked = readFileSync(join(workDir, 'smi-args'), 'utf8').trim().split('\n')
+    assert.ok(asked.length >= 2)
+    for (const a of asked) assert.match(a, / -i 3,1$/)
   })
 
   it('gives a job without GPUs no GPU node and only the CUDA variables it set itself', async () => {
