@@ -170,6 +170,8 @@ export const workloadSchema = Type.Object(
 
 export type Artifact = Static<typeof artifactSchema>
 export type GpuShare = Static<typeof gpuShareSchema>
+/** Which GPUs a member asks, beside their count: a model, a memory floor each. */
+export type GpuChoice = Omit<GpuShare, 'count'>
 export type MemberResources = Static<typeof memberResourcesSchema>
 export type NetworkPolicy = Static<typeof networkPolicySchema>
 export type WorkloadMember = Static<typeof workloadMemberSchema>
@@ -260,6 +262,7 @@ export function singleMemberOf(
   artifact: Artifact | string,
   run: MemberRun & { network?: boolean },
   r: { cpu: number; memoryBytes: number; diskBytes: number; gpus: number },
+  gpu: GpuChoice = {},
 ): WorkloadMember {
   return {
     name: SINGLE_MEMBER,
@@ -270,7 +273,7 @@ export function singleMemberOf(
       cpu: r.cpu,
       memoryBytes: r.memoryBytes,
       ...(r.diskBytes > 0 ? { diskBytes: r.diskBytes } : {}),
-      ...(r.gpus > 0 ? { gpus: { count: r.gpus } } : {}),
+      ...(r.gpus > 0 ? { gpus: { count: r.gpus, ...gpu } } : {}),
     },
   }
 }
