@@ -289,6 +289,16 @@ export const providerSchema = obj({
           uniqueItems: true,
         }),
       ),
+      /**
+       * The folder holding the GPUs' device nodes (`nvidia0`..., `nvidiactl`, `nvidia-uvm`); a
+       * folder of stand-in nodes for tests. @default "/dev"
+       */
+      gpuDevDir: opt(Type.String({ minLength: 2, maxLength: 1024, pattern: RUNTIME_PATH_PATTERN })),
+      /**
+       * The nvidia-smi a GPU run's use is sampled through (a stand-in script in tests).
+       * @default the first of /usr/bin, /usr/local/nvidia/bin, /usr/local/bin that has one
+       */
+      nvidiaSmi: opt(Type.String({ minLength: 2, maxLength: 1024, pattern: RUNTIME_PATH_PATTERN })),
     }),
   ),
   /** Docker engine and executor settings (specs/executor.md). */

@@ -37,6 +37,8 @@ interface RunOptions {
   memory?: string
   disk?: string
   gpu?: string
+  gpuModel?: string
+  gpuMemory?: string
   env?: string[]
   /** `file[:path]`: uploaded as a blob, staged at /inputs/<path>. */
   input?: string[]
@@ -63,6 +65,8 @@ const SPEC_FLAGS = [
   'memory',
   'disk',
   'gpu',
+  'gpuModel',
+  'gpuMemory',
   'env',
   ...RUN_FIELD_FLAGS.map((f) => f.field),
   'timeout',
@@ -204,6 +208,8 @@ export async function specFrom(opts: JobRunOptions, command: string[]): Promise<
       memory: opts.memory ?? '256MiB',
       disk: opts.disk,
       gpu: read('--gpu', opts.gpu, undefined, (v) => parseWholeNumber(v, 'GPUs')),
+      gpuModel: opts.gpuModel,
+      gpuMemory: opts.gpuMemory,
     },
     maxDuration: read('--timeout', opts.timeout, 300, parseDuration),
     maxPrice: read('--max-price', opts.maxPrice, DEFAULT_MAX_PRICE, (v) =>

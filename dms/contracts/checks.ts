@@ -75,6 +75,11 @@ export function checkReceipt(signed: SignedReceipt | undefined, t: ContractTerms
     !finiteNonNeg(u.peakMemoryBytes)
   )
     return 'receipt usage must hold non-negative wallSeconds, cpuSeconds and peakMemoryBytes'
+  if (
+    (u.gpuSeconds !== undefined && !finiteNonNeg(u.gpuSeconds)) ||
+    (u.gpuPeakMemoryBytes !== undefined && !finiteNonNeg(u.gpuPeakMemoryBytes))
+  )
+    return 'receipt usage gpuSeconds and gpuPeakMemoryBytes, when present, must be non-negative'
   return undefined
 }
 

@@ -131,6 +131,10 @@ export interface Usage {
   wallSeconds: number
   cpuSeconds: number
   peakMemoryBytes: number
+  /** A GPU run's busy GPU-seconds (utilisation × time, as sampled); absent without GPUs. */
+  gpuSeconds?: number
+  /** A GPU run's most GPU memory held at once, as sampled; absent without GPUs. */
+  gpuPeakMemoryBytes?: number
 }
 
 // What a run left out of its outputs is the workload's (the engine reports it); the receipt signs it.

@@ -37,6 +37,12 @@ export interface ExecutionSpec {
   diskBytes?: number
   /** Host folder mounted read-only at /inputs (the job's staged input blobs). */
   inputsDir?: string
+  /**
+   * The host's GPUs this run gets, by index (nvidia-smi's; `MachineInfo.gpus[].index`): the ones
+   * the provider's ledger holds for it, as many as the workload asks. The engine passes exactly
+   * these, never others; a workload asking GPUs without them is refused.
+   */
+  gpuIndices?: number[]
 }
 
 /** How one member of a pod ended. */
@@ -77,6 +83,13 @@ export interface ResourceUsage {
   wallSeconds: number
   cpuSeconds: number
   peakMemoryBytes: number
+  /**
+   * With GPUs: busy GPU-seconds, each sample's utilisation (0..1 per GPU) times the time since
+   * the one before, over the run's GPUs (common/gpu-meter.ts). Absent without GPUs.
+   */
+  gpuSeconds?: number
+  /** With GPUs: the most memory its GPUs held at once, as sampled. Absent without GPUs. */
+  gpuPeakMemoryBytes?: number
 }
 
 export type ExecutionStatus = 'completed' | 'failed' | 'timed_out' | 'cancelled'

@@ -37,6 +37,8 @@ export function postedSpecOf(s: JobSpec): JobSpecInput {
             memory: s.resources.memoryBytes,
             ...(s.resources.diskBytes > 0 ? { disk: s.resources.diskBytes } : {}),
             ...(s.resources.gpus > 0 ? { gpu: s.resources.gpus } : {}),
+            ...(s.gpu?.model !== undefined ? { gpuModel: s.gpu.model } : {}),
+            ...(s.gpu?.minMemoryBytes !== undefined ? { gpuMemory: s.gpu.minMemoryBytes } : {}),
           },
           ...(s.network === true ? { network: true } : {}),
         }),

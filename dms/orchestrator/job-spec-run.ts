@@ -10,7 +10,7 @@ import { runFieldsProblem } from '../workload/check.js'
 import { artifactName, runtimePathProblem } from '../workload/artifact-name.js'
 import { imageRefProblem } from '../workload/image-ref.js'
 import { MIN_MEMORY_BYTES } from '../workload/run-rules.js'
-import { postedRunOf, RUN_FIELDS, type MemberRun } from '../workload/workload.js'
+import { postedRunOf, RUN_FIELDS, type GpuChoice, type MemberRun } from '../workload/workload.js'
 import type { Resources } from '../resources/types.js'
 import {
   parseMembers,
@@ -27,7 +27,14 @@ export type RunInput = Partial<MemberRun> & {
   runtime?: string
   network?: boolean
   members?: PodMemberInput[]
-  resources?: { cpu?: number; memory?: number | string; disk?: number | string; gpu?: number }
+  resources?: {
+    cpu?: number
+    memory?: number | string
+    disk?: number | string
+    gpu?: number
+    gpuModel?: string
+    gpuMemory?: number | string
+  }
 }
 
 /**
@@ -42,6 +49,8 @@ export type RunSpec = MemberRun & {
    */
   image: string
   resources: Resources
+  /** Which GPUs (`resources.gpus` of them): a model, a memory floor each; absent: any. */
+  gpu?: GpuChoice
   network?: boolean
   members?: PodMemberSpec[]
 }
@@ -80,6 +89,17 @@ export function parseContainerRun(s: RunInput, bytes: Bytes): RunSpec | FieldPro
   if (run !== undefined) return runProblemAt(run)
   const memoryBytes = bytes('resources.memory', s.resources.memory)
   if (memoryBytes < MIN_MEMORY_BYTES) return { field: 'resources.memory', problem: 'must be at least 6MiB' }
+  const { gpuModel, gpuMemory } = s.resources
+  for (const [field, v] of [
+    ['gpuModel', gpuModel],
+    ['gpuMemory', gpuMemory],
+  ] as const)
+    if (v !== undefined && (s.resources.gpu ?? 0) === 0)
+      return { field: `resources.${field}`, problem: 'needs resources.gpu: it says which GPUs' }
+  const gpu: GpuChoice = {
+    ...(gpuModel !== undefined ? { model: gpuModel } : {}),
+    ...(gpuMemory !== undefined ? { minMemoryBytes: bytes('resources.gpuMemory', gpuMemory) } : {}),
+  }
   return {
     image,
     ...postedRunOf({ ...s, command: s.command }),
@@ -89,6 +109,7 @@ export function parseContainerRun(s: RunInput, bytes: Bytes): RunSpec | FieldPro
       diskBytes: bytes('resources.disk', s.resources.disk),
       gpus: s.resources.gpu ?? 0,
     },
+    ...(Object.keys(gpu).length > 0 ? { gpu } : {}),
     ...(s.network === true ? { network: true } : {}),
   }
 }
@@ -104,6 +125,9 @@ export function parsePodRun(s: RunInput, bytes: Bytes): RunSpec | FieldProblem {
       return { field: `resources.${field}`, problem: 'must not be given with members: it is their sum' }
   }
   if ((s.resources?.gpu ?? 0) !== 0) return { field: 'resources.gpu', problem: 'must be 0 in a pod' }
+  for (const field of ['gpuModel', 'gpuMemory'] as const)
+    if (s.resources?.[field] !== undefined)
+      return { field: `resources.${field}`, problem: 'must not be given in a pod: it has no GPUs' }
   const members = parseMembers(s.members ?? [], bytes)
   if (!Array.isArray(members)) return members
   return {

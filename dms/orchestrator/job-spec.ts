@@ -16,6 +16,7 @@ import { podMembersSchema, type PodMemberSpec } from './job-spec-members.js'
 import { parseContainerRun, parsePodRun, type RunSpec } from './job-spec-run.js'
 import {
   cpuSchema,
+  GPU_MODEL_PATTERN,
   imageRefSchema,
   postedRunFields,
   RUNTIME_PATH_MAX_LENGTH,
@@ -78,6 +79,15 @@ export const jobSpecSchema = obj(
           memory: opt({ ...size, description: 'required without members' }),
           disk: opt(size),
           gpu: opt(Type.Integer({ minimum: 0, maximum: 64 })),
+          gpuModel: opt(
+            Type.String({
+              minLength: 1,
+              maxLength: 128,
+              pattern: GPU_MODEL_PATTERN,
+              description: 'only GPUs of this model, e.g. H100 (its words in the measured model); with gpu',
+            }),
+          ),
+          gpuMemory: opt({ ...size, description: 'only GPUs with at least this much memory each; with gpu' }),
         },
         { description: "required without members; with them, only disk (the pod's one quota)" },
       ),

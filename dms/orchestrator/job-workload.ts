@@ -10,5 +10,5 @@ import type { JobSpec } from './job-spec.js'
 /** The workload of a checked job spec. */
 export function workloadOfJob(spec: JobSpec): Workload {
   if (spec.members !== undefined) return { members: spec.members.map(memberOf) }
-  return { members: [singleMemberOf(artifactOfName(spec.image), spec, spec.resources)] }
+  return { members: [singleMemberOf(artifactOfName(spec.image), spec, spec.resources, spec.gpu)] }
 }

@@ -89,6 +89,8 @@ const ENGINE_BUILDERS: Record<(typeof ENGINE_NAMES)[number], (c: EngineContext) 
         archiveDir: c.archiveDir,
         ...(p?.process?.runtimes !== undefined ? { runtimes: p.process.runtimes } : {}),
         ...(p?.process?.binds !== undefined ? { binds: p.process.binds } : {}),
+        ...(p?.process?.gpuDevDir !== undefined ? { gpuDevDir: p.process.gpuDevDir } : {}),
+        ...(p?.process?.nvidiaSmi !== undefined ? { nvidiaSmi: p.process.nvidiaSmi } : {}),
         maxOutputBytes: maxOutputBytesOf(c),
         maxLogBytes: MAX_LOG_BYTES,
       },

@@ -104,7 +104,13 @@ const SIGNED_RECEIPT = S.obj({
     outputsHash: hash,
     // Present when entries of /outputs were left out.
     outputsSkipped: S.opt(S.obj({ count: S.num, detail: S.str(MAX_SKIPPED_DETAIL) })),
-    usage: S.obj({ wallSeconds: S.num, cpuSeconds: S.num, peakMemoryBytes: S.num }),
+    usage: S.obj({
+      wallSeconds: S.num,
+      cpuSeconds: S.num,
+      peakMemoryBytes: S.num,
+      gpuSeconds: S.opt(S.num),
+      gpuPeakMemoryBytes: S.opt(S.num),
+    }),
     finishedAt: S.num,
   }),
   signature: sig,

@@ -105,6 +105,7 @@ async function run(
     workload: workloadOf(a, d.allowNetwork === true),
     diskBytes: a.diskBytes || termsResources(t).diskBytes,
     timeoutSeconds: termsMaxDuration(t),
+    ...(a.gpuIndices !== undefined ? { gpuIndices: a.gpuIndices } : {}),
   }
   const forwarder = new LogForwarder((l) => actor.send(input.requester, W.log, l), d.clock, {
     jobId: t.jobId,

@@ -21,7 +21,14 @@ import type { ResourceLedger } from '../resources/ledger.js'
 import { waitForSlot, type SlotInput } from './later-bid.js'
 import { executeActor } from './allocation-run.js'
 import type { LiveUsageBoard } from './live-usage.js'
-import type { BidMachine, DeadlineInput, DeliverInput, HeartbeatInput, LedgerInput } from './bid-machine.js'
+import type {
+  Allocated,
+  BidMachine,
+  DeadlineInput,
+  DeliverInput,
+  HeartbeatInput,
+  LedgerInput,
+} from './bid-machine.js'
 import { publishActor } from './publish.js'
 import type { KeptArchives } from './kept-archives.js'
 
@@ -135,9 +142,12 @@ export function provideBidActors(machine: BidMachine, d: BidActorDeps, init: Bid
       lock: fromPromise<void, LedgerInput>(async ({ input }) => {
         await d.ledger.lock(input.bidId, { expiresAt: input.until })
       }),
-      allocate: fromPromise<{ diskBytes: number }, LedgerInput>(async ({ input }) => {
+      allocate: fromPromise<Allocated, LedgerInput>(async ({ input }) => {
         const entry = await d.ledger.allocate(input.bidId, input.allocationId)
-        return { diskBytes: entry.resources.diskBytes }
+        return {
+          diskBytes: entry.resources.diskBytes,
+          ...(entry.gpuIndices !== undefined ? { gpuIndices: entry.gpuIndices } : {}),
+        }
       }),
       release: fromPromise<void, LedgerInput>(async ({ input }) => {
         await d.ledger.release(input.bidId)

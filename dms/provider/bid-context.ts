@@ -21,6 +21,11 @@ export interface Allocation {
   workload: Workload
   /** The disk quota on /outputs: what the ledger holds (the job's disk, or the default quota). */
   diskBytes: number
+  /**
+   * The GPUs the ledger holds for it, by index (`MachineInfo.gpus[].index`), passed to the engine;
+   * absent without GPUs (and on records made before GPUs were named).
+   */
+  gpuIndices?: number[]
   invokedAt: number
   /**
    * Provisioning (staging the inputs, pulling the image, creating the container) must end by
@@ -203,6 +208,12 @@ export interface DeadlineInput {
   /** ms since the epoch */
   at: number
 }
+/** What the `allocate` actor answers from the ledger: the disk quota held and the GPUs, by index. */
+export interface Allocated {
+  diskBytes: number
+  gpuIndices?: number[]
+}
+
 export interface LedgerInput {
   bidId: string
   /** The lock's deadline, kept on the ledger entry. */

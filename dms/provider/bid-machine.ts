@@ -25,6 +25,7 @@ import type {
   LedgerInput,
   PublishInput,
   PublishOutput,
+  Allocated,
 } from './bid-context.js'
 import type { SlotInput } from './later-bid.js'
 import {
@@ -40,6 +41,7 @@ import {
 } from './bid-states.js'
 
 export type {
+  Allocated,
   DeadlineInput,
   DeliverInput,
   ExecuteCommand,
@@ -82,7 +84,7 @@ export function createBidMachine(clock: Pick<Clock, 'now'>, timing: BidTiming) {
     actors: {
       deadline: fromPromise<void, DeadlineInput>(missing('deadline')),
       lock: fromPromise<void, LedgerInput>(missing('lock')),
-      allocate: fromPromise<{ diskBytes: number }, LedgerInput>(missing('allocate')),
+      allocate: fromPromise<Allocated, LedgerInput>(missing('allocate')),
       release: fromPromise<void, LedgerInput>(missing('release')),
       execute: fromCallback<ExecuteCommand, ExecuteInput>(() => {
         throw new Error('bid machine: no execute actor provided')
@@ -164,12 +166,16 @@ export function createBidMachine(clock: Pick<Clock, 'now'>, timing: BidTiming) {
           },
         }
       }),
-      allocated: assign(({ context, event }) => ({
-        allocation: {
-          ...context.allocation!,
-          diskBytes: (event as unknown as { output: { diskBytes: number } }).output.diskBytes,
-        },
-      })),
+      allocated: assign(({ context, event }) => {
+        const { diskBytes, gpuIndices } = (event as unknown as { output: Allocated }).output
+        return {
+          allocation: {
+            ...context.allocation!,
+            diskBytes,
+            ...(gpuIndices !== undefined && gpuIndices.length > 0 ? { gpuIndices } : {}),
+          },
+        }
+      }),
       end: assign((_, p: { ending: string }) => ({ ending: p.ending })),
       endWith: assign(({ event }) => ({ ending: (event as unknown as { reason: string }).reason })),
       // Cancelled before the run started: nothing was allocated to show as an allocation.

@@ -128,6 +128,7 @@ export function acceptJob(
  */
 const DECLINE_KINDS: Array<[RegExp, string]> = [
   [/^not enough (cpu|memory|disk|gpus):/, 'not enough $1'],
+  [/^gpu model:/, 'gpu model'],
   [/^excluded by the requester$/, 'excluded by the requester'],
   [/^network not allowed here:/, 'network not allowed'],
   [/^invalid image:/, 'invalid image'],

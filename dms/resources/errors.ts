@@ -207,6 +207,19 @@ export class UnknownGpuError extends ResourceError {
   }
 }
 
+/**
+ * Fewer GPUs free, among those that fit the job (its model, its memory floor), than it asks: the
+ * counts may fit while the GPUs that fit are taken.
+ */
+export class GpusTakenError extends ResourceError {
+  constructor(
+    readonly need: number,
+    readonly free: number,
+  ) {
+    super(`not enough gpus: need ${need} that fit the job, free ${free}`, 'GPUS_TAKEN')
+  }
+}
+
 /** A price that is not a whole number >= 0 of micro-tokens. */
 export class InvalidPriceError extends ResourceError {
   constructor(

@@ -32,6 +32,11 @@ export interface LedgerEntry {
    * instants. Absent (entries stored before slots too): it counts until released.
    */
   until?: number
+  /**
+   * Which of the offer's GPUs it holds (`MachineInfo.gpus[].index`), `resources.gpus` of them;
+   * absent without GPUs (and in entries stored before GPUs were named).
+   */
+  gpuIndices?: number[]
 }
 
 /** Where a new entry sits in time (ledger-slots.ts). */
@@ -68,7 +73,11 @@ export function isExpired(e: LedgerEntry, now: number): boolean {
 }
 
 export function copy(e: LedgerEntry): LedgerEntry {
-  return { ...e, resources: { ...e.resources } }
+  return {
+    ...e,
+    resources: { ...e.resources },
+    ...(e.gpuIndices === undefined ? {} : { gpuIndices: [...e.gpuIndices] }),
+  }
 }
 
 export function checkId(value: unknown, what: string): asserts value is string {

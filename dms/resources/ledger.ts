@@ -19,6 +19,7 @@ import type { Db } from '../store/db.js'
 import {
   EntryExistsError,
   EntryNotFoundError,
+  GpusTakenError,
   InvalidTransitionError,
   NoOfferError,
   NotOnboardedError,
@@ -38,6 +39,7 @@ import {
 } from './ledger-entry.js'
 import { checkFits, checkStartsNow, earliestSlot, offerHolds, startsNow } from './ledger-slots.js'
 import { LedgerStore } from './ledger-store.js'
+import { freeGpuIndices, heldGpuIndices, offeredGpuIndices, pickGpus } from './gpu-pick.js'
 import { floorZero, normalize, sub } from './math.js'
 import { ZERO, type Offer, type Resources } from './types.js'
 
@@ -171,8 +173,10 @@ export class ResourceLedger {
   }
 
   /**
-   * Holds `resources` for `jobId` until `expiresAt` (ms epoch), at once or in `slot`.
-   * @throws InsufficientResourcesError, EntryExistsError, NoOfferError, OfferWithdrawnError, ReservationExpiredError (expiresAt not in the future)
+   * Holds `resources` for `jobId` until `expiresAt` (ms epoch), at once or in `slot`. With GPUs,
+   * the entry also holds that many of the offer's GPUs by index (`gpuIndices`), the lowest free
+   * among `gpus.eligible` (absent: any offered; gpu-pick.ts).
+   * @throws InsufficientResourcesError, GpusTakenError, EntryExistsError, NoOfferError, OfferWithdrawnError, ReservationExpiredError (expiresAt not in the future)
    */
   async reserve(
     id: string,
@@ -180,6 +184,7 @@ export class ResourceLedger {
     resources: Resources,
     expiresAt: number,
     slot: Slot = {},
+    gpus: { eligible?: readonly number[] } = {},
   ): Promise<LedgerEntry> {
     checkId(id, 'id')
     checkId(jobId, 'jobId')
@@ -190,6 +195,16 @@ export class ResourceLedger {
       const entry = newEntry(id, jobId, resources, 'reserved', slot, now)
       entry.expiresAt = expiresAt
       this.checkNewEntry(entry, now)
+      if (entry.resources.gpus > 0) {
+        const offered = offeredGpuIndices(this.offer)
+        const picked = pickGpus(this.live(now), offered, entry.resources.gpus, gpus.eligible)
+        if (picked === undefined)
+          throw new GpusTakenError(
+            entry.resources.gpus,
+            freeGpuIndices(this.live(now), offered, gpus.eligible).length,
+          )
+        entry.gpuIndices = picked
+      }
       return { change: { put: [entry] }, result: entry }
     })
   }
@@ -243,6 +258,11 @@ export class ResourceLedger {
       if (e === undefined) return { change: {}, result: false }
       return { change: { del: [id] }, result: true }
     })
+  }
+
+  /** The GPU indices the live entries hold (gpu-pick.ts): the ones a new entry cannot have. */
+  heldGpus(): number[] {
+    return [...heldGpuIndices(this.live(this.clock.now()))].sort((a, b) => a - b)
   }
 
   /** Deletes expired reservations now (otherwise the next mutation does). Returns what was released. */

@@ -17,6 +17,9 @@ export const MAX_ARGS = 256
 /** Longest working directory, in characters (Linux's PATH_MAX). */
 export const WORKDIR_MAX_LENGTH = 4096
 
+/** A GPU model a job asks for (`H100`, `NVIDIA GeForce RTX 4090`): letters, digits, spaces and `._()+/-`. */
+export const GPU_MODEL_PATTERN = '^[A-Za-z0-9][A-Za-z0-9 ._()+/-]*$'
+
 /** Most GPUs one member may ask for. */
 export const MAX_GPUS = 64
 
@@ -76,7 +79,8 @@ export const artifactSchema = Type.Union([imageArtifactSchema, bundleArtifactSch
 export const gpuShareSchema = Type.Object(
   {
     count: Type.Integer({ minimum: 1, maximum: MAX_GPUS }),
-    model: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    // Printable words only: a model is quoted back in declines and logs.
+    model: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: GPU_MODEL_PATTERN })),
     minMemoryBytes: Type.Optional(Type.Integer({ minimum: 0 })),
   },
   strict,
@@ -166,6 +170,8 @@ export const workloadSchema = Type.Object(
 
 export type Artifact = Static<typeof artifactSchema>
 export type GpuShare = Static<typeof gpuShareSchema>
+/** Which GPUs a member asks, beside their count: a model, a memory floor each. */
+export type GpuChoice = Omit<GpuShare, 'count'>
 export type MemberResources = Static<typeof memberResourcesSchema>
 export type NetworkPolicy = Static<typeof networkPolicySchema>
 export type WorkloadMember = Static<typeof workloadMemberSchema>
@@ -256,6 +262,7 @@ export function singleMemberOf(
   artifact: Artifact | string,
   run: MemberRun & { network?: boolean },
   r: { cpu: number; memoryBytes: number; diskBytes: number; gpus: number },
+  gpu: GpuChoice = {},
 ): WorkloadMember {
   return {
     name: SINGLE_MEMBER,
@@ -266,7 +273,7 @@ export function singleMemberOf(
       cpu: r.cpu,
       memoryBytes: r.memoryBytes,
       ...(r.diskBytes > 0 ? { diskBytes: r.diskBytes } : {}),
-      ...(r.gpus > 0 ? { gpus: { count: r.gpus } } : {}),
+      ...(r.gpus > 0 ? { gpus: { count: r.gpus, ...gpu } } : {}),
     },
   }
 }

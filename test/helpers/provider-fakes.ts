@@ -162,7 +162,10 @@ export class Fakes {
         return Promise.resolve(op === 'allocate' ? { diskBytes: 256 * 1024 * 1024 } : undefined)
       if (op === 'lock') return real.lock(input.bidId, { expiresAt: input.until }).then(() => undefined)
       if (op === 'allocate')
-        return real.allocate(input.bidId).then((e) => ({ diskBytes: e.resources.diskBytes }))
+        return real.allocate(input.bidId).then((e) => ({
+          diskBytes: e.resources.diskBytes,
+          ...(e.gpuIndices !== undefined ? { gpuIndices: e.gpuIndices } : {}),
+        }))
       return real.release(input.bidId).then(() => undefined)
     })
   }

@@ -29,6 +29,8 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
     .option('--memory <size>', 'memory, e.g. 256MiB, 64m, 1Gi (default 256MiB)')
     .option('--disk <size>', "disk quota, e.g. 1GiB (default: the provider's)")
     .option('--gpu <n>', 'GPUs (default 0)')
+    .option('--gpu-model <model>', 'only GPUs of this model, e.g. H100 (with --gpu)')
+    .option('--gpu-memory <size>', 'only GPUs with at least this much memory each, e.g. 80GiB (with --gpu)')
     .option('-e, --env <NAME=value>', 'environment variable (repeatable)', collect)
   for (const f of RUN_FIELD_FLAGS) run.option(f.flag, f.help)
   run
@@ -84,6 +86,8 @@ export const registerJob: RegisterCommand = (program, { socketOpt }) => {
     .option('--memory <size>', 'memory, e.g. 256MiB, 64m, 1Gi (default 256MiB)')
     .option('--disk <size>', "disk quota, e.g. 1GiB (default: the provider's)")
     .option('--gpu <n>', 'GPUs (default 0)')
+    .option('--gpu-model <model>', 'only GPUs of this model, e.g. H100 (with --gpu)')
+    .option('--gpu-memory <size>', 'only GPUs with at least this much memory each, e.g. 80GiB (with --gpu)')
     .option('-e, --env <NAME=value>', 'environment variable (repeatable)', collect)
     .option('--timeout <duration>', 'max duration: seconds, or 90s, 10m, 2h, 1h30m (default 300)')
     .option(

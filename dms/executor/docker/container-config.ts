@@ -1,6 +1,7 @@
 import type Docker from 'dockerode'
 import type { ExecutionSpec } from '../executor.js'
 import { InvalidSpecError } from '../errors.js'
+import { pinnedGpus } from '../common/gpu-indices.js'
 import { workloadProblem } from '../../workload/check.js'
 import { imageRefProblem } from '../../workload/image-ref.js'
 import type { WorkloadMember } from '../../workload/workload.js'
@@ -77,6 +78,8 @@ export function validateSpec(spec: ExecutionSpec): void {
   if (spec.pidsLimit !== undefined && !(Number.isSafeInteger(spec.pidsLimit) && spec.pidsLimit > 0)) {
     throw new InvalidSpecError('pidsLimit', 'must be a positive integer')
   }
+  // A pod's members have no GPUs (pod-config.ts): the pinned GPUs are the first member's.
+  pinnedGpus(spec, spec.workload.members[0])
 }
 
 /** A member's image (validateSpec checked that every member's artifact is one). */
@@ -118,7 +121,7 @@ export function createOptions(
   settings: ContainerSettings,
 ): Docker.ContainerCreateOptions {
   const r = member.resources
-  const gpus = r.gpus?.count ?? 0
+  const gpus = pinnedGpus(spec, member)
   return {
     name: containerName(settings.labelPrefix, spec, settings.member),
     Image: imageOfMember(member),
@@ -155,11 +158,18 @@ export function createOptions(
           ? [{ Type: 'bind' as const, Source: settings.podDir, Target: '/pod', ReadOnly: false }]
           : []),
       ],
-      // Any `gpus` of that count: a model or memory floor is the provider's to match when it bids.
-      ...(gpus > 0
+      // Exactly the GPUs the ledger holds for this run, by index (a count would let the engine
+      // hand out any, another job's included); model and memory were matched when bidding.
+      ...(gpus.length > 0
         ? {
             DeviceRequests: [
-              { Driver: '', Count: gpus, DeviceIDs: [], Capabilities: [['gpu']], Options: {} },
+              {
+                Driver: '',
+                Count: 0,
+                DeviceIDs: gpus.map(String),
+                Capabilities: [['gpu']],
+                Options: {},
+              },
             ],
           }
         : {}),

@@ -23,6 +23,9 @@ import { AllocationBusyError, AllocationNotFoundError, InvalidSpecError } from '
 import type { AllocationId, ExecutionEvent, ExecutionResult, ExecutionSpec, RunOptions } from '../executor.js'
 import { notStarted } from '../outputs.js'
 import { Cgroup } from './cgroup.js'
+import { gpuDeviceNodes, gpuEnv, hostGpus } from './gpu-devices.js'
+import { pinnedGpus } from '../common/gpu-indices.js'
+import { findNvidiaSmi, GpuMeter, nvidiaSmiQuery, PolledGpuMeter } from '../common/gpu-meter.js'
 import { checkPrerequisites, SYSTEM_PATH, type Prerequisites } from './prerequisites.js'
 import {
   DEFAULT_BINDS,
@@ -67,8 +70,10 @@ export class ProcessEngine implements Engine {
   private readonly maxOutputFiles: number
   private readonly pollMs: number
   private readonly diskQuota: boolean
+  private readonly gpuDevDir: string
   private readonly active = new Set<AllocationId>()
   private prerequisites: Promise<Prerequisites> | undefined
+  private nvidiaSmi: Promise<string | undefined> | undefined
 
   constructor(
     components: ProcessEngineComponents,
@@ -88,6 +93,7 @@ export class ProcessEngine implements Engine {
     this.maxOutputFiles = init.maxOutputFiles ?? 10_000
     this.pollMs = init.pollMs ?? 100
     this.diskQuota = init.diskQuota ?? process.getuid?.() === 0
+    this.gpuDevDir = init.gpuDevDir ?? '/dev'
     this.dirs = new WorkDirs({
       workDir: init.workDir,
       archiveDir: init.archiveDir ?? join(init.workDir, 'archives'),
@@ -105,7 +111,7 @@ export class ProcessEngine implements Engine {
       ...(pre.ok ? { version: `cgroup-v${pre.cgroup}` } : { why: pre.why }),
       artifactKinds: ['runtime'],
       runtimes: [...this.runtimes],
-      gpus: false,
+      gpus: (await hostGpus(this.gpuDevDir)).length > 0,
       networkPolicies: ['none'],
       diskQuota: this.diskQuota,
       fetchesArtifacts: false,
@@ -227,8 +233,7 @@ export class ProcessEngine implements Engine {
     }
     if (m.network !== 'none')
       throw new InvalidSpecError(`${at}.network`, 'must be none on the process engine')
-    if (m.resources.gpus !== undefined)
-      throw new InvalidSpecError(`${at}.resources.gpus`, 'are not passed yet')
+    pinnedGpus(spec, m)
   }
 
   private async start(
@@ -238,6 +243,8 @@ export class ProcessEngine implements Engine {
     log: Logger,
   ): Promise<ExecutionResult> {
     const m = spec.workload.members[0]
+    const gpus = pinnedGpus(spec, m)
+    const devices = await gpuDeviceNodes(this.gpuDevDir, gpus)
     const outputs = await this.dirs.makeOutputs(spec.allocationId)
     await this.dirs.limitOutputs(spec)
     const runDir = this.runDirOf(spec.allocationId)
@@ -262,7 +269,9 @@ export class ProcessEngine implements Engine {
       workdir: m.workdir ?? '/',
       cpuLimit: cgroup.cpuLimit(m.resources.cpu),
       binds: this.binds,
-      env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/tmp', ...m.env },
+      devices,
+      // The GPUs' variables last: a job cannot point CUDA at GPUs it was not given.
+      env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/tmp', ...m.env, ...gpuEnv(gpus) },
       command: m.command,
     })
     const child = spawn('/bin/sh', argv, { detached: true, stdio: 'ignore', env: { PATH: SYSTEM_PATH } })
@@ -313,6 +322,7 @@ export class ProcessEngine implements Engine {
     let killed = false
     let exitCode: number | undefined
     let lastSample = 0
+    const gpus = await this.gpuMeterOf(spec)
     for (;;) {
       await stdout.read()
       await stderr.read()
@@ -333,6 +343,7 @@ export class ProcessEngine implements Engine {
         lastSample = now
         const u = await cgroup.usage()
         emit({ type: 'usage', cpuSeconds: u.cpuSeconds, memoryBytes: u.memoryBytes })
+        gpus?.tick(now)
       }
       await delay(this.pollMs, { clock: this.clock })
     }
@@ -342,6 +353,7 @@ export class ProcessEngine implements Engine {
     stderr.capture.flushText()
     const u = await cgroup.usage()
     const oomKilled = await cgroup.oomKilled()
+    const gpuUsage = await gpus?.end(this.clock.now())
     emit({ type: 'exited', exitCode })
     const archiveFile = await this.dirs.freshArchive(spec.allocationId)
     const result = await runResult({
@@ -354,6 +366,7 @@ export class ProcessEngine implements Engine {
         wallSeconds: (this.clock.now() - startedAt) / 1000,
         cpuSeconds: u.cpuSeconds,
         peakMemoryBytes: u.peakMemoryBytes,
+        ...gpuUsage,
       },
       stdout: stdout.capture.text(),
       stderr: stderr.capture.text(),
@@ -366,6 +379,16 @@ export class ProcessEngine implements Engine {
     const { status, reason, usage } = result
     log.info({ status, exitCode, reason, wallSeconds: usage.wallSeconds }, 'run finished')
     return result
+  }
+
+  /** The GPU meter of a run with GPUs, when there is an nvidia-smi to ask; undefined otherwise. */
+  private async gpuMeterOf(spec: ExecutionSpec): Promise<PolledGpuMeter | undefined> {
+    const indices = pinnedGpus(spec, spec.workload.members[0])
+    if (indices.length === 0) return undefined
+    this.nvidiaSmi ??=
+      this.init.nvidiaSmi !== undefined ? Promise.resolve(this.init.nvidiaSmi) : findNvidiaSmi()
+    const smi = await this.nvidiaSmi
+    return smi === undefined ? undefined : new PolledGpuMeter(new GpuMeter(nvidiaSmiQuery(smi), indices))
   }
 
   /** Kills what is left in the cgroup, removes it, the quota and the work folder; logs what it could not. */

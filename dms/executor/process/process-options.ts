@@ -51,6 +51,17 @@ export interface ProcessEngineInit {
   maxOutputFiles?: number
   /** How often the run's files are read and its usage sampled. @default 100 */
   pollMs?: number
+  /**
+   * The folder holding the GPUs' device nodes (`nvidia0`..., `nvidiactl`, `nvidia-uvm`): a run
+   * gets its pinned GPUs' nodes from here, and the engine offers GPUs when it holds any
+   * `nvidiaN`. A folder of stand-in nodes in tests. @default '/dev'
+   */
+  gpuDevDir?: string
+  /**
+   * The `nvidia-smi` a GPU run's use is sampled through (a stand-in script in tests). @default the
+   * first of /usr/bin, /usr/local/nvidia/bin, /usr/local/bin that has one; none: GPU use is not metered
+   */
+  nvidiaSmi?: string
   /** Enforce `diskBytes` with a loop-mounted file system on /outputs. @default true when root */
   diskQuota?: boolean
 }

@@ -34,8 +34,8 @@ echo "$code" > "$d/exit.tmp" && mv "$d/exit.tmp" "$d/exit"
 /**
  * Init: `$1` the empty folder the root is built on, `$2` uid, `$3` gid, `$4` host /outputs, `$5`
  * host /inputs or `-`, `$6` working directory, `$7` the cgroup's CPU quota file, `$8` its value,
- * then the host paths bound read-only, `--`, then
- * `NAME=value`... and the command (for `env -i`).
+ * then the host paths bound read-only, `--`, the device nodes bound into `/dev` by their names
+ * (the GPUs'), `--`, then `NAME=value`... and the command (for `env -i`).
  */
 export const INIT = `set -u
 fail() { echo "dms sandbox: $*" >&2; exit 126; }
@@ -65,6 +65,12 @@ mount -t tmpfs -o size=64k,mode=755,nosuid,noexec dms-dev "$R/dev" || fail "cann
 for n in null zero full random urandom; do
   touch "$R/dev/$n" && mount --bind "/dev/$n" "$R/dev/$n" || fail "cannot bind /dev/$n"
 done
+while [ "$1" != -- ]; do
+  n=\${1##*/}
+  touch "$R/dev/$n" && mount --bind "$1" "$R/dev/$n" && mount -o remount,bind,nosuid,noexec "$R/dev/$n" || fail "cannot bind $1"
+  shift
+done
+shift
 ln -s /proc/self/fd "$R/dev/fd"
 ln -s /proc/self/fd/0 "$R/dev/stdin"; ln -s /proc/self/fd/1 "$R/dev/stdout"; ln -s /proc/self/fd/2 "$R/dev/stderr"
 echo "$cpu" > "$cpufile" || fail "cannot limit the CPU"
@@ -91,6 +97,8 @@ export interface SandboxArgv {
   cpuLimit: { file: string; value: string }
   /** Host paths bound read-only at the same place. */
   binds: string[]
+  /** Host device nodes bound read-write into the sandbox's `/dev` under their own names. @default none */
+  devices?: string[]
   env: Record<string, string>
   command: string[]
 }
@@ -127,6 +135,8 @@ export function sandboxArgv(a: SandboxArgv): string[] {
     a.cpuLimit.file,
     a.cpuLimit.value,
     ...a.binds,
+    '--',
+    ...(a.devices ?? []),
     '--',
     ...Object.entries(a.env).map(([k, v]) => `${k}=${v}`),
     ...a.command,

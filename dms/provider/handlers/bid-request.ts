@@ -35,6 +35,8 @@ import type { BidBook } from '../bid-book.js'
 import { acceptJob, compareCapability, declineKind, imageAllowed, type Comparator } from '../capability.js'
 import { chooseEngine, noEngineRefusal, type EngineChoice } from '../engine-choice.js'
 import { grantedResources } from '../disk-grant.js'
+import { gpuAskOf, matchGpus } from '../gpu-match.js'
+import { offeredGpuIndices } from '../../resources/gpu-pick.js'
 import type { ImageCheck } from '../images.js'
 import type { BidRequestGate } from '../bid-request-gate.js'
 import { overCap, shareOf, toPreempt, type Preemptible, type RequesterCap } from '../requester-cap.js'
@@ -214,6 +216,11 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
         ? noEngineRefusal(need)
         : undefined)
     if (refusal !== undefined) return decline(actor, msg, [refusal], own)
+    // The offered GPUs of the model and memory asked (gpu-match.ts); the ledger picks free ones.
+    const ask = gpuAskOf(needs)
+    const gpus =
+      ask === undefined ? undefined : matchGpus(ask, offeredGpuIndices(offer), await d.machine?.get())
+    if (gpus !== undefined && 'refusal' in gpus) return decline(actor, msg, [gpus.refusal], own)
     const engine = choice !== undefined && 'engine' in choice ? choice.engine : undefined
     const unpaid = init.maxUnpaidJobs === undefined ? 0 : ((await d.books?.unpaidOf(msg.peer)) ?? 0)
     if (init.maxUnpaidJobs !== undefined && unpaid > init.maxUnpaidJobs)
@@ -306,7 +313,14 @@ export function bidRequestHandler(d: BidRequestDeps, init: BidRequestInit, count
     if (taken.length > 0) await preempt(taken, msg.peer)
     try {
       const until = (later ?? now) + holdMs(req.maxDurationSeconds, slots)
-      await d.ledger.reserve(bidId, req.jobId, held, expiresAt, { start: later, until })
+      await d.ledger.reserve(
+        bidId,
+        req.jobId,
+        held,
+        expiresAt,
+        { start: later, until },
+        gpus === undefined ? {} : { eligible: gpus.eligible },
+      )
     } catch (err) {
       return decline(actor, msg, [(err as Error).message], own)
     }

@@ -774,6 +774,10 @@ export interface components {
                 memory?: number | string;
                 disk?: number | string;
                 gpu?: number;
+                /** @description only GPUs of this model, e.g. H100 (its words in the measured model); with gpu */
+                gpuModel?: string;
+                /** @description only GPUs with at least this much memory each; with gpu */
+                gpuMemory?: number | string;
             };
             /** @description seconds */
             maxDuration: number;

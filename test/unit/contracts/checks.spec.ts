@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { signDoc } from '../../../dms/contracts/canonical.js'
 import { bidBody, bidSignatureOk, checkBidTerms, checkReceipt } from '../../../dms/contracts/checks.js'
 import { DOMAIN } from '../../../dms/contracts/model.js'
+import { asSignedReceipt } from '../../../dms/protocol/document-shapes.js'
 import { makeContract, makeReceipt, newParty } from '../../helpers/contracts.js'
 
 const req = newParty()
@@ -56,5 +57,18 @@ describe('contracts/checks', () => {
       checkReceipt(skipped({ count: 1, detail: 'x'.repeat(1025) }), c.terms) ?? '',
       /at most 1024 characters/,
     )
+  })
+
+  it("a receipt may state a GPU run's use, well typed, and passes the wire's shape with it", () => {
+    const c = makeContract(req, prov, cdb)
+    const r = makeReceipt(c, prov)
+    const gpu = (more: object) =>
+      ({ ...r, receipt: { ...r.receipt, usage: { ...r.receipt.usage, ...more } } }) as never
+    const withGpu = gpu({ gpuSeconds: 2.4, gpuPeakMemoryBytes: 2 ** 31 })
+    assert.equal(checkReceipt(withGpu, c.terms), undefined)
+    assert.doesNotThrow(() => asSignedReceipt(JSON.parse(JSON.stringify(withGpu))))
+    assert.match(checkReceipt(gpu({ gpuSeconds: -1 }), c.terms) ?? '', /gpuSeconds/)
+    assert.match(checkReceipt(gpu({ gpuPeakMemoryBytes: NaN }), c.terms) ?? '', /gpuPeakMemoryBytes/)
+    assert.throws(() => asSignedReceipt(JSON.parse(JSON.stringify(gpu({ gpuSeconds: 'a lot' })))))
   })
 })

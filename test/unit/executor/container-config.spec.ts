@@ -43,13 +43,31 @@ describe('container-config', function () {
     })
   })
 
-  it('asks for no GPU unless the spec does, then for exactly that many', function () {
+  it('asks for no GPU unless the spec does, then for exactly the pinned GPUs by id, never a count', function () {
     assert.equal(create(base).HostConfig?.DeviceRequests, undefined)
     assert.equal(create(spec({ gpus: 0 })).HostConfig?.DeviceRequests, undefined)
-    const requests = create(spec({ gpus: 2 })).HostConfig?.DeviceRequests
+    const requests = create(spec({ gpus: 2, gpuIndices: [3, 1] })).HostConfig?.DeviceRequests
+    // Count 0 with DeviceIDs: what `docker run --gpus '"device=3,1"'` sends; a count would let
+    // the engine pick any GPU, another job's included.
     assert.deepEqual(requests, [
-      { Driver: '', Count: 2, DeviceIDs: [], Capabilities: [['gpu']], Options: {} },
+      { Driver: '', Count: 0, DeviceIDs: ['3', '1'], Capabilities: [['gpu']], Options: {} },
     ])
+  })
+
+  it('refuses GPUs asked but not pinned, pinned but not asked, repeated or out of range', function () {
+    assert.throws(
+      () => validateSpec(spec({ gpus: 2 })),
+      /gpuIndices must name the 2 GPUs the workload asks \(got 0\)/,
+    )
+    assert.throws(() => validateSpec(spec({ gpus: 2, gpuIndices: [0] })), /got 1/)
+    assert.throws(
+      () => validateSpec(spec({ gpuIndices: [0] })),
+      /gpuIndices name GPUs for a workload that asks none/,
+    )
+    assert.throws(() => validateSpec(spec({ gpus: 2, gpuIndices: [1, 1] })), /repeats a GPU/)
+    assert.throws(() => validateSpec(spec({ gpus: 1, gpuIndices: [256] })), /not a GPU index/)
+    assert.throws(() => validateSpec(spec({ gpus: 1, gpuIndices: [-1] })), /not a GPU index/)
+    assert.throws(() => create(spec({ gpus: 1 })), /gpuIndices/)
   })
 
   it('sizes the tmpfs /tmp within the memory limit, since its pages are charged to it', function () {
@@ -112,7 +130,7 @@ describe('container-config', function () {
     assert.throws(() => validateSpec(spec({ diskBytes: -1 })), /diskBytes must be a non-negative integer/)
     assert.throws(() => validateSpec(spec({ diskBytes: 1.5 })), /diskBytes/)
     assert.throws(() => validateSpec(spec({ gpus: 0.5 })), /workload\.members\.0\.resources\.gpus/)
-    validateSpec(spec({ diskBytes: 64 * MiB, gpus: 1 }))
+    validateSpec(spec({ diskBytes: 64 * MiB, gpus: 1, gpuIndices: [0] }))
   })
 
   it('mounts no /dev/shm (a private IPC namespace) and never gives the engine a CPU quota of 0', function () {
