@@ -6,7 +6,7 @@
 import { KeyPair } from '../../actors/identity.js'
 import type { ApprovalClient } from '../contract-clients/approval-client.js'
 import { child } from '../log.js'
-import { workflowJobsPort } from '../node-adapters.js'
+import { jobsPort, workflowJobsPort } from '../node-adapters.js'
 import { requesterMetrics } from '../node-metrics.js'
 import { need, partOf, type NodePartFactory } from './components.js'
 
@@ -99,4 +99,13 @@ export const workflowsPart: NodePartFactory = async (c) => {
     },
     { workflows },
   )
+}
+
+/** Workers, the function table and actions (specs/functions.md): actions run as this requester's jobs. */
+export const functionsPart: NodePartFactory = async (c) => {
+  if (c.config.requester === undefined) return undefined
+  const { db, clock, orchestrator, queues, blobs } = need(c, 'db', 'orchestrator', 'queues', 'blobs')
+  const { Functions } = await import('../functions/functions.js')
+  const functions = new Functions({ db, clock, blobs: blobs.store, jobs: jobsPort(orchestrator, queues) })
+  return partOf('functions', functions, { functions })
 }
