@@ -22,6 +22,7 @@ import { registerSwarmKey } from './swarm-key.js'
 import { registerTopics } from './topics.js'
 import type { RegisterCommand } from './types.js'
 import { registerVersion } from './version.js'
+import { registerWorker } from './worker.js'
 import { registerWorkflow } from './workflow.js'
 
 export const COMMANDS: readonly RegisterCommand[] = [
@@ -32,6 +33,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerTopics,
   registerSwarmKey,
   registerWorkflow,
+  registerWorker,
   registerJob,
   registerBlob,
   registerDevnet,
