@@ -70,6 +70,9 @@ export const workerSchema = strictObject(
 
 export type WorkerDescriptor = Static<typeof workerSchema>
 
+/** Memory an action needs beyond its worker's files (copied to /tmp, a tmpfs the memory limit counts). */
+export const COPY_HEADROOM_BYTES = 16 * MiB
+
 /** Memory of an action when its worker says none. */
 export const DEFAULT_WORKER_MEMORY_BYTES = 256 * MiB
 
@@ -99,6 +102,13 @@ export function parseWorker(input: unknown): WorkerDescriptor {
   const total = files.reduce((n, f) => n + f.size, 0)
   if (total > MAX_WORKER_BYTES)
     throw new InvalidWorkerError('files', `${total} bytes of files, at most ${MAX_WORKER_BYTES} together`)
+  // The launcher's copy of the files in /tmp (a tmpfs) counts against the job's memory.
+  const memory = w.memoryBytes ?? DEFAULT_WORKER_MEMORY_BYTES
+  if (total + COPY_HEADROOM_BYTES > memory)
+    throw new InvalidWorkerError(
+      'memoryBytes',
+      `${memory} bytes of memory cannot hold the ${total} bytes of files copied to /tmp plus ${COPY_HEADROOM_BYTES} to run`,
+    )
   const fieldOf = (i: number) =>
     i < w.executables.length ? `executables.${i}.path` : `files.${i - w.executables.length}.path`
   const paths = new Map<string, string>()

@@ -42,6 +42,13 @@ describe('the worker descriptor', function () {
       [worker({ name: 'a/b' }), 'name'],
       [worker({ hostPlatform: 'plan9' }), 'hostPlatform'],
       [worker({ extra: 1 }), 'extra'],
+      [
+        worker({
+          memoryBytes: 20 * 1024 * 1024,
+          files: [{ path: 'big', sha256: h('b'), size: 8 * 1024 * 1024 }],
+        }),
+        'memoryBytes', // its copy in /tmp and 16 MiB to run do not fit
+      ],
       [worker({ environment: { 'A=B': 'x' } }), 'environment'],
       [worker({ dirs: ['..'] }), 'dirs.0'],
       [
