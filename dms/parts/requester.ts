@@ -104,8 +104,28 @@ export const workflowsPart: NodePartFactory = async (c) => {
 /** Workers, the function table and actions (specs/functions.md): actions run as this requester's jobs. */
 export const functionsPart: NodePartFactory = async (c) => {
   if (c.config.requester === undefined) return undefined
-  const { db, clock, orchestrator, queues, blobs } = need(c, 'db', 'orchestrator', 'queues', 'blobs')
-  const { Functions } = await import('../functions/functions.js')
+  const { db, clock, orchestrator, queues, blobs, metrics } = need(
+    c,
+    'db',
+    'orchestrator',
+    'queues',
+    'blobs',
+    'metrics',
+  )
+  const [{ Functions }, { mirroredCounter }] = await Promise.all([
+    import('../functions/functions.js'),
+    import('../metrics/counts.js'),
+  ])
   const functions = new Functions({ db, clock, blobs: blobs.store, jobs: jobsPort(orchestrator, queues) })
+  mirroredCounter(
+    metrics.registry,
+    'dms_actions_total',
+    'requester: actions posted, by outcome: hit (a verified result answered, nothing run), miss (posted as a job), joined (its live job answered)',
+    'outcome',
+    () => {
+      const n = functions.actions.counts
+      return { hit: n.hits, miss: n.misses, joined: n.joined }
+    },
+  )
   return partOf('functions', functions, { functions })
 }

@@ -164,6 +164,9 @@ describe('functions: workers, actions and the result cache (real market, process
     )
     assert.equal((await net.requester.orchestrator!.page({ limit: 100 })).jobs.length, jobsBefore)
     assert.deepEqual(net.requester.functions?.actions.counts, { hits: 2, misses: 2, joined: 1 })
+    const metrics = (await api.raw('GET', '/metrics')).body.toString()
+    assert.match(metrics, /^dms_actions_total\{outcome="hit"\} 2$/m)
+    assert.match(metrics, /^dms_actions_total\{outcome="miss"\} 2$/m)
   })
 
   it('refuses an action no worker implements, and a hostile worker descriptor, before any job', async function () {
