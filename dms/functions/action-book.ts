@@ -15,7 +15,7 @@ import { ActionNotFoundError, InvalidActionError, NoWorkerError } from './errors
 import { actionJobSpec } from './file-mode.js'
 import type { WorkerBook } from './worker-book.js'
 import type { WorkerId } from './worker.js'
-import type { ActionCounts, ActionRecord, ActionState, ActionView } from './views.js'
+import type { ActionCounts, ActionHistoryEntry, ActionRecord, ActionState, ActionView } from './views.js'
 
 /** The jobs the actions run as: the requester's, posted as a REST job spec would be. */
 export interface ActionJobs {
@@ -27,8 +27,12 @@ export interface ActionJobs {
 /** What an action reads of its job. */
 export interface ActionJobView {
   state: string
-  record: Pick<JobRecord, 'id' | 'result' | 'verification' | 'settlement' | 'error'>
+  record: Pick<JobRecord, 'id' | 'result' | 'verification' | 'settlement' | 'error'> &
+    Partial<Pick<JobRecord, 'history'>>
 }
+
+/** Most of an action's jobs whose states `get` shows in its history (the newest). */
+export const HISTORY_JOBS = 20
 
 const FINAL = new Set(['completed', 'failed', 'cancelled'])
 
@@ -110,7 +114,16 @@ export class ActionBook {
   async get(id: ActionId): Promise<ActionView> {
     const r = /^[0-9a-f]{64}$/.test(id) ? await this.repo.get(id) : undefined
     if (r === undefined) throw new ActionNotFoundError(id)
-    return this.view(r, await this.c.jobs.get(r.jobs[r.jobs.length - 1]))
+    const jobs = await Promise.all(r.jobs.slice(-HISTORY_JOBS).map((j) => this.c.jobs.get(j)))
+    const history: ActionHistoryEntry[] = [
+      { state: 'posted', at: r.postedAt },
+      ...jobs.flatMap((j) =>
+        j === undefined
+          ? []
+          : (j.record.history ?? []).map((h) => ({ jobId: j.record.id, state: h.state, at: h.at })),
+      ),
+    ]
+    return { ...this.view(r, jobs[jobs.length - 1]), history }
   }
 
   private async postOne(
@@ -131,6 +144,7 @@ export class ActionBook {
       return this.view(known, last)
     }
     this.counts.misses++
+    const postedAt = known?.postedAt ?? this.c.clock.now()
     const job = await this.c.jobs.post(actionJobSpec(worker, action, id, opts))
     const record: ActionRecord = {
       v: 1,
@@ -138,7 +152,7 @@ export class ActionBook {
       descriptor: action,
       worker: workerId,
       jobs: [...(known?.jobs ?? []), job.record.id],
-      postedAt: known?.postedAt ?? this.c.clock.now(),
+      postedAt,
     }
     await this.repo.put(id, record)
     return this.view(record, { state: job.state, record: job.record })

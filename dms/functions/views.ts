@@ -62,6 +62,18 @@ export interface ActionView {
   /** Once completed: the outputs by content hash, from the signed manifest. */
   outputs?: Array<{ path: string; sha256: string; size: number }>
   error?: { code: string; message: string }
+  /**
+   * `GET /v1/actions/:id` only: when it was first posted, then each state of its jobs (the newest
+   * 20) with its time, oldest first.
+   */
+  history?: ActionHistoryEntry[]
+}
+
+/** One state of an action with its time: `posted`, then its jobs' states (`jobId`). */
+export interface ActionHistoryEntry {
+  state: string
+  at: number
+  jobId?: string
 }
 
 /** Cache hits and misses, since the node started. */

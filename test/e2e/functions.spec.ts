@@ -45,6 +45,7 @@ interface ActionView {
   jobs: string[]
   cached?: boolean
   outputs?: Array<{ path: string; sha256: string; size: number }>
+  history?: Array<{ state: string; at: number; jobId?: string }>
 }
 
 describe('functions: workers, actions and the result cache (real market, process engine)', function () {
@@ -137,6 +138,15 @@ describe('functions: workers, actions and the result cache (real market, process
       assert.ok(job.record.settlement, 'the contract is settled')
       const done = await api.ok<ActionView>('GET', `/v1/actions/${view.id}`)
       assert.equal(done.state, 'completed')
+      const states = (done.history ?? []).map((e) => e.state)
+      assert.deepEqual([states[0], states[states.length - 1]], ['posted', 'completed'])
+      assert.ok(states.includes('running'), states.join())
+      const times = (done.history ?? []).map((e) => e.at)
+      assert.deepEqual(
+        times,
+        [...times].sort((x, y) => x - y),
+        'oldest first, each with its time',
+      )
       const upper = done.outputs?.find((o) => o.path === 'upper.txt')
       assert.deepEqual(upper, { path: 'upper.txt', sha256: sha(text), size: text.length })
       const meta = done.outputs?.find((o) => o.path === 'meta.txt')

@@ -53,6 +53,12 @@ export const ActionReply = reply({
   cached: opt(Type.Boolean(described('this post answered a verified result and ran nothing'))),
   outputs: opt(Type.Array(reply({ path: opt(str), sha256: opt(str), size: opt(int) }))),
   error: opt(reply({ code: opt(str), message: opt(str) })),
+  history: opt(
+    Type.Array(reply({ state: opt(str), at: opt(int), jobId: opt(str) }), {
+      description:
+        'GET only: `posted`, then each state of its jobs (the newest 20) with its time (ms since epoch), oldest first',
+    }),
+  ),
 })
 export const ActionsReply = reply({ actions: opt(Type.Array(ActionReply)) })
 

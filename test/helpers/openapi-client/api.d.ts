@@ -1363,6 +1363,12 @@ export interface operations {
                                 code?: string;
                                 message?: string;
                             };
+                            /** @description GET only: `posted`, then each state of its jobs (the newest 20) with its time (ms since epoch), oldest first */
+                            history?: {
+                                state?: string;
+                                at?: number;
+                                jobId?: string;
+                            }[];
                         }[];
                     };
                 };
@@ -1446,6 +1452,12 @@ export interface operations {
                             code?: string;
                             message?: string;
                         };
+                        /** @description GET only: `posted`, then each state of its jobs (the newest 20) with its time (ms since epoch), oldest first */
+                        history?: {
+                            state?: string;
+                            at?: number;
+                            jobId?: string;
+                        }[];
                     };
                 };
             };

@@ -24,7 +24,7 @@ class Jobs implements ActionJobs {
   post(body: unknown) {
     const id = `job-${this.posted.length + 1}`
     this.posted.push({ id, body: body as Record<string, unknown> })
-    this.views.set(id, { state: 'bidding', record: { id } })
+    this.views.set(id, { state: 'bidding', record: { id, history: [{ state: 'bidding', at: 5_001 }] } })
     return Promise.resolve({ state: 'bidding', record: { id } })
   }
   get(id: string) {
@@ -43,7 +43,17 @@ class Jobs implements ActionJobs {
     })
   }
   fail(id: string) {
-    this.views.set(id, { state: 'failed', record: { id, error: { code: 'RUN_FAILED', message: 'exit 1' } } })
+    this.views.set(id, {
+      state: 'failed',
+      record: {
+        id,
+        error: { code: 'RUN_FAILED', message: 'exit 1' },
+        history: [
+          { state: 'bidding', at: 5_001 },
+          { state: 'failed', at: 5_002 },
+        ],
+      },
+    })
   }
 }
 
@@ -106,7 +116,13 @@ describe('the action book: actions as jobs, and the result cache (real level, re
     const [first] = await f.actions.post(batch())
     assert.equal((await f.actions.post(batch()))[0].jobId, 'job-1', 'a live job is joined')
     jobs.fail('job-1')
-    assert.equal((await f.actions.get(first.id)).state, 'failed')
+    const failed = await f.actions.get(first.id)
+    assert.equal(failed.state, 'failed')
+    assert.deepEqual(failed.history, [
+      { state: 'posted', at: 5_000 },
+      { jobId: 'job-1', state: 'bidding', at: 5_001 },
+      { jobId: 'job-1', state: 'failed', at: 5_002 },
+    ])
     const [second] = await f.actions.post(batch())
     assert.deepEqual(second.jobs, ['job-1', 'job-2'], 'a failed action runs again')
     jobs.complete('job-2', false)
