@@ -6,11 +6,20 @@
  * an action posted again once verified is a cache hit that posts no job.
  */
 import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { ApiClient } from '../../dms/api/client.js'
 import { jobReaches, startNetwork, type TestNetwork } from '../helpers/network.js'
 
 const MiB = 1024 * 1024
+const exec = promisify(execFile)
+/** The built CLI's stdout (JSON) against the requester's socket. */
+const dms = async (...args: string[]): Promise<unknown> =>
+  JSON.parse((await exec(process.execPath, ['bin/dms.js', ...args, '--json'], { timeout: 30_000 })).stdout)
 const sha = (b: string | Buffer) => createHash('sha256').update(b).digest('hex')
 
 // The worker: reads the action's build file and its Inputs folder, writes its outputs.
@@ -173,9 +182,27 @@ describe('functions: workers, actions and the result cache (real market, process
       ],
     )
     assert.equal((await net.requester.orchestrator!.page({ limit: 100 })).jobs.length, jobsBefore)
-    assert.deepEqual(net.requester.functions?.actions.counts, { hits: 2, misses: 2, joined: 1 })
+    // The same through the CLI: a file of two descriptors, both answered from the cache.
+    assert.ok(existsSync('dist/dms/cli/main.js'), 'the CLI is not built: run `npm run build`')
+    const sock = net.requester.socketPath!
+    const file = join(net.root, 'actions.json')
+    await writeFile(file, JSON.stringify([action(0), action(1)]))
+    const viaCli = (await dms('action', 'post', '-f', file, '--max-price', '100000', '--socket', sock)) as {
+      actions: ActionView[]
+    }
+    assert.deepEqual(
+      viaCli.actions.map((v) => [v.id, v.cached]),
+      [
+        [a.id, true],
+        [b.id, true],
+      ],
+    )
+    const status = (await dms('action', 'status', a.id, '--socket', sock)) as ActionView
+    assert.deepEqual([status.state, status.jobId], ['completed', a.jobId])
+    assert.equal((await net.requester.orchestrator!.page({ limit: 100 })).jobs.length, jobsBefore)
+    assert.deepEqual(net.requester.functions?.actions.counts, { hits: 4, misses: 2, joined: 1 })
     const metrics = (await api.raw('GET', '/metrics')).body.toString()
-    assert.match(metrics, /^dms_actions_total\{outcome="hit"\} 2$/m)
+    assert.match(metrics, /^dms_actions_total\{outcome="hit"\} 4$/m)
     assert.match(metrics, /^dms_actions_total\{outcome="miss"\} 2$/m)
   })
 

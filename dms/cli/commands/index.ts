@@ -3,6 +3,7 @@
  * subcommands) is one file that exports a `RegisterCommand`; add a command by adding its file and
  * one line here (specs/cli.md, "Adding a command").
  */
+import { registerAction } from './action.js'
 import { registerBlob } from './blob.js'
 import { registerCompletion } from './completion.js'
 import { registerContractDb } from './contract-db.js'
@@ -34,6 +35,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerSwarmKey,
   registerWorkflow,
   registerWorker,
+  registerAction,
   registerJob,
   registerBlob,
   registerDevnet,
