@@ -8,6 +8,7 @@
  */
 import type { Clock } from '../../actors/clock.js'
 import type { JobRecord } from '../orchestrator/job-record.js'
+import { InvalidJobSpecError, parseJobSpec } from '../orchestrator/job-spec.js'
 import { Repo, type Db } from '../store/db.js'
 import { STORES } from '../store/tables.js'
 import { actionIdOf, parseActionBatch, type ActionDescriptor, type ActionId } from './action.js'
@@ -95,19 +96,23 @@ export class ActionBook {
         return { action: a, worker: w }
       }),
     )
-    const out: ActionView[] = []
-    for (const { action, worker } of matched) {
+    const opts = { maxPrice: batch.maxPrice, queue: batch.queue, cache: batch.cache ?? true }
+    // Each job spec checked before the first is posted: a batch is refused whole or not at all.
+    const jobs = matched.map(({ action, worker }, i) => {
       const id = actionIdOf(action)
-      out.push(
-        await this.serial(id, () =>
-          this.postOne(id, action, worker.id, worker.descriptor, {
-            maxPrice: batch.maxPrice,
-            queue: batch.queue,
-            cache: batch.cache ?? true,
-          }),
-        ),
-      )
-    }
+      const spec = actionJobSpec(worker.descriptor, action, id, opts)
+      try {
+        parseJobSpec(spec, this.c.clock.now())
+      } catch (err) {
+        if (err instanceof InvalidJobSpecError)
+          throw new InvalidActionError(`actions.${i}`, `its job would be refused: ${err.message}`)
+        throw err
+      }
+      return { id, action, workerId: worker.id, spec }
+    })
+    const out: ActionView[] = []
+    for (const j of jobs)
+      out.push(await this.serial(j.id, () => this.postOne(j.id, j.action, j.workerId, j.spec, opts.cache)))
     return out
   }
 
@@ -130,12 +135,12 @@ export class ActionBook {
     id: ActionId,
     action: ActionDescriptor,
     workerId: WorkerId,
-    worker: Parameters<typeof actionJobSpec>[0],
-    opts: { maxPrice: number; queue?: string; cache: boolean },
+    spec: Record<string, unknown>,
+    cache: boolean,
   ): Promise<ActionView> {
     const known = await this.repo.get(id)
     const last = known === undefined ? undefined : await this.c.jobs.get(known.jobs[known.jobs.length - 1])
-    if (known !== undefined && opts.cache && verifiedResult(last)) {
+    if (known !== undefined && cache && verifiedResult(last)) {
       this.counts.hits++
       return { ...this.view(known, last), cached: true }
     }
@@ -145,7 +150,7 @@ export class ActionBook {
     }
     this.counts.misses++
     const postedAt = known?.postedAt ?? this.c.clock.now()
-    const job = await this.c.jobs.post(actionJobSpec(worker, action, id, opts))
+    const job = await this.c.jobs.post(spec)
     const record: ActionRecord = {
       v: 1,
       id,

@@ -171,6 +171,28 @@ describe('the action book: actions as jobs, and the result cache (real level, re
         return true
       })
     await assert.rejects(f.actions.post({ actions: [], maxPrice: 1 }), { code: 'INVALID_ACTION' })
+    // A job the job spec would refuse (here: over 1000 inputs with the worker's files) is refused
+    // with the batch, before its first action is posted.
+    await f.workers.register(
+      worker({
+        executables: [{ path: 'run.sh', sha256: sha(RUN), size: RUN.length }],
+        files: Array.from({ length: 999 }, (_, i) => ({
+          path: `f/${i}`,
+          sha256: sha(INPUT),
+          size: INPUT.length,
+        })),
+        dirs: [],
+        functions: [{ name: 'many', version: '1' }],
+      }),
+    )
+    await assert.rejects(
+      f.actions.post({ actions: [action, { ...action, function: 'many', version: '1' }], maxPrice: 1 }),
+      (e: { code: string; field: string; message: string }) => {
+        assert.deepEqual([e.code, e.field], ['INVALID_ACTION', 'actions.1'])
+        assert.match(e.message, /its job would be refused: inputs/)
+        return true
+      },
+    )
     assert.equal(jobs.posted.length, 0)
     await assert.rejects(f.actions.get('../../etc'), { code: 'ACTION_NOT_FOUND' })
   })
