@@ -6,6 +6,7 @@
 import type { ActorSystem } from '../actors/system.js'
 import {
   noAllocations,
+  noFunctions,
   noJobs,
   noMode,
   noQueues,
@@ -18,6 +19,7 @@ import type {
   AllocationsPort,
   ApiPorts,
   BlobsPort,
+  FunctionsPort,
   InfoPort,
   JobsPort,
   MetricsPort,
@@ -31,6 +33,7 @@ import { peerViews } from './network/peer-info.js'
 import type { BlobService } from './blobs/service.js'
 import type { BlobUploads } from './blobs/uploads.js'
 import type { ApprovalClient } from './contract-clients/approval-client.js'
+import type { Functions } from './functions/functions.js'
 import { TERMINATION } from './contracts/model.js'
 import type { Host } from './network/host.js'
 import type { Libp2pTransport } from './network/transport.js'
@@ -65,6 +68,7 @@ export interface ApiParts {
   orchestrator?: Orchestrator
   queues?: QueueBook
   workflows?: WorkflowRunner
+  functions?: Functions
   provider?: ProviderService
   /** The provider's engines as last measured (undefined before the first measurement). */
   engines?: () => EngineCapabilities[] | undefined
@@ -110,6 +114,15 @@ export function workflowJobsPort(o: Orchestrator, deps: Omit<KeptOutputsDeps, 'g
     release: (id) => kept.release(id),
   }
 }
+
+/** The requester's workers, function table and actions. */
+export const functionsPort = (f: Functions): FunctionsPort => ({
+  registerWorker: (body) => f.workers.register(body),
+  workers: () => Promise.resolve(f.workers.list()),
+  functions: () => Promise.resolve(f.workers.functions()),
+  postActions: (body) => f.actions.post(body),
+  action: (id) => f.actions.get(id),
+})
 
 /** The requester's queues. */
 export const queuesPort = (b: QueueBook): QueuesPort => ({
@@ -304,6 +317,7 @@ export function apiPorts(n: ApiParts): ApiPorts {
       n.orchestrator !== undefined && n.queues !== undefined ? jobsPort(n.orchestrator, n.queues) : noJobs,
     queues: n.queues !== undefined ? queuesPort(n.queues) : noQueues,
     workflows: n.workflows ?? noWorkflows,
+    functions: n.functions !== undefined ? functionsPort(n.functions) : noFunctions,
     allocations: n.provider !== undefined ? allocationsPort(n.provider) : noAllocations,
     mode: n.provider !== undefined ? nodeModePort(n.provider, n.requestStop) : noMode,
     resources: n.onboarding ?? noResources,

@@ -19,6 +19,7 @@ import type { Orchestrator } from './orchestrator/orchestrator.js'
 import type { QueueBook } from './orchestrator/queues/queue-book.js'
 import type { ProviderService } from './provider/provider.js'
 import type { WorkflowRunner } from './workflows/runner.js'
+import type { Functions } from './functions/functions.js'
 import type { ResourceLedger } from './resources/ledger.js'
 import type { MachineMeter } from './resources/measure.js'
 import type { Onboarding } from './resources/onboarding.js'
@@ -151,6 +152,11 @@ export class DmsNode {
 
   get queues(): QueueBook | undefined {
     return this.components.queues
+  }
+
+  /** The requester's workers and actions (specs/functions.md). */
+  get functions(): Functions | undefined {
+    return this.components.functions
   }
 
   /** The requester's workflows (tasks run as the orchestrator's jobs). */

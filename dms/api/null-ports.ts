@@ -8,6 +8,7 @@ import type {
   AllocationsPort,
   ApiPorts,
   BlobsPort,
+  FunctionsPort,
   JobsPort,
   NodeModePort,
   QueuesPort,
@@ -78,6 +79,15 @@ export const noWorkflows: WorkflowsPort = {
   outputs: notARequester,
 }
 
+/** The workers and actions of a node that is not a requester. */
+export const noFunctions: FunctionsPort = {
+  registerWorker: notARequester,
+  workers: notARequester,
+  functions: notARequester,
+  postActions: notARequester,
+  action: notARequester,
+}
+
 /** The allocations of a node that is not a provider. */
 export const noAllocations: AllocationsPort = {
   list: notAProvider,
@@ -118,6 +128,7 @@ export function detachedPorts(): ApiPorts {
     queues: noQueues,
     mode: noMode,
     workflows: noWorkflows,
+    functions: noFunctions,
     allocations: noAllocations,
     resources: noResources,
     blobs: noBlobs,

@@ -4,6 +4,7 @@
  * (dms/node-adapters.ts) implements them over the node's parts; a node without a role gets that
  * role's null object (dms/api/null-ports.ts), which answers 409. Tests pass fakes.
  */
+import type { ActionView, FunctionRow, Registration, WorkerRecord } from '../functions/views.js'
 import type { JobRecord } from '../orchestrator/job-record.js'
 import type { JobLog, JobResult, LiveUsage } from '../protocol/messages.js'
 import type { WorkflowRecord } from '../workflows/record.js'
@@ -138,6 +139,25 @@ export interface WorkflowsPort {
   onChange?(fn: (wf: WorkflowView) => void): () => void
 }
 
+/**
+ * The requester's workers, function table and actions (specs/functions.md). Errors carry a stable
+ * `code`: `INVALID_WORKER` and `INVALID_ACTION` (400, with `field`), `TOO_MANY_WORKERS` (409),
+ * `NO_WORKER` and `ACTION_NOT_FOUND` (404), and the job spec's own; the null object's is
+ * `NOT_A_REQUESTER`.
+ */
+export interface FunctionsPort {
+  /** Registers a worker descriptor once its blobs are here; otherwise answers those it lacks. */
+  registerWorker(body: unknown): Promise<Registration>
+  /** Every registered worker, oldest first. */
+  workers(): Promise<WorkerRecord[]>
+  /** The function table: function, version, build system version -> workers. */
+  functions(): Promise<FunctionRow[]>
+  /** Posts a batch of actions, each as a job unless the cache or a live job answers it. */
+  postActions(body: unknown): Promise<ActionView[]>
+  /** One action: its state, its jobs and, once verified, its outputs. */
+  action(id: string): Promise<ActionView>
+}
+
 /** One task's outputs, fetched: its job, manifest and archive. */
 export interface TaskOutputsView {
   task: string
@@ -227,6 +247,7 @@ export interface ApiPorts {
   queues: QueuesPort
   mode: NodeModePort
   workflows: WorkflowsPort
+  functions: FunctionsPort
   allocations: AllocationsPort
   resources: ResourcesPort
   blobs: BlobsPort

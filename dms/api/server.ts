@@ -25,6 +25,7 @@ import { workflowRoutes } from './workflow-routes.js'
 import { nodeRoutes } from './node-routes.js'
 import { DMS_VERSION, openApiDocument, recordRoutes } from './openapi.js'
 import type { ApiPorts } from './ports.js'
+import { functionRoutes } from './function-routes.js'
 import { queueRoutes } from './queue-routes.js'
 import { resourceRoutes } from './resources-routes.js'
 
@@ -138,6 +139,7 @@ export function buildApi(
   void app.register(modeRoutes, { mode: ports.mode })
   void app.register(topicRoutes, { topics: ports.topics })
   void app.register(workflowRoutes, { workflows: ports.workflows })
+  void app.register(functionRoutes, { functions: ports.functions })
   void app.register(dashboardRoutes, dashboard)
   void app.register(eventsRoutes, {
     jobs: ports.jobs,

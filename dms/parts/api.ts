@@ -40,6 +40,7 @@ export const apiPart: NodePartFactory = (c) => {
     queues: c.queues,
     requestStop: c.requestStop,
     workflows: c.workflows,
+    functions: c.functions,
     provider: c.provider,
     ...(c.meter !== undefined ? { engines: () => c.meter?.last()?.engines } : {}),
     onboarding: c.onboarding,

@@ -16,6 +16,7 @@ import type { BlobService } from '../blobs/service.js'
 import type { NodeConfig } from '../config.js'
 import type { ApprovalClient } from '../contract-clients/approval-client.js'
 import type { Engine } from '../executor/engine.js'
+import type { Functions } from '../functions/functions.js'
 import type { PassphraseSource } from '../keys.js'
 import type { Host } from '../network/host.js'
 import type { Libp2pTransport } from '../network/transport.js'
@@ -89,6 +90,7 @@ export interface Components extends Omit<NodeComponents, 'clock' | 'log' | 'pass
   orchestrator?: Orchestrator
   queues?: QueueBook
   workflows?: WorkflowRunner
+  functions?: Functions
   api?: ApiServer
   metricsListener?: MetricsListener
 }

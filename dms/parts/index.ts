@@ -6,7 +6,13 @@ import type { NodePartFactory } from './components.js'
 import { apiPart, metricsListenerPart } from './api.js'
 import { approvalsPart, blobsPart, metricsPart, peerBasePart, relayApprovalPart } from './base.js'
 import { ledgerPart, providerMetricsPart, providerPart } from './provider.js'
-import { orchestratorPart, queuesPart, requesterMetricsPart, workflowsPart } from './requester.js'
+import {
+  functionsPart,
+  orchestratorPart,
+  queuesPart,
+  requesterMetricsPart,
+  workflowsPart,
+} from './requester.js'
 
 export const NODE_PARTS: readonly NodePartFactory[] = [
   peerBasePart,
@@ -23,6 +29,7 @@ export const NODE_PARTS: readonly NodePartFactory[] = [
   requesterMetricsPart,
   queuesPart,
   workflowsPart,
+  functionsPart,
   apiPart,
   metricsListenerPart,
 ]

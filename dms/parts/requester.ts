@@ -6,7 +6,7 @@
 import { KeyPair } from '../../actors/identity.js'
 import type { ApprovalClient } from '../contract-clients/approval-client.js'
 import { child } from '../log.js'
-import { workflowJobsPort } from '../node-adapters.js'
+import { jobsPort, workflowJobsPort } from '../node-adapters.js'
 import { requesterMetrics } from '../node-metrics.js'
 import { need, partOf, type NodePartFactory } from './components.js'
 
@@ -99,4 +99,33 @@ export const workflowsPart: NodePartFactory = async (c) => {
     },
     { workflows },
   )
+}
+
+/** Workers, the function table and actions (specs/functions.md): actions run as this requester's jobs. */
+export const functionsPart: NodePartFactory = async (c) => {
+  if (c.config.requester === undefined) return undefined
+  const { db, clock, orchestrator, queues, blobs, metrics } = need(
+    c,
+    'db',
+    'orchestrator',
+    'queues',
+    'blobs',
+    'metrics',
+  )
+  const [{ Functions }, { mirroredCounter }] = await Promise.all([
+    import('../functions/functions.js'),
+    import('../metrics/counts.js'),
+  ])
+  const functions = new Functions({ db, clock, blobs: blobs.store, jobs: jobsPort(orchestrator, queues) })
+  mirroredCounter(
+    metrics.registry,
+    'dms_actions_total',
+    'requester: actions posted, by outcome: hit (a verified result answered, nothing run), miss (posted as a job), joined (its live job answered)',
+    'outcome',
+    () => {
+      const n = functions.actions.counts
+      return { hit: n.hits, miss: n.misses, joined: n.joined }
+    },
+  )
+  return partOf('functions', functions, { functions })
 }

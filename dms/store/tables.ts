@@ -38,6 +38,16 @@ export const STORES = {
   topics: { name: 'topics', version: 1, what: 'optional topic choices (orchestrator/capacity-news.ts)' },
   queues: { name: 'queues', version: 1, what: 'queues of jobs (orchestrator/queues/queue-book.ts)' },
   workflows: { name: 'workflows', version: 1, what: 'workflows and their tasks (workflows/runner.ts)' },
+  workers: {
+    name: 'workers',
+    version: 1,
+    what: 'registered worker descriptors by id (functions/worker-book.ts)',
+  },
+  actions: {
+    name: 'actions',
+    version: 1,
+    what: 'actions by id with their jobs, the result cache (functions/action-book.ts)',
+  },
   // The provider:
   offer: { name: 'offer', version: 1, what: 'the resources offered (resources/ledger-store.ts)' },
   ledger: { name: 'ledger', version: 1, what: 'resource ledger entries (resources/ledger-store.ts)' },

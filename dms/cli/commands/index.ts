@@ -3,6 +3,7 @@
  * subcommands) is one file that exports a `RegisterCommand`; add a command by adding its file and
  * one line here (specs/cli.md, "Adding a command").
  */
+import { registerAction } from './action.js'
 import { registerBlob } from './blob.js'
 import { registerCompletion } from './completion.js'
 import { registerContractDb } from './contract-db.js'
@@ -22,6 +23,7 @@ import { registerSwarmKey } from './swarm-key.js'
 import { registerTopics } from './topics.js'
 import type { RegisterCommand } from './types.js'
 import { registerVersion } from './version.js'
+import { registerWorker } from './worker.js'
 import { registerWorkflow } from './workflow.js'
 
 export const COMMANDS: readonly RegisterCommand[] = [
@@ -32,6 +34,8 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerTopics,
   registerSwarmKey,
   registerWorkflow,
+  registerWorker,
+  registerAction,
   registerJob,
   registerBlob,
   registerDevnet,

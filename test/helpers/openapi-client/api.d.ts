@@ -103,6 +103,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * post a batch of actions: each runs as a market job on the worker that implements it
+         * @description Every action is checked, matched to a worker and its blobs found (with their sizes) before any is posted. Each answer is the action's view: a verified result already here answers with `cached: true` and posts nothing (unless `cache: false`); a live job of the same action is joined.
+         */
+        post: operations["postActions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/actions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** one action: its state, its jobs and, once verified, its outputs by content hash */
+        get: operations["getActionsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/allocations": {
         parameters: {
             query?: never;
@@ -197,6 +234,23 @@ export interface paths {
         };
         /** server-sent events from the node's change feeds: job (id, state), log (jobId, stream, data, member of a pod), allocation (id, state), peer (peerId, connected), workflow (id, state); ?only= keeps some kinds */
         get: operations["getEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/functions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** the function table: function, version, build system version -> workers */
+        get: operations["getFunctions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -656,6 +710,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/workers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** the workers registered on this node, oldest first */
+        get: operations["getWorkers"];
+        put?: never;
+        /**
+         * register a worker: its files by content hash and the functions it implements
+         * @description The needs dance: while a blob the descriptor names is not on this node, the answer is 200 with `registered: false` and `needs` (each missing blob once); upload them with PUT /v1/blobs and post the same descriptor again: 201 once registered (200 when it already was). A refusal is 400 INVALID_WORKER with `field`.
+         */
+        post: operations["postWorkers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/workflows": {
         parameters: {
             query?: never;
@@ -730,6 +805,30 @@ export interface components {
                 /** @description the request field at fault, when there is one */
                 field?: string;
             };
+        };
+        ActionDescriptor: {
+            function: string;
+            version: string;
+            buildSystemVersion: string;
+            inputs: {
+                sha256: string;
+                size: number;
+            }[];
+            /** @description named blobs the worker finds under Attachments/<name> */
+            attachments?: {
+                name: string;
+                sha256: string;
+                size: number;
+            }[];
+        };
+        ActionBatch: {
+            actions: components["schemas"]["ActionDescriptor"][];
+            /** @description each action's job's price ceiling, in micro-tokens (the job spec's maxPrice) */
+            maxPrice: number;
+            /** @description the queue the jobs join (specs/queues.md) */
+            queue?: string;
+            /** @description false: run even an action with a verified result (a non-deterministic function); default true */
+            cache?: boolean;
         };
         Blob: {
             /** @description refer to it in a job spec: inputs[].sha256 */
@@ -928,6 +1027,41 @@ export interface components {
             files: components["schemas"]["OutputFile"][];
             /** @description the outputs matched the signed hash */
             verified: boolean | null;
+        };
+        WorkerDescriptor: {
+            name: string;
+            /**
+             * @description the platform its executables run on
+             * @enum {string}
+             */
+            hostPlatform: "linux";
+            buildSystemVersion: string;
+            /** @description the programs; the first is the one each action runs */
+            executables: {
+                path: string;
+                sha256: string;
+                size: number;
+            }[];
+            files?: {
+                path: string;
+                sha256: string;
+                size: number;
+            }[];
+            /** @description empty folders made beside the files */
+            dirs?: string[];
+            environment?: {
+                [key: string]: string;
+            };
+            /** @description the CPU cores each action gets */
+            cores: number;
+            /** @description the memory each action gets; default 256 MiB */
+            memoryBytes?: number;
+            /** @description seconds: each action's max duration */
+            timeout: number;
+            functions: {
+                name: string;
+                version: string;
+            }[];
         };
         Workflow: {
             name?: string;
@@ -1176,6 +1310,177 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postActions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActionBatch"];
+            };
+        };
+        responses: {
+            /** @description the actions, in the order posted */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        actions?: {
+                            /** @description the action's id: sha256 of its descriptor's canonical JSON */
+                            id?: string;
+                            /** @description running, completed (verified and settled), failed or cancelled */
+                            state?: string;
+                            function?: string;
+                            version?: string;
+                            buildSystemVersion?: string;
+                            worker?: string;
+                            /** @description the action's last job: see it with the job routes */
+                            jobId?: string;
+                            jobState?: string;
+                            jobs?: string[];
+                            /** @description this post answered a verified result and ran nothing */
+                            cached?: boolean;
+                            outputs?: {
+                                path?: string;
+                                sha256?: string;
+                                size?: number;
+                            }[];
+                            error?: {
+                                code?: string;
+                                message?: string;
+                            };
+                            /** @description GET only: `posted`, then each state of its jobs (the newest 20) with its time (ms since epoch), oldest first */
+                            history?: {
+                                state?: string;
+                                at?: number;
+                                jobId?: string;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description INVALID_ACTION, or the job spec refused (INVALID_JOB_SPEC) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NO_WORKER, QUEUE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description QUEUE_DRAINING, QUEUE_ENDED; NOT_A_REQUESTER: this node has no "requester" config section */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getActionsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the action */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the action's id: sha256 of its descriptor's canonical JSON */
+                        id?: string;
+                        /** @description running, completed (verified and settled), failed or cancelled */
+                        state?: string;
+                        function?: string;
+                        version?: string;
+                        buildSystemVersion?: string;
+                        worker?: string;
+                        /** @description the action's last job: see it with the job routes */
+                        jobId?: string;
+                        jobState?: string;
+                        jobs?: string[];
+                        /** @description this post answered a verified result and ran nothing */
+                        cached?: boolean;
+                        outputs?: {
+                            path?: string;
+                            sha256?: string;
+                            size?: number;
+                        }[];
+                        error?: {
+                            code?: string;
+                            message?: string;
+                        };
+                        /** @description GET only: `posted`, then each state of its jobs (the newest 20) with its time (ms since epoch), oldest first */
+                        history?: {
+                            state?: string;
+                            at?: number;
+                            jobId?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description ACTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_A_REQUESTER: this node has no "requester" config section */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */
@@ -1497,6 +1802,52 @@ export interface operations {
             };
             /** @description TOO_MANY_STREAMS: 8 streams are open already */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getFunctions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the table */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        functions?: {
+                            function?: string;
+                            version?: string;
+                            buildSystemVersion?: string;
+                            /** @description worker ids, the first is the one actions run on */
+                            workers?: string[];
+                        }[];
+                    };
+                };
+            };
+            /** @description NOT_A_REQUESTER: this node has no "requester" config section */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3206,6 +3557,136 @@ export interface operations {
                 };
             };
             /** @description TOPIC_NOT_OPTIONAL (a role needs it); NOT_A_REQUESTER: this node has no "requester" config section */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWorkers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the workers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        workers?: {
+                            id?: string;
+                            name?: string;
+                            buildSystemVersion?: string;
+                            functions?: {
+                                name?: string;
+                                version?: string;
+                            }[];
+                            registeredAt?: number;
+                            descriptor?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description NOT_A_REQUESTER: this node has no "requester" config section */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postWorkers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkerDescriptor"];
+            };
+        };
+        responses: {
+            /** @description the blobs still needed, or already registered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the worker's id: sha256 of its descriptor's canonical JSON */
+                        id?: string;
+                        registered?: boolean;
+                        /** @description the blobs this node lacks: upload each with PUT /v1/blobs, then post the descriptor again */
+                        needs?: {
+                            sha256?: string;
+                            size?: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description registered */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the worker's id: sha256 of its descriptor's canonical JSON */
+                        id?: string;
+                        registered?: boolean;
+                        /** @description the blobs this node lacks: upload each with PUT /v1/blobs, then post the descriptor again */
+                        needs?: {
+                            sha256?: string;
+                            size?: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description INVALID_WORKER */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TOO_MANY_WORKERS; NOT_A_REQUESTER: this node has no "requester" config section */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -87,6 +87,9 @@ const API_SHAPES = new Set([
   'dms/resources/onboard-request.ts',
   'dms/resources/onboarding.ts', // ResourcesView, a type
   'dms/workflows/record.ts',
+  'dms/functions/worker.ts', // the worker descriptor's schema: the body of POST /v1/workers
+  'dms/functions/action.ts', // the action batch's schema: the body of POST /v1/actions
+  'dms/functions/views.ts', // the functions' records and views, types
 ])
 
 /** Why an import breaks a direction rule, or undefined. */
