@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { KeyPair } from '../../../actors/identity.js'
 import { envPassphrase, loadOrCreateKey } from '../../../dms/keys.js'
+import { dmsEntry } from '../../helpers/dms-entry.js'
 
 const pass = (p: string) => () => Promise.resolve(p)
 const run = promisify(execFile)
@@ -83,7 +84,7 @@ describe('dms/keys (sealed node key)', function () {
   it('`dms init` without a passphrase or terminal exits 1 naming DMS_PASSPHRASE; with it, seals', async () => {
     const env = { ...process.env }
     delete env.DMS_PASSPHRASE
-    const cli = ['--import', 'tsx', 'dms/cli/main.ts', 'init', '--data-dir', dir]
+    const cli = [...dmsEntry(), 'init', '--data-dir', dir]
     await assert.rejects(run(process.execPath, cli, { env }), (err: { code: number; stderr: string }) => {
       assert.equal(err.code, 1)
       assert.match(err.stderr, /^dms: .*DMS_PASSPHRASE/m)
