@@ -12,8 +12,9 @@ import type { Logger } from 'pino'
 import { SerialQueue } from '../../../actors/serial.js'
 import { silentLogger } from '../../log.js'
 import { watchFrom } from '../deadlines.js'
-import type { Account, ApprovedEntity, ContractRecord, CreditedTotal } from '../records.js'
+import type { Account, ApprovedEntity, ContractRecord, CreditedTotal, StoredState } from '../records.js'
 import { StoreConflictError, StoreSchemaError } from './errors.js'
+import { checkPage, type ContractPageOf, type ContractPageQuery } from './page.js'
 import type { CdbTx, ContractDbStore, ContractQuery } from './port.js'
 import { MIGRATIONS, SCHEMA_LOCK, SCHEMA_TABLE, SCHEMA_VERSION } from './postgres-schema.js'
 
@@ -128,6 +129,35 @@ export class PostgresContractDbStore implements ContractDbStore {
       args,
     )
     return rows.map((r) => r.record)
+  }
+
+  async page(q: ContractPageQuery): Promise<ContractPageOf<ContractRecord>> {
+    checkPage(q)
+    const where: string[] = []
+    const args: unknown[] = []
+    if (q.state !== undefined) where.push(`state = $${args.push(q.state)}`)
+    if (q.after !== undefined)
+      where.push(
+        `(activated_at, id collate "C") < ($${args.push(q.after.activatedAt)}, $${args.push(q.after.id)})`,
+      )
+    // One more row than asked says whether a next page exists.
+    const { rows } = await this.pool.query<{ record: ContractRecord; at: string }>(
+      `select record, activated_at as at from cdb_contracts ${where.length > 0 ? `where ${where.join(' and ')}` : ''}
+       order by activated_at desc, id collate "C" desc limit $${args.push(q.limit + 1)}`,
+      args,
+    )
+    const page = rows.slice(0, q.limit)
+    const contracts = page.map((r) => r.record)
+    const last = page.at(-1)
+    if (rows.length <= q.limit || last === undefined) return { contracts }
+    return { contracts, next: { activatedAt: Number(last.at), id: last.record.contract.terms.contractId } }
+  }
+
+  async countByState(): Promise<Partial<Record<StoredState, number>>> {
+    const { rows } = await this.pool.query<{ state: StoredState; n: string }>(
+      'select state, count(*) as n from cdb_contracts group by state',
+    )
+    return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]))
   }
 
   async accounts(): Promise<Account[]> {
