@@ -1,4 +1,4 @@
-/** `dms contract-db run|approve|revoke|credit|balance|approved|contracts|disputes|dashboard` (specs/contract-db.md). */
+/** `dms contract-db run|approve|revoke|credit|balance|approved|contracts|disputes|migrate|dashboard` (specs/contract-db.md). */
 import type { Command } from 'commander'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -91,6 +91,25 @@ export const registerContractDb: RegisterCommand = (program) => {
       .option('--limit <n>', 'claimed contracts read per page (1-1000)', '100')
       .option('--cursor <cursor>', 'the next page, as the previous one said'),
   ).action(async (o: Where & PageOptions) => (await cdbCli()).disputesCommand(o))
+
+  cdb
+    .command('migrate')
+    .description(
+      "copy a stopped level contract-db's books (approvals, accounts, contracts with their claims, disputes and settlements) into an empty PostgreSQL schema, check every balance, escrow and contract, and print the figures",
+    )
+    .requiredOption(
+      '--to <url>',
+      'the PostgreSQL database: postgres://user@host:port/database (a password in it is never printed)',
+    )
+    .option(
+      '--password-file <file>',
+      "a file whose first line is the database's password (as store.passwordFile)",
+    )
+    .option('--data-dir <dir>', 'the contract-db data directory (env DMS_CONTRACT_DB_DIR)', defaultDir)
+    .option('--json', 'print JSON')
+    .action(async (o: { to: string; passwordFile?: string; dataDir: string; json?: boolean }) =>
+      (await import('../contract-db-migrate.js')).migrateCommand(o),
+    )
 
   where(
     cdb
