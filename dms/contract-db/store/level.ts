@@ -113,12 +113,22 @@ export class LevelContractDbStore implements ContractDbStore {
 
   async contracts(q: ContractQuery = {}): Promise<ContractRecord[]> {
     const out: ContractRecord[] = []
-    for await (const v of this.t.contracts.values()) {
-      const rec = JSON.parse(v) as ContractRecord
-      if (q.state !== undefined && rec.state !== q.state) continue
+    const keep = (rec: ContractRecord) => {
+      if (q.state !== undefined && rec.state !== q.state) return
       const t = rec.contract?.terms
-      if (q.party !== undefined && t?.requester?.peer !== q.party && t?.provider?.peer !== q.party) continue
+      if (q.party !== undefined && t?.requester?.peer !== q.party && t?.provider?.peer !== q.party) return
       out.push(rec)
+    }
+    if (q.state === undefined) {
+      for await (const v of this.t.contracts.values()) keep(JSON.parse(v) as ContractRecord)
+      return out
+    }
+    // One state: its listing, not every row (the active ones are few among the closed).
+    await this.open()
+    const start = q.state.length + 18
+    for await (const key of this.t.listing.keys({ gt: `${q.state}!`, lt: `${q.state}"` })) {
+      const rec = await this.contract(key.slice(start))
+      if (rec !== undefined) keep(rec)
     }
     return out
   }
