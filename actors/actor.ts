@@ -44,6 +44,8 @@ export interface ActorHost {
   ): Promise<unknown>
   publish(actor: Actor, topic: string, behaviour: string, payload: unknown, ttlMs?: number): Promise<void>
   despawn(actor: Actor): void
+  /** Drops the connections to a peer that stopped answering (ActorSystem.disconnect). */
+  disconnect?(peer: string): Promise<void>
   countRejection(reason: 'no_behaviour', detail?: Record<string, unknown>): void
 }
 
@@ -159,6 +161,14 @@ export class Actor {
     if (typeof behaviour === 'string') return behaviour
     if (!this.system.codecs.has(behaviour.name)) this.system.codecs.add(behaviour)
     return behaviour.name
+  }
+
+  /**
+   * Drops this node's connections to `peer`, which stopped answering, so the next request dials it
+   * again at another of its addresses (ActorSystem.disconnect).
+   */
+  async disconnect(peer: string): Promise<void> {
+    await this.system.disconnect?.(peer)
   }
 
   /** Removes the actor from its system; queued messages are dropped, later ones count as late. */

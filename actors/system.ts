@@ -18,7 +18,7 @@ import { systemConfig, type ActorSystemInit, type SystemConfig } from './system-
 import { ReplayCache } from './replay.js'
 import { ClosedInboxes } from './closed-inboxes.js'
 import { IGNORED, type LateReason, type RejectReason, type TopicAdmission } from './receive-rules.js'
-import type { FrameVerdict, InboundFrame, Transport, TransportRefusal } from './transport.js'
+import type { FrameVerdict, InboundFrame, PeerIdStr, Transport, TransportRefusal } from './transport.js'
 
 export { Actor, type Behaviour, type Message, type RequestOptions, type SendOptions }
 export type { LateReason, RejectReason, TopicAdmission } from './receive-rules.js'
@@ -151,6 +151,15 @@ export class ActorSystem implements ActorHost {
     for (const a of [...this.actors.values()]) this.despawn(a)
     for (const p of this.pending.values()) p.reject(new Error('actor system stopped'))
     this.pending.clear()
+  }
+
+  /**
+   * Drops the connections to `peer`, which stopped answering (Transport.disconnect); nothing when
+   * the transport cannot.
+   */
+  async disconnect(peer: PeerIdStr): Promise<void> {
+    if (peer === this.peerId) return
+    await this.components.transport.disconnect?.(peer)
   }
 
   handleOf(actor: Actor, inbox = actor.inbox): Handle {

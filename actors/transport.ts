@@ -64,6 +64,13 @@ export interface Transport {
    * connection came back). Returns the unsubscribe. Optional: a transport without it never calls.
    */
   onTopicJoin?(topic: string, fn: (peer: PeerIdStr) => void): () => void
+  /**
+   * Closes every connection to `peer` because it went silent, so the next `send` dials it afresh,
+   * trying the addresses of those connections last (a peer served by several processes under one
+   * identity, such as the contract-db's instances, is reached through another one). Optional: a
+   * transport without it keeps its connections.
+   */
+  disconnect?(peer: PeerIdStr): Promise<void>
   /** Leaves a gossip topic (no more frames from it). Optional, like `onTopicJoin`. */
   unsubscribe?(topic: string): void
   /** Registers the single receiver of inbound frames. */

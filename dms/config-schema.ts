@@ -246,7 +246,8 @@ const priceSchema = typed<PriceTerms>()(
 export const providerSchema = obj({
   contractDb: peerId,
   /**
-   * Where to reach the contract-db for this node's approval credential. @default the
+   * Where to reach the contract-db (its approval credential, start notes, claims):
+   * with several instances, each one's addresses (specs/contract-db.md). @default the
    * requester's `contractDb.addrs` when it names the same peer, else the `bootstrap` entries
    * ending in `/p2p/<contractDb>` (else it is dialed by peer id through the peer store)
    */

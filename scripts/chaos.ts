@@ -60,6 +60,20 @@ export const SHORT: Omit<ChaosOptions, 'seed'> = {
   drainMs: 45_000,
 }
 
+/**
+ * Two contract-db instances on one PostgreSQL database (the caller gives `contractDbStore`),
+ * SIGKILLed in turn (the first twice, the second once) and restarted under the job stream
+ * (specs/chaos.md, "Several contract-db instances").
+ */
+export const SHORT_INSTANCES: Omit<ChaosOptions, 'seed' | 'contractDbStore'> = {
+  providers: 2,
+  jobs: 8,
+  jobEveryMs: 1500,
+  faults: { 'kill-contract-db-instance': 3 },
+  drainMs: 45_000,
+  contractDbInstances: 2,
+}
+
 export const FULL: Omit<ChaosOptions, 'seed'> = {
   providers: 4,
   jobs: 60,
@@ -105,6 +119,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         ? { contractDbEnv: { [FAULT_CDB_KILL_ENV]: '1' } }
         : {}),
       claimSweepMs: 1000,
+      ...(opts.contractDbStore !== undefined ? { contractDbStore: opts.contractDbStore } : {}),
+      ...(opts.contractDbInstances !== undefined ? { contractDbInstances: opts.contractDbInstances } : {}),
     })
     const devnet = net
     const api = () => new ApiClient(devnet.requester.socket)

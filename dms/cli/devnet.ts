@@ -4,7 +4,7 @@
  */
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
@@ -37,7 +37,10 @@ export const DEVNET_PRICES = {
 export interface Devnet {
   root: string
   passphrase: string
+  /** The contract-db (its first instance when there are several). */
   contractDb: DevnetProc
+  /** Every contract-db instance (`contractDbInstances`): one key, one database, own addresses. */
+  contractDbs: DevnetProc[]
   providers: DevnetProc[]
   requester: DevnetProc & { tokenFile: string }
   /** Runs `dms contract-db <args> --data-dir <contract-db dir>`. */
@@ -83,6 +86,15 @@ export interface DevnetInit {
   contractDb?: Pick<ContractDbConfig, 'settleGraceMs' | 'claimWindowMs' | 'expirySweepMs'>
   /** Added to the contract-db's environment at its first start only (a fault point). */
   contractDbEnv?: NodeJS.ProcessEnv
+  /** Where the contract-db keeps its books (specs/config.md). @default level in its data dir */
+  contractDbStore?: ContractDbConfig['store']
+  /**
+   * Contract-db instances: more than one needs a shared `contractDbStore` (PostgreSQL). Each is a
+   * process of its own with a copy of the first one's key (specs/contract-db.md, "Several
+   * instances"), named `contract-db`, `contract-db-2`...; parties know every instance's addresses.
+   * @default 1
+   */
+  contractDbInstances?: number
   /** How often providers claim contracts past settleBy. @default the provider's */
   claimSweepMs?: number
 }
@@ -131,9 +143,12 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
   process.once('exit', killAll)
   const stop = async () => {
     const exits: Record<string, number | string | null> = {}
-    // The nodes together, then the contract-db (procs[0]) they settle with.
-    await Promise.all(procs.slice(1).map(async (p) => (exits[p.name] = await stopProcess(p))))
-    if (procs[0] !== undefined) exits[procs[0].name] = await stopProcess(procs[0])
+    // The nodes together, then the contract-db instances they settle with.
+    const isCdb = (p: DevnetProc) => /^contract-db(-\d+)?$/.test(p.name)
+    const stopAll = (ps: DevnetProc[]) =>
+      Promise.all(ps.map(async (p) => (exits[p.name] = await stopProcess(p))))
+    await stopAll(procs.filter((p) => !isCdb(p)))
+    await stopAll(procs.filter(isCdb))
     procs.length = 0
     process.off('exit', killAll)
     if (!keep) await rm(root, { recursive: true, force: true })
@@ -163,13 +178,38 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
     for (const n of names) ids[n] = await peerIdOf(dirs[n], passphrase)
     const base = { listen: ['/ip4/127.0.0.1/tcp/0'], oneHost: true }
 
+    const instances = init.contractDbInstances ?? 1
+    if (!Number.isInteger(instances) || instances < 1 || instances > 8)
+      throw new CliError('contractDbInstances must be a whole number from 1 to 8')
+    if (instances > 1 && init.contractDbStore?.backend !== 'postgres')
+      throw new CliError('several contract-db instances need one PostgreSQL database (contractDbStore)')
+    const cdbConfig = (name: string, dataDir: string) => ({
+      ...base,
+      web: { port: 0 },
+      ...init.contractDb,
+      ...(init.contractDbStore !== undefined ? { store: init.contractDbStore } : {}),
+      ...(instances > 1 ? { instance: name } : {}),
+      dataDir,
+    })
     const cdb = await launch(
       'contract-db',
-      { ...base, web: { port: 0 }, ...init.contractDb, dataDir: dirs.cdb },
+      cdbConfig('contract-db', dirs.cdb),
       ['contract-db', 'run'],
       init.contractDbEnv,
     )
     procs.push(cdb)
+    const cdbs = [cdb]
+    for (let i = 2; i <= instances; i++) {
+      const name = `contract-db-${i}`
+      const dataDir = join(root, name)
+      await mkdir(dataDir, { recursive: true, mode: 0o700 })
+      // Step A: every instance holds the contract-db's key.
+      await copyFile(join(dirs.cdb, 'node.key'), join(dataDir, 'node.key'))
+      const more = await launch(name, cdbConfig(name, dataDir), ['contract-db', 'run'])
+      procs.push(more)
+      cdbs.push(more)
+    }
+    const cdbAddrs = cdbs.flatMap((c) => c.addrs)
     const operator = (...args: string[]) =>
       run(process.execPath, [BIN, 'contract-db', ...args, '--data-dir', dirs.cdb], { env }).catch(
         (err: unknown) => {
@@ -190,7 +230,7 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
       const p = await launch(name, {
         ...base,
         dataDir: dirs[name],
-        bootstrap: cdb.addrs,
+        bootstrap: cdbAddrs,
         // A TCP listener for its dashboard (`dms dashboard --socket <its socket>`).
         api: { tcp: { port: 0 } },
         provider: {
@@ -217,7 +257,7 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
       dataDir,
       bootstrap: providers.flatMap((p) => p.addrs),
       api: { tcp: { port: 0 } },
-      requester: { contractDb: { peer: cdb.peerId, addrs: cdb.addrs }, bidWindowMs: 3000, ...more },
+      requester: { contractDb: { peer: cdb.peerId, addrs: cdbAddrs }, bidWindowMs: 3000, ...more },
     })
     const req = await launch('requester', requesterCfg(dirs.req))
     procs.push(req)
@@ -238,6 +278,7 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
       root,
       passphrase,
       contractDb: cdb,
+      contractDbs: cdbs,
       providers,
       // The same object as in `procs`, so `restart` updates it.
       requester: Object.assign(req, { tokenFile }),

@@ -37,6 +37,11 @@ export interface Requester {
     payload: Req,
     opts?: RequestOptions,
   ): Promise<Rep>
+  /**
+   * Drops the connections to a peer that stopped answering, so the next request dials another of
+   * its addresses (an `Actor` does). Without it a silent contract-db keeps its connection.
+   */
+  disconnect?(peer: string): Promise<void>
 }
 
 export interface ContractDbClientComponents {
@@ -130,9 +135,10 @@ export class ContractDbClient {
    */
   async verify(contract: SignedContract, opts: CallOptions = {}): Promise<ContractProof> {
     const { signal } = opts
-    const proof = await retry(
-      () => this.c.actor.request(this.handle(), W.contractVerify, { contract }, this.request(opts)),
-      this.retrying(['UNREACHABLE', 'REQUEST_TIMEOUT'], signal),
+    const proof = await this.retried(
+      () => this.ask(W.contractVerify, { contract }, opts),
+      ['UNREACHABLE', 'REQUEST_TIMEOUT'],
+      signal,
     )
     this.checkProof(proof, contract.terms)
     return proof
@@ -158,9 +164,10 @@ export class ContractDbClient {
    * past the contract's `startBy` (the contract is expired then).
    */
   async started(note: SignedStartNote, opts: CallOptions = {}): Promise<StartAck> {
-    const ack = await retry(
-      () => this.c.actor.request(this.handle(), W.contractStarted, { note }, this.request(opts)),
-      this.retrying(['UNREACHABLE', 'REQUEST_TIMEOUT'], opts.signal),
+    const ack = await this.retried(
+      () => this.ask(W.contractStarted, { note }, opts),
+      ['UNREACHABLE', 'REQUEST_TIMEOUT'],
+      opts.signal,
     )
     if (ack.contractId !== note.note.contractId)
       throw new DmsError('BAD_START_ACK', 'the contract-db acknowledged the start of another contract')
@@ -172,7 +179,7 @@ export class ContractDbClient {
    * checks it names `self`, this contract-db, and is valid now.
    */
   async approval(self: string, opts: CallOptions = {}): Promise<ApprovalCredential> {
-    const cred = await this.c.actor.request(this.handle(), W.approval, {}, this.request(opts))
+    const cred = await this.ask(W.approval, {}, opts)
     const problem = checkApproval(cred, { peer: self, contractDb: this.peer, now: this.c.clock.now() })
     if (problem !== undefined) throw new BadApprovalError(problem)
     return cred
@@ -184,9 +191,10 @@ export class ContractDbClient {
    * while the contract-db is unreachable or silent: it may be restarting, and a job waits for it.
    */
   async funds(self: string, opts: CallOptions = {}): Promise<FundsProof> {
-    const proof = await retry(
-      () => this.c.actor.request(this.handle(), W.funds, {}, this.request(opts)),
-      this.retrying(['UNREACHABLE', 'REQUEST_TIMEOUT'], opts.signal),
+    const proof = await this.retried(
+      () => this.ask(W.funds, {}, opts),
+      ['UNREACHABLE', 'REQUEST_TIMEOUT'],
+      opts.signal,
     )
     const problem = checkFunds(proof, { peer: self, contractDb: this.peer, now: this.c.clock.now(), need: 0 })
     if (problem !== undefined) throw new BadFundsProofError(problem)
@@ -195,10 +203,7 @@ export class ContractDbClient {
 
   /** This node's own account at the contract-db: what it can spend, and what is in escrow. */
   balance(opts: CallOptions = {}): Promise<{ balance: number; escrow: number }> {
-    return retry(
-      () => this.c.actor.request(this.handle(), W.balance, {}, this.request(opts)),
-      this.retrying(['UNREACHABLE'], opts.signal),
-    )
+    return this.retried(() => this.ask(W.balance, {}, opts), ['UNREACHABLE'], opts.signal)
   }
 
   /**
@@ -212,35 +217,72 @@ export class ContractDbClient {
     terms: SettlementTerms,
     opts: CallOptions,
   ): Promise<Settlement> {
-    const settlement = await retry(
+    const settlement = await this.retried(
       async () => {
         try {
-          return await this.c.actor.request(this.handle(), behaviour, payload, this.request(opts))
+          return await this.ask(behaviour, payload, opts)
         } catch (err) {
           const kept = (err as { data?: { settlement?: Settlement } }).data?.settlement
           if (isCode(err, 'CONTRACT_NOT_ACTIVE') && kept !== undefined) return kept
           throw err
         }
       },
-      this.retrying(['UNREACHABLE', 'REQUEST_TIMEOUT'], opts.signal),
+      ['UNREACHABLE', 'REQUEST_TIMEOUT'],
+      opts.signal,
     )
     this.checkSettlement(settlement, terms)
     return settlement
   }
 
-  private request(opts: CallOptions): RequestOptions {
-    return { timeoutMs: opts.timeoutMs ?? this.timeoutMs, signal: opts.signal }
+  /**
+   * One request. An instance that lets it time out is dropped (its connections closed), so the
+   * next request dials the contract-db's other addresses first: with several instances under one
+   * identity that is another instance (specs/contract-db.md, "Failover between instances").
+   */
+  private async ask<Req, Rep>(
+    behaviour: BehaviourDef<Req, Rep>,
+    payload: Req,
+    opts: CallOptions,
+  ): Promise<Rep> {
+    try {
+      return await this.c.actor.request(this.handle(), behaviour, payload, {
+        timeoutMs: opts.timeoutMs ?? this.timeoutMs,
+        signal: opts.signal,
+      })
+    } catch (err) {
+      if (isCode(err, 'REQUEST_TIMEOUT')) await this.c.actor.disconnect?.(this.peer).catch(() => undefined)
+      throw err
+    }
   }
 
-  private retrying(codes: string[], signal: AbortSignal | undefined) {
-    return {
-      attempts: this.attempts,
-      backoffMs: exponential(this.backoffMs),
-      // An abort during the wait rejects with the signal's reason.
-      retryIf: (err: unknown) => isCode(err, codes),
-      clock: this.c.clock,
-      signal,
-    }
+  /**
+   * `fn` tried `attempts` times while it fails with one of `codes` (every contract-db request is
+   * safe to repeat: specs/contract-db.md, "Failover between instances"). After a silence, with
+   * another address to try, the next try goes at once; otherwise it waits the backoff. The last
+   * failure is what rejects, so callers keep branching on its code.
+   */
+  private retried<T>(fn: () => Promise<T>, codes: string[], signal: AbortSignal | undefined): Promise<T> {
+    const backoff = exponential(this.backoffMs)
+    let silence = false
+    const elsewhere = this.init.contractDb.addrs.length > 1
+    return retry(
+      async () => {
+        try {
+          return await fn()
+        } catch (err) {
+          silence = isCode(err, 'REQUEST_TIMEOUT')
+          throw err
+        }
+      },
+      {
+        attempts: this.attempts,
+        backoffMs: (failed) => (silence && elsewhere ? 0 : backoff(failed)),
+        // An abort during the wait rejects with the signal's reason.
+        retryIf: (err: unknown) => isCode(err, codes),
+        clock: this.c.clock,
+        signal,
+      },
+    )
   }
 
   /** The proof is signed by this contract-db, over exactly these terms and their escrow. */

@@ -9,7 +9,7 @@
  * from then on.
  */
 import type { Amount } from '../contracts/money.js'
-import type { CdbReads, CdbTx } from './store/port.js'
+import type { BooksSnapshot, CdbReads, CdbTx } from './store/port.js'
 import type { Account, CreditedTotal } from './records.js'
 
 export type { CreditedTotal } from './records.js'
@@ -39,9 +39,9 @@ export function holdings(accounts: readonly Account[]): { balances: number; escr
   return { balances, escrow }
 }
 
-/** The check of `accounts` against `total`. */
-export function conservationOf(total: CreditedTotal, accounts: readonly Account[]): Conservation {
-  const { balances, escrow } = holdings(accounts)
+/** The check of what the accounts hold (a `BooksSnapshot`'s sums) against `total`. */
+export function conservationOf(total: CreditedTotal, held: Omit<BooksSnapshot, 'credited'>): Conservation {
+  const { balances, escrow } = held
   const difference = balances + escrow - total.credited
   return {
     credited: total.credited,
@@ -51,7 +51,7 @@ export function conservationOf(total: CreditedTotal, accounts: readonly Account[
     ok: difference === 0,
     since: total.initialisedAt,
     initialisedWith: total.initialisedWith,
-    accounts: accounts.length,
+    accounts: held.accounts,
   }
 }
 
@@ -72,6 +72,16 @@ export class CreditedBook {
     const { balances, escrow } = holdings(await accounts())
     const held = balances + escrow
     return { total: { credited: held, initialisedAt: this.now(), initialisedWith: held }, fresh: true }
+  }
+
+  /**
+   * The total a snapshot holds and the snapshot: none stored yet (an older database, before
+   * `openBooks`), the first one is taken from what the accounts hold, as `current` does.
+   */
+  of(snap: BooksSnapshot): [CreditedTotal, BooksSnapshot] {
+    if (snap.credited !== undefined) return [snap.credited, snap]
+    const held = snap.balances + snap.escrow
+    return [{ credited: held, initialisedAt: this.now(), initialisedWith: held }, snap]
   }
 
   /** The total after a credit of `amount`. */

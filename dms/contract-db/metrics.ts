@@ -31,6 +31,8 @@ const MAX_CODES = 64
 export interface ContractDbSources {
   clock: Clock
   backend: StoreBackend
+  /** This instance's name (the config's `instance`). */
+  instance: string
   /** The service's writes and refusals. */
   events: ContractDbEventsView
   /** The actor system's receive counts so far, and its later events. */
@@ -73,10 +75,12 @@ export class ContractDbMetrics {
     this.books = new BooksCheck(sources, init.conservationMaxAgeMs ?? 15_000)
     new Gauge({
       name: 'dms_contract_db_info',
-      help: "the contract-db's storage backend (level, postgres): always 1",
-      labelNames: ['backend'],
+      help: "the contract-db's storage backend (level, postgres) and this instance's name: always 1",
+      // Not `instance`: Prometheus sets that label on every scraped series to the target's
+      // host:port, and renames a scraped `instance` to `exported_instance`.
+      labelNames: ['backend', 'cdb_instance'],
       registers,
-    }).set({ backend: sources.backend }, 1)
+    }).set({ backend: sources.backend, cdb_instance: sources.instance }, 1)
     const contracts = new Gauge({
       name: 'dms_contract_db_contracts',
       help: 'stored contracts by state (active, settled, terminated, claimed, expired)',

@@ -204,6 +204,7 @@ export class ContractDbNode {
     this.metrics = new ContractDbMetrics({
       clock,
       backend: svc.backend,
+      instance: this.instance,
       events: svc.events,
       receive: this.system,
       connectedPeers: () => new Set(host.getConnections().map((c) => c.remotePeer.toString())).size,

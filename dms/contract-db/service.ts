@@ -56,7 +56,6 @@ import type { ContractPageOf, ContractPageQuery } from './store/page.js'
 import type { ContractDbStore, StoreBackend } from './store/port.js'
 import { Accounts } from './ledger.js'
 import { conservationOf, CreditedBook, type Conservation } from './conservation.js'
-import { VolunteerCount } from './volunteers.js'
 import { type Account, type ApprovedEntity, type ContractRecord, type StoredState } from './records.js'
 
 export interface ContractDbInit {
@@ -107,7 +106,6 @@ export class ContractDbService {
   private readonly listeners = new Set<(what: BooksChange) => void>()
   private readonly store: ContractDbStore
   private readonly book: ContractBook
-  private readonly volunteers: VolunteerCount
   private readonly deadlines: DeadlineConfig
   private readonly sweepMs: number
   private sweepTimer?: unknown
@@ -143,7 +141,6 @@ export class ContractDbService {
     )
     this.accounts = new Accounts(store, log)
     this.creditedBook = new CreditedBook(() => clock.now())
-    this.volunteers = new VolunteerCount(() => store.contracts({ state: 'active' }))
     this.book = new ContractBook({
       clock,
       effects: {
@@ -174,7 +171,7 @@ export class ContractDbService {
               if (rec.state === 'active') afterLock()
               return rec
             }),
-          activeVolunteers: (peer) => this.volunteers.of(peer),
+          activeVolunteers: (peer) => this.store.activeVolunteers(peer),
         },
         maxActiveVolunteers: init.maxActiveVolunteerContracts ?? MAX_ACTIVE_VOLUNTEER_CONTRACTS,
         deadlines: this.deadlines,
@@ -414,12 +411,12 @@ export class ContractDbService {
     })
   }
 
-  /** The conservation check: credited == balances + escrow, read between two writes. */
+  /**
+   * The conservation check: credited == balances + escrow, read in one snapshot of the books
+   * (`store.books()`), so a write by another instance cannot fall between the two reads.
+   */
   conservation(): Promise<Conservation> {
-    return this.serial(async () => {
-      const { total } = await this.creditedBook.current(this.store, () => this.accounts.list())
-      return conservationOf(total, await this.accounts.list())
-    })
+    return this.serial(async () => conservationOf(...this.creditedBook.of(await this.store.books())))
   }
 
   /** Tells `fn` of each write (a contract, an account, an approval); returns the unsubscribe. */
@@ -477,7 +474,6 @@ export class ContractDbService {
       await this.accounts.apply(tx, change.moves)
       tx.putContract(change.record)
     })
-    this.volunteers.written(change)
     this.tell('contract', change)
     this.changed('contract')
   }

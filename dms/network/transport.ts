@@ -1,7 +1,7 @@
 import { TopicValidatorResult } from '@libp2p/gossipsub'
 import type { Connection, PeerId, Stream } from '@libp2p/interface'
 import { peerIdFromString } from '@libp2p/peer-id'
-import { multiaddr } from '@multiformats/multiaddr'
+import { multiaddr, type Multiaddr } from '@multiformats/multiaddr'
 import * as lp from 'it-length-prefixed'
 import type { Logger } from 'pino'
 import type {
@@ -35,6 +35,11 @@ export interface Libp2pTransportInit {
   maxUnfinishedBytesPerConnection?: number
   /** Bytes of unfinished frames all connections together may hold (`over_budget`). @default 8 × maxFrameBytes */
   maxUnfinishedBytes?: number
+  /**
+   * How long the address of a connection dropped for silence (`disconnect`) is dialled last for its
+   * peer. @default 60000
+   */
+  silentAddrMs?: number
 }
 
 export interface Libp2pTransportComponents {
@@ -46,6 +51,12 @@ export interface Libp2pTransportComponents {
 
 /** Longest this node's own addresses are reused without asking libp2p again (addrs()). */
 const ADDRS_TTL_MS = 1000
+
+/** Peers whose silent addresses are remembered at once; the oldest is forgotten first. */
+const SILENT_PEERS_KEPT = 64
+
+/** A multiaddr without its trailing `/p2p/<id>`: how a dialled address and a handle's compare. */
+const bare = (addr: string): string => addr.replace(/\/p2p\/[^/]+$/, '')
 
 const VERDICT: Record<FrameVerdict, TopicValidatorResult> = {
   accept: TopicValidatorResult.Accept,
@@ -74,6 +85,9 @@ export class Libp2pTransport implements Transport {
   private readonly gossip: GossipView
   /** Topics watched for joining subscribers: the live subscribers seen last, and the callbacks. */
   private readonly joins = new Map<string, { live: Set<PeerIdStr>; fns: Set<(peer: PeerIdStr) => void> }>()
+  /** Per peer, the addresses of connections dropped for silence, each until when it is dialled last. */
+  private readonly silent = new Map<PeerIdStr, Map<string, number>>()
+  private readonly silentAddrMs: number
 
   constructor(
     private readonly components: Libp2pTransportComponents,
@@ -82,6 +96,7 @@ export class Libp2pTransport implements Transport {
     this.maxFrameBytes = init.maxFrameBytes ?? 4 * 1024 * 1024
     this.maxInboundStreams = init.maxInboundStreams ?? 4
     this.frameReadTimeoutMs = init.frameReadTimeoutMs ?? 30_000
+    this.silentAddrMs = init.silentAddrMs ?? 60_000
     this.clock = components.clock ?? systemClock
     this.budget = new ReadBudget({
       perConnection: init.maxUnfinishedBytesPerConnection ?? 2 * this.maxFrameBytes,
@@ -150,6 +165,39 @@ export class Libp2pTransport implements Transport {
     for (const topic of this.components.host.services.pubsub.topicValidators.keys())
       this.components.host.services.pubsub.topicValidators.delete(topic)
     this.outbound.clear()
+    this.silent.clear()
+  }
+
+  /**
+   * Aborts every connection to `peer`, which stopped answering, and remembers their addresses for
+   * `silentAddrMs`: until then a dial to `peer` tries its other addresses first (`open`). A peer
+   * served by several processes under one key (the contract-db's instances, specs/contract-db.md
+   * "Several instances") is then reached through one that answers.
+   */
+  disconnect(peer: PeerIdStr): Promise<void> {
+    const { host } = this.components
+    const conns = host.getConnections(peerIdFromString(peer))
+    this.outbound.delete(peer)
+    if (conns.length === 0) return Promise.resolve()
+    const until = this.clock.now() + this.silentAddrMs
+    const addrs = this.silent.get(peer) ?? new Map<string, number>()
+    this.silent.delete(peer)
+    for (const c of conns) addrs.set(bare(c.remoteAddr.toString()), until)
+    this.silent.set(peer, addrs)
+    if (this.silent.size > SILENT_PEERS_KEPT) this.silent.delete(this.silent.keys().next().value!)
+    this.components.log.debug({ peer, addrs: [...addrs.keys()] }, 'dropped the connections to a silent peer')
+    for (const c of conns) c.abort(new Error('peer stopped answering'))
+    return Promise.resolve()
+  }
+
+  /** `peer`'s addresses dropped for silence and not yet forgiven. */
+  private silentAddrs(peer: PeerIdStr): Set<string> {
+    const addrs = this.silent.get(peer)
+    if (addrs === undefined) return new Set()
+    const now = this.clock.now()
+    for (const [a, until] of addrs) if (until <= now) addrs.delete(a)
+    if (addrs.size === 0) this.silent.delete(peer)
+    return new Set(addrs.keys())
   }
 
   subscribe(topic: string): void {
@@ -335,10 +383,12 @@ export class Libp2pTransport implements Transport {
   private async open(peer: PeerIdStr, addrs: string[], signal?: AbortSignal): Promise<Stream> {
     const { host } = this.components
     const id: PeerId = peerIdFromString(peer)
-    if (host.getConnections(id).length === 0 && addrs.length > 0) {
+    const connected = host.getConnections(id).length > 0
+    if (!connected && addrs.length > 0) {
       await host.peerStore.merge(id, { multiaddrs: addrs.map((a) => multiaddr(a)) })
     }
-    const stream = await host.dialProtocol(id, ACTOR_PROTOCOL, { signal })
+    const target = connected ? id : await this.dialOrder(id, addrs)
+    const stream = await host.dialProtocol(target, ACTOR_PROTOCOL, { signal })
     stream.addEventListener('close', () => {
       if (this.outbound.get(peer) !== undefined)
         void this.outbound.get(peer)?.then((s) => s === stream && this.outbound.delete(peer))
@@ -352,6 +402,25 @@ export class Libp2pTransport implements Transport {
       }
     })()
     return stream
+  }
+
+  /**
+   * What to dial for a peer this node is not connected to: its id (libp2p dials the addresses it
+   * knows), or, when some of its addresses went silent lately, every address known (the handle's
+   * and the peer store's) in that order with the silent ones last: libp2p tries a list one
+   * address after another, and a silent one costs a whole address timeout.
+   */
+  private async dialOrder(id: PeerId, addrs: string[]): Promise<PeerId | Multiaddr[]> {
+    const peer = id.toString()
+    const silent = this.silentAddrs(peer)
+    if (silent.size === 0) return id
+    const known = await this.components.host.peerStore.get(id).then(
+      (p) => p.addresses.map((a) => a.multiaddr.toString()),
+      () => [],
+    )
+    const all = [...new Set([...addrs, ...known].map(bare))]
+    const ordered = [...all.filter((a) => !silent.has(a)), ...all.filter((a) => silent.has(a))]
+    return ordered.map((a) => multiaddr(`${a}/p2p/${peer}`))
   }
 
   private async readLoop(stream: Stream, connection: Connection): Promise<void> {

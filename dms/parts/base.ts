@@ -10,6 +10,7 @@ import { BlobStore } from '../blobs/store.js'
 import { startBlobActor } from '../blobs/transfer.js'
 import { ApprovalClient } from '../contract-clients/approval-client.js'
 import { presentedCredential } from '../contract-clients/relay-credentials.js'
+import type { NodeConfig } from '../config.js'
 import { child } from '../log.js'
 import { ApprovalPresenter } from '../network/relay/present.js'
 import { nodeMetrics } from '../node-metrics.js'
@@ -87,6 +88,18 @@ export const blobsPart: NodePartFactory = (c) => {
   )
 }
 
+/**
+ * The provider's contract-db addresses: `provider.contractDbAddrs`, else the requester's when it
+ * names the same contract-db, else the bootstrap entries that end in its peer id.
+ */
+export function contractDbAddrsOf(cfg: NodeConfig): string[] {
+  const p = cfg.provider
+  if (p === undefined) return []
+  if (p.contractDbAddrs !== undefined) return p.contractDbAddrs
+  if (cfg.requester?.contractDb.peer === p.contractDb) return cfg.requester.contractDb.addrs
+  return (cfg.bootstrap ?? []).filter((a) => a.endsWith(`/p2p/${p.contractDb}`))
+}
+
 /** Each contract-db named by a role: its approval credential, asked for in the background. */
 export const approvalsPart: NodePartFactory = (c) => {
   const cfg = c.config
@@ -94,11 +107,7 @@ export const approvalsPart: NodePartFactory = (c) => {
   const cdbs = new Map<string, string[]>()
   if (cfg.requester !== undefined) cdbs.set(cfg.requester.contractDb.peer, cfg.requester.contractDb.addrs)
   if (cfg.provider !== undefined && !cdbs.has(cfg.provider.contractDb))
-    cdbs.set(
-      cfg.provider.contractDb,
-      cfg.provider.contractDbAddrs ??
-        (cfg.bootstrap ?? []).filter((a) => a.endsWith(`/p2p/${cfg.provider?.contractDb}`)),
-    )
+    cdbs.set(cfg.provider.contractDb, contractDbAddrsOf(cfg))
   const inner = new Lifecycle((err, part) => log.warn({ err, part }, 'error while stopping'))
   return {
     name: 'approval',

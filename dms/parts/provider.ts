@@ -9,6 +9,7 @@ import type { Engine, ENGINE_NAMES, Runner } from '../executor/engine.js'
 import { child } from '../log.js'
 import { providerMetrics } from '../node-metrics.js'
 import { applyConfigOffer } from '../resources/config-offer.js'
+import { contractDbAddrsOf } from './base.js'
 import { need, partOf, type Components, type NodePartFactory } from './components.js'
 
 /** The resource ledger; locks whose contract never came (the node died meanwhile) are released. */
@@ -137,6 +138,7 @@ export const providerPart: NodePartFactory = async (c) => {
     },
     {
       contractDb: p.contractDb,
+      contractDbAddrs: contractDbAddrsOf(c.config),
       bidTtlMs: p.bidTtlMs,
       heartbeatMs: p.heartbeatMs,
       provisionTimeoutMs: p.provisionTimeoutMs,

@@ -9,6 +9,11 @@ import type { RequesterCap } from './requester-cap.js'
 export interface ProviderInit extends RetentionInit {
   /** Peer id of the contract-db whose proofs this provider accepts. */
   contractDb: string
+  /**
+   * Addresses of the contract-db (its instances under one identity: each its own);
+   * empty: the addresses libp2p knows of it. @default []
+   */
+  contractDbAddrs?: readonly string[]
   /** How long a bid (and its reservation) stays valid. @default 30000 */
   bidTtlMs?: number
   /** How long a lock waits (from the lock) for its contract's invocation. @default 60000 */

@@ -157,7 +157,7 @@ export class ProviderService {
     if (this.actor === undefined) throw new Error('provider stopped')
     return new ContractDbClient(
       { actor: this.actor, clock: this.c.clock },
-      { contractDb: { peer: this.init.contractDb, addrs: [] }, attempts },
+      { contractDb: { peer: this.init.contractDb, addrs: this.init.contractDbAddrs ?? [] }, attempts },
     )
   }
 

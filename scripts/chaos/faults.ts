@@ -48,17 +48,26 @@ export function scheduleFaults(opts: ChaosOptions, rnd: () => number): Scheduled
     ;[kinds[i], kinds[j]] = [kinds[j], kinds[i]]
   }
   const slot = (0.8 * postingMs) / Math.max(1, kinds.length)
+  // Several contract-db instances are killed in turn: contract-db, contract-db-2, ...
+  const instances = opts.contractDbInstances ?? 1
+  let instanceKills = 0
+  const nextInstance = () => {
+    const k = instanceKills++ % instances
+    return k === 0 ? 'contract-db' : `contract-db-${k + 1}`
+  }
   const schedule = kinds.map((kind, i) => ({
     kind,
     at: Math.round(0.1 * postingMs + i * slot + rnd() * 0.3 * slot),
     target:
-      kind === 'kill-provider'
-        ? 'a provider'
-        : kind === 'restart-requester'
-          ? 'requester'
-          : kind === 'requester-gone'
-            ? `requester-gone-${i}`
-            : 'contract-db',
+      kind === 'kill-contract-db-instance'
+        ? nextInstance()
+        : kind === 'kill-provider'
+          ? 'a provider'
+          : kind === 'restart-requester'
+            ? 'requester'
+            : kind === 'requester-gone'
+              ? `requester-gone-${i}`
+              : 'contract-db',
     // Which provider: drawn now, among those running a job at the time of the kill (else all).
     pick: rnd(),
     // A provider may stay down longer than the requester's liveness deadline (~6 s): then its
@@ -95,8 +104,8 @@ export function injectFaults(d: {
   const procOf = (name: string): DevnetProc =>
     name === 'requester'
       ? devnet.requester
-      : name === 'contract-db'
-        ? devnet.contractDb
+      : name.startsWith('contract-db')
+        ? devnet.contractDbs.find((p) => p.name === name)!
         : devnet.providers.find((p) => p.name === name)!
 
   const now = () => String(Date.now() - t0).padStart(6)
@@ -208,7 +217,7 @@ export function injectFaults(d: {
     for (const f of schedule) {
       if (f.kind === 'requester-gone' || f.kind === 'contract-db-lock-kill') continue
       await sleep(Math.max(0, t0 + f.at - Date.now()), opts.signal)
-      if (f.target === 'contract-db') {
+      if (f.target.startsWith('contract-db')) {
         if (!(await withCdb(() => killAndRestart(f)))) return
         continue
       }

@@ -2,6 +2,7 @@
  * The chaos run's report (scripts/chaos.ts): its options, the faults it injected, the jobs and the
  * escrow it found, the verdict, and the table it prints. Spec: specs/chaos.md.
  */
+import type { DevnetInit } from '../../dms/cli/devnet.js'
 
 export type FaultKind =
   | 'kill-provider'
@@ -11,6 +12,8 @@ export type FaultKind =
   | 'requester-gone'
   /** The contract-db SIGKILLs itself after it stored a lock, before it answers the verify. */
   | 'contract-db-lock-kill'
+  /** One of several contract-db instances (`contractDbInstances`) SIGKILLed, in turn, and restarted. */
+  | 'kill-contract-db-instance'
 
 export interface ChaosOptions {
   seed: number
@@ -22,6 +25,13 @@ export interface ChaosOptions {
   faults: Partial<Record<FaultKind, number>>
   /** Bound on the wait for every posted job to reach a final state. */
   drainMs: number
+  /**
+   * Contract-db instances (`startDevnet`'s `contractDbInstances`): more than one needs
+   * `contractDbStore` on PostgreSQL. @default 1
+   */
+  contractDbInstances?: number
+  /** Where the contract-db keeps its books. @default level */
+  contractDbStore?: DevnetInit['contractDbStore']
   /** Progress lines. @default none */
   say?: (line: string) => void
   /** Where to write the JSON report. @default none */

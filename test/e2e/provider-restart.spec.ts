@@ -17,6 +17,7 @@ import type { JobUpdate } from '../../dms/protocol/messages.js'
 import { parseJobSpec } from '../../dms/orchestrator/job-spec.js'
 import { jobReaches, prices, startNetwork, TEST_IMAGE, type TestNetwork } from '../helpers/network.js'
 import { peerIdOfDataDir } from '../helpers/processes.js'
+import { dmsEntry } from '../helpers/dms-entry.js'
 
 const MiB = 1024 * 1024
 const ROOT = join(import.meta.dirname, '../..')
@@ -27,17 +28,13 @@ interface Running {
   exited: Promise<unknown>
 }
 
-/** `dms run` from source in its own process; resolves once it prints its ready line. */
+/** `dms run` in its own process (dms-entry.ts); resolves once it prints its ready line. */
 function startProvider(configPath: string): Promise<Running> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(ROOT, 'dms/cli/main.ts'), 'run', '--config', configPath],
-    {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, DMS_LOG_LEVEL: 'warn', DMS_PASSPHRASE: 'test passphrase' },
-    },
-  )
+  const child = spawn(process.execPath, [...dmsEntry(), 'run', '--config', configPath], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, DMS_LOG_LEVEL: 'warn', DMS_PASSPHRASE: 'test passphrase' },
+  })
   let stderr = ''
   child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)))
   const exited = new Promise((resolve) => child.once('exit', resolve))

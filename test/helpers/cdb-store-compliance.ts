@@ -31,13 +31,15 @@ export function storedContract(
     settleBy?: number
     startBy?: number
     started?: boolean
+    /** @default 0 (a volunteer contract) */
+    escrow?: number
   } = {},
 ): ContractRecord {
   const terms = {
     contractId: id,
     requester: { peer: o.requester ?? 'req' },
     provider: { peer: o.provider ?? 'prov' },
-    escrow: 0,
+    escrow: o.escrow ?? 0,
     ...(o.startBy !== undefined ? { startBy: o.startBy } : {}),
   }
   return {
@@ -226,6 +228,46 @@ export function cdbStoreCompliance(name: string, open: OpenStore): void {
         await assert.rejects(store.page({ limit: 1, after }), { code: 'BAD_CURSOR' })
       await assert.rejects(store.page({ limit: 1, state: 'locking' as StoredState }), { code: 'BAD_STATE' })
       assert.equal((await store.page({ limit: MAX_PAGE })).contracts.length, 0)
+    })
+
+    it('activeVolunteers: the active escrow-0 contracts of one requester, following commits', async () => {
+      await store.transaction((tx) => {
+        tx.putContract(storedContract('v1', { requester: 'r1' }))
+        tx.putContract(storedContract('v2', { requester: 'r2' }))
+        tx.putContract(storedContract('paid', { requester: 'r1', escrow: 5 }))
+        tx.putContract(storedContract('closed', { requester: 'r1', state: 'settled' }))
+      })
+      assert.deepEqual([await store.activeVolunteers('r1'), await store.activeVolunteers('r2')], [1, 1])
+      await store.transaction((tx) => {
+        tx.putContract(storedContract('v3', { requester: 'r1' }))
+        tx.putContract(storedContract('v2', { requester: 'r2', state: 'terminated' }))
+      })
+      // A transaction that fails moves no count.
+      await assert.rejects(
+        store.transaction((tx) => {
+          tx.putContract(storedContract('v4', { requester: 'r1' }))
+          throw new Error('no')
+        }),
+      )
+      assert.deepEqual(
+        [
+          await store.activeVolunteers('r1'),
+          await store.activeVolunteers('r2'),
+          await store.activeVolunteers('x'),
+        ],
+        [2, 0, 0],
+      )
+    })
+
+    it('books: the credited total and the accounts summed, in one read', async () => {
+      assert.deepEqual(await store.books(), { credited: undefined, balances: 0, escrow: 0, accounts: 0 })
+      const credited = { credited: 100, initialisedAt: 1, initialisedWith: 0 }
+      await store.transaction((tx) => {
+        tx.putAccount({ peer: 'a', balance: 40, escrow: 20 })
+        tx.putAccount({ peer: 'b', balance: 2 ** 52, escrow: 1 })
+        tx.putCredited(credited)
+      })
+      assert.deepEqual(await store.books(), { credited, balances: 40 + 2 ** 52, escrow: 21, accounts: 2 })
     })
 
     it('dueBy: the active contracts whose watchFrom has come, following start notes and closes', async () => {

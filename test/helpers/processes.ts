@@ -1,6 +1,7 @@
 /**
- * A DMS node in its own process (`dms run` from source), for tests that SIGKILL a node. Resolves
- * once the node prints its ready line; its JSON log lines (stderr) can be awaited.
+ * A DMS node in its own process (`dms run`, built or from source: dms-entry.ts), for tests that
+ * SIGKILL a node. Resolves once the node prints its ready line; its JSON log lines (stderr) can
+ * be awaited.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
@@ -9,6 +10,7 @@ import { createInterface } from 'node:readline'
 import { privateKeyFromRaw } from '@libp2p/crypto/keys'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { loadOrCreateKey } from '../../dms/keys.js'
+import { dmsEntry } from './dms-entry.js'
 
 const ROOT = join(import.meta.dirname, '../..')
 
@@ -35,15 +37,11 @@ export function startDms(
   logLevel = 'info',
   env: Record<string, string> = {},
 ): Promise<DmsProcess> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(ROOT, 'dms/cli/main.ts'), 'run', '--config', configPath],
-    {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, DMS_LOG_LEVEL: logLevel, DMS_PASSPHRASE: 'test passphrase', ...env },
-    },
-  )
+  const child = spawn(process.execPath, [...dmsEntry(), 'run', '--config', configPath], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, DMS_LOG_LEVEL: logLevel, DMS_PASSPHRASE: 'test passphrase', ...env },
+  })
   let tail = ''
   const waiters = new Set<{
     test: (l: Record<string, unknown>) => boolean

@@ -14,7 +14,8 @@ import { STORES } from '../../store/tables.js'
 import { watchFrom } from '../deadlines.js'
 import type { Account, ApprovedEntity, ContractRecord, CreditedTotal, StoredState } from '../records.js'
 import { checkPage, type ContractPageOf, type ContractPageQuery } from './page.js'
-import type { CdbReads, CdbTx, ContractDbStore, ContractQuery } from './port.js'
+import type { BooksSnapshot, CdbReads, CdbTx, ContractDbStore, ContractQuery } from './port.js'
+import { VolunteerTally, type ContractMove } from './volunteer-tally.js'
 
 /** The key of the credited total in `cdb-books` (dms 0.2 stored it there). */
 const CREDITED = 'credited'
@@ -51,6 +52,8 @@ export class LevelContractDbStore implements ContractDbStore {
   private readonly t: Tables
   private readonly queue = new SerialQueue()
   private opened?: Promise<void>
+  /** Built at the first `activeVolunteers`, then moved by each commit. */
+  private volunteers?: VolunteerTally
 
   constructor(private readonly db: Db) {
     this.t = {
@@ -96,7 +99,32 @@ export class LevelContractDbStore implements ContractDbStore {
       const out = await fn(tx)
       const ops = await tx.ops()
       if (ops.length > 0) await this.db.batch(ops as never)
+      this.volunteers?.committed(tx.moved)
       return out
+    })
+  }
+
+  /** Counted in the queue, so no transaction commits during the first count. */
+  activeVolunteers(requester: string): Promise<number> {
+    return this.queue.run(async () => {
+      this.volunteers ??= new VolunteerTally(await this.contracts({ state: 'active' }))
+      return this.volunteers.of(requester)
+    })
+  }
+
+  /** Read in the queue: no transaction commits between the total and the accounts. */
+  books(): Promise<BooksSnapshot> {
+    return this.queue.run(async () => {
+      const credited = await this.credited()
+      let balances = 0
+      let escrow = 0
+      let accounts = 0
+      for (const a of await this.accounts()) {
+        balances += a.balance
+        escrow += a.escrow
+        accounts++
+      }
+      return { credited, balances, escrow, accounts }
     })
   }
 
@@ -220,6 +248,8 @@ class LevelTx implements CdbTx {
   private readonly writes = new Map<string, { sublevel: SubDb; key: string; value?: unknown }>()
   /** The contracts written, with the record each had before (its index entry to remove). */
   private readonly before = new Map<string, ContractRecord | undefined>()
+  /** Each contract written, before and after: set by `ops()`. */
+  moved: ContractMove[] = []
 
   constructor(
     private readonly base: CdbReads,
@@ -272,6 +302,7 @@ class LevelTx implements CdbTx {
     for (const id of this.before.keys()) {
       const old = await this.base.contract(id)
       const now = this.pending<ContractRecord>(this.t.contracts, id)!
+      this.moved.push({ old, now })
       const from = old?.state === 'active' ? dueKey(old) : undefined
       const to = now.state === 'active' ? dueKey(now) : undefined
       if (from !== to) {

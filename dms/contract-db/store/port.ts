@@ -39,6 +39,18 @@ export interface ContractQuery {
   party?: string
 }
 
+/** The credited total and what the accounts hold, read in one snapshot (`ContractDbStore.books`). */
+export interface BooksSnapshot {
+  /** Undefined in a new database or one from before the total. */
+  credited: CreditedTotal | undefined
+  /** Every account's balance, summed. */
+  balances: number
+  /** Every account's escrow, summed. */
+  escrow: number
+  /** How many accounts. */
+  accounts: number
+}
+
 export interface ContractDbStore extends CdbReads {
   readonly backend: StoreBackend
   /** Opens the books: builds an index an older database lacks. Idempotent. */
@@ -65,4 +77,14 @@ export interface ContractDbStore extends CdbReads {
   countByState(): Promise<Partial<Record<StoredState, number>>>
   accounts(): Promise<Account[]>
   approvals(): Promise<ApprovedEntity[]>
+  /**
+   * The conservation check's reads in one snapshot: no write by this or another instance lands
+   * between the credited total and the accounts (conservation.ts).
+   */
+  books(): Promise<BooksSnapshot>
+  /**
+   * How many volunteer contracts (escrow 0) of `requester` are active, counted from the stored
+   * contracts, so that every instance over the books counts the same (verify, check 10).
+   */
+  activeVolunteers(requester: string): Promise<number>
 }

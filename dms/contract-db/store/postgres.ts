@@ -15,7 +15,7 @@ import { watchFrom } from '../deadlines.js'
 import type { Account, ApprovedEntity, ContractRecord, CreditedTotal, StoredState } from '../records.js'
 import { StoreConflictError, StoreSchemaError } from './errors.js'
 import { checkPage, type ContractPageOf, type ContractPageQuery } from './page.js'
-import type { CdbTx, ContractDbStore, ContractQuery } from './port.js'
+import type { BooksSnapshot, CdbTx, ContractDbStore, ContractQuery } from './port.js'
 import { MIGRATIONS, SCHEMA_LOCK, SCHEMA_TABLE, SCHEMA_VERSION } from './postgres-schema.js'
 
 /** Serialization failure, deadlock: the transaction is run again. */
@@ -175,6 +175,42 @@ export class PostgresContractDbStore implements ContractDbStore {
       'select peer, balance, escrow from cdb_accounts order by peer',
     )
     return rows.map(accountRow)
+  }
+
+  /**
+   * One statement, so one snapshot (each statement sees the database as of its start): no other
+   * instance's commit lands between the total and the sums. The sums are computed by PostgreSQL
+   * (`numeric`, exact) rather than by reading every account here.
+   */
+  async books(): Promise<BooksSnapshot> {
+    const { rows } = await this.pool.query<{
+      credited: CreditedTotal | null
+      balances: string
+      escrow: string
+      accounts: string
+    }>(
+      `select (select value from cdb_books where key = $1) as credited,
+              coalesce(sum(balance), 0)::text as balances, coalesce(sum(escrow), 0)::text as escrow,
+              count(*)::text as accounts
+         from cdb_accounts`,
+      [CREDITED],
+    )
+    const r = rows[0]
+    return {
+      credited: r.credited ?? undefined,
+      balances: Number(r.balances),
+      escrow: Number(r.escrow),
+      accounts: Number(r.accounts),
+    }
+  }
+
+  /** A count over the `(requester, state)` index: the active contracts of one requester are few. */
+  async activeVolunteers(requester: string): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>(
+      `select count(*)::int as n from cdb_contracts where requester = $1 and state = 'active' and escrow = 0`,
+      [requester],
+    )
+    return rows[0]?.n ?? 0
   }
 
   async approvals(): Promise<ApprovedEntity[]> {

@@ -27,6 +27,7 @@ import { freshDatabase } from '../../helpers/postgres-db.js'
 type Books = () => Promise<{ stores: [ContractDbStore, ContractDbStore]; cleanup: () => Promise<void> }>
 
 const DEADLINES = { settleGraceMs: 1000, claimWindowMs: 60_000, disputeWindowMs: 120_000 }
+const VOLUNTEERS = 2
 
 function racing(name: string, books: () => Books) {
   describe(`two contract-db instances racing over ${name}`, function () {
@@ -38,6 +39,8 @@ function racing(name: string, books: () => Books) {
     let a: ContractDbService
     let b: ContractDbService
     let cleanup: () => Promise<void>
+    let openOn: (store: ContractDbStore) => ContractDbService
+    let first: ContractDbStore
 
     beforeEach(async () => {
       clock = new ManualClock(1_700_000_000_000)
@@ -48,10 +51,12 @@ function racing(name: string, books: () => Books) {
       const open = (store: ContractDbStore) =>
         new ContractDbService(
           { system, key: cdb.key, db: undefined as never, store, clock, log: silentLogger },
-          { deadlines: DEADLINES },
+          { deadlines: DEADLINES, maxActiveVolunteerContracts: VOLUNTEERS },
         )
       a = open(stores[0])
       b = open(stores[1])
+      openOn = open
+      first = stores[0]
       await Promise.all([a.openBooks(), b.openBooks()])
       await a.approve(req.peer)
       await b.approve(prov.peer)
@@ -143,6 +148,40 @@ function racing(name: string, books: () => Books) {
       assert.equal((await a.account(prov.peer)).balance, paid)
       assert.deepEqual(await b.account(req.peer), { peer: req.peer, balance: 1000 - paid, escrow: 0 })
       await conserved()
+    })
+
+    it('the volunteer limit counts what both instances locked', async () => {
+      const volunteer = () =>
+        makeContract(req, prov, cdb.peer, { now: clock.now(), pricePerHour: 0, maxDurationSeconds: 60 })
+      // b counts first (a per-process count would start here and see only b's own locks later).
+      await b.verify(req.peer, volunteer())
+      for (let i = 1; i < VOLUNTEERS; i++) await a.verify(req.peer, volunteer())
+      await assert.rejects(b.verify(req.peer, volunteer()), { code: 'TOO_MANY_CONTRACTS' })
+      await assert.rejects(a.verify(req.peer, volunteer()), { code: 'TOO_MANY_CONTRACTS' })
+    })
+
+    it('conservation is read in one snapshot: a credit by the other instance between its reads shows no difference', async () => {
+      // An instance whose reads of the credited total let b credit right after: two separate
+      // reads (the total, then the accounts) would see 1000 credited and 1005 held.
+      const racy = new Proxy(first, {
+        get(target, key) {
+          if (key === 'credited')
+            return async () => {
+              const total = await target.credited()
+              await b.credit(req.peer, 5)
+              return total
+            }
+          const v = Reflect.get(target, key) as unknown
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v
+        },
+      })
+      const watcher = openOn(racy)
+      const check = await watcher.conservation()
+      assert.equal(check.difference, 0)
+      assert.ok(check.ok)
+      await b.credit(req.peer, 5)
+      const after = await watcher.conservation()
+      assert.deepEqual([after.ok, after.credited], [true, check.credited + 5])
     })
   })
 }

@@ -102,6 +102,7 @@ describe('metrics of every role, checked by promtool', function () {
     assert.match(texts.contractDb, /^dms_contract_db_escrow_locked_microtokens_total [1-9]\d*$/m)
     assert.match(texts.contractDb, /^dms_contract_db_conservation_ok 1$/m)
     assert.match(texts.contractDb, /^dms_contract_db_escrow_microtokens 0$/m)
+    assert.match(texts.contractDb, /^dms_contract_db_info\{backend="level",cdb_instance="[^"]+:\d+"\} 1$/m)
     for (const [role, text] of Object.entries(texts)) {
       assert.match(text, /^process_resident_memory_bytes \d+/m, role)
       const { status, out } = await promtool(text)
@@ -168,6 +169,13 @@ describe('metrics of every role, checked by promtool', function () {
       const q = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=dms_contract_db_conservation_ok`)
       const ok = (await q.json()) as { data: { result: Array<{ value: [number, string] }> } }
       assert.equal(ok.data.result[0]?.value[1], '1')
+      // The instance's name survives the scrape under its own label (`instance` is the target's).
+      const i = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=dms_contract_db_info`)
+      const info = (await i.json()) as { data: { result: Array<{ metric: Record<string, string> }> } }
+      const m = info.data.result[0]?.metric ?? {}
+      assert.match(m.cdb_instance ?? '', /^[^:]+:\d+$/)
+      assert.equal(m.backend, 'level')
+      assert.notEqual(m.instance, m.cdb_instance)
     } finally {
       server.kill('SIGTERM')
       await exited

@@ -1,6 +1,6 @@
 /**
- * A burst of 200 jobs posted at once to two small providers (room for two jobs each): every job
- * completes. Without queueing most fail NO_BIDS (both providers reserve for the same first jobs,
+ * A burst of 80 jobs posted at once to two small providers (room for two jobs each: 20 times what
+ * they hold): every job completes. Without queueing most fail NO_BIDS (both providers reserve for the same first jobs,
  * and NO_BIDS is final); queued jobs bid again when a provider announces freed capacity. Real
  * nodes on 127.0.0.1 and a test executor (short runs, no Docker). The drain time is measured by
  * scripts/bench-queue.ts (specs/benchmarks.md).
@@ -11,9 +11,9 @@ import { CountingExecutor } from '../../helpers/counting-executor.js'
 import { jobReaches, startNetwork, TEST_IMAGE, type TestNetwork } from '../../helpers/network.js'
 
 const MiB = 1024 * 1024
-const JOBS = 200
+const JOBS = 80
 
-describe('queued jobs: a burst of 200 jobs on two small providers', function () {
+describe('queued jobs: a burst of 80 jobs on two small providers', function () {
   this.timeout(300_000)
   let net: TestNetwork
   const executor = new CountingExecutor(5)

@@ -39,6 +39,8 @@ function counted(inner: ContractDbStore) {
     countByState: () => (reads.listings++, inner.countByState()),
     accounts: () => inner.accounts(),
     approvals: () => inner.approvals(),
+    books: () => inner.books(),
+    activeVolunteers: (peer) => inner.activeVolunteers(peer),
   }
   return { store, reads }
 }

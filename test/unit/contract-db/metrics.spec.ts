@@ -51,6 +51,7 @@ function setup(stored: Array<{ id: string; state: string }> = []) {
   const sources: ContractDbSources = {
     clock,
     backend: 'level',
+    instance: 'cdb-1',
     events,
     receive: {
       rejections: { bad_signature: 2 },
@@ -125,7 +126,7 @@ describe('contract-db metrics', () => {
     assert.doesNotMatch(text, /^injected/m)
   })
 
-  it('credits, rejections seeded and observed, peers, the backend', async () => {
+  it('credits, rejections seeded and observed, peers, the backend and the instance', async () => {
     const { events, observers, metrics } = setup()
     events.emit('credit', 'peer', 1234)
     for (const fn of observers) fn({ kind: 'rejected', reason: 'bad_signature' })
@@ -135,7 +136,7 @@ describe('contract-db metrics', () => {
     assert.equal(sample(text, 'dms_actor_rejections_total', '{reason="bad_signature"}'), 3)
     assert.equal(sample(text, 'dms_actor_late_total', '{reason="inbox_closed"}'), 1)
     assert.equal(sample(text, 'dms_peers_connected'), 3)
-    assert.equal(sample(text, 'dms_contract_db_info', '{backend="level"}'), 1)
+    assert.equal(sample(text, 'dms_contract_db_info', '{backend="level",cdb_instance="cdb-1"}'), 1)
     metrics.stop()
     events.emit('credit', 'peer', 1)
     assert.equal(observers.size, 0)

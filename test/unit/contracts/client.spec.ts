@@ -34,10 +34,16 @@ class FakeActor implements Requester {
     opts?: RequestOptions
     at: number
   }> = []
+  /** Peers dropped for silence, and when. */
+  readonly dropped: Array<{ peer: string; at: number }> = []
   constructor(
     private readonly clock: ManualClock,
     private readonly answers: Answer[],
   ) {}
+  disconnect(peer: string): Promise<void> {
+    this.dropped.push({ peer, at: this.clock.now() })
+    return Promise.resolve()
+  }
   request<Req, Rep>(
     to: Handle,
     behaviour: BehaviourDef<Req, Rep>,
@@ -97,11 +103,64 @@ describe('dms/contract-clients/client (the contract-db client)', () => {
     }
     return { ...body, signature: signDoc(key, DOMAIN.settlement, body) }
   }
-  const client = (actor: FakeActor, init: { attempts?: number; timeoutMs?: number } = {}) =>
+  const client = (actor: FakeActor, init: { attempts?: number; timeoutMs?: number; addrs?: string[] } = {}) =>
     new ContractDbClient(
       { actor, clock },
-      { contractDb: { peer: cdb.peer, addrs: ['/ip4/127.0.0.1/tcp/9'] }, ...init },
+      { contractDb: { peer: cdb.peer, addrs: init.addrs ?? ['/ip4/127.0.0.1/tcp/9'] }, ...init },
     )
+
+  describe('failover between instances (one identity, several addresses)', () => {
+    const two = ['/ip4/127.0.0.1/tcp/9', '/ip4/127.0.0.1/tcp/10']
+
+    it('a silent instance is dropped and, with another address, the request goes again at once', async () => {
+      const c = contract()
+      const actor = new FakeActor(clock, [timeout(), () => proofFor(c)])
+      const t0 = clock.now()
+      const proof = await client(actor, { addrs: two }).verify(c)
+      assert.equal(proof.contractId, c.terms.contractId)
+      assert.deepEqual(actor.dropped, [{ peer: cdb.peer, at: t0 }], 'its connections dropped')
+      assert.deepEqual(
+        actor.calls.map((x) => [x.at - t0, x.to.addrs]),
+        [
+          [0, two],
+          [0, two],
+        ],
+        'no backoff',
+      )
+    })
+
+    it('with one address a silence waits the backoff, and a refused dial drops nothing', async () => {
+      const c = contract()
+      const actor = new FakeActor(clock, [timeout(), unreachable(), () => proofFor(c)])
+      const t0 = clock.now()
+      const p = client(actor).verify(c)
+      await clock.advanceAsync(1000 + 2000)
+      await p
+      assert.deepEqual(
+        actor.calls.map((x) => x.at - t0),
+        [0, 1000, 3000],
+      )
+      assert.equal(actor.dropped.length, 1, 'only the silence drops')
+    })
+
+    it('every address failing: the last failure, with its code, after the attempts', async () => {
+      const actor = new FakeActor(clock, [timeout(), timeout(), timeout()])
+      const err = await client(actor, { addrs: two, attempts: 3 })
+        .settle(makeSettle(contract(), requester, provider), contract().terms)
+        .catch((e: unknown) => e)
+      assert.ok(isCode(err, 'REQUEST_TIMEOUT'))
+      assert.equal(actor.calls.length, 3)
+      assert.equal(actor.dropped.length, 3)
+    })
+
+    it('a silent approval ask drops the instance too (its holder asks again later)', async () => {
+      const actor = new FakeActor(clock, [timeout()])
+      await assert.rejects(client(actor, { addrs: two }).approval(requester.peer), (e: unknown) =>
+        isCode(e, 'REQUEST_TIMEOUT'),
+      )
+      assert.equal(actor.dropped.length, 1)
+    })
+  })
 
   describe('verify', () => {
     it('sends the contract to the contract-db inbox and returns its checked proof', async () => {
