@@ -147,12 +147,12 @@ export class LevelContractDbStore implements ContractDbStore {
       if (q.party !== undefined && t?.requester?.peer !== q.party && t?.provider?.peer !== q.party) return
       out.push(rec)
     }
-    if (q.state === undefined) {
+    // One state: its listing, not every row (the active ones are few among the closed). Not
+    // open() here: activeVolunteers lists inside the queue, where open() would wait on itself.
+    if (q.state === undefined || (await this.t.listing.get(LISTING_BUILT)) === undefined) {
       for await (const v of this.t.contracts.values()) keep(JSON.parse(v) as ContractRecord)
       return out
     }
-    // One state: its listing, not every row (the active ones are few among the closed).
-    await this.open()
     const start = q.state.length + 18
     for await (const key of this.t.listing.keys({ gt: `${q.state}!`, lt: `${q.state}"` })) {
       const rec = await this.contract(key.slice(start))
