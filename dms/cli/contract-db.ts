@@ -15,7 +15,7 @@ import { CONTRACT_DB_SOCKET } from '../contract-db/paths.js'
 import type { ContractSummary } from '../contract-db/operator-api.js'
 import type { Account, ApprovedEntity, ContractRecord } from '../contract-db/records.js'
 import { DEFAULT_ROLES } from '../contracts/model.js'
-import { CliError, cliLogger, print, printData } from './output.js'
+import { CliError, cliLogger, print, printData, printNote } from './output.js'
 import { printRows, printTable } from './table.js'
 
 const iso = (t: number | undefined) => (t === undefined ? undefined : new Date(t).toISOString())
@@ -26,6 +26,23 @@ export interface Where {
   dataDir: string
   socket?: string
   json?: boolean
+}
+
+/** A listing's page: `--limit`, `--cursor` (the previous page's `next`), `--state`. */
+export interface PageOptions {
+  limit?: string
+  cursor?: string
+  state?: string
+}
+
+/** The listing's query string; the service checks each value (BAD_LIMIT, BAD_CURSOR, BAD_STATE). */
+function pageQuery(o: PageOptions): string {
+  const q = new URLSearchParams()
+  if (o.limit !== undefined) q.set('limit', o.limit)
+  if (o.cursor !== undefined) q.set('cursor', o.cursor)
+  if (o.state !== undefined) q.set('state', o.state)
+  const s = q.toString()
+  return s === '' ? '' : `?${s}`
 }
 
 async function readConfig(path: string): Promise<ContractDbFileConfig> {
@@ -200,11 +217,16 @@ export async function approvedCommand(o: Where): Promise<void> {
     )
 }
 
-/** `dms contract-db contracts`: newest first. */
-export async function contractsCommand(o: Where): Promise<void> {
-  const { contracts } = await call<{ contracts: ContractSummary[] }>(o, 'GET', '/v1/contract-db/contracts')
-  if (o.json) printData({ contracts })
-  else if (contracts.length === 0) print('no contracts')
+/** `dms contract-db contracts`: one page, newest first. */
+export async function contractsCommand(o: Where & PageOptions): Promise<void> {
+  const page = await call<{ contracts: ContractSummary[]; next?: string }>(
+    o,
+    'GET',
+    `/v1/contract-db/contracts${pageQuery(o)}`,
+  )
+  const { contracts } = page
+  if (o.json) return printData(page)
+  if (contracts.length === 0) printNote('no contracts')
   else
     printRows<ContractSummary>(
       [
@@ -222,13 +244,20 @@ export async function contractsCommand(o: Where): Promise<void> {
       ],
       contracts,
     )
+  if (page.next !== undefined) printNote(`more: add --cursor ${page.next}`)
 }
 
 /** `dms contract-db disputes`. */
-export async function disputesCommand(o: Where): Promise<void> {
-  const { disputes } = await call<{ disputes: ContractRecord[] }>(o, 'GET', '/v1/contract-db/disputes')
-  if (o.json) printData({ disputes })
-  else if (disputes.length === 0) print('no disputes')
+export async function disputesCommand(o: Where & PageOptions): Promise<void> {
+  const page = await call<{ disputes: ContractRecord[]; next?: string }>(
+    o,
+    'GET',
+    `/v1/contract-db/disputes${pageQuery({ limit: o.limit, cursor: o.cursor })}`,
+  )
+  const { disputes } = page
+  if (o.json) printData(page)
+  else if (disputes.length === 0)
+    printNote(page.next === undefined ? 'no disputes' : 'no disputes in this page')
   else
     printTable(
       ['CONTRACT', 'CLAIMED BY', 'PAID', 'DISPUTED', 'OUTPUTS', 'RECEIPT SIGNATURE'],
@@ -244,4 +273,5 @@ export async function disputesCommand(o: Where): Promise<void> {
         ]
       }),
     )
+  if (!o.json && page.next !== undefined) printNote(`more: add --cursor ${page.next}`)
 }

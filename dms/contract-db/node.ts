@@ -259,7 +259,11 @@ export class ContractDbNode {
         get: (peer) => svc.account(peer),
         credit: (peer, amount) => svc.credit(peer, amount),
       },
-      contracts: { list: () => svc.listContracts(), get: (id) => svc.contract(id) },
+      contracts: {
+        page: (q) => svc.contractPage(q),
+        counts: () => svc.contractCounts(),
+        get: (id) => svc.contract(id),
+      },
       identity: {
         peerId: () => this.peerId,
         addrs: () => this.addrs(),

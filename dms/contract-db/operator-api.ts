@@ -12,7 +12,15 @@ import { InvalidAmountError, type Amount } from '../contracts/money.js'
 import { termsMaxDuration } from '../contracts/terms.js'
 import { priceView } from '../pricing/price.js'
 import { priceOf } from '../pricing/terms.js'
-import type { Account, ApprovedEntity, ContractRecord } from './records.js'
+import type { Account, ApprovedEntity, ContractRecord, StoredState } from './records.js'
+import {
+  cursorIn,
+  cursorText,
+  limitIn,
+  stateIn,
+  type ContractPageOf,
+  type ContractPageQuery,
+} from './store/page.js'
 import type { StoreBackend } from './store/port.js'
 
 export interface ApprovalsPort {
@@ -29,7 +37,10 @@ export interface AccountsPort {
 }
 
 export interface ContractsPort {
-  list(): Promise<ContractRecord[]>
+  /** One page of the contracts, newest first (store/page.ts): never every row. */
+  page(q: ContractPageQuery): Promise<ContractPageOf<ContractRecord>>
+  /** How many contracts are stored in each state. */
+  counts(): Promise<Partial<Record<StoredState, number>>>
   get(id: string): Promise<ContractRecord | undefined>
 }
 
@@ -158,8 +169,7 @@ export class OperatorApi {
       reply.header('content-type', metrics.contentType).send(await metrics.render()),
     )
     app.get('/v1/info', async () => {
-      const byState: Record<string, number> = {}
-      for (const r of await contracts.list()) byState[r.state] = (byState[r.state] ?? 0) + 1
+      const byState = await contracts.counts()
       return {
         role: 'contract-db',
         peerId: identity.peerId(),
@@ -207,14 +217,18 @@ export class OperatorApi {
       (req) => accounts.credit(req.params.peer, req.body?.amount as number),
     )
 
-    app.get('/v1/contract-db/contracts', async () => ({
-      // Newest first, as `dms job list`.
-      contracts: (await contracts.list()).map(summarize).sort((a, b) => b.activatedAt - a.activatedAt),
-    }))
-    // Claims their requesters disputed, for the operator to look at (specs/contract-db.md, "Claims").
-    app.get('/v1/contract-db/disputes', async () => ({
-      disputes: (await contracts.list()).filter((r) => r.dispute !== undefined),
-    }))
+    // Newest first, as `dms job list`, a page at a time: ?limit (1-1000, default 100), ?cursor
+    // (the previous page's `next`), ?state. Bad ones are 400 BAD_LIMIT, BAD_CURSOR, BAD_STATE.
+    app.get<{ Querystring: PageQuery }>('/v1/contract-db/contracts', async (req) => {
+      const page = await contracts.page(pageIn(req.query))
+      return { contracts: page.contracts.map(summarize), ...nextOf(page) }
+    })
+    // Claims their requesters disputed, for the operator to look at (specs/contract-db.md,
+    // "Claims"): a page of the claimed contracts, those of them disputed; `next` for more.
+    app.get<{ Querystring: PageQuery }>('/v1/contract-db/disputes', async (req) => {
+      const page = await contracts.page({ ...pageIn(req.query), state: 'claimed' })
+      return { disputes: page.contracts.filter((r) => r.dispute !== undefined), ...nextOf(page) }
+    })
     app.get<{ Params: { id: string } }>('/v1/contract-db/contracts/:id', async (req, reply) => {
       const rec = await contracts.get(req.params.id)
       if (rec === undefined)
@@ -223,6 +237,27 @@ export class OperatorApi {
     })
   }
 }
+
+/** A listing's query string, as received: anything, checked by pageIn. */
+interface PageQuery {
+  limit?: unknown
+  cursor?: unknown
+  state?: unknown
+}
+
+/** A page query from a query string, checked before any read (400 with BAD_LIMIT, BAD_CURSOR, BAD_STATE). */
+function pageIn(q: PageQuery | undefined): ContractPageQuery {
+  const state = stateIn(q?.state)
+  const after = cursorIn(q?.cursor)
+  return {
+    limit: limitIn(q?.limit),
+    ...(state !== undefined ? { state } : {}),
+    ...(after !== undefined ? { after } : {}),
+  }
+}
+
+const nextOf = (page: ContractPageOf<unknown>) =>
+  page.next === undefined ? {} : { next: cursorText(page.next) }
 
 /** The roles of an approve request's body: a short list of strings (BAD_ROLE otherwise), or none. */
 function rolesIn(v: unknown): string[] | undefined {

@@ -52,10 +52,11 @@ import { verifyHandler, type VerifyHandler } from './handlers/verify.js'
 import { afterLockFault } from './fault-kill.js'
 import { DEADLINES, deadlinesOf, type DeadlineConfig } from './deadlines.js'
 import { LevelContractDbStore } from './store/level.js'
+import type { ContractPageOf, ContractPageQuery } from './store/page.js'
 import type { ContractDbStore, StoreBackend } from './store/port.js'
 import { Accounts } from './ledger.js'
 import { conservationOf, CreditedBook, type Conservation } from './conservation.js'
-import { type Account, type ApprovedEntity, type ContractRecord } from './records.js'
+import { type Account, type ApprovedEntity, type ContractRecord, type StoredState } from './records.js'
 
 export interface ContractDbInit {
   /** Lifetime of the approval credentials it issues. @default APPROVAL_TTL_MS (10 minutes) */
@@ -446,8 +447,18 @@ export class ContractDbService {
     return this.store.contract(id)
   }
 
+  /** Every stored contract: reads every row (the metrics' scan at start). */
   listContracts(): Promise<ContractRecord[]> {
     return this.store.contracts()
+  }
+
+  /** One page of the contracts, newest first (store/page.ts). */
+  contractPage(q: ContractPageQuery): Promise<ContractPageOf<ContractRecord>> {
+    return this.store.page(q)
+  }
+
+  contractCounts(): Promise<Partial<Record<StoredState, number>>> {
+    return this.store.countByState()
   }
 
   // ---- the contract machine's effects ----

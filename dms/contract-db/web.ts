@@ -19,6 +19,8 @@ import type { BooksChange } from './service.js'
 
 /** Event streams open at once. */
 export const MAX_BOOK_STREAMS = 8
+/** The newest contracts the overview lists (the counts cover them all). */
+export const OVERVIEW_CONTRACTS = 200
 const KEEPALIVE_MS = 20_000
 
 export interface BooksPorts extends Pick<OperatorPorts, 'approvals' | 'accounts' | 'contracts' | 'identity'> {
@@ -34,7 +36,7 @@ export interface Overview {
   accounts: Account[]
   /** Contracts per stored state. */
   byState: Record<string, number>
-  /** Newest first. */
+  /** The newest OVERVIEW_CONTRACTS, newest first. */
   contracts: ContractSummary[]
   conservation: Conservation
 }
@@ -86,15 +88,13 @@ export class OperatorWeb {
   async overview(): Promise<Overview> {
     const { approvals, accounts, contracts, identity } = this.ports
     const conservation = await this.ports.conservation()
-    const records = await contracts.list()
-    const byState: Record<string, number> = {}
-    for (const r of records) byState[r.state] = (byState[r.state] ?? 0) + 1
+    const { contracts: newest } = await contracts.page({ limit: OVERVIEW_CONTRACTS })
     return {
       peerId: identity.peerId(),
       approved: await approvals.list(),
       accounts: await accounts.list(),
-      byState,
-      contracts: records.map(summarize).sort((a, b) => b.activatedAt - a.activatedAt),
+      byState: await contracts.counts(),
+      contracts: newest.map(summarize),
       conservation,
     }
   }

@@ -88,6 +88,11 @@ export const STORES = {
     version: 1,
     what: 'index of active contracts by `watchFrom` (contract-db/store/level.ts), for the expiry sweep',
   },
+  cdbListing: {
+    name: 'cdb-listing',
+    version: 1,
+    what: 'index of contracts by `activatedAt`, all and per state, and the count per state (contract-db/store/level.ts), for the operator listings',
+  },
 } as const satisfies Record<string, StoreTable>
 
 /** A table's name on disk: only these can be opened (`Repo`, `sublevel`). */

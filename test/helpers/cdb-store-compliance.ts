@@ -5,11 +5,13 @@
  *
  * Checked: a transaction's writes land together or not at all, it reads its own writes,
  * concurrent read-then-write transactions lose no update, approvals are deleted, listings
- * select by state and party, and the expiry index (`dueBy`) holds exactly the active contracts
+ * select by state and party, pages cover every contract once in order and refuse a bad limit or
+ * cursor, the counts by state follow each change, and the expiry index (`dueBy`) holds exactly the active contracts
  * whose `watchFrom` has come, following a start note and a close.
  */
 import assert from 'node:assert/strict'
 import type { ContractRecord, StoredState } from '../../dms/contract-db/records.js'
+import { MAX_PAGE, type ContractCursor } from '../../dms/contract-db/store/page.js'
 import type { ContractDbStore } from '../../dms/contract-db/store/port.js'
 
 /** A fresh empty store of the backend, and what removes it. */
@@ -51,6 +53,8 @@ export function storedContract(
 }
 
 const ids = (recs: ContractRecord[]) => recs.map((r) => r.contract.terms.contractId).sort()
+/** Byte order (for ASCII, JavaScript's own), as the listings sort ids. */
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 export function cdbStoreCompliance(name: string, open: OpenStore): void {
   describe(`contract-db store compliance: ${name}`, function () {
@@ -131,6 +135,99 @@ export function cdbStoreCompliance(name: string, open: OpenStore): void {
       assert.deepEqual(ids(await store.contracts({ state: 'active' })), ['c1', 'c3'])
       assert.deepEqual(ids(await store.contracts({ party: 'p1' })), ['c1', 'c2'])
       assert.deepEqual(ids(await store.contracts({ party: 'r2', state: 'active' })), ['c3'])
+    })
+
+    it('pages cover every contract once, newest first, while contracts are added', async () => {
+      // Ties on activatedAt and ids whose byte order differs from a locale's ("B" < "a" < "b").
+      const first: ContractRecord[] = []
+      for (let i = 0; i < 23; i++)
+        for (const id of i % 5 === 0 ? [`c${i}-B`, `c${i}-a`, `c${i}-b`] : [`c${i}`])
+          first.push(
+            storedContract(id, {
+              activatedAt: 1000 + (i % 9) * 10,
+              state: i % 3 === 0 ? 'settled' : 'active',
+            }),
+          )
+      await store.transaction((tx) => first.forEach((r) => tx.putContract(r)))
+      const order = (recs: ContractRecord[]) =>
+        [...recs]
+          .sort(
+            (a, b) =>
+              b.activatedAt - a.activatedAt || cmp(b.contract.terms.contractId, a.contract.terms.contractId),
+          )
+          .map((r) => r.contract.terms.contractId)
+      const seen: string[] = []
+      let after: ContractCursor | undefined
+      let added = 0
+      for (let pages = 0; pages < 20; pages++) {
+        const page = await store.page({ limit: 4, ...(after !== undefined ? { after } : {}) })
+        assert.ok(page.contracts.length <= 4)
+        seen.push(...page.contracts.map((r) => r.contract.terms.contractId))
+        // Newer contracts arrive between pages: they are before the cursor, so not listed again.
+        await store.transaction((tx) =>
+          tx.putContract(storedContract(`new${added++}`, { activatedAt: 5000 + added })),
+        )
+        if (page.next === undefined) break
+        after = page.next
+      }
+      assert.deepEqual(seen, order(first))
+      const active = first.filter((r) => r.state === 'active')
+      const byState: string[] = []
+      after = undefined
+      do {
+        const page = await store.page({
+          state: 'active',
+          limit: 5,
+          ...(after !== undefined ? { after } : {}),
+        })
+        byState.push(...page.contracts.map((r) => r.contract.terms.contractId))
+        after = page.next
+      } while (after !== undefined)
+      assert.deepEqual(byState, [
+        ...Array.from({ length: added }, (_, i) => `new${added - 1 - i}`),
+        ...order(active),
+      ])
+      const exact = await store.page({ state: 'settled', limit: first.length - active.length })
+      assert.equal(exact.next, undefined, 'a page that ends the listing has no next')
+      assert.deepEqual((await store.page({ state: 'expired', limit: 1000 })).contracts, [])
+    })
+
+    it('countByState and the pages by state follow every change of state', async () => {
+      await store.transaction((tx) => {
+        tx.putContract(storedContract('c1'))
+        tx.putContract(storedContract('c2'))
+        tx.putContract(storedContract('c3', { state: 'settled' }))
+      })
+      assert.deepEqual(await store.countByState(), { active: 2, settled: 1 })
+      await store.transaction((tx) => {
+        tx.putContract(storedContract('c1', { state: 'expired' }))
+        tx.putContract(storedContract('c2', { state: 'claimed' }))
+        tx.putContract(storedContract('c3', { state: 'settled' }))
+      })
+      await assert.rejects(
+        store.transaction((tx) => {
+          tx.putContract(storedContract('c4'))
+          throw new Error('refused')
+        }),
+      )
+      assert.deepEqual(await store.countByState(), { expired: 1, claimed: 1, settled: 1 })
+      assert.deepEqual(ids((await store.page({ state: 'active', limit: 10 })).contracts), [])
+      assert.deepEqual(ids((await store.page({ state: 'claimed', limit: 10 })).contracts), ['c2'])
+      assert.deepEqual(ids((await store.page({ limit: 10 })).contracts), ['c1', 'c2', 'c3'])
+    })
+
+    it('a page past the maximum, of no size, or after a malformed cursor is refused before any read', async () => {
+      for (const limit of [0, -1, MAX_PAGE + 1, 1.5, Number.NaN, Number.MAX_SAFE_INTEGER])
+        await assert.rejects(store.page({ limit }), { code: 'BAD_LIMIT' })
+      for (const after of [
+        { activatedAt: -1, id: 'x' },
+        { activatedAt: 2 ** 53, id: 'x' },
+        { activatedAt: 1, id: '' },
+        { activatedAt: 1, id: 'x'.repeat(257) },
+      ])
+        await assert.rejects(store.page({ limit: 1, after }), { code: 'BAD_CURSOR' })
+      await assert.rejects(store.page({ limit: 1, state: 'locking' as StoredState }), { code: 'BAD_STATE' })
+      assert.equal((await store.page({ limit: MAX_PAGE })).contracts.length, 0)
     })
 
     it('activeVolunteers: the active escrow-0 contracts of one requester, following commits', async () => {

@@ -1,9 +1,9 @@
-/** `dms contract-db run|approve|revoke|credit|balance|approved|contracts|disputes|dashboard` (specs/contract-db.md). */
+/** `dms contract-db run|approve|revoke|credit|balance|approved|contracts|disputes|migrate|dashboard` (specs/contract-db.md). */
 import type { Command } from 'commander'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { CONTRACT_DB_SOCKET } from '../../contract-db/paths.js'
-import type { Where } from '../contract-db.js'
+import type { PageOptions, Where } from '../contract-db.js'
 import type { RegisterCommand } from './types.js'
 
 const cdbCli = () => import('../contract-db.js')
@@ -68,15 +68,48 @@ export const registerContractDb: RegisterCommand = (program) => {
     (await cdbCli()).approvedCommand(o),
   )
 
-  where(cdb.command('contracts').description('list contracts and their states, newest first')).action(
-    async (o: Where) => (await cdbCli()).contractsCommand(o),
-  )
+  where(
+    cdb
+      .command('contracts')
+      .description(
+        'one page of the contracts and their states, newest first (the last line says how to get the next)',
+      )
+      .option(
+        '--state <state>',
+        'only contracts in this state: active, settled, terminated, claimed, expired',
+      )
+      .option('--limit <n>', 'contracts per page (1-1000)', '100')
+      .option('--cursor <cursor>', 'the next page, as the previous one said'),
+  ).action(async (o: Where & PageOptions) => (await cdbCli()).contractsCommand(o))
 
   where(
     cdb
       .command('disputes')
-      .description("claims their requesters disputed: the claim's receipt and the requester's verification"),
-  ).action(async (o: Where) => (await cdbCli()).disputesCommand(o))
+      .description(
+        "claims their requesters disputed, in one page of the claimed contracts: the claim's receipt and the requester's verification",
+      )
+      .option('--limit <n>', 'claimed contracts read per page (1-1000)', '100')
+      .option('--cursor <cursor>', 'the next page, as the previous one said'),
+  ).action(async (o: Where & PageOptions) => (await cdbCli()).disputesCommand(o))
+
+  cdb
+    .command('migrate')
+    .description(
+      "copy a stopped level contract-db's books (approvals, accounts, contracts with their claims, disputes and settlements) into an empty PostgreSQL schema, check every balance, escrow and contract, and print the figures",
+    )
+    .requiredOption(
+      '--to <url>',
+      'the PostgreSQL database: postgres://user@host:port/database (a password in it is never printed)',
+    )
+    .option(
+      '--password-file <file>',
+      "a file whose first line is the database's password (as store.passwordFile)",
+    )
+    .option('--data-dir <dir>', 'the contract-db data directory (env DMS_CONTRACT_DB_DIR)', defaultDir)
+    .option('--json', 'print JSON')
+    .action(async (o: { to: string; passwordFile?: string; dataDir: string; json?: boolean }) =>
+      (await import('../contract-db-migrate.js')).migrateCommand(o),
+    )
 
   where(
     cdb

@@ -3,14 +3,17 @@
  * process. Tables are the `cdb-*` sublevels of dms/store/tables.ts; a transaction buffers its
  * writes and applies them in one atomic batch, and transactions run one at a time (a queue), so
  * each reads what the ones before it wrote. `cdb-due` indexes the active contracts by `watchFrom`
- * (deadlines.ts) for the expiry sweep: an older database gets it built at `open()`.
+ * (deadlines.ts) for the expiry sweep; `cdb-listing` indexes every contract by `activatedAt`, all
+ * and per state, and keeps the count per state, for the operator's pages (page.ts). An older
+ * database gets both built at `open()`.
  */
 import { SerialQueue } from '../../../actors/serial.js'
 import type { Db, SubDb } from '../../store/db.js'
 import { subOf } from '../../store/db.js'
 import { STORES } from '../../store/tables.js'
 import { watchFrom } from '../deadlines.js'
-import type { Account, ApprovedEntity, ContractRecord, CreditedTotal } from '../records.js'
+import type { Account, ApprovedEntity, ContractRecord, CreditedTotal, StoredState } from '../records.js'
+import { checkPage, type ContractPageOf, type ContractPageQuery } from './page.js'
 import type { BooksSnapshot, CdbReads, CdbTx, ContractDbStore, ContractQuery } from './port.js'
 import { VolunteerTally, type ContractMove } from './volunteer-tally.js'
 
@@ -25,13 +28,28 @@ const BUILD_BATCH = 5000
 const pad = (ms: number) =>
   String(Number.isSafeInteger(ms) && ms >= 0 ? ms : Number.MAX_SAFE_INTEGER).padStart(16, '0')
 const dueKey = (rec: ContractRecord) => `${pad(watchFrom(rec))}!${rec.contract.terms.contractId}`
+/** The listing of every contract: `*` sorts before the states' names, `#` (counts) before both. */
+const ALL = '*'
+/** A listing key: the listing (ALL or a state), the time, the id; pad gives 16 digits. */
+const listKey = (list: string, at: number, id: string) => `${list}!${pad(at)}!${id}`
+/** A contract's listing keys: in the listing of all, and in its state's. */
+const listKeys = (rec: ContractRecord) => {
+  const id = rec.contract.terms.contractId
+  return [listKey(ALL, rec.activatedAt, id), listKey(rec.state, rec.activatedAt, id)]
+}
+/** The key of a state's count in `cdb-listing`. */
+const countKey = (state: string) => `#${state}`
+/** The `cdb-listing` key that says the index is complete. */
+const LISTING_BUILT = '~built'
+
+type Tables = { contracts: SubDb; accounts: SubDb; approved: SubDb; books: SubDb; due: SubDb; listing: SubDb }
 
 type Op =
   { type: 'put'; sublevel: SubDb; key: string; value: string } | { type: 'del'; sublevel: SubDb; key: string }
 
 export class LevelContractDbStore implements ContractDbStore {
   readonly backend = 'level' as const
-  private readonly t: { contracts: SubDb; accounts: SubDb; approved: SubDb; books: SubDb; due: SubDb }
+  private readonly t: Tables
   private readonly queue = new SerialQueue()
   private opened?: Promise<void>
   /** Built at the first `activeVolunteers`, then moved by each commit. */
@@ -44,13 +62,17 @@ export class LevelContractDbStore implements ContractDbStore {
       approved: subOf(db, STORES.cdbApproved.name),
       books: subOf(db, STORES.cdbBooks.name),
       due: subOf(db, STORES.cdbDue.name),
+      listing: subOf(db, STORES.cdbListing.name),
     }
   }
 
   open(): Promise<void> {
     // A failed open (a disk error) is tried again at the next call, not remembered.
     this.opened ??= this.queue
-      .run(() => this.buildDueIndex())
+      .run(async () => {
+        await this.buildDueIndex()
+        await this.buildListing()
+      })
       .catch((err: unknown) => {
         this.opened = undefined
         throw err
@@ -119,13 +141,59 @@ export class LevelContractDbStore implements ContractDbStore {
 
   async contracts(q: ContractQuery = {}): Promise<ContractRecord[]> {
     const out: ContractRecord[] = []
-    for await (const v of this.t.contracts.values()) {
-      const rec = JSON.parse(v) as ContractRecord
-      if (q.state !== undefined && rec.state !== q.state) continue
+    const keep = (rec: ContractRecord) => {
+      if (q.state !== undefined && rec.state !== q.state) return
       const t = rec.contract?.terms
-      if (q.party !== undefined && t?.requester?.peer !== q.party && t?.provider?.peer !== q.party) continue
+      if (q.party !== undefined && t?.requester?.peer !== q.party && t?.provider?.peer !== q.party) return
       out.push(rec)
     }
+    // One state: its listing, not every row (the active ones are few among the closed). Not
+    // open() here: activeVolunteers lists inside the queue, where open() would wait on itself.
+    if (q.state === undefined || (await this.t.listing.get(LISTING_BUILT)) === undefined) {
+      for await (const v of this.t.contracts.values()) keep(JSON.parse(v) as ContractRecord)
+      return out
+    }
+    const start = q.state.length + 18
+    for await (const key of this.t.listing.keys({ gt: `${q.state}!`, lt: `${q.state}"` })) {
+      const rec = await this.contract(key.slice(start))
+      if (rec !== undefined) keep(rec)
+    }
+    return out
+  }
+
+  async page(q: ContractPageQuery): Promise<ContractPageOf<ContractRecord>> {
+    checkPage(q)
+    await this.open()
+    const list = q.state ?? ALL
+    const keys: string[] = []
+    // One more key than asked says whether a next page exists.
+    for await (const key of this.t.listing.keys({
+      gt: `${list}!`,
+      lt: q.after === undefined ? `${list}"` : listKey(list, q.after.activatedAt, q.after.id),
+      reverse: true,
+      limit: q.limit + 1,
+    }))
+      keys.push(key)
+    const start = list.length + 1
+    const page = keys.slice(0, q.limit)
+    const contracts: ContractRecord[] = []
+    for (const key of page) {
+      const rec = await this.contract(key.slice(start + 17))
+      if (rec !== undefined) contracts.push(rec)
+    }
+    const last = page.at(-1)
+    if (keys.length <= q.limit || last === undefined) return { contracts }
+    return {
+      contracts,
+      next: { activatedAt: Number(last.slice(start, start + 16)), id: last.slice(start + 17) },
+    }
+  }
+
+  async countByState(): Promise<Partial<Record<StoredState, number>>> {
+    await this.open()
+    const out: Partial<Record<StoredState, number>> = {}
+    for await (const [key, v] of this.t.listing.iterator({ gt: '#', lt: '$' }))
+      if (Number(v) > 0) out[key.slice(1) as StoredState] = Number(v)
     return out
   }
 
@@ -152,6 +220,27 @@ export class LevelContractDbStore implements ContractDbStore {
     ops.push({ type: 'put', sublevel: this.t.due, key: BUILT, value: '1' })
     await this.db.batch(ops as never)
   }
+
+  /** The listing of a database from before it, built from its contracts (again if cut short). */
+  private async buildListing(): Promise<void> {
+    if ((await this.t.listing.get(LISTING_BUILT)) !== undefined) return
+    await this.t.listing.clear()
+    const counts = new Map<string, number>()
+    let ops: Op[] = []
+    for await (const v of this.t.contracts.values()) {
+      const rec = JSON.parse(v) as ContractRecord
+      for (const key of listKeys(rec)) ops.push({ type: 'put', sublevel: this.t.listing, key, value: '' })
+      counts.set(rec.state, (counts.get(rec.state) ?? 0) + 1)
+      if (ops.length >= BUILD_BATCH) {
+        await this.db.batch(ops as never)
+        ops = []
+      }
+    }
+    for (const [state, n] of counts)
+      ops.push({ type: 'put', sublevel: this.t.listing, key: countKey(state), value: String(n) })
+    ops.push({ type: 'put', sublevel: this.t.listing, key: LISTING_BUILT, value: '1' })
+    await this.db.batch(ops as never)
+  }
 }
 
 /** A transaction's writes, kept until it commits; its reads see them first. */
@@ -164,7 +253,7 @@ class LevelTx implements CdbTx {
 
   constructor(
     private readonly base: CdbReads,
-    private readonly t: { contracts: SubDb; accounts: SubDb; approved: SubDb; books: SubDb; due: SubDb },
+    private readonly t: Tables,
   ) {}
 
   async contract(id: string) {
@@ -200,7 +289,7 @@ class LevelTx implements CdbTx {
     this.set(this.t.books, CREDITED, total)
   }
 
-  /** The batch: every write, and for each contract written its index entry moved. */
+  /** The batch: every write, and for each contract written its index entries moved and its state counted. */
   async ops(): Promise<Op[]> {
     const ops: Op[] = []
     for (const w of this.writes.values())
@@ -209,15 +298,31 @@ class LevelTx implements CdbTx {
           ? { type: 'del', sublevel: w.sublevel, key: w.key }
           : { type: 'put', sublevel: w.sublevel, key: w.key, value: JSON.stringify(w.value) },
       )
+    const counted = new Map<string, number>()
     for (const id of this.before.keys()) {
       const old = await this.base.contract(id)
       const now = this.pending<ContractRecord>(this.t.contracts, id)!
       this.moved.push({ old, now })
       const from = old?.state === 'active' ? dueKey(old) : undefined
       const to = now.state === 'active' ? dueKey(now) : undefined
-      if (from === to) continue
-      if (from !== undefined) ops.push({ type: 'del', sublevel: this.t.due, key: from })
-      if (to !== undefined) ops.push({ type: 'put', sublevel: this.t.due, key: to, value: '' })
+      if (from !== to) {
+        if (from !== undefined) ops.push({ type: 'del', sublevel: this.t.due, key: from })
+        if (to !== undefined) ops.push({ type: 'put', sublevel: this.t.due, key: to, value: '' })
+      }
+      const oldKeys = old === undefined ? [] : listKeys(old)
+      const newKeys = listKeys(now)
+      for (const key of oldKeys)
+        if (!newKeys.includes(key)) ops.push({ type: 'del', sublevel: this.t.listing, key })
+      for (const key of newKeys)
+        if (!oldKeys.includes(key)) ops.push({ type: 'put', sublevel: this.t.listing, key, value: '' })
+      if (old?.state === now.state) continue
+      if (old !== undefined) counted.set(old.state, (counted.get(old.state) ?? 0) - 1)
+      counted.set(now.state, (counted.get(now.state) ?? 0) + 1)
+    }
+    for (const [state, by] of counted) {
+      if (by === 0) continue
+      const n = Number((await this.t.listing.get(countKey(state))) ?? 0) + by
+      ops.push({ type: 'put', sublevel: this.t.listing, key: countKey(state), value: String(n) })
     }
     return ops
   }

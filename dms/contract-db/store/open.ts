@@ -59,7 +59,8 @@ export async function openContractDbStore(
   return { store, close: () => store.close() }
 }
 
-async function passwordIn(path: string): Promise<string> {
+/** The first line of a password file (`store.passwordFile`, `migrate --password-file`). */
+export async function passwordIn(path: string): Promise<string> {
   try {
     return (await readFile(path, 'utf8')).split('\n')[0].replace(/\r$/, '')
   } catch (err) {

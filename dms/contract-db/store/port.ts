@@ -4,6 +4,7 @@
  * the embedded default). Every backend passes test/helpers/cdb-store-compliance.ts.
  */
 import type { Account, ApprovedEntity, ContractRecord, CreditedTotal, StoredState } from '../records.js'
+import type { ContractPageOf, ContractPageQuery } from './page.js'
 
 /** Which backend holds the books (metrics and `/v1/info` say it). */
 export type StoreBackend = 'level' | 'postgres'
@@ -66,6 +67,14 @@ export interface ContractDbStore extends CdbReads {
    */
   dueBy(now: number): Promise<ContractRecord[]>
   contracts(q?: ContractQuery): Promise<ContractRecord[]>
+  /**
+   * One page of the contracts, newest first (`activatedAt` then id, descending; page.ts): at
+   * most `limit` records read through an index, whatever the number stored. A limit past
+   * MAX_PAGE, or a malformed cursor, is refused (BAD_LIMIT, BAD_CURSOR) before any read.
+   */
+  page(q: ContractPageQuery): Promise<ContractPageOf<ContractRecord>>
+  /** How many contracts are stored in each state (states with none are absent). */
+  countByState(): Promise<Partial<Record<StoredState, number>>>
   accounts(): Promise<Account[]>
   approvals(): Promise<ApprovedEntity[]>
   /**

@@ -50,6 +50,13 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       check (key <> 'credited' or (value->>'credited')::numeric between 0 and ${MAX})
     )`,
   ],
+  [
+    // The operator's pages (page.ts): newest first by (activated_at, id), all or of one state.
+    // Ids in byte order ("C"), as level sorts its keys, so both backends page alike.
+    `create index cdb_contracts_listing on cdb_contracts (activated_at, id collate "C")`,
+    `create index cdb_contracts_state_listing on cdb_contracts (state, activated_at, id collate "C")`,
+    `drop index cdb_contracts_state`,
+  ],
 ]
 
 /** The schema version this code writes. */

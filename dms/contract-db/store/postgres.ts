@@ -12,8 +12,9 @@ import type { Logger } from 'pino'
 import { SerialQueue } from '../../../actors/serial.js'
 import { silentLogger } from '../../log.js'
 import { watchFrom } from '../deadlines.js'
-import type { Account, ApprovedEntity, ContractRecord, CreditedTotal } from '../records.js'
+import type { Account, ApprovedEntity, ContractRecord, CreditedTotal, StoredState } from '../records.js'
 import { StoreConflictError, StoreSchemaError } from './errors.js'
+import { checkPage, type ContractPageOf, type ContractPageQuery } from './page.js'
 import type { BooksSnapshot, CdbTx, ContractDbStore, ContractQuery } from './port.js'
 import { MIGRATIONS, SCHEMA_LOCK, SCHEMA_TABLE, SCHEMA_VERSION } from './postgres-schema.js'
 
@@ -84,6 +85,16 @@ export class PostgresContractDbStore implements ContractDbStore {
     return this.opened
   }
 
+  /**
+   * Removes every contract, account, approval and total, in one statement. Only for a migration
+   * that found the target empty and failed part way (migrate.ts): never on books in service.
+   */
+  async clear(): Promise<void> {
+    await this.queue.run(() =>
+      this.pool.query('truncate cdb_contracts, cdb_accounts, cdb_approvals, cdb_books'),
+    )
+  }
+
   /** Closes the pool's connections. */
   async close(): Promise<void> {
     await this.queue.idle()
@@ -128,6 +139,35 @@ export class PostgresContractDbStore implements ContractDbStore {
       args,
     )
     return rows.map((r) => r.record)
+  }
+
+  async page(q: ContractPageQuery): Promise<ContractPageOf<ContractRecord>> {
+    checkPage(q)
+    const where: string[] = []
+    const args: unknown[] = []
+    if (q.state !== undefined) where.push(`state = $${args.push(q.state)}`)
+    if (q.after !== undefined)
+      where.push(
+        `(activated_at, id collate "C") < ($${args.push(q.after.activatedAt)}, $${args.push(q.after.id)})`,
+      )
+    // One more row than asked says whether a next page exists.
+    const { rows } = await this.pool.query<{ record: ContractRecord; at: string }>(
+      `select record, activated_at as at from cdb_contracts ${where.length > 0 ? `where ${where.join(' and ')}` : ''}
+       order by activated_at desc, id collate "C" desc limit $${args.push(q.limit + 1)}`,
+      args,
+    )
+    const page = rows.slice(0, q.limit)
+    const contracts = page.map((r) => r.record)
+    const last = page.at(-1)
+    if (rows.length <= q.limit || last === undefined) return { contracts }
+    return { contracts, next: { activatedAt: Number(last.at), id: last.record.contract.terms.contractId } }
+  }
+
+  async countByState(): Promise<Partial<Record<StoredState, number>>> {
+    const { rows } = await this.pool.query<{ state: StoredState; n: string }>(
+      'select state, count(*) as n from cdb_contracts group by state',
+    )
+    return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]))
   }
 
   async accounts(): Promise<Account[]> {
@@ -273,9 +313,17 @@ class PgTx implements CdbTx {
     this.set('books', CREDITED, total)
   }
 
-  /** Writes what was put, in the order it was first put. */
+  /**
+   * Writes what was put: one statement per table, whatever the number of rows (a bulk copy or
+   * a close's three accounts), rows in key order so that two instances lock them alike.
+   */
   async flush(): Promise<void> {
-    for (const w of this.writes.values()) await write(this.client, w.table, w.key, w.value)
+    const by = new Map<Table, Array<{ key: string; value?: unknown }>>()
+    for (const w of this.writes.values()) by.set(w.table, [...(by.get(w.table) ?? []), w])
+    for (const [table, rows] of by) {
+      rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      await writeRows(this.client, table, rows)
+    }
   }
 
   private set(table: Table, key: string, value: unknown): void {
@@ -290,53 +338,64 @@ const slot = (table: Table, key: string) => `${table}\0${key}`
 /** A time as the index holds it: a safe integer >= 0, anything else sorts last. */
 const time = (ms: number) => (Number.isSafeInteger(ms) && ms >= 0 ? ms : Number.MAX_SAFE_INTEGER)
 
-async function write(c: Queryable, table: Table, key: string, value: unknown): Promise<void> {
+/** Upserts (or for approvals, deletes) `rows` of `table` in one statement each kind. */
+async function writeRows(
+  c: Queryable,
+  table: Table,
+  rows: Array<{ key: string; value?: unknown }>,
+): Promise<void> {
   if (table === 'accounts') {
-    const a = value as Account
+    const a = rows.map((r) => r.value as Account)
     await c.query(
-      `insert into cdb_accounts (peer, balance, escrow) values ($1, $2, $3)
+      `insert into cdb_accounts (peer, balance, escrow)
+       select * from unnest($1::text[], $2::bigint[], $3::bigint[])
        on conflict (peer) do update set balance = excluded.balance, escrow = excluded.escrow`,
-      [a.peer, a.balance, a.escrow],
+      [a.map((x) => x.peer), a.map((x) => x.balance), a.map((x) => x.escrow)],
     )
   } else if (table === 'contracts') {
-    const rec = value as ContractRecord
-    const t = rec.contract.terms
-    const s = rec.settlement
+    const recs = rows.map((r) => r.value as ContractRecord)
     await c.query(
       `insert into cdb_contracts
          (id, state, requester, provider, escrow, paid, refunded, watch_from, activated_at, record)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb)
+       select id, state, requester, provider, escrow, paid, refunded, watch_from, activated_at, record::jsonb
+       from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[],
+         $8::bigint[], $9::bigint[], $10::text[])
+         as u(id, state, requester, provider, escrow, paid, refunded, watch_from, activated_at, record)
        on conflict (id) do update set state = excluded.state, requester = excluded.requester,
          provider = excluded.provider, escrow = excluded.escrow, paid = excluded.paid,
          refunded = excluded.refunded, watch_from = excluded.watch_from,
          activated_at = excluded.activated_at, record = excluded.record`,
       [
-        key,
-        rec.state,
-        t.requester.peer,
-        t.provider.peer,
-        t.escrow,
-        s?.paidToProvider ?? null,
-        s?.refundedToRequester ?? null,
-        time(watchFrom(rec)),
-        time(rec.activatedAt),
-        JSON.stringify(rec),
+        rows.map((r) => r.key),
+        recs.map((r) => r.state),
+        recs.map((r) => r.contract.terms.requester.peer),
+        recs.map((r) => r.contract.terms.provider.peer),
+        recs.map((r) => r.contract.terms.escrow),
+        recs.map((r) => r.settlement?.paidToProvider ?? null),
+        recs.map((r) => r.settlement?.refundedToRequester ?? null),
+        recs.map((r) => time(watchFrom(r))),
+        recs.map((r) => time(r.activatedAt)),
+        recs.map((r) => JSON.stringify(r)),
       ],
     )
   } else if (table === 'approvals') {
-    if (value === undefined) await c.query('delete from cdb_approvals where peer = $1', [key])
-    else
+    const gone = rows.filter((r) => r.value === undefined).map((r) => r.key)
+    const put = rows.filter((r) => r.value !== undefined)
+    if (gone.length > 0) await c.query('delete from cdb_approvals where peer = any($1::text[])', [gone])
+    if (put.length > 0)
       await c.query(
-        `insert into cdb_approvals (peer, record) values ($1, $2::jsonb)
+        `insert into cdb_approvals (peer, record)
+         select peer, record::jsonb from unnest($1::text[], $2::text[]) as u(peer, record)
          on conflict (peer) do update set record = excluded.record`,
-        [key, JSON.stringify(value)],
+        [put.map((r) => r.key), put.map((r) => JSON.stringify(r.value))],
       )
   } else
-    await c.query(
-      `insert into cdb_books (key, value) values ($1, $2::jsonb)
-       on conflict (key) do update set value = excluded.value`,
-      [key, JSON.stringify(value)],
-    )
+    for (const r of rows)
+      await c.query(
+        `insert into cdb_books (key, value) values ($1, $2::jsonb)
+         on conflict (key) do update set value = excluded.value`,
+        [r.key, JSON.stringify(r.value)],
+      )
 }
 
 interface AccountRow {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import pg from 'pg'
 import type { ContractRecord } from '../../../dms/contract-db/records.js'
 import { PostgresContractDbStore, redactedUrl } from '../../../dms/contract-db/store/postgres.js'
-import { SCHEMA_VERSION } from '../../../dms/contract-db/store/postgres-schema.js'
+import { MIGRATIONS, SCHEMA_TABLE, SCHEMA_VERSION } from '../../../dms/contract-db/store/postgres-schema.js'
 import { cdbStoreCompliance, storedContract } from '../../helpers/cdb-store-compliance.js'
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.js'
 import { freshDatabase, type TestDatabase } from '../../helpers/postgres-db.js'
@@ -137,7 +137,7 @@ describe('contract-db store: PostgreSQL', function () {
     const rows = await sql<{ version: number }>(url, 'select version from cdb_schema order by version')
     assert.deepEqual(
       rows.map((r) => r.version),
-      [SCHEMA_VERSION],
+      Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1),
     )
     const indexes = await sql<{ indexname: string }>(
       url,
@@ -147,10 +147,11 @@ describe('contract-db store: PostgreSQL', function () {
       indexes.map((r) => r.indexname),
       [
         'cdb_contracts_due',
+        'cdb_contracts_listing',
         'cdb_contracts_pkey',
         'cdb_contracts_provider',
         'cdb_contracts_requester',
-        'cdb_contracts_state',
+        'cdb_contracts_state_listing',
       ],
     )
     await sql(url, 'insert into cdb_schema (version) values ($1)', [SCHEMA_VERSION + 1])
@@ -171,6 +172,54 @@ describe('contract-db store: PostgreSQL', function () {
     )
     assert.match(plan.map((r) => r['QUERY PLAN']).join('\n'), /cdb_contracts_due/)
     assert.equal((await store.dueBy(10_004)).length, 5)
+  })
+
+  it('a database of schema 1 gets the listing indexes, its contracts paged through them', async () => {
+    const { url } = await database()
+    const c = new pg.Client({ connectionString: url })
+    await c.connect()
+    try {
+      await c.query(SCHEMA_TABLE)
+      for (const q of MIGRATIONS[0]) await c.query(q)
+      await c.query('insert into cdb_schema (version) values (1)')
+    } finally {
+      await c.end()
+    }
+    const old = storeOn(url)
+    // Written by schema 1's code: the rows need nothing new. Few settled: the state's index pays.
+    await old.transaction((tx) => {
+      for (let i = 0; i < 300; i++)
+        tx.putContract(
+          storedContract(`c${String(i).padStart(3, '0')}`, {
+            activatedAt: 1000 + i,
+            state: i % 50 === 0 ? 'settled' : 'active',
+          }),
+        )
+    })
+    await old.close()
+    const store = storeOn(url)
+    await store.open()
+    await sql(url, 'analyze cdb_contracts')
+    const plan = async (text: string) =>
+      (await sql<{ 'QUERY PLAN': string }>(url, `explain ${text}`)).map((r) => r['QUERY PLAN']).join('\n')
+    assert.match(
+      await plan(
+        `select record from cdb_contracts where (activated_at, id collate "C") < (1100, 'c100') order by activated_at desc, id collate "C" desc limit 11`,
+      ),
+      /cdb_contracts_listing/,
+    )
+    assert.match(
+      await plan(
+        `select record from cdb_contracts where state = 'settled' and (activated_at, id collate "C") < (1100, 'c100') order by activated_at desc, id collate "C" desc limit 11`,
+      ),
+      /cdb_contracts_state_listing/,
+    )
+    const page = await store.page({ state: 'settled', limit: 3, after: { activatedAt: 1100, id: 'c100' } })
+    assert.deepEqual(
+      page.contracts.map((r) => r.contract.terms.contractId),
+      ['c050', 'c000'],
+    )
+    assert.deepEqual(await store.countByState(), { active: 294, settled: 6 })
   })
 
   it('the URL it logs hides the password', () => {

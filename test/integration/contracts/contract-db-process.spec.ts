@@ -176,6 +176,14 @@ describe('dms contract-db (separate process, built CLI)', function () {
       ),
     )
     assert.match(await cli('contracts', '-o', 'wide'), / +JOB +REQUESTER +PROVIDER +ACTIVATED +DISPUTED\n/)
+    // One page at a time: a bounded limit, a cursor the service gave; anything else is refused.
+    assert.doesNotMatch(await cli('contracts', '--limit', '1'), /more:/)
+    await assert.rejects(
+      cli('contracts', '--limit', '5000'),
+      /BAD_LIMIT: limit must be a whole number from 1 to 1000/,
+    )
+    await assert.rejects(cli('contracts', '--cursor', 'junk'), /BAD_CURSOR/)
+    await assert.rejects(cli('disputes', '--limit', '0'), /BAD_LIMIT/)
     // A replayed settlement is refused with the reason, and pays nothing more.
     await assert.rejects(
       actor.request(handle(svc.addrs), W.settle, makeSettle(c, req, prov, { wallSeconds: 10 })),

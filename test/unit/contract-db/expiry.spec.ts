@@ -35,6 +35,8 @@ function counted(inner: ContractDbStore) {
     approval: (peer) => inner.approval(peer),
     credited: () => inner.credited(),
     contracts: (q) => (reads.listings++, inner.contracts(q)),
+    page: (q) => (reads.listings++, inner.page(q)),
+    countByState: () => (reads.listings++, inner.countByState()),
     accounts: () => inner.accounts(),
     approvals: () => inner.approvals(),
     books: () => inner.books(),

@@ -51,7 +51,25 @@ describe('contract-db/operator-api (from ports)', () => {
       },
     },
     contracts: {
-      list: () => Promise.resolve(contracts),
+      // Newest first, cut at the limit; the query is recorded to check what the API passed on.
+      page: (q) => {
+        calls.push(`page ${JSON.stringify(q)}`)
+        const all = contracts
+          .filter((c) => q.state === undefined || c.state === q.state)
+          .sort((a, b) => b.activatedAt - a.activatedAt)
+        const last = all[q.limit - 1]
+        return Promise.resolve({
+          contracts: all.slice(0, q.limit),
+          ...(all.length > q.limit
+            ? { next: { activatedAt: last.activatedAt, id: last.contract.terms.contractId } }
+            : {}),
+        })
+      },
+      counts: () => {
+        const by: Record<string, number> = {}
+        for (const c of contracts) by[c.state] = (by[c.state] ?? 0) + 1
+        return Promise.resolve(by)
+      },
       get: (id) => {
         if (id === 'boom') return Promise.reject(new Error('disk on fire'))
         return Promise.resolve(contracts.find((c) => c.contract.terms.contractId === id))
@@ -191,12 +209,63 @@ describe('contract-db/operator-api (from ports)', () => {
     assert.equal((await client.call('GET', '/v1/nothing')).status, 404)
   })
 
+  it('contracts: pages by limit and cursor, passed on checked; the next cursor when more remain', async () => {
+    calls.length = 0
+    const first = await client.call<{ contracts: Array<{ contractId: string }>; next?: string }>(
+      'GET',
+      '/v1/contract-db/contracts?limit=2',
+    )
+    assert.equal(first.status, 200)
+    assert.equal(first.body.contracts.length, 2)
+    const second = contracts[2].contract.terms.contractId
+    assert.equal(first.body.next, `8:${second}`)
+    await client.call('GET', `/v1/contract-db/contracts?limit=5&state=settled&cursor=${first.body.next}`)
+    assert.deepEqual(calls, [
+      'page {"limit":2}',
+      `page ${JSON.stringify({ limit: 5, state: 'settled', after: { activatedAt: 8, id: second } })}`,
+    ])
+    const all = await client.call<{ next?: string }>('GET', '/v1/contract-db/contracts')
+    assert.equal(all.body.next, undefined, 'the last page has no next')
+    assert.equal(calls.at(-1), 'page {"limit":100}', 'the default page')
+  })
+
+  it('contracts: an absurd limit, a forged cursor or an unknown state is a 400 with its code, and nothing is read', async () => {
+    calls.length = 0
+    const bad: Array<[string, string]> = [
+      ['limit=0', 'BAD_LIMIT'],
+      ['limit=1001', 'BAD_LIMIT'],
+      ['limit=99999999999999999999', 'BAD_LIMIT'],
+      ['limit=-1', 'BAD_LIMIT'],
+      ['limit=1.5', 'BAD_LIMIT'],
+      ['limit=ten', 'BAD_LIMIT'],
+      ['limit=1&limit=2', 'BAD_LIMIT'],
+      ['cursor=nope', 'BAD_CURSOR'],
+      ['cursor=99999999999999999:x', 'BAD_CURSOR'],
+      ['cursor=9007199254740992:x', 'BAD_CURSOR'],
+      [`cursor=1:${'a'.repeat(257)}`, 'BAD_CURSOR'],
+      ['cursor=1:%00', 'BAD_CURSOR'],
+      ['cursor=1:', 'BAD_CURSOR'],
+      ['state=proposed', 'BAD_STATE'],
+      ['state=active&state=settled', 'BAD_STATE'],
+    ]
+    for (const [query, code] of bad) {
+      for (const path of ['/v1/contract-db/contracts', '/v1/contract-db/disputes']) {
+        const r = await client.call<{ error: { code: string; message: string } }>('GET', `${path}?${query}`)
+        assert.equal(r.status, 400, `${path}?${query}`)
+        assert.equal(r.body.error.code, code, `${path}?${query}`)
+      }
+    }
+    assert.deepEqual(calls, [], 'no page was read for a refused query')
+  })
+
   it('disputes: the claimed records whose requester disputed them', async () => {
     const disputed = { ...record('claimed'), dispute: { verification: {} as never, at: 7 } }
     contracts.push(disputed)
     try {
+      calls.length = 0
       const r = await client.call<{ disputes: unknown[] }>('GET', '/v1/contract-db/disputes')
       assert.deepEqual(r.body.disputes, [disputed])
+      assert.deepEqual(calls, ['page {"limit":100,"state":"claimed"}'], 'a page of the claimed contracts')
       const list = await client.call<{ contracts: Array<{ disputedAt?: number }> }>(
         'GET',
         '/v1/contract-db/contracts',

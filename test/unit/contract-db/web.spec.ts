@@ -58,7 +58,11 @@ describe('contract-db/web: the operator dashboard listener (from ports)', () => 
       get: (peer) => Promise.resolve({ peer, balance: 0, escrow: 0 }),
       credit: () => Promise.reject(new Error('not here')),
     },
-    contracts: { list: () => Promise.resolve([record]), get: () => Promise.resolve(undefined) },
+    contracts: {
+      page: () => Promise.resolve({ contracts: [record] }),
+      counts: () => Promise.resolve({ [record.state]: 1 }),
+      get: () => Promise.resolve(undefined),
+    },
     identity: { peerId: () => 'cdb-peer', addrs: () => [], backend: () => 'level', instance: () => 'cdb-1' },
     metrics: { rejections: () => ({}), contentType: 'text/plain', render: () => Promise.resolve('') },
     log: silentLogger,

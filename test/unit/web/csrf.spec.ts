@@ -183,7 +183,7 @@ describe("web/csrf: the contract-db's dashboard", () => {
       {
         approvals: { list: none, approve: none, revoke: none },
         accounts: { list: none, get: none, credit: none },
-        contracts: { list: none, get: none },
+        contracts: { page: none, counts: none, get: none },
         identity: { peerId: () => 'cdb', addrs: () => [], backend: () => 'level', instance: () => 'cdb-1' },
         conservation: none,
         onChange: () => () => undefined,

@@ -55,4 +55,37 @@ describe('contract-db store: level', () => {
       await cleanup()
     }
   })
+
+  it('open() builds the listing and the counts by state of a database written before them, once', async () => {
+    const { db, cleanup } = await tempDb()
+    try {
+      // As a dms before the paged listings wrote them: records and cdb-due, no cdb-listing.
+      const old = new Repo<ContractRecord>(db, STORES.cdbContracts.name)
+      await old.put('a', storedContract('a', { activatedAt: 1 }))
+      await old.put('b', storedContract('b', { activatedAt: 3, state: 'claimed' }))
+      await old.put('c', storedContract('c', { activatedAt: 2, state: 'claimed' }))
+      const store = new LevelContractDbStore(db)
+      await store.open()
+      assert.deepEqual(await store.countByState(), { active: 1, claimed: 2 })
+      const page = await store.page({ limit: 2 })
+      assert.deepEqual(
+        page.contracts.map((r) => r.contract.terms.contractId),
+        ['b', 'c'],
+      )
+      assert.deepEqual(page.next, { activatedAt: 2, id: 'c' })
+      // Kept from then on by the store's own writes, not built again.
+      await store.transaction((tx) =>
+        tx.putContract(storedContract('a', { activatedAt: 1, state: 'settled' })),
+      )
+      const again = new LevelContractDbStore(db)
+      await again.open()
+      assert.deepEqual(await again.countByState(), { claimed: 2, settled: 1 })
+      assert.deepEqual(
+        (await again.page({ limit: 10, state: 'settled' })).contracts.map((r) => r.contract.terms.contractId),
+        ['a'],
+      )
+    } finally {
+      await cleanup()
+    }
+  })
 })
