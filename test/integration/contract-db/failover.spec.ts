@@ -187,6 +187,8 @@ describe('contract-db failover: two instances, one identity, one PostgreSQL', fu
         resolve()
       }
       requester.host.addEventListener('connection:close', check)
+      // Not connected there any more (closed before this test began): no close event will come.
+      check()
     })
     other.child.kill('SIGKILL')
     await exited(other.child)
