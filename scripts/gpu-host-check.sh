@@ -118,8 +118,11 @@ print("matmuls: %d in %.1f s, %.1f TFLOP/s" % (n, time.time() - t, n * 2 * 8192*
 print("checksum: %.6e" % c.double().sum().item())
 print("peak GPU memory (torch): %d MiB" % (torch.cuda.max_memory_allocated() // 2**20))
 ')
-  JOB_MEMORY=16GiB
-  OFFER_MEMORY=$((32 * 1024 * 1024 * 1024))
+  # A quarter of the host's memory offered (at most 32 GiB), half of that for the job.
+  MEM_KIB=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
+  OFFER_MEMORY=$((MEM_KIB * 1024 / 4))
+  [ "$OFFER_MEMORY" -gt $((32 * 1024 * 1024 * 1024)) ] && OFFER_MEMORY=$((32 * 1024 * 1024 * 1024))
+  JOB_MEMORY=$((OFFER_MEMORY / 2 / 1024 / 1024))MiB
   OFFER_CPU=4
 fi
 
@@ -158,19 +161,25 @@ PSOCK=$(grep devnet-ready "$WORK/devnet.out" | jq_ 'j.providers[0].socket')
 say "devnet ready in $(since "$T0") s"
 dms resources --socket "$PSOCK" 2>&1 | grep -iE '^(gpus|engines|offer)' | sed "s/^/$TAG: provider: /"
 
+# Waits up to $2 s for job $1 to end, its status JSON in $3; prints its last state.
+wait_job() {
+  local end=$(($(date +%s) + $2)) st=
+  while [ "$(date +%s)" -lt "$end" ]; do
+    dms job status "$1" --socket "$SOCK" --json >"$3" 2>/dev/null || true
+    st=$(jq_ 'j.state' <"$3" 2>/dev/null)
+    case $st in completed | failed | cancelled) break ;; esac
+    sleep 0.5
+  done
+  printf '%s' "$st"
+}
+
 # --- the GPU job ------------------------------------------------------------------------------
 T1=$(date +%s.%N)
 dms job run --socket "$SOCK" --json --gpu 1 --cpu 1 --memory "$JOB_MEMORY" --timeout 300 \
   --max-price 5000000 --name gpu-check "${JOB_ARGS[@]}" >"$WORK/job.json" 2>"$WORK/job.err"
 JOB=$(jq_ 'j.id' <"$WORK/job.json" 2>/dev/null)
 [ -n "$JOB" ] || { say "FAIL: the job was not posted: $(cat "$WORK/job.err")"; exit 1; }
-STATE=
-for _ in $(seq 1 1200); do
-  dms job status "$JOB" --socket "$SOCK" --json >"$WORK/status.json" 2>/dev/null || true
-  STATE=$(jq_ 'j.state' <"$WORK/status.json" 2>/dev/null)
-  case $STATE in completed | failed | cancelled | settled) break ;; esac
-  sleep 0.25
-done
+STATE=$(wait_job "$JOB" 240 "$WORK/status.json")
 JOB_S=$(since "$T1")
 dms job logs "$JOB" --socket "$SOCK" 2>&1 | sed "s/^/$TAG: job: /"
 if [ "$STATE" != completed ]; then
@@ -196,12 +205,7 @@ declined() { # declined NAME REASON_RE job-run-args...
     --name "$name" "$@" >"$WORK/$name.json" 2>/dev/null
   local id st reasons
   id=$(jq_ 'j.id' <"$WORK/$name.json" 2>/dev/null)
-  for _ in $(seq 1 200); do
-    dms job status "$id" --socket "$SOCK" --json >"$WORK/$name.status" 2>/dev/null || true
-    st=$(jq_ 'j.state' <"$WORK/$name.status" 2>/dev/null)
-    case $st in completed | failed | cancelled) break ;; esac
-    sleep 0.25
-  done
+  st=$(wait_job "$id" 60 "$WORK/$name.status")
   reasons=$(jq_ '[...(j.error?.declines ?? []), ...(j.declines ?? []), ...(j.queue?.declines ?? [])].flatMap(d => d.reasons).filter((r, i, a) => a.indexOf(r) === i).join("; ")' <"$WORK/$name.status")
   check "$name" "$([ "$st" = failed ] && printf '%s' "$reasons" | grep -qE "$re" && echo 1 || echo 0)" \
     "job ${id:-?} $st: ${reasons:-no decline reason}"
