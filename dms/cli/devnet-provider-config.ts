@@ -2,7 +2,7 @@
  * `dms devnet --provider-config FILE`: a JSON object merged into each devnet provider's
  * `provider` config section (e.g. the process engine and a GPU offer on a GPU host: scripts/gpu-host-check.sh).
  */
-import { readFile } from 'node:fs/promises'
+import { readFile, stat } from 'node:fs/promises'
 import { CliError } from './output.js'
 
 /** A read `--provider-config` file: what it says and how errors name it. */
@@ -37,10 +37,14 @@ export function mergeSection(
  */
 export async function readProviderConfig(file: string): Promise<ProviderConfigFile> {
   const from = `--provider-config ${file}`
-  const text = await readFile(file, 'utf8').catch((err: unknown) => {
+  const cannot = (err: unknown): never => {
     throw new CliError(`${from}: cannot read it (${(err as Error).message})`)
-  })
-  if (text.length > 1024 * 1024) throw new CliError(`${from}: over 1 MiB; a provider section is a few lines`)
+  }
+  // Sized before it is read: a device or a huge file by mistake is refused, not slurped.
+  const st = await stat(file).catch(cannot)
+  if (!st.isFile() || st.size > 1024 * 1024)
+    throw new CliError(`${from}: not a file of at most 1 MiB; a provider section is a few lines`)
+  const text = await readFile(file, 'utf8').catch(cannot)
   let section: unknown
   try {
     section = JSON.parse(text)

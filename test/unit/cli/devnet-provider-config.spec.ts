@@ -53,6 +53,7 @@ describe('cli/devnet --provider-config', function () {
     await assert.rejects(readProviderConfig(bad), /--provider-config .*provider\.json: not JSON/)
     await file('[1,2]')
     await assert.rejects(readProviderConfig(bad), /must be a JSON object/)
+    await assert.rejects(readProviderConfig('/dev/zero'), /not a file of at most 1 MiB/)
   })
 
   it('refuses a field the config schema refuses before any process starts', async () => {
