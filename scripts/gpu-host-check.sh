@@ -159,7 +159,11 @@ fi
 SOCK=$(grep devnet-ready "$WORK/devnet.out" | jq_ 'j.requester.socket')
 PSOCK=$(grep devnet-ready "$WORK/devnet.out" | jq_ 'j.providers[0].socket')
 say "devnet ready in $(since "$T0") s"
-dms resources --socket "$PSOCK" 2>&1 | grep -iE '^(gpus|engines|offer)' | sed "s/^/$TAG: provider: /"
+dms resources --socket "$PSOCK" >"$WORK/resources.txt" 2>&1
+grep -iE '^(gpus|engine|offer)' "$WORK/resources.txt" | sed "s/^/$TAG: provider: /"
+GPUS_LINE=$(grep -E '^gpus ' "$WORK/resources.txt")
+check "GPU measured" "$(printf '%s' "$GPUS_LINE" | grep -qF "#0 $MODEL " && echo 1 || echo 0)" \
+  "the provider lists #0 $MODEL, as nvidia-smi does"
 
 # Waits up to $2 s for job $1 to end, its status JSON in $3; prints its last state.
 wait_job() {
@@ -198,20 +202,20 @@ check "receipt GPU use" "$("$NODE" -e "console.log(Number('${GPU_S:-0}') > 0 && 
   "signed receipt (signature ok: $SIG_OK): gpuSeconds ${GPU_S:-none}, peak GPU memory ${GPU_PEAK:-?} MiB"
 
 # --- the declines -----------------------------------------------------------------------------
-declined() { # declined NAME REASON_RE job-run-args...
-  local name=$1 re=$2
-  shift 2
+declined() { # declined NAME REASON_RE FIXED_TEXT job-run-args... (the reasons match both)
+  local name=$1 re=$2 fixed=$3
+  shift 3
   dms job run --socket "$SOCK" --json --cpu 1 --memory 64MiB --queue-timeout 0 --timeout 60 \
     --name "$name" "$@" >"$WORK/$name.json" 2>/dev/null
   local id st reasons
   id=$(jq_ 'j.id' <"$WORK/$name.json" 2>/dev/null)
   st=$(wait_job "$id" 60 "$WORK/$name.status")
   reasons=$(jq_ '[...(j.error?.declines ?? []), ...(j.declines ?? []), ...(j.queue?.declines ?? [])].flatMap(d => d.reasons).filter((r, i, a) => a.indexOf(r) === i).join("; ")' <"$WORK/$name.status")
-  check "$name" "$([ "$st" = failed ] && printf '%s' "$reasons" | grep -qE "$re" && echo 1 || echo 0)" \
+  check "$name" "$([ "$st" = failed ] && printf '%s' "$reasons" | grep -qE "$re" && printf '%s' "$reasons" | grep -qF "$fixed" && echo 1 || echo 0)" \
     "job ${id:-?} $st: ${reasons:-no decline reason}"
 }
-declined "two-gpus-declined" 'gpus' --gpu 2 --runtime "$RUNTIME" -- -c 'print(1)'
-declined "other-model-declined" "$OTHER" --gpu 1 --gpu-model "$OTHER" --runtime "$RUNTIME" -- -c 'print(1)'
+declined "two-gpus-declined" 'gpus' 'need 2' --gpu 2 --runtime "$RUNTIME" -- -c 'print(1)'
+declined "other-model-declined" "$OTHER" "offered here: 1 × $MODEL" --gpu 1 --gpu-model "$OTHER" --runtime "$RUNTIME" -- -c 'print(1)'
 
 say "figures: devnet start to end $(since "$T0") s; GPU job $JOB_S s, run $WALL s, gpuSeconds $GPU_S, peak GPU memory $GPU_PEAK MiB; model $MODEL"
 if [ "$FAILS" = 0 ]; then say "ALL CHECKS PASSED"; else say "$FAILS CHECK(S) FAILED"; fi

@@ -27,14 +27,22 @@ describe('scripts/gpu-host-check.sh --stand-in', function () {
     assert.equal(code, 0, out)
     const lines = out.trim().split('\n')
     for (const l of lines) assert.match(l, /stand-in/, `a line without "stand-in": ${l}`)
-    for (const check of ['job completed', 'receipt GPU use', 'two-gpus-declined', 'other-model-declined'])
+    for (const check of [
+      'GPU measured',
+      'job completed',
+      'receipt GPU use',
+      'two-gpus-declined',
+      'other-model-declined',
+    ])
       assert.ok(
         lines.some((l) => l.includes(`PASS ${check}:`)),
         `${check} not passed:\n${out}`,
       )
     assert.match(out, /gpuSeconds [1-9][0-9.]*, peak GPU memory 2048 MiB/)
     assert.match(out, /not enough gpus: need 2, offered 1/)
-    assert.match(out, /gpu model: need 1 GPU of model "A100"/)
+    // The model declined against is the one measured through the stand-in nvidia-smi.
+    assert.match(out, /gpu model: need 1 GPU of model "A100"; offered here: 1 × NVIDIA H200 stand-in/)
+    assert.match(out, /provider: gpus +#0 NVIDIA H200 stand-in 140\.4 GiB/)
     assert.match(out, /ALL CHECKS PASSED/)
     assert.match(out, /devnet stopped/)
   })
