@@ -50,8 +50,12 @@ cleanup() {
   if [ -n "$DEVNET_PID" ] && kill -0 "$DEVNET_PID" 2>/dev/null; then
     kill -TERM "$DEVNET_PID" 2>/dev/null
     for _ in $(seq 1 100); do kill -0 "$DEVNET_PID" 2>/dev/null || break; sleep 0.2; done
-    kill -KILL "$DEVNET_PID" 2>/dev/null
-    say "devnet stopped"
+    if kill -0 "$DEVNET_PID" 2>/dev/null; then
+      kill -KILL "$DEVNET_PID" 2>/dev/null
+      say "devnet killed (it did not stop within 20 s)"
+    else
+      say "devnet stopped ($(grep -o '"exits":{[^}]*}' "$WORK/devnet.out" 2>/dev/null || echo 'no exit codes'))"
+    fi
   fi
   if [ "$KEEP" = 1 ]; then say "kept $WORK"; else rm -rf "$WORK"; fi
 }
@@ -143,8 +147,9 @@ cat >"$WORK/provider.json" <<EOF
   "prices":{"perCpuHour":1200000,"perGiBMemoryHour":10000,"perGiBDiskHour":0,"perGpuHour":1000000,"minJobPrice":1}}}
 EOF
 say "starting a devnet (1 provider, process engine only, the GPU offered, runtime $RUNTIME)"
-dms devnet --providers 1 --provider-config "$WORK/provider.json" --dir "$WORK/net" --json \
-  >"$WORK/devnet.out" 2>"$WORK/devnet.err" &
+# node itself in the background (not the `dms` function, whose subshell would take the signal).
+"$NODE" "$ROOT/bin/dms.js" devnet --providers 1 --provider-config "$WORK/provider.json" --dir "$WORK/net" \
+  --json >"$WORK/devnet.out" 2>"$WORK/devnet.err" &
 DEVNET_PID=$!
 for _ in $(seq 1 300); do
   grep -q devnet-ready "$WORK/devnet.out" 2>/dev/null && break

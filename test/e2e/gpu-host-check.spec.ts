@@ -5,7 +5,7 @@
  * The same script is what runs on a lent GPU host; this keeps it working between loans.
  */
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 
@@ -44,6 +44,14 @@ describe('scripts/gpu-host-check.sh --stand-in', function () {
     assert.match(out, /gpu model: need 1 GPU of model "A100"; offered here: 1 × NVIDIA H200 stand-in/)
     assert.match(out, /provider: gpus +#0 NVIDIA H200 stand-in 140\.4 GiB/)
     assert.match(out, /ALL CHECKS PASSED/)
-    assert.match(out, /devnet stopped/)
+    // Every process of the devnet exited on the SIGTERM (none left behind).
+    const exits = /devnet stopped \("exits":(\{[^}]*\})\)/.exec(out)
+    assert.ok(exits !== null, out)
+    assert.deepEqual(JSON.parse(exits[1]), { 'provider-a': 0, requester: 0, 'contract-db': 0 })
+    const left = execFileSync('ps', ['-eo', 'args']).toString().split('\n')
+    assert.deepEqual(
+      left.filter((a) => a.includes('dms-gpu-host-check.')),
+      [],
+    )
   })
 })
