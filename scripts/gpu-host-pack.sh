@@ -3,6 +3,7 @@
 # (npm pack: bin/, dist/, specs/), its production dependencies, and an official Node.js build
 # (scripts/node-lts.sh), as ONE tar.xz of about 40 MB. On the host:
 #   mkdir dms && tar -xJf dms-gpu-host.tar.xz -C dms && dms/node/bin/node dms/bin/dms.js --version
+#   bash dms/scripts/gpu-host-check.sh   (the GPU check: specs/executor.md, "GPUs")
 # Usage: bash scripts/gpu-host-pack.sh [OUT] (default /tmp/dms-gpu-host.tar.xz). Needs npm and the
 # npm registry (here, not on the host). Prints the file and its size.
 set -euo pipefail
@@ -27,6 +28,9 @@ say "installing its production dependencies (npm ci --omit=dev, no install scrip
 (cd "$stage/dms" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null) ||
   die "npm ci failed (above): is the npm registry reachable?"
 rm "$stage/dms/package-lock.json"
+# The check to run there (scripts/gpu-host-check.sh), beside the bin/ and dist/ it runs.
+mkdir -p "$stage/dms/scripts"
+cp "$ROOT/scripts/gpu-host-check.sh" "$stage/dms/scripts/"
 mkdir -p "$stage/dms/node/bin"
 cp "$NODE_BIN/node" "$stage/dms/node/bin/node"
 "$stage/dms/node/bin/node" "$stage/dms/bin/dms.js" --version >/dev/null || die "the packed dms does not start"

@@ -9,11 +9,12 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { ApiClient } from '../api/client.js'
-import type { NodeConfig } from '../config.js'
+import { ConfigError, loadNodeConfig, type NodeConfig } from '../config.js'
 import type { ContractDbConfig } from '../contract-db/node.js'
 import { PASSPHRASE_ENV } from '../keys.js'
 import { describePrice } from '../pricing/price.js'
 import type { PriceTerms } from '../pricing/terms.js'
+import { mergeSection, readProviderConfig, type ProviderConfigFile } from './devnet-provider-config.js'
 import { priceOfFlags } from './price-flags.js'
 import { BIN, childEnv, peerIdOf, startProcess, stopProcess, type DevnetProc } from './devnet-process.js'
 import { CliError, print } from './output.js'
@@ -97,6 +98,13 @@ export interface DevnetInit {
   contractDbInstances?: number
   /** How often providers claim contracts past settleBy. @default the provider's */
   claimSweepMs?: number
+  /**
+   * Merged into each provider's `provider` section (objects merged, other values replaced), e.g.
+   * its engines, process engine and offer; checked as the provider checks its config before
+   * anything starts. `from` names it in errors (`--provider-config FILE`).
+   * @default none: 1 cpu, 512 MiB, 4 GiB disk, no GPU, the default engines
+   */
+  providerConfig?: ProviderConfigFile
 }
 
 const letter = (i: number) => (i < 26 ? String.fromCharCode(97 + i) : `p${i}`)
@@ -178,6 +186,44 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
     for (const n of names) ids[n] = await peerIdOf(dirs[n], passphrase)
     const base = { listen: ['/ip4/127.0.0.1/tcp/0'], oneHost: true }
 
+    const providerCfg = (i: number, dataDir: string, contractDb: string, bootstrap: string[]) => {
+      const perCpuHour = init.prices?.[i] ?? DEVNET_PRICES.perCpuHour
+      const own = {
+        ...(init.claimSweepMs !== undefined ? { claimSweepMs: init.claimSweepMs } : {}),
+        ...(init.price !== undefined ? { price: init.price } : {}),
+        offer: {
+          cpu: 1,
+          memoryBytes: 512 * MiB,
+          // Room for 16 jobs at the default disk quota (256 MiB) each.
+          diskBytes: 4096 * MiB,
+          gpus: 0,
+          prices: { ...DEVNET_PRICES, perCpuHour },
+        },
+      }
+      const extra = init.providerConfig?.section ?? {}
+      return {
+        ...base,
+        dataDir,
+        bootstrap,
+        // A TCP listener for its dashboard (`dms dashboard --socket <its socket>`).
+        api: { tcp: { port: 0 } },
+        provider: { ...mergeSection(own, extra), contractDb },
+      } as NodeConfig & { dataDir: string }
+    }
+    if (init.providerConfig !== undefined) {
+      // Checked as each provider will check it, before any process starts (a peer id stands in
+      // for the contract-db's, not known yet).
+      const { from } = init.providerConfig
+      try {
+        for (const [i, name] of names.entries())
+          loadNodeConfig(providerCfg(i, dirs[name], ids.req, []), {}, from)
+      } catch (err) {
+        if (err instanceof ConfigError || err instanceof CliError)
+          throw new CliError(err instanceof CliError ? `${from}: ${err.message}` : err.message)
+        throw err
+      }
+    }
+
     const instances = init.contractDbInstances ?? 1
     if (!Number.isInteger(instances) || instances < 1 || instances > 8)
       throw new CliError('contractDbInstances must be a whole number from 1 to 8')
@@ -226,31 +272,17 @@ export async function startDevnet(init: DevnetInit): Promise<Devnet> {
     )
     const providers: DevnetProc[] = []
     for (const [i, name] of names.entries()) {
-      const perCpuHour = init.prices?.[i] ?? DEVNET_PRICES.perCpuHour
-      const p = await launch(name, {
-        ...base,
-        dataDir: dirs[name],
-        bootstrap: cdbAddrs,
-        // A TCP listener for its dashboard (`dms dashboard --socket <its socket>`).
-        api: { tcp: { port: 0 } },
-        provider: {
-          contractDb: cdb.peerId,
-          ...(init.claimSweepMs !== undefined ? { claimSweepMs: init.claimSweepMs } : {}),
-          ...(init.price !== undefined ? { price: init.price } : {}),
-          offer: {
-            cpu: 1,
-            memoryBytes: 512 * MiB,
-            // Room for 16 jobs at the default disk quota (256 MiB) each.
-            diskBytes: 4096 * MiB,
-            gpus: 0,
-            prices: { ...DEVNET_PRICES, perCpuHour },
-          },
-        },
-      })
+      const cfg = providerCfg(i, dirs[name], cdb.peerId, cdbAddrs)
+      const p = await launch(name, cfg)
       procs.push(p)
       providers.push(p)
-      const asks = init.price === undefined ? `${perCpuHour}/cpu-hour` : describePrice(init.price)
-      say(`  ${name.padEnd(11)}  ${p.peerId}  offers 1 cpu, 512 MiB at ${asks}`)
+      const offer = cfg.provider?.offer
+      const asks =
+        init.price === undefined ? `${offer?.prices.perCpuHour}/cpu-hour` : describePrice(init.price)
+      const gpus = offer?.gpus ? `, ${offer.gpus} GPU` : ''
+      say(
+        `  ${name.padEnd(11)}  ${p.peerId}  offers ${offer?.cpu} cpu, ${Math.round((offer?.memoryBytes ?? 0) / MiB)} MiB${gpus} at ${asks}`,
+      )
     }
     const requesterCfg = (dataDir: string, more: Partial<RequesterConfig> = {}) => ({
       ...base,
@@ -310,9 +342,12 @@ export async function devnetCommand(opts: {
   json?: boolean
   pricePerResult?: string
   priceFixed?: string
+  providerConfig?: string
 }): Promise<void> {
   const n = Number(opts.providers)
   const price = priceOfFlags(opts)
+  const providerConfig =
+    opts.providerConfig !== undefined ? await readProviderConfig(opts.providerConfig) : undefined
   let interrupted = false
   const early = () => (interrupted = true)
   process.once('SIGINT', early)
@@ -322,6 +357,7 @@ export async function devnetCommand(opts: {
     dir: opts.dir,
     keep: opts.keep,
     price,
+    providerConfig,
     say: opts.json ? undefined : print,
   })
   const view = (p: DevnetProc) => ({

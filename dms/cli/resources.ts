@@ -173,7 +173,7 @@ export function renderResources(v: ResourcesView): string {
       `${m.os.distro} ${m.os.release} (${m.os.platform} ${m.os.kernel})`,
   )
   lines.push(
-    `gpus      ${m.gpus.length === 0 ? 'none' : m.gpus.map((g) => `#${g.index} ${g.vendor} ${g.model} ${formatAmount('memoryBytes', g.memoryBytes)}`).join('; ')}`,
+    `gpus      ${m.gpus.length === 0 ? 'none' : m.gpus.map((g) => `#${g.index} ${g.model.startsWith(g.vendor) ? '' : `${g.vendor} `}${g.model} ${formatAmount('memoryBytes', g.memoryBytes)}`).join('; ')}`,
   )
   if (m.engines.length === 0) lines.push('engines   none offered')
   for (const e of m.engines) lines.push(`engine    ${engineLine(e)}`)

@@ -121,7 +121,14 @@ export const providerPart: NodePartFactory = async (c) => {
     peerId: transport.peerId,
     archiveDir: blobs.store.tmpDir,
   })
-  const meter = new MachineMeter({ engines, clock }, { dataDir: c.config.dataDir })
+  const meter = new MachineMeter(
+    { engines, clock },
+    {
+      dataDir: c.config.dataDir,
+      // The GPUs the engine pins and meters are the ones its nvidia-smi lists.
+      ...(p.process?.nvidiaSmi !== undefined ? { nvidiaSmi: p.process.nvidiaSmi } : {}),
+    },
+  )
   const onboarding = new Onboarding({ ledger, meter, clock })
   const provider = new ProviderService(
     {

@@ -8,7 +8,9 @@ import os from 'node:os'
 import path from 'node:path'
 import type Si from 'systeminformation'
 import { systemClock, type Clock } from '../../actors/clock.js'
+import { findNvidiaSmi } from '../executor/common/gpu-meter.js'
 import type { EngineCapabilities } from '../workload/capabilities.js'
+import { nvidiaSmiGpus } from './nvidia-smi-gpus.js'
 import type { MachineInfo } from './types.js'
 
 export interface MeasureOptions {
@@ -18,6 +20,12 @@ export interface MeasureOptions {
   engines?: ReadonlyArray<{ capabilities(): Promise<EngineCapabilities> }>
   /** Stamps `measuredAt`. @default systemClock */
   clock?: Pick<Clock, 'now'>
+  /**
+   * The nvidia-smi that lists the GPUs (the provider's `provider.process.nvidiaSmi`); when none is
+   * found or it fails, systeminformation's graphics are read instead.
+   * @default the first of `NVIDIA_SMI_PATHS` that exists (as the GPU metering looks)
+   */
+  nvidiaSmi?: string
 }
 
 /** systeminformation, loaded at the first measurement: a provider idle since its start never needs it. */
@@ -106,7 +114,10 @@ async function measureDisk(si: typeof Si, dataDir: string): Promise<MachineInfo[
   }
 }
 
-async function measureGpus(si: typeof Si): Promise<MachineInfo['gpus']> {
+async function measureGpus(si: typeof Si, nvidiaSmi: string | undefined): Promise<MachineInfo['gpus']> {
+  const smi = nvidiaSmi ?? (await findNvidiaSmi())
+  const listed = smi !== undefined ? await nvidiaSmiGpus(smi) : undefined
+  if (listed !== undefined) return listed
   const graphics = await attempt(() => si.graphics())
   return (graphics?.controllers ?? []).map((c, index) => ({
     index,
@@ -156,7 +167,7 @@ export async function measureMachine(opts: MeasureOptions): Promise<MachineInfo>
     measureCpu(si),
     attempt(() => si.mem()),
     measureDisk(si, opts.dataDir),
-    measureGpus(si),
+    measureGpus(si, opts.nvidiaSmi),
     measureOs(si),
     measureEngines(opts.engines),
   ])
@@ -179,6 +190,8 @@ export interface MachineMeterComponents {
 export interface MachineMeterInit {
   /** See `MeasureOptions.dataDir`. */
   dataDir: string
+  /** See `MeasureOptions.nvidiaSmi`. @default the first of `NVIDIA_SMI_PATHS` that exists */
+  nvidiaSmi?: string
 }
 
 /** Measures once and remembers; concurrent callers share one measurement. */
@@ -206,7 +219,11 @@ export class MachineMeter {
   /** Measures again; the newest measurement started is the one kept. A failed one is not cached. */
   async refresh(): Promise<MachineInfo> {
     const seq = ++this.seq
-    const run = measureMachine({ ...this.components, dataDir: this.init.dataDir })
+    const run = measureMachine({
+      ...this.components,
+      dataDir: this.init.dataDir,
+      ...(this.init.nvidiaSmi !== undefined ? { nvidiaSmi: this.init.nvidiaSmi } : {}),
+    })
     this.inFlight = run
     try {
       const info = await run

@@ -17,7 +17,11 @@ export interface MachineInfo {
   cpu: { cores: number; model: string; arch: string; speedGHz: number }
   memoryBytes: number
   disk: { path: string; totalBytes: number; freeBytes: number }
-  gpus: Array<{ index: number; vendor: string; model: string; memoryBytes: number }>
+  /**
+   * By `index`: nvidia-smi's where it is found (what pinning and CUDA_VISIBLE_DEVICES use), else
+   * systeminformation's list order. `uuid` only from nvidia-smi.
+   */
+  gpus: Array<{ index: number; vendor: string; model: string; memoryBytes: number; uuid?: string }>
   os: { platform: string; distro: string; release: string; kernel: string }
   /**
    * The engines this provider offers (`provider.engines`), each as it answered when measured. `why`

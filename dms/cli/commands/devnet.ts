@@ -16,6 +16,10 @@ export const registerDevnet: RegisterCommand = (program) => {
       '--price-fixed <n>',
       'the providers bid this fixed price (micro-tokens) for a whole job, whatever its exit',
     )
+    .option(
+      '--provider-config <file>',
+      'a JSON object merged into each provider\'s "provider" config section (engines, process engine, offer...), checked before anything starts',
+    )
     .action(
       async (o: {
         providers: string
@@ -24,6 +28,7 @@ export const registerDevnet: RegisterCommand = (program) => {
         json?: boolean
         pricePerResult?: string
         priceFixed?: string
+        providerConfig?: string
       }) => (await import('../devnet.js')).devnetCommand(o),
     )
 }
