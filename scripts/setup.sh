@@ -35,7 +35,13 @@ if [ -L node_modules ]; then
   fi
 elif [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm dependencies (npm ci)"
-  npm ci --no-audit --no-fund --loglevel=error
+  # No install scripts: the only ones build optional C++ addons (ssh2's crypto and cpu-features,
+  # for docker-modem's ssh transport, which DMS never uses) and check for prebuilt binaries that
+  # the packages load anyway. On Debian 12, node-gyp built those addons against Debian's Node 18
+  # headers for the Node 24 build setup runs on: they loaded and corrupted the heap (tests ended
+  # "free(): invalid pointer" or "Segmentation fault" after passing). Without them ssh2 uses its
+  # JavaScript code, and no compiler is needed.
+  npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 fi
 bash scripts/build-if-stale.sh
 

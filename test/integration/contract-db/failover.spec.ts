@@ -195,8 +195,9 @@ describe('contract-db failover: two instances, one identity, one PostgreSQL', fu
     await gone
     const c = makeContract(req, prov, a.peerId, { pricePerHour: 3600, maxDurationSeconds: 60 })
     const proof = await client.verify(c)
+    // Answered: the killed instance is gone, so the live one did. Its connection may be one it
+    // dialled itself (its remote address is then an ephemeral port, not its listen address).
     assert.equal(proof.contractId, c.terms.contractId)
-    assert.ok(connectedAt().includes(bare(serving.addrs)[0]), 'dialled the live one')
-    assert.ok(!atB())
+    assert.ok(!atB(), 'no connection left to the killed instance')
   })
 })
